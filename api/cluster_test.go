@@ -1,0 +1,43 @@
+package api_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/referto/referto/api"
+	"github.com/referto/referto/events/jetstream/jstest"
+)
+
+// TestNodeOnR3Cluster runs a referto node against an external three-node
+// JetStream cluster with an R3 stream (what --nats and --replicas 3 do),
+// stops one NATS node mid-way, and checks that every acknowledged command
+// is in the tournament's log.
+func TestNodeOnR3Cluster(t *testing.T) {
+	if testing.Short() {
+		t.Skip("cluster test: skipped in -short mode")
+	}
+	c := jstest.StartCluster(t, 3)
+	s := &stack{t: t, dir: t.TempDir(), opts: api.NodeOptions{NATS: c.URL(), Replicas: 3}}
+	s.start()
+	t.Cleanup(s.stop)
+	if got := s.node.Log.Replicas(); got != 3 {
+		t.Fatalf("stream replicas %d, want 3", got)
+	}
+	arb := s.create("r3", "rtu")
+	register := func(from, to int) {
+		for i := from; i < to; i++ {
+			s.must(201, "POST", "/v1/tournaments/r3/commands", arb, fmt.Sprintf(`{"type":"RegisterPlayer","player":"p%d","name":"P"}`, i), "Idempotency-Key", fmt.Sprintf("k%d", i))
+		}
+	}
+	register(0, 50)
+	leader := c.StreamLeader("REFERTO")
+	c.Stop((leader + 1) % 3)
+	register(50, 100)
+	players := s.must(200, "GET", "/v1/tournaments/r3/players", "", nil).json(t)["players"].([]any)
+	if len(players) != 100 {
+		t.Errorf("%d players after stopping a node, want 100", len(players))
+	}
+	if n := s.logSize(); n != 102 {
+		t.Errorf("stream holds %d commits, want 102 (create, appoint, 100 registrations)", n)
+	}
+}

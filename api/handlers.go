@@ -1,0 +1,152 @@
+package api
+
+import (
+	"fmt"
+	"net/http"
+
+	"github.com/gorilla/mux"
+
+	"github.com/referto/referto/commands"
+	"github.com/referto/referto/events"
+)
+
+func (s *Server) createTournament(w http.ResponseWriter, r *http.Request) {
+	p, err := s.authorize(r, "")
+	if err == nil && p.Role != events.RoleAdmin {
+		err = fmt.Errorf("%w: only the administrator creates tournaments", errForbidden)
+	}
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	body, err := s.readBody(w, r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	cmd, err := commands.ParseAs("CreateTournament", body)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	sub := submission{tournament: cmd.(*commands.CreateTournament).ID, cmd: cmd, actor: p.actor()}
+	s.run(w, r, sub)
+}
+
+// officialCreated is the response to an appointment: the token is shown once.
+type officialCreated struct {
+	ID    string `json:"id"`
+	Name  string `json:"name"`
+	Role  string `json:"role"`
+	Token string `json:"token"`
+	Seq   uint64 `json:"seq"`
+}
+
+func (s *Server) appointOfficial(w http.ResponseWriter, r *http.Request) {
+	t := mux.Vars(r)["t"]
+	p, err := s.authorize(r, t)
+	if err == nil && p.Role != events.RoleAdmin {
+		err = fmt.Errorf("%w: only the administrator appoints officials", errForbidden)
+	}
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	body, err := s.readBody(w, r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	cmd, err := commands.ParseAs("AppointOfficial", body)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	token, err := s.randomHex(32)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	ap := cmd.(*commands.AppointOfficial)
+	ap.TokenSHA256 = TokenHash(token)
+	sub := submission{tournament: t, cmd: ap, actor: p.actor()}
+	if err := s.checkTournamentID(t); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if err := s.preconditions(r, &sub); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	o, err := s.submit(r.Context(), sub)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if o.replayed {
+		// The token of the original appointment was shown once and is not
+		// stored; a retried appointment cannot show it again.
+		s.writeError(w, r, fmt.Errorf("%w: this Idempotency-Key already appointed an official; the token was shown once", commands.ErrConflict))
+		return
+	}
+	a, _ := mustDecode(o.Events[0]).(events.OfficialAppointed)
+	writeJSON(w, http.StatusCreated, officialCreated{ID: a.Official, Name: a.Name, Role: a.Role, Token: token, Seq: o.Seq})
+}
+
+func (s *Server) postCommand(w http.ResponseWriter, r *http.Request) {
+	t := mux.Vars(r)["t"]
+	if err := s.checkTournamentID(t); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	p, err := s.authorize(r, t, events.RoleArbiter, events.RoleAppeals)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	body, err := s.readBody(w, r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	cmd, err := commands.Parse(body)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if !commands.Permitted(p.Role, cmd.CommandType()) {
+		s.writeError(w, r, fmt.Errorf("%w: role %s may not issue %s", errForbidden, p.Role, cmd.CommandType()))
+		return
+	}
+	s.run(w, r, submission{tournament: t, cmd: cmd, actor: p.actor()})
+}
+
+// run reads the preconditions, submits and responds.
+func (s *Server) run(w http.ResponseWriter, r *http.Request, sub submission) {
+	if err := s.preconditions(r, &sub); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	o, err := s.submit(r.Context(), sub)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	respond(w, o)
+}
+
+func (s *Server) checkTournamentID(t string) error {
+	if !events.ValidID(t) {
+		return fmt.Errorf("%w: tournament %q", errNotFound, t)
+	}
+	return nil
+}
+
+// mustDecode decodes an envelope this server has just sealed.
+func mustDecode(env events.Envelope) events.Event {
+	ev, err := events.Decode(env)
+	if err != nil {
+		return nil
+	}
+	return ev
+}

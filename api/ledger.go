@@ -1,0 +1,169 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/referto/referto/commands"
+	"github.com/referto/referto/events"
+	"github.com/referto/referto/projections"
+)
+
+// submission is one command on its way into the log.
+type submission struct {
+	tournament string
+	cmd        commands.Command
+	actor      events.Actor
+	key        string  // idempotency key: the envelopes' command_id
+	ifMatch    *uint64 // expected per-tournament seq, from If-Match
+	seed       string
+}
+
+// outcome is what an accepted command produced.
+type outcome struct {
+	Seq      uint64            `json:"seq"`
+	Events   []events.Envelope `json:"events"`
+	replayed bool
+}
+
+// msgID scopes the idempotency key to its tournament, so that one key used
+// for two tournaments can never deduplicate one command against the other.
+func msgID(tournament, key string) string { return tournament + "/" + key }
+
+// submit decides and appends, retrying on conflict, and returns once the
+// projections reflect the commit.
+func (s *Server) submit(ctx context.Context, sub submission) (outcome, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.opts.CommandTimeout)
+	defer cancel()
+	rn, st, lg := s.opts.Runner, s.opts.Store, s.opts.Log
+	if !rn.Ready() {
+		return outcome{}, fmt.Errorf("%w: projections are catching up with the log (lag %d)", events.ErrUnavailable, rn.Lag())
+	}
+	defer s.lock(sub.tournament)()
+	for attempt := 0; ; attempt++ {
+		if ref, found, err := st.Command(sub.tournament, sub.key); err != nil {
+			return outcome{}, err
+		} else if found {
+			return s.replayed(ctx, ref.StreamSeq)
+		}
+		envs, expected, err := s.decide(sub)
+		if err != nil {
+			return outcome{}, err
+		}
+		body, err := events.EncodeCommit(envs)
+		if err != nil {
+			return outcome{}, err
+		}
+		ack, err := lg.Append(ctx, sub.tournament, expected, msgID(sub.tournament, sub.key), body)
+		switch {
+		case err == nil && ack.Duplicate:
+			if err := rn.WaitFor(ctx, ack.StreamSeq); err != nil {
+				return outcome{}, err
+			}
+			return s.replayed(ctx, ack.StreamSeq)
+		case err == nil:
+			if err := rn.WaitFor(ctx, ack.StreamSeq); err != nil {
+				return outcome{}, err
+			}
+			return outcome{Seq: envs[len(envs)-1].Seq, Events: envs}, nil
+		case !errors.Is(err, events.ErrConflict):
+			return outcome{}, err
+		}
+		// Someone else appended first. Catch up with the tournament's last
+		// message, then look for our own key (a retry whose original won)
+		// before deciding again.
+		last, lerr := lg.LastSubjectSeq(ctx, sub.tournament)
+		if lerr != nil {
+			return outcome{}, lerr
+		}
+		if werr := rn.WaitFor(ctx, last); werr != nil {
+			return outcome{}, werr
+		}
+		if ref, found, ferr := st.Command(sub.tournament, sub.key); ferr != nil {
+			return outcome{}, ferr
+		} else if found {
+			return s.replayed(ctx, ref.StreamSeq)
+		}
+		if sub.ifMatch != nil {
+			return outcome{}, fmt.Errorf("%w: tournament %s moved past seq %d while the command was decided", errPrecondition, sub.tournament, *sub.ifMatch)
+		}
+		if attempt >= s.opts.Retries {
+			return outcome{}, fmt.Errorf("%w: gave up after %d attempts", err, attempt+1)
+		}
+	}
+}
+
+// decide runs the pure decision against the current state and seals the
+// events. It returns the stream sequence the append must expect.
+func (s *Server) decide(sub submission) ([]events.Envelope, uint64, error) {
+	var envs []events.Envelope
+	var expected uint64
+	var err error
+	in := commands.Input{Now: s.opts.Clock().UTC(), Actor: sub.actor, Seed: sub.seed}
+	run := func(t *projections.Tournament) {
+		if sub.ifMatch != nil && t.Seq != *sub.ifMatch {
+			err = fmt.Errorf("%w: tournament %s is at seq %d, not %d", errPrecondition, t.ID, t.Seq, *sub.ifMatch)
+			return
+		}
+		var evs []events.Event
+		if evs, err = commands.Decide(t, sub.cmd, in); err != nil {
+			return
+		}
+		expected = t.LastStreamSeq
+		envs, err = events.Seal(t.ID, t.Seq+1, in.Now, sub.actor, sub.key, evs)
+	}
+	if !s.opts.Runner.Read(sub.tournament, run) {
+		run(projections.New(sub.tournament))
+	}
+	return envs, expected, err
+}
+
+// replayed returns the stored outcome of an earlier identical command.
+func (s *Server) replayed(ctx context.Context, streamSeq uint64) (outcome, error) {
+	m, err := s.opts.Log.Get(ctx, streamSeq)
+	if err != nil {
+		return outcome{}, err
+	}
+	c, err := events.DecodeCommit(m.Data)
+	if err != nil {
+		return outcome{}, err
+	}
+	return outcome{Seq: c.Envelopes[len(c.Envelopes)-1].Seq, Events: c.Envelopes, replayed: true}, nil
+}
+
+// preconditions reads Idempotency-Key and If-Match.
+func (s *Server) preconditions(r *http.Request, sub *submission) error {
+	key := r.Header.Get("Idempotency-Key")
+	if key == "" {
+		k, err := s.randomHex(16)
+		if err != nil {
+			return err
+		}
+		key = k
+	} else if len(key) > 200 || strings.IndexFunc(key, func(c rune) bool { return c < 0x21 || c > 0x7e }) >= 0 {
+		return &commands.FieldError{Field: "Idempotency-Key", Msg: "must be 1 to 200 visible ASCII characters"}
+	}
+	sub.key = key
+	if im := r.Header.Get("If-Match"); im != "" {
+		v, err := strconv.ParseUint(strings.Trim(strings.TrimPrefix(im, "W/"), `"`), 10, 64)
+		if err != nil {
+			return &commands.FieldError{Field: "If-Match", Msg: `must be the tournament's seq as an entity tag, e.g. "42"`}
+		}
+		sub.ifMatch = &v
+	}
+	return nil
+}
+
+// respond writes a command's outcome: 201 with the events, or the stored
+// outcome of the original when the idempotency key was seen before.
+func respond(w http.ResponseWriter, o outcome) {
+	w.Header().Set("ETag", `"`+strconv.FormatUint(o.Seq, 10)+`"`)
+	if o.replayed {
+		w.Header().Set("Idempotent-Replayed", "true")
+	}
+	writeJSON(w, http.StatusCreated, o)
+}

@@ -1,0 +1,139 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+
+	"github.com/referto/referto/events/jetstream"
+	"github.com/referto/referto/projections/pebble"
+)
+
+// NodeOptions configures one running referto: where its data lives, which
+// NATS it uses, and the API on top.
+type NodeOptions struct {
+	// Data is the data directory: nats/ (embedded JetStream), projections/
+	// (Pebble), keys/. Required.
+	Data string
+	// NATS is the URL of an existing NATS cluster; empty (the default)
+	// starts an embedded server with its store under Data/nats.
+	NATS string
+	// Replicas is the stream replication factor; the default is 1.
+	Replicas int
+	// SyncInterval relaxes the embedded server's per-write fsync; 0 (the
+	// default) fsyncs every write before acknowledging it.
+	SyncInterval time.Duration
+	// DuplicateWindow is JetStream's Nats-Msg-Id window; the default is 2
+	// minutes. Idempotency outlives it through the command index.
+	DuplicateWindow time.Duration
+	// AdminTokenSHA256 is the hex SHA-256 of the administrator's token. Required.
+	AdminTokenSHA256 string
+	// Clock and Random are passed to the API (defaults: time.Now, crypto/rand).
+	Clock  func() time.Time
+	Random io.Reader
+	// Logger receives operational logs; nil discards.
+	Logger *slog.Logger
+}
+
+// Node is a running referto: NATS connection (and embedded server when
+// used), the log, the projections and the API over them.
+type Node struct {
+	Server *server.Server // nil with an external NATS
+	Conn   *nats.Conn
+	Log    *jetstream.Log
+	Store  *pebble.Store
+	Runner *pebble.Runner
+	API    *Server
+
+	stopRunner context.CancelFunc
+	runnerDone chan struct{}
+}
+
+// StartNode starts a node and its projection runner. It does not wait for
+// the projections to catch up: /readyz reports that.
+func StartNode(ctx context.Context, o NodeOptions) (n *Node, err error) {
+	if o.Data == "" {
+		return nil, errors.New("api: NodeOptions.Data is required")
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	n = &Node{runnerDone: make(chan struct{})}
+	defer func() {
+		if err != nil {
+			n.Close()
+		}
+	}()
+	if err := os.MkdirAll(o.Data, 0o700); err != nil {
+		return nil, err
+	}
+	if o.NATS == "" {
+		n.Server, err = jetstream.StartServer(jetstream.ServerOptions{StoreDir: filepath.Join(o.Data, "nats"), SyncInterval: o.SyncInterval})
+		if err != nil {
+			return nil, err
+		}
+		n.Conn, err = nats.Connect("", nats.InProcessServer(n.Server), nats.Name("referto"), nats.DrainTimeout(time.Second))
+	} else {
+		n.Conn, err = nats.Connect(o.NATS, nats.Name("referto"), nats.MaxReconnects(-1),
+			nats.ReconnectWait(250*time.Millisecond), nats.DrainTimeout(time.Second))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("nats: %w", err)
+	}
+	n.Log, err = jetstream.Open(ctx, n.Conn, jetstream.Options{Replicas: o.Replicas, Duplicates: o.DuplicateWindow})
+	if err != nil {
+		return nil, err
+	}
+	n.Store, err = pebble.Open(filepath.Join(o.Data, "projections"), o.Logger)
+	if err != nil {
+		return nil, err
+	}
+	n.Runner = pebble.NewRunner(n.Log, n.Store, pebble.RunnerOptions{Logger: o.Logger})
+	n.API, err = New(Options{Log: n.Log, Store: n.Store, Runner: n.Runner, AdminTokenSHA256: o.AdminTokenSHA256,
+		Clock: o.Clock, Random: o.Random, Logger: o.Logger})
+	if err != nil {
+		return nil, err
+	}
+	rctx, cancel := context.WithCancel(context.Background())
+	n.stopRunner = cancel
+	go func() {
+		defer close(n.runnerDone)
+		_ = n.Runner.Run(rctx)
+	}()
+	return n, nil
+}
+
+// RunnerDone is closed when the projection runner stops.
+func (n *Node) RunnerDone() <-chan struct{} { return n.runnerDone }
+
+// Close stops the runner, flushes and closes Pebble, drains the NATS
+// connection and stops the embedded server, in that order.
+func (n *Node) Close() {
+	if n.stopRunner != nil {
+		n.stopRunner()
+		<-n.runnerDone
+		n.stopRunner = nil
+	}
+	if n.Store != nil {
+		_ = n.Store.Close()
+		n.Store = nil
+	}
+	if n.Conn != nil {
+		_ = n.Conn.Drain()
+		n.Conn.Close()
+		n.Conn = nil
+	}
+	if n.Server != nil {
+		n.Server.Shutdown()
+		n.Server.WaitForShutdown()
+		n.Server = nil
+	}
+}

@@ -1,0 +1,127 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+
+	"github.com/referto/referto/commands"
+	"github.com/referto/referto/events"
+	"github.com/referto/referto/projections/pebble"
+)
+
+// API-level sentinels; domain errors come from commands and events.
+var (
+	errUnauthorized = errors.New("api: unauthorized")
+	errForbidden    = errors.New("api: forbidden")
+	errNotFound     = errors.New("api: not found")
+	errTooLarge     = errors.New("api: request body too large")
+	errPrecondition = errors.New("api: precondition failed")
+	errBadRequest   = errors.New("api: bad request")
+	errMethod       = errors.New("api: method not allowed")
+)
+
+// problem is an RFC 9457 problem detail.
+type problem struct {
+	Type   string         `json:"type"`
+	Title  string         `json:"title"`
+	Status int            `json:"status"`
+	Detail string         `json:"detail"`
+	Code   string         `json:"code"`
+	Rule   string         `json:"rule,omitempty"`
+	Field  string         `json:"field,omitempty"`
+	Errors []problemField `json:"errors,omitempty"`
+}
+
+type problemField struct {
+	Field  string `json:"field"`
+	Detail string `json:"detail"`
+}
+
+// statusOf is the one table from errors to HTTP statuses and problem codes.
+func statusOf(err error) (int, string, string) {
+	var fe *commands.FieldError
+	var re *commands.RuleError
+	switch {
+	case errors.Is(err, errTooLarge):
+		return http.StatusRequestEntityTooLarge, "too_large", "Request too large"
+	case errors.As(err, &fe), errors.Is(err, errBadRequest), errors.Is(err, events.ErrInvalidID):
+		return http.StatusBadRequest, "invalid", "Invalid request"
+	case errors.Is(err, errUnauthorized):
+		return http.StatusUnauthorized, "unauthorized", "Unauthorized"
+	case errors.Is(err, errForbidden), errors.Is(err, commands.ErrForbidden):
+		return http.StatusForbidden, "forbidden", "Forbidden"
+	case errors.Is(err, errNotFound), errors.Is(err, commands.ErrNotFound):
+		return http.StatusNotFound, "not_found", "Not found"
+	case errors.Is(err, errMethod):
+		return http.StatusMethodNotAllowed, "method_not_allowed", "Method not allowed"
+	case errors.Is(err, errPrecondition):
+		return http.StatusPreconditionFailed, "precondition_failed", "Precondition failed"
+	case errors.Is(err, commands.ErrConflict), errors.Is(err, events.ErrConflict):
+		return http.StatusConflict, "conflict", "Conflict"
+	case errors.As(err, &re):
+		return http.StatusUnprocessableEntity, "rule_violation", "Refused by a tournament rule"
+	case errors.Is(err, events.ErrUnavailable), errors.Is(err, pebble.ErrNotReady),
+		errors.Is(err, context.DeadlineExceeded):
+		return http.StatusServiceUnavailable, "unavailable", "Service unavailable"
+	}
+	return http.StatusInternalServerError, "internal", "Internal error"
+}
+
+// writeError renders err as problem+json. It is the only place that turns
+// an error into an HTTP status.
+func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	status, code, title := statusOf(err)
+	p := problem{Type: "urn:referto:problem:" + code, Title: title, Status: status, Code: code, Detail: err.Error()}
+	var re *commands.RuleError
+	if errors.As(err, &re) {
+		p.Rule, p.Detail = re.Rule, re.Msg
+	}
+	for _, fe := range fieldErrors(err) {
+		p.Errors = append(p.Errors, problemField{Field: fe.Field, Detail: fe.Msg})
+	}
+	if len(p.Errors) > 0 {
+		p.Field = p.Errors[0].Field
+		p.Detail = p.Errors[0].Detail
+		if p.Field != "" {
+			p.Detail = p.Field + ": " + p.Detail
+		}
+	}
+	if status == http.StatusInternalServerError {
+		s.opts.Logger.Error("internal error", "method", r.Method, "path", r.URL.Path, "err", err)
+		p.Detail = "internal error; see the server log"
+	}
+	if status == http.StatusServiceUnavailable {
+		w.Header().Set("Retry-After", "1")
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(p)
+}
+
+// fieldErrors collects every *commands.FieldError in an error tree.
+func fieldErrors(err error) []*commands.FieldError {
+	var out []*commands.FieldError
+	var walk func(error)
+	walk = func(e error) {
+		if e == nil {
+			return
+		}
+		if fe, ok := e.(*commands.FieldError); ok {
+			out = append(out, fe)
+			return
+		}
+		switch u := e.(type) {
+		case interface{ Unwrap() []error }:
+			for _, x := range u.Unwrap() {
+				walk(x)
+			}
+		case interface{ Unwrap() error }:
+			walk(u.Unwrap())
+		}
+	}
+	walk(err)
+	return out
+}

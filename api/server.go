@@ -1,0 +1,207 @@
+package api
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/gorilla/mux"
+
+	"github.com/referto/referto/events/jetstream"
+	"github.com/referto/referto/projections/pebble"
+)
+
+// Options configures the API server.
+type Options struct {
+	// Log is the JetStream log commands are appended to. Required.
+	Log *jetstream.Log
+	// Store holds the projections reads are served from. Required.
+	Store *pebble.Store
+	// Runner keeps Store current and holds the state commands decide on. Required.
+	Runner *pebble.Runner
+	// AdminTokenSHA256 is the hex SHA-256 of the administrator's bearer
+	// token. Required.
+	AdminTokenSHA256 string
+	// Clock is the time source stamped on events; the default is time.Now.
+	Clock func() time.Time
+	// Random supplies token, idempotency-key and seed bytes; the default is
+	// crypto/rand.Reader.
+	Random io.Reader
+	// MaxBody is the largest request body accepted; the default is 1 MiB.
+	MaxBody int64
+	// Retries is how many times a command is re-decided after losing a
+	// race for its tournament; the default is 8.
+	Retries int
+	// CommandTimeout bounds one command from decision to acknowledgement;
+	// the default is 10 seconds.
+	CommandTimeout time.Duration
+	// Logger receives request errors; nil discards.
+	Logger *slog.Logger
+}
+
+// EnsureDefaults fills unset fields with their documented defaults.
+func (o *Options) EnsureDefaults() {
+	if o.Clock == nil {
+		o.Clock = time.Now
+	}
+	if o.Random == nil {
+		o.Random = rand.Reader
+	}
+	if o.MaxBody == 0 {
+		o.MaxBody = 1 << 20
+	}
+	if o.Retries == 0 {
+		o.Retries = 8
+	}
+	if o.CommandTimeout == 0 {
+		o.CommandTimeout = 10 * time.Second
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+}
+
+// Validate reports every problem at once.
+func (o *Options) Validate() error {
+	var errs []error
+	if o.Log == nil {
+		errs = append(errs, errors.New("api: Log is required"))
+	}
+	if o.Store == nil {
+		errs = append(errs, errors.New("api: Store is required"))
+	}
+	if o.Runner == nil {
+		errs = append(errs, errors.New("api: Runner is required"))
+	}
+	if b, err := hex.DecodeString(o.AdminTokenSHA256); err != nil || len(b) != sha256.Size {
+		errs = append(errs, errors.New("api: AdminTokenSHA256 must be a hex SHA-256"))
+	}
+	if o.MaxBody < 0 || o.Retries < 0 || o.CommandTimeout < 0 {
+		errs = append(errs, errors.New("api: MaxBody, Retries and CommandTimeout must not be negative"))
+	}
+	return errors.Join(errs...)
+}
+
+// Server is the HTTP API.
+type Server struct {
+	opts   Options
+	router *mux.Router
+
+	mu    sync.Mutex
+	locks map[string]*sync.Mutex // per tournament: one decision in flight per process
+}
+
+// lock serializes decide-and-append for one tournament within this process.
+// Without it, concurrent requests would race each other through JetStream's
+// expected-sequence check and waste appends; with it, only other processes
+// sharing the cluster can conflict, and the retry loop handles those.
+func (s *Server) lock(tournament string) func() {
+	s.mu.Lock()
+	l := s.locks[tournament]
+	if l == nil {
+		l = &sync.Mutex{}
+		s.locks[tournament] = l
+	}
+	s.mu.Unlock()
+	l.Lock()
+	return l.Unlock
+}
+
+// New returns a server; serve it with Handler.
+func New(opts Options) (*Server, error) {
+	opts.EnsureDefaults()
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	s := &Server{opts: opts, router: mux.NewRouter(), locks: map[string]*sync.Mutex{}}
+	s.routes()
+	return s, nil
+}
+
+// Handler returns the root handler.
+func (s *Server) Handler() http.Handler { return s.router }
+
+func (s *Server) routes() {
+	r := s.router
+	r.HandleFunc("/healthz", s.healthz).Methods(http.MethodGet, http.MethodHead)
+	r.HandleFunc("/readyz", s.readyz).Methods(http.MethodGet, http.MethodHead)
+
+	// Full paths on the root router, not a PathPrefix subrouter: in
+	// gorilla/mux 1.8.1 a subrouter's routes inherit the prefix matcher,
+	// which clears an earlier route's method mismatch, turning 405 into 404.
+	r.HandleFunc("/v1/tournaments", s.listTournaments).Methods(http.MethodGet)
+	r.HandleFunc("/v1/tournaments", s.createTournament).Methods(http.MethodPost)
+	r.HandleFunc("/v1/tournaments/{t}", s.getTournament).Methods(http.MethodGet)
+	r.HandleFunc("/v1/tournaments/{t}/officials", s.appointOfficial).Methods(http.MethodPost)
+	r.HandleFunc("/v1/tournaments/{t}/commands", s.postCommand).Methods(http.MethodPost)
+	r.HandleFunc("/v1/tournaments/{t}/players", s.getPlayers).Methods(http.MethodGet)
+	r.HandleFunc("/v1/tournaments/{t}/events", s.getEvents).Methods(http.MethodGet)
+
+	r.NotFoundHandler = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		s.writeError(w, req, errNotFound)
+	})
+	r.MethodNotAllowedHandler = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		s.writeError(w, req, errMethod)
+	})
+}
+
+func (s *Server) healthz(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+}
+
+func (s *Server) readyz(w http.ResponseWriter, _ *http.Request) {
+	rn := s.opts.Runner
+	body := map[string]any{"ready": rn.Ready(), "applied": rn.Applied(), "lag": rn.Lag()}
+	if err := rn.Err(); err != nil {
+		body["error"] = err.Error()
+	}
+	status := http.StatusOK
+	if !rn.Ready() {
+		status = http.StatusServiceUnavailable
+	}
+	writeJSON(w, status, body)
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// writeRaw writes stored JSON as it is.
+func writeRaw(w http.ResponseWriter, status int, b []byte) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
+	_, _ = w.Write(b)
+	_, _ = w.Write([]byte("\n"))
+}
+
+// readBody reads a request body of at most MaxBody bytes.
+func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.opts.MaxBody))
+	var tooLarge *http.MaxBytesError
+	if errors.As(err, &tooLarge) {
+		return nil, errTooLarge
+	}
+	if err != nil {
+		return nil, errors.Join(errBadRequest, err)
+	}
+	return b, nil
+}
+
+func (s *Server) randomHex(n int) (string, error) {
+	b := make([]byte, n)
+	if _, err := io.ReadFull(s.opts.Random, b); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(b), nil
+}

@@ -1,0 +1,58 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+)
+
+// errUsage marks a command line that could not be understood; the message
+// has already been printed with the usage.
+var errUsage = errors.New("usage")
+
+const usage = `referto: an event-sourced ledger for official RisiKo! tournaments
+
+usage: referto <command> [flags]
+
+commands:
+  serve    run the HTTP API (embedded NATS JetStream + Pebble by default)
+  help     show this text
+
+Run 'referto <command> --help' for a command's flags.
+`
+
+// run is the whole program, given its arguments, environment lookup and
+// output streams, so that tests can drive it end to end.
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return errUsage
+	}
+	switch args[0] {
+	case "serve":
+		return serve(ctx, args[1:], getenv, stdout, stderr)
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return nil
+	}
+	fmt.Fprintf(stderr, "unknown command %q\n\n%s", args[0], usage)
+	return errUsage
+}
+
+// parseFlags parses fs and reports -h as a clean exit.
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	err := fs.Parse(args)
+	if errors.Is(err, flag.ErrHelp) {
+		return flag.ErrHelp
+	}
+	if err != nil {
+		return errUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(fs.Output(), "unexpected arguments: %v\n", fs.Args())
+		return errUsage
+	}
+	return nil
+}

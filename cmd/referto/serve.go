@@ -1,0 +1,192 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/referto/referto/api"
+)
+
+// serveConfig is the configuration of `referto serve`. Every flag may also
+// come from the environment variable named beside it.
+type serveConfig struct {
+	Data     string        // --data, REFERTO_DATA
+	Addr     string        // --addr, REFERTO_ADDR
+	NATS     string        // --nats, REFERTO_NATS
+	Replicas int           // --replicas, REFERTO_REPLICAS
+	Sync     string        // --sync, REFERTO_SYNC
+	LogLevel string        // --log-level, REFERTO_LOG_LEVEL
+	syncIvl  time.Duration // parsed Sync
+}
+
+func parseServe(args []string, getenv func(string) string, stderr io.Writer) (serveConfig, error) {
+	env := func(name, def string) string {
+		if v := getenv(name); v != "" {
+			return v
+		}
+		return def
+	}
+	var c serveConfig
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&c.Data, "data", env("REFERTO_DATA", "referto-data"), "data directory: nats/ (embedded JetStream), projections/ (Pebble), keys/ [REFERTO_DATA]")
+	fs.StringVar(&c.Addr, "addr", env("REFERTO_ADDR", "127.0.0.1:8080"), "HTTP listen address; port 0 picks a free port [REFERTO_ADDR]")
+	fs.StringVar(&c.NATS, "nats", env("REFERTO_NATS", ""), "URL of an existing NATS cluster to use instead of the embedded server [REFERTO_NATS]")
+	replicas := env("REFERTO_REPLICAS", "1")
+	fs.Func("replicas", "stream replicas (1, 3 or 5 on a cluster) [REFERTO_REPLICAS] (default 1)", func(s string) error {
+		replicas = s
+		return nil
+	})
+	fs.StringVar(&c.Sync, "sync", env("REFERTO_SYNC", "always"), "embedded JetStream fsync policy: 'always' (every write is on disk before it is acknowledged) or an interval such as 2m (faster; acknowledged writes can be lost on power failure) [REFERTO_SYNC]")
+	fs.StringVar(&c.LogLevel, "log-level", env("REFERTO_LOG_LEVEL", "info"), "debug, info, warn or error [REFERTO_LOG_LEVEL]")
+	if err := parseFlags(fs, args); err != nil {
+		return c, err
+	}
+	var errs []error
+	n, err := strconv.Atoi(replicas)
+	if err != nil || n < 1 || n > 5 {
+		errs = append(errs, fmt.Errorf("--replicas %q: must be an integer from 1 to 5", replicas))
+	}
+	c.Replicas = n
+	if c.NATS == "" && n > 1 {
+		errs = append(errs, errors.New("--replicas > 1 needs --nats: the embedded server is a single node"))
+	}
+	if c.Sync != "always" {
+		d, err := time.ParseDuration(c.Sync)
+		if err != nil || d <= 0 {
+			errs = append(errs, fmt.Errorf("--sync %q: 'always' or a positive duration", c.Sync))
+		}
+		c.syncIvl = d
+	}
+	if c.Data == "" {
+		errs = append(errs, errors.New("--data must not be empty"))
+	}
+	if _, _, err := net.SplitHostPort(c.Addr); err != nil {
+		errs = append(errs, fmt.Errorf("--addr %q: %v", c.Addr, err))
+	}
+	if _, err := parseLevel(c.LogLevel); err != nil {
+		errs = append(errs, err)
+	}
+	if len(errs) > 0 {
+		err := errors.Join(errs...)
+		fmt.Fprintf(stderr, "invalid configuration:\n%v\n", err)
+		return c, err
+	}
+	return c, nil
+}
+
+func parseLevel(s string) (slog.Level, error) {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(s)); err != nil {
+		return l, fmt.Errorf("--log-level %q: debug, info, warn or error", s)
+	}
+	return l, nil
+}
+
+func serve(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	c, err := parseServe(args, getenv, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	level, _ := parseLevel(c.LogLevel)
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+
+	if err := os.MkdirAll(filepath.Join(c.Data, "keys"), 0o700); err != nil {
+		return err
+	}
+	adminHash, err := adminToken(filepath.Join(c.Data, "keys"), getenv, stdout)
+	if err != nil {
+		return err
+	}
+	node, err := api.StartNode(ctx, api.NodeOptions{Data: c.Data, NATS: c.NATS, Replicas: c.Replicas,
+		SyncInterval: c.syncIvl, AdminTokenSHA256: adminHash, Logger: logger})
+	if err != nil {
+		return err
+	}
+	defer node.Close()
+
+	ln, err := net.Listen("tcp", c.Addr)
+	if err != nil {
+		return fmt.Errorf("listen %s: %w", c.Addr, err)
+	}
+	srv := &http.Server{
+		Handler:           node.API.Handler(),
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      60 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+	}
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- srv.Serve(ln) }()
+	fmt.Fprintf(stdout, "referto listening on http://%s (data %s)\n", ln.Addr(), c.Data)
+	logger.Info("listening", "addr", ln.Addr().String(), "data", c.Data, "nats", natsDesc(c))
+
+	select {
+	case <-ctx.Done():
+	case err := <-serveErr:
+		return fmt.Errorf("http: %w", err)
+	case <-node.RunnerDone():
+		return fmt.Errorf("projections stopped: %w", node.Runner.Err())
+	}
+	// Shut down within 5 s: stop accepting and drain requests, stop the
+	// runner, flush Pebble, drain NATS, stop the embedded server.
+	logger.Info("shutting down")
+	sctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		srv.Close()
+	}
+	return nil
+}
+
+func natsDesc(c serveConfig) string {
+	if c.NATS != "" {
+		return c.NATS
+	}
+	return "embedded"
+}
+
+// adminToken returns the hex SHA-256 of the administrator's token: from
+// REFERTO_ADMIN_TOKEN, or the hash kept in keys/admin-token.sha256, or a new
+// token printed once to stdout whose hash is then kept there (mode 0600).
+func adminToken(keys string, getenv func(string) string, stdout io.Writer) (string, error) {
+	if t := getenv("REFERTO_ADMIN_TOKEN"); t != "" {
+		return api.TokenHash(t), nil
+	}
+	path := filepath.Join(keys, "admin-token.sha256")
+	b, err := os.ReadFile(path)
+	if err == nil {
+		return strings.TrimSpace(string(b)), nil
+	}
+	if !errors.Is(err, os.ErrNotExist) {
+		return "", err
+	}
+	raw := make([]byte, 32)
+	if _, err := rand.Read(raw); err != nil {
+		return "", err
+	}
+	token := hex.EncodeToString(raw)
+	hash := api.TokenHash(token)
+	if err := os.WriteFile(path, []byte(hash+"\n"), 0o600); err != nil {
+		return "", err
+	}
+	fmt.Fprintf(stdout, "admin token (shown once, only its hash is kept in %s): %s\n", path, token)
+	return hash, nil
+}

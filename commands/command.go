@@ -1,0 +1,99 @@
+package commands
+
+import (
+	"slices"
+	"time"
+
+	"github.com/referto/referto/events"
+	"github.com/referto/referto/projections"
+)
+
+// Command is one request to change a tournament.
+type Command interface {
+	// CommandType is the payload's "type".
+	CommandType() string
+	// Check validates the payload's fields without looking at any state.
+	Check() error
+	typeField() string
+}
+
+// Input is everything outside the command that a decision may depend on.
+// It is injected so that Decide stays pure and replayable.
+type Input struct {
+	// Now is the server time of the command.
+	Now time.Time
+	// Actor is the official issuing the command.
+	Actor events.Actor
+	// Seed is the randomness for draws, recorded in the events it shapes.
+	Seed string
+}
+
+// newCommand returns a zero command of the named type, or nil. This is the
+// closed list of commands the API accepts.
+func newCommand(typ string) Command {
+	switch typ {
+	case "CreateTournament":
+		return &CreateTournament{}
+	case "AmendRuleset":
+		return &AmendRuleset{}
+	case "AppointOfficial":
+		return &AppointOfficial{}
+	case "RegisterPlayer":
+		return &RegisterPlayer{}
+	case "RefuseRegistration":
+		return &RefuseRegistration{}
+	case "CloseRegistration":
+		return &CloseRegistration{}
+	}
+	return nil
+}
+
+// Types lists the command types accepted at the commands endpoint.
+func Types() []string {
+	return []string{"AmendRuleset", "RegisterPlayer", "RefuseRegistration", "CloseRegistration"}
+}
+
+// permissions is who may issue what. The administrator may issue every
+// command; CreateTournament and AppointOfficial are the administrator's alone.
+func permitted(typ string) []string {
+	switch typ {
+	case "CreateTournament", "AppointOfficial":
+		return nil
+	case "AmendRuleset", "RegisterPlayer", "RefuseRegistration", "CloseRegistration":
+		return []string{events.RoleArbiter}
+	}
+	return nil
+}
+
+// Permitted reports whether role may issue commands of type typ.
+func Permitted(role, typ string) bool {
+	if newCommand(typ) == nil {
+		return false
+	}
+	return role == events.RoleAdmin || slices.Contains(permitted(typ), role)
+}
+
+// Decide returns the events that command produces against state t, or why
+// it is refused. t is the tournament named by the request: projections.New
+// (Seq 0) when it does not exist yet. Decide never modifies t.
+func Decide(t *projections.Tournament, cmd Command, in Input) ([]events.Event, error) {
+	if c, ok := cmd.(*CreateTournament); ok {
+		return c.decide(t)
+	}
+	if !t.Exists() {
+		return nil, notFound("tournament %s", t.ID)
+	}
+	switch c := cmd.(type) {
+	case *AmendRuleset:
+		return c.decide(t)
+	case *AppointOfficial:
+		return c.decide(t)
+	case *RegisterPlayer:
+		return c.decide(t)
+	case *RefuseRegistration:
+		return c.decide(t)
+	case *CloseRegistration:
+		return c.decide(t)
+	}
+	return nil, fieldErr("type", "no decision for %s", cmd.CommandType())
+}

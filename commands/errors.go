@@ -1,0 +1,57 @@
+package commands
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Sentinel errors, classified with errors.Is.
+var (
+	// ErrNotFound: the tournament, player or table named does not exist.
+	ErrNotFound = errors.New("commands: not found")
+	// ErrConflict: the command clashes with what is already recorded
+	// (a duplicate id, a second result for a table).
+	ErrConflict = errors.New("commands: conflict")
+	// ErrForbidden: the actor's role may not issue this command.
+	ErrForbidden = errors.New("commands: forbidden")
+)
+
+// FieldError names one bad field of a command payload (HTTP 400).
+type FieldError struct {
+	// Field is the JSON path of the field, e.g. "players[2].turn"; empty
+	// when the payload as a whole is malformed.
+	Field string
+	Msg   string
+}
+
+func (e *FieldError) Error() string {
+	if e.Field == "" {
+		return "commands: " + e.Msg
+	}
+	return "commands: " + e.Field + ": " + e.Msg
+}
+
+// RuleError is a refusal by a tournament rule (HTTP 422). Rule cites it as
+// "<ruleset> art. N" or "<ruleset> §name" so the arbiter sees why.
+type RuleError struct {
+	Rule string
+	Msg  string
+}
+
+func (e *RuleError) Error() string { return "commands: " + e.Msg + " (" + e.Rule + ")" }
+
+func fieldErr(field, format string, args ...any) error {
+	return &FieldError{Field: field, Msg: fmt.Sprintf(format, args...)}
+}
+
+func ruleErr(rule, format string, args ...any) error {
+	return &RuleError{Rule: rule, Msg: fmt.Sprintf(format, args...)}
+}
+
+func notFound(format string, args ...any) error {
+	return fmt.Errorf("%w: "+format, append([]any{ErrNotFound}, args...)...)
+}
+
+func conflict(format string, args ...any) error {
+	return fmt.Errorf("%w: "+format, append([]any{ErrConflict}, args...)...)
+}

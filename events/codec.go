@@ -1,0 +1,60 @@
+package events
+
+import "fmt"
+
+// Event is one thing that happened in a tournament. Its stored type name and
+// schema version are constants written by hand: renaming a Go type must not
+// change the log. Event structs carry no storage fields; sequence, time and
+// actor live in the Envelope.
+type Event interface {
+	EventType() string
+	EventVersion() int
+}
+
+// decoder turns an envelope's data into its event.
+type decoder func(data []byte) (Event, error)
+
+func decodeAs[T Event](data []byte) (Event, error) {
+	var ev T
+	if err := decodeStrict(data, &ev); err != nil {
+		return nil, err
+	}
+	return ev, nil
+}
+
+// lookup is the closed table from (type, version) to decoder. Adding a
+// schema version adds a case; old versions keep decoding forever.
+func lookup(typ string, v int) decoder {
+	switch {
+	case typ == TypeTournamentCreated && v == 1:
+		return decodeAs[TournamentCreated]
+	case typ == TypeRulesetAmended && v == 1:
+		return decodeAs[RulesetAmended]
+	case typ == TypeOfficialAppointed && v == 1:
+		return decodeAs[OfficialAppointed]
+	case typ == TypePlayerRegistered && v == 1:
+		return decodeAs[PlayerRegistered]
+	case typ == TypeRegistrationRefused && v == 1:
+		return decodeAs[RegistrationRefused]
+	case typ == TypeRegistrationClosed && v == 1:
+		return decodeAs[RegistrationClosed]
+	}
+	return nil
+}
+
+// Known reports whether the codec can decode (typ, v).
+func Known(typ string, v int) bool { return lookup(typ, v) != nil }
+
+// Decode returns the event an envelope carries. An unknown type or version
+// is ErrUnknownEvent; data that does not match the schema is ErrCorrupt.
+func Decode(env Envelope) (Event, error) {
+	dec := lookup(env.Type, env.V)
+	if dec == nil {
+		return nil, fmt.Errorf("%w: %s v%d (event %s)", ErrUnknownEvent, env.Type, env.V, env.ID)
+	}
+	ev, err := dec(env.Data)
+	if err != nil {
+		return nil, fmt.Errorf("%w: event %s (%s v%d): %v", ErrCorrupt, env.ID, env.Type, env.V, err)
+	}
+	return ev, nil
+}

@@ -1,0 +1,164 @@
+package events
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// Roles an official (or the administrator) acts in.
+const (
+	RoleAdmin   = "admin"
+	RoleArbiter = "arbiter"
+	RoleAppeals = "appeals"
+	RoleAuditor = "auditor"
+	// RoleSystem marks events the ledger appends on its own behalf, such as
+	// an automatic repechage or a sanction escalation (recorded alongside
+	// the official whose command triggered them).
+	RoleSystem = "system"
+)
+
+// Actor is who caused an event: an official id and the role they acted in.
+type Actor struct {
+	ID   string `json:"id"`
+	Role string `json:"role"`
+}
+
+// Envelope is one stored event. Its JSON encoding, exactly as stored, is the
+// event's Merkle leaf and its line in an export; field order is fixed by this
+// struct and must never change.
+type Envelope struct {
+	ID         string          `json:"id"`
+	Tournament string          `json:"tournament"`
+	Seq        uint64          `json:"seq"`
+	Type       string          `json:"type"`
+	V          int             `json:"v"`
+	At         time.Time       `json:"at"`
+	Actor      Actor           `json:"actor"`
+	CommandID  string          `json:"command_id"`
+	Data       json.RawMessage `json:"data"`
+}
+
+// EventID is the id of the event with the given per-tournament sequence.
+func EventID(tournament string, seq uint64) string {
+	return fmt.Sprintf("%s/%d", tournament, seq)
+}
+
+// Seal wraps decided events into envelopes numbered from first, with a
+// common time, actor and command id. It is the single place where an Event
+// becomes stored bytes.
+func Seal(tournament string, first uint64, at time.Time, actor Actor, commandID string, evs []Event) ([]Envelope, error) {
+	out := make([]Envelope, 0, len(evs))
+	for i, ev := range evs {
+		data, err := json.Marshal(ev)
+		if err != nil {
+			return nil, fmt.Errorf("events: encode %s: %w", ev.EventType(), err)
+		}
+		seq := first + uint64(i)
+		out = append(out, Envelope{
+			ID:         EventID(tournament, seq),
+			Tournament: tournament,
+			Seq:        seq,
+			Type:       ev.EventType(),
+			V:          ev.EventVersion(),
+			At:         at.UTC(),
+			Actor:      actor,
+			CommandID:  commandID,
+			Data:       data,
+		})
+	}
+	return out, nil
+}
+
+// A commit is what one accepted command stores: one JetStream message whose
+// body holds its events as newline-terminated JSON lines, in seq order. One
+// message makes the events of a command atomic; one line per event makes
+// every event's stored bytes addressable (Merkle leaf, export line).
+
+// EncodeCommit renders envelopes as a commit body.
+func EncodeCommit(envs []Envelope) ([]byte, error) {
+	var buf bytes.Buffer
+	for i := range envs {
+		line, err := json.Marshal(&envs[i])
+		if err != nil {
+			return nil, fmt.Errorf("events: encode envelope %s: %w", envs[i].ID, err)
+		}
+		buf.Write(line)
+		buf.WriteByte('\n')
+	}
+	return buf.Bytes(), nil
+}
+
+// Commit is a decoded commit: the envelopes and each one's stored line
+// (without its newline), which is the event's Merkle leaf.
+type Commit struct {
+	Envelopes []Envelope
+	Lines     [][]byte
+}
+
+// DecodeCommit parses and checks a commit body: at least one event, every
+// line a strict envelope, one tournament, one command, contiguous seqs.
+// Lines alias body.
+func DecodeCommit(body []byte) (Commit, error) {
+	var c Commit
+	rest := body
+	for len(rest) > 0 {
+		i := bytes.IndexByte(rest, '\n')
+		if i < 0 {
+			return Commit{}, fmt.Errorf("%w: line %d is not newline-terminated", ErrCorrupt, len(c.Lines)+1)
+		}
+		line := rest[:i:i]
+		rest = rest[i+1:]
+		env, err := DecodeEnvelope(line)
+		if err != nil {
+			return Commit{}, fmt.Errorf("line %d: %w", len(c.Lines)+1, err)
+		}
+		if n := len(c.Envelopes); n > 0 {
+			prev := c.Envelopes[n-1]
+			if env.Tournament != prev.Tournament || env.CommandID != prev.CommandID || env.Seq != prev.Seq+1 {
+				return Commit{}, fmt.Errorf("%w: event %s does not follow %s in one command", ErrCorrupt, env.ID, prev.ID)
+			}
+		}
+		c.Envelopes = append(c.Envelopes, env)
+		c.Lines = append(c.Lines, line)
+	}
+	if len(c.Envelopes) == 0 {
+		return Commit{}, fmt.Errorf("%w: empty commit", ErrCorrupt)
+	}
+	return c, nil
+}
+
+// DecodeEnvelope parses one stored event line strictly: unknown fields,
+// trailing data, a bad id or a missing type are corruption.
+func DecodeEnvelope(line []byte) (Envelope, error) {
+	var env Envelope
+	if err := decodeStrict(line, &env); err != nil {
+		return Envelope{}, fmt.Errorf("%w: %v", ErrCorrupt, err)
+	}
+	switch {
+	case !ValidID(env.Tournament):
+		return Envelope{}, fmt.Errorf("%w: bad tournament id %q", ErrCorrupt, env.Tournament)
+	case env.Seq == 0:
+		return Envelope{}, fmt.Errorf("%w: event without seq", ErrCorrupt)
+	case env.ID != EventID(env.Tournament, env.Seq):
+		return Envelope{}, fmt.Errorf("%w: event id %q does not match %s", ErrCorrupt, env.ID, EventID(env.Tournament, env.Seq))
+	case env.Type == "" || env.V < 1:
+		return Envelope{}, fmt.Errorf("%w: event %s without type or version", ErrCorrupt, env.ID)
+	case len(env.Data) == 0:
+		return Envelope{}, fmt.Errorf("%w: event %s without data", ErrCorrupt, env.ID)
+	}
+	return env, nil
+}
+
+func decodeStrict(data []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if dec.More() {
+		return fmt.Errorf("trailing data after JSON value")
+	}
+	return nil
+}

@@ -1,0 +1,208 @@
+package events_test
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/referto/referto/events"
+)
+
+func TestValidID(t *testing.T) {
+	for _, tc := range []struct {
+		id   string
+		want bool
+	}{
+		{"p001", true}, {"raduno-bo-2026", true}, {"a", true}, {strings.Repeat("a", 64), true},
+		{"", false}, {"-a", false}, {"A1", false}, {"x.>", false}, {"*", false}, {">", false},
+		{"a b", false}, {"a_b", false}, {strings.Repeat("a", 65), false}, {"è", false}, {"a.b", false},
+	} {
+		if got := events.ValidID(tc.id); got != tc.want {
+			t.Errorf("ValidID(%q) = %v, want %v", tc.id, got, tc.want)
+		}
+	}
+}
+
+// allEvents holds one value of every event type the codec knows.
+func allEvents(t *testing.T) []events.Event {
+	t.Helper()
+	rs, ok := events.Preset("rtu")
+	if !ok {
+		t.Fatal("rtu preset missing")
+	}
+	return []events.Event{
+		events.TournamentCreated{Tournament: "t1", Name: "Torneo", Ruleset: rs},
+		events.RulesetAmended{Ruleset: rs, Reason: "r"},
+		events.OfficialAppointed{Official: "o1", Name: "A", Role: events.RoleArbiter, TokenSHA256: strings.Repeat("ab", 32)},
+		events.PlayerRegistered{Player: "p1", Name: "Mario", Club: "C", Region: "R", Rank: 3, Minor: true, Waiver: "w"},
+		events.RegistrationRefused{Player: "p2", Name: "X", Reason: "r"},
+		events.RegistrationClosed{},
+	}
+}
+
+func TestCodecRoundTrip(t *testing.T) {
+	evs := allEvents(t)
+	envs, err := events.Seal("t1", 1, time.Date(2026, 3, 1, 14, 15, 0, 0, time.FixedZone("CET", 3600)), events.Actor{ID: "o1", Role: "arbiter"}, "cmd-1", evs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := events.EncodeCommit(envs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := events.DecodeCommit(body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := len(c.Envelopes), len(evs); got != want {
+		t.Fatalf("decoded %d envelopes, want %d", got, want)
+	}
+	for i, env := range c.Envelopes {
+		if env.At.Location() != time.UTC {
+			t.Errorf("event %d: time not UTC: %v", i, env.At)
+		}
+		if env.Seq != uint64(i+1) || env.ID != events.EventID("t1", uint64(i+1)) {
+			t.Errorf("event %d: seq %d id %s", i, env.Seq, env.ID)
+		}
+		ev, err := events.Decode(env)
+		if err != nil {
+			t.Fatalf("decode %s: %v", env.Type, err)
+		}
+		got, _ := json.Marshal(ev)
+		want, _ := json.Marshal(evs[i])
+		if string(got) != string(want) {
+			t.Errorf("%s: round trip got %s, want %s", env.Type, got, want)
+		}
+		// Re-encoding the decoded envelope reproduces the stored line: the
+		// line is the Merkle leaf, so it must be canonical.
+		line, _ := json.Marshal(env)
+		if string(line) != string(c.Lines[i]) {
+			t.Errorf("%s: re-encoded line differs:\n got %s\nwant %s", env.Type, line, c.Lines[i])
+		}
+	}
+}
+
+func TestDecodeUnknownTypeOrVersionIsAnError(t *testing.T) {
+	env := events.Envelope{ID: "t1/1", Tournament: "t1", Seq: 1, Type: "PlayerRegistered", V: 99, Data: json.RawMessage(`{}`)}
+	if _, err := events.Decode(env); !errors.Is(err, events.ErrUnknownEvent) {
+		t.Errorf("unknown version: got %v, want ErrUnknownEvent", err)
+	}
+	env.Type, env.V = "PlayerTeleported", 1
+	if _, err := events.Decode(env); !errors.Is(err, events.ErrUnknownEvent) {
+		t.Errorf("unknown type: got %v, want ErrUnknownEvent", err)
+	}
+}
+
+func TestDecodeIsStrict(t *testing.T) {
+	for name, data := range map[string]string{
+		"unknown field": `{"player":"p1","name":"M","teleported":true}`,
+		"wrong type":    `{"player":1,"name":"M"}`,
+		"trailing":      `{"player":"p1","name":"M"} {}`,
+	} {
+		env := events.Envelope{ID: "t1/1", Tournament: "t1", Seq: 1, Type: events.TypePlayerRegistered, V: 1, Data: json.RawMessage(data)}
+		if _, err := events.Decode(env); !errors.Is(err, events.ErrCorrupt) {
+			t.Errorf("%s: got %v, want ErrCorrupt", name, err)
+		}
+	}
+}
+
+func TestDecodeCommitRejectsCorruption(t *testing.T) {
+	envs, _ := events.Seal("t1", 5, time.Unix(0, 0), events.Actor{ID: "a", Role: "admin"}, "k", allEvents(t)[:3])
+	good, _ := events.EncodeCommit(envs)
+	lines := strings.SplitAfter(string(good), "\n")
+	for name, body := range map[string]string{
+		"empty":              "",
+		"no final newline":   strings.TrimSuffix(string(good), "\n"),
+		"gap in seqs":        lines[0] + lines[2],
+		"reordered":          lines[1] + lines[0] + lines[2],
+		"other tournament":   strings.Replace(string(good), `"tournament":"t1","seq":6`, `"tournament":"t2","seq":6`, 1),
+		"id does not match":  strings.Replace(string(good), `"id":"t1/5"`, `"id":"t1/9"`, 1),
+		"unknown field":      strings.Replace(string(good), `"v":1,`, `"v":1,"x":0,`, 1),
+		"not json":           "garbage\n",
+		"bad tournament id":  strings.ReplaceAll(string(good), `"t1`, `"T.>`),
+		"two commands mixed": lines[0] + strings.Replace(lines[1], `"command_id":"k"`, `"command_id":"other"`, 1),
+	} {
+		if _, err := events.DecodeCommit([]byte(body)); !errors.Is(err, events.ErrCorrupt) {
+			t.Errorf("%s: got %v, want ErrCorrupt", name, err)
+		}
+	}
+}
+
+func TestPresetsResolveAndValidate(t *testing.T) {
+	for _, id := range events.Presets() {
+		rs, err := events.Resolve(id, nil)
+		if err != nil {
+			t.Errorf("%s: %v", id, err)
+			continue
+		}
+		if rs.Preset != id {
+			t.Errorf("%s: preset recorded as %q", id, rs.Preset)
+		}
+	}
+	// RULES.md §2, column by column.
+	rur, _ := events.Resolve("rur-2015", nil)
+	if rur.Scoring != "tp_bonus" || rur.Bonus != 50 || len(rur.TableSizes) != 1 || rur.TableSizes[0] != 4 || rur.QualifyingRounds != 2 || rur.Knockout != "rur" {
+		t.Errorf("rur-2015 = %+v", rur)
+	}
+	c03, _ := events.Resolve("campionato-2003", nil)
+	if c03.Scoring != "conv2003" || c03.QualifyingRounds != 3 || c03.SmallTableMax != 11 || c03.LatePenaltyAfter != 10 || c03.LateRefuseAfter != 20 || c03.WithdrawalMalus != 150 {
+		t.Errorf("campionato-2003 = %+v", c03)
+	}
+	cirki, _ := events.Resolve("cirki-2001", nil)
+	if cirki.Scoring != "cirki" || cirki.Tiebreak != "cirki" {
+		t.Errorf("cirki-2001 = %+v", cirki)
+	}
+	rtu, _ := events.Resolve("rtu", nil)
+	if rtu.TieAtTop != "split_bonus" {
+		t.Errorf("rtu = %+v", rtu)
+	}
+}
+
+func TestResolveParams(t *testing.T) {
+	rs, err := events.Resolve("rtu", json.RawMessage(`{"scoring":"conv150","discards":1,"table_sizes":[5,4],"objectives":{"id":"mine","objectives":[]}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rs.Scoring != "conv150" || rs.Discards != 1 || rs.TableSizes[0] != 5 || len(rs.Objectives.Inline) == 0 {
+		t.Errorf("got %+v", rs)
+	}
+	// The resolved ruleset survives the log: encode and decode it.
+	b, _ := json.Marshal(rs)
+	var back events.Ruleset
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	b2, _ := json.Marshal(back)
+	if string(b) != string(b2) {
+		t.Errorf("ruleset does not round-trip:\n%s\n%s", b, b2)
+	}
+
+	if _, err := events.Resolve("nope", nil); !errors.Is(err, events.ErrUnknownRuleset) {
+		t.Errorf("unknown preset: %v", err)
+	}
+	_, err = events.Resolve("rtu", json.RawMessage(`{"discards":7,"foo":1,"bonus":"x","table_sizes":[4,4,9]}`))
+	var names []string
+	for _, e := range err.(interface{ Unwrap() []error }).Unwrap() {
+		var pe *events.ParamError
+		if errors.As(e, &pe) {
+			names = append(names, pe.Param)
+		}
+		if j, ok := e.(interface{ Unwrap() []error }); ok {
+			for _, x := range j.Unwrap() {
+				if errors.As(x, &pe) {
+					names = append(names, pe.Param)
+				}
+			}
+		}
+	}
+	for _, want := range []string{"foo", "bonus", "discards", "table_sizes[1]", "table_sizes[2]"} {
+		if !strings.Contains(strings.Join(names, " "), want) {
+			t.Errorf("errors %v do not name %s", names, want)
+		}
+	}
+	if _, err := events.Resolve("rtu", json.RawMessage(`{"preset":"rur-2015"}`)); err == nil {
+		t.Error("overriding the preset id was accepted")
+	}
+}

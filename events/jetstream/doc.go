@@ -1,0 +1,6 @@
+// Package jetstream is the referto log on NATS JetStream: one append-only
+// stream, one subject per tournament (referto.t.<id>), one message per
+// accepted command, optimistic concurrency through
+// Nats-Expected-Last-Subject-Sequence, idempotency through Nats-Msg-Id, and
+// an embedded nats-server that fsyncs every write by default.
+package jetstream

@@ -1,0 +1,380 @@
+package jetstream
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/referto/referto/events"
+)
+
+// SubjectPrefix is the subject of tournament T's events minus T.
+const SubjectPrefix = "referto.t."
+
+// JetStream error codes that mean "the expected last subject sequence did
+// not match": 10071 carries the actual sequence, 10164 is the constant form
+// a clustered stream may return. Both are one conflict to referto.
+const (
+	codeWrongLastSeq         jetstream.ErrorCode = 10071
+	codeWrongLastSeqConstant jetstream.ErrorCode = 10164
+)
+
+// Options configures the log.
+type Options struct {
+	// Stream is the JetStream stream name; the default is "REFERTO".
+	Stream string
+	// Replicas is the stream's replication factor; the default is 1. With
+	// an existing stream of another factor the stream is scaled.
+	Replicas int
+	// Duplicates is JetStream's duplicate window for Nats-Msg-Id; the
+	// default is 2 minutes. Idempotency beyond it is the command index's job.
+	Duplicates time.Duration
+	// SetupTimeout bounds waiting for JetStream to become available at Open
+	// (a cluster electing its meta leader); the default is 30 seconds.
+	SetupTimeout time.Duration
+}
+
+// EnsureDefaults fills unset fields with their documented defaults.
+func (o *Options) EnsureDefaults() {
+	if o.Stream == "" {
+		o.Stream = "REFERTO"
+	}
+	if o.Replicas == 0 {
+		o.Replicas = 1
+	}
+	if o.Duplicates == 0 {
+		o.Duplicates = 2 * time.Minute
+	}
+	if o.SetupTimeout == 0 {
+		o.SetupTimeout = 30 * time.Second
+	}
+}
+
+// Validate reports every problem at once.
+func (o *Options) Validate() error {
+	var errs []error
+	if o.Replicas < 1 || o.Replicas > 5 {
+		errs = append(errs, fmt.Errorf("jetstream: Replicas %d must be between 1 and 5", o.Replicas))
+	}
+	if o.Duplicates < 0 {
+		errs = append(errs, errors.New("jetstream: Duplicates must not be negative"))
+	}
+	if strings.ContainsAny(o.Stream, ". *>") {
+		errs = append(errs, fmt.Errorf("jetstream: bad stream name %q", o.Stream))
+	}
+	return errors.Join(errs...)
+}
+
+// Log is the append-only referto stream.
+type Log struct {
+	nc     *nats.Conn
+	js     jetstream.JetStream
+	stream jetstream.Stream
+	opts   Options
+}
+
+// Open creates the stream, or checks and adopts an existing one. It waits up
+// to SetupTimeout for JetStream to become available.
+func Open(ctx context.Context, nc *nats.Conn, o Options) (*Log, error) {
+	o.EnsureDefaults()
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return nil, fmt.Errorf("jetstream: %w", err)
+	}
+	want := jetstream.StreamConfig{
+		Name:              o.Stream,
+		Description:       "referto ledger: one message per accepted command, subject per tournament",
+		Subjects:          []string{SubjectPrefix + "*"},
+		Storage:           jetstream.FileStorage,
+		Replicas:          o.Replicas,
+		Retention:         jetstream.LimitsPolicy,
+		Discard:           jetstream.DiscardNew,
+		MaxMsgs:           -1,
+		MaxBytes:          -1,
+		MaxMsgsPerSubject: -1,
+		MaxAge:            0,
+		Duplicates:        o.Duplicates,
+		DenyDelete:        true,
+		DenyPurge:         true,
+		AllowRollup:       false,
+		AllowDirect:       true,
+	}
+	ctx, cancel := context.WithTimeout(ctx, o.SetupTimeout)
+	defer cancel()
+	var stream jetstream.Stream
+	for {
+		stream, err = ensureStream(ctx, js, want)
+		if err == nil || !transient(err) {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("%w: stream %s: %v", events.ErrUnavailable, o.Stream, err)
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &Log{nc: nc, js: js, stream: stream, opts: o}, nil
+}
+
+func ensureStream(ctx context.Context, js jetstream.JetStream, want jetstream.StreamConfig) (jetstream.Stream, error) {
+	s, err := js.Stream(ctx, want.Name)
+	if errors.Is(err, jetstream.ErrStreamNotFound) {
+		return js.CreateStream(ctx, want)
+	}
+	if err != nil {
+		return nil, err
+	}
+	have := s.CachedInfo().Config
+	var problems []string
+	if !have.DenyDelete || !have.DenyPurge || have.AllowRollup {
+		problems = append(problems, "it allows delete, purge or rollup")
+	}
+	if have.MaxAge != 0 || have.MaxMsgs > 0 || have.MaxBytes > 0 || have.MaxMsgsPerSubject > 0 {
+		problems = append(problems, "it has age or size limits that would drop events")
+	}
+	if have.PersistMode == jetstream.AsyncPersistMode {
+		problems = append(problems, "its persist_mode is async, which silently overrides per-write fsync")
+	}
+	if have.Storage != jetstream.FileStorage {
+		problems = append(problems, "it is not file-backed")
+	}
+	if len(problems) > 0 {
+		return nil, fmt.Errorf("jetstream: refusing existing stream %s: %s", want.Name, strings.Join(problems, "; "))
+	}
+	if have.Replicas != want.Replicas || have.Duplicates != want.Duplicates {
+		upd := have
+		upd.Replicas, upd.Duplicates = want.Replicas, want.Duplicates
+		return js.UpdateStream(ctx, upd)
+	}
+	return s, nil
+}
+
+// transient reports errors worth retrying while a server or cluster starts.
+func transient(err error) bool {
+	var apiErr *jetstream.APIError
+	if errors.As(err, &apiErr) {
+		return apiErr.Code == 503 || apiErr.Code == 500 || apiErr.ErrorCode == jetstream.JSErrCodeJetStreamNotEnabled
+	}
+	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrTimeout) ||
+		errors.Is(err, jetstream.ErrJetStreamNotEnabled) || errors.Is(err, nats.ErrNoResponders) ||
+		errors.Is(err, jetstream.ErrNoStreamResponse) || errors.Is(err, jetstream.ErrJetStreamNotEnabledForAccount)
+}
+
+// Subject is the subject of a tournament's events.
+func Subject(tournament string) string { return SubjectPrefix + tournament }
+
+// MsgIDHeader is the JetStream deduplication header.
+const MsgIDHeader = jetstream.MsgIDHeader
+
+// Appended is what JetStream acknowledged for an append.
+type Appended struct {
+	// StreamSeq is the stream sequence of the stored message (of the first
+	// one, when Duplicate).
+	StreamSeq uint64
+	// Duplicate is true when the message id was seen within the duplicate
+	// window and nothing new was stored.
+	Duplicate bool
+}
+
+// Append stores one commit for the tournament if the tournament's last
+// message is still at stream sequence expected (0: no message yet). It
+// returns only after JetStream acknowledged the write, which the embedded
+// server does after fsync. A mismatch is events.ErrConflict; an unreachable
+// or failing store is events.ErrUnavailable (the outcome is then unknown:
+// retry with the same msgID).
+func (l *Log) Append(ctx context.Context, tournament string, expected uint64, msgID string, body []byte) (Appended, error) {
+	if err := events.CheckID("tournament", tournament); err != nil {
+		return Appended{}, err
+	}
+	m := &nats.Msg{Subject: Subject(tournament), Data: body, Header: nats.Header{}}
+	opts := []jetstream.PublishOpt{jetstream.WithExpectLastSequencePerSubject(expected)}
+	if msgID != "" {
+		opts = append(opts, jetstream.WithMsgID(msgID))
+	}
+	ack, err := l.js.PublishMsg(ctx, m, opts...)
+	if err != nil {
+		return Appended{}, classify(err, tournament, expected)
+	}
+	return Appended{StreamSeq: ack.Sequence, Duplicate: ack.Duplicate}, nil
+}
+
+// classify maps JetStream errors onto the log's sentinels.
+func classify(err error, tournament string, expected uint64) error {
+	var apiErr *jetstream.APIError
+	if errors.As(err, &apiErr) {
+		switch {
+		case apiErr.ErrorCode == codeWrongLastSeq || apiErr.ErrorCode == codeWrongLastSeqConstant:
+			return fmt.Errorf("%w: tournament %s moved past stream sequence %d: %s", events.ErrConflict, tournament, expected, apiErr.Description)
+		case apiErr.Code >= 500:
+			return fmt.Errorf("%w: %s", events.ErrUnavailable, apiErr.Description)
+		}
+		return fmt.Errorf("jetstream: append to %s: %w", tournament, err)
+	}
+	if unavailable(err) {
+		return fmt.Errorf("%w: %v", events.ErrUnavailable, err)
+	}
+	return fmt.Errorf("jetstream: append to %s: %w", tournament, err)
+}
+
+func unavailable(err error) bool {
+	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) ||
+		errors.Is(err, nats.ErrTimeout) || errors.Is(err, nats.ErrNoResponders) ||
+		errors.Is(err, jetstream.ErrNoStreamResponse) || errors.Is(err, nats.ErrConnectionClosed) ||
+		errors.Is(err, nats.ErrDisconnected) || errors.Is(err, nats.ErrConnectionDraining) ||
+		errors.Is(err, jetstream.ErrJetStreamNotEnabled)
+}
+
+// Msg is one stored commit.
+type Msg struct {
+	StreamSeq  uint64
+	Tournament string
+	MsgID      string
+	Time       time.Time
+	Data       []byte
+}
+
+func tournamentOf(subject string) string {
+	return strings.TrimPrefix(subject, SubjectPrefix)
+}
+
+// Get reads the message at a stream sequence.
+func (l *Log) Get(ctx context.Context, streamSeq uint64) (Msg, error) {
+	raw, err := l.stream.GetMsg(ctx, streamSeq)
+	if err != nil {
+		if unavailable(err) {
+			return Msg{}, fmt.Errorf("%w: %v", events.ErrUnavailable, err)
+		}
+		return Msg{}, fmt.Errorf("jetstream: get %d: %w", streamSeq, err)
+	}
+	return Msg{StreamSeq: raw.Sequence, Tournament: tournamentOf(raw.Subject), MsgID: raw.Header.Get(MsgIDHeader), Time: raw.Time, Data: raw.Data}, nil
+}
+
+// LastSubjectSeq returns the stream sequence of the tournament's last
+// message, 0 when it has none.
+func (l *Log) LastSubjectSeq(ctx context.Context, tournament string) (uint64, error) {
+	raw, err := l.stream.GetLastMsgForSubject(ctx, Subject(tournament))
+	if errors.Is(err, jetstream.ErrMsgNotFound) {
+		return 0, nil
+	}
+	if err != nil {
+		if unavailable(err) {
+			return 0, fmt.Errorf("%w: %v", events.ErrUnavailable, err)
+		}
+		return 0, fmt.Errorf("jetstream: last of %s: %w", tournament, err)
+	}
+	return raw.Sequence, nil
+}
+
+// LastSeq returns the stream's last sequence (0 when empty).
+func (l *Log) LastSeq(ctx context.Context) (uint64, error) {
+	info, err := l.stream.Info(ctx)
+	if err != nil {
+		if unavailable(err) || transient(err) {
+			return 0, fmt.Errorf("%w: %v", events.ErrUnavailable, err)
+		}
+		return 0, fmt.Errorf("jetstream: stream info: %w", err)
+	}
+	return info.State.LastSeq, nil
+}
+
+// Follow delivers every message from stream sequence from (1 = the start)
+// onwards, in order, including messages appended later, until ctx is done
+// or fn returns an error. tournament restricts delivery to one tournament
+// ("" = all). It uses one ordered consumer, never a consumer per command.
+func (l *Log) Follow(ctx context.Context, from uint64, tournament string, fn func(Msg) error) error {
+	cfg := jetstream.OrderedConsumerConfig{DeliverPolicy: jetstream.DeliverAllPolicy}
+	if from > 1 {
+		cfg.DeliverPolicy, cfg.OptStartSeq = jetstream.DeliverByStartSequencePolicy, from
+	}
+	if tournament != "" {
+		cfg.FilterSubjects = []string{Subject(tournament)}
+	}
+	cons, err := l.js.OrderedConsumer(ctx, l.opts.Stream, cfg)
+	if err != nil {
+		return fmt.Errorf("jetstream: ordered consumer: %w", err)
+	}
+	// A short heartbeat lets the ordered consumer notice within about two
+	// seconds that its server went away and recreate itself elsewhere; the
+	// default (5 s, reset after two misses) stalls the projections ~10 s.
+	it, err := cons.Messages(jetstream.PullMaxMessages(1024), jetstream.PullExpiry(5*time.Second), jetstream.PullHeartbeat(time.Second))
+	if err != nil {
+		return fmt.Errorf("jetstream: consume: %w", err)
+	}
+	stopped := make(chan struct{})
+	defer close(stopped)
+	go func() {
+		select {
+		case <-ctx.Done():
+			it.Stop()
+		case <-stopped:
+			it.Stop()
+		}
+	}()
+	for {
+		m, err := it.Next()
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return fmt.Errorf("jetstream: follow: %w", err)
+		}
+		md, err := m.Metadata()
+		if err != nil {
+			return fmt.Errorf("jetstream: message metadata: %w", err)
+		}
+		msg := Msg{
+			StreamSeq:  md.Sequence.Stream,
+			Tournament: tournamentOf(m.Subject()),
+			MsgID:      m.Headers().Get(MsgIDHeader),
+			Time:       md.Timestamp,
+			Data:       m.Data(),
+		}
+		if err := fn(msg); err != nil {
+			return err
+		}
+	}
+}
+
+// Scan delivers the messages from stream sequence from up to and including
+// until, then returns nil. until is typically LastSeq or LastSubjectSeq
+// read just before.
+func (l *Log) Scan(ctx context.Context, from, until uint64, tournament string, fn func(Msg) error) error {
+	if until == 0 || until < from {
+		return nil
+	}
+	done := errors.New("done")
+	err := l.Follow(ctx, from, tournament, func(m Msg) error {
+		if err := fn(m); err != nil {
+			return err
+		}
+		if m.StreamSeq >= until {
+			return done
+		}
+		return nil
+	})
+	if errors.Is(err, done) {
+		return nil
+	}
+	return err
+}
+
+// Stream returns the stream name.
+func (l *Log) Stream() string { return l.opts.Stream }
+
+// Replicas returns the configured replication factor.
+func (l *Log) Replicas() int { return l.opts.Replicas }
+
+// FormatSeq renders a per-tournament sequence as an HTTP entity tag.
+func FormatSeq(seq uint64) string { return `"` + strconv.FormatUint(seq, 10) + `"` }

@@ -1,0 +1,113 @@
+package jetstream
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+)
+
+// ServerOptions configures an embedded nats-server with JetStream.
+type ServerOptions struct {
+	// StoreDir is where JetStream keeps its files. Required.
+	StoreDir string
+	// Name is the server name; the default is "referto".
+	Name string
+	// Listen makes the server accept client connections on Host:Port. The
+	// default is no listener at all: referto connects in-process.
+	Listen bool
+	// Host is the listen address; the default is 127.0.0.1.
+	Host string
+	// Port is the client port; -1 (the default when Listen) picks a free one.
+	Port int
+	// SyncInterval relaxes durability: 0 (the default) fsyncs every write
+	// before acknowledging it; a positive interval lets JetStream sync
+	// periodically, so an acknowledged write can be lost on power failure.
+	SyncInterval time.Duration
+	// Cluster joins the server to a JetStream cluster when non-nil.
+	Cluster *ClusterOptions
+}
+
+// ClusterOptions configures the cluster listener and routes.
+type ClusterOptions struct {
+	Name   string   // cluster name, the same on every node
+	Host   string   // route listen host; default 127.0.0.1
+	Port   int      // route listen port; -1 picks a free one
+	Routes []string // nats-route://host:port of the other nodes
+}
+
+// EnsureDefaults fills unset fields with their documented defaults.
+func (o *ServerOptions) EnsureDefaults() {
+	if o.Name == "" {
+		o.Name = "referto"
+	}
+	if o.Host == "" {
+		o.Host = "127.0.0.1"
+	}
+	if o.Listen && o.Port == 0 {
+		o.Port = -1
+	}
+	if o.Cluster != nil && o.Cluster.Host == "" {
+		o.Cluster.Host = "127.0.0.1"
+	}
+}
+
+// Validate reports every problem at once.
+func (o *ServerOptions) Validate() error {
+	var errs []error
+	if o.StoreDir == "" {
+		errs = append(errs, errors.New("jetstream: StoreDir is required"))
+	}
+	if o.SyncInterval < 0 {
+		errs = append(errs, errors.New("jetstream: SyncInterval must not be negative"))
+	}
+	if o.Cluster != nil && o.Cluster.Name == "" {
+		errs = append(errs, errors.New("jetstream: Cluster.Name is required"))
+	}
+	return errors.Join(errs...)
+}
+
+// StartServer starts an embedded nats-server with JetStream file storage and
+// waits until it accepts connections.
+func StartServer(o ServerOptions) (*server.Server, error) {
+	o.EnsureDefaults()
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	opts := &server.Options{
+		ServerName: o.Name,
+		JetStream:  true,
+		StoreDir:   o.StoreDir,
+		NoSigs:     true,
+		NoLog:      true,
+		Host:       o.Host,
+		Port:       o.Port,
+		DontListen: !o.Listen,
+	}
+	if o.SyncInterval == 0 {
+		opts.SyncAlways = true
+	} else {
+		opts.SyncInterval = o.SyncInterval
+	}
+	if c := o.Cluster; c != nil {
+		opts.Cluster = server.ClusterOpts{Name: c.Name, Host: c.Host, Port: c.Port}
+		for _, r := range c.Routes {
+			u, err := parseRoute(r)
+			if err != nil {
+				return nil, err
+			}
+			opts.Routes = append(opts.Routes, u)
+		}
+	}
+	ns, err := server.NewServer(opts)
+	if err != nil {
+		return nil, fmt.Errorf("jetstream: start server: %w", err)
+	}
+	go ns.Start()
+	if !ns.ReadyForConnections(30 * time.Second) {
+		ns.Shutdown()
+		return nil, errors.New("jetstream: embedded server not ready after 30s")
+	}
+	return ns, nil
+}

@@ -1,0 +1,280 @@
+package events
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Ruleset is the complete, resolved set of parameters a tournament is played
+// under (RULES.md §2). It is stored whole in TournamentCreated (and in
+// RulesetAmended), so that replay uses the ruleset recorded in the log and
+// never the code's current presets.
+type Ruleset struct {
+	// Preset is the ruleset id the tournament was created with
+	// (rur-2015, campionato-2003, master, cirki-2001, rtu).
+	Preset string `json:"preset"`
+	// Scoring is the formula converting table points into tournament points
+	// (RULES.md §5).
+	Scoring string `json:"scoring"`
+	// Bonus is the winner's bonus in table points for tp_bonus and wins.
+	Bonus int `json:"bonus"`
+	// TieChain breaks ties in table points at a table (RULES.md §4): rur, 2003, rtu.
+	TieChain string `json:"tie_chain"`
+	// TieAtTop is chain (the tie chain decides first place) or split_bonus.
+	TieAtTop string `json:"tie_at_top"`
+	// Tiebreak orders tied standings (RULES.md §6): rur or cirki.
+	Tiebreak string `json:"tiebreak"`
+	// Discards is how many worst game scores are dropped from the total.
+	Discards int `json:"discards"`
+	// TableSizes lists the allowed table sizes in preference order (RULES.md §8).
+	TableSizes []int `json:"table_sizes"`
+	// SmallTableMax, when positive, allows tables of 3 only with fewer than
+	// this many players (campionato-2003: 11).
+	SmallTableMax int `json:"small_table_max"`
+	// QualifyingRounds is the number of qualifying games.
+	QualifyingRounds int `json:"qualifying_rounds"`
+	// Knockout names the phases after qualifying (RULES.md §7).
+	Knockout string `json:"knockout"`
+	// Draw names the table formation algorithm of the qualifying rounds.
+	Draw string `json:"draw"`
+	// Sanctions names the sanction regime (RULES.md §10).
+	Sanctions string `json:"sanctions"`
+	// Objectives is the objective set table reports are checked against: a
+	// set id ("rtu-16"), an inline set, or empty for none.
+	Objectives ObjectiveRef `json:"objectives"`
+	// LatePenaltyAfter and LateRefuseAfter are minutes of lateness at check-in
+	// (RULES.md §11): more than LatePenaltyAfter plays with a penalty, more
+	// than LateRefuseAfter may not play. Zero disables each.
+	LatePenaltyAfter int `json:"late_penalty_after"`
+	LateRefuseAfter  int `json:"late_refuse_after"`
+	// WithdrawalMalus is the classification malus, in tournament points, for
+	// a withdrawal (campionato-2003: 150), never discarded.
+	WithdrawalMalus int `json:"withdrawal_malus"`
+}
+
+// ObjectiveRef is an objective set named by id, or given inline as JSON.
+type ObjectiveRef struct {
+	ID     string
+	Inline json.RawMessage
+}
+
+// MarshalJSON renders the id as a string or the inline set as an object.
+func (o ObjectiveRef) MarshalJSON() ([]byte, error) {
+	if len(o.Inline) > 0 {
+		var buf bytes.Buffer
+		if err := json.Compact(&buf, o.Inline); err != nil {
+			return nil, err
+		}
+		return buf.Bytes(), nil
+	}
+	return json.Marshal(o.ID)
+}
+
+// UnmarshalJSON accepts a string id or an inline object.
+func (o *ObjectiveRef) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	switch {
+	case len(b) > 0 && b[0] == '"':
+		*o = ObjectiveRef{}
+		return json.Unmarshal(b, &o.ID)
+	case len(b) > 0 && b[0] == '{':
+		*o = ObjectiveRef{Inline: append(json.RawMessage(nil), b...)}
+		return nil
+	case string(b) == "null":
+		*o = ObjectiveRef{}
+		return nil
+	}
+	return errors.New("objectives must be a set id or an inline set")
+}
+
+// Parameter value sets.
+var (
+	scoringIDs  = []string{"tp_bonus", "conv150", "conv200", "conv2003", "standard", "faentino", "spartaco", "maialino", "veronese", "triestino", "wins", "medals", "cirki"}
+	tieChains   = []string{"rur", "2003", "rtu"}
+	tieAtTops   = []string{"chain", "split_bonus"}
+	tiebreaks   = []string{"rur", "cirki"}
+	knockouts   = []string{"none", "rur", "semis16", "final4", "final4+8", "final-lt32-1", "final-lt32-2", "direct", "direct-second-chance"}
+	draws       = []string{"rur", "seeded-2003", "random"}
+	sanctionIDs = []string{"rur", "2003", "master", "arbiter"}
+)
+
+// Presets lists the ruleset ids of RULES.md §2.
+func Presets() []string {
+	return []string{"rur-2015", "campionato-2003", "master", "cirki-2001", "rtu"}
+}
+
+// Preset returns the named preset with every parameter resolved.
+// "organizer" entries of RULES.md §2 get the default documented here and
+// may be overridden by params at creation.
+func Preset(id string) (Ruleset, bool) {
+	switch id {
+	case "rur-2015":
+		return Ruleset{Preset: id, Scoring: "tp_bonus", Bonus: 50, TieChain: "rur", TieAtTop: "chain",
+			Tiebreak: "rur", TableSizes: []int{4}, QualifyingRounds: 2, Knockout: "rur", Draw: "rur",
+			Sanctions: "rur", Objectives: ObjectiveRef{ID: "rtu-16"}}, true
+	case "campionato-2003":
+		return Ruleset{Preset: id, Scoring: "conv2003", Bonus: 0, TieChain: "2003", TieAtTop: "chain",
+			Tiebreak: "rur", TableSizes: []int{4, 5}, SmallTableMax: 11, QualifyingRounds: 3, Knockout: "none",
+			Draw: "seeded-2003", Sanctions: "2003", Objectives: ObjectiveRef{ID: "rtu-16"},
+			LatePenaltyAfter: 10, LateRefuseAfter: 20, WithdrawalMalus: 150}, true
+	case "master":
+		// Organizer's choice of rounds: three by default.
+		return Ruleset{Preset: id, Scoring: "tp_bonus", Bonus: 50, TieChain: "rur", TieAtTop: "chain",
+			Tiebreak: "rur", TableSizes: []int{4, 5}, QualifyingRounds: 3, Knockout: "semis16", Draw: "random",
+			Sanctions: "master", Objectives: ObjectiveRef{ID: "rtu-16"}}, true
+	case "cirki-2001":
+		// CIRKI plays continent-plus-strip objective sets of its own: no
+		// board-checked reports unless the organizer supplies the set.
+		return Ruleset{Preset: id, Scoring: "cirki", Bonus: 0, TieChain: "rur", TieAtTop: "chain",
+			Tiebreak: "cirki", TableSizes: []int{4, 5}, QualifyingRounds: 3, Knockout: "none", Draw: "random",
+			Sanctions: "arbiter"}, true
+	case "rtu":
+		return Ruleset{Preset: id, Scoring: "tp_bonus", Bonus: 50, TieChain: "rtu", TieAtTop: "split_bonus",
+			Tiebreak: "rur", TableSizes: []int{4, 5}, QualifyingRounds: 3, Knockout: "none", Draw: "random",
+			Sanctions: "rur", Objectives: ObjectiveRef{ID: "rtu-16"}}, true
+	}
+	return Ruleset{}, false
+}
+
+// ErrUnknownRuleset reports a ruleset id that is not a preset.
+var ErrUnknownRuleset = errors.New("events: unknown ruleset")
+
+// ParamError names one bad ruleset parameter.
+type ParamError struct {
+	Param string
+	Msg   string
+}
+
+func (e *ParamError) Error() string { return "params." + e.Param + ": " + e.Msg }
+
+// Resolve starts from the preset and applies params (a JSON object whose
+// keys are Ruleset JSON names). Unknown presets are ErrUnknownRuleset;
+// unknown or invalid parameters are *ParamError values, all reported at once.
+func Resolve(preset string, params json.RawMessage) (Ruleset, error) {
+	r, ok := Preset(preset)
+	if !ok {
+		return Ruleset{}, fmt.Errorf("%w %q (known: %s)", ErrUnknownRuleset, preset, strings.Join(Presets(), ", "))
+	}
+	return r.Amend(params)
+}
+
+// Amend applies parameter overrides to a resolved ruleset and validates the
+// result. The preset id cannot be overridden.
+func (r Ruleset) Amend(params json.RawMessage) (Ruleset, error) {
+	out := r.clone()
+	if p := bytes.TrimSpace(params); len(p) > 0 && string(p) != "null" {
+		var fields map[string]json.RawMessage
+		if err := json.Unmarshal(p, &fields); err != nil {
+			return Ruleset{}, &ParamError{Param: "", Msg: "params must be a JSON object"}
+		}
+		var errs []error
+		for _, k := range sortedKeys(fields) {
+			if k == "preset" || !slices.Contains(paramNames(), k) {
+				errs = append(errs, &ParamError{Param: k, Msg: "unknown parameter (known: " + strings.Join(paramNames(), ", ") + ")"})
+				continue
+			}
+			one, _ := json.Marshal(map[string]json.RawMessage{k: fields[k]})
+			if err := json.Unmarshal(one, &out); err != nil {
+				errs = append(errs, &ParamError{Param: k, Msg: "wrong type: " + typeMsg(err)})
+			}
+		}
+		if len(errs) > 0 {
+			// Report the values that did parse but are invalid too.
+			return Ruleset{}, errors.Join(append(errs, out.Validate())...)
+		}
+	}
+	if err := out.Validate(); err != nil {
+		return Ruleset{}, err
+	}
+	return out, nil
+}
+
+func (r Ruleset) clone() Ruleset {
+	r.TableSizes = slices.Clone(r.TableSizes)
+	r.Objectives.Inline = slices.Clone(r.Objectives.Inline)
+	return r
+}
+
+// Validate reports every invalid parameter at once.
+func (r Ruleset) Validate() error {
+	var errs []error
+	bad := func(p, msg string) { errs = append(errs, &ParamError{Param: p, Msg: msg}) }
+	oneOf := func(p, v string, set []string) {
+		if !slices.Contains(set, v) {
+			bad(p, fmt.Sprintf("%q is not one of %s", v, strings.Join(set, ", ")))
+		}
+	}
+	if _, ok := Preset(r.Preset); !ok {
+		bad("preset", fmt.Sprintf("unknown preset %q", r.Preset))
+	}
+	oneOf("scoring", r.Scoring, scoringIDs)
+	oneOf("tie_chain", r.TieChain, tieChains)
+	oneOf("tie_at_top", r.TieAtTop, tieAtTops)
+	oneOf("tiebreak", r.Tiebreak, tiebreaks)
+	oneOf("knockout", r.Knockout, knockouts)
+	oneOf("draw", r.Draw, draws)
+	oneOf("sanctions", r.Sanctions, sanctionIDs)
+	if r.Bonus < 0 || r.Bonus > 1000 {
+		bad("bonus", "must be between 0 and 1000 table points")
+	}
+	if r.Discards < 0 || r.Discards > 2 {
+		bad("discards", "must be 0, 1 or 2 (rtu)")
+	}
+	if r.QualifyingRounds < 1 || r.QualifyingRounds > 20 {
+		bad("qualifying_rounds", "must be between 1 and 20")
+	} else if r.Discards >= r.QualifyingRounds {
+		bad("discards", "must be fewer than qualifying_rounds")
+	}
+	if len(r.TableSizes) == 0 {
+		bad("table_sizes", "must list at least one table size")
+	}
+	for i, s := range r.TableSizes {
+		if s < 3 || s > 5 {
+			bad(fmt.Sprintf("table_sizes[%d]", i), "a table seats 3, 4 or 5 players")
+		} else if slices.Index(r.TableSizes, s) != i {
+			bad(fmt.Sprintf("table_sizes[%d]", i), fmt.Sprintf("size %d listed twice", s))
+		}
+	}
+	if r.SmallTableMax < 0 || r.SmallTableMax > 1000 {
+		bad("small_table_max", "must be between 0 and 1000")
+	}
+	if r.LatePenaltyAfter < 0 || r.LateRefuseAfter < 0 || r.LatePenaltyAfter > 600 || r.LateRefuseAfter > 600 {
+		bad("late_penalty_after", "lateness thresholds are minutes between 0 and 600")
+	} else if r.LateRefuseAfter > 0 && r.LatePenaltyAfter > r.LateRefuseAfter {
+		bad("late_penalty_after", "must not exceed late_refuse_after")
+	}
+	if r.WithdrawalMalus < 0 || r.WithdrawalMalus > 10000 {
+		bad("withdrawal_malus", "must be between 0 and 10000 points")
+	}
+	if r.Objectives.ID != "" && !ValidID(r.Objectives.ID) {
+		bad("objectives", "a set id must match [a-z0-9][a-z0-9-]{0,63}")
+	}
+	return errors.Join(errs...)
+}
+
+func paramNames() []string {
+	return []string{"scoring", "bonus", "tie_chain", "tie_at_top", "tiebreak", "discards", "table_sizes",
+		"small_table_max", "qualifying_rounds", "knockout", "draw", "sanctions", "objectives",
+		"late_penalty_after", "late_refuse_after", "withdrawal_malus"}
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+func typeMsg(err error) string {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		return fmt.Sprintf("got %s, want %s", te.Value, te.Type)
+	}
+	return err.Error()
+}

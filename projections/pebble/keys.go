@@ -1,0 +1,54 @@
+package pebble
+
+import (
+	"encoding/binary"
+	"fmt"
+)
+
+// Key layout. Every key is ASCII so that a dump reads like a table.
+//
+//	sys/applied                     last applied stream sequence (8 bytes, big endian)
+//	sys/snapshot                    stream sequence of the latest state snapshot
+//	snap/<T>                        tournament state JSON as of sys/snapshot
+//	idx/t/<T>                       tournament list (value: name)
+//	idx/cmd/<T>/<idempotency key>   CommitRef JSON: the outcome of that command
+//	idx/commit/<T>/<first seq:020>  CommitRef JSON, one per commit, for seq → stream lookups
+//	idx/tok/<sha256 hex>            Principal JSON of an appointed official
+//	v/<T>/summary                   public summary JSON
+//	v/<T>/player/<P>                public entry-list row JSON
+var (
+	keyApplied  = []byte("sys/applied")
+	keySnapshot = []byte("sys/snapshot")
+)
+
+func keySnap(t string) []byte         { return []byte("snap/" + t) }
+func keyTournament(t string) []byte   { return []byte("idx/t/" + t) }
+func keyCommand(t, key string) []byte { return []byte("idx/cmd/" + t + "/" + key) }
+func keyCommit(t string, first uint64) []byte {
+	return []byte(fmt.Sprintf("idx/commit/%s/%020d", t, first))
+}
+func prefixCommit(t string) []byte  { return []byte("idx/commit/" + t + "/") }
+func keyToken(hash string) []byte   { return []byte("idx/tok/" + hash) }
+func keySummary(t string) []byte    { return []byte("v/" + t + "/summary") }
+func keyPlayer(t, p string) []byte  { return []byte("v/" + t + "/player/" + p) }
+func prefixPlayers(t string) []byte { return []byte("v/" + t + "/player/") }
+func prefixTournaments() []byte     { return []byte("idx/t/") }
+func prefixSnaps() []byte           { return []byte("snap/") }
+
+func u64(v uint64) []byte {
+	var b [8]byte
+	binary.BigEndian.PutUint64(b[:], v)
+	return b[:]
+}
+
+// upperBound returns the smallest key greater than every key with prefix p.
+func upperBound(p []byte) []byte {
+	out := append([]byte(nil), p...)
+	for i := len(out) - 1; i >= 0; i-- {
+		if out[i] < 0xff {
+			out[i]++
+			return out[:i+1]
+		}
+	}
+	return nil
+}

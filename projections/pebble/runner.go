@@ -1,0 +1,437 @@
+package pebble
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"maps"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/cockroachdb/pebble/v2"
+
+	"github.com/referto/referto/events"
+	"github.com/referto/referto/events/jetstream"
+	"github.com/referto/referto/projections"
+)
+
+// ErrNotReady reports that the runner has not yet caught up with the log it
+// found at start, or has stopped.
+var ErrNotReady = errors.New("pebble: projections not ready")
+
+// RunnerOptions configures a Runner.
+type RunnerOptions struct {
+	// SnapshotEvery is how often, in stream sequences, tournament states are
+	// snapshotted (at every multiple, so a rebuild snapshots at the same
+	// points). A restart replays at most this many commits into memory. The
+	// default is 4096.
+	SnapshotEvery uint64
+	// MaxBatch caps the commits applied in one Pebble batch. The default is 1024.
+	MaxBatch int
+	// Logger receives progress and errors; nil discards.
+	Logger *slog.Logger
+}
+
+// EnsureDefaults fills unset fields with their documented defaults.
+func (o *RunnerOptions) EnsureDefaults() {
+	if o.SnapshotEvery == 0 {
+		o.SnapshotEvery = 4096
+	}
+	if o.MaxBatch == 0 {
+		o.MaxBatch = 1024
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+}
+
+// Runner keeps the store current with the log and holds the in-memory
+// tournament states the command side decides against.
+type Runner struct {
+	log   *jetstream.Log
+	store *Store
+	opts  RunnerOptions
+
+	mu     sync.RWMutex // guards states
+	states map[string]*entry
+
+	// applied is the last stream sequence this runner has folded into
+	// memory and committed to the store. After a restart it starts at the
+	// snapshot, below what the store already holds (stored), and catches up.
+	applied atomic.Uint64
+	stored  uint64        // sys/applied as last written; owned by the Run goroutine
+	target  atomic.Uint64 // the log's last sequence when Run started
+	started atomic.Bool
+
+	nmu    sync.Mutex
+	notify chan struct{} // closed and replaced whenever applied moves or the runner stops
+	failed error         // why the runner stopped, under nmu
+
+	// Owned by the Run goroutine.
+	dirtySnap map[string]bool
+}
+
+type entry struct {
+	mu sync.RWMutex
+	t  *projections.Tournament
+}
+
+// NewRunner returns a runner over log and store. Call Run to start it.
+func NewRunner(log *jetstream.Log, store *Store, opts RunnerOptions) *Runner {
+	opts.EnsureDefaults()
+	return &Runner{log: log, store: store, opts: opts, states: map[string]*entry{},
+		notify: make(chan struct{}), dirtySnap: map[string]bool{}}
+}
+
+// Applied returns the last stream sequence folded into memory and committed
+// to the store by this runner.
+func (r *Runner) Applied() uint64 { return r.applied.Load() }
+
+// Lag returns how far the store is behind the log's sequence seen at start,
+// or 0 once caught up.
+func (r *Runner) Lag() uint64 {
+	if a, t := r.applied.Load(), r.target.Load(); t > a {
+		return t - a
+	}
+	return 0
+}
+
+// Ready reports whether the runner has caught up with the log as it was at
+// start and has not stopped.
+func (r *Runner) Ready() bool {
+	return r.started.Load() && r.Err() == nil && r.applied.Load() >= r.target.Load()
+}
+
+// Err returns why the runner stopped, or nil while it runs.
+func (r *Runner) Err() error {
+	r.nmu.Lock()
+	defer r.nmu.Unlock()
+	return r.failed
+}
+
+// WaitFor blocks until the store reflects stream sequence seq, the runner
+// stops, or ctx is done.
+func (r *Runner) WaitFor(ctx context.Context, seq uint64) error {
+	for {
+		r.nmu.Lock()
+		ch, failed := r.notify, r.failed
+		r.nmu.Unlock()
+		if r.applied.Load() >= seq {
+			return nil
+		}
+		if failed != nil {
+			return fmt.Errorf("%w: %v", ErrNotReady, failed)
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// WaitReady blocks until Ready or the runner stops or ctx is done.
+func (r *Runner) WaitReady(ctx context.Context) error {
+	for {
+		r.nmu.Lock()
+		ch, failed := r.notify, r.failed
+		r.nmu.Unlock()
+		if failed != nil {
+			return fmt.Errorf("%w: %v", ErrNotReady, failed)
+		}
+		if r.Ready() {
+			return nil
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+func (r *Runner) wake(failed error) {
+	r.nmu.Lock()
+	if failed != nil && r.failed == nil {
+		r.failed = failed
+	}
+	close(r.notify)
+	r.notify = make(chan struct{})
+	r.nmu.Unlock()
+}
+
+// Read calls fn with the current state of tournament id under a read lock
+// and reports whether the tournament exists. fn must not keep the state.
+func (r *Runner) Read(id string, fn func(t *projections.Tournament)) bool {
+	r.mu.RLock()
+	e := r.states[id]
+	r.mu.RUnlock()
+	if e == nil {
+		return false
+	}
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	fn(e.t)
+	return true
+}
+
+// Run follows the log until ctx is done or an event cannot be applied. An
+// unknown event type or version, a corrupt commit or a fold error stops the
+// runner with that error: events are never skipped.
+func (r *Runner) Run(ctx context.Context) (err error) {
+	defer func() {
+		if err == nil || errors.Is(err, context.Canceled) {
+			r.wake(fmt.Errorf("%w: runner stopped", ErrNotReady))
+			return
+		}
+		r.opts.Logger.Error("projection runner stopped", "err", err, "applied", r.applied.Load())
+		r.wake(err)
+	}()
+	from, err := r.load()
+	if err != nil {
+		return err
+	}
+	last, err := r.log.LastSeq(ctx)
+	if err != nil {
+		return err
+	}
+	if r.stored > last {
+		return fmt.Errorf("pebble: projections are at stream sequence %d but the log ends at %d: this store belongs to another log; rebuild it", r.stored, last)
+	}
+	r.target.Store(last)
+	r.started.Store(true)
+	r.wake(nil)
+	r.opts.Logger.Info("projections resuming", "snapshot", from-1, "stored", r.stored, "log", last)
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	msgs := make(chan jetstream.Msg, 4*r.opts.MaxBatch)
+	followErr := make(chan error, 1)
+	go func() {
+		followErr <- r.log.Follow(ctx, from, "", func(m jetstream.Msg) error {
+			select {
+			case msgs <- m:
+				return nil
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		})
+	}()
+	batch := make([]jetstream.Msg, 0, r.opts.MaxBatch)
+	for {
+		batch = batch[:0]
+		select {
+		case m := <-msgs:
+			batch = append(batch, m)
+		case err := <-followErr:
+			return err
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	fill:
+		for len(batch) < r.opts.MaxBatch && batch[len(batch)-1].StreamSeq%r.opts.SnapshotEvery != 0 {
+			select {
+			case m := <-msgs:
+				batch = append(batch, m)
+			default:
+				break fill
+			}
+		}
+		if err := r.applyBatch(batch); err != nil {
+			return err
+		}
+	}
+}
+
+// load restores the tournament states from the latest snapshot and returns
+// the stream sequence to follow from.
+func (r *Runner) load() (uint64, error) {
+	snap, err := r.store.getU64(keySnapshot)
+	if err != nil {
+		return 0, err
+	}
+	applied, err := r.store.Applied()
+	if err != nil {
+		return 0, err
+	}
+	p := prefixSnaps()
+	err = r.store.scan(p, func(k, v []byte) error {
+		t := projections.New(string(k[len(p):]))
+		if err := json.Unmarshal(v, t); err != nil {
+			return fmt.Errorf("pebble: snapshot of %s: %w", k[len(p):], err)
+		}
+		r.states[t.ID] = &entry{t: t}
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	r.stored = applied
+	r.applied.Store(snap)
+	return snap + 1, nil
+}
+
+// touched collects, per tournament, the read models a batch changed.
+type touched map[string]*projections.Changes
+
+func (r *Runner) applyBatch(msgs []jetstream.Msg) error {
+	b := r.store.db.NewBatch()
+	defer b.Close()
+	ch := touched{}
+	for _, m := range msgs {
+		if err := r.applyMsg(b, m, ch); err != nil {
+			return fmt.Errorf("stream sequence %d: %w", m.StreamSeq, err)
+		}
+	}
+	last := msgs[len(msgs)-1].StreamSeq
+	for _, id := range slices.Sorted(maps.Keys(ch)) {
+		if err := r.writeViews(b, id, ch[id]); err != nil {
+			return err
+		}
+	}
+	if last%r.opts.SnapshotEvery == 0 {
+		if err := r.writeSnapshots(b, last); err != nil {
+			return err
+		}
+	}
+	if last > r.stored {
+		if err := b.Set(keyApplied, u64(last), nil); err != nil {
+			return err
+		}
+	}
+	if err := b.Commit(pebble.NoSync); err != nil {
+		return fmt.Errorf("pebble: commit batch ending at %d: %w", last, err)
+	}
+	r.stored = max(r.stored, last)
+	r.applied.Store(last)
+	r.wake(nil)
+	return nil
+}
+
+func (r *Runner) applyMsg(b *pebble.Batch, m jetstream.Msg, ch touched) error {
+	c, err := events.DecodeCommit(m.Data)
+	if err != nil {
+		return err
+	}
+	first := c.Envelopes[0]
+	if first.Tournament != m.Tournament {
+		return fmt.Errorf("%w: event %s stored under tournament %s", events.ErrCorrupt, first.ID, m.Tournament)
+	}
+	evs := make([]events.Event, len(c.Envelopes))
+	for i, env := range c.Envelopes {
+		if evs[i], err = events.Decode(env); err != nil {
+			return err
+		}
+	}
+	r.mu.Lock()
+	e := r.states[m.Tournament]
+	if e == nil {
+		e = &entry{t: projections.New(m.Tournament)}
+		r.states[m.Tournament] = e
+	}
+	r.mu.Unlock()
+
+	chg := ch[m.Tournament]
+	if chg == nil {
+		chg = &projections.Changes{}
+		ch[m.Tournament] = chg
+	}
+	e.mu.Lock()
+	created := e.t.Seq == 0
+	for i, env := range c.Envelopes {
+		if err = e.t.Apply(env, evs[i], chg); err != nil {
+			break
+		}
+	}
+	if err == nil {
+		e.t.LastStreamSeq = m.StreamSeq
+	}
+	name := e.t.Name
+	e.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	r.dirtySnap[m.Tournament] = true
+
+	last := c.Envelopes[len(c.Envelopes)-1]
+	ref := CommitRef{Tournament: m.Tournament, StreamSeq: m.StreamSeq, First: first.Seq, Last: last.Seq, CommandID: first.CommandID}
+	refJSON, _ := json.Marshal(ref)
+	if created {
+		if err := b.Set(keyTournament(m.Tournament), []byte(name), nil); err != nil {
+			return err
+		}
+	}
+	if err := b.Set(keyCommit(m.Tournament, first.Seq), refJSON, nil); err != nil {
+		return err
+	}
+	if first.CommandID != "" {
+		if err := b.Set(keyCommand(m.Tournament, first.CommandID), refJSON, nil); err != nil {
+			return err
+		}
+	}
+	for _, ev := range evs {
+		if a, ok := ev.(events.OfficialAppointed); ok {
+			p, _ := json.Marshal(Principal{Tournament: m.Tournament, Official: a.Official, Role: a.Role, Name: a.Name})
+			if err := b.Set(keyToken(a.TokenSHA256), p, nil); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// writeViews rewrites the read models a batch touched for one tournament.
+func (r *Runner) writeViews(b *pebble.Batch, id string, chg *projections.Changes) error {
+	r.mu.RLock()
+	e := r.states[id]
+	r.mu.RUnlock()
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	t := e.t
+	put := func(key []byte, v any) error {
+		data, err := json.Marshal(v)
+		if err != nil {
+			return fmt.Errorf("pebble: encode %s: %w", key, err)
+		}
+		return b.Set(key, data, nil)
+	}
+	if chg.Summary {
+		if err := put(keySummary(id), t.SummaryView()); err != nil {
+			return err
+		}
+	}
+	for _, p := range slices.Sorted(maps.Keys(chg.Players)) {
+		row, ok := t.PlayerView(p)
+		if !ok {
+			continue
+		}
+		if err := put(keyPlayer(id, p), row); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeSnapshots stores the state of every tournament changed since the last
+// snapshot, as of stream sequence at.
+func (r *Runner) writeSnapshots(b *pebble.Batch, at uint64) error {
+	for _, id := range slices.Sorted(maps.Keys(r.dirtySnap)) {
+		r.mu.RLock()
+		e := r.states[id]
+		r.mu.RUnlock()
+		e.mu.RLock()
+		data, err := json.Marshal(e.t)
+		e.mu.RUnlock()
+		if err != nil {
+			return fmt.Errorf("pebble: snapshot %s: %w", id, err)
+		}
+		if err := b.Set(keySnap(id), data, nil); err != nil {
+			return err
+		}
+	}
+	clear(r.dirtySnap)
+	return b.Set(keySnapshot, u64(at), nil)
+}

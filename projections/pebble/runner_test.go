@@ -1,0 +1,262 @@
+package pebble_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/referto/referto/events"
+	"github.com/referto/referto/events/jetstream"
+	"github.com/referto/referto/projections"
+	"github.com/referto/referto/projections/pebble"
+)
+
+type fixture struct {
+	t   *testing.T
+	log *jetstream.Log
+	nc  *nats.Conn
+	seq map[string]uint64 // per-tournament seq
+	exp map[string]uint64 // per-tournament last stream seq
+}
+
+func newFixture(t *testing.T) *fixture {
+	t.Helper()
+	ns, err := jetstream.StartServer(jetstream.ServerOptions{StoreDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ns.Shutdown(); ns.WaitForShutdown() })
+	nc, err := nats.Connect("", nats.InProcessServer(ns))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	l, err := jetstream.Open(context.Background(), nc, jetstream.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &fixture{t: t, log: l, nc: nc, seq: map[string]uint64{}, exp: map[string]uint64{}}
+}
+
+// commit appends one command's events to tournament tour.
+func (f *fixture) commit(tour string, evs ...events.Event) uint64 {
+	f.t.Helper()
+	envs, err := events.Seal(tour, f.seq[tour]+1, time.Unix(1700000000+int64(f.seq[tour]), 0), events.Actor{ID: "o1", Role: "arbiter"}, fmt.Sprintf("k%d", f.seq[tour]+1), evs)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	body, _ := events.EncodeCommit(envs)
+	a, err := f.log.Append(context.Background(), tour, f.exp[tour], "", body)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	f.seq[tour] += uint64(len(evs))
+	f.exp[tour] = a.StreamSeq
+	return a.StreamSeq
+}
+
+// tournament appends a plausible registration phase with n players.
+func (f *fixture) tournament(tour string, n int, rng *rand.Rand) uint64 {
+	rs, _ := events.Preset("rur-2015")
+	f.commit(tour, events.TournamentCreated{Tournament: tour, Name: "Raduno " + tour, Ruleset: rs})
+	f.commit(tour, events.OfficialAppointed{Official: "o1", Name: "Arbitro", Role: "arbiter", TokenSHA256: fmt.Sprintf("%064x", rng.Uint64())})
+	for i := range n {
+		f.commit(tour, events.PlayerRegistered{Player: fmt.Sprintf("p%03d", i), Name: fmt.Sprintf("Player %d", i), Club: fmt.Sprintf("club-%d", rng.IntN(5))})
+		if rng.IntN(10) == 0 {
+			f.commit(tour, events.RegistrationRefused{Player: fmt.Sprintf("p%03d", i), Reason: "late"})
+		}
+	}
+	return f.commit(tour, events.RegistrationClosed{})
+}
+
+type node struct {
+	store  *pebble.Store
+	runner *pebble.Runner
+	cancel context.CancelFunc
+	done   chan error
+}
+
+func start(t *testing.T, f *fixture, dir string, opts pebble.RunnerOptions) *node {
+	t.Helper()
+	st, err := pebble.Open(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := pebble.NewRunner(f.log, st, opts)
+	ctx, cancel := context.WithCancel(context.Background())
+	n := &node{store: st, runner: r, cancel: cancel, done: make(chan error, 1)}
+	go func() { n.done <- r.Run(ctx) }()
+	return n
+}
+
+func (n *node) stop(t *testing.T) {
+	t.Helper()
+	n.cancel()
+	<-n.done
+	if err := n.store.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (n *node) waitFor(t *testing.T, seq uint64) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := n.runner.WaitFor(ctx, seq); err != nil {
+		t.Fatalf("WaitFor(%d): %v", seq, err)
+	}
+}
+
+func dump(t *testing.T, s *pebble.Store) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	if err := s.Dump(&b); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// foldAll rebuilds tournament tour from the log with the pure fold.
+func foldAll(t *testing.T, f *fixture, tour string) *projections.Tournament {
+	t.Helper()
+	last, _ := f.log.LastSubjectSeq(context.Background(), tour)
+	var envs []events.Envelope
+	var lastStream uint64
+	err := f.log.Scan(context.Background(), 1, last, tour, func(m jetstream.Msg) error {
+		c, err := events.DecodeCommit(m.Data)
+		envs = append(envs, c.Envelopes...)
+		lastStream = m.StreamSeq
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := projections.Fold(tour, envs, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.LastStreamSeq = lastStream
+	return st
+}
+
+func stateJSON(t *testing.T, r *pebble.Runner, tour string) string {
+	t.Helper()
+	var b []byte
+	if !r.Read(tour, func(st *projections.Tournament) { b, _ = json.Marshal(st) }) {
+		t.Fatalf("runner has no tournament %s", tour)
+	}
+	return string(b)
+}
+
+func TestRunnerResumesAfterRestartAndRebuildIsByteIdentical(t *testing.T) {
+	f := newFixture(t)
+	rng := rand.New(rand.NewPCG(1, 2))
+	// A small snapshot interval exercises snapshot + tail replay on restart.
+	opts := pebble.RunnerOptions{SnapshotEvery: 7, MaxBatch: 5}
+	live := t.TempDir()
+
+	n := start(t, f, live, opts)
+	f.tournament("alpha", 20, rng)
+	last := f.tournament("beta", 15, rng)
+	n.waitFor(t, last)
+	n.stop(t)
+
+	// While the runner is down, the log grows; after a restart it resumes.
+	f.tournament("gamma", 12, rng)
+	last = f.commit("alpha", events.RulesetAmended{Ruleset: mustPreset("rtu")})
+	n = start(t, f, live, opts)
+	n.waitFor(t, last)
+	if !n.runner.Ready() {
+		t.Error("runner not ready after catching up")
+	}
+	for _, tour := range []string{"alpha", "beta", "gamma"} {
+		if got, want := stateJSON(t, n.runner, tour), mustJSON(foldAll(t, f, tour)); got != want {
+			t.Errorf("%s: runner state differs from a pure fold of the log:\n got %s\nwant %s", tour, got, want)
+		}
+	}
+	liveDump := dump(t, n.store)
+	n.stop(t)
+
+	// A rebuild from sequence 1 into an empty directory, with different
+	// batching, yields the same keys and values byte for byte.
+	rebuilt := start(t, f, t.TempDir(), pebble.RunnerOptions{SnapshotEvery: 7, MaxBatch: 1000})
+	rebuilt.waitFor(t, last)
+	if got := dump(t, rebuilt.store); !bytes.Equal(got, liveDump) {
+		t.Errorf("rebuild differs from the live projections (%d vs %d bytes)", len(got), len(liveDump))
+	}
+	rebuilt.stop(t)
+}
+
+func mustPreset(id string) events.Ruleset {
+	rs, _ := events.Preset(id)
+	return rs
+}
+
+func mustJSON(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+func TestUnknownEventStopsTheRunner(t *testing.T) {
+	f := newFixture(t)
+	rng := rand.New(rand.NewPCG(3, 4))
+	good := f.tournament("alpha", 3, rng)
+	// A commit from a future version of referto (or a forged one).
+	line := fmt.Sprintf(`{"id":"alpha/%d","tournament":"alpha","seq":%d,"type":"PlayerTeleported","v":1,"at":"2026-01-01T00:00:00Z","actor":{"id":"o1","role":"arbiter"},"command_id":"x","data":{}}`+"\n", f.seq["alpha"]+1, f.seq["alpha"]+1)
+	if _, err := f.log.Append(context.Background(), "alpha", f.exp["alpha"], "", []byte(line)); err != nil {
+		t.Fatal(err)
+	}
+	n := start(t, f, t.TempDir(), pebble.RunnerOptions{MaxBatch: 1})
+	select {
+	case err := <-n.done:
+		if !errors.Is(err, events.ErrUnknownEvent) {
+			t.Fatalf("runner stopped with %v, want ErrUnknownEvent", err)
+		}
+		n.done <- err
+	case <-time.After(20 * time.Second):
+		t.Fatal("runner did not stop on an unknown event")
+	}
+	if n.runner.Ready() || n.runner.Err() == nil {
+		t.Error("a stopped runner reports ready")
+	}
+	if got := n.runner.Applied(); got != good {
+		t.Errorf("applied = %d, want %d (everything before the unknown event, nothing after)", got, good)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	if err := n.runner.WaitFor(ctx, good+1); !errors.Is(err, pebble.ErrNotReady) {
+		t.Errorf("WaitFor past the unknown event: got %v, want ErrNotReady", err)
+	}
+	n.stop(t)
+}
+
+func TestStoreAheadOfLogIsRefused(t *testing.T) {
+	f := newFixture(t)
+	rng := rand.New(rand.NewPCG(5, 6))
+	last := f.tournament("alpha", 3, rng)
+	dir := t.TempDir()
+	n := start(t, f, dir, pebble.RunnerOptions{})
+	n.waitFor(t, last)
+	n.stop(t)
+
+	other := newFixture(t) // a different, shorter log
+	other.tournament("zeta", 1, rng)
+	m := start(t, other, dir, pebble.RunnerOptions{})
+	select {
+	case err := <-m.done:
+		if err == nil {
+			t.Fatal("runner accepted a store ahead of its log")
+		}
+		m.done <- err
+	case <-time.After(20 * time.Second):
+		t.Fatal("runner did not refuse a store ahead of its log")
+	}
+	m.stop(t)
+}

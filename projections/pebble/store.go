@@ -1,0 +1,217 @@
+package pebble
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+
+	"github.com/cockroachdb/pebble/v2"
+)
+
+// Store is the Pebble database holding referto's projections.
+type Store struct {
+	db *pebble.DB
+}
+
+// CommitRef locates one stored commit: where it is in the stream and which
+// per-tournament seqs it holds.
+type CommitRef struct {
+	Tournament string `json:"tournament"`
+	StreamSeq  uint64 `json:"stream_seq"`
+	First      uint64 `json:"first"`
+	Last       uint64 `json:"last"`
+	CommandID  string `json:"command_id"`
+}
+
+// Principal is an appointed official as the token index knows them.
+type Principal struct {
+	Tournament string `json:"tournament"`
+	Official   string `json:"official"`
+	Role       string `json:"role"`
+	Name       string `json:"name"`
+}
+
+// Open opens (or creates) the store in dir. Pebble's own messages go to
+// logger (nil discards them).
+func Open(dir string, logger *slog.Logger) (*Store, error) {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	db, err := pebble.Open(dir, &pebble.Options{Logger: pebbleLogger{logger}})
+	if err != nil {
+		return nil, fmt.Errorf("pebble: open %s: %w", dir, err)
+	}
+	return &Store{db: db}, nil
+}
+
+// Close flushes memtables to disk and closes the database.
+func (s *Store) Close() error {
+	return errors.Join(s.db.Flush(), s.db.Close())
+}
+
+func (s *Store) get(key []byte) ([]byte, bool, error) {
+	v, closer, err := s.db.Get(key)
+	if errors.Is(err, pebble.ErrNotFound) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("pebble: get %s: %w", key, err)
+	}
+	defer closer.Close()
+	return bytes.Clone(v), true, nil
+}
+
+func (s *Store) getJSON(key []byte, v any) (bool, error) {
+	b, ok, err := s.get(key)
+	if err != nil || !ok {
+		return false, err
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return false, fmt.Errorf("pebble: decode %s: %w", key, err)
+	}
+	return true, nil
+}
+
+func (s *Store) getU64(key []byte) (uint64, error) {
+	b, ok, err := s.get(key)
+	if err != nil || !ok {
+		return 0, err
+	}
+	if len(b) != 8 {
+		return 0, fmt.Errorf("pebble: %s holds %d bytes, want 8", key, len(b))
+	}
+	return binary.BigEndian.Uint64(b), nil
+}
+
+// Applied returns the last stream sequence whose projections are stored.
+func (s *Store) Applied() (uint64, error) { return s.getU64(keyApplied) }
+
+// Summary returns the stored summary JSON of a tournament.
+func (s *Store) Summary(t string) ([]byte, bool, error) { return s.get(keySummary(t)) }
+
+// Player returns one stored entry-list row.
+func (s *Store) Player(t, p string) ([]byte, bool, error) { return s.get(keyPlayer(t, p)) }
+
+// Players returns the stored entry-list rows of a tournament in id order.
+func (s *Store) Players(t string) ([]json.RawMessage, error) {
+	var out []json.RawMessage
+	err := s.scan(prefixPlayers(t), func(_, v []byte) error {
+		out = append(out, bytes.Clone(v))
+		return nil
+	})
+	return out, err
+}
+
+// Tournaments returns the ids of all tournaments.
+func (s *Store) Tournaments() ([]string, error) {
+	var out []string
+	p := prefixTournaments()
+	err := s.scan(p, func(k, _ []byte) error {
+		out = append(out, string(k[len(p):]))
+		return nil
+	})
+	return out, err
+}
+
+// Command returns the commit a command (by idempotency key) produced.
+func (s *Store) Command(t, key string) (CommitRef, bool, error) {
+	var ref CommitRef
+	ok, err := s.getJSON(keyCommand(t, key), &ref)
+	return ref, ok, err
+}
+
+// Token returns the official a token hash belongs to.
+func (s *Store) Token(hash string) (Principal, bool, error) {
+	var p Principal
+	ok, err := s.getJSON(keyToken(hash), &p)
+	return p, ok, err
+}
+
+// Commits returns up to limit commits of a tournament, starting with the one
+// that holds seq from.
+func (s *Store) Commits(t string, from uint64, limit int) ([]CommitRef, error) {
+	p := prefixCommit(t)
+	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: p, UpperBound: upperBound(p)})
+	if err != nil {
+		return nil, err
+	}
+	defer it.Close()
+	// The commit holding from is the last one starting at or before it.
+	ok := it.SeekLT(keyCommit(t, from+1))
+	if !ok {
+		ok = it.First()
+	}
+	var out []CommitRef
+	for ; ok && len(out) < limit; ok = it.Next() {
+		var ref CommitRef
+		if err := json.Unmarshal(it.Value(), &ref); err != nil {
+			return nil, fmt.Errorf("pebble: decode %s: %w", it.Key(), err)
+		}
+		if ref.Last < from {
+			continue
+		}
+		out = append(out, ref)
+	}
+	return out, it.Error()
+}
+
+func (s *Store) scan(prefix []byte, fn func(k, v []byte) error) error {
+	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: prefix, UpperBound: upperBound(prefix)})
+	if err != nil {
+		return err
+	}
+	defer it.Close()
+	for ok := it.First(); ok; ok = it.Next() {
+		if err := fn(it.Key(), it.Value()); err != nil {
+			return err
+		}
+	}
+	return it.Error()
+}
+
+// Dump writes every key and value, in key order, as length-prefixed
+// records. Two stores with equal dumps hold byte-identical projections.
+func (s *Store) Dump(w io.Writer) error {
+	it, err := s.db.NewIter(&pebble.IterOptions{})
+	if err != nil {
+		return err
+	}
+	defer it.Close()
+	var hdr [8]byte
+	for ok := it.First(); ok; ok = it.Next() {
+		for _, b := range [][]byte{it.Key(), it.Value()} {
+			binary.BigEndian.PutUint64(hdr[:], uint64(len(b)))
+			if _, err := w.Write(hdr[:]); err != nil {
+				return err
+			}
+			if _, err := w.Write(b); err != nil {
+				return err
+			}
+		}
+	}
+	return it.Error()
+}
+
+// pebbleLogger routes Pebble's messages to slog: informational ones at
+// debug level, errors at error level.
+type pebbleLogger struct{ l *slog.Logger }
+
+func (p pebbleLogger) Infof(format string, args ...any) {
+	p.l.Debug(fmt.Sprintf(format, args...), "component", "pebble")
+}
+
+func (p pebbleLogger) Errorf(format string, args ...any) {
+	p.l.Error(fmt.Sprintf(format, args...), "component", "pebble")
+}
+
+// Fatalf is called by Pebble on unrecoverable corruption; Pebble requires
+// that it does not return.
+func (p pebbleLogger) Fatalf(format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	p.l.Error(msg, "component", "pebble", "fatal", true)
+	panic("pebble: " + msg)
+}

@@ -1,0 +1,238 @@
+package projections
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/referto/referto/events"
+)
+
+// ErrFold reports an event that cannot follow the state it is applied to: a
+// gap in seqs, an event for another tournament, an event before the
+// tournament exists. The log is then corrupt or was decided wrongly; a
+// projection stops rather than guessing.
+var ErrFold = errors.New("projections: event does not fold")
+
+// Player statuses (RULES.md §9–§11).
+const (
+	StatusActive    = "active"
+	StatusReserve   = "reserve"
+	StatusWithdrawn = "withdrawn"
+	StatusExpelled  = "expelled"
+	StatusRefused   = "refused"
+)
+
+// Tournament is the state of one tournament after its events up to Seq.
+// It is JSON-serializable: the Pebble store snapshots it.
+type Tournament struct {
+	ID      string         `json:"id"`
+	Name    string         `json:"name"`
+	Ruleset events.Ruleset `json:"ruleset"`
+	// Seq is the per-tournament sequence of the last applied event.
+	Seq uint64 `json:"seq"`
+	// LastStreamSeq is the stream sequence of the last applied commit: the
+	// value a command must expect at append.
+	LastStreamSeq uint64    `json:"last_stream_seq"`
+	Created       time.Time `json:"created"`
+	Updated       time.Time `json:"updated"`
+	// RegistrationClosed is set once the entry list is validated.
+	RegistrationClosed bool `json:"registration_closed"`
+	// Players by id; Order lists ids in registration order.
+	Players   map[string]*Player   `json:"players"`
+	Order     []string             `json:"order"`
+	Officials map[string]*Official `json:"officials"`
+	// Rounds holds the drawn rounds, index 0 = round 1.
+	Rounds []*Round `json:"rounds"`
+}
+
+// Player is one entry of the tournament.
+type Player struct {
+	ID     string `json:"id"`
+	Name   string `json:"name"`
+	Club   string `json:"club,omitempty"`
+	Region string `json:"region,omitempty"`
+	Rank   int    `json:"rank,omitempty"`
+	Minor  bool   `json:"minor,omitempty"`
+	Waiver string `json:"waiver,omitempty"`
+	Status string `json:"status"`
+	// Reason is why the player's status changed (a refusal's reason).
+	Reason string `json:"reason,omitempty"`
+	// Registered is the seq of the registration event.
+	Registered uint64 `json:"registered"`
+}
+
+// Official is an arbiter, appeals member or auditor of the tournament.
+type Official struct {
+	ID          string `json:"id"`
+	Name        string `json:"name"`
+	Role        string `json:"role"`
+	TokenSHA256 string `json:"token_sha256"`
+	Appointed   uint64 `json:"appointed"`
+}
+
+// Round is one drawn round of games.
+type Round struct {
+	Number int    `json:"number"`
+	Phase  string `json:"phase"`
+}
+
+// Changes collects which read models an application touched, so that a
+// store rewrites only those. A nil *Changes is allowed and ignored.
+type Changes struct {
+	Summary bool
+	Players map[string]bool
+}
+
+func (c *Changes) summary() {
+	if c != nil {
+		c.Summary = true
+	}
+}
+
+func (c *Changes) player(id string) {
+	if c == nil {
+		return
+	}
+	if c.Players == nil {
+		c.Players = map[string]bool{}
+	}
+	c.Players[id] = true
+}
+
+// New returns the empty state that precedes a tournament's first event.
+func New(id string) *Tournament {
+	return &Tournament{ID: id, Players: map[string]*Player{}, Officials: map[string]*Official{}}
+}
+
+// Exists reports whether the tournament has been created.
+func (t *Tournament) Exists() bool { return t != nil && t.Seq > 0 }
+
+// Apply folds one event into the state. env must carry the next seq of this
+// tournament. ch, if not nil, records the read models touched.
+func (t *Tournament) Apply(env events.Envelope, ev events.Event, ch *Changes) error {
+	if env.Tournament != t.ID {
+		return fmt.Errorf("%w: event %s applied to tournament %s", ErrFold, env.ID, t.ID)
+	}
+	if env.Seq != t.Seq+1 {
+		return fmt.Errorf("%w: event %s after seq %d of %s", ErrFold, env.ID, t.Seq, t.ID)
+	}
+	if _, created := ev.(events.TournamentCreated); created != (t.Seq == 0) {
+		return fmt.Errorf("%w: %s at seq %d of %s", ErrFold, env.Type, env.Seq, t.ID)
+	}
+	if err := t.apply(env, ev, ch); err != nil {
+		return fmt.Errorf("%w: event %s (%s): %v", ErrFold, env.ID, env.Type, err)
+	}
+	t.Seq = env.Seq
+	t.Updated = env.At
+	ch.summary()
+	return nil
+}
+
+func (t *Tournament) apply(env events.Envelope, ev events.Event, ch *Changes) error {
+	switch e := ev.(type) {
+	case events.TournamentCreated:
+		if e.Tournament != t.ID {
+			return fmt.Errorf("creates %q in the log of %q", e.Tournament, t.ID)
+		}
+		t.Name, t.Ruleset, t.Created = e.Name, e.Ruleset, env.At
+	case events.RulesetAmended:
+		t.Ruleset = e.Ruleset
+	case events.OfficialAppointed:
+		if _, dup := t.Officials[e.Official]; dup {
+			return fmt.Errorf("official %s appointed twice", e.Official)
+		}
+		t.Officials[e.Official] = &Official{ID: e.Official, Name: e.Name, Role: e.Role, TokenSHA256: e.TokenSHA256, Appointed: env.Seq}
+	case events.PlayerRegistered:
+		if _, dup := t.Players[e.Player]; dup {
+			return fmt.Errorf("player %s registered twice", e.Player)
+		}
+		t.Order = append(t.Order, e.Player)
+		t.Players[e.Player] = &Player{ID: e.Player, Name: e.Name, Club: e.Club, Region: e.Region, Rank: e.Rank,
+			Minor: e.Minor, Waiver: e.Waiver, Status: StatusActive, Registered: env.Seq}
+		ch.player(e.Player)
+	case events.RegistrationRefused:
+		p, ok := t.Players[e.Player]
+		if ok && p.Status == StatusRefused {
+			return fmt.Errorf("registration of %s refused twice", e.Player)
+		}
+		if !ok {
+			p = &Player{ID: e.Player, Name: e.Name, Registered: env.Seq}
+			t.Players[e.Player] = p
+			t.Order = append(t.Order, e.Player)
+		}
+		p.Status, p.Reason = StatusRefused, e.Reason
+		ch.player(e.Player)
+	case events.RegistrationClosed:
+		t.RegistrationClosed = true
+	default:
+		return fmt.Errorf("no fold for %T", ev)
+	}
+	return nil
+}
+
+// ActivePlayers returns the ids of active players in registration order.
+func (t *Tournament) ActivePlayers() []string {
+	var out []string
+	for _, id := range t.Order {
+		if t.Players[id].Status == StatusActive {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// Phase names where the tournament stands: registration, qualifying, a
+// knockout phase, or closed.
+func (t *Tournament) Phase() string {
+	if len(t.Rounds) > 0 {
+		return t.Rounds[len(t.Rounds)-1].Phase
+	}
+	return "registration"
+}
+
+// TablesDrawn reports whether any round has been drawn.
+func (t *Tournament) TablesDrawn() bool { return len(t.Rounds) > 0 }
+
+// Clone returns a deep copy (for what-if and tests).
+func (t *Tournament) Clone() *Tournament {
+	c := *t
+	c.Players = make(map[string]*Player, len(t.Players))
+	for k, v := range t.Players {
+		p := *v
+		c.Players[k] = &p
+	}
+	c.Officials = make(map[string]*Official, len(t.Officials))
+	for k, v := range t.Officials {
+		o := *v
+		c.Officials[k] = &o
+	}
+	c.Order = slices.Clone(t.Order)
+	c.Rounds = make([]*Round, len(t.Rounds))
+	for i, r := range t.Rounds {
+		rr := *r
+		c.Rounds[i] = &rr
+	}
+	c.Ruleset.TableSizes = slices.Clone(t.Ruleset.TableSizes)
+	return &c
+}
+
+// Fold rebuilds a tournament from its envelopes (in seq order), stopping
+// after seq upTo (0 = all). It is what replay and the ?at= views use.
+func Fold(id string, envs []events.Envelope, upTo uint64) (*Tournament, error) {
+	t := New(id)
+	for _, env := range envs {
+		if upTo > 0 && env.Seq > upTo {
+			break
+		}
+		ev, err := events.Decode(env)
+		if err != nil {
+			return nil, err
+		}
+		if err := t.Apply(env, ev, nil); err != nil {
+			return nil, err
+		}
+	}
+	return t, nil
+}

@@ -1,0 +1,55 @@
+package projections
+
+import (
+	"time"
+
+	"github.com/referto/referto/events"
+)
+
+// Summary is the public view of GET /v1/tournaments/{t}.
+type Summary struct {
+	ID                 string         `json:"id"`
+	Name               string         `json:"name"`
+	Ruleset            events.Ruleset `json:"ruleset"`
+	Phase              string         `json:"phase"`
+	Rounds             int            `json:"rounds"`
+	Seq                uint64         `json:"seq"`
+	RegistrationClosed bool           `json:"registration_closed"`
+	Players            int            `json:"players"`
+	Created            time.Time      `json:"created"`
+	Updated            time.Time      `json:"updated"`
+}
+
+// SummaryView renders the tournament summary.
+func (t *Tournament) SummaryView() Summary {
+	n := 0
+	for _, p := range t.Players {
+		if p.Status != StatusRefused {
+			n++
+		}
+	}
+	return Summary{ID: t.ID, Name: t.Name, Ruleset: t.Ruleset, Phase: t.Phase(), Rounds: len(t.Rounds),
+		Seq: t.Seq, RegistrationClosed: t.RegistrationClosed, Players: n, Created: t.Created, Updated: t.Updated}
+}
+
+// PlayerRow is one line of the public entry list.
+type PlayerRow struct {
+	Player     string `json:"player"`
+	Name       string `json:"name"`
+	Club       string `json:"club,omitempty"`
+	Region     string `json:"region,omitempty"`
+	Rank       int    `json:"rank,omitempty"`
+	Status     string `json:"status"`
+	Reason     string `json:"reason,omitempty"`
+	Registered uint64 `json:"registered"`
+}
+
+// PlayerView renders one player's entry-list row.
+func (t *Tournament) PlayerView(id string) (PlayerRow, bool) {
+	p, ok := t.Players[id]
+	if !ok {
+		return PlayerRow{}, false
+	}
+	return PlayerRow{Player: p.ID, Name: p.Name, Club: p.Club, Region: p.Region, Rank: p.Rank,
+		Status: p.Status, Reason: p.Reason, Registered: p.Registered}, true
+}
