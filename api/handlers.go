@@ -118,7 +118,13 @@ func (s *Server) postCommand(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, fmt.Errorf("%w: role %s may not issue %s", errForbidden, p.Role, cmd.CommandType()))
 		return
 	}
-	s.run(w, r, submission{tournament: t, cmd: cmd, actor: p.actor()})
+	// Every command gets fresh randomness; only a draw uses it, and records it.
+	seed, err := s.randomHex(16)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	s.run(w, r, submission{tournament: t, cmd: cmd, actor: p.actor(), seed: seed})
 }
 
 // run reads the preconditions, submits and responds.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"strings"
 
 	"github.com/referto/referto/commands"
 	"github.com/referto/referto/events"
@@ -37,6 +38,7 @@ type problem struct {
 type problemField struct {
 	Field  string `json:"field"`
 	Detail string `json:"detail"`
+	Rule   string `json:"rule,omitempty"`
 }
 
 // statusOf is the one table from errors to HTTP statuses and problem codes.
@@ -73,16 +75,16 @@ func statusOf(err error) (int, string, string) {
 // an error into an HTTP status.
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	status, code, title := statusOf(err)
-	p := problem{Type: "urn:referto:problem:" + code, Title: title, Status: status, Code: code, Detail: err.Error()}
+	p := problem{Type: "urn:referto:problem:" + code, Title: title, Status: status, Code: code, Detail: detail(err)}
 	var re *commands.RuleError
 	if errors.As(err, &re) {
 		p.Rule, p.Detail = re.Rule, re.Msg
 	}
 	for _, fe := range fieldErrors(err) {
-		p.Errors = append(p.Errors, problemField{Field: fe.Field, Detail: fe.Msg})
+		p.Errors = append(p.Errors, problemField{Field: fe.Field, Detail: fe.Msg, Rule: fe.Rule})
 	}
 	if len(p.Errors) > 0 {
-		p.Field = p.Errors[0].Field
+		p.Field, p.Rule = p.Errors[0].Field, p.Errors[0].Rule
 		p.Detail = p.Errors[0].Detail
 		if p.Field != "" {
 			p.Detail = p.Field + ": " + p.Detail
@@ -99,6 +101,23 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(status)
 	_ = json.NewEncoder(w).Encode(p)
+}
+
+// sentinels whose text is noise in front of an arbiter.
+var sentinels = []error{commands.ErrConflict, commands.ErrNotFound, commands.ErrForbidden, events.ErrConflict,
+	events.ErrUnavailable, events.ErrInvalidID, errUnauthorized, errForbidden, errNotFound, errPrecondition,
+	errBadRequest, errTooLarge, errMethod}
+
+// detail renders an error for people: the sentinel's package prefix (the
+// problem's code already says it) is left out.
+func detail(err error) string {
+	msg := err.Error()
+	for _, s := range sentinels {
+		if rest, ok := strings.CutPrefix(msg, s.Error()+": "); ok && errors.Is(err, s) {
+			return rest
+		}
+	}
+	return msg
 }
 
 // fieldErrors collects every *commands.FieldError in an error tree.

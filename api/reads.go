@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -11,6 +12,8 @@ import (
 
 	"github.com/referto/referto/commands"
 	"github.com/referto/referto/events"
+	"github.com/referto/referto/events/jetstream"
+	"github.com/referto/referto/projections"
 )
 
 func (s *Server) listTournaments(w http.ResponseWriter, r *http.Request) {
@@ -147,4 +150,94 @@ func notFoundOr(err error, what string) error {
 		return err
 	}
 	return fmt.Errorf("%w: %s", errNotFound, what)
+}
+
+func (s *Server) getTables(w http.ResponseWriter, r *http.Request) {
+	t := mux.Vars(r)["t"]
+	round, err := strconv.Atoi(mux.Vars(r)["r"])
+	if err != nil || round < 1 {
+		s.writeError(w, r, &commands.FieldError{Field: "r", Msg: "the round is a positive integer"})
+		return
+	}
+	head, ok, err := s.opts.Store.Round(t, round)
+	if err == nil && !ok {
+		err = fmt.Errorf("%w: round %d of %s has not been drawn", errNotFound, round, t)
+	}
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	tables, err := s.opts.Store.Tables(t, round)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	// The stored header is a JSON object; add the tables to it.
+	var out map[string]json.RawMessage
+	if err := json.Unmarshal(head, &out); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	out["tables"], _ = json.Marshal(tables)
+	writeJSON(w, http.StatusOK, out)
+}
+
+// getStandings serves the standings as they stand, or with ?at=SEQ as they
+// stood right after event SEQ (folded from the log).
+func (s *Server) getStandings(w http.ResponseWriter, r *http.Request) {
+	t := mux.Vars(r)["t"]
+	at, err := queryUint(r, "at", 0)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if at == 0 {
+		b, ok, err := s.opts.Store.Standings(t)
+		if err == nil && !ok {
+			err = fmt.Errorf("%w: tournament %s", errNotFound, t)
+		}
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		writeRaw(w, http.StatusOK, b)
+		return
+	}
+	st, err := s.stateAt(r.Context(), t, at)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, st.Standings())
+}
+
+// stateAt folds a tournament's log up to and including event seq.
+func (s *Server) stateAt(ctx context.Context, t string, seq uint64) (*projections.Tournament, error) {
+	first, err := s.opts.Store.Commits(t, 1, 1)
+	if err != nil {
+		return nil, err
+	}
+	upto, err := s.opts.Store.Commits(t, seq, 1)
+	if err != nil {
+		return nil, err
+	}
+	if len(first) == 0 {
+		return nil, fmt.Errorf("%w: tournament %s", errNotFound, t)
+	}
+	if len(upto) == 0 || upto[0].First > seq {
+		return nil, &commands.FieldError{Field: "at", Msg: fmt.Sprintf("tournament %s has no event %d", t, seq)}
+	}
+	var envs []events.Envelope
+	err = s.opts.Log.Scan(ctx, first[0].StreamSeq, upto[0].StreamSeq, t, func(m jetstream.Msg) error {
+		c, err := events.DecodeCommit(m.Data)
+		if err != nil {
+			return err
+		}
+		envs = append(envs, c.Envelopes...)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return projections.Fold(t, envs, seq)
 }

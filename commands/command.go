@@ -44,13 +44,28 @@ func newCommand(typ string) Command {
 		return &RefuseRegistration{}
 	case "CloseRegistration":
 		return &CloseRegistration{}
+	case "DesignateReserve":
+		return &DesignateReserve{}
+	case "CheckIn":
+		return &CheckIn{}
+	case "SubstituteReserve":
+		return &SubstituteReserve{}
+	case "DrawTables":
+		return &DrawTables{}
+	case "SetTurnOrder":
+		return &SetTurnOrder{}
+	case "RecordResult":
+		return &RecordResult{}
+	case "RecordTieBreakRoll":
+		return &RecordTieBreakRoll{}
 	}
 	return nil
 }
 
 // Types lists the command types accepted at the commands endpoint.
 func Types() []string {
-	return []string{"AmendRuleset", "RegisterPlayer", "RefuseRegistration", "CloseRegistration"}
+	return []string{"AmendRuleset", "RegisterPlayer", "RefuseRegistration", "CloseRegistration", "DesignateReserve",
+		"CheckIn", "SubstituteReserve", "DrawTables", "SetTurnOrder", "RecordResult", "RecordTieBreakRoll"}
 }
 
 // permissions is who may issue what. The administrator may issue every
@@ -59,7 +74,8 @@ func permitted(typ string) []string {
 	switch typ {
 	case "CreateTournament", "AppointOfficial":
 		return nil
-	case "AmendRuleset", "RegisterPlayer", "RefuseRegistration", "CloseRegistration":
+	case "AmendRuleset", "RegisterPlayer", "RefuseRegistration", "CloseRegistration", "DesignateReserve",
+		"CheckIn", "SubstituteReserve", "DrawTables", "SetTurnOrder", "RecordResult", "RecordTieBreakRoll":
 		return []string{events.RoleArbiter}
 	}
 	return nil
@@ -77,6 +93,11 @@ func Permitted(role, typ string) bool {
 // it is refused. t is the tournament named by the request: projections.New
 // (Seq 0) when it does not exist yet. Decide never modifies t.
 func Decide(t *projections.Tournament, cmd Command, in Input) ([]events.Event, error) {
+	// Parse checks fields already; callers that build commands in Go (the
+	// simulator, what-if) must not bypass the checks.
+	if err := cmd.Check(); err != nil {
+		return nil, err
+	}
 	if c, ok := cmd.(*CreateTournament); ok {
 		return c.decide(t)
 	}
@@ -93,6 +114,20 @@ func Decide(t *projections.Tournament, cmd Command, in Input) ([]events.Event, e
 	case *RefuseRegistration:
 		return c.decide(t)
 	case *CloseRegistration:
+		return c.decide(t)
+	case *DesignateReserve:
+		return c.decide(t)
+	case *CheckIn:
+		return c.decide(t)
+	case *SubstituteReserve:
+		return c.decide(t)
+	case *DrawTables:
+		return c.decide(t, in)
+	case *SetTurnOrder:
+		return c.decide(t)
+	case *RecordResult:
+		return c.decide(t)
+	case *RecordTieBreakRoll:
 		return c.decide(t)
 	}
 	return nil, fieldErr("type", "no decision for %s", cmd.CommandType())

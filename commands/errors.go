@@ -22,6 +22,8 @@ type FieldError struct {
 	// when the payload as a whole is malformed.
 	Field string
 	Msg   string
+	// Rule cites the rule the field breaks, when one does.
+	Rule string
 }
 
 func (e *FieldError) Error() string {

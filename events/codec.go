@@ -38,6 +38,22 @@ func lookup(typ string, v int) decoder {
 		return decodeAs[RegistrationRefused]
 	case typ == TypeRegistrationClosed && v == 1:
 		return decodeAs[RegistrationClosed]
+	case typ == TypeReserveDesignated && v == 1:
+		return decodeAs[ReserveDesignated]
+	case typ == TypePlayerCheckedIn && v == 1:
+		return decodeAs[PlayerCheckedIn]
+	case typ == TypeReserveSubstituted && v == 1:
+		return decodeAs[ReserveSubstituted]
+	case typ == TypeTablesDrawn && v == 1:
+		return decodeAs[TablesDrawn]
+	case typ == TypeTurnOrderSet && v == 1:
+		return decodeAs[TurnOrderSet]
+	case typ == TypeResultRecorded && v == 1:
+		return decodeAs[ResultRecorded]
+	case typ == TypeTieBreakRolled && v == 1:
+		return decodeAs[TieBreakRolled]
+	case typ == TypeSanctionImposed && v == 1:
+		return decodeAs[SanctionImposed]
 	}
 	return nil
 }

@@ -39,6 +39,18 @@ func allEvents(t *testing.T) []events.Event {
 		events.PlayerRegistered{Player: "p1", Name: "Mario", Club: "C", Region: "R", Rank: 3, Minor: true, Waiver: "w"},
 		events.RegistrationRefused{Player: "p2", Name: "X", Reason: "r"},
 		events.RegistrationClosed{},
+		events.ReserveDesignated{Player: "r1", Name: "Riserva"},
+		events.PlayerCheckedIn{Round: 1, Player: "p1", MinutesLate: 25, Admitted: false, Rule: "campionato-2003 §ritardi"},
+		events.ReserveSubstituted{Round: 1, Table: 2, Absent: "p1", Reserve: "r1"},
+		events.TablesDrawn{Round: 1, Phase: "qualifying", Algorithm: "rur-game1", Version: 1, Seed: "s",
+			Inputs: events.DrawInputs{Entrants: []events.DrawEntrant{{Player: "p1", Club: "c"}}, Sizes: []int{4}},
+			Tables: []events.DrawnTable{{Table: 1, Players: []string{"p1", "p2", "p3", "p4"}}},
+			Unmet:  []events.UnmetConstraint{{Constraint: "same_club", Table: 1, Players: []string{"p1", "p2"}, Detail: "d"}}},
+		events.TurnOrderSet{Round: 1, Table: 1, Order: []string{"p2", "p1", "p3", "p4"}},
+		events.ResultRecorded{Round: 1, Table: 1, ClosedBy: "closing_roll", Winner: "p1",
+			Players: []events.SeatReport{{Player: "p1", Turn: 1, TablePoints: 62, Status: "finished", TerritoriesHeld: []string{"alaska"}}}},
+		events.TieBreakRolled{Players: []string{"p1", "p2"}, Rolls: []int{5, 2}},
+		events.SanctionImposed{Sanction: "s1", Player: "p1", Round: 1, Kind: "card_loss", Article: "a", Automatic: true},
 	}
 }
 

@@ -1,12 +1,14 @@
 package projections
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
 	"time"
 
 	"github.com/referto/referto/events"
+	"github.com/referto/referto/projections/scoring"
 )
 
 // ErrFold reports an event that cannot follow the state it is applied to: a
@@ -43,8 +45,35 @@ type Tournament struct {
 	Players   map[string]*Player   `json:"players"`
 	Order     []string             `json:"order"`
 	Officials map[string]*Official `json:"officials"`
+	// Reserves lists reserve designations in order (RULES.md §11).
+	Reserves []string `json:"reserves,omitempty"`
+	// CheckIns holds the check-ins of rounds not drawn yet and of drawn
+	// rounds, by round then player.
+	CheckIns map[int]map[string]*CheckIn `json:"check_ins,omitempty"`
+	// Pending are substitutions made before their round was drawn:
+	// round → absent player → reserve.
+	Pending map[int]map[string]string `json:"pending,omitempty"`
 	// Rounds holds the drawn rounds, index 0 = round 1.
 	Rounds []*Round `json:"rounds"`
+	// Rolls are the standings die rolls recorded (rur-2015 art. 1).
+	Rolls []events.TieBreakRolled `json:"rolls,omitempty"`
+	// Sanctions in the order imposed.
+	Sanctions []*Sanction `json:"sanctions,omitempty"`
+}
+
+// CheckIn is a player's presence at the call of a round.
+type CheckIn struct {
+	MinutesLate int    `json:"minutes_late"`
+	Admitted    bool   `json:"admitted"`
+	Rule        string `json:"rule,omitempty"`
+	Seq         uint64 `json:"seq"`
+}
+
+// Sanction is an imposed sanction (RULES.md §10).
+type Sanction struct {
+	events.SanctionImposed
+	Seq     uint64 `json:"seq"`
+	Revoked bool   `json:"revoked,omitempty"`
 }
 
 // Player is one entry of the tournament.
@@ -57,6 +86,9 @@ type Player struct {
 	Minor  bool   `json:"minor,omitempty"`
 	Waiver string `json:"waiver,omitempty"`
 	Status string `json:"status"`
+	// Reserve marks a player designated as a reserve; while unseated their
+	// status is "reserve", once seated in a game "active".
+	Reserve bool `json:"reserve,omitempty"`
 	// Reason is why the player's status changed (a refusal's reason).
 	Reason string `json:"reason,omitempty"`
 	// Registered is the seq of the registration event.
@@ -74,15 +106,65 @@ type Official struct {
 
 // Round is one drawn round of games.
 type Round struct {
-	Number int    `json:"number"`
-	Phase  string `json:"phase"`
+	Number         int                      `json:"number"`
+	Phase          string                   `json:"phase"`
+	Algorithm      string                   `json:"algorithm"`
+	Version        int                      `json:"version"`
+	Seed           string                   `json:"seed"`
+	Unmet          []events.UnmetConstraint `json:"unmet,omitempty"`
+	ReservesSeated []string                 `json:"reserves_seated,omitempty"`
+	Tables         []*Table                 `json:"tables"`
+	// Drawn is the seq of the TablesDrawn event.
+	Drawn uint64 `json:"drawn"`
+}
+
+// Table is one table of a round.
+type Table struct {
+	Number    int      `json:"number"`
+	Players   []string `json:"players"`
+	TurnOrder []string `json:"turn_order,omitempty"`
+	// Report is the recorded table report, nil until recorded.
+	Report *events.ResultRecorded `json:"report,omitempty"`
+	// Reported is the seq of the report.
+	Reported uint64 `json:"reported,omitempty"`
+	// Results are the report scored under the ruleset, in placement order.
+	Results []scoring.Result `json:"results,omitempty"`
 }
 
 // Changes collects which read models an application touched, so that a
 // store rewrites only those. A nil *Changes is allowed and ignored.
 type Changes struct {
-	Summary bool
-	Players map[string]bool
+	Summary   bool
+	Standings bool
+	Players   map[string]bool
+	Rounds    map[int]bool
+	Tables    map[[2]int]bool
+}
+
+func (c *Changes) standings() {
+	if c != nil {
+		c.Standings = true
+	}
+}
+
+func (c *Changes) round(r int) {
+	if c == nil {
+		return
+	}
+	if c.Rounds == nil {
+		c.Rounds = map[int]bool{}
+	}
+	c.Rounds[r] = true
+}
+
+func (c *Changes) table(r, n int) {
+	if c == nil {
+		return
+	}
+	if c.Tables == nil {
+		c.Tables = map[[2]int]bool{}
+	}
+	c.Tables[[2]int{r, n}] = true
 }
 
 func (c *Changes) summary() {
@@ -104,6 +186,42 @@ func (c *Changes) player(id string) {
 // New returns the empty state that precedes a tournament's first event.
 func New(id string) *Tournament {
 	return &Tournament{ID: id, Players: map[string]*Player{}, Officials: map[string]*Official{}}
+}
+
+// Round returns drawn round n, or nil.
+func (t *Tournament) Round(n int) *Round {
+	if n < 1 || n > len(t.Rounds) {
+		return nil
+	}
+	return t.Rounds[n-1]
+}
+
+// Table returns table n of the round, or nil.
+func (r *Round) Table(n int) *Table {
+	if r == nil || n < 1 || n > len(r.Tables) {
+		return nil
+	}
+	return r.Tables[n-1]
+}
+
+// Complete reports whether every table of the round has a result.
+func (r *Round) Complete() bool {
+	for _, tb := range r.Tables {
+		if tb.Report == nil {
+			return false
+		}
+	}
+	return true
+}
+
+// Seat returns the table the player sits at in round r, or nil.
+func (r *Round) Seat(player string) *Table {
+	for _, tb := range r.Tables {
+		if slices.Contains(tb.Players, player) {
+			return tb
+		}
+	}
+	return nil
 }
 
 // Exists reports whether the tournament has been created.
@@ -167,8 +285,9 @@ func (t *Tournament) apply(env events.Envelope, ev events.Event, ch *Changes) er
 	case events.RegistrationClosed:
 		t.RegistrationClosed = true
 	default:
-		return fmt.Errorf("no fold for %T", ev)
+		return t.applyRound(env, ev, ch)
 	}
+	ch.standings()
 	return nil
 }
 
@@ -195,27 +314,18 @@ func (t *Tournament) Phase() string {
 // TablesDrawn reports whether any round has been drawn.
 func (t *Tournament) TablesDrawn() bool { return len(t.Rounds) > 0 }
 
-// Clone returns a deep copy (for what-if and tests).
+// Clone returns a deep copy (for what-if and tests). It goes through the
+// snapshot encoding, so it copies exactly what a snapshot keeps.
 func (t *Tournament) Clone() *Tournament {
-	c := *t
-	c.Players = make(map[string]*Player, len(t.Players))
-	for k, v := range t.Players {
-		p := *v
-		c.Players[k] = &p
+	b, err := json.Marshal(t)
+	if err != nil {
+		panic(fmt.Sprintf("projections: clone %s: %v", t.ID, err)) // every field is plain data
 	}
-	c.Officials = make(map[string]*Official, len(t.Officials))
-	for k, v := range t.Officials {
-		o := *v
-		c.Officials[k] = &o
+	c := New(t.ID)
+	if err := json.Unmarshal(b, c); err != nil {
+		panic(fmt.Sprintf("projections: clone %s: %v", t.ID, err))
 	}
-	c.Order = slices.Clone(t.Order)
-	c.Rounds = make([]*Round, len(t.Rounds))
-	for i, r := range t.Rounds {
-		rr := *r
-		c.Rounds[i] = &rr
-	}
-	c.Ruleset.TableSizes = slices.Clone(t.Ruleset.TableSizes)
-	return &c
+	return c
 }
 
 // Fold rebuilds a tournament from its envelopes (in seq order), stopping

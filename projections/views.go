@@ -40,8 +40,11 @@ type PlayerRow struct {
 	Region     string `json:"region,omitempty"`
 	Rank       int    `json:"rank,omitempty"`
 	Status     string `json:"status"`
+	Reserve    bool   `json:"reserve,omitempty"`
 	Reason     string `json:"reason,omitempty"`
 	Registered uint64 `json:"registered"`
+	// CheckIns by round.
+	CheckIns map[int]*CheckIn `json:"check_ins,omitempty"`
 }
 
 // PlayerView renders one player's entry-list row.
@@ -50,6 +53,15 @@ func (t *Tournament) PlayerView(id string) (PlayerRow, bool) {
 	if !ok {
 		return PlayerRow{}, false
 	}
-	return PlayerRow{Player: p.ID, Name: p.Name, Club: p.Club, Region: p.Region, Rank: p.Rank,
-		Status: p.Status, Reason: p.Reason, Registered: p.Registered}, true
+	row := PlayerRow{Player: p.ID, Name: p.Name, Club: p.Club, Region: p.Region, Rank: p.Rank,
+		Status: p.Status, Reserve: p.Reserve, Reason: p.Reason, Registered: p.Registered}
+	for r, byPlayer := range t.CheckIns {
+		if c, ok := byPlayer[id]; ok {
+			if row.CheckIns == nil {
+				row.CheckIns = map[int]*CheckIn{}
+			}
+			row.CheckIns[r] = c
+		}
+	}
+	return row, true
 }

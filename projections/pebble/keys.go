@@ -16,6 +16,9 @@ import (
 //	idx/tok/<sha256 hex>            Principal JSON of an appointed official
 //	v/<T>/summary                   public summary JSON
 //	v/<T>/player/<P>                public entry-list row JSON
+//	v/<T>/round/<r:04>              public round header JSON
+//	v/<T>/round/<r:04>/table/<n:04> public table JSON (seats, result, placement)
+//	v/<T>/standings                 public standings JSON
 var (
 	keyApplied  = []byte("sys/applied")
 	keySnapshot = []byte("sys/snapshot")
@@ -52,3 +55,10 @@ func upperBound(p []byte) []byte {
 	}
 	return nil
 }
+
+func keyRound(t string, r int) []byte { return []byte(fmt.Sprintf("v/%s/round/%04d", t, r)) }
+func keyTable(t string, r, n int) []byte {
+	return []byte(fmt.Sprintf("v/%s/round/%04d/table/%04d", t, r, n))
+}
+func prefixTables(t string, r int) []byte { return []byte(fmt.Sprintf("v/%s/round/%04d/table/", t, r)) }
+func keyStandings(t string) []byte        { return []byte("v/" + t + "/standings") }

@@ -403,6 +403,30 @@ func (r *Runner) writeViews(b *pebble.Batch, id string, chg *projections.Changes
 			return err
 		}
 	}
+	for _, r := range slices.Sorted(maps.Keys(chg.Rounds)) {
+		if v, ok := t.RoundView(r); ok {
+			if err := put(keyRound(id, r), v); err != nil {
+				return err
+			}
+		}
+	}
+	for _, k := range slices.SortedFunc(maps.Keys(chg.Tables), func(a, b [2]int) int {
+		if a[0] != b[0] {
+			return a[0] - b[0]
+		}
+		return a[1] - b[1]
+	}) {
+		if v, ok := t.TableView(k[0], k[1]); ok {
+			if err := put(keyTable(id, k[0], k[1]), v); err != nil {
+				return err
+			}
+		}
+	}
+	if chg.Standings {
+		if err := put(keyStandings(id), t.Standings()); err != nil {
+			return err
+		}
+	}
 	for _, p := range slices.Sorted(maps.Keys(chg.Players)) {
 		row, ok := t.PlayerView(p)
 		if !ok {

@@ -106,6 +106,22 @@ func (s *Store) Players(t string) ([]json.RawMessage, error) {
 	return out, err
 }
 
+// Round returns the stored header of round r.
+func (s *Store) Round(t string, r int) ([]byte, bool, error) { return s.get(keyRound(t, r)) }
+
+// Tables returns the stored tables of round r in table order.
+func (s *Store) Tables(t string, r int) ([]json.RawMessage, error) {
+	var out []json.RawMessage
+	err := s.scan(prefixTables(t, r), func(_, v []byte) error {
+		out = append(out, bytes.Clone(v))
+		return nil
+	})
+	return out, err
+}
+
+// Standings returns the stored standings JSON.
+func (s *Store) Standings(t string) ([]byte, bool, error) { return s.get(keyStandings(t)) }
+
 // Tournaments returns the ids of all tournaments.
 func (s *Store) Tournaments() ([]string, error) {
 	var out []string

@@ -1,0 +1,310 @@
+package commands
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/referto/referto/events"
+	"github.com/referto/referto/projections"
+)
+
+// DesignateReserve makes a player a reserve (RULES.md §11): a registered
+// player who has not played yet, or a new player registered as a reserve,
+// also after registration closed.
+type DesignateReserve struct {
+	typed
+	Player string `json:"player"`
+	Name   string `json:"name,omitempty"`
+	Club   string `json:"club,omitempty"`
+	Region string `json:"region,omitempty"`
+	Rank   int    `json:"rank,omitempty"`
+}
+
+func (*DesignateReserve) CommandType() string { return "DesignateReserve" }
+
+func (c *DesignateReserve) Check() error {
+	var errs []error
+	errs = append(errs, checkID("player", c.Player), checkText("name", c.Name, maxName, false),
+		checkText("club", c.Club, maxName, false), checkText("region", c.Region, maxName, false))
+	if c.Rank < 0 || c.Rank > 1_000_000 {
+		errs = append(errs, fieldErr("rank", "must be between 0 (unranked) and 1000000"))
+	}
+	return errors.Join(errs...)
+}
+
+func (c *DesignateReserve) decide(t *projections.Tournament) ([]events.Event, error) {
+	p, ok := t.Players[c.Player]
+	switch {
+	case !ok && strings.TrimSpace(c.Name) == "":
+		return nil, fieldErr("name", "required to register %s as a new reserve", c.Player)
+	case ok && p.Reserve:
+		return nil, conflict("%s is already a reserve", c.Player)
+	case ok && p.Status != projections.StatusActive:
+		return nil, ruleErr("RULES §11", "%s is %s and cannot be a reserve", c.Player, p.Status)
+	case ok && hasPlayed(t, c.Player):
+		return nil, ruleErr("RULES §11", "%s has already been seated in a game and cannot become a reserve", c.Player)
+	}
+	ev := events.ReserveDesignated{Player: c.Player}
+	if !ok {
+		ev.Name, ev.Club, ev.Region, ev.Rank = clean(c.Name), clean(c.Club), clean(c.Region), c.Rank
+	}
+	return []events.Event{ev}, nil
+}
+
+func hasPlayed(t *projections.Tournament, player string) bool {
+	for _, r := range t.Rounds {
+		if r.Seat(player) != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// CheckIn records a player's presence at the call of the next round, with
+// minutes of lateness (RULES.md §11).
+type CheckIn struct {
+	typed
+	Round       int    `json:"round"`
+	Player      string `json:"player"`
+	MinutesLate int    `json:"minutes_late"`
+}
+
+func (*CheckIn) CommandType() string { return "CheckIn" }
+
+func (c *CheckIn) Check() error {
+	var errs []error
+	errs = append(errs, checkID("player", c.Player), checkRound(c.Round))
+	if c.MinutesLate < 0 || c.MinutesLate > 24*60 {
+		errs = append(errs, fieldErr("minutes_late", "must be between 0 and 1440"))
+	}
+	return errors.Join(errs...)
+}
+
+// lateRule is the article the lateness thresholds come from.
+const lateRule = "campionato-2003 §ritardi"
+
+func (c *CheckIn) decide(t *projections.Tournament) ([]events.Event, error) {
+	if err := nextRound(t, c.Round, "check in for"); err != nil {
+		return nil, err
+	}
+	p, ok := t.Players[c.Player]
+	if !ok {
+		return nil, notFound("player %s", c.Player)
+	}
+	if p.Status != projections.StatusActive && p.Status != projections.StatusReserve {
+		return nil, ruleErr("RULES §9", "%s is %s and cannot play", c.Player, p.Status)
+	}
+	if _, dup := t.CheckIns[c.Round][c.Player]; dup {
+		return nil, conflict("%s already checked in for round %d", c.Player, c.Round)
+	}
+	rs := t.Ruleset
+	ev := events.PlayerCheckedIn{Round: c.Round, Player: c.Player, MinutesLate: c.MinutesLate, Admitted: true}
+	if rs.LateRefuseAfter > 0 && c.MinutesLate > rs.LateRefuseAfter {
+		ev.Admitted, ev.Rule = false, lateRule
+		return []events.Event{ev}, nil
+	}
+	out := []events.Event{ev}
+	if rs.LatePenaltyAfter > 0 && c.MinutesLate > rs.LatePenaltyAfter {
+		// "per le prime tre volte dovrà lasciare la carta eventualmente
+		// conquistata nel mazzo": the penalty is a card loss.
+		out = append(out, events.SanctionImposed{Sanction: nextSanctionID(t, 0), Player: c.Player, Round: c.Round,
+			Kind: "card_loss", Article: lateRule, Automatic: true,
+			Reason: fmt.Sprintf("%d minutes late: leaves the first three cards conquered in the deck", c.MinutesLate)})
+	}
+	return out, nil
+}
+
+// nextSanctionID names the k-th sanction appended by one decision.
+func nextSanctionID(t *projections.Tournament, k int) string {
+	return fmt.Sprintf("s%d", len(t.Sanctions)+1+k)
+}
+
+// nextRound checks that round is the next one to be drawn.
+func nextRound(t *projections.Tournament, round int, what string) error {
+	switch next := len(t.Rounds) + 1; {
+	case round < next:
+		return conflict("round %d is already drawn: too late to %s it", round, what)
+	case round > next:
+		return ruleErr("RULES §8", "round %d is not next: round %d has not been drawn", round, next)
+	}
+	return nil
+}
+
+func checkRound(r int) error {
+	if r < 1 || r > 100 {
+		return fieldErr("round", "must be between 1 and 100")
+	}
+	return nil
+}
+
+// SubstituteReserve seats a reserve in place of an entrant absent at the
+// call (RULES.md §11): at their table if the round is drawn, otherwise in
+// the coming draw.
+type SubstituteReserve struct {
+	typed
+	Round   int    `json:"round"`
+	Absent  string `json:"absent"`
+	Reserve string `json:"reserve"`
+}
+
+func (*SubstituteReserve) CommandType() string { return "SubstituteReserve" }
+
+func (c *SubstituteReserve) Check() error {
+	return errors.Join(checkRound(c.Round), checkID("absent", c.Absent), checkID("reserve", c.Reserve))
+}
+
+func (c *SubstituteReserve) decide(t *projections.Tournament) ([]events.Event, error) {
+	res, ok := t.Players[c.Reserve]
+	if !ok {
+		return nil, notFound("player %s", c.Reserve)
+	}
+	if res.Status != projections.StatusReserve {
+		return nil, ruleErr("RULES §11", "%s is not an unseated reserve", c.Reserve)
+	}
+	abs, ok := t.Players[c.Absent]
+	if !ok {
+		return nil, notFound("player %s", c.Absent)
+	}
+	if abs.Status != projections.StatusActive {
+		return nil, ruleErr("RULES §11", "%s is %s, not an entrant to replace", c.Absent, abs.Status)
+	}
+	for _, r := range t.Pending[c.Round] {
+		if r == c.Reserve {
+			return nil, conflict("%s already replaces someone in round %d", c.Reserve, c.Round)
+		}
+	}
+	ev := events.ReserveSubstituted{Round: c.Round, Absent: c.Absent, Reserve: c.Reserve}
+	if r := t.Round(c.Round); r != nil {
+		tb := r.Seat(c.Absent)
+		switch {
+		case tb == nil:
+			return nil, ruleErr("RULES §11", "%s is not seated in round %d", c.Absent, c.Round)
+		case tb.Report != nil:
+			return nil, conflict("table %d of round %d already has a result", tb.Number, c.Round)
+		case c.Round != len(t.Rounds):
+			return nil, ruleErr("RULES §11", "round %d is over", c.Round)
+		}
+		ev.Table = tb.Number
+	} else if err := nextRound(t, c.Round, "substitute in"); err != nil {
+		return nil, err
+	} else if _, dup := t.Pending[c.Round][c.Absent]; dup {
+		return nil, conflict("%s is already replaced in round %d", c.Absent, c.Round)
+	}
+	return []events.Event{ev}, nil
+}
+
+// SetTurnOrder records the turn order drawn at a table.
+type SetTurnOrder struct {
+	typed
+	Round int      `json:"round"`
+	Table int      `json:"table"`
+	Order []string `json:"order"`
+}
+
+func (*SetTurnOrder) CommandType() string { return "SetTurnOrder" }
+
+func (c *SetTurnOrder) Check() error {
+	errs := []error{checkRound(c.Round), checkTable(c.Table)}
+	if len(c.Order) == 0 {
+		errs = append(errs, fieldErr("order", "required: the players in turn order"))
+	}
+	for i, p := range c.Order {
+		errs = append(errs, checkID(fmt.Sprintf("order[%d]", i), p))
+	}
+	return errors.Join(errs...)
+}
+
+func checkTable(n int) error {
+	if n < 1 || n > 10_000 {
+		return fieldErr("table", "must be between 1 and 10000")
+	}
+	return nil
+}
+
+func (c *SetTurnOrder) decide(t *projections.Tournament) ([]events.Event, error) {
+	tb, err := openTable(t, c.Round, c.Table)
+	if err != nil {
+		return nil, err
+	}
+	if !samePlayers(tb.Players, c.Order) {
+		return nil, fieldErr("order", "must list each player of table %d exactly once: %s", c.Table, strings.Join(tb.Players, ", "))
+	}
+	return []events.Event{events.TurnOrderSet{Round: c.Round, Table: c.Table, Order: slices.Clone(c.Order)}}, nil
+}
+
+// openTable returns a drawn table that has no result yet.
+func openTable(t *projections.Tournament, round, table int) (*projections.Table, error) {
+	r := t.Round(round)
+	if r == nil {
+		return nil, notFound("round %d has not been drawn", round)
+	}
+	tb := r.Table(table)
+	if tb == nil {
+		return nil, notFound("table %d is not in the draw of round %d (%d tables)", table, round, len(r.Tables))
+	}
+	if tb.Report != nil {
+		return nil, conflict("table %d of round %d already has a result (seq %d): corrections go through a contestation", table, round, tb.Reported)
+	}
+	return tb, nil
+}
+
+func samePlayers(a, b []string) bool {
+	x, y := slices.Clone(a), slices.Clone(b)
+	slices.Sort(x)
+	slices.Sort(y)
+	return slices.Equal(x, y)
+}
+
+// RecordTieBreakRoll records the die roll between players tied in the
+// standings (rur-2015 art. 1). The players must be exactly one tie.
+type RecordTieBreakRoll struct {
+	typed
+	Players []string `json:"players"`
+	Rolls   []int    `json:"rolls"`
+}
+
+func (*RecordTieBreakRoll) CommandType() string { return "RecordTieBreakRoll" }
+
+func (c *RecordTieBreakRoll) Check() error {
+	var errs []error
+	if len(c.Players) < 2 {
+		errs = append(errs, fieldErr("players", "a roll is between at least two tied players"))
+	}
+	if len(c.Rolls) != len(c.Players) {
+		errs = append(errs, fieldErr("rolls", "one roll per player: %d players, %d rolls", len(c.Players), len(c.Rolls)))
+	}
+	seen := map[string]bool{}
+	for i, p := range c.Players {
+		if err := checkID(fmt.Sprintf("players[%d]", i), p); err != nil {
+			errs = append(errs, err)
+		} else if seen[p] {
+			errs = append(errs, fieldErr(fmt.Sprintf("players[%d]", i), "%s listed twice", p))
+		}
+		seen[p] = true
+	}
+	for i, r := range c.Rolls {
+		if r < 1 || r > 6 {
+			errs = append(errs, fieldErr(fmt.Sprintf("rolls[%d]", i), "a die shows 1 to 6, not %d", r))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func (c *RecordTieBreakRoll) decide(t *projections.Tournament) ([]events.Event, error) {
+	groups := t.TieGroups()
+	for _, g := range groups {
+		if samePlayers(g, c.Players) {
+			return []events.Event{events.TieBreakRolled{Players: slices.Clone(c.Players), Rolls: slices.Clone(c.Rolls)}}, nil
+		}
+	}
+	var desc []string
+	for _, g := range groups {
+		desc = append(desc, strings.Join(g, "/"))
+	}
+	if len(desc) == 0 {
+		return nil, ruleErr("rur-2015 art. 1", "no tie in the standings needs a die roll")
+	}
+	return nil, ruleErr("rur-2015 art. 1", "%s are not one unresolved tie; ties awaiting a roll: %s", strings.Join(c.Players, ", "), strings.Join(desc, "; "))
+}

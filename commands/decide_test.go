@@ -1,0 +1,293 @@
+package commands_test
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cockroachdb/datadriven"
+
+	"github.com/referto/referto/commands"
+	"github.com/referto/referto/commands/sim"
+	"github.com/referto/referto/events"
+	"github.com/referto/referto/projections"
+)
+
+// TestDecide runs the given/when/then files in testdata/: each file drives
+// one or more tournaments through commands, exactly as the HTTP API would
+// (Decide, then fold), without storage. Regenerate with -rewrite.
+//
+//	new preset=rur-2015 [params={...}]   a fresh tournament "t"
+//	register n=16 [clubs=4] [regions=2]  players p01..p16, clubs c1..c4
+//	do                                    commands, one JSON per line; prints errors only
+//	when                                  one command; prints its events or its refusal
+//	play round=1 [seed=s]                 a simulated report for every open table
+//	tables round=1                        the tables and their placement
+//	standings                             rank, player, total, ties
+//	players                               statuses
+//	replay-draws                          re-runs every recorded draw from its event
+func TestDecide(t *testing.T) {
+	datadriven.Walk(t, "testdata/decide", func(t *testing.T, path string) {
+		h := &harness{t: t}
+		datadriven.RunTest(t, path, h.run)
+	})
+}
+
+type harness struct {
+	t     *testing.T
+	st    *projections.Tournament
+	envs  []events.Envelope
+	nseed int
+}
+
+func (h *harness) run(t *testing.T, d *datadriven.TestData) string {
+	switch d.Cmd {
+	case "new":
+		h.st, h.envs = projections.New("t"), nil
+		preset, params := "rur-2015", ""
+		d.MaybeScanArgs(t, "preset", &preset)
+		d.MaybeScanArgs(t, "params", &params)
+		c, err := commands.ParseAs("CreateTournament", []byte(fmt.Sprintf(`{"id":"t","name":"T","ruleset":%q,"params":%s}`, preset, orNull(params))))
+		if err != nil {
+			return "error: " + describe(err)
+		}
+		return h.apply(c, false)
+	case "register":
+		n, clubs, regions := 0, 0, 0
+		d.ScanArgs(t, "n", &n)
+		d.MaybeScanArgs(t, "clubs", &clubs)
+		d.MaybeScanArgs(t, "regions", &regions)
+		for i := 1; i <= n; i++ {
+			club, region := "", ""
+			if clubs > 0 {
+				club = fmt.Sprintf("c%d", (i-1)%clubs+1)
+			}
+			if regions > 0 {
+				region = fmt.Sprintf("r%d", (i-1)%regions+1)
+			}
+			if out := h.do(fmt.Sprintf(`{"type":"RegisterPlayer","player":"p%02d","name":"Player %d","club":%q,"region":%q,"rank":%d}`, i, i, club, region, i)); out != "" {
+				return out
+			}
+		}
+		return "ok"
+	case "do":
+		var out []string
+		for _, line := range strings.Split(strings.TrimSpace(d.Input), "\n") {
+			if line = strings.TrimSpace(line); line == "" || strings.HasPrefix(line, "#") {
+				continue
+			}
+			if res := h.do(line); res != "" {
+				out = append(out, res)
+			}
+		}
+		if len(out) == 0 {
+			return "ok"
+		}
+		return strings.Join(out, "\n")
+	case "when":
+		c, err := commands.Parse([]byte(d.Input))
+		if err != nil {
+			return "error: " + describe(err)
+		}
+		return h.apply(c, true)
+	case "play":
+		round, seed := 0, "play"
+		d.ScanArgs(t, "round", &round)
+		d.MaybeScanArgs(t, "seed", &seed)
+		sm, err := sim.New(sim.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rng := rand.New(rand.NewPCG(uint64(len(seed)), uint64(round)))
+		for _, tb := range h.st.Round(round).Tables {
+			if tb.Report != nil {
+				continue
+			}
+			rep := sm.Report(rng, round, tb.Number, tb.Players)
+			if out := h.apply(&rep, false); out != "ok" {
+				return out
+			}
+		}
+		return "ok"
+	case "tables":
+		round := 0
+		d.ScanArgs(t, "round", &round)
+		r := h.st.Round(round)
+		if r == nil {
+			return "not drawn"
+		}
+		var b strings.Builder
+		fmt.Fprintf(&b, "round %d (%s) %s v%d seed %q\n", r.Number, r.Phase, r.Algorithm, r.Version, r.Seed)
+		for _, u := range r.Unmet {
+			fmt.Fprintf(&b, "unmet %s at table %d: %s\n", u.Constraint, u.Table, strings.Join(u.Players, " "))
+		}
+		if len(r.ReservesSeated) > 0 {
+			fmt.Fprintf(&b, "reserves seated: %s\n", strings.Join(r.ReservesSeated, " "))
+		}
+		for _, tb := range r.Tables {
+			var seats []string
+			for _, p := range tb.Players {
+				seats = append(seats, p+"("+h.st.Players[p].Club+")")
+			}
+			fmt.Fprintf(&b, "table %d: %s", tb.Number, strings.Join(seats, " "))
+			if tb.Results != nil {
+				var pl []string
+				for _, res := range tb.Results {
+					pl = append(pl, fmt.Sprintf("%s %d %s", res.Player, res.Place, projections.Points(res.Score)))
+				}
+				fmt.Fprintf(&b, " → %s", strings.Join(pl, ", "))
+			}
+			b.WriteString("\n")
+		}
+		return b.String()
+	case "standings":
+		var b strings.Builder
+		for _, row := range h.st.Standings().Rows {
+			fmt.Fprintf(&b, "%d %s %s", row.Rank, row.Player, row.Total)
+			if row.Penalties != 0 {
+				fmt.Fprintf(&b, " (penalties %s)", row.Penalties)
+			}
+			if row.Status != projections.StatusActive {
+				fmt.Fprintf(&b, " [%s]", row.Status)
+			}
+			if row.TieUnresolved {
+				b.WriteString(" tie_unresolved")
+			}
+			b.WriteString("\n")
+		}
+		return b.String()
+	case "players":
+		var b strings.Builder
+		for _, id := range h.st.Order {
+			p := h.st.Players[id]
+			fmt.Fprintf(&b, "%s %s", id, p.Status)
+			var rounds []int
+			for r := range h.st.CheckIns {
+				rounds = append(rounds, r)
+			}
+			sort.Ints(rounds)
+			for _, r := range rounds {
+				if c, ok := h.st.CheckIns[r][id]; ok {
+					fmt.Fprintf(&b, " r%d:%dmin", r, c.MinutesLate)
+					if !c.Admitted {
+						b.WriteString(":barred")
+					}
+				}
+			}
+			b.WriteString("\n")
+		}
+		return b.String()
+	case "replay-draws":
+		var b strings.Builder
+		for _, env := range h.envs {
+			if env.Type != events.TypeTablesDrawn {
+				continue
+			}
+			ev, _ := events.Decode(env)
+			e := ev.(events.TablesDrawn)
+			if err := commands.ReplayDraw(e); err != nil {
+				fmt.Fprintf(&b, "round %d: %v\n", e.Round, err)
+			} else {
+				fmt.Fprintf(&b, "round %d (%s): reproduced\n", e.Round, e.Algorithm)
+			}
+		}
+		return b.String()
+	}
+	t.Fatalf("unknown directive %q", d.Cmd)
+	return ""
+}
+
+func orNull(s string) string {
+	if s == "" {
+		return "null"
+	}
+	return s
+}
+
+// do applies one command given as JSON, returning "" or its refusal.
+func (h *harness) do(line string) string {
+	c, err := commands.Parse([]byte(line))
+	if err != nil {
+		return "error: " + describe(err)
+	}
+	if out := h.apply(c, false); out != "ok" {
+		return out
+	}
+	return ""
+}
+
+// apply decides c against the state and folds the events; verbose prints them.
+func (h *harness) apply(c commands.Command, verbose bool) string {
+	h.t.Helper()
+	h.nseed++
+	in := commands.Input{Now: time.Date(2026, 3, 7, 14, 0, 0, 0, time.UTC).Add(time.Duration(h.st.Seq) * time.Minute),
+		Actor: events.Actor{ID: "o1", Role: events.RoleArbiter}, Seed: fmt.Sprintf("seed-%d", h.nseed)}
+	evs, err := commands.Decide(h.st, c, in)
+	if err != nil {
+		return "error: " + describe(err)
+	}
+	envs, err := events.Seal("t", h.st.Seq+1, in.Now, in.Actor, fmt.Sprintf("k%d", h.nseed), evs)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	for i, env := range envs {
+		if err := h.st.Apply(env, evs[i], nil); err != nil {
+			h.t.Fatalf("fold %s: %v", env.Type, err)
+		}
+	}
+	h.envs = append(h.envs, envs...)
+	if !verbose {
+		return "ok"
+	}
+	var b strings.Builder
+	for _, env := range envs {
+		fmt.Fprintf(&b, "%s %s\n", env.Type, compact(env.Data))
+	}
+	return b.String()
+}
+
+func compact(b json.RawMessage) string {
+	var v any
+	_ = json.Unmarshal(b, &v)
+	out, _ := json.Marshal(v)
+	return string(out)
+}
+
+// describe renders a refusal as "<code> [rule] field: message", one line per problem.
+func describe(err error) string {
+	var re *commands.RuleError
+	var lines []string
+	var walk func(error)
+	walk = func(e error) {
+		if j, ok := e.(interface{ Unwrap() []error }); ok {
+			for _, x := range j.Unwrap() {
+				walk(x)
+			}
+			return
+		}
+		var fe *commands.FieldError
+		switch {
+		case errors.As(e, &fe):
+			s := "invalid " + fe.Field
+			if fe.Rule != "" {
+				s += " [" + fe.Rule + "]"
+			}
+			lines = append(lines, s+": "+fe.Msg)
+		case errors.As(e, &re):
+			lines = append(lines, "rule_violation ["+re.Rule+"]: "+re.Msg)
+		case errors.Is(e, commands.ErrConflict):
+			lines = append(lines, "conflict: "+strings.TrimPrefix(e.Error(), "commands: conflict: "))
+		case errors.Is(e, commands.ErrNotFound):
+			lines = append(lines, "not_found: "+strings.TrimPrefix(e.Error(), "commands: not found: "))
+		default:
+			lines = append(lines, "other: "+e.Error())
+		}
+	}
+	walk(err)
+	return strings.Join(lines, "\n")
+}

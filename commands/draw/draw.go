@@ -1,0 +1,295 @@
+package draw
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Entrant is a player available to be seated.
+type Entrant struct {
+	Player string
+	Club   string
+	Region string
+	Rank   int // national historical rank supplied at registration (campionato-2003 round 1); 0 = unranked
+}
+
+// Past is one earlier game of a player, used by seeded and composed draws.
+type Past struct {
+	Player string
+	Round  int
+	Table  int
+	Place  int   // place at the table, 1-based
+	Score  int64 // tournament points in hundredths
+}
+
+// Request is everything a draw depends on. The same Request always gives the same Result.
+type Request struct {
+	Algorithm string    // one of the Alg constants
+	Round     int       // 1-based round being drawn
+	Entrants  []Entrant // in any order: every algorithm sorts them by player id first
+	// Sizes are the table sizes in preference order, e.g. [4] (rur-2015), [4,5] (cirki-2001,
+	// campionato-2003). See Plan.
+	Sizes []int
+	// SmallTableMax, when > 0, allows tables of 3 only if len(Entrants) < SmallTableMax
+	// (campionato-2003: 11). See Plan.
+	SmallTableMax int
+	Seed          string     // any string; hashed with SHA-256 into the PRNG state
+	Past          []Past     // earlier games (rur-game2 composition, seeded-2003 seeding)
+	Bands         [][]string // AlgBands: the players of each band; one player of each band per table
+
+	// Tables are the arbiter's hand-made tables, used by AlgManual only.
+	Tables []Table
+	// ManualAs names the algorithm whose soft constraints a manual draw is checked against
+	// (AlgRURGame2 adds the place mix, AlgBands the band composition and band_club). Empty
+	// means AlgRandom's: same club, same region. Used by AlgManual and CheckManual only.
+	ManualAs string
+}
+
+// Algorithm ids. They are recorded in the TablesDrawn event and must never change.
+const (
+	AlgRandom     = "random"      // random tables, avoiding same club then same region where possible
+	AlgRURGame1   = "rur-game1"   // rur-2015 game 1
+	AlgRURGame2   = "rur-game2"   // rur-2015 game 2: each table a 1st, 2nd, 3rd and 4th of game 1 as far as possible
+	AlgSeeded2003 = "seeded-2003" // campionato-2003: round 1 by historical rank, later rounds by previous score
+	AlgBands      = "bands"       // knockout: one player per band at each table, bands drawn at random
+	AlgManual     = "manual"      // tables given by the arbiter, validated only
+)
+
+// Constraint kinds reported in Unmet.
+const (
+	ConstraintSameClub   = "same_club"   // two or more players of one club at a table
+	ConstraintSameRegion = "same_region" // two or more players of one region, not all of one club, at a table
+	ConstraintPlaceMix   = "place_mix"   // rur-game2: the table is not one 1st, 2nd, 3rd, 4th of the previous round
+	ConstraintBandClub   = "band_club"   // bands: two or more players of one club at a knockout table
+	ConstraintBandMix    = "band_mix"    // bands (manual only): the table is not one player of each band
+	// ConstraintRematch names two players who sat together in an earlier
+	// round (Past) meeting again. No rulebook forbids it: the search avoids
+	// rematches at the lowest priority but never reports them as unmet.
+	ConstraintRematch = "rematch"
+)
+
+// Errors. They are wrapped with the players, tables and rule involved; classify them with errors.Is.
+var (
+	ErrUnknownAlgorithm = errors.New("draw: unknown algorithm")
+	ErrUnknownVersion   = errors.New("draw: unknown algorithm version")
+	ErrSizes            = errors.New("draw: players cannot be seated at the allowed table sizes")
+	ErrInput            = errors.New("draw: invalid input")
+)
+
+// Table is one drawn table.
+type Table struct {
+	Table   int      `json:"table"`   // 1-based table number
+	Players []string `json:"players"` // seating order as drawn (turn order is decided at the table, not here)
+}
+
+// Unmet is a constraint the draw could not satisfy (recorded in the TablesDrawn event).
+type Unmet struct {
+	Constraint string   `json:"constraint"` // one of the Constraint constants
+	Table      int      `json:"table"`
+	Players    []string `json:"players"`
+	Detail     string   `json:"detail"`
+}
+
+// Result is a draw: the tables and what they could not satisfy.
+type Result struct {
+	Algorithm string  `json:"algorithm"`
+	Version   int     `json:"version"`
+	Seed      string  `json:"seed"`
+	Tables    []Table `json:"tables"`
+	Unmet     []Unmet `json:"unmet,omitempty"`
+}
+
+// impl is one version of one algorithm. It gets a validated request with entrants sorted by
+// player id.
+type impl func(req *request) ([]Table, error)
+
+type algorithm struct {
+	current  int
+	versions map[int]impl
+}
+
+// algorithms is the closed table of algorithms and their versions. A version, once recorded
+// in a log, is never removed or changed: a change in output adds a version.
+var algorithms = map[string]algorithm{
+	AlgRandom:     {current: 1, versions: map[int]impl{1: randomV1}},
+	AlgRURGame1:   {current: 1, versions: map[int]impl{1: randomV1}},
+	AlgRURGame2:   {current: 1, versions: map[int]impl{1: game2V1}},
+	AlgSeeded2003: {current: 1, versions: map[int]impl{1: seededV1}},
+	AlgBands:      {current: 1, versions: map[int]impl{1: bandsV1}},
+	AlgManual:     {current: 1, versions: map[int]impl{1: manualV1}},
+}
+
+// rules are the articles each algorithm implements, cited in errors and Unmet details.
+var rules = map[string]string{
+	AlgRURGame1:   "rur-2015 art. 8",
+	AlgRURGame2:   "rur-2015 art. 8",
+	AlgSeeded2003: "campionato-2003 §formazione tavoli",
+	AlgBands:      "rur-2015 art. 8",
+}
+
+// sizeRules is cited when the players cannot be seated.
+var sizeRules = map[string]string{
+	AlgRURGame1:   "rur-2015 art. 1",
+	AlgRURGame2:   "rur-2015 art. 1",
+	AlgSeeded2003: "campionato-2003 §formazione tavoli",
+}
+
+// Version returns the current version of an algorithm, the one Draw runs and records.
+func Version(alg string) (int, error) {
+	a, ok := algorithms[alg]
+	if !ok {
+		return 0, fmt.Errorf("%w %q", ErrUnknownAlgorithm, alg)
+	}
+	return a.current, nil
+}
+
+// Draw runs the current version of req.Algorithm.
+//
+// Errors: ErrUnknownAlgorithm; ErrSizes when no combination of the allowed sizes seats
+// everyone (the message says how many players, which sizes, and how many reserves to designate
+// or players to withdraw); ErrInput for a malformed request (the message names the player,
+// band or table).
+func Draw(req Request) (Result, error) {
+	v, err := Version(req.Algorithm)
+	if err != nil {
+		return Result{}, err
+	}
+	return Replay(req, v)
+}
+
+// Replay re-runs a recorded draw with the recorded version of its algorithm.
+func Replay(req Request, version int) (Result, error) {
+	a, ok := algorithms[req.Algorithm]
+	if !ok {
+		return Result{}, fmt.Errorf("%w %q", ErrUnknownAlgorithm, req.Algorithm)
+	}
+	run, ok := a.versions[version]
+	if !ok {
+		return Result{}, fmt.Errorf("%w: %s version %d (known: %v)", ErrUnknownVersion, req.Algorithm, version, knownVersions(a))
+	}
+	r, err := prepare(req)
+	if err != nil {
+		return Result{}, err
+	}
+	tables, err := run(r)
+	if err != nil {
+		return Result{}, err
+	}
+	kind := req.Algorithm
+	if kind == AlgManual {
+		kind = r.manualAs
+	}
+	return Result{
+		Algorithm: req.Algorithm,
+		Version:   version,
+		Seed:      req.Seed,
+		Tables:    tables,
+		Unmet:     unmet(r, kind, tables),
+	}, nil
+}
+
+func knownVersions(a algorithm) []int {
+	var vs []int
+	for v := range a.versions {
+		vs = append(vs, v)
+	}
+	slices.Sort(vs)
+	return vs
+}
+
+// request is a validated Request with entrants sorted by player id.
+type request struct {
+	Request
+	entrants []Entrant      // sorted by player id
+	index    map[string]int // player id → index in entrants
+	manualAs string         // resolved ManualAs (AlgRandom when empty)
+}
+
+// prepare validates the parts of a request every algorithm relies on.
+func prepare(req Request) (*request, error) {
+	if req.Round < 1 {
+		return nil, fmt.Errorf("%w: round %d, rounds start at 1", ErrInput, req.Round)
+	}
+	if len(req.Entrants) == 0 {
+		return nil, fmt.Errorf("%w: no entrants to seat in round %d", ErrInput, req.Round)
+	}
+	r := &request{Request: req, entrants: slices.Clone(req.Entrants), index: make(map[string]int, len(req.Entrants))}
+	slices.SortFunc(r.entrants, func(a, b Entrant) int { return strings.Compare(a.Player, b.Player) })
+	for i, e := range r.entrants {
+		if e.Player == "" {
+			return nil, fmt.Errorf("%w: an entrant has no player id", ErrInput)
+		}
+		if i > 0 && r.entrants[i-1].Player == e.Player {
+			return nil, fmt.Errorf("%w: player %s entered twice", ErrInput, e.Player)
+		}
+		if e.Rank < 0 {
+			return nil, fmt.Errorf("%w: player %s has rank %d (0 = unranked, ranks start at 1)", ErrInput, e.Player, e.Rank)
+		}
+		r.index[e.Player] = i
+	}
+	type key struct {
+		player string
+		round  int
+	}
+	seen := make(map[key]bool, len(req.Past))
+	for _, p := range req.Past {
+		if p.Player == "" {
+			return nil, fmt.Errorf("%w: a past game of round %d has no player id", ErrInput, p.Round)
+		}
+		if p.Round < 1 || p.Round >= req.Round {
+			return nil, fmt.Errorf("%w: past game of player %s in round %d is not before round %d", ErrInput, p.Player, p.Round, req.Round)
+		}
+		if p.Place < 0 {
+			return nil, fmt.Errorf("%w: past game of player %s in round %d has place %d", ErrInput, p.Player, p.Round, p.Place)
+		}
+		k := key{p.Player, p.Round}
+		if seen[k] {
+			return nil, fmt.Errorf("%w: player %s has two games in round %d", ErrInput, p.Player, p.Round)
+		}
+		seen[k] = true
+	}
+	r.manualAs = AlgRandom
+	if req.Algorithm == AlgManual || req.ManualAs != "" {
+		if req.ManualAs != "" {
+			r.manualAs = req.ManualAs
+		}
+		if _, ok := algorithms[r.manualAs]; !ok || r.manualAs == AlgManual {
+			return nil, fmt.Errorf("%w: manual draw checked as %q", ErrUnknownAlgorithm, req.ManualAs)
+		}
+	}
+	// Knockout tables take their size from the bands; every other draw needs the sizes.
+	bands := req.Algorithm == AlgBands || (req.Algorithm == AlgManual && r.manualAs == AlgBands)
+	if len(req.Sizes) > 0 || !bands {
+		if err := validSizes(req.Sizes, req.SmallTableMax); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+// plan is Plan with the algorithm's size rule cited in the error.
+func (r *request) plan() ([]int, error) {
+	sizes, err := Plan(len(r.entrants), r.Sizes, r.SmallTableMax)
+	if err != nil && errors.Is(err, ErrSizes) {
+		return nil, fmt.Errorf("%w%s", err, citeSizes(r.Algorithm))
+	}
+	return sizes, err
+}
+
+// citeSizes is " (rule)" for the algorithm's table-size rule, or "".
+func citeSizes(alg string) string {
+	if rule := sizeRules[alg]; rule != "" {
+		return " (" + rule + ")"
+	}
+	return ""
+}
+
+// cite appends " (rule)" when the algorithm has a rule.
+func cite(alg string) string {
+	if rule := rules[alg]; rule != "" {
+		return " (" + rule + ")"
+	}
+	return ""
+}

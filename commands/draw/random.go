@@ -1,0 +1,215 @@
+package draw
+
+import (
+	"fmt"
+	"slices"
+)
+
+// randomV1 is AlgRandom and AlgRURGame1 version 1 (rur-2015 art. 8, "prima partita: a
+// sorteggio evitando che giocatori dello stesso Club/Regione giochino allo stesso tavolo").
+//
+// The entrants, sorted by player id, are shuffled (Fisher–Yates) and dealt in that order to the
+// tables of Plan, table 1 first; the search then swaps players to avoid same-club pairs first,
+// same-region pairs second and, last, pairs who already sat together in an earlier round
+// (Past games with the same Round and Table). No rulebook asks for the last one; an arbiter
+// forming tables by hand would not seat the same opponents together twice when he can help
+// it, and it never costs a club or region pair.
+func randomV1(r *request) ([]Table, error) {
+	sizes, err := r.plan()
+	if err != nil {
+		return nil, err
+	}
+	g := newRNG(r.Seed, r.Algorithm, r.Round)
+	order := identity(len(r.entrants))
+	shuffle(g, order)
+	seats := make([][]int, len(sizes))
+	next := 0
+	for t, size := range sizes {
+		seats[t] = order[next : next+size : next+size]
+		next += size
+	}
+	s := newSearcher(g, seats, len(r.entrants))
+	s.useClub, s.useRegion = true, true
+	s.club, s.region = r.clubIDs(), r.regionIDs()
+	if s.met, err = r.metBefore(); err != nil {
+		return nil, err
+	}
+	s.improve()
+	return r.tables(seats), nil
+}
+
+// game2V1 is AlgRURGame2 version 1 (rur-2015 art. 8, "seconda partita: saranno formati con
+// un primo e nel limite del possibile da un secondo, un terzo ed un quarto della prima partita,
+// evitando che giocatori dello stesso Club/Regione giochino allo stesso tavolo").
+//
+// Game 1 is the previous round (Round-1); a player's place there comes from Past. The
+// entrants are grouped by that place (1sts, 2nds, …, then those without a place), each group
+// is shuffled, and the groups are dealt in that order row by row: every table's first seat,
+// then every table's second seat, and so on, so that when there are as many 1sts, 2nds, 3rds
+// and 4ths as tables each table gets one of each. The search then swaps players to keep that
+// mix first (a table without a 1st weighs more than any other missing place), then to avoid
+// same-club pairs, then same-region pairs, then game-1 opponents meeting again. Club avoidance does not break the place mix: "nel
+// limite del possibile" is read as the limit set by the counts of each place. When the mix is
+// complete the players are listed 1st, 2nd, 3rd, 4th at every table.
+func game2V1(r *request) ([]Table, error) {
+	if err := r.checkKind(AlgRURGame2); err != nil {
+		return nil, err
+	}
+	sizes, err := r.plan()
+	if err != nil {
+		return nil, err
+	}
+	g := newRNG(r.Seed, r.Algorithm, r.Round)
+	place := r.previousPlaces()
+	groups := map[int][]int{}
+	var keys []int
+	for p, pl := range place {
+		if _, ok := groups[pl]; !ok {
+			keys = append(keys, pl)
+		}
+		groups[pl] = append(groups[pl], p)
+	}
+	// Places ascending, players without a place (0) last.
+	slices.SortFunc(keys, func(a, b int) int {
+		if (a == 0) != (b == 0) {
+			if a == 0 {
+				return 1
+			}
+			return -1
+		}
+		return a - b
+	})
+	var order []int
+	for _, k := range keys {
+		grp := groups[k]
+		shuffle(g, grp)
+		order = append(order, grp...)
+	}
+	seats := dealRows(sizes, order)
+	s := newSearcher(g, seats, len(r.entrants))
+	s.useClub, s.useRegion, s.usePlace = true, true, true
+	s.club, s.region, s.place = r.clubIDs(), r.regionIDs(), place
+	if s.met, err = r.metBefore(); err != nil {
+		return nil, err
+	}
+	s.improve()
+	return r.tables(seats), nil
+}
+
+// dealRows seats order row by row: the first seat of every table in table order, then the
+// second seat of every table that has one, and so on.
+func dealRows(sizes []int, order []int) [][]int {
+	seats := make([][]int, len(sizes))
+	for t, size := range sizes {
+		seats[t] = make([]int, 0, size)
+	}
+	next := 0
+	for row := 0; next < len(order); row++ {
+		for t, size := range sizes {
+			if row < size {
+				seats[t] = append(seats[t], order[next])
+				next++
+			}
+		}
+	}
+	return seats
+}
+
+func identity(n int) []int {
+	s := make([]int, n)
+	for i := range s {
+		s[i] = i
+	}
+	return s
+}
+
+// previousPlaces returns each entrant's place in round Round-1, 0 when it has none.
+func (r *request) previousPlaces() []int {
+	place := make([]int, len(r.entrants))
+	for _, p := range r.Past {
+		if i, ok := r.index[p.Player]; ok && p.Round == r.Round-1 {
+			place[i] = p.Place
+		}
+	}
+	return place
+}
+
+// metBefore lists, per entrant, the entrants it sat with in earlier rounds: Past games with
+// the same Round and Table (Table 0, unknown, is skipped). It is nil when nobody met.
+func (r *request) metBefore() ([][]int, error) {
+	type game struct{ round, table int }
+	at := map[game][]int{}
+	var order []game
+	for _, p := range r.Past {
+		i, ok := r.index[p.Player]
+		if !ok || p.Table < 1 {
+			continue
+		}
+		g := game{p.Round, p.Table}
+		if _, ok := at[g]; !ok {
+			order = append(order, g)
+		}
+		at[g] = append(at[g], i)
+		if len(at[g]) > maxTableSize {
+			return nil, fmt.Errorf("%w: past games put more than %d players at table %d of round %d", ErrInput, maxTableSize, g.table, g.round)
+		}
+	}
+	var met [][]int
+	for _, g := range order {
+		ps := at[g]
+		for _, a := range ps {
+			for _, b := range ps {
+				if a == b {
+					continue
+				}
+				if met == nil {
+					met = make([][]int, len(r.entrants))
+				}
+				met[a] = append(met[a], b)
+			}
+		}
+	}
+	return met, nil
+}
+
+// clubIDs numbers the clubs in order of first appearance among the sorted entrants; -1 for
+// none. Club names are compared exactly: registration is expected to normalize them.
+func (r *request) clubIDs() []int {
+	return intern(r.entrants, func(e Entrant) string { return e.Club })
+}
+
+func (r *request) regionIDs() []int {
+	return intern(r.entrants, func(e Entrant) string { return e.Region })
+}
+
+func intern(es []Entrant, key func(Entrant) string) []int {
+	ids := make([]int, len(es))
+	seen := map[string]int{}
+	for i, e := range es {
+		k := key(e)
+		if k == "" {
+			ids[i] = -1
+			continue
+		}
+		id, ok := seen[k]
+		if !ok {
+			id = len(seen)
+			seen[k] = id
+		}
+		ids[i] = id
+	}
+	return ids
+}
+
+// tables turns seats into numbered tables of player ids.
+func (r *request) tables(seats [][]int) []Table {
+	out := make([]Table, len(seats))
+	for t, ps := range seats {
+		players := make([]string, len(ps))
+		for i, p := range ps {
+			players[i] = r.entrants[p].Player
+		}
+		out[t] = Table{Table: t + 1, Players: players}
+	}
+	return out
+}

@@ -1,0 +1,268 @@
+package commands
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/referto/referto/events"
+	"github.com/referto/referto/projections"
+	"github.com/referto/referto/projections/board"
+	"github.com/referto/referto/projections/scoring"
+)
+
+// SeatInput is one player's line of a RecordResult payload. The figures
+// may be omitted when the objective and the territories held are given:
+// the ledger then computes them from the board.
+type SeatInput struct {
+	Player               string   `json:"player"`
+	Turn                 int      `json:"turn"`
+	TablePoints          *int     `json:"table_points"`
+	OffObjectivePoints   *int     `json:"off_objective_points"`
+	ObjectiveTerritories *int     `json:"objective_territories"`
+	Territories          *int     `json:"territories"`
+	Armies               int      `json:"armies"`
+	ObjectiveArmies      int      `json:"objective_armies"`
+	Cards                int      `json:"cards"`
+	Status               string   `json:"status"`
+	EliminatedOrder      int      `json:"eliminated_order"`
+	Objective            int      `json:"objective"`
+	TerritoriesHeld      []string `json:"territories_held"`
+}
+
+// RecordResult records a table report (RULES.md §3).
+type RecordResult struct {
+	typed
+	Round    int            `json:"round"`
+	Table    int            `json:"table"`
+	ClosedBy string         `json:"closed_by"`
+	Winner   string         `json:"winner,omitempty"`
+	Risiko   bool           `json:"risiko,omitempty"`
+	Players  []SeatInput    `json:"players"`
+	Rolls    map[string]int `json:"rolls,omitempty"`
+}
+
+func (*RecordResult) CommandType() string { return "RecordResult" }
+
+// Closing procedures of a game (RULES.md §3).
+var closings = []string{"objective", "closing_roll", "time"}
+
+// Check verifies what needs no state: ids, bounds (so that no figure can
+// overflow a sum) and the shape of board-checked lines. The rules of the
+// report (RULES.md §3) are checked by Decide, all problems at once.
+func (c *RecordResult) Check() error {
+	errs := []error{checkRound(c.Round), checkTable(c.Table)}
+	if c.Winner != "" {
+		errs = append(errs, checkID("winner", c.Winner))
+	}
+	if len(c.Players) == 0 {
+		errs = append(errs, fieldErr("players", "required: one line per seated player"))
+	}
+	for i, p := range c.Players {
+		f := func(name string) string { return fmt.Sprintf("players[%d].%s", i, name) }
+		errs = append(errs, checkID(f("player"), p.Player))
+		for _, name := range slices.Sorted(maps.Keys(bounded(p))) {
+			if v := bounded(p)[name]; v > 10_000 || v < -10_000 {
+				errs = append(errs, fieldErr(f(name), "must be between 0 and 10000"))
+			}
+		}
+		held := p.TerritoriesHeld != nil || p.Objective != 0
+		if p.TablePoints == nil && !held {
+			errs = append(errs, fieldErr(f("table_points"), "required unless the objective and territories_held are given"))
+		}
+		if held && (p.Objective == 0 || len(p.TerritoriesHeld) > board.TerritoryCount) {
+			errs = append(errs, fieldErr(f("objective"), "a board-checked line gives the objective card id and at most %d territories held", board.TerritoryCount))
+		}
+	}
+	for p, r := range c.Rolls {
+		if r < 1 || r > 6 || !events.ValidID(p) {
+			errs = append(errs, fieldErr("rolls."+p, "a die roll of a seated player, 1 to 6"))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// bounded lists a line's figures by field name.
+func bounded(p SeatInput) map[string]int {
+	return map[string]int{"table_points": or(p.TablePoints, 0), "off_objective_points": or(p.OffObjectivePoints, 0),
+		"objective_territories": or(p.ObjectiveTerritories, 0), "territories": or(p.Territories, 0), "turn": p.Turn,
+		"armies": p.Armies, "objective_armies": p.ObjectiveArmies, "cards": p.Cards, "eliminated_order": p.EliminatedOrder,
+		"objective": p.Objective}
+}
+
+func (c *RecordResult) decide(t *projections.Tournament) ([]events.Event, error) {
+	tb, err := openTable(t, c.Round, c.Table)
+	if err != nil {
+		return nil, err
+	}
+	var reported []string
+	for _, p := range c.Players {
+		reported = append(reported, p.Player)
+	}
+	if !samePlayers(tb.Players, reported) {
+		return nil, fieldErr("players", "table %d of round %d seats %s; the report names %s",
+			c.Table, c.Round, strings.Join(tb.Players, ", "), strings.Join(reported, ", "))
+	}
+	ev := events.ResultRecorded{Round: c.Round, Table: c.Table, ClosedBy: c.ClosedBy, Winner: c.Winner, Risiko: c.Risiko, Rolls: c.Rolls}
+	setName, err := c.boardCheck(t, &ev)
+	if err != nil {
+		return nil, err
+	}
+	ev.ObjectiveSet = setName
+	var errs []error
+	if !slices.Contains(closings, c.ClosedBy) {
+		errs = append(errs, fieldErr("closed_by", "must be objective, closing_roll or time, not %q", c.ClosedBy))
+	} else if c.Risiko != (c.ClosedBy == "objective") {
+		errs = append(errs, &FieldError{Field: "risiko", Rule: "RULES §3", Msg: fmt.Sprintf("a game closes by objective exactly when the winner made risiko (closed_by %q, risiko %v)", c.ClosedBy, c.Risiko)})
+	}
+	for i, p := range ev.Players {
+		if tb.TurnOrder != nil && (p.Turn < 1 || p.Turn > len(tb.TurnOrder) || tb.TurnOrder[p.Turn-1] != p.Player) {
+			errs = append(errs, fieldErr(fmt.Sprintf("players[%d].turn", i), "%s plays %s in the recorded turn order (%s)",
+				p.Player, ordinal(slices.Index(tb.TurnOrder, p.Player)+1), strings.Join(tb.TurnOrder, ", ")))
+		}
+	}
+	st := t.ScoringTable(c.Round, &ev)
+	if err := scoring.Validate(st); err != nil {
+		errs = append(errs, fromScoring(err))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	res, err := scoring.Score(t.Rules(), st)
+	if err != nil {
+		return nil, fieldErr("players", "%v", err)
+	}
+	if c.Winner != "" && !c.Risiko {
+		var first []string
+		for _, r := range res {
+			if r.Place == 1 {
+				first = append(first, r.Player)
+			}
+		}
+		if !slices.Contains(first, c.Winner) {
+			return nil, ruleErr("RULES §4", "the placement rules put %s first, not %s (tie chain %s)", strings.Join(first, " and "), c.Winner, t.Ruleset.TieChain)
+		}
+	}
+	return []events.Event{ev}, nil
+}
+
+// boardCheck fills ev.Players from the payload, computing or checking the
+// figures of board-checked lines. It returns the objective set used, if any.
+func (c *RecordResult) boardCheck(t *projections.Tournament, ev *events.ResultRecorded) (string, error) {
+	holdings := map[string]board.Holding{}
+	index := map[string]int{}
+	for i, p := range c.Players {
+		index[p.Player] = i
+		if p.Objective != 0 {
+			holdings[p.Player] = board.Holding{Objective: p.Objective, Territories: p.TerritoriesHeld}
+		}
+	}
+	var computed map[string]board.Computed
+	setName := ""
+	if len(holdings) > 0 {
+		m, set, err := objectiveSet(t.Ruleset)
+		if err != nil {
+			return "", err
+		}
+		setName = set.ID
+		if computed, err = set.CheckTable(m, holdings); err != nil {
+			return "", boardErr(err, index)
+		}
+	}
+	var errs []error
+	for i, p := range c.Players {
+		s := events.SeatReport{Player: p.Player, Turn: p.Turn, Armies: p.Armies, ObjectiveArmies: p.ObjectiveArmies,
+			Cards: p.Cards, Status: p.Status, EliminatedOrder: p.EliminatedOrder, Objective: p.Objective,
+			TerritoriesHeld: slices.Clone(p.TerritoriesHeld)}
+		if comp, ok := computed[p.Player]; ok {
+			// Stated figures must agree with the board; omitted ones are the board's.
+			stated := board.Reported{TablePoints: or(p.TablePoints, comp.TablePoints), OffObjectivePoints: or(p.OffObjectivePoints, comp.OffObjectivePoints),
+				ObjectiveTerritories: or(p.ObjectiveTerritories, comp.ObjectiveTerritories), Territories: or(p.Territories, comp.Territories)}
+			if err := comp.Check(stated); err != nil {
+				errs = append(errs, fieldErr(fmt.Sprintf("players[%d].table_points", i), "%v", err))
+			}
+			s.TablePoints, s.OffObjectivePoints, s.ObjectiveTerritories, s.Territories =
+				comp.TablePoints, comp.OffObjectivePoints, comp.ObjectiveTerritories, comp.Territories
+		} else {
+			s.TablePoints, s.OffObjectivePoints = or(p.TablePoints, 0), or(p.OffObjectivePoints, 0)
+			s.ObjectiveTerritories, s.Territories = or(p.ObjectiveTerritories, 0), or(p.Territories, 0)
+		}
+		ev.Players = append(ev.Players, s)
+	}
+	return setName, errors.Join(errs...)
+}
+
+func or(p *int, def int) int {
+	if p == nil {
+		return def
+	}
+	return *p
+}
+
+// objectiveSet loads the board and the tournament's objective set.
+func objectiveSet(rs events.Ruleset) (*board.Map, *board.ObjectiveSet, error) {
+	m, err := board.Default()
+	if err != nil {
+		return nil, nil, err
+	}
+	switch {
+	case len(rs.Objectives.Inline) > 0:
+		set, err := board.ParseObjectiveSet(m, rs.Objectives.Inline)
+		return m, set, err
+	case rs.Objectives.ID == board.DefaultObjectiveSetID:
+		set, err := board.DefaultObjectives(m)
+		return m, set, err
+	case rs.Objectives.ID == "":
+		return nil, nil, ruleErr("RULES §3", "the ruleset names no objective set: report the figures, or amend the ruleset's objectives")
+	}
+	return nil, nil, ruleErr("RULES §3", "unknown objective set %q", rs.Objectives.ID)
+}
+
+// boardErr names the payload line a board error is about.
+func boardErr(err error, index map[string]int) error {
+	msg := err.Error()
+	for p, i := range index {
+		if strings.Contains(msg, `"`+p+`"`) || strings.Contains(msg, " "+p+" ") || strings.Contains(msg, " "+p+":") || strings.HasSuffix(msg, " "+p) {
+			return fieldErr(fmt.Sprintf("players[%d].territories_held", i), "%v", err)
+		}
+	}
+	return fieldErr("players", "%v", err)
+}
+
+// fromScoring converts the scorer's field errors, keeping each rule.
+func fromScoring(err error) error {
+	var out []error
+	var walk func(error)
+	walk = func(e error) {
+		if j, ok := e.(interface{ Unwrap() []error }); ok {
+			for _, x := range j.Unwrap() {
+				walk(x)
+			}
+			return
+		}
+		var fe *scoring.FieldError
+		if errors.As(e, &fe) {
+			out = append(out, &FieldError{Field: fe.Field, Msg: fe.Msg, Rule: fe.Rule})
+			return
+		}
+		out = append(out, e)
+	}
+	walk(err)
+	return errors.Join(out...)
+}
+
+func ordinal(n int) string {
+	switch n {
+	case 0:
+		return "nowhere"
+	case 1:
+		return "1st"
+	case 2:
+		return "2nd"
+	case 3:
+		return "3rd"
+	}
+	return fmt.Sprintf("%dth", n)
+}

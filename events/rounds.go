@@ -1,0 +1,189 @@
+package events
+
+// Stored type names of the qualifying-round events.
+const (
+	TypeReserveDesignated  = "ReserveDesignated"
+	TypePlayerCheckedIn    = "PlayerCheckedIn"
+	TypeReserveSubstituted = "ReserveSubstituted"
+	TypeTablesDrawn        = "TablesDrawn"
+	TypeTurnOrderSet       = "TurnOrderSet"
+	TypeResultRecorded     = "ResultRecorded"
+	TypeTieBreakRolled     = "TieBreakRolled"
+	TypeSanctionImposed    = "SanctionImposed"
+)
+
+// ReserveDesignated makes a player a reserve: a stand-by used to complete
+// tables (RULES.md §11). A reserve not yet registered is registered by it.
+type ReserveDesignated struct {
+	Player string `json:"player"`
+	Name   string `json:"name,omitempty"`
+	Club   string `json:"club,omitempty"`
+	Region string `json:"region,omitempty"`
+	Rank   int    `json:"rank,omitempty"`
+}
+
+// PlayerCheckedIn records a player's presence at the call of a round.
+// Admitted is false when the lateness rule bars the player from the round
+// (campionato-2003: more than 20 minutes); Rule then cites it.
+type PlayerCheckedIn struct {
+	Round       int    `json:"round"`
+	Player      string `json:"player"`
+	MinutesLate int    `json:"minutes_late"`
+	Admitted    bool   `json:"admitted"`
+	Rule        string `json:"rule,omitempty"`
+}
+
+// ReserveSubstituted seats a reserve in place of an entrant absent at the
+// call (RULES.md §11). Table is 0 when the round is not drawn yet: the
+// reserve then enters the draw instead of the absent player.
+type ReserveSubstituted struct {
+	Round   int    `json:"round"`
+	Table   int    `json:"table,omitempty"`
+	Absent  string `json:"absent"`
+	Reserve string `json:"reserve"`
+}
+
+// DrawEntrant is one player as a draw saw them.
+type DrawEntrant struct {
+	Player string `json:"player"`
+	Club   string `json:"club,omitempty"`
+	Region string `json:"region,omitempty"`
+	Rank   int    `json:"rank,omitempty"`
+}
+
+// DrawPast is one earlier game as a draw saw it.
+type DrawPast struct {
+	Player string `json:"player"`
+	Round  int    `json:"round"`
+	Table  int    `json:"table"`
+	Place  int    `json:"place"`
+	Score  int64  `json:"score"`
+}
+
+// DrawInputs is everything a draw algorithm read, recorded so that an
+// auditor re-runs the draw from the event alone.
+type DrawInputs struct {
+	Entrants      []DrawEntrant `json:"entrants"`
+	Sizes         []int         `json:"sizes"`
+	SmallTableMax int           `json:"small_table_max,omitempty"`
+	Past          []DrawPast    `json:"past,omitempty"`
+	Bands         [][]string    `json:"bands,omitempty"`
+	// ManualAs names the algorithm whose constraints a manual draw was
+	// checked against.
+	ManualAs string `json:"manual_as,omitempty"`
+}
+
+// DrawnTable is one table of a draw, players in seating order.
+type DrawnTable struct {
+	Table   int      `json:"table"`
+	Players []string `json:"players"`
+}
+
+// UnmetConstraint is a draw constraint that could not be satisfied.
+type UnmetConstraint struct {
+	Constraint string   `json:"constraint"`
+	Table      int      `json:"table"`
+	Players    []string `json:"players"`
+	Detail     string   `json:"detail"`
+}
+
+// TablesDrawn records the tables of a round with the algorithm (id and
+// version), seed and inputs that produced them (RULES.md §8).
+type TablesDrawn struct {
+	Round     int               `json:"round"`
+	Phase     string            `json:"phase"`
+	Algorithm string            `json:"algorithm"`
+	Version   int               `json:"version"`
+	Seed      string            `json:"seed"`
+	Inputs    DrawInputs        `json:"inputs"`
+	Tables    []DrawnTable      `json:"tables"`
+	Unmet     []UnmetConstraint `json:"unmet,omitempty"`
+	// ReservesSeated lists reserves the draw seated to complete tables;
+	// seated, they are entrants ranked like everyone else (RULES.md §7).
+	ReservesSeated []string `json:"reserves_seated,omitempty"`
+}
+
+// TurnOrderSet records the turn order drawn at a table (primo di mano).
+type TurnOrderSet struct {
+	Round int      `json:"round"`
+	Table int      `json:"table"`
+	Order []string `json:"order"`
+}
+
+// SeatReport is one player's line of a table report (RULES.md §3).
+type SeatReport struct {
+	Player               string `json:"player"`
+	Turn                 int    `json:"turn"`
+	TablePoints          int    `json:"table_points"`
+	OffObjectivePoints   int    `json:"off_objective_points,omitempty"`
+	ObjectiveTerritories int    `json:"objective_territories,omitempty"`
+	Territories          int    `json:"territories,omitempty"`
+	Armies               int    `json:"armies,omitempty"`
+	ObjectiveArmies      int    `json:"objective_armies,omitempty"`
+	Cards                int    `json:"cards,omitempty"`
+	Status               string `json:"status"`
+	EliminatedOrder      int    `json:"eliminated_order,omitempty"`
+	// Objective and TerritoriesHeld, when given, were checked against the
+	// board (the figures above are then the board's).
+	Objective       int      `json:"objective,omitempty"`
+	TerritoriesHeld []string `json:"territories_held,omitempty"`
+}
+
+// ResultRecorded is a table report (referto).
+type ResultRecorded struct {
+	Round    int          `json:"round"`
+	Table    int          `json:"table"`
+	ClosedBy string       `json:"closed_by"`
+	Winner   string       `json:"winner,omitempty"`
+	Risiko   bool         `json:"risiko,omitempty"`
+	Players  []SeatReport `json:"players"`
+	// ObjectiveSet names the objective set the report was checked
+	// against, when any seat was board-checked.
+	ObjectiveSet string `json:"objective_set,omitempty"`
+	// Rolls are die rolls for the last step of the table's tie chain.
+	Rolls map[string]int `json:"rolls,omitempty"`
+}
+
+// TieBreakRolled records a die roll between players tied in the standings
+// (rur-2015 art. 1): the highest roll ranks first.
+type TieBreakRolled struct {
+	Players []string `json:"players"`
+	Rolls   []int    `json:"rolls"`
+}
+
+// SanctionImposed records a sanction (RULES.md §10).
+type SanctionImposed struct {
+	Sanction string `json:"sanction"`
+	Player   string `json:"player"`
+	Round    int    `json:"round"`
+	Table    int    `json:"table,omitempty"`
+	Kind     string `json:"kind"`
+	// Amount is in table points (table_points) or tournament points
+	// (classification_points), positive.
+	Amount  int    `json:"amount,omitempty"`
+	Article string `json:"article"`
+	Reason  string `json:"reason,omitempty"`
+	// Automatic marks a sanction the ledger imposed by rule (a lateness
+	// penalty, a ladder escalation); Cause is the sanction that triggered
+	// an escalation.
+	Automatic bool   `json:"automatic,omitempty"`
+	Cause     string `json:"cause,omitempty"`
+}
+
+func (ReserveDesignated) EventType() string  { return TypeReserveDesignated }
+func (PlayerCheckedIn) EventType() string    { return TypePlayerCheckedIn }
+func (ReserveSubstituted) EventType() string { return TypeReserveSubstituted }
+func (TablesDrawn) EventType() string        { return TypeTablesDrawn }
+func (TurnOrderSet) EventType() string       { return TypeTurnOrderSet }
+func (ResultRecorded) EventType() string     { return TypeResultRecorded }
+func (TieBreakRolled) EventType() string     { return TypeTieBreakRolled }
+func (SanctionImposed) EventType() string    { return TypeSanctionImposed }
+
+func (ReserveDesignated) EventVersion() int  { return 1 }
+func (PlayerCheckedIn) EventVersion() int    { return 1 }
+func (ReserveSubstituted) EventVersion() int { return 1 }
+func (TablesDrawn) EventVersion() int        { return 1 }
+func (TurnOrderSet) EventVersion() int       { return 1 }
+func (ResultRecorded) EventVersion() int     { return 1 }
+func (TieBreakRolled) EventVersion() int     { return 1 }
+func (SanctionImposed) EventVersion() int    { return 1 }

@@ -1,0 +1,48 @@
+// Package board holds the RisiKo! board and the tournament objectives, and computes
+// what a player's end-of-game holdings are worth in table points (RULES.md §3).
+//
+// A territory is worth its neighbour count. A player's table points are the sum over
+// the territories they hold that are in their secret objective; their off-objective
+// points are the same sum over the territories they hold outside it. [ObjectiveSet.Compute]
+// evaluates one player's [Holding]; [ObjectiveSet.CheckTable] evaluates a whole table and
+// refuses a territory claimed by two players; [Computed.Check] compares the numbers a
+// report states with the computed ones and names the territory sums when they disagree.
+//
+// # Reference data
+//
+// The board and the objective lists are embedded from data/map.json and
+// data/objectives.json. Both are byte-for-byte copies of the files of the same name in
+// the project's shared reference folder (/work/shared/reference), taken with their
+// README.md and SOURCES.md, which record where every fact comes from. The ledger works
+// only from these copies: the shared folder may change, and replay must not. Their
+// SHA-256 digests are
+//
+//	map.json         cd22cba8b55cf371cb036495d4039e1cd3375fe61b91e285d6b8d1f1123c2d8c
+//	objectives.json  0b70000c9c0a38100a55998e823a82ddab05b27e3bf0dfb17a351e172f06dd8a
+//
+// and the tests fail if either copy is edited. To take a newer version, copy the files
+// again, update the digests here and in the tests, and re-run the tests.
+//
+// In summary (details in SOURCES.md):
+//
+//   - map.json, confidence high: 42 territories, 82 undirected links (sea links
+//     included), neighbour counts totalling 164. It is the RisiKo! (Editrice Giochi) map,
+//     which differs from Hasbro's Risk: Cina–Medio Oriente is a link; Afghanistan–India
+//     and Africa Orientale–Medio Oriente are not. [Map.Validate] checks the count, the
+//     symmetry and the 164 total.
+//   - objectives.json, confidence medium-low: the 16 tournament objectives of the
+//     Challenge / Time Attack boxes, from a single author. Each should be worth 86; 15 are.
+//     Objective 12 ("Tappeto") is worth 89 as listed, and the file carries an unconfirmed
+//     candidate_correction (the same list without Indonesia, 86 points).
+//
+// # Objective sets
+//
+// A tournament plays with a named [ObjectiveSet]. The default set, [DefaultObjectiveSetID]
+// ("rtu-16"), is the 16 objectives exactly as shipped, objective 12 included at 89 points:
+// the correction is a plausible guess that no source confirms, and scoring a real table
+// against a guessed list would be worse than scoring it against the published (if
+// suspicious) one. Objective 12 carries a [Objective.Note] saying so, and the candidate
+// is available from [CandidateCorrections] for an organizer who decides to adopt it.
+// A tournament that plays another list supplies it inline ([ParseObjectiveSet]), and
+// whatever records a score should record the set's ID with it.
+package board

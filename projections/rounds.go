@@ -1,0 +1,174 @@
+package projections
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/referto/referto/events"
+	"github.com/referto/referto/projections/scoring"
+)
+
+// Phases of a round.
+const (
+	PhaseQualifying = "qualifying"
+)
+
+// applyRound folds the events of check-in, draws, results, rolls and
+// sanctions.
+func (t *Tournament) applyRound(env events.Envelope, ev events.Event, ch *Changes) error {
+	switch e := ev.(type) {
+	case events.ReserveDesignated:
+		p, ok := t.Players[e.Player]
+		if !ok {
+			p = &Player{ID: e.Player, Name: e.Name, Club: e.Club, Region: e.Region, Rank: e.Rank, Registered: env.Seq}
+			t.Players[e.Player] = p
+			t.Order = append(t.Order, e.Player)
+		}
+		if p.Reserve || p.Status != StatusActive && ok {
+			return fmt.Errorf("player %s (%s) cannot become a reserve", e.Player, p.Status)
+		}
+		p.Reserve, p.Status = true, StatusReserve
+		t.Reserves = append(t.Reserves, e.Player)
+		ch.player(e.Player)
+	case events.PlayerCheckedIn:
+		if _, ok := t.Players[e.Player]; !ok {
+			return fmt.Errorf("check-in of unknown player %s", e.Player)
+		}
+		if t.CheckIns == nil {
+			t.CheckIns = map[int]map[string]*CheckIn{}
+		}
+		if t.CheckIns[e.Round] == nil {
+			t.CheckIns[e.Round] = map[string]*CheckIn{}
+		}
+		t.CheckIns[e.Round][e.Player] = &CheckIn{MinutesLate: e.MinutesLate, Admitted: e.Admitted, Rule: e.Rule, Seq: env.Seq}
+		ch.player(e.Player)
+	case events.ReserveSubstituted:
+		res, ok := t.Players[e.Reserve]
+		if !ok || res.Status != StatusReserve {
+			return fmt.Errorf("%s is not an unseated reserve", e.Reserve)
+		}
+		if e.Table == 0 {
+			if t.Pending == nil {
+				t.Pending = map[int]map[string]string{}
+			}
+			if t.Pending[e.Round] == nil {
+				t.Pending[e.Round] = map[string]string{}
+			}
+			t.Pending[e.Round][e.Absent] = e.Reserve
+		} else {
+			tb := t.Round(e.Round).Table(e.Table)
+			i := -1
+			if tb != nil {
+				i = slices.Index(tb.Players, e.Absent)
+			}
+			if i < 0 || tb.Report != nil {
+				return fmt.Errorf("%s is not seated at an open table %d of round %d", e.Absent, e.Table, e.Round)
+			}
+			tb.Players[i] = e.Reserve
+			tb.TurnOrder = nil
+			res.Status = StatusActive
+			ch.table(e.Round, e.Table)
+		}
+		ch.player(e.Reserve)
+		ch.player(e.Absent)
+	case events.TablesDrawn:
+		if e.Round != len(t.Rounds)+1 {
+			return fmt.Errorf("round %d drawn after round %d", e.Round, len(t.Rounds))
+		}
+		r := &Round{Number: e.Round, Phase: e.Phase, Algorithm: e.Algorithm, Version: e.Version, Seed: e.Seed,
+			Unmet: e.Unmet, ReservesSeated: e.ReservesSeated, Drawn: env.Seq}
+		for _, dt := range e.Tables {
+			r.Tables = append(r.Tables, &Table{Number: dt.Table, Players: slices.Clone(dt.Players)})
+			ch.table(e.Round, dt.Table)
+		}
+		for _, id := range e.ReservesSeated {
+			p, ok := t.Players[id]
+			if !ok || p.Status != StatusReserve {
+				return fmt.Errorf("seats %s, who is not an unseated reserve", id)
+			}
+			p.Status = StatusActive
+			ch.player(id)
+		}
+		for _, res := range t.Pending[e.Round] {
+			if p := t.Players[res]; p != nil && p.Status == StatusReserve {
+				p.Status = StatusActive
+				ch.player(res)
+			}
+		}
+		t.Rounds = append(t.Rounds, r)
+		ch.round(e.Round)
+	case events.TurnOrderSet:
+		tb := t.Round(e.Round).Table(e.Table)
+		if tb == nil {
+			return fmt.Errorf("no table %d in round %d", e.Table, e.Round)
+		}
+		tb.TurnOrder = slices.Clone(e.Order)
+		ch.table(e.Round, e.Table)
+	case events.ResultRecorded:
+		tb := t.Round(e.Round).Table(e.Table)
+		if tb == nil || tb.Report != nil {
+			return fmt.Errorf("no open table %d in round %d", e.Table, e.Round)
+		}
+		rep := e
+		tb.Report, tb.Reported = &rep, env.Seq
+		if err := t.score(e.Round, tb); err != nil {
+			return err
+		}
+		ch.table(e.Round, e.Table)
+	case events.TieBreakRolled:
+		t.Rolls = append(t.Rolls, e)
+	case events.SanctionImposed:
+		t.Sanctions = append(t.Sanctions, &Sanction{SanctionImposed: e, Seq: env.Seq})
+		if e.Kind == "table_points" {
+			if tb := t.Round(e.Round).Table(e.Table); tb != nil && tb.Report != nil {
+				if err := t.score(e.Round, tb); err != nil {
+					return err
+				}
+				ch.table(e.Round, e.Table)
+			}
+		}
+		ch.player(e.Player)
+	default:
+		return fmt.Errorf("no fold for %T", ev)
+	}
+	ch.standings()
+	return nil
+}
+
+// Rules returns the placement and scoring rules of the tournament's ruleset.
+func (t *Tournament) Rules() scoring.Rules {
+	rs := t.Ruleset
+	return scoring.Rules{Formula: rs.Scoring, TieChain: rs.TieChain, TieAtTop: rs.TieAtTop, Bonus: rs.Bonus}
+}
+
+// ScoringTable turns a table report into the scorer's input, with the
+// table-points penalties in force for that table.
+func (t *Tournament) ScoringTable(round int, rep *events.ResultRecorded) scoring.Table {
+	st := scoring.Table{Winner: rep.Winner, Risiko: rep.Risiko, Rolls: rep.Rolls}
+	for _, p := range rep.Players {
+		st.Players = append(st.Players, scoring.Seat{Player: p.Player, Turn: p.Turn, TablePoints: p.TablePoints,
+			OffObjectivePoints: p.OffObjectivePoints, ObjectiveTerritories: p.ObjectiveTerritories, Territories: p.Territories,
+			Armies: p.Armies, ObjectiveArmies: p.ObjectiveArmies, Cards: p.Cards, Status: scoring.Status(p.Status),
+			EliminatedOrder: p.EliminatedOrder})
+	}
+	for _, s := range t.Sanctions {
+		if s.Revoked || s.Kind != "table_points" || s.Round != round || s.Table != rep.Table {
+			continue
+		}
+		if st.Penalties == nil {
+			st.Penalties = map[string]int{}
+		}
+		st.Penalties[s.Player] += s.Amount
+	}
+	return st
+}
+
+// score (re)computes a reported table's placement and scores.
+func (t *Tournament) score(round int, tb *Table) error {
+	res, err := scoring.Score(t.Rules(), t.ScoringTable(round, tb.Report))
+	if err != nil {
+		return fmt.Errorf("table %d of round %d: %w", tb.Number, round, err)
+	}
+	tb.Results = res
+	return nil
+}

@@ -1,0 +1,244 @@
+package scoring
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Status is how a player's game ended (RULES.md §3).
+type Status string
+
+// The four statuses a table report may give a player.
+const (
+	Finished     Status = "finished"
+	Eliminated   Status = "eliminated"
+	Withdrawn    Status = "withdrawn"
+	Disqualified Status = "disqualified"
+)
+
+// valid reports whether s is one of the four statuses.
+func (s Status) valid() bool {
+	switch s {
+	case Finished, Eliminated, Withdrawn, Disqualified:
+		return true
+	}
+	return false
+}
+
+// out reports whether a player with status s is out of the game: eliminated, withdrawn
+// or disqualified.
+func (s Status) out() bool {
+	return s == Eliminated || s == Withdrawn || s == Disqualified
+}
+
+// Seat is one player's line of a table report (JSON names are the public payload contract).
+type Seat struct {
+	Player               string `json:"player"`
+	Turn                 int    `json:"turn"`
+	TablePoints          int    `json:"table_points"`
+	OffObjectivePoints   int    `json:"off_objective_points,omitempty"`
+	ObjectiveTerritories int    `json:"objective_territories,omitempty"`
+	Territories          int    `json:"territories,omitempty"`
+	Armies               int    `json:"armies,omitempty"`
+	ObjectiveArmies      int    `json:"objective_armies,omitempty"`
+	Cards                int    `json:"cards,omitempty"`
+	Status               Status `json:"status"`
+	EliminatedOrder      int    `json:"eliminated_order,omitempty"`
+}
+
+// Table is a table report as the scorer sees it.
+type Table struct {
+	Players []Seat
+	// Winner names the winner. It may be empty: the winner is then derived from
+	// placement. It is required when Risiko is set. Without Risiko, Score places by
+	// table points and does not use it; Validate checks it is not behind anyone.
+	Winner string
+	// Risiko reports that Winner completed the secret objective.
+	Risiko bool
+	// Penalties are table-points penalties by player (RULES.md §10), subtracted from
+	// the recorded table points before placement.
+	Penalties map[string]int
+	// Rolls are die rolls recorded for the final step of a tie-break chain, by player.
+	// They are optional; a tie that needs them and lacks them is reported as
+	// [Result.Unresolved].
+	Rolls map[string]int
+}
+
+// Tie chains (Rules.TieChain, RULES.md §4).
+const (
+	ChainRUR    = "rur"    // rur-2015: off-objective points, then reverse turn order
+	ChainMaster = "master" // master: the same chain as rur
+	Chain2003   = "2003"   // campionato-2003: objective territories, territories, armies + 3 × cards
+	ChainRTU    = "rtu"    // rtu list, ending with a recorded die roll
+)
+
+// Tie-at-top modes (Rules.TieAtTop, RULES.md §4).
+const (
+	TieAtTopChain = "chain"       // ties at the top go through the tie chain (also "")
+	SplitBonus    = "split_bonus" // two tied first share the bonus, three or more get none
+)
+
+// DefaultBonus is the winner bonus, in table points, of tp_bonus and wins when
+// Rules.Bonus is 0 (rur-2015 art. 1).
+const DefaultBonus = 50
+
+// CampionatoWithdrawalPenalty is the classification penalty, in hundredths, that
+// campionato-2003 ("Se un giocatore si ritira … perderà 150 che non potranno essere
+// scartati") takes from the final total of a player who withdrew from a game. Score
+// gives that game 10 points under conv2003; the caller records this penalty and passes
+// it to [Rank], which never discards penalties.
+const CampionatoWithdrawalPenalty int64 = 150_00
+
+// Rules selects placement and scoring.
+type Rules struct {
+	// Formula is one of tp_bonus conv150 conv200 conv2003 standard faentino spartaco
+	// maialino veronese triestino wins medals cirki (RULES.md §5).
+	Formula string
+	// TieChain is "rur" (also "master"), "2003" or "rtu"; "" means "rur".
+	TieChain string
+	// TieAtTop is "" or "chain" (tie-break chain) or "split_bonus". split_bonus only
+	// changes formulas that have a winner bonus (tp_bonus, wins); the others break a
+	// tie at the top through the chain.
+	TieAtTop string
+	// Bonus is the winner bonus in table points for tp_bonus and wins. The default
+	// (when 0) is DefaultBonus.
+	Bonus int
+}
+
+// Result is one player's outcome of one table. Scores are integer hundredths of a
+// tournament point.
+type Result struct {
+	Player string
+	// Place is 1-based; shared places repeat the number.
+	Place int
+	// Score is in hundredths of a tournament point.
+	Score int64
+	// Win reports that the player won the table: placed first alone, not out of the
+	// game by elimination or disqualification, and scored as the winner by the formula.
+	Win bool
+	// Out reports that the player was eliminated, withdrew or was disqualified.
+	Out bool
+	// OthersOut counts the other players at this table who were out.
+	OthersOut int
+	// TablePoints are the player's table points after penalties.
+	TablePoints int
+	// Unresolved reports that the player's place depends on a die roll that is not
+	// recorded; the place given is provisional (seat order).
+	Unresolved bool
+}
+
+// Errors returned by Score. They are wrapped with the offending value.
+var (
+	ErrUnknownFormula  = errors.New("scoring: unknown formula")
+	ErrUnknownTieChain = errors.New("scoring: unknown tie chain")
+	ErrUnknownTieAtTop = errors.New("scoring: unknown tie-at-top mode")
+	ErrUnknownStatus   = errors.New("scoring: unknown status")
+	ErrNoPlayers       = errors.New("scoring: table has no players")
+	ErrRisikoWinner    = errors.New("scoring: risiko needs a winner seated at the table who finished the game")
+)
+
+// tieMode says how a formula wants ties in table points handled.
+type tieMode int
+
+const (
+	tieByChain    tieMode = iota // every tie goes through the chain
+	tieSplitAtTop                // split_bonus applies to a tie at the top
+	tieShared                    // ties share the place (maialino)
+)
+
+// formula is one scoring formula of RULES.md §5.
+type formula struct {
+	ties  tieMode
+	score func(c *tableContext, out []Result)
+}
+
+// formulas maps the formula ids to their implementations, one per file.
+var formulas = map[string]formula{
+	"tp_bonus":  {tieSplitAtTop, scoreTPBonus},
+	"wins":      {tieSplitAtTop, scoreWins},
+	"conv150":   {tieByChain, scoreConv150},
+	"conv200":   {tieByChain, scoreConv200},
+	"conv2003":  {tieByChain, scoreConv2003},
+	"standard":  {tieByChain, scoreStandard},
+	"faentino":  {tieByChain, scoreFaentino},
+	"spartaco":  {tieByChain, scoreSpartaco},
+	"maialino":  {tieShared, scoreMaialino},
+	"veronese":  {tieByChain, scoreVeronese},
+	"triestino": {tieByChain, scoreTriestino},
+	"medals":    {tieByChain, scoreMedals},
+	"cirki":     {tieByChain, scoreCirki},
+}
+
+// Formulas lists the formula ids Score accepts.
+func Formulas() []string {
+	return []string{"tp_bonus", "conv150", "conv200", "conv2003", "standard", "faentino",
+		"spartaco", "maialino", "veronese", "triestino", "wins", "medals", "cirki"}
+}
+
+// Score places the players of one table and converts to tournament points. Results are
+// in placement order.
+//
+// Score does not validate the report (see [Validate]); it only refuses what it cannot
+// score: an unknown formula, tie chain, tie-at-top mode or status, an empty table, and
+// a risiko whose winner is not seated or did not finish. Whatever else it is given, it
+// returns one Result per seat.
+func Score(r Rules, t Table) ([]Result, error) {
+	f, ok := formulas[r.Formula]
+	if !ok {
+		return nil, fmt.Errorf("%w %q", ErrUnknownFormula, r.Formula)
+	}
+	chain, err := chainFor(r.TieChain)
+	if err != nil {
+		return nil, err
+	}
+	mode := f.ties
+	switch r.TieAtTop {
+	case "", TieAtTopChain:
+		if mode == tieSplitAtTop {
+			mode = tieByChain
+		}
+	case SplitBonus:
+	default:
+		return nil, fmt.Errorf("%w %q", ErrUnknownTieAtTop, r.TieAtTop)
+	}
+	if len(t.Players) == 0 {
+		return nil, ErrNoPlayers
+	}
+	for _, s := range t.Players {
+		if !s.Status.valid() {
+			return nil, fmt.Errorf("%w %q for player %q", ErrUnknownStatus, s.Status, s.Player)
+		}
+	}
+	c, err := place(t, chain, mode)
+	if err != nil {
+		return nil, err
+	}
+	c.bonus = r.Bonus
+	if c.bonus == 0 {
+		c.bonus = DefaultBonus
+	}
+	out := make([]Result, len(c.seats))
+	for i, p := range c.seats {
+		out[i] = Result{
+			Player:      p.Player,
+			Place:       p.place,
+			Out:         p.Status.out(),
+			OthersOut:   c.outCount - boolInt(p.Status.out()),
+			TablePoints: p.tp,
+			Unresolved:  p.unresolved,
+			Win:         c.isWinner(i),
+		}
+	}
+	f.score(c, out)
+	return out, nil
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// hundredths converts whole tournament points to hundredths.
+func hundredths(points int) int64 { return int64(points) * 100 }

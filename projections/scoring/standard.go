@@ -1,0 +1,27 @@
+package scoring
+
+// standardPoints are the rtu "punti standard" by place: 12, 7, 5, 3. rtu stops at the
+// fourth; a fifth on a table of 5 scores 1, continuing the 5, 3 step (not in the source).
+var standardPoints = []int{12, 7, 5, 3, 1}
+
+// scoreStandard is rtu "punti standard": by place 12, 7, 5, 3, each plus the table
+// points as hundredths ("a cui si aggiungono poi dei decimali pari ai suoi punti
+// tavolo"); the k-th eliminated k points; a risiko 13 points flat ("In caso di risiko si
+// prendono 13 punti-torneo"); a disqualified player 0.
+func scoreStandard(c *tableContext, out []Result) {
+	for i, p := range c.seats {
+		var v int64
+		switch {
+		case p.Status == Disqualified:
+			v = 0
+		case p.Status == Eliminated:
+			v = hundredths(p.EliminatedOrder)
+		case p.risiko:
+			v = hundredths(13)
+		default:
+			k := min(max(p.place-1, 0), len(standardPoints)-1)
+			v = hundredths(standardPoints[k]) + int64(p.tp)
+		}
+		out[i].Score = v
+	}
+}

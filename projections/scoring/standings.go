@@ -1,0 +1,324 @@
+package scoring
+
+import (
+	"cmp"
+	"slices"
+)
+
+// Game is one player's scored game, the input of the standings.
+type Game struct {
+	Player      string
+	Round       int
+	Table       int
+	Place       int
+	Score       int64 // hundredths
+	TablePoints int
+	Win         bool
+	// Eliminated reports that the player was out of that game by elimination,
+	// withdrawal or disqualification.
+	Eliminated bool
+	// OthersOut counts the other players out of that game at the player's table.
+	OthersOut int
+}
+
+// Standings tie-breaks (StandingsRules.Tiebreak).
+const (
+	TiebreakRUR   = "rur"   // rur-2015 art. 1 (also the default)
+	TiebreakCirki = "cirki" // cirki-2001 §14
+)
+
+// StandingsRules selects how the standings are computed.
+type StandingsRules struct {
+	// Formula is the scoring formula of the games. wins and triestino rank by wins
+	// first, medals by medal counts; every other formula by total.
+	Formula string
+	// Tiebreak is "rur" (also "" and anything unknown) or "cirki".
+	Tiebreak string
+	// Discards is how many of a player's worst game scores are dropped from his total.
+	Discards int
+	// TieChain is the ruleset's table tie chain. Rank does not use it: the standings
+	// chain is the one Tiebreak names.
+	TieChain string
+}
+
+// Roll is a recorded die roll between players tied in the standings
+// (RecordTieBreakRoll): Rolls[i] is what Players[i] rolled.
+type Roll struct {
+	Players []string
+	Rolls   []int
+}
+
+// Row is one player's line of the standings.
+type Row struct {
+	Player string
+	// Rank is the 1-based position. Rows tied unresolved keep distinct ranks.
+	Rank int
+	// Total is in hundredths, after discards and classification penalties.
+	Total int64
+	// Games are the player's games in round order.
+	Games []Game
+	// Discarded lists the rounds whose score was discarded, in round order.
+	Discarded []int
+	// TieUnresolved reports that the player is tied with a neighbour and only a die
+	// roll that is not recorded yet can separate them; final publication must wait.
+	TieUnresolved bool
+	// TieGroup is, for an unresolved row, the rank of the first row of its
+	// tie: rows with the same TieGroup are tied with each other. 0 otherwise.
+	TieGroup int
+}
+
+// standing is a row with the keys the comparisons use.
+type standing struct {
+	row     Row
+	order   int   // position in the players argument
+	wins    int   // games won
+	elims   int   // games out of (eliminated, withdrawn, disqualified)
+	outWon  int   // other players out at tables the player won
+	medals  []int // medals[k] counts places k+1
+	scores  []int64
+	rounds  []int // rounds of scores, in the same order
+	penalty int64
+	// tieHead is the first standing of the unresolved tie this one is in.
+	tieHead *standing
+}
+
+// Rank computes the standings (RULES.md §6). players lists every ranked player (a
+// player with no games still gets a row, total 0); games of anyone else are ignored.
+// penalties are classification penalties in hundredths (positive numbers,
+// subtracted; never discarded). rolls are the recorded standings die rolls.
+//
+// The order:
+//
+//   - primary: wins then total (wins, triestino), medal counts 1st, 2nd, 3rd, … (medals;
+//     the total plays no part), total (every other formula);
+//   - rur-2015 art. 1 (Tiebreak "rur"): game scores sorted descending, first difference
+//     wins; then the player who obtained the highest score in the earlier round (then
+//     the next score);
+//   - cirki-2001 §14 (Tiebreak "cirki"): more wins, more games played, fewer
+//     eliminations or withdrawals, more other players eliminated or withdrawn at tables
+//     the player won. The cirki ruleset names its own chain, so the rur-2015 chain is
+//     not appended (vector standings-cirki-0: q06 and q07 stay unresolved although q06
+//     scored his 300 in an earlier round);
+//   - a die roll: the last Roll covering every player of the tie, highest first.
+//
+// The chains look at every game score, discarded or not. Players still tied are
+// TieUnresolved and keep the order of players.
+func Rank(r StandingsRules, players []string, games []Game, penalties map[string]int64, rolls []Roll) []Row {
+	index := make(map[string]int, len(players))
+	var st []*standing
+	for _, p := range players {
+		if _, dup := index[p]; dup {
+			continue
+		}
+		index[p] = len(st)
+		st = append(st, &standing{row: Row{Player: p}, order: len(st), penalty: penalties[p]})
+	}
+	for _, g := range games {
+		if i, ok := index[g.Player]; ok {
+			st[i].row.Games = append(st[i].row.Games, g)
+		}
+	}
+	for _, s := range st {
+		s.tally(r.Discards)
+	}
+
+	primary := primaryFor(r.Formula)
+	chain := cmpRURStandings
+	if r.Tiebreak == TiebreakCirki {
+		chain = cmpCirki
+	}
+	full := func(a, b *standing) int {
+		if c := primary(a, b); c != 0 {
+			return c
+		}
+		return chain(a, b)
+	}
+	slices.SortStableFunc(st, full)
+
+	for i := 0; i < len(st); {
+		j := i + 1
+		for j < len(st) && full(st[i], st[j]) == 0 {
+			j++
+		}
+		if j-i > 1 {
+			resolveByRolls(st[i:j], rolls, 0)
+		}
+		i = j
+	}
+
+	for i, s := range st {
+		s.row.Rank = i + 1
+	}
+	rows := make([]Row, len(st))
+	for i, s := range st {
+		if s.tieHead != nil {
+			s.row.TieGroup = s.tieHead.row.Rank
+		}
+		rows[i] = s.row
+	}
+	return rows
+}
+
+// tally sorts the games, applies the discards and computes the comparison keys.
+func (s *standing) tally(discards int) {
+	gs := s.row.Games
+	slices.SortStableFunc(gs, func(a, b Game) int {
+		return cmp.Or(cmp.Compare(a.Round, b.Round), cmp.Compare(a.Table, b.Table))
+	})
+	var total int64
+	for _, g := range gs {
+		total += g.Score
+		if g.Win {
+			s.wins++
+			s.outWon += g.OthersOut
+		}
+		if g.Eliminated {
+			s.elims++
+		}
+		if g.Place >= 1 && g.Place <= 64 {
+			for len(s.medals) < g.Place {
+				s.medals = append(s.medals, 0)
+			}
+			s.medals[g.Place-1]++
+		}
+	}
+
+	// Scores sorted descending, equal scores earliest round first.
+	idx := make([]int, len(gs))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int {
+		return cmp.Or(cmp.Compare(gs[b].Score, gs[a].Score), cmp.Compare(gs[a].Round, gs[b].Round))
+	})
+	for _, i := range idx {
+		s.scores = append(s.scores, gs[i].Score)
+		s.rounds = append(s.rounds, gs[i].Round)
+	}
+
+	// Discards: the worst scores, the latest round first among equals.
+	d := min(max(discards, 0), len(idx))
+	for k := len(idx) - d; k < len(idx); k++ {
+		g := gs[idx[k]]
+		total -= g.Score
+		s.row.Discarded = append(s.row.Discarded, g.Round)
+	}
+	slices.Sort(s.row.Discarded)
+	s.row.Total = total - s.penalty
+}
+
+// primaryFor returns the primary order of a formula (RULES.md §6, §5).
+func primaryFor(formula string) func(a, b *standing) int {
+	switch formula {
+	case "wins", "triestino":
+		return func(a, b *standing) int {
+			return cmp.Or(cmp.Compare(b.wins, a.wins), cmp.Compare(b.row.Total, a.row.Total))
+		}
+	case "medals":
+		return func(a, b *standing) int {
+			for k := range max(len(a.medals), len(b.medals)) {
+				if c := cmp.Compare(at(b.medals, k), at(a.medals, k)); c != 0 {
+					return c
+				}
+			}
+			return 0
+		}
+	}
+	return func(a, b *standing) int { return cmp.Compare(b.row.Total, a.row.Total) }
+}
+
+func at(s []int, k int) int {
+	if k < len(s) {
+		return s[k]
+	}
+	return 0
+}
+
+// cmpRURStandings is the rur-2015 art. 1 chain: "singolo punteggio più alto", compared
+// score by score down the sorted lists (a missing score is lower than any); then "in
+// caso di stesso punteggio più alto sarà preferito chi lo ha ottenuto per primo",
+// compared round by round down the same lists.
+func cmpRURStandings(a, b *standing) int {
+	for k := range max(len(a.scores), len(b.scores)) {
+		switch {
+		case k >= len(a.scores):
+			return 1
+		case k >= len(b.scores):
+			return -1
+		}
+		if c := cmp.Compare(b.scores[k], a.scores[k]); c != 0 {
+			return c
+		}
+	}
+	for k := range min(len(a.rounds), len(b.rounds)) {
+		if c := cmp.Compare(a.rounds[k], b.rounds[k]); c != 0 {
+			return c
+		}
+	}
+	return 0
+}
+
+// cmpCirki is the cirki-2001 §14 chain: "maggior numero di vittorie ottenute; maggior
+// numero di partite disputate; minor numero di eliminazioni o ritiri; maggior numero di
+// altri giocatori eliminati o ritirati al proprio tavolo durante le partite vinte".
+func cmpCirki(a, b *standing) int {
+	return cmp.Or(
+		cmp.Compare(b.wins, a.wins),
+		cmp.Compare(len(b.row.Games), len(a.row.Games)),
+		cmp.Compare(a.elims, b.elims),
+		cmp.Compare(b.outWon, a.outWon),
+	)
+}
+
+// resolveByRolls orders a tied group by the last roll (from rolls[from:]) that covers
+// every player of the group, highest first, and recurses into players with equal rolls
+// using only later rolls. A group no roll covers is unresolved and keeps its order.
+func resolveByRolls(group []*standing, rolls []Roll, from int) {
+	ri := -1
+	var values map[string]int
+	for k := len(rolls) - 1; k >= from; k-- {
+		if v, ok := covers(rolls[k], group); ok {
+			ri, values = k, v
+			break
+		}
+	}
+	if ri < 0 {
+		for _, s := range group {
+			s.row.TieUnresolved, s.tieHead = true, group[0]
+		}
+		return
+	}
+	slices.SortStableFunc(group, func(a, b *standing) int {
+		return cmp.Compare(values[b.row.Player], values[a.row.Player])
+	})
+	for i := 0; i < len(group); {
+		j := i + 1
+		for j < len(group) && values[group[j].row.Player] == values[group[i].row.Player] {
+			j++
+		}
+		if j-i > 1 {
+			resolveByRolls(group[i:j], rolls, ri+1)
+		}
+		i = j
+	}
+}
+
+// covers returns the values r gives the players of group, if it gives one to each. A
+// malformed roll (players and values of different lengths) covers nobody.
+func covers(r Roll, group []*standing) (map[string]int, bool) {
+	if len(r.Players) != len(r.Rolls) {
+		return nil, false
+	}
+	v := make(map[string]int, len(r.Players))
+	for i, p := range r.Players {
+		if _, dup := v[p]; !dup {
+			v[p] = r.Rolls[i]
+		}
+	}
+	for _, s := range group {
+		if _, ok := v[s.row.Player]; !ok {
+			return nil, false
+		}
+	}
+	return v, true
+}
