@@ -62,13 +62,16 @@ func hasPlayed(t *projections.Tournament, player string) bool {
 	return false
 }
 
-// CheckIn records a player's presence at the call of the next round, with
-// minutes of lateness (RULES.md §11).
+// CheckIn records a player's presence at the call of a round, with minutes
+// of lateness (RULES.md §11), or their absence. It is taken before the
+// round's draw; a player seated in the drawn round who arrives late is
+// recorded too (the lateness penalty applies at the table).
 type CheckIn struct {
 	typed
 	Round       int    `json:"round"`
 	Player      string `json:"player"`
 	MinutesLate int    `json:"minutes_late"`
+	Absent      bool   `json:"absent,omitempty"`
 }
 
 func (*CheckIn) CommandType() string { return "CheckIn" }
@@ -86,7 +89,14 @@ func (c *CheckIn) Check() error {
 const lateRule = "campionato-2003 §ritardi"
 
 func (c *CheckIn) decide(t *projections.Tournament) ([]events.Event, error) {
-	if err := nextRound(t, c.Round, "check in for"); err != nil {
+	seatedLate, table := false, 0
+	if r := t.Round(c.Round); r != nil && c.Round == len(t.Rounds) {
+		tb := r.Seat(c.Player)
+		if tb == nil || tb.Report != nil || c.Absent {
+			return nil, conflict("round %d is already drawn: a late check-in is for a player seated at a table still playing", c.Round)
+		}
+		seatedLate, table = true, tb.Number
+	} else if err := nextRound(t, c.Round, "check in for"); err != nil {
 		return nil, err
 	}
 	p, ok := t.Players[c.Player]
@@ -101,15 +111,22 @@ func (c *CheckIn) decide(t *projections.Tournament) ([]events.Event, error) {
 	}
 	rs := t.Ruleset
 	ev := events.PlayerCheckedIn{Round: c.Round, Player: c.Player, MinutesLate: c.MinutesLate, Admitted: true}
+	if c.Absent {
+		ev.Admitted, ev.Absent, ev.MinutesLate = false, true, 0
+		return []events.Event{ev}, nil
+	}
 	if rs.LateRefuseAfter > 0 && c.MinutesLate > rs.LateRefuseAfter {
 		ev.Admitted, ev.Rule = false, lateRule
+		if seatedLate {
+			ev.Rule += ": seated but may not play; substitute a reserve or record the player absent from the game"
+		}
 		return []events.Event{ev}, nil
 	}
 	out := []events.Event{ev}
 	if rs.LatePenaltyAfter > 0 && c.MinutesLate > rs.LatePenaltyAfter {
 		// "per le prime tre volte dovrà lasciare la carta eventualmente
 		// conquistata nel mazzo": the penalty is a card loss.
-		out = append(out, events.SanctionImposed{Sanction: nextSanctionID(t, 0), Player: c.Player, Round: c.Round,
+		out = append(out, events.SanctionImposed{Sanction: nextSanctionID(t, 0), Player: c.Player, Round: c.Round, Table: table,
 			Kind: "card_loss", Article: lateRule, Automatic: true,
 			Reason: fmt.Sprintf("%d minutes late: leaves the first three cards conquered in the deck", c.MinutesLate)})
 	}
@@ -293,10 +310,14 @@ func (c *RecordTieBreakRoll) Check() error {
 }
 
 func (c *RecordTieBreakRoll) decide(t *projections.Tournament) ([]events.Event, error) {
-	groups := t.TieGroups()
+	groups, sigs := t.TiesAwaitingRoll()
 	for _, g := range groups {
 		if samePlayers(g, c.Players) {
-			return []events.Event{events.TieBreakRolled{Players: slices.Clone(c.Players), Rolls: slices.Clone(c.Rolls)}}, nil
+			ev := events.TieBreakRolled{Players: slices.Clone(c.Players), Rolls: slices.Clone(c.Rolls)}
+			for _, p := range c.Players {
+				ev.Signatures = append(ev.Signatures, sigs[p])
+			}
+			return []events.Event{ev}, nil
 		}
 	}
 	var desc []string

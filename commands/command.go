@@ -58,6 +58,22 @@ func newCommand(typ string) Command {
 		return &RecordResult{}
 	case "RecordTieBreakRoll":
 		return &RecordTieBreakRoll{}
+	case "Renounce":
+		return &Renounce{}
+	case "Repechage":
+		return &Repechage{}
+	case "Withdraw":
+		return &Withdraw{}
+	case "ImposeSanction":
+		return &ImposeSanction{}
+	case "RevokeSanction":
+		return &RevokeSanction{}
+	case "AnnulGame":
+		return &AnnulGame{}
+	case "PublishClassification":
+		return &PublishClassification{}
+	case "CloseTournament":
+		return &CloseTournament{}
 	}
 	return nil
 }
@@ -65,7 +81,9 @@ func newCommand(typ string) Command {
 // Types lists the command types accepted at the commands endpoint.
 func Types() []string {
 	return []string{"AmendRuleset", "RegisterPlayer", "RefuseRegistration", "CloseRegistration", "DesignateReserve",
-		"CheckIn", "SubstituteReserve", "DrawTables", "SetTurnOrder", "RecordResult", "RecordTieBreakRoll"}
+		"CheckIn", "SubstituteReserve", "DrawTables", "SetTurnOrder", "RecordResult", "RecordTieBreakRoll",
+		"Renounce", "Repechage", "Withdraw", "ImposeSanction", "RevokeSanction", "AnnulGame",
+		"PublishClassification", "CloseTournament"}
 }
 
 // permissions is who may issue what. The administrator may issue every
@@ -75,8 +93,12 @@ func permitted(typ string) []string {
 	case "CreateTournament", "AppointOfficial":
 		return nil
 	case "AmendRuleset", "RegisterPlayer", "RefuseRegistration", "CloseRegistration", "DesignateReserve",
-		"CheckIn", "SubstituteReserve", "DrawTables", "SetTurnOrder", "RecordResult", "RecordTieBreakRoll":
+		"CheckIn", "SubstituteReserve", "DrawTables", "SetTurnOrder", "RecordResult", "RecordTieBreakRoll",
+		"Renounce", "Repechage", "Withdraw", "ImposeSanction", "AnnulGame", "PublishClassification", "CloseTournament":
 		return []string{events.RoleArbiter}
+	case "RevokeSanction":
+		// A revocation is a ruling: the appeals committee's, or the arbiters' own.
+		return []string{events.RoleArbiter, events.RoleAppeals}
 	}
 	return nil
 }
@@ -104,6 +126,9 @@ func Decide(t *projections.Tournament, cmd Command, in Input) ([]events.Event, e
 	if !t.Exists() {
 		return nil, notFound("tournament %s", t.ID)
 	}
+	if t.Closed {
+		return nil, ruleErr("RULES §13", "the tournament is closed: only contestation rulings change it now")
+	}
 	switch c := cmd.(type) {
 	case *AmendRuleset:
 		return c.decide(t)
@@ -128,6 +153,22 @@ func Decide(t *projections.Tournament, cmd Command, in Input) ([]events.Event, e
 	case *RecordResult:
 		return c.decide(t)
 	case *RecordTieBreakRoll:
+		return c.decide(t)
+	case *Renounce:
+		return c.decide(t)
+	case *Repechage:
+		return c.decide(t)
+	case *Withdraw:
+		return c.decide(t)
+	case *ImposeSanction:
+		return c.decide(t, in)
+	case *RevokeSanction:
+		return c.decide(t)
+	case *AnnulGame:
+		return c.decide(t)
+	case *PublishClassification:
+		return c.decide(t)
+	case *CloseTournament:
 		return c.decide(t)
 	}
 	return nil, fieldErr("type", "no decision for %s", cmd.CommandType())

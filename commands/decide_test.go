@@ -99,17 +99,29 @@ func (h *harness) run(t *testing.T, d *datadriven.TestData) string {
 		round, seed := 0, "play"
 		d.ScanArgs(t, "round", &round)
 		d.MaybeScanArgs(t, "seed", &seed)
-		sm, err := sim.New(sim.Options{})
+		opts := sim.Options{}
+		if h.st.Ruleset.Preset == "cirki-2001" {
+			opts.Risiko = 1
+		}
+		sm, err := sim.New(opts)
 		if err != nil {
 			t.Fatal(err)
 		}
 		rng := rand.New(rand.NewPCG(uint64(len(seed)), uint64(round)))
+		if h.st.Round(round) == nil {
+			return fmt.Sprintf("round %d is not drawn", round)
+		}
 		for _, tb := range h.st.Round(round).Tables {
-			if tb.Report != nil {
+			if tb.Report != nil || tb.Annulled != nil {
 				continue
 			}
 			rep := sm.Report(rng, round, tb.Number, tb.Players)
-			if out := h.apply(&rep, false); out != "ok" {
+			out := h.apply(&rep, false)
+			if strings.Contains(out, "invalid rolls") {
+				rep.Rolls = sim.Rolls(rng, tb.Players)
+				out = h.apply(&rep, false)
+			}
+			if out != "ok" {
 				return out
 			}
 		}
@@ -156,7 +168,78 @@ func (h *harness) run(t *testing.T, d *datadriven.TestData) string {
 				fmt.Fprintf(&b, " [%s]", row.Status)
 			}
 			if row.TieUnresolved {
-				b.WriteString(" tie_unresolved")
+				fmt.Fprintf(&b, " tie_unresolved(group %d)", row.TieGroup)
+			}
+			b.WriteString("\n")
+		}
+		return b.String()
+	case "classification":
+		cl := h.st.Classification()
+		var b strings.Builder
+		for _, r := range cl.Rows {
+			fmt.Fprintf(&b, "%d %s %s %s", r.Rank, r.Player, r.Phase, r.Total)
+			if r.Place > 0 {
+				fmt.Fprintf(&b, " (place %d)", r.Place)
+			}
+			if r.Status != projections.StatusActive {
+				fmt.Fprintf(&b, " [%s]", r.Status)
+			}
+			if r.TieUnresolved {
+				fmt.Fprintf(&b, " tie_unresolved(group %d)", r.TieGroup)
+			}
+			b.WriteString("\n")
+		}
+		if len(cl.Expelled) > 0 {
+			fmt.Fprintf(&b, "expelled: %s\n", strings.Join(cl.Expelled, " "))
+		}
+		if len(cl.Open) > 0 {
+			fmt.Fprintf(&b, "open: %s\n", strings.Join(cl.Open, "; "))
+		}
+		return b.String()
+	case "roll-ties":
+		// Resolve every tie awaiting a roll, as the arbiters would: distinct
+		// faces, in player order, repeated until no tie is left.
+		n := 0
+		for range 20 {
+			groups, _ := h.st.TiesAwaitingRoll()
+			if len(groups) == 0 {
+				break
+			}
+			for _, g := range groups {
+				rolls := make([]int, len(g))
+				for i := range g {
+					rolls[i] = 6 - i%6
+				}
+				js, _ := json.Marshal(map[string]any{"type": "RecordTieBreakRoll", "players": g, "rolls": rolls})
+				if out := h.do(string(js)); out != "" {
+					return out
+				}
+				n++
+			}
+		}
+		return fmt.Sprintf("%d rolls", n)
+	case "ties":
+		groups, sigs := h.st.TiesAwaitingRoll()
+		var b strings.Builder
+		for _, g := range groups {
+			for _, p := range g {
+				fmt.Fprintf(&b, "%s(%s) ", p, sigs[p])
+			}
+			b.WriteString("\n")
+		}
+		return b.String()
+	case "sanctions":
+		var b strings.Builder
+		for _, s := range h.st.Sanctions {
+			fmt.Fprintf(&b, "%s %s r%d t%d %s", s.Sanction, s.Player, s.Round, s.Table, s.Kind)
+			if s.Amount != 0 {
+				fmt.Fprintf(&b, " %d", s.Amount)
+			}
+			if s.Automatic {
+				fmt.Fprintf(&b, " (automatic, cause %s)", s.Cause)
+			}
+			if s.Revoked {
+				b.WriteString(" REVOKED")
 			}
 			b.WriteString("\n")
 		}

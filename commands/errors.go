@@ -57,3 +57,6 @@ func notFound(format string, args ...any) error {
 func conflict(format string, args ...any) error {
 	return fmt.Errorf("%w: "+format, append([]any{ErrConflict}, args...)...)
 }
+
+// joinErrs joins field errors; nil when there are none.
+func joinErrs(errs []error) error { return errors.Join(errs...) }

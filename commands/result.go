@@ -76,8 +76,8 @@ func (c *RecordResult) Check() error {
 			errs = append(errs, fieldErr(f("objective"), "a board-checked line gives the objective card id and at most %d territories held", board.TerritoryCount))
 		}
 	}
-	for p, r := range c.Rolls {
-		if r < 1 || r > 6 || !events.ValidID(p) {
+	for _, p := range slices.Sorted(maps.Keys(c.Rolls)) {
+		if r := c.Rolls[p]; r < 1 || r > 6 || !events.ValidID(p) {
 			errs = append(errs, fieldErr("rolls."+p, "a die roll of a seated player, 1 to 6"))
 		}
 	}
@@ -114,10 +114,20 @@ func (c *RecordResult) decide(t *projections.Tournament) ([]events.Event, error)
 	var errs []error
 	if !slices.Contains(closings, c.ClosedBy) {
 		errs = append(errs, fieldErr("closed_by", "must be objective, closing_roll or time, not %q", c.ClosedBy))
+	} else if !slices.Contains(t.Ruleset.Closings, c.ClosedBy) {
+		rule := "RULES §3"
+		if t.Ruleset.Preset == "cirki-2001" {
+			rule = "cirki-2001 §12"
+		}
+		errs = append(errs, &FieldError{Field: "closed_by", Rule: rule, Msg: fmt.Sprintf("this ruleset ends games only by %s, not %s", strings.Join(t.Ruleset.Closings, " or "), c.ClosedBy)})
 	} else if c.Risiko != (c.ClosedBy == "objective") {
 		errs = append(errs, &FieldError{Field: "risiko", Rule: "RULES §3", Msg: fmt.Sprintf("a game closes by objective exactly when the winner made risiko (closed_by %q, risiko %v)", c.ClosedBy, c.Risiko)})
 	}
 	for i, p := range ev.Players {
+		if slices.Contains(tb.Withdrew, p.Player) && p.Status != "withdrawn" && p.Status != "eliminated" && p.Status != "disqualified" {
+			errs = append(errs, &FieldError{Field: fmt.Sprintf("players[%d].status", i), Rule: ruleArt31,
+				Msg: fmt.Sprintf("%s withdrew from this game (recorded earlier); the report must say withdrawn, not %s", p.Player, p.Status)})
+		}
 		if tb.TurnOrder != nil && (p.Turn < 1 || p.Turn > len(tb.TurnOrder) || tb.TurnOrder[p.Turn-1] != p.Player) {
 			errs = append(errs, fieldErr(fmt.Sprintf("players[%d].turn", i), "%s plays %s in the recorded turn order (%s)",
 				p.Player, ordinal(slices.Index(tb.TurnOrder, p.Player)+1), strings.Join(tb.TurnOrder, ", ")))
@@ -133,6 +143,19 @@ func (c *RecordResult) decide(t *projections.Tournament) ([]events.Event, error)
 	res, err := scoring.Score(t.Rules(), st)
 	if err != nil {
 		return nil, fieldErr("players", "%v", err)
+	}
+	// A tie the whole chain cannot break ends in a die roll at the table,
+	// which the report must carry; without it the order would be the order
+	// the lines were typed in.
+	var tied []string
+	for _, r := range res {
+		if r.Unresolved {
+			tied = append(tied, r.Player)
+		}
+	}
+	if len(tied) > 0 {
+		return nil, &FieldError{Field: "rolls", Rule: "RULES §4", Msg: fmt.Sprintf("%s are level on every step of the %s tie chain: record the die roll at the table in rolls, e.g. {%q: 5, %q: 2}",
+			strings.Join(tied, ", "), t.Ruleset.TieChain, tied[0], tied[1%len(tied)])}
 	}
 	if c.Winner != "" && !c.Risiko {
 		var first []string
@@ -177,6 +200,10 @@ func (c *RecordResult) boardCheck(t *projections.Tournament, ev *events.ResultRe
 			Cards: p.Cards, Status: p.Status, EliminatedOrder: p.EliminatedOrder, Objective: p.Objective,
 			TerritoriesHeld: slices.Clone(p.TerritoriesHeld)}
 		if comp, ok := computed[p.Player]; ok {
+			if c.Risiko && c.Winner == p.Player && !comp.Complete {
+				errs = append(errs, &FieldError{Field: fmt.Sprintf("players[%d].territories_held", i), Rule: "rur-2015 art. 36",
+					Msg: fmt.Sprintf("risiko claims objective %d complete, but %s does not hold %s", p.Objective, p.Player, missing(comp, p.Objective, t.Ruleset))})
+			}
 			// Stated figures must agree with the board; omitted ones are the board's.
 			stated := board.Reported{TablePoints: or(p.TablePoints, comp.TablePoints), OffObjectivePoints: or(p.OffObjectivePoints, comp.OffObjectivePoints),
 				ObjectiveTerritories: or(p.ObjectiveTerritories, comp.ObjectiveTerritories), Territories: or(p.Territories, comp.Territories)}
@@ -223,7 +250,8 @@ func objectiveSet(rs events.Ruleset) (*board.Map, *board.ObjectiveSet, error) {
 // boardErr names the payload line a board error is about.
 func boardErr(err error, index map[string]int) error {
 	msg := err.Error()
-	for p, i := range index {
+	for _, p := range slices.Sorted(maps.Keys(index)) {
+		i := index[p]
 		if strings.Contains(msg, `"`+p+`"`) || strings.Contains(msg, " "+p+" ") || strings.Contains(msg, " "+p+":") || strings.HasSuffix(msg, " "+p) {
 			return fieldErr(fmt.Sprintf("players[%d].territories_held", i), "%v", err)
 		}
@@ -265,4 +293,27 @@ func ordinal(n int) string {
 		return "3rd"
 	}
 	return fmt.Sprintf("%dth", n)
+}
+
+// missing lists the objective territories a board-checked line does not hold.
+func missing(comp board.Computed, objective int, rs events.Ruleset) string {
+	_, set, err := objectiveSet(rs)
+	if err != nil {
+		return "all of it"
+	}
+	obj, ok := set.Objective(objective)
+	if !ok {
+		return "its territories"
+	}
+	held := map[string]bool{}
+	for _, tp := range comp.ObjectiveSum {
+		held[tp.Territory] = true
+	}
+	var out []string
+	for _, id := range obj.Territories {
+		if !held[id] {
+			out = append(out, id)
+		}
+	}
+	return strings.Join(out, ", ")
 }

@@ -89,6 +89,13 @@ func qualifyingAlgorithm(rs events.Ruleset, round int) string {
 
 func (c *DrawTables) decideQualifying(t *projections.Tournament, in Input) ([]events.Event, error) {
 	rs := t.Ruleset
+	if missing := notCalled(t, c.Round); len(missing) > 0 {
+		shown := missing
+		if len(shown) > 10 {
+			shown = append(slices.Clone(shown[:10]), fmt.Sprintf("and %d more", len(missing)-10))
+		}
+		return nil, ruleErr("RULES §11", "the call of round %d is incomplete: check in or mark absent %s", c.Round, strings.Join(shown, ", "))
+	}
 	players, pool := participants(t, c.Round)
 	alg := qualifyingAlgorithm(rs, c.Round)
 	var seated []string // reserves the draw seats
@@ -189,6 +196,24 @@ func participants(t *projections.Tournament, round int) (players, pool []string)
 		}
 	}
 	return players, pool
+}
+
+// notCalled lists the active players with no check-in for a round in which
+// others checked in: drawing without them would drop them silently.
+func notCalled(t *projections.Tournament, round int) []string {
+	called := t.CheckIns[round]
+	if len(called) == 0 {
+		return nil
+	}
+	var out []string
+	for _, id := range t.Order {
+		if _, ok := called[id]; !ok && t.Players[id].Status == projections.StatusActive {
+			if _, replaced := t.Pending[round][id]; !replaced {
+				out = append(out, id)
+			}
+		}
+	}
+	return out
 }
 
 // absentReserves lists unseated reserves who did not check in for a round
@@ -293,12 +318,4 @@ func ReplayDraw(e events.TablesDrawn) error {
 		}
 	}
 	return nil
-}
-
-// decideKnockout draws a knockout round.
-func (c *DrawTables) decideKnockout(t *projections.Tournament, in Input) ([]events.Event, error) {
-	if t.Ruleset.Knockout == "none" {
-		return nil, ruleErr("RULES §7", "the ruleset has %d qualifying rounds and no knockout phase", t.Ruleset.QualifyingRounds)
-	}
-	return nil, ruleErr("RULES §7", "knockout draws (%s) are not available yet", t.Ruleset.Knockout)
 }

@@ -54,6 +54,20 @@ func lookup(typ string, v int) decoder {
 		return decodeAs[TieBreakRolled]
 	case typ == TypeSanctionImposed && v == 1:
 		return decodeAs[SanctionImposed]
+	case typ == TypeRenounced && v == 1:
+		return decodeAs[Renounced]
+	case typ == TypeRepechaged && v == 1:
+		return decodeAs[Repechaged]
+	case typ == TypePlayerWithdrew && v == 1:
+		return decodeAs[PlayerWithdrew]
+	case typ == TypeSanctionRevoked && v == 1:
+		return decodeAs[SanctionRevoked]
+	case typ == TypeGameAnnulled && v == 1:
+		return decodeAs[GameAnnulled]
+	case typ == TypeClassificationPublished && v == 1:
+		return decodeAs[ClassificationPublished]
+	case typ == TypeTournamentClosed && v == 1:
+		return decodeAs[TournamentClosed]
 	}
 	return nil
 }

@@ -51,6 +51,14 @@ func allEvents(t *testing.T) []events.Event {
 			Players: []events.SeatReport{{Player: "p1", Turn: 1, TablePoints: 62, Status: "finished", TerritoriesHeld: []string{"alaska"}}}},
 		events.TieBreakRolled{Players: []string{"p1", "p2"}, Rolls: []int{5, 2}},
 		events.SanctionImposed{Sanction: "s1", Player: "p1", Round: 1, Kind: "card_loss", Article: "a", Automatic: true},
+		events.Renounced{Player: "p1", Phase: "semifinal", Effect: "repechage"},
+		events.Repechaged{Phase: "semifinal", Replaces: "p1", Player: "p2", Rule: "rur-2015 art. 8",
+			Candidates: []events.RepechageCandidate{{Player: "p3", From: "2nd", Skipped: "renounced"}, {Player: "p2", From: "3rd"}}},
+		events.PlayerWithdrew{Player: "p1", Scope: "tournament", Reason: "force_majeure"},
+		events.SanctionRevoked{Sanction: "s1", Ruling: "r"},
+		events.GameAnnulled{Round: 1, Table: 2, Culprit: "p1", Reason: "board overturned"},
+		events.ClassificationPublished{Final: true, Rows: []events.ClassificationRow{{Rank: 1, Player: "p1", Phase: "final", Total: 100}}},
+		events.TournamentClosed{},
 	}
 }
 

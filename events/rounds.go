@@ -31,6 +31,8 @@ type PlayerCheckedIn struct {
 	MinutesLate int    `json:"minutes_late"`
 	Admitted    bool   `json:"admitted"`
 	Rule        string `json:"rule,omitempty"`
+	// Absent records a player marked absent at the call (not admitted).
+	Absent bool `json:"absent,omitempty"`
 }
 
 // ReserveSubstituted seats a reserve in place of an entrant absent at the
@@ -101,6 +103,14 @@ type TablesDrawn struct {
 	// ReservesSeated lists reserves the draw seated to complete tables;
 	// seated, they are entrants ranked like everyone else (RULES.md §7).
 	ReservesSeated []string `json:"reserves_seated,omitempty"`
+	// Seeds are the qualifiers of a knockout phase in seed order (seed 1
+	// first); Byes are players qualified past this phase straight to the
+	// next one (rur-2015: ranks 1-10 when quarterfinals are played).
+	Seeds []string `json:"seeds,omitempty"`
+	Byes  []string `json:"byes,omitempty"`
+	// Labels names tables that play something other than the round's
+	// phase, by table number: {"2": "finalina"} (rtu 5th-8th table).
+	Labels map[string]string `json:"labels,omitempty"`
 }
 
 // TurnOrderSet records the turn order drawn at a table (primo di mano).
@@ -149,6 +159,9 @@ type ResultRecorded struct {
 type TieBreakRolled struct {
 	Players []string `json:"players"`
 	Rolls   []int    `json:"rolls"`
+	// Signatures pin the roll to the tie it settles: each player's total
+	// and games counted when it was rolled ("16200/2").
+	Signatures []string `json:"signatures,omitempty"`
 }
 
 // SanctionImposed records a sanction (RULES.md §10).

@@ -54,7 +54,14 @@ type Ruleset struct {
 	// WithdrawalMalus is the classification malus, in tournament points, for
 	// a withdrawal (campionato-2003: 150), never discarded.
 	WithdrawalMalus int `json:"withdrawal_malus"`
+	// Closings are the ways a game may end (RULES.md §3): objective,
+	// closing_roll, time. cirki-2001 §12: "La partita termina SOLO con il
+	// raggiungimento dell'obiettivo strategico".
+	Closings []string `json:"closings"`
 }
+
+// allClosings is every way a game may end.
+func allClosings() []string { return []string{"objective", "closing_roll", "time"} }
 
 // ObjectiveRef is an objective set named by id, or given inline as JSON.
 type ObjectiveRef struct {
@@ -115,27 +122,27 @@ func Preset(id string) (Ruleset, bool) {
 	case "rur-2015":
 		return Ruleset{Preset: id, Scoring: "tp_bonus", Bonus: 50, TieChain: "rur", TieAtTop: "chain",
 			Tiebreak: "rur", TableSizes: []int{4}, QualifyingRounds: 2, Knockout: "rur", Draw: "rur",
-			Sanctions: "rur", Objectives: ObjectiveRef{ID: "rtu-16"}}, true
+			Sanctions: "rur", Objectives: ObjectiveRef{ID: "rtu-16"}, Closings: allClosings()}, true
 	case "campionato-2003":
 		return Ruleset{Preset: id, Scoring: "conv2003", Bonus: 0, TieChain: "2003", TieAtTop: "chain",
 			Tiebreak: "rur", TableSizes: []int{4, 5}, SmallTableMax: 11, QualifyingRounds: 3, Knockout: "none",
 			Draw: "seeded-2003", Sanctions: "2003", Objectives: ObjectiveRef{ID: "rtu-16"},
-			LatePenaltyAfter: 10, LateRefuseAfter: 20, WithdrawalMalus: 150}, true
+			LatePenaltyAfter: 10, LateRefuseAfter: 20, WithdrawalMalus: 150, Closings: allClosings()}, true
 	case "master":
 		// Organizer's choice of rounds: three by default.
 		return Ruleset{Preset: id, Scoring: "tp_bonus", Bonus: 50, TieChain: "rur", TieAtTop: "chain",
 			Tiebreak: "rur", TableSizes: []int{4, 5}, QualifyingRounds: 3, Knockout: "semis16", Draw: "random",
-			Sanctions: "master", Objectives: ObjectiveRef{ID: "rtu-16"}}, true
+			Sanctions: "master", Objectives: ObjectiveRef{ID: "rtu-16"}, Closings: allClosings()}, true
 	case "cirki-2001":
 		// CIRKI plays continent-plus-strip objective sets of its own: no
 		// board-checked reports unless the organizer supplies the set.
 		return Ruleset{Preset: id, Scoring: "cirki", Bonus: 0, TieChain: "rur", TieAtTop: "chain",
 			Tiebreak: "cirki", TableSizes: []int{4, 5}, QualifyingRounds: 3, Knockout: "none", Draw: "random",
-			Sanctions: "arbiter"}, true
+			Sanctions: "arbiter", Closings: []string{"objective"}}, true
 	case "rtu":
 		return Ruleset{Preset: id, Scoring: "tp_bonus", Bonus: 50, TieChain: "rtu", TieAtTop: "split_bonus",
 			Tiebreak: "rur", TableSizes: []int{4, 5}, QualifyingRounds: 3, Knockout: "none", Draw: "random",
-			Sanctions: "rur", Objectives: ObjectiveRef{ID: "rtu-16"}}, true
+			Sanctions: "rur", Objectives: ObjectiveRef{ID: "rtu-16"}, Closings: allClosings()}, true
 	}
 	return Ruleset{}, false
 }
@@ -195,6 +202,7 @@ func (r Ruleset) Amend(params json.RawMessage) (Ruleset, error) {
 
 func (r Ruleset) clone() Ruleset {
 	r.TableSizes = slices.Clone(r.TableSizes)
+	r.Closings = slices.Clone(r.Closings)
 	r.Objectives.Inline = slices.Clone(r.Objectives.Inline)
 	return r
 }
@@ -250,6 +258,17 @@ func (r Ruleset) Validate() error {
 	if r.WithdrawalMalus < 0 || r.WithdrawalMalus > 10000 {
 		bad("withdrawal_malus", "must be between 0 and 10000 points")
 	}
+	if len(r.Closings) == 0 {
+		bad("closings", "must list at least one way a game may end: objective, closing_roll, time")
+	}
+	for i, c := range r.Closings {
+		if !slices.Contains(allClosings(), c) || slices.Index(r.Closings, c) != i {
+			bad(fmt.Sprintf("closings[%d]", i), fmt.Sprintf("%q is not objective, closing_roll or time, or is listed twice", c))
+		}
+	}
+	if (r.Knockout == "direct" || r.Knockout == "direct-second-chance") && r.QualifyingRounds != 1 {
+		bad("qualifying_rounds", "direct elimination plays one qualifying game (rtu)")
+	}
 	if r.Objectives.ID != "" && !ValidID(r.Objectives.ID) {
 		bad("objectives", "a set id must match [a-z0-9][a-z0-9-]{0,63}")
 	}
@@ -259,7 +278,7 @@ func (r Ruleset) Validate() error {
 func paramNames() []string {
 	return []string{"scoring", "bonus", "tie_chain", "tie_at_top", "tiebreak", "discards", "table_sizes",
 		"small_table_max", "qualifying_rounds", "knockout", "draw", "sanctions", "objectives",
-		"late_penalty_after", "late_refuse_after", "withdrawal_malus"}
+		"late_penalty_after", "late_refuse_after", "withdrawal_malus", "closings"}
 }
 
 func sortedKeys[V any](m map[string]V) []string {

@@ -40,7 +40,7 @@ func (t *Tournament) applyRound(env events.Envelope, ev events.Event, ch *Change
 		if t.CheckIns[e.Round] == nil {
 			t.CheckIns[e.Round] = map[string]*CheckIn{}
 		}
-		t.CheckIns[e.Round][e.Player] = &CheckIn{MinutesLate: e.MinutesLate, Admitted: e.Admitted, Rule: e.Rule, Seq: env.Seq}
+		t.CheckIns[e.Round][e.Player] = &CheckIn{MinutesLate: e.MinutesLate, Admitted: e.Admitted, Absent: e.Absent, Rule: e.Rule, Seq: env.Seq}
 		ch.player(e.Player)
 	case events.ReserveSubstituted:
 		res, ok := t.Players[e.Reserve]
@@ -76,7 +76,7 @@ func (t *Tournament) applyRound(env events.Envelope, ev events.Event, ch *Change
 			return fmt.Errorf("round %d drawn after round %d", e.Round, len(t.Rounds))
 		}
 		r := &Round{Number: e.Round, Phase: e.Phase, Algorithm: e.Algorithm, Version: e.Version, Seed: e.Seed,
-			Unmet: e.Unmet, ReservesSeated: e.ReservesSeated, Drawn: env.Seq}
+			Unmet: e.Unmet, ReservesSeated: e.ReservesSeated, Seeds: e.Seeds, Byes: e.Byes, Labels: e.Labels, Drawn: env.Seq}
 		for _, dt := range e.Tables {
 			r.Tables = append(r.Tables, &Table{Number: dt.Table, Players: slices.Clone(dt.Players)})
 			ch.table(e.Round, dt.Table)
@@ -118,18 +118,17 @@ func (t *Tournament) applyRound(env events.Envelope, ev events.Event, ch *Change
 	case events.TieBreakRolled:
 		t.Rolls = append(t.Rolls, e)
 	case events.SanctionImposed:
-		t.Sanctions = append(t.Sanctions, &Sanction{SanctionImposed: e, Seq: env.Seq})
-		if e.Kind == "table_points" {
-			if tb := t.Round(e.Round).Table(e.Table); tb != nil && tb.Report != nil {
-				if err := t.score(e.Round, tb); err != nil {
-					return err
-				}
-				ch.table(e.Round, e.Table)
+		for _, s := range t.Sanctions {
+			if s.Sanction == e.Sanction {
+				return fmt.Errorf("sanction %s imposed twice", e.Sanction)
 			}
 		}
-		ch.player(e.Player)
+		t.Sanctions = append(t.Sanctions, &Sanction{SanctionImposed: e, Seq: env.Seq})
+		if err := t.sanctionEffects(e.Player, e.Round, e.Table, e.Kind, ch); err != nil {
+			return err
+		}
 	default:
-		return fmt.Errorf("no fold for %T", ev)
+		return t.applyKnockout(env, ev, ch)
 	}
 	ch.standings()
 	return nil
@@ -152,13 +151,27 @@ func (t *Tournament) ScoringTable(round int, rep *events.ResultRecorded) scoring
 			EliminatedOrder: p.EliminatedOrder})
 	}
 	for _, s := range t.Sanctions {
-		if s.Revoked || s.Kind != "table_points" || s.Round != round || s.Table != rep.Table {
+		if s.Revoked || s.Round != round || s.Table != rep.Table {
 			continue
 		}
-		if st.Penalties == nil {
-			st.Penalties = map[string]int{}
+		switch s.Kind {
+		case "table_points":
+			if st.Penalties == nil {
+				st.Penalties = map[string]int{}
+			}
+			st.Penalties[s.Player] += s.Amount
+		case "disqualification":
+			// 0 points for that game and placed last (RULES.md §4, §10).
+			for i := range st.Players {
+				if st.Players[i].Player == s.Player {
+					st.Players[i].Status = scoring.Disqualified
+					st.Players[i].EliminatedOrder = 0
+					if st.Winner == s.Player {
+						st.Winner, st.Risiko = "", false
+					}
+				}
+			}
 		}
-		st.Penalties[s.Player] += s.Amount
 	}
 	return st
 }

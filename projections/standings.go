@@ -15,6 +15,10 @@ type GameView struct {
 	TablePoints int    `json:"table_points"`
 	Score       Points `json:"score"`
 	Discarded   bool   `json:"discarded,omitempty"`
+	// Annulled marks a game of an annulled table; Pending, one whose score
+	// (from the next round) is not known yet.
+	Annulled bool `json:"annulled,omitempty"`
+	Pending  bool `json:"pending,omitempty"`
 }
 
 // StandingsRow is one line of GET …/standings.
@@ -40,6 +44,8 @@ type Standings struct {
 	Phase      string         `json:"phase"`
 	Rounds     int            `json:"rounds"`
 	Rows       []StandingsRow `json:"rows"`
+	// Expelled players are listed apart from the ranked rows (RULES.md §10).
+	Expelled []StandingsRow `json:"expelled,omitempty"`
 	// Unresolved reports that some row awaits a die roll.
 	Unresolved bool `json:"unresolved,omitempty"`
 }
@@ -64,25 +70,66 @@ func (t *Tournament) Ranked() []string {
 	return out
 }
 
-// Games returns every scored game of the qualifying rounds.
+// Games returns every scored game of the qualifying rounds. A game of an
+// annulled table (RULES.md §12) scores, for each player not at fault, what
+// that player scored in the next round, or in the previous round when the
+// annulled round was the last; it is left out until that score exists. The
+// culprit scores 0.
 func (t *Tournament) Games() []scoring.Game {
 	var games []scoring.Game
+	byRound := map[string]map[int]scoring.Game{}
+	var annulled []*Table
+	var annulledRound []int
 	for _, r := range t.Rounds {
 		if r.Phase != PhaseQualifying {
 			continue
 		}
 		for _, tb := range r.Tables {
+			if tb.Annulled != nil {
+				annulled, annulledRound = append(annulled, tb), append(annulledRound, r.Number)
+				continue
+			}
 			for _, res := range tb.Results {
-				games = append(games, scoring.Game{Player: res.Player, Round: r.Number, Table: tb.Number, Place: res.Place,
-					Score: res.Score, TablePoints: res.TablePoints, Win: res.Win, Eliminated: res.Out, OthersOut: res.OthersOut})
+				g := scoring.Game{Player: res.Player, Round: r.Number, Table: tb.Number, Place: res.Place,
+					Score: res.Score, TablePoints: res.TablePoints, Win: res.Win, Eliminated: res.Out, OthersOut: res.OthersOut}
+				games = append(games, g)
+				if byRound[res.Player] == nil {
+					byRound[res.Player] = map[int]scoring.Game{}
+				}
+				byRound[res.Player][r.Number] = g
+			}
+		}
+	}
+	for i, tb := range annulled {
+		r := annulledRound[i]
+		for _, p := range tb.Players {
+			if p == tb.Annulled.Culprit {
+				games = append(games, scoring.Game{Player: p, Round: r, Table: tb.Number, Eliminated: true})
+				continue
+			}
+			if g, ok := t.annulledScore(byRound[p], r); ok {
+				games = append(games, scoring.Game{Player: p, Round: r, Table: tb.Number, Score: g.Score, TablePoints: g.TablePoints})
 			}
 		}
 	}
 	return games
 }
 
+// annulledScore finds the game an annulled game of round r takes its score
+// from: the next qualifying round, or the previous one when r is the last.
+func (t *Tournament) annulledScore(played map[int]scoring.Game, r int) (scoring.Game, bool) {
+	from := r + 1
+	if r >= t.Ruleset.QualifyingRounds {
+		from = r - 1
+	}
+	g, ok := played[from]
+	return g, ok
+}
+
 // ClassificationPenalties returns the classification penalties in force, in
-// hundredths by player.
+// hundredths by player: classification-points sanctions, and the malus of a
+// ruleset that punishes leaving a game (campionato-2003: 150 points per
+// game withdrawn from, never discarded).
 func (t *Tournament) ClassificationPenalties() map[string]int64 {
 	pen := map[string]int64{}
 	for _, s := range t.Sanctions {
@@ -90,21 +137,51 @@ func (t *Tournament) ClassificationPenalties() map[string]int64 {
 			pen[s.Player] += int64(s.Amount) * 100
 		}
 	}
+	if malus := int64(t.Ruleset.WithdrawalMalus) * 100; malus > 0 {
+		for _, r := range t.Rounds {
+			for _, tb := range r.Tables {
+				if tb.Report == nil || tb.Annulled != nil {
+					continue
+				}
+				for _, p := range tb.Report.Players {
+					if p.Status == "withdrawn" {
+						pen[p.Player] += malus
+					}
+				}
+			}
+		}
+	}
 	return pen
 }
 
 // StandingRows ranks the qualifying rounds (RULES.md §6).
 func (t *Tournament) StandingRows() []scoring.Row {
+	return t.standingRows(t.Games())
+}
+
+func (t *Tournament) standingRows(games []scoring.Game) []scoring.Row {
+	return scoring.Rank(t.StandingsRules(), t.Ranked(), games, t.ClassificationPenalties(), t.rolls())
+}
+
+func (t *Tournament) rolls() []scoring.Roll {
 	rolls := make([]scoring.Roll, len(t.Rolls))
 	for i, r := range t.Rolls {
-		rolls[i] = scoring.Roll{Players: r.Players, Rolls: r.Rolls}
+		rolls[i] = scoring.Roll{Players: r.Players, Rolls: r.Rolls, Signatures: r.Signatures}
 	}
-	return scoring.Rank(t.StandingsRules(), t.Ranked(), t.Games(), t.ClassificationPenalties(), rolls)
+	return rolls
 }
 
 // Standings renders the standings view.
 func (t *Tournament) Standings() Standings {
-	rows := t.StandingRows()
+	games := t.Games()
+	played := map[string]map[int]scoring.Game{}
+	for _, g := range games {
+		if played[g.Player] == nil {
+			played[g.Player] = map[int]scoring.Game{}
+		}
+		played[g.Player][g.Round] = g
+	}
+	rows := t.standingRows(games)
 	pen := t.ClassificationPenalties()
 	out := Standings{Tournament: t.ID, Seq: t.Seq, Phase: t.Phase(), Rows: make([]StandingsRow, 0, len(rows))}
 	for _, r := range t.Rounds {
@@ -117,11 +194,56 @@ func (t *Tournament) Standings() Standings {
 		row := StandingsRow{Rank: r.Rank, Player: r.Player, Name: p.Name, Club: p.Club, Total: Points(r.Total),
 			Games: make([]GameView, 0, len(r.Games)), Penalties: Points(pen[r.Player]), Status: p.Status, TieUnresolved: r.TieUnresolved, TieGroup: r.TieGroup}
 		for _, g := range r.Games {
-			row.Games = append(row.Games, GameView{Round: g.Round, Table: g.Table, Place: g.Place, TablePoints: g.TablePoints,
-				Score: Points(g.Score), Discarded: slices.Contains(r.Discarded, g.Round)})
+			row.Games = append(row.Games, t.gameView(g, slices.Contains(r.Discarded, g.Round)))
 		}
+		row.Games = append(row.Games, t.pendingGames(r.Player, played[r.Player])...)
 		out.Unresolved = out.Unresolved || r.TieUnresolved
 		out.Rows = append(out.Rows, row)
+	}
+	// Expelled players: listed apart, with the games they played.
+	var expelled []string
+	for _, id := range t.Order {
+		if t.Players[id].Status == StatusExpelled {
+			expelled = append(expelled, id)
+		}
+	}
+	if len(expelled) > 0 {
+		for _, r := range scoring.Rank(t.StandingsRules(), expelled, games, pen, nil) {
+			p := t.Players[r.Player]
+			row := StandingsRow{Player: r.Player, Name: p.Name, Club: p.Club, Total: Points(r.Total), Penalties: Points(pen[r.Player]),
+				Status: StatusExpelled, Games: make([]GameView, 0, len(r.Games))}
+			for _, g := range r.Games {
+				row.Games = append(row.Games, t.gameView(g, slices.Contains(r.Discarded, g.Round)))
+			}
+			out.Expelled = append(out.Expelled, row)
+		}
+	}
+	return out
+}
+
+func (t *Tournament) gameView(g scoring.Game, discarded bool) GameView {
+	v := GameView{Round: g.Round, Table: g.Table, Place: g.Place, TablePoints: g.TablePoints, Score: Points(g.Score), Discarded: discarded}
+	if tb := t.Round(g.Round).Table(g.Table); tb != nil && tb.Annulled != nil {
+		v.Annulled = true
+	}
+	return v
+}
+
+// pendingGames lists a player's annulled games whose score is not known yet.
+func (t *Tournament) pendingGames(player string, played map[int]scoring.Game) []GameView {
+	var out []GameView
+	for _, r := range t.Rounds {
+		if r.Phase != PhaseQualifying {
+			continue
+		}
+		for _, tb := range r.Tables {
+			if tb.Annulled == nil || tb.Annulled.Culprit == player || !slices.Contains(tb.Players, player) {
+				continue
+			}
+			if _, ok := t.annulledScore(played, r.Number); !ok {
+				out = append(out, GameView{Round: r.Number, Table: tb.Number, Annulled: true, Pending: true})
+			}
+		}
 	}
 	return out
 }
@@ -129,9 +251,22 @@ func (t *Tournament) Standings() Standings {
 // TieGroups returns the groups of players currently tied unresolved in the
 // standings, each in rank order.
 func (t *Tournament) TieGroups() [][]string {
+	return tieGroups(t.StandingRows())
+}
+
+// Signatures returns where each player stands for a tie-break roll.
+func (t *Tournament) Signatures() map[string]string {
+	out := map[string]string{}
+	for _, r := range t.StandingRows() {
+		out[r.Player] = scoring.Signature(r)
+	}
+	return out
+}
+
+func tieGroups(rows []scoring.Row) [][]string {
 	var groups [][]string
 	at := map[int]int{}
-	for _, r := range t.StandingRows() {
+	for _, r := range rows {
 		if r.TieGroup == 0 {
 			continue
 		}

@@ -59,12 +59,22 @@ type Tournament struct {
 	Rolls []events.TieBreakRolled `json:"rolls,omitempty"`
 	// Sanctions in the order imposed.
 	Sanctions []*Sanction `json:"sanctions,omitempty"`
+	// Renounced maps a player to the knockout phase they declined (and
+	// every later one).
+	Renounced map[string]string `json:"renounced,omitempty"`
+	// Repechages in the order recorded.
+	Repechages []events.Repechaged `json:"repechages,omitempty"`
+	// Published is the last published classification.
+	Published *events.ClassificationPublished `json:"published,omitempty"`
+	// Closed is set by TournamentClosed.
+	Closed bool `json:"closed,omitempty"`
 }
 
 // CheckIn is a player's presence at the call of a round.
 type CheckIn struct {
 	MinutesLate int    `json:"minutes_late"`
 	Admitted    bool   `json:"admitted"`
+	Absent      bool   `json:"absent,omitempty"`
 	Rule        string `json:"rule,omitempty"`
 	Seq         uint64 `json:"seq"`
 }
@@ -91,6 +101,11 @@ type Player struct {
 	Reserve bool `json:"reserve,omitempty"`
 	// Reason is why the player's status changed (a refusal's reason).
 	Reason string `json:"reason,omitempty"`
+	// Withdrawn is set when the player left the tournament.
+	Withdrawn bool `json:"withdrawn,omitempty"`
+	// Base is the status (active or reserve) to return to if an expulsion
+	// or withdrawal is revoked; empty while it applies to no one.
+	Base string `json:"base,omitempty"`
 	// Registered is the seq of the registration event.
 	Registered uint64 `json:"registered"`
 }
@@ -113,7 +128,11 @@ type Round struct {
 	Seed           string                   `json:"seed"`
 	Unmet          []events.UnmetConstraint `json:"unmet,omitempty"`
 	ReservesSeated []string                 `json:"reserves_seated,omitempty"`
-	Tables         []*Table                 `json:"tables"`
+	// Seeds, Byes and Labels as in events.TablesDrawn.
+	Seeds  []string          `json:"seeds,omitempty"`
+	Byes   []string          `json:"byes,omitempty"`
+	Labels map[string]string `json:"labels,omitempty"`
+	Tables []*Table          `json:"tables"`
 	// Drawn is the seq of the TablesDrawn event.
 	Drawn uint64 `json:"drawn"`
 }
@@ -129,6 +148,19 @@ type Table struct {
 	Reported uint64 `json:"reported,omitempty"`
 	// Results are the report scored under the ruleset, in placement order.
 	Results []scoring.Result `json:"results,omitempty"`
+	// Annulled is set when the game was declared void.
+	Annulled *events.GameAnnulled `json:"annulled,omitempty"`
+	// Withdrew lists players recorded as leaving this game before the report.
+	Withdrew []string `json:"withdrew,omitempty"`
+}
+
+// Label is the table's own phase when it differs from the round's (the
+// rtu "finalina"), else the round's phase.
+func (r *Round) Label(table int) string {
+	if l, ok := r.Labels[fmt.Sprint(table)]; ok {
+		return l
+	}
+	return r.Phase
 }
 
 // Changes collects which read models an application touched, so that a
@@ -204,10 +236,10 @@ func (r *Round) Table(n int) *Table {
 	return r.Tables[n-1]
 }
 
-// Complete reports whether every table of the round has a result.
+// Complete reports whether every table of the round has a result or was annulled.
 func (r *Round) Complete() bool {
 	for _, tb := range r.Tables {
-		if tb.Report == nil {
+		if tb.Report == nil && tb.Annulled == nil {
 			return false
 		}
 	}

@@ -27,7 +27,8 @@ func bandsV1(r *request) ([]Table, error) {
 		}
 	}
 	width := len(bands[0])
-	if len(r.Sizes) > 0 && !sizeAllowed(len(bands), len(r.entrants), r.Sizes, r.SmallTableMax) {
+	short := len(bands[len(bands)-1]) < width
+	if len(r.Sizes) > 0 && !short && !sizeAllowed(len(bands), len(r.entrants), r.Sizes, r.SmallTableMax) {
 		return nil, fmt.Errorf("%w: %d bands make tables of %d, and the allowed sizes are %s", ErrSizes, len(bands), len(bands), joinSizes(allowedSizes(len(r.entrants), r.Sizes, r.SmallTableMax)))
 	}
 	g := newRNG(r.Seed, r.Algorithm, r.Round)
@@ -62,8 +63,11 @@ func (r *request) bands() ([][]int, map[string]int, error) {
 		if len(band) == 0 {
 			return nil, nil, fmt.Errorf("%w: band %d is empty", ErrInput, b+1)
 		}
-		if len(band) != len(r.Bands[0]) {
-			return nil, nil, fmt.Errorf("%w: band %d has %d players and band 1 has %d: each table takes one of each band (rur-2015 art. 8)", ErrInput, b+1, len(band), len(r.Bands[0]))
+		// The first band sets the number of tables; a later band may be
+		// shorter (rtu with fewer than 32 entrants seeds ranks 2-12 at three
+		// tables: the last band of two leaves one table at three players).
+		if len(band) > len(r.Bands[0]) {
+			return nil, nil, fmt.Errorf("%w: band %d has %d players and band 1 has %d: each table takes at most one of each band (rur-2015 art. 8)", ErrInput, b+1, len(band), len(r.Bands[0]))
 		}
 		for _, p := range band {
 			if prev, ok := bandOf[p]; ok {

@@ -118,7 +118,7 @@ func TestBandsErrors(t *testing.T) {
 	}{
 		{"no bands", func(r *Request) { r.Bands = nil }, ErrInput, "no bands"},
 		{"empty band", func(r *Request) { r.Bands = [][]string{{"p001"}, {}} }, ErrInput, "band 2 is empty"},
-		{"unequal bands", func(r *Request) { r.Bands[3] = []string{"p007"} }, ErrInput, "band 4 has 1 players and band 1 has 2"},
+		{"a band wider than the first", func(r *Request) { r.Bands[0] = []string{"p001"}; r.Bands[3] = []string{"p007", "p008"} }, ErrInput, "band 2 has 2 players and band 1 has 1"},
 		{"twice", func(r *Request) { r.Bands[3] = []string{"p007", "p001"} }, ErrInput, "p001 is in band 1 and band 4"},
 		{"not an entrant", func(r *Request) { r.Bands[3] = []string{"p007", "p099"} }, ErrInput, "p099 of band 4 is not an entrant"},
 		{"entrant in no band", func(r *Request) { r.Entrants = players(9, nil, nil) }, ErrInput, "p009 is an entrant but in no band"},

@@ -119,6 +119,7 @@ var algorithms = map[string]algorithm{
 	AlgSeeded2003: {current: 1, versions: map[int]impl{1: seededV1}},
 	AlgBands:      {current: 1, versions: map[int]impl{1: bandsV1}},
 	AlgManual:     {current: 1, versions: map[int]impl{1: manualV1}},
+	AlgGroups:     {current: 1, versions: map[int]impl{1: groupsV1}},
 }
 
 // rules are the articles each algorithm implements, cited in errors and Unmet details.
@@ -259,8 +260,8 @@ func prepare(req Request) (*request, error) {
 			return nil, fmt.Errorf("%w: manual draw checked as %q", ErrUnknownAlgorithm, req.ManualAs)
 		}
 	}
-	// Knockout tables take their size from the bands; every other draw needs the sizes.
-	bands := req.Algorithm == AlgBands || (req.Algorithm == AlgManual && r.manualAs == AlgBands)
+	// Knockout tables take their size from the bands or groups; every other draw needs the sizes.
+	bands := req.Algorithm == AlgBands || req.Algorithm == AlgGroups || (req.Algorithm == AlgManual && (r.manualAs == AlgBands || r.manualAs == AlgGroups))
 	if len(req.Sizes) > 0 || !bands {
 		if err := validSizes(req.Sizes, req.SmallTableMax); err != nil {
 			return nil, err

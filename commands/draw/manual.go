@@ -143,8 +143,13 @@ func unmet(r *request, kind string, tables []Table) []Unmet {
 			place[r.entrants[i].Player] = pl
 		}
 	}
+	short := map[int]bool{}
 	if kind == AlgBands {
-		_, bandOf, _ = r.bands()
+		var bands [][]int
+		bands, bandOf, _ = r.bands()
+		for b, band := range bands {
+			short[b] = len(band) < len(bands[0])
+		}
 	}
 	rule := cite(kind)
 	for _, t := range tables {
@@ -156,7 +161,7 @@ func unmet(r *request, kind string, tables []Table) []Unmet {
 				out = append(out, placeMix(t, place, r.Round-1, rule)...)
 			}
 		case AlgBands:
-			out = append(out, bandMix(t, bandOf, len(r.Bands), rule)...)
+			out = append(out, bandMix(t, bandOf, len(r.Bands), short, rule)...)
 			out = append(out, r.sameClub(t, ConstraintBandClub, rule)...)
 		}
 	}
@@ -282,7 +287,7 @@ func placeMix(t Table, place map[string]int, prev int, rule string) []Unmet {
 }
 
 // bandMix reports a table that is not one player of each band.
-func bandMix(t Table, bandOf map[string]int, nBands int, rule string) []Unmet {
+func bandMix(t Table, bandOf map[string]int, nBands int, short map[int]bool, rule string) []Unmet {
 	count := map[int]int{}
 	for _, p := range t.Players {
 		if b, ok := bandOf[p]; ok {
@@ -304,7 +309,13 @@ func bandMix(t Table, bandOf map[string]int, nBands int, rule string) []Unmet {
 		}
 	}
 	if len(bad) == 0 {
-		if len(t.Players) == nBands {
+		missingShortOnly := true
+		for b := range nBands {
+			if count[b] == 0 && !short[b] {
+				missingShortOnly = false
+			}
+		}
+		if missingShortOnly {
 			return nil
 		}
 		bad = slices.Clone(t.Players) // a band is missing: the whole table is at fault

@@ -148,3 +148,14 @@ func (s *Simulator) Report(rng *rand.Rand, round, table int, players []string) c
 }
 
 func ptr(v int) *int { return &v }
+
+// Rolls returns a die roll per player, all different, as an arbiter records
+// when a table's tie chain runs out.
+func Rolls(rng *rand.Rand, players []string) map[string]int {
+	faces := rng.Perm(6)
+	out := map[string]int{}
+	for i, p := range players {
+		out[p] = faces[i%6] + 1
+	}
+	return out
+}

@@ -14,15 +14,15 @@ func TestFormulas(t *testing.T) {
 		want  string
 	}{
 		// tp_bonus and wins.
-		{"tp_bonus: winner tp + 50, others tp, eliminated 0", Rules{Formula: "tp_bonus"}, Table{Players: four},
+		{"tp_bonus: winner tp + 50, others tp, eliminated 0", Rules{Formula: "tp_bonus", Bonus: 50}, Table{Players: four},
 			"A:1:11200 B:2:5500 C:3:4000 D:4:0"},
 		{"tp_bonus: bonus parameter", Rules{Formula: "tp_bonus", Bonus: 30}, Table{Players: four},
 			"A:1:9200 B:2:5500 C:3:4000 D:4:0"},
-		{"tp_bonus: risiko 150", Rules{Formula: "tp_bonus"}, Table{Players: four, Winner: "C", Risiko: true},
+		{"tp_bonus: risiko 150", Rules{Formula: "tp_bonus", Bonus: 50}, Table{Players: four, Winner: "C", Risiko: true},
 			"C:1:15000 A:2:6200 B:3:5500 D:4:0"},
-		{"wins: a table scores as tp_bonus", Rules{Formula: "wins"}, Table{Players: four},
+		{"wins: a table scores as tp_bonus", Rules{Formula: "wins", Bonus: 50}, Table{Players: four},
 			"A:1:11200 B:2:5500 C:3:4000 D:4:0"},
-		{"wins: risiko as tp_bonus", Rules{Formula: "wins"}, Table{Players: four, Winner: "B", Risiko: true},
+		{"wins: risiko as tp_bonus", Rules{Formula: "wins", Bonus: 50}, Table{Players: four, Winner: "B", Risiko: true},
 			"B:1:15000 A:2:6200 C:3:4000 D:4:0"},
 
 		// Conversions.

@@ -9,8 +9,8 @@ import (
 // case: given a table and rules, when it is scored, then the placement order with
 // places and scores is as written (player:place:score, "?" = unresolved).
 func TestPlacement(t *testing.T) {
-	tpBonus := Rules{Formula: "tp_bonus", TieChain: "rur"}
-	split := Rules{Formula: "tp_bonus", TieChain: "rtu", TieAtTop: SplitBonus}
+	tpBonus := Rules{Formula: "tp_bonus", Bonus: 50, TieChain: "rur"}
+	split := Rules{Formula: "tp_bonus", Bonus: 50, TieChain: "rtu", TieAtTop: SplitBonus}
 	cases := []struct {
 		name  string
 		rules Rules
@@ -73,13 +73,13 @@ func TestPlacement(t *testing.T) {
 		},
 		{
 			name:  "master chain is the rur chain",
-			rules: Rules{Formula: "tp_bonus", TieChain: "master"},
+			rules: Rules{Formula: "tp_bonus", Bonus: 50, TieChain: "master"},
 			table: Table{Players: []Seat{off(fin("A", 1, 50), 10), off(fin("B", 2, 50), 10), fin("C", 3, 10), fin("D", 4, 5)}},
 			want:  "B:1:10000 A:2:5000 C:3:1000 D:4:500",
 		},
 		{
 			name:  "2003 chain: objective territories held",
-			rules: Rules{Formula: "tp_bonus", TieChain: "2003"},
+			rules: Rules{Formula: "tp_bonus", Bonus: 50, TieChain: "2003"},
 			table: Table{Players: []Seat{
 				{Player: "A", Turn: 1, TablePoints: 50, ObjectiveTerritories: 5, Territories: 20, OffObjectivePoints: 30, Status: Finished},
 				{Player: "B", Turn: 2, TablePoints: 50, ObjectiveTerritories: 6, Territories: 10, Status: Finished},
@@ -88,7 +88,7 @@ func TestPlacement(t *testing.T) {
 		},
 		{
 			name:  "2003 chain: then territories held",
-			rules: Rules{Formula: "tp_bonus", TieChain: "2003"},
+			rules: Rules{Formula: "tp_bonus", Bonus: 50, TieChain: "2003"},
 			table: Table{Players: []Seat{
 				{Player: "A", Turn: 1, TablePoints: 50, ObjectiveTerritories: 5, Territories: 12, Armies: 10, Status: Finished},
 				{Player: "B", Turn: 2, TablePoints: 50, ObjectiveTerritories: 5, Territories: 11, Armies: 90, Status: Finished},
@@ -97,7 +97,7 @@ func TestPlacement(t *testing.T) {
 		},
 		{
 			name:  "2003 chain: then armies + 3 × cards",
-			rules: Rules{Formula: "tp_bonus", TieChain: "2003"},
+			rules: Rules{Formula: "tp_bonus", Bonus: 50, TieChain: "2003"},
 			table: Table{Players: []Seat{
 				{Player: "A", Turn: 1, TablePoints: 50, ObjectiveTerritories: 5, Territories: 12, Armies: 40, Cards: 0, Status: Finished},
 				{Player: "B", Turn: 2, TablePoints: 50, ObjectiveTerritories: 5, Territories: 12, Armies: 32, Cards: 3, Status: Finished},
@@ -106,61 +106,61 @@ func TestPlacement(t *testing.T) {
 		},
 		{
 			name:  "2003 chain exhausted: unresolved without rolls",
-			rules: Rules{Formula: "tp_bonus", TieChain: "2003"},
+			rules: Rules{Formula: "tp_bonus", Bonus: 50, TieChain: "2003"},
 			table: Table{Players: []Seat{fin("A", 1, 50), fin("B", 2, 50), fin("C", 3, 10), fin("D", 4, 5)}},
 			want:  "A:1:10000? B:2:5000? C:3:1000 D:4:500",
 		},
 		{
 			name:  "rtu chain: off-objective points",
-			rules: Rules{Formula: "tp_bonus", TieChain: "rtu"},
+			rules: Rules{Formula: "tp_bonus", Bonus: 50, TieChain: "rtu"},
 			table: Table{Players: []Seat{rtuSeat("A", 1, 9, 0, 0, 0, 0, 0), rtuSeat("B", 2, 10, 0, 0, 0, 0, 0), fin("C", 3, 10), fin("D", 4, 5)}},
 			want:  "B:1:10000 A:2:5000 C:3:1000 D:4:500",
 		},
 		{
 			name:  "rtu chain: then armies in objective",
-			rules: Rules{Formula: "tp_bonus", TieChain: "rtu"},
+			rules: Rules{Formula: "tp_bonus", Bonus: 50, TieChain: "rtu"},
 			table: Table{Players: []Seat{rtuSeat("A", 1, 9, 21, 0, 0, 0, 0), rtuSeat("B", 2, 9, 20, 50, 7, 9, 9), fin("C", 3, 10), fin("D", 4, 5)}},
 			want:  "A:1:10000 B:2:5000 C:3:1000 D:4:500",
 		},
 		{
 			name:  "rtu chain: then armies outside the objective",
-			rules: Rules{Formula: "tp_bonus", TieChain: "rtu"},
+			rules: Rules{Formula: "tp_bonus", Bonus: 50, TieChain: "rtu"},
 			table: Table{Players: []Seat{rtuSeat("A", 1, 9, 20, 11, 0, 0, 0), rtuSeat("B", 2, 9, 20, 12, 0, 0, 0), fin("C", 3, 10), fin("D", 4, 5)}},
 			want:  "B:1:10000 A:2:5000 C:3:1000 D:4:500",
 		},
 		{
 			name:  "rtu chain: then cards",
-			rules: Rules{Formula: "tp_bonus", TieChain: "rtu"},
+			rules: Rules{Formula: "tp_bonus", Bonus: 50, TieChain: "rtu"},
 			table: Table{Players: []Seat{rtuSeat("A", 1, 9, 20, 12, 4, 0, 0), rtuSeat("B", 2, 9, 20, 12, 3, 9, 9), fin("C", 3, 10), fin("D", 4, 5)}},
 			want:  "A:1:10000 B:2:5000 C:3:1000 D:4:500",
 		},
 		{
 			name:  "rtu chain: then objective territories",
-			rules: Rules{Formula: "tp_bonus", TieChain: "rtu"},
+			rules: Rules{Formula: "tp_bonus", Bonus: 50, TieChain: "rtu"},
 			table: Table{Players: []Seat{rtuSeat("A", 1, 9, 20, 12, 4, 6, 9), rtuSeat("B", 2, 9, 20, 12, 4, 7, 0), fin("C", 3, 10), fin("D", 4, 5)}},
 			want:  "B:1:10000 A:2:5000 C:3:1000 D:4:500",
 		},
 		{
 			name:  "rtu chain: then other territories",
-			rules: Rules{Formula: "tp_bonus", TieChain: "rtu"},
+			rules: Rules{Formula: "tp_bonus", Bonus: 50, TieChain: "rtu"},
 			table: Table{Players: []Seat{rtuSeat("A", 1, 9, 20, 12, 4, 6, 3), rtuSeat("B", 2, 9, 20, 12, 4, 6, 2), fin("C", 3, 10), fin("D", 4, 5)}},
 			want:  "A:1:10000 B:2:5000 C:3:1000 D:4:500",
 		},
 		{
 			name:  "rtu chain: then the recorded die roll, highest first",
-			rules: Rules{Formula: "tp_bonus", TieChain: "rtu"},
+			rules: Rules{Formula: "tp_bonus", Bonus: 50, TieChain: "rtu"},
 			table: Table{Players: []Seat{fin("A", 1, 50), fin("B", 2, 50), fin("C", 3, 10), fin("D", 4, 5)}, Rolls: map[string]int{"A": 2, "B": 5}},
 			want:  "B:1:10000 A:2:5000 C:3:1000 D:4:500",
 		},
 		{
 			name:  "rtu chain: no roll recorded leaves the tie unresolved",
-			rules: Rules{Formula: "tp_bonus", TieChain: "rtu"},
+			rules: Rules{Formula: "tp_bonus", Bonus: 50, TieChain: "rtu"},
 			table: Table{Players: []Seat{fin("A", 1, 50), fin("B", 2, 50), fin("C", 3, 10), fin("D", 4, 5)}, Rolls: map[string]int{"A": 2}},
 			want:  "A:1:10000? B:2:5000? C:3:1000 D:4:500",
 		},
 		{
 			name:  "rtu chain: equal rolls stay unresolved",
-			rules: Rules{Formula: "tp_bonus", TieChain: "rtu"},
+			rules: Rules{Formula: "tp_bonus", Bonus: 50, TieChain: "rtu"},
 			table: Table{Players: []Seat{fin("A", 1, 50), fin("B", 2, 50), fin("C", 3, 10), fin("D", 4, 5)}, Rolls: map[string]int{"A": 4, "B": 4}},
 			want:  "A:1:10000? B:2:5000? C:3:1000 D:4:500",
 		},
@@ -240,7 +240,7 @@ func rtuSeat(name string, turn, offObj, objArmies, outArmies, cards, objTerr, ot
 // TestResultFields: given a table with players out, when it is scored, then Win, Out,
 // OthersOut and TablePoints (after penalties) are reported per player.
 func TestResultFields(t *testing.T) {
-	rs := mustScore(t, Rules{Formula: "tp_bonus"}, Table{
+	rs := mustScore(t, Rules{Formula: "tp_bonus", Bonus: 50}, Table{
 		Players:   []Seat{fin("A", 1, 60), wd("B", 2, 30), elim("C", 3, 1), dq("D", 4, 5), fin("E", 5, 40)},
 		Penalties: map[string]int{"E": 10},
 	})
@@ -275,14 +275,14 @@ func TestScoreErrors(t *testing.T) {
 	}{
 		{"unknown formula", Rules{Formula: "bogus"}, ok, ErrUnknownFormula},
 		{"empty formula", Rules{}, ok, ErrUnknownFormula},
-		{"unknown tie chain", Rules{Formula: "tp_bonus", TieChain: "x"}, ok, ErrUnknownTieChain},
+		{"unknown tie chain", Rules{Formula: "tp_bonus", Bonus: 50, TieChain: "x"}, ok, ErrUnknownTieChain},
 		{"unknown tie at top", Rules{Formula: "tp_bonus", TieAtTop: "x"}, ok, ErrUnknownTieAtTop},
-		{"no players", Rules{Formula: "tp_bonus"}, Table{}, ErrNoPlayers},
-		{"unknown status", Rules{Formula: "tp_bonus"}, Table{Players: []Seat{{Player: "A", Turn: 1, Status: "gone"}}}, ErrUnknownStatus},
-		{"risiko without a winner", Rules{Formula: "tp_bonus"}, Table{Players: ok.Players, Risiko: true}, ErrRisikoWinner},
-		{"risiko winner not seated", Rules{Formula: "tp_bonus"}, Table{Players: ok.Players, Risiko: true, Winner: "Z"}, ErrRisikoWinner},
-		{"risiko winner withdrawn", Rules{Formula: "tp_bonus"}, Table{Players: []Seat{fin("A", 1, 10), wd("B", 2, 1), fin("C", 3, 1)}, Risiko: true, Winner: "B"}, ErrRisikoWinner},
-		{"risiko winner eliminated", Rules{Formula: "tp_bonus"}, Table{Players: []Seat{fin("A", 1, 10), elim("B", 2, 1), fin("C", 3, 1)}, Risiko: true, Winner: "B"}, ErrRisikoWinner},
+		{"no players", Rules{Formula: "tp_bonus", Bonus: 50}, Table{}, ErrNoPlayers},
+		{"unknown status", Rules{Formula: "tp_bonus", Bonus: 50}, Table{Players: []Seat{{Player: "A", Turn: 1, Status: "gone"}}}, ErrUnknownStatus},
+		{"risiko without a winner", Rules{Formula: "tp_bonus", Bonus: 50}, Table{Players: ok.Players, Risiko: true}, ErrRisikoWinner},
+		{"risiko winner not seated", Rules{Formula: "tp_bonus", Bonus: 50}, Table{Players: ok.Players, Risiko: true, Winner: "Z"}, ErrRisikoWinner},
+		{"risiko winner withdrawn", Rules{Formula: "tp_bonus", Bonus: 50}, Table{Players: []Seat{fin("A", 1, 10), wd("B", 2, 1), fin("C", 3, 1)}, Risiko: true, Winner: "B"}, ErrRisikoWinner},
+		{"risiko winner eliminated", Rules{Formula: "tp_bonus", Bonus: 50}, Table{Players: []Seat{fin("A", 1, 10), elim("B", 2, 1), fin("C", 3, 1)}, Risiko: true, Winner: "B"}, ErrRisikoWinner},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -78,8 +78,9 @@ const (
 	SplitBonus    = "split_bonus" // two tied first share the bonus, three or more get none
 )
 
-// DefaultBonus is the winner bonus, in table points, of tp_bonus and wins when
-// Rules.Bonus is 0 (rur-2015 art. 1).
+// DefaultBonus is the winner bonus, in table points, of tp_bonus and wins in
+// rur-2015 art. 1. Rules.Bonus is used as given (0 is a valid bonus); the
+// rulesets fill it in.
 const DefaultBonus = 50
 
 // CampionatoWithdrawalPenalty is the classification penalty, in hundredths, that
@@ -100,8 +101,8 @@ type Rules struct {
 	// changes formulas that have a winner bonus (tp_bonus, wins); the others break a
 	// tie at the top through the chain.
 	TieAtTop string
-	// Bonus is the winner bonus in table points for tp_bonus and wins. The default
-	// (when 0) is DefaultBonus.
+	// Bonus is the winner bonus in table points for tp_bonus and wins, used as
+	// given: 0 means no bonus.
 	Bonus int
 }
 
@@ -214,9 +215,6 @@ func Score(r Rules, t Table) ([]Result, error) {
 		return nil, err
 	}
 	c.bonus = r.Bonus
-	if c.bonus == 0 {
-		c.bonus = DefaultBonus
-	}
 	out := make([]Result, len(c.seats))
 	for i, p := range c.seats {
 		out[i] = Result{

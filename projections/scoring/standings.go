@@ -2,6 +2,7 @@ package scoring
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 )
 
@@ -46,6 +47,17 @@ type StandingsRules struct {
 type Roll struct {
 	Players []string
 	Rolls   []int
+	// Signatures, when given, pin the roll to the tie it settled: one per
+	// player, as Signature returned for their row then. A roll applies only
+	// while every player's signature is unchanged, so a roll for a tie after
+	// game 1 does not decide a new tie after game 2.
+	Signatures []string
+}
+
+// Signature identifies where a row stands for a tie-break roll: its total
+// and the number of games it counts.
+func Signature(r Row) string {
+	return fmt.Sprintf("%d/%d", r.Total, len(r.Games))
 }
 
 // Row is one player's line of the standings.
@@ -140,7 +152,9 @@ func Rank(r StandingsRules, players []string, games []Game, penalties map[string
 		for j < len(st) && full(st[i], st[j]) == 0 {
 			j++
 		}
-		if j-i > 1 {
+		// Players who have not played yet are level, not tied: nothing
+		// needs a die roll before there is a score to compare.
+		if j-i > 1 && hasGames(st[i:j]) {
 			resolveByRolls(st[i:j], rolls, 0)
 		}
 		i = j
@@ -306,8 +320,19 @@ func resolveByRolls(group []*standing, rolls []Roll, from int) {
 // covers returns the values r gives the players of group, if it gives one to each. A
 // malformed roll (players and values of different lengths) covers nobody.
 func covers(r Roll, group []*standing) (map[string]int, bool) {
-	if len(r.Players) != len(r.Rolls) {
+	if len(r.Players) != len(r.Rolls) || len(r.Signatures) > 0 && len(r.Signatures) != len(r.Players) {
 		return nil, false
+	}
+	if len(r.Signatures) > 0 {
+		sig := map[string]string{}
+		for i, p := range r.Players {
+			sig[p] = r.Signatures[i]
+		}
+		for _, s := range group {
+			if want, ok := sig[s.row.Player]; ok && want != Signature(s.row) {
+				return nil, false
+			}
+		}
 	}
 	v := make(map[string]int, len(r.Players))
 	for i, p := range r.Players {
@@ -321,4 +346,13 @@ func covers(r Roll, group []*standing) (map[string]int, bool) {
 		}
 	}
 	return v, true
+}
+
+func hasGames(group []*standing) bool {
+	for _, s := range group {
+		if len(s.row.Games) > 0 {
+			return true
+		}
+	}
+	return false
 }

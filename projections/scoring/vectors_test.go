@@ -83,7 +83,13 @@ func TestVectorsTables(t *testing.T) {
 	v := loadVectors(t)
 	for _, tc := range v.Tables {
 		t.Run(tc.Name, func(t *testing.T) {
-			r := Rules{Formula: tc.Rules.Formula, TieChain: tc.Rules.TieChain, TieAtTop: tc.Rules.TieAtTop, Bonus: tc.Rules.Bonus}
+			// The vector format leaves the bonus out where a formula has none;
+			// where it matters the vectors give 50, the rur-2015 value.
+			bonus := tc.Rules.Bonus
+			if bonus == 0 {
+				bonus = DefaultBonus
+			}
+			r := Rules{Formula: tc.Rules.Formula, TieChain: tc.Rules.TieChain, TieAtTop: tc.Rules.TieAtTop, Bonus: bonus}
 			tab := Table{Players: tc.Table.Players, Risiko: tc.Table.Risiko, Winner: tc.Table.Winner, Penalties: tc.Table.Penalties}
 			if err := Validate(tab); err != nil {
 				t.Errorf("Validate: %v", err)

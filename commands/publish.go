@@ -1,0 +1,69 @@
+package commands
+
+import (
+	"strings"
+
+	"github.com/referto/referto/events"
+	"github.com/referto/referto/projections"
+)
+
+// PublishClassification publishes the classification (RULES.md §7). It is
+// refused while a table has no result or a tie awaits a die roll; a final
+// publication also needs every phase of the format played.
+type PublishClassification struct {
+	typed
+	Final bool `json:"final"`
+	// Checkpoint is set by the server: the signed checkpoint of the log the
+	// classification was derived from.
+	Checkpoint string `json:"-"`
+}
+
+func (*PublishClassification) CommandType() string { return "PublishClassification" }
+
+func (*PublishClassification) Check() error { return nil }
+
+func (c *PublishClassification) decide(t *projections.Tournament) ([]events.Event, error) {
+	if t.Published != nil && t.Published.Final {
+		return nil, conflict("the final classification is already published (seq %d of the log is its source)", t.Seq)
+	}
+	cl := t.Classification()
+	if len(cl.Open) > 0 {
+		return nil, ruleErr("RULES §7", "tables without a result: %s", strings.Join(cl.Open, "; "))
+	}
+	if cl.Unresolved {
+		var tied []string
+		for _, g := range t.ClassificationTieGroups() {
+			tied = append(tied, strings.Join(g, "/"))
+		}
+		return nil, ruleErr("rur-2015 art. 1", "ties awaiting a die roll: %s", strings.Join(tied, "; "))
+	}
+	if c.Final {
+		if played := len(t.Rounds); played < t.Ruleset.QualifyingRounds+len(knockoutPhases(t)) {
+			return nil, ruleErr("RULES §7", "the format has %d qualifying rounds and the %v; %d rounds played",
+				t.Ruleset.QualifyingRounds, knockoutPhases(t), played)
+		}
+	}
+	ev := events.ClassificationPublished{Final: c.Final, Expelled: cl.Expelled, Checkpoint: c.Checkpoint}
+	for _, r := range cl.Rows {
+		ev.Rows = append(ev.Rows, events.ClassificationRow{Rank: r.Rank, Player: r.Player, Name: r.Name, Phase: r.Phase,
+			Total: int64(r.Total), Status: r.Status})
+	}
+	return []events.Event{ev}, nil
+}
+
+// CloseTournament ends the tournament after the final classification.
+type CloseTournament struct {
+	typed
+	Reason string `json:"reason,omitempty"`
+}
+
+func (*CloseTournament) CommandType() string { return "CloseTournament" }
+
+func (c *CloseTournament) Check() error { return checkText("reason", c.Reason, maxReason, false) }
+
+func (c *CloseTournament) decide(t *projections.Tournament) ([]events.Event, error) {
+	if t.Published == nil || !t.Published.Final {
+		return nil, ruleErr("RULES §7", "publish the final classification before closing the tournament")
+	}
+	return []events.Event{events.TournamentClosed{Reason: clean(c.Reason)}}, nil
+}

@@ -1,0 +1,376 @@
+package commands
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/referto/referto/events"
+	"github.com/referto/referto/projections"
+)
+
+// Repechage (rur-2015 art. 8). When a qualifier renounces a phase, withdraws
+// or is expelled, their place goes, in order:
+//
+//   - to the others at the table they qualified from, in placement order
+//     (the second, then the third, the fourth);
+//   - then to the best second of the other tables of that round, then the
+//     best third, then the best fourth, "best" by the standings after the
+//     qualifying rounds ("si dovrà tenere conto della classifica parziale
+//     dopo le prime due partite");
+//   - a direct qualifier (a bye) has no table: the chain starts at the best
+//     second of the round they skipped;
+//   - for a phase drawn from the standings and already drawn, the next
+//     eligible player in the standings takes the seat.
+//
+// Every candidate considered is listed in order with why they were passed over.
+
+// recordedRepechage returns the repechage already recorded for x in phase.
+func recordedRepechage(t *projections.Tournament, phase, x string) (events.Repechaged, bool) {
+	for i := len(t.Repechages) - 1; i >= 0; i-- {
+		if r := t.Repechages[i]; r.Phase == phase && r.Replaces == x {
+			return r, true
+		}
+	}
+	return events.Repechaged{}, false
+}
+
+// skipReason says why candidate c cannot take a place in phase, or "".
+func skipReason(t *projections.Tournament, c, phase string, taken map[string]bool) string {
+	p := t.Players[c]
+	switch {
+	case p == nil:
+		return "not registered"
+	case p.Status == projections.StatusExpelled:
+		return "expelled"
+	case p.Status == projections.StatusWithdrawn:
+		return "withdrew from the tournament"
+	case p.Status != projections.StatusActive:
+		return p.Status
+	}
+	if r, ok := t.Renounced[c]; ok && phaseIndex(t, r) <= phaseIndex(t, phase) {
+		return "renounced the " + describePhase(r)
+	}
+	if taken[c] {
+		return "already qualified for the " + describePhase(phase)
+	}
+	for _, r := range t.Repechages {
+		if r.Phase == phase && r.Player == c {
+			return "already repechaged for the " + describePhase(phase)
+		}
+	}
+	return ""
+}
+
+// chooseRepechage walks the chain for x's place in phase. from is the round
+// the place was won in (nil when the phase is drawn from the standings).
+// It reports false when the chain needs results not recorded yet.
+func chooseRepechage(t *projections.Tournament, phase, x string, from *projections.Round, taken map[string]bool) (events.Repechaged, bool) {
+	out := events.Repechaged{Phase: phase, Replaces: x, Rule: "rur-2015 art. 8"}
+	if t.Ruleset.Knockout != "rur" {
+		out.Rule = ruleKnockout(t.Ruleset) + " (rur-2015 art. 8 by analogy)"
+	}
+	order, _ := standingsOrder(t)
+	pos := map[string]int{}
+	for i, id := range order {
+		pos[id] = i
+	}
+	try := func(c, from string) bool {
+		reason := skipReason(t, c, phase, taken)
+		out.Candidates = append(out.Candidates, events.RepechageCandidate{Player: c, From: from, Skipped: reason})
+		if reason == "" {
+			out.Player = c
+			return true
+		}
+		return false
+	}
+	if from == nil {
+		// The next in the standings after the cut: players holding a place
+		// already were never candidates and are not listed.
+		for i, c := range order {
+			if c == x || taken[c] {
+				continue
+			}
+			if try(c, fmt.Sprintf("%s in the standings", ordinal(i+1))) {
+				return out, true
+			}
+		}
+		return out, true
+	}
+	own := from.Seat(x)
+	if own != nil && !wonTable(from, x) {
+		own = nil // a bye or a standings qualifier: no table of their own
+	}
+	if own != nil {
+		if own.Report == nil {
+			return out, false
+		}
+		for _, res := range own.Results {
+			if res.Player != x && try(res.Player, fmt.Sprintf("%s at %s table %d", ordinal(res.Place), describePhase(from.Phase), own.Number)) {
+				return out, true
+			}
+		}
+	}
+	for _, tb := range from.Tables {
+		if tb != own && tb.Report == nil && tb.Annulled == nil {
+			return out, false
+		}
+	}
+	for k := 2; k <= 5; k++ {
+		var ks []struct {
+			player string
+			table  int
+		}
+		for _, tb := range from.Tables {
+			if tb == own {
+				continue
+			}
+			for _, res := range tb.Results {
+				if res.Place == k {
+					ks = append(ks, struct {
+						player string
+						table  int
+					}{res.Player, tb.Number})
+					break
+				}
+			}
+		}
+		slices.SortStableFunc(ks, func(a, b struct {
+			player string
+			table  int
+		}) int {
+			return pos[a.player] - pos[b.player]
+		})
+		for _, c := range ks {
+			if try(c.player, fmt.Sprintf("best %s of the other %s tables (%s at table %d, %s in the standings)",
+				ordinal(k), describePhase(from.Phase), ordinal(k), c.table, ordinal(pos[c.player]+1))) {
+				return out, true
+			}
+		}
+	}
+	return out, true // nobody left: recorded with no substitute
+}
+
+// previousRound is the round whose results qualify players for phase:
+// the round of the phase before it, or for direct elimination the game
+// the player won; nil when the phase is drawn from the standings.
+func previousRound(t *projections.Tournament, phase, player string) *projections.Round {
+	i := phaseIndex(t, phase)
+	if i > 0 {
+		prev := t.Round(phaseRound(t, phase) - 1)
+		if prev != nil && prev.Phase == projections.PhaseSecondChance && phase == projections.PhaseSemifinal && prev.Seat(player) == nil {
+			// direct-second-chance: a game-1 winner qualified from round 1.
+			return t.Round(1)
+		}
+		return prev
+	}
+	if i == 0 && (t.Ruleset.Knockout == "direct" || t.Ruleset.Knockout == "direct-second-chance") {
+		return t.Round(t.Ruleset.QualifyingRounds)
+	}
+	return nil
+}
+
+// rootOf follows recorded repechages back to the qualifier whose place x
+// holds: a substitute who renounces in turn continues that place's chain.
+func rootOf(t *projections.Tournament, phase, x string) string {
+	for range 64 {
+		found := false
+		for _, r := range t.Repechages {
+			if r.Phase == phase && r.Player == x && r.Replaces != "" {
+				x, found = r.Replaces, true
+				break
+			}
+		}
+		if !found {
+			return x
+		}
+	}
+	return x
+}
+
+// replaceQualifier decides what happens to x's place in phase when x
+// renounces it, withdraws or is expelled: the effect to record and any
+// repechage to append.
+func replaceQualifier(t *projections.Tournament, phase, x string) (string, []events.Event, error) {
+	round := phaseRound(t, phase)
+	if r := t.Round(round); r != nil {
+		// The phase is drawn: replace x at their table if it has not played.
+		tb := r.Seat(x)
+		if tb == nil {
+			return "recorded", nil, nil
+		}
+		if r.Label(tb.Number) == projections.PhaseFinalina && phase == projections.PhaseFinal {
+			phase = projections.PhaseFinalina
+		}
+		if tb.Report != nil {
+			return "", nil, conflict("%s already played table %d of the %s", x, tb.Number, describePhase(phase))
+		}
+		taken := map[string]bool{}
+		for _, other := range r.Tables {
+			for _, p := range other.Players {
+				taken[p] = true
+			}
+		}
+		root := rootOf(t, phase, x)
+		rep, decided := chooseRepechage(t, phase, root, previousRound(t, phase, root), taken)
+		if !decided {
+			return "", nil, ruleErr("rur-2015 art. 8", "the repechage for %s needs every result of the round before", x)
+		}
+		rep.Replaces, rep.Round, rep.Table = x, round, tb.Number
+		return "repechage", []events.Event{rep}, nil
+	}
+	if !anyKnockoutDrawn(t) {
+		if qualifiesByCut(t, x) {
+			return "cut_recomputed", nil, nil
+		}
+		return "recorded", nil, nil
+	}
+	// The phase is not drawn yet: does x hold one of its places, as a
+	// qualifier or as a substitute for one?
+	root := rootOf(t, phase, x)
+	prev := previousRound(t, phase, root)
+	if prev == nil || (!slices.Contains(prev.Byes, root) && !wonTable(prev, root)) {
+		return "recorded", nil, nil
+	}
+	if _, done := recordedRepechage(t, phase, x); done {
+		return "recorded", nil, nil
+	}
+	rep, decided := chooseRepechage(t, phase, root, prev, currentQualifiers(t, prev))
+	if !decided {
+		return "repechage_at_draw", nil, nil
+	}
+	rep.Replaces = x
+	return "repechage", []events.Event{rep}, nil
+}
+
+func anyKnockoutDrawn(t *projections.Tournament) bool {
+	return len(t.Rounds) > t.Ruleset.QualifyingRounds
+}
+
+// qualifiesByCut reports whether x is within the cut of the first knockout
+// phase as the standings stand.
+func qualifiesByCut(t *projections.Tournament, x string) bool {
+	order, _ := standingsOrder(t)
+	cut := map[string]int{"rur": 16, "semis16": 16, "final-lt32-1": 12, "final-lt32-2": 10, "final4": 4, "final4+8": 8}[t.Ruleset.Knockout]
+	if t.Ruleset.Knockout == "rur" && entrantsOf(t) > quarterThreshold {
+		cut = 34
+	}
+	i := slices.Index(order, x)
+	return i >= 0 && i < cut
+}
+
+// wonTable reports whether x won their table in round r.
+func wonTable(r *projections.Round, x string) bool {
+	return slices.Contains(tableWinners(r), x)
+}
+
+// currentQualifiers are the players already holding a place out of round r.
+func currentQualifiers(t *projections.Tournament, r *projections.Round) map[string]bool {
+	taken := map[string]bool{}
+	for _, p := range r.Byes {
+		taken[p] = true
+	}
+	for _, p := range tableWinners(r) {
+		taken[p] = true
+	}
+	for _, rep := range t.Repechages {
+		if rep.Player != "" {
+			taken[rep.Player] = true
+		}
+	}
+	return taken
+}
+
+// nextPhase is the first knockout phase not played yet, or "".
+func nextPhase(t *projections.Tournament) string {
+	phases := knockoutPhases(t)
+	for i, ph := range phases {
+		r := t.Round(t.Ruleset.QualifyingRounds + 1 + i)
+		if r == nil || !r.Complete() {
+			return ph
+		}
+	}
+	return ""
+}
+
+// Renounce records that a player declines a knockout phase (RULES.md §9):
+// the cut is recomputed before the knockout starts, otherwise the repechage
+// chain of rur-2015 art. 8 runs in the same commit.
+type Renounce struct {
+	typed
+	Player string `json:"player"`
+	Phase  string `json:"phase"`
+	Reason string `json:"reason,omitempty"`
+}
+
+func (*Renounce) CommandType() string { return "Renounce" }
+
+func (c *Renounce) Check() error {
+	var errs []error
+	errs = append(errs, checkID("player", c.Player), checkText("reason", c.Reason, maxReason, false))
+	if c.Phase == "" {
+		errs = append(errs, fieldErr("phase", "required: the knockout phase declined"))
+	}
+	return joinErrs(errs)
+}
+
+func (c *Renounce) decide(t *projections.Tournament) ([]events.Event, error) {
+	if len(t.Rounds) == 0 {
+		return nil, ruleErr("RULES §7", "the knockout phases are known once game 1 is drawn")
+	}
+	if phaseIndex(t, c.Phase) < 0 {
+		return nil, fieldErr("phase", "%q is not a knockout phase of this tournament (%v)", c.Phase, knockoutPhases(t))
+	}
+	p, ok := t.Players[c.Player]
+	if !ok {
+		return nil, notFound("player %s", c.Player)
+	}
+	if p.Status != projections.StatusActive {
+		return nil, ruleErr("RULES §9", "%s is %s", c.Player, p.Status)
+	}
+	if r, done := t.Renounced[c.Player]; done {
+		return nil, conflict("%s already renounced the %s", c.Player, describePhase(r))
+	}
+	effect, more, err := replaceQualifier(t, c.Phase, c.Player)
+	if err != nil {
+		return nil, err
+	}
+	return append([]events.Event{events.Renounced{Player: c.Player, Phase: c.Phase, Effect: effect, Reason: clean(c.Reason)}}, more...), nil
+}
+
+// Repechage performs a repechage the ledger could not decide when the
+// renunciation was recorded (the results it needed were not in yet).
+type Repechage struct {
+	typed
+	Phase    string `json:"phase"`
+	Replaces string `json:"replaces"`
+}
+
+func (*Repechage) CommandType() string { return "Repechage" }
+
+func (c *Repechage) Check() error {
+	errs := []error{checkID("replaces", c.Replaces)}
+	if c.Phase == "" {
+		errs = append(errs, fieldErr("phase", "required"))
+	}
+	return joinErrs(errs)
+}
+
+func (c *Repechage) decide(t *projections.Tournament) ([]events.Event, error) {
+	if phaseIndex(t, c.Phase) < 0 {
+		return nil, fieldErr("phase", "%q is not a knockout phase of this tournament", c.Phase)
+	}
+	if eligible(t, c.Replaces, c.Phase) {
+		return nil, ruleErr("rur-2015 art. 8", "%s still holds their place in the %s", c.Replaces, describePhase(c.Phase))
+	}
+	if _, done := recordedRepechage(t, c.Phase, c.Replaces); done {
+		return nil, conflict("the repechage for %s is already recorded", c.Replaces)
+	}
+	_, more, err := replaceQualifier(t, c.Phase, c.Replaces)
+	if err != nil {
+		return nil, err
+	}
+	if len(more) == 0 {
+		return nil, ruleErr("rur-2015 art. 8", "no repechage can be decided for %s now (not a qualifier, or results missing)", c.Replaces)
+	}
+	return more, nil
+}

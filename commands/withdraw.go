@@ -1,0 +1,149 @@
+package commands
+
+import (
+	"errors"
+	"slices"
+
+	"github.com/referto/referto/events"
+	"github.com/referto/referto/projections"
+)
+
+// Withdraw records a withdrawal (RULES.md §9). From a game: the table
+// report must then list the player as withdrawn, placed by their table
+// points (rur-2015 art. 31). From the tournament: the player is drawn no
+// more, and a qualifier's place goes to repechage. A withdrawal because a
+// ruling was not accepted is an expulsion (rur-2015 art. 31).
+type Withdraw struct {
+	typed
+	Player string `json:"player"`
+	Scope  string `json:"scope"`
+	Reason string `json:"reason"`
+	Round  int    `json:"round,omitempty"`
+	Table  int    `json:"table,omitempty"`
+	Detail string `json:"detail,omitempty"`
+}
+
+func (*Withdraw) CommandType() string { return "Withdraw" }
+
+var withdrawReasons = []string{"force_majeure", "voluntary", "ruling_refused"}
+
+func (c *Withdraw) Check() error {
+	errs := []error{checkID("player", c.Player), checkText("detail", c.Detail, maxReason, false)}
+	if c.Scope != "game" && c.Scope != "tournament" {
+		errs = append(errs, fieldErr("scope", "must be game or tournament, not %q", c.Scope))
+	}
+	if !slices.Contains(withdrawReasons, c.Reason) {
+		errs = append(errs, fieldErr("reason", "must be force_majeure, voluntary or ruling_refused, not %q", c.Reason))
+	}
+	if c.Scope == "game" && c.Round == 0 {
+		errs = append(errs, fieldErr("round", "a withdrawal from a game names its round"))
+	}
+	return errors.Join(errs...)
+}
+
+const ruleArt31 = "rur-2015 art. 31"
+
+func (c *Withdraw) decide(t *projections.Tournament) ([]events.Event, error) {
+	p, ok := t.Players[c.Player]
+	if !ok {
+		return nil, notFound("player %s", c.Player)
+	}
+	if p.Status != projections.StatusActive && p.Status != projections.StatusReserve {
+		return nil, conflict("%s is already %s", c.Player, p.Status)
+	}
+	ev := events.PlayerWithdrew{Player: c.Player, Scope: c.Scope, Reason: c.Reason, Detail: clean(c.Detail)}
+	if c.Scope == "game" {
+		r := t.Round(c.Round)
+		if r == nil {
+			return nil, notFound("round %d has not been drawn", c.Round)
+		}
+		tb := r.Seat(c.Player)
+		if tb == nil || (c.Table != 0 && tb.Number != c.Table) {
+			return nil, fieldErr("table", "%s is not seated at that table in round %d", c.Player, c.Round)
+		}
+		if tb.Report != nil {
+			return nil, conflict("table %d of round %d already has a result", tb.Number, c.Round)
+		}
+		if slices.Contains(tb.Withdrew, c.Player) {
+			return nil, conflict("%s already withdrew from table %d", c.Player, tb.Number)
+		}
+		ev.Round, ev.Table = c.Round, tb.Number
+	}
+	out := []events.Event{ev}
+	if c.Reason == "ruling_refused" {
+		s := events.SanctionImposed{Sanction: nextSanctionID(t, 0), Player: c.Player, Round: max(c.Round, len(t.Rounds)),
+			Table: ev.Table, Kind: "expulsion", Article: ruleArt31, Automatic: true,
+			Reason: "withdrew because a ruling was not accepted"}
+		if s.Round == 0 {
+			s.Round = 1
+		}
+		out = append(out, s)
+	}
+	if c.Scope == "tournament" || c.Reason == "ruling_refused" {
+		more, err := vacate(t, c.Player)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, more...)
+	}
+	return out, nil
+}
+
+// AnnulGame declares a table's game void (campionato-2003 "interruzioni
+// partita", rur-2015 art. 34): the culprit, if any, is out of the game with
+// 0 points and may be expelled; the other players score what they score in
+// the next round, or in the previous round if this was the last.
+type AnnulGame struct {
+	typed
+	Round   int    `json:"round"`
+	Table   int    `json:"table"`
+	Culprit string `json:"culprit,omitempty"`
+	Expel   bool   `json:"expel,omitempty"`
+	Reason  string `json:"reason"`
+}
+
+func (*AnnulGame) CommandType() string { return "AnnulGame" }
+
+func (c *AnnulGame) Check() error {
+	errs := []error{checkRound(c.Round), checkTable(c.Table), checkText("reason", c.Reason, maxReason, true)}
+	if c.Culprit != "" {
+		errs = append(errs, checkID("culprit", c.Culprit))
+	}
+	if c.Expel && c.Culprit == "" {
+		errs = append(errs, fieldErr("expel", "only a culprit can be expelled"))
+	}
+	return errors.Join(errs...)
+}
+
+const ruleAnnul = "campionato-2003 §interruzioni partita"
+
+func (c *AnnulGame) decide(t *projections.Tournament) ([]events.Event, error) {
+	r := t.Round(c.Round)
+	if r == nil {
+		return nil, notFound("round %d has not been drawn", c.Round)
+	}
+	tb := r.Table(c.Table)
+	if tb == nil {
+		return nil, notFound("table %d is not in the draw of round %d", c.Table, c.Round)
+	}
+	if tb.Annulled != nil {
+		return nil, conflict("table %d of round %d is already annulled", c.Table, c.Round)
+	}
+	if r.Phase != projections.PhaseQualifying {
+		return nil, ruleErr("rur-2015 art. 34", "a knockout game is resumed or replayed, not annulled: record its result")
+	}
+	if c.Culprit != "" && !slices.Contains(tb.Players, c.Culprit) {
+		return nil, fieldErr("culprit", "%s is not seated at table %d", c.Culprit, c.Table)
+	}
+	out := []events.Event{events.GameAnnulled{Round: c.Round, Table: c.Table, Culprit: c.Culprit, Reason: clean(c.Reason)}}
+	if c.Expel {
+		out = append(out, events.SanctionImposed{Sanction: nextSanctionID(t, 0), Player: c.Culprit, Round: c.Round, Table: c.Table,
+			Kind: "expulsion", Article: ruleAnnul, Reason: clean(c.Reason)})
+		more, err := vacate(t, c.Culprit)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, more...)
+	}
+	return out, nil
+}

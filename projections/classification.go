@@ -1,0 +1,251 @@
+package projections
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/referto/referto/projections/scoring"
+)
+
+// ClassificationRow is one line of the final classification.
+type ClassificationRow struct {
+	Rank   int    `json:"rank"`
+	Player string `json:"player"`
+	Name   string `json:"name"`
+	Club   string `json:"club,omitempty"`
+	// Phase is the group the player is ranked in: final, finalina,
+	// semifinal, quarterfinal, second_chance or qualifying.
+	Phase string `json:"phase"`
+	// Place is the placement at the final or finalina table.
+	Place         int    `json:"place,omitempty"`
+	Total         Points `json:"total"`
+	Status        string `json:"status"`
+	TieUnresolved bool   `json:"tie_unresolved,omitempty"`
+	TieGroup      int    `json:"tie_group,omitempty"`
+	// Signature pins a tie-break roll to this row's tie (scoring.Signature).
+	Signature string `json:"-"`
+}
+
+// Classification is the final classification as it stands (RULES.md §7).
+type Classification struct {
+	Tournament string              `json:"tournament"`
+	Seq        uint64              `json:"seq"`
+	Final      bool                `json:"final"`
+	Rows       []ClassificationRow `json:"rows"`
+	Expelled   []string            `json:"expelled,omitempty"`
+	// Unresolved reports rows awaiting a die roll; Open lists the tables
+	// still without a result. Either refuses publication.
+	Unresolved bool     `json:"unresolved,omitempty"`
+	Open       []string `json:"open,omitempty"`
+	Checkpoint string   `json:"checkpoint,omitempty"`
+}
+
+// groupOrder ranks the groups: the final's placement first, then the
+// finalina, then the losers of each earlier phase, then the rest.
+var groupOrder = []string{PhaseFinal, PhaseFinalina, PhaseSemifinal, PhaseQuarterfinal, PhaseSecondChance, PhaseQualifying}
+
+// Classification computes the final classification (RULES.md §7): the
+// final's placement; the finalina's; then the semifinal losers by their
+// qualifying total plus the semifinal; then the quarterfinal losers by their
+// qualifying total plus the quarterfinal (and second-chance losers likewise);
+// then everyone else by the qualifying standings. A qualifier who renounced
+// a phase is ranked with the players eliminated in the phase before it.
+// Ties within a group go through the standings chain; expelled players are
+// listed apart.
+func (t *Tournament) Classification() Classification {
+	out := Classification{Tournament: t.ID, Seq: t.Seq, Final: t.Published != nil && t.Published.Final}
+	if t.Published != nil {
+		out.Checkpoint = t.Published.Checkpoint
+	}
+	games := t.Games()
+	standings := t.standingRows(games)
+	qualTotal := map[string]int64{}
+	counted := map[string][]scoring.Game{}
+	for _, r := range standings {
+		qualTotal[r.Player] = r.Total
+		for _, g := range r.Games {
+			if !slices.Contains(r.Discarded, g.Round) {
+				counted[r.Player] = append(counted[r.Player], g)
+			}
+		}
+	}
+
+	// Where each player ends: the last knockout table they sat at.
+	group := map[string]string{}
+	koGames := map[string][]scoring.Game{}
+	place := map[string]int{}
+	for _, r := range t.Rounds {
+		if r.Phase == PhaseQualifying {
+			continue
+		}
+		for _, tb := range r.Tables {
+			label := r.Label(tb.Number)
+			for _, p := range tb.Players {
+				group[p] = label
+			}
+			for _, res := range tb.Results {
+				koGames[res.Player] = append(koGames[res.Player], scoring.Game{Player: res.Player, Round: r.Number, Table: tb.Number,
+					Place: res.Place, Score: res.Score, TablePoints: res.TablePoints, Win: res.Win, Eliminated: res.Out, OthersOut: res.OthersOut})
+				if label == PhaseFinal || label == PhaseFinalina {
+					place[res.Player] = res.Place
+				}
+			}
+		}
+		// A bye who renounced the phase they were qualified for ranks with
+		// the losers of the phase they skipped.
+		for _, p := range r.Byes {
+			if _, seated := group[p]; !seated {
+				if _, renounced := t.Renounced[p]; renounced {
+					group[p] = r.Phase
+				}
+			}
+		}
+	}
+	for _, r := range t.Rounds {
+		for _, tb := range r.Tables {
+			if tb.Report == nil && tb.Annulled == nil {
+				out.Open = append(out.Open, fmt.Sprintf("round %d (%s) table %d", r.Number, r.Label(tb.Number), tb.Number))
+			}
+		}
+	}
+
+	members := map[string][]string{}
+	for _, r := range standings { // standings order within each group
+		g := group[r.Player]
+		if g == "" {
+			g = PhaseQualifying
+		}
+		members[g] = append(members[g], r.Player)
+	}
+	rank := 0
+	pen := t.ClassificationPenalties()
+	for _, g := range groupOrder {
+		players := members[g]
+		if len(players) == 0 {
+			continue
+		}
+		var rows []scoring.Row
+		if g == PhaseQualifying {
+			// The rest rank by the standings rules among themselves, so that
+			// a tie is never shared with someone ranked in another group.
+			rows = scoring.Rank(t.StandingsRules(), players, games, pen, t.rolls())
+		} else {
+			var gs []scoring.Game
+			for _, p := range players {
+				gs = append(gs, counted[p]...)
+				gs = append(gs, koGames[p]...)
+			}
+			rows = scoring.Rank(scoring.StandingsRules{Tiebreak: t.Ruleset.Tiebreak}, players, gs, pen, t.rolls())
+			if g == PhaseFinal || g == PhaseFinalina {
+				rows = byPlace(rows, place)
+			}
+		}
+		base := rank
+		for _, r := range rows {
+			rank++
+			p := t.Players[r.Player]
+			row := ClassificationRow{Rank: rank, Player: r.Player, Name: p.Name, Club: p.Club, Phase: g, Place: place[r.Player],
+				Total: Points(r.Total), Status: p.Status, TieUnresolved: r.TieUnresolved, Signature: scoring.Signature(r)}
+			if g == PhaseQualifying {
+				row.Total = Points(qualTotal[r.Player])
+			}
+			if r.TieGroup > 0 {
+				row.TieGroup = base + r.TieGroup
+			}
+			out.Unresolved = out.Unresolved || r.TieUnresolved
+			out.Rows = append(out.Rows, row)
+		}
+	}
+	for _, id := range t.Order {
+		if t.Players[id].Status == StatusExpelled {
+			out.Expelled = append(out.Expelled, id)
+		}
+	}
+	return out
+}
+
+// byPlace orders the rows of a final table by placement there; players
+// without a placement yet keep the group ranking after those placed. A place
+// shared by a split bonus keeps the tie chain's order and its tie flags.
+func byPlace(rows []scoring.Row, place map[string]int) []scoring.Row {
+	out := slices.Clone(rows)
+	slices.SortStableFunc(out, func(a, b scoring.Row) int {
+		pa, pb := place[a.Player], place[b.Player]
+		switch {
+		case pa == 0 && pb == 0:
+			return 0
+		case pa == 0:
+			return 1
+		case pb == 0:
+			return -1
+		}
+		return pa - pb
+	})
+	for i := range out {
+		// A placement decided at the table needs no roll; only a shared
+		// place with equal totals can leave a tie.
+		if p := place[out[i].Player]; p > 0 {
+			shared := false
+			for j := range out {
+				if j != i && place[out[j].Player] == p {
+					shared = true
+				}
+			}
+			if !shared {
+				out[i].TieUnresolved, out[i].TieGroup = false, 0
+			}
+		}
+	}
+	return out
+}
+
+// ClassificationTieGroups returns the unresolved ties of the classification.
+func (t *Tournament) ClassificationTieGroups() [][]string {
+	groups, _ := t.classificationTies()
+	return groups
+}
+
+// classificationTies returns the unresolved ties and each tied player's signature.
+func (t *Tournament) classificationTies() ([][]string, map[string]string) {
+	var groups [][]string
+	sigs := map[string]string{}
+	at := map[int]int{}
+	for _, r := range t.Classification().Rows {
+		if r.TieGroup == 0 {
+			continue
+		}
+		sigs[r.Player] = r.Signature
+		i, ok := at[r.TieGroup]
+		if !ok {
+			i = len(groups)
+			at[r.TieGroup] = i
+			groups = append(groups, nil)
+		}
+		groups[i] = append(groups[i], r.Player)
+	}
+	return groups, sigs
+}
+
+// TiesAwaitingRoll returns every unresolved tie, of the standings and (once
+// a knockout phase is played) of the classification, and the signature a
+// roll for each tied player must record.
+func (t *Tournament) TiesAwaitingRoll() ([][]string, map[string]string) {
+	groups := t.TieGroups()
+	sigs := t.Signatures()
+	cg, csigs := t.classificationTies()
+	for _, g := range cg {
+		dup := false
+		for _, h := range groups {
+			if slices.Equal(g, h) && csigs[g[0]] == sigs[g[0]] {
+				dup = true
+			}
+		}
+		if !dup {
+			groups = append(groups, g)
+			for _, p := range g {
+				sigs[p] = csigs[p]
+			}
+		}
+	}
+	return groups, sigs
+}

@@ -1,0 +1,157 @@
+package projections
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/referto/referto/events"
+)
+
+// Knockout phases of a round (RULES.md §7).
+const (
+	PhaseSecondChance = "second_chance"
+	PhaseQuarterfinal = "quarterfinal"
+	PhaseSemifinal    = "semifinal"
+	PhaseFinal        = "final"
+	PhaseFinalina     = "finalina"
+)
+
+// Sanction kinds that remove a player from the tournament.
+func expels(kind string) bool { return kind == "expulsion" || kind == "disqualification" }
+
+// applyKnockout folds renunciations, repechages, withdrawals, revocations,
+// annulments and the classification.
+func (t *Tournament) applyKnockout(env events.Envelope, ev events.Event, ch *Changes) error {
+	switch e := ev.(type) {
+	case events.Renounced:
+		if _, ok := t.Players[e.Player]; !ok {
+			return fmt.Errorf("renunciation of unknown player %s", e.Player)
+		}
+		if t.Renounced == nil {
+			t.Renounced = map[string]string{}
+		}
+		if _, done := t.Renounced[e.Player]; !done {
+			t.Renounced[e.Player] = e.Phase
+		}
+		ch.player(e.Player)
+	case events.Repechaged:
+		t.Repechages = append(t.Repechages, e)
+		if e.Table > 0 && e.Player != "" {
+			tb := t.Round(e.Round).Table(e.Table)
+			i := -1
+			if tb != nil {
+				i = slices.Index(tb.Players, e.Replaces)
+			}
+			if i < 0 || tb.Report != nil {
+				return fmt.Errorf("%s is not seated at open table %d of round %d", e.Replaces, e.Table, e.Round)
+			}
+			tb.Players[i] = e.Player
+			tb.TurnOrder = nil
+			ch.table(e.Round, e.Table)
+		}
+		ch.player(e.Player)
+	case events.PlayerWithdrew:
+		p, ok := t.Players[e.Player]
+		if !ok {
+			return fmt.Errorf("withdrawal of unknown player %s", e.Player)
+		}
+		switch e.Scope {
+		case "tournament":
+			p.Withdrawn = true
+			t.refreshStatus(e.Player)
+		case "game":
+			tb := t.Round(e.Round).Table(e.Table)
+			if tb == nil || !slices.Contains(tb.Players, e.Player) {
+				return fmt.Errorf("%s is not seated at table %d of round %d", e.Player, e.Table, e.Round)
+			}
+			tb.Withdrew = append(tb.Withdrew, e.Player)
+			ch.table(e.Round, e.Table)
+		default:
+			return fmt.Errorf("unknown withdrawal scope %q", e.Scope)
+		}
+		ch.player(e.Player)
+	case events.SanctionRevoked:
+		var s *Sanction
+		for _, x := range t.Sanctions {
+			if x.Sanction == e.Sanction {
+				s = x
+			}
+		}
+		if s == nil || s.Revoked {
+			return fmt.Errorf("no sanction %s in force", e.Sanction)
+		}
+		s.Revoked = true
+		if err := t.sanctionEffects(s.Player, s.Round, s.Table, s.Kind, ch); err != nil {
+			return err
+		}
+	case events.GameAnnulled:
+		tb := t.Round(e.Round).Table(e.Table)
+		if tb == nil || tb.Annulled != nil {
+			return fmt.Errorf("no table %d in round %d to annul", e.Table, e.Round)
+		}
+		ann := e
+		tb.Annulled = &ann
+		ch.table(e.Round, e.Table)
+	case events.ClassificationPublished:
+		pub := e
+		t.Published = &pub
+	case events.TournamentClosed:
+		t.Closed = true
+	default:
+		return fmt.Errorf("no fold for %T", ev)
+	}
+	ch.standings()
+	return nil
+}
+
+// sanctionEffects applies (or, after a revocation, undoes) what a sanction
+// changes: the player's status and the placement at their table.
+func (t *Tournament) sanctionEffects(player string, round, table int, kind string, ch *Changes) error {
+	if _, ok := t.Players[player]; !ok {
+		return fmt.Errorf("sanction on unknown player %s", player)
+	}
+	if expels(kind) {
+		t.refreshStatus(player)
+	}
+	if kind == "table_points" || kind == "disqualification" {
+		if tb := t.Round(round).Table(table); tb != nil && tb.Report != nil {
+			if err := t.score(round, tb); err != nil {
+				return err
+			}
+			ch.table(round, table)
+		}
+	}
+	ch.player(player)
+	return nil
+}
+
+// Expelled reports whether a sanction in force expels the player.
+func (t *Tournament) Expelled(player string) bool {
+	for _, s := range t.Sanctions {
+		if s.Player == player && !s.Revoked && expels(s.Kind) {
+			return true
+		}
+	}
+	return false
+}
+
+// refreshStatus derives a player's status from expulsions and withdrawal,
+// remembering the base status to return to if both are lifted.
+func (t *Tournament) refreshStatus(id string) {
+	p := t.Players[id]
+	if p.Status == StatusRefused {
+		return
+	}
+	base := p.Status
+	if p.Base != "" {
+		base = p.Base
+	}
+	switch {
+	case t.Expelled(id):
+		p.Base, p.Status = base, StatusExpelled
+	case p.Withdrawn:
+		p.Base, p.Status = base, StatusWithdrawn
+	default:
+		p.Status, p.Base = base, ""
+	}
+}
