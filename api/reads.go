@@ -241,3 +241,18 @@ func (s *Server) stateAt(ctx context.Context, t string, seq uint64) (*projection
 	}
 	return projections.Fold(t, envs, seq)
 }
+
+// getClassification serves the final classification as it stands, with the
+// signed checkpoint once published (RULES.md §7).
+func (s *Server) getClassification(w http.ResponseWriter, r *http.Request) {
+	t := mux.Vars(r)["t"]
+	b, ok, err := s.opts.Store.Classification(t)
+	if err == nil && !ok {
+		err = fmt.Errorf("%w: tournament %s", errNotFound, t)
+	}
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeRaw(w, http.StatusOK, b)
+}

@@ -145,6 +145,7 @@ func (s *Server) routes() {
 	r.HandleFunc("/v1/tournaments/{t}/events", s.getEvents).Methods(http.MethodGet)
 	r.HandleFunc("/v1/tournaments/{t}/rounds/{r}/tables", s.getTables).Methods(http.MethodGet)
 	r.HandleFunc("/v1/tournaments/{t}/standings", s.getStandings).Methods(http.MethodGet)
+	r.HandleFunc("/v1/tournaments/{t}/classification", s.getClassification).Methods(http.MethodGet)
 
 	r.NotFoundHandler = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		s.writeError(w, req, errNotFound)

@@ -53,7 +53,7 @@ var groupOrder = []string{PhaseFinal, PhaseFinalina, PhaseSemifinal, PhaseQuarte
 // Ties within a group go through the standings chain; expelled players are
 // listed apart.
 func (t *Tournament) Classification() Classification {
-	out := Classification{Tournament: t.ID, Seq: t.Seq, Final: t.Published != nil && t.Published.Final}
+	out := Classification{Tournament: t.ID, Seq: t.StandingsSeq, Final: t.Published != nil && t.Published.Final}
 	if t.Published != nil {
 		out.Checkpoint = t.Published.Checkpoint
 	}
@@ -125,7 +125,9 @@ func (t *Tournament) Classification() Classification {
 			continue
 		}
 		var rows []scoring.Row
-		if g == PhaseQualifying {
+		if g == PhaseQualifying && len(players) == len(standings) {
+			rows = standings // nobody went further: the standings are the classification
+		} else if g == PhaseQualifying {
 			// The rest rank by the standings rules among themselves, so that
 			// a tie is never shared with someone ranked in another group.
 			rows = scoring.Rank(t.StandingsRules(), players, games, pen, t.rolls())

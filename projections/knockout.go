@@ -100,7 +100,6 @@ func (t *Tournament) applyKnockout(env events.Envelope, ev events.Event, ch *Cha
 	default:
 		return fmt.Errorf("no fold for %T", ev)
 	}
-	ch.standings()
 	return nil
 }
 

@@ -130,7 +130,6 @@ func (t *Tournament) applyRound(env events.Envelope, ev events.Event, ch *Change
 	default:
 		return t.applyKnockout(env, ev, ch)
 	}
-	ch.standings()
 	return nil
 }
 

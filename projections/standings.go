@@ -39,8 +39,9 @@ type StandingsRow struct {
 
 // Standings is the qualifying classification as it stands.
 type Standings struct {
-	Tournament string         `json:"tournament"`
-	Seq        uint64         `json:"seq"`
+	Tournament string `json:"tournament"`
+	// Seq is the last event that changed the standings: they are as of it.
+	Seq uint64 `json:"seq"`
 	Phase      string         `json:"phase"`
 	Rounds     int            `json:"rounds"`
 	Rows       []StandingsRow `json:"rows"`
@@ -183,7 +184,7 @@ func (t *Tournament) Standings() Standings {
 	}
 	rows := t.standingRows(games)
 	pen := t.ClassificationPenalties()
-	out := Standings{Tournament: t.ID, Seq: t.Seq, Phase: t.Phase(), Rows: make([]StandingsRow, 0, len(rows))}
+	out := Standings{Tournament: t.ID, Seq: t.StandingsSeq, Phase: t.Phase(), Rows: make([]StandingsRow, 0, len(rows))}
 	for _, r := range t.Rounds {
 		if r.Phase == PhaseQualifying {
 			out.Rounds++

@@ -34,6 +34,9 @@ type Tournament struct {
 	Ruleset events.Ruleset `json:"ruleset"`
 	// Seq is the per-tournament sequence of the last applied event.
 	Seq uint64 `json:"seq"`
+	// StandingsSeq is the seq of the last event that could change the
+	// standings or the classification: what those views are "as of".
+	StandingsSeq uint64 `json:"standings_seq"`
 	// LastStreamSeq is the stream sequence of the last applied commit: the
 	// value a command must expect at append.
 	LastStreamSeq uint64    `json:"last_stream_seq"`
@@ -274,6 +277,10 @@ func (t *Tournament) Apply(env events.Envelope, ev events.Event, ch *Changes) er
 	if err := t.apply(env, ev, ch); err != nil {
 		return fmt.Errorf("%w: event %s (%s): %v", ErrFold, env.ID, env.Type, err)
 	}
+	if affectsStandings(ev) {
+		t.StandingsSeq = env.Seq
+		ch.standings()
+	}
 	t.Seq = env.Seq
 	t.Updated = env.At
 	ch.summary()
@@ -319,8 +326,22 @@ func (t *Tournament) apply(env events.Envelope, ev events.Event, ch *Changes) er
 	default:
 		return t.applyRound(env, ev, ch)
 	}
-	ch.standings()
 	return nil
+}
+
+// affectsStandings reports whether an event can change the standings or the
+// classification, so that the store recomputes them only then (a check-in,
+// an appointment or a reminder cannot).
+func affectsStandings(ev events.Event) bool {
+	switch e := ev.(type) {
+	case events.OfficialAppointed, events.PlayerCheckedIn, events.TurnOrderSet, events.RegistrationClosed:
+		return false
+	case events.SanctionImposed:
+		return e.Kind == "table_points" || e.Kind == "classification_points" || expels(e.Kind)
+	case events.PlayerWithdrew:
+		return e.Scope == "tournament"
+	}
+	return true
 }
 
 // ActivePlayers returns the ids of active players in registration order.

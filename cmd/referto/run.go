@@ -18,6 +18,7 @@ usage: referto <command> [flags]
 
 commands:
   serve    run the HTTP API (embedded NATS JetStream + Pebble by default)
+  demo     simulate a whole Raduno through the real stack and print the classification
   help     show this text
 
 Run 'referto <command> --help' for a command's flags.
@@ -33,6 +34,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	switch args[0] {
 	case "serve":
 		return serve(ctx, args[1:], getenv, stdout, stderr)
+	case "demo":
+		return demo(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

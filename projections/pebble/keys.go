@@ -19,6 +19,7 @@ import (
 //	v/<T>/round/<r:04>              public round header JSON
 //	v/<T>/round/<r:04>/table/<n:04> public table JSON (seats, result, placement)
 //	v/<T>/standings                 public standings JSON
+//	v/<T>/classification            public classification JSON
 var (
 	keyApplied  = []byte("sys/applied")
 	keySnapshot = []byte("sys/snapshot")
@@ -62,3 +63,4 @@ func keyTable(t string, r, n int) []byte {
 }
 func prefixTables(t string, r int) []byte { return []byte(fmt.Sprintf("v/%s/round/%04d/table/", t, r)) }
 func keyStandings(t string) []byte        { return []byte("v/" + t + "/standings") }
+func keyClassification(t string) []byte   { return []byte("v/" + t + "/classification") }

@@ -426,6 +426,9 @@ func (r *Runner) writeViews(b *pebble.Batch, id string, chg *projections.Changes
 		if err := put(keyStandings(id), t.Standings()); err != nil {
 			return err
 		}
+		if err := put(keyClassification(id), t.Classification()); err != nil {
+			return err
+		}
 	}
 	for _, p := range slices.Sorted(maps.Keys(chg.Players)) {
 		row, ok := t.PlayerView(p)

@@ -122,6 +122,9 @@ func (s *Store) Tables(t string, r int) ([]json.RawMessage, error) {
 // Standings returns the stored standings JSON.
 func (s *Store) Standings(t string) ([]byte, bool, error) { return s.get(keyStandings(t)) }
 
+// Classification returns the stored classification JSON.
+func (s *Store) Classification(t string) ([]byte, bool, error) { return s.get(keyClassification(t)) }
+
 // Tournaments returns the ids of all tournaments.
 func (s *Store) Tournaments() ([]string, error) {
 	var out []string

@@ -146,6 +146,7 @@ func Rank(r StandingsRules, players []string, games []Game, penalties map[string
 		return chain(a, b)
 	}
 	slices.SortStableFunc(st, full)
+	ix := indexRolls(rolls)
 
 	for i := 0; i < len(st); {
 		j := i + 1
@@ -155,7 +156,7 @@ func Rank(r StandingsRules, players []string, games []Game, penalties map[string
 		// Players who have not played yet are level, not tied: nothing
 		// needs a die roll before there is a score to compare.
 		if j-i > 1 && hasGames(st[i:j]) {
-			resolveByRolls(st[i:j], rolls, 0)
+			resolveByRolls(st[i:j], ix, 0)
 		}
 		i = j
 	}
@@ -284,15 +285,66 @@ func cmpCirki(a, b *standing) int {
 	)
 }
 
-// resolveByRolls orders a tied group by the last roll (from rolls[from:]) that covers
-// every player of the group, highest first, and recurses into players with equal rolls
-// using only later rolls. A group no roll covers is unresolved and keeps its order.
-func resolveByRolls(group []*standing, rolls []Roll, from int) {
+// rollIndex holds the recorded rolls prepared once per ranking: each roll's
+// values and signatures by player, and for each player the rolls naming them.
+type rollIndex struct {
+	values   []map[string]int
+	sigs     []map[string]string
+	byPlayer map[string][]int // roll indices, ascending
+}
+
+func indexRolls(rolls []Roll) *rollIndex {
+	ix := &rollIndex{values: make([]map[string]int, len(rolls)), sigs: make([]map[string]string, len(rolls)), byPlayer: map[string][]int{}}
+	for k, r := range rolls {
+		// A malformed roll (players and values of different lengths) covers nobody.
+		if len(r.Players) != len(r.Rolls) || len(r.Signatures) > 0 && len(r.Signatures) != len(r.Players) {
+			continue
+		}
+		v := make(map[string]int, len(r.Players))
+		var sig map[string]string
+		if len(r.Signatures) > 0 {
+			sig = make(map[string]string, len(r.Players))
+		}
+		for i, p := range r.Players {
+			if _, dup := v[p]; dup {
+				continue
+			}
+			v[p] = r.Rolls[i]
+			if sig != nil {
+				sig[p] = r.Signatures[i]
+			}
+			ix.byPlayer[p] = append(ix.byPlayer[p], k)
+		}
+		ix.values[k], ix.sigs[k] = v, sig
+	}
+	return ix
+}
+
+// covers reports whether roll k gives a value to every player of the group,
+// each still standing where the roll found them.
+func (ix *rollIndex) covers(k int, group []*standing) bool {
+	v, sig := ix.values[k], ix.sigs[k]
+	for _, s := range group {
+		if _, ok := v[s.row.Player]; !ok {
+			return false
+		}
+		if sig != nil && sig[s.row.Player] != Signature(s.row) {
+			return false
+		}
+	}
+	return true
+}
+
+// resolveByRolls orders a tied group by the last roll (from roll index
+// `from` on) that covers every player of the group, highest first, and
+// recurses into players with equal rolls using only later rolls. A group no
+// roll covers is unresolved and keeps its order.
+func resolveByRolls(group []*standing, ix *rollIndex, from int) {
 	ri := -1
-	var values map[string]int
-	for k := len(rolls) - 1; k >= from; k-- {
-		if v, ok := covers(rolls[k], group); ok {
-			ri, values = k, v
+	cands := ix.byPlayer[group[0].row.Player]
+	for c := len(cands) - 1; c >= 0 && cands[c] >= from; c-- {
+		if ix.covers(cands[c], group) {
+			ri = cands[c]
 			break
 		}
 	}
@@ -302,6 +354,7 @@ func resolveByRolls(group []*standing, rolls []Roll, from int) {
 		}
 		return
 	}
+	values := ix.values[ri]
 	slices.SortStableFunc(group, func(a, b *standing) int {
 		return cmp.Compare(values[b.row.Player], values[a.row.Player])
 	})
@@ -311,41 +364,10 @@ func resolveByRolls(group []*standing, rolls []Roll, from int) {
 			j++
 		}
 		if j-i > 1 {
-			resolveByRolls(group[i:j], rolls, ri+1)
+			resolveByRolls(group[i:j], ix, ri+1)
 		}
 		i = j
 	}
-}
-
-// covers returns the values r gives the players of group, if it gives one to each. A
-// malformed roll (players and values of different lengths) covers nobody.
-func covers(r Roll, group []*standing) (map[string]int, bool) {
-	if len(r.Players) != len(r.Rolls) || len(r.Signatures) > 0 && len(r.Signatures) != len(r.Players) {
-		return nil, false
-	}
-	if len(r.Signatures) > 0 {
-		sig := map[string]string{}
-		for i, p := range r.Players {
-			sig[p] = r.Signatures[i]
-		}
-		for _, s := range group {
-			if want, ok := sig[s.row.Player]; ok && want != Signature(s.row) {
-				return nil, false
-			}
-		}
-	}
-	v := make(map[string]int, len(r.Players))
-	for i, p := range r.Players {
-		if _, dup := v[p]; !dup {
-			v[p] = r.Rolls[i]
-		}
-	}
-	for _, s := range group {
-		if _, ok := v[s.row.Player]; !ok {
-			return nil, false
-		}
-	}
-	return v, true
 }
 
 func hasGames(group []*standing) bool {
