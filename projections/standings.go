@@ -41,10 +41,10 @@ type StandingsRow struct {
 type Standings struct {
 	Tournament string `json:"tournament"`
 	// Seq is the last event that changed the standings: they are as of it.
-	Seq uint64 `json:"seq"`
-	Phase      string         `json:"phase"`
-	Rounds     int            `json:"rounds"`
-	Rows       []StandingsRow `json:"rows"`
+	Seq    uint64         `json:"seq"`
+	Phase  string         `json:"phase"`
+	Rounds int            `json:"rounds"`
+	Rows   []StandingsRow `json:"rows"`
 	// Expelled players are listed apart from the ranked rows (RULES.md §10).
 	Expelled []StandingsRow `json:"expelled,omitempty"`
 	// Unresolved reports that some row awaits a die roll.
