@@ -304,7 +304,7 @@ func (p *plan) qualifiers(t *projections.Tournament, players []string, from *pro
 			}
 			if !recorded {
 				var decided bool
-				sub, decided = chooseRepechage(t, p.phase, id, from, taken)
+				sub, decided = chooseRepechage(t, p.phase, id, from, taken, x)
 				if !decided {
 					return nil, ruleErr(p.rule, "the repechage for %s needs every result of round %d", x, from.Number)
 				}

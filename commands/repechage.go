@@ -64,7 +64,7 @@ func skipReason(t *projections.Tournament, c, phase string, taken map[string]boo
 // chooseRepechage walks the chain for x's place in phase. from is the round
 // the place was won in (nil when the phase is drawn from the standings).
 // It reports false when the chain needs results not recorded yet.
-func chooseRepechage(t *projections.Tournament, phase, x string, from *projections.Round, taken map[string]bool) (events.Repechaged, bool) {
+func chooseRepechage(t *projections.Tournament, phase, x string, from *projections.Round, taken map[string]bool, leaving ...string) (events.Repechaged, bool) {
 	out := events.Repechaged{Phase: phase, Replaces: x, Rule: "rur-2015 art. 8"}
 	if t.Ruleset.Knockout != "rur" {
 		out.Rule = ruleKnockout(t.Ruleset) + " (rur-2015 art. 8 by analogy)"
@@ -75,6 +75,9 @@ func chooseRepechage(t *projections.Tournament, phase, x string, from *projectio
 		pos[id] = i
 	}
 	try := func(c, from string) bool {
+		if slices.Contains(leaving, c) {
+			return false // the player whose place is being filled
+		}
 		reason := skipReason(t, c, phase, taken)
 		out.Candidates = append(out.Candidates, events.RepechageCandidate{Player: c, From: from, Skipped: reason})
 		if reason == "" {
@@ -211,7 +214,7 @@ func replaceQualifier(t *projections.Tournament, phase, x string) (string, []eve
 			}
 		}
 		root := rootOf(t, phase, x)
-		rep, decided := chooseRepechage(t, phase, root, previousRound(t, phase, root), taken)
+		rep, decided := chooseRepechage(t, phase, root, previousRound(t, phase, root), taken, x)
 		if !decided {
 			return "", nil, ruleErr("rur-2015 art. 8", "the repechage for %s needs every result of the round before", x)
 		}
@@ -234,7 +237,7 @@ func replaceQualifier(t *projections.Tournament, phase, x string) (string, []eve
 	if _, done := recordedRepechage(t, phase, x); done {
 		return "recorded", nil, nil
 	}
-	rep, decided := chooseRepechage(t, phase, root, prev, currentQualifiers(t, prev))
+	rep, decided := chooseRepechage(t, phase, root, prev, currentQualifiers(t, prev), x)
 	if !decided {
 		return "repechage_at_draw", nil, nil
 	}
