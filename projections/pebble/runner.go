@@ -10,6 +10,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/cockroachdb/pebble/v2"
 
@@ -71,7 +72,30 @@ type Runner struct {
 	failed error         // why the runner stopped, under nmu
 
 	// Owned by the Run goroutine.
-	dirtySnap map[string]bool
+	dirtySnap  map[string]bool
+	staleSince time.Time // when the oldest unwritten standings became stale
+
+	smu   sync.Mutex
+	stale map[string]bool // tournaments whose standings and classification are not written yet
+}
+
+// Standings and classification are the costly read models: ranking every
+// player. They are written when the runner has been idle for staleIdle, when
+// they have been stale for staleMax, with every snapshot and when the runner
+// stops; in between, readers compute them from the in-memory fold (Stale).
+// At rest the store holds exactly what a rebuild writes.
+const (
+	staleIdle = 50 * time.Millisecond
+	staleMax  = 250 * time.Millisecond
+)
+
+// Stale reports whether the stored standings and classification of a
+// tournament lag behind its state: a reader then computes them from the
+// fold (Read) to see every acknowledged command.
+func (r *Runner) Stale(t string) bool {
+	r.smu.Lock()
+	defer r.smu.Unlock()
+	return r.stale[t]
 }
 
 type entry struct {
@@ -83,7 +107,7 @@ type entry struct {
 func NewRunner(log *jetstream.Log, store *Store, opts RunnerOptions) *Runner {
 	opts.EnsureDefaults()
 	return &Runner{log: log, store: store, opts: opts, states: map[string]*entry{},
-		notify: make(chan struct{}), dirtySnap: map[string]bool{}}
+		notify: make(chan struct{}), dirtySnap: map[string]bool{}, stale: map[string]bool{}}
 }
 
 // Applied returns the last stream sequence folded into memory and committed
@@ -221,11 +245,28 @@ func (r *Runner) Run(ctx context.Context) (err error) {
 		})
 	}()
 	batch := make([]jetstream.Msg, 0, r.opts.MaxBatch)
+	idle := time.NewTimer(time.Hour)
+	idle.Stop()
+	defer idle.Stop()
+	var flush <-chan time.Time
+	defer func() {
+		if err == nil || errors.Is(err, context.Canceled) {
+			if ferr := r.flushStale(); ferr != nil && err == nil {
+				err = ferr
+			}
+		}
+	}()
 	for {
 		batch = batch[:0]
 		select {
 		case m := <-msgs:
 			batch = append(batch, m)
+		case <-flush:
+			flush = nil
+			if err := r.flushStale(); err != nil {
+				return err
+			}
+			continue
 		case err := <-followErr:
 			return err
 		case <-ctx.Done():
@@ -242,6 +283,17 @@ func (r *Runner) Run(ctx context.Context) (err error) {
 		}
 		if err := r.applyBatch(batch); err != nil {
 			return err
+		}
+		if r.anyStale() {
+			if time.Since(r.staleSince) >= staleMax {
+				if err := r.flushStale(); err != nil {
+					return err
+				}
+				flush = nil
+				continue
+			}
+			idle.Reset(staleIdle)
+			flush = idle.C
 		}
 	}
 }
@@ -423,12 +475,12 @@ func (r *Runner) writeViews(b *pebble.Batch, id string, chg *projections.Changes
 		}
 	}
 	if chg.Standings {
-		if err := put(keyStandings(id), t.Standings()); err != nil {
-			return err
+		r.smu.Lock()
+		if len(r.stale) == 0 {
+			r.staleSince = time.Now()
 		}
-		if err := put(keyClassification(id), t.Classification()); err != nil {
-			return err
-		}
+		r.stale[id] = true
+		r.smu.Unlock()
 	}
 	for _, p := range slices.Sorted(maps.Keys(chg.Players)) {
 		row, ok := t.PlayerView(p)
@@ -442,9 +494,74 @@ func (r *Runner) writeViews(b *pebble.Batch, id string, chg *projections.Changes
 	return nil
 }
 
+func (r *Runner) anyStale() bool {
+	r.smu.Lock()
+	defer r.smu.Unlock()
+	return len(r.stale) > 0
+}
+
+// writeStale writes the standings and classification of every stale
+// tournament into b and returns them.
+func (r *Runner) writeStale(b *pebble.Batch) ([]string, error) {
+	r.smu.Lock()
+	ids := slices.Sorted(maps.Keys(r.stale))
+	r.smu.Unlock()
+	for _, id := range ids {
+		r.mu.RLock()
+		e := r.states[id]
+		r.mu.RUnlock()
+		e.mu.RLock()
+		st, cl := e.t.Standings(), e.t.Classification()
+		e.mu.RUnlock()
+		for key, v := range map[string]any{string(keyStandings(id)): st, string(keyClassification(id)): cl} {
+			data, err := json.Marshal(v)
+			if err != nil {
+				return nil, fmt.Errorf("pebble: encode %s: %w", key, err)
+			}
+			if err := b.Set([]byte(key), data, nil); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return ids, nil
+}
+
+// clearStale marks tournaments written.
+func (r *Runner) clearStale(ids []string) {
+	r.smu.Lock()
+	for _, id := range ids {
+		delete(r.stale, id)
+	}
+	r.smu.Unlock()
+}
+
+// flushStale writes the stale standings and classifications in one batch.
+func (r *Runner) flushStale() error {
+	if !r.anyStale() {
+		return nil
+	}
+	b := r.store.db.NewBatch()
+	defer b.Close()
+	ids, err := r.writeStale(b)
+	if err != nil {
+		return err
+	}
+	if err := b.Commit(pebble.NoSync); err != nil {
+		return fmt.Errorf("pebble: commit standings: %w", err)
+	}
+	r.clearStale(ids)
+	return nil
+}
+
 // writeSnapshots stores the state of every tournament changed since the last
-// snapshot, as of stream sequence at.
+// snapshot, as of stream sequence at, with their standings and
+// classification: what a restart replays from must be complete.
 func (r *Runner) writeSnapshots(b *pebble.Batch, at uint64) error {
+	ids, err := r.writeStale(b)
+	if err != nil {
+		return err
+	}
+	defer r.clearStale(ids)
 	for _, id := range slices.Sorted(maps.Keys(r.dirtySnap)) {
 		r.mu.RLock()
 		e := r.states[id]

@@ -260,3 +260,36 @@ func TestStoreAheadOfLogIsRefused(t *testing.T) {
 	}
 	m.stop(t)
 }
+
+// TestStandingsAreWrittenOnceTheRunnerIsIdle: the costly views are deferred
+// while commits arrive, reported stale meanwhile, and written within the
+// bound, equal to the fold.
+func TestStandingsAreWrittenOnceTheRunnerIsIdle(t *testing.T) {
+	f := newFixture(t)
+	n := start(t, f, t.TempDir(), pebble.RunnerOptions{})
+	defer n.stop(t)
+	last := f.tournament("alpha", 12, rand.New(rand.NewPCG(8, 8)))
+	n.waitFor(t, last)
+	deadline := time.Now().Add(5 * time.Second)
+	for n.runner.Stale("alpha") {
+		if time.Now().After(deadline) {
+			t.Fatal("standings still stale 5 s after the last commit")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	stored, ok, err := n.store.Standings("alpha")
+	if err != nil || !ok {
+		t.Fatalf("stored standings: %v %v", ok, err)
+	}
+	var want []byte
+	n.runner.Read("alpha", func(st *projections.Tournament) { want, _ = json.Marshal(st.Standings()) })
+	if string(stored) != string(want) {
+		t.Errorf("stored standings differ from the fold:\n got %s\nwant %s", stored, want)
+	}
+	// A commit that changes the standings makes them stale again.
+	last = f.commit("alpha", events.RegistrationRefused{Player: "p000", Reason: "mistake"})
+	n.waitFor(t, last)
+	if !n.runner.Stale("alpha") {
+		t.Log("standings already written when WaitFor returned (idle flush won the race)")
+	}
+}
