@@ -192,18 +192,7 @@ func (s *Server) getStandings(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if at == 0 {
-		if s.serveFresh(w, t, func(st *projections.Tournament) any { return st.Standings() }) {
-			return
-		}
-		b, ok, err := s.opts.Store.Standings(t)
-		if err == nil && !ok {
-			err = fmt.Errorf("%w: tournament %s", errNotFound, t)
-		}
-		if err != nil {
-			s.writeError(w, r, err)
-			return
-		}
-		writeRaw(w, http.StatusOK, b)
+		s.serveRanking(w, r, t, s.opts.Store.Standings, func(st *projections.Tournament) any { return st.Standings() })
 		return
 	}
 	st, err := s.stateAt(r.Context(), t, at)
@@ -249,33 +238,27 @@ func (s *Server) stateAt(ctx context.Context, t string, seq uint64) (*projection
 // signed checkpoint once published (RULES.md §7).
 func (s *Server) getClassification(w http.ResponseWriter, r *http.Request) {
 	t := mux.Vars(r)["t"]
-	if s.serveFresh(w, t, func(st *projections.Tournament) any { return st.Classification() }) {
-		return
-	}
-	b, ok, err := s.opts.Store.Classification(t)
-	if err == nil && !ok {
-		err = fmt.Errorf("%w: tournament %s", errNotFound, t)
+	s.serveRanking(w, r, t, s.opts.Store.Classification, func(st *projections.Tournament) any { return st.Classification() })
+}
+
+// serveRanking serves the standings or the classification: as stored, or,
+// while the runner has not yet written them (it defers those costly views
+// while commands keep coming), computed from the in-memory fold, so that a
+// GET after a 201 sees the command.
+func (s *Server) serveRanking(w http.ResponseWriter, r *http.Request, t string,
+	stored func(string) ([]byte, bool, error), fresh func(*projections.Tournament) any) {
+	var b []byte
+	var err error
+	if !s.opts.Runner.Stale(t) || !s.opts.Runner.Read(t, func(st *projections.Tournament) { b, err = json.Marshal(fresh(st)) }) {
+		var ok bool
+		b, ok, err = stored(t)
+		if err == nil && !ok {
+			err = fmt.Errorf("%w: tournament %s", errNotFound, t)
+		}
 	}
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
 	writeRaw(w, http.StatusOK, b)
-}
-
-// serveFresh answers from the in-memory fold while the runner has not yet
-// written the tournament's standings and classification (it defers those
-// costly views while commands keep coming): a GET after a 201 must see the
-// command. It reports whether it answered.
-func (s *Server) serveFresh(w http.ResponseWriter, t string, view func(*projections.Tournament) any) bool {
-	if !s.opts.Runner.Stale(t) {
-		return false
-	}
-	var b []byte
-	var err error
-	if !s.opts.Runner.Read(t, func(st *projections.Tournament) { b, err = json.Marshal(view(st)) }) || err != nil {
-		return false
-	}
-	writeRaw(w, http.StatusOK, b)
-	return true
 }

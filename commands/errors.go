@@ -60,3 +60,21 @@ func conflict(format string, args ...any) error {
 
 // joinErrs joins field errors; nil when there are none.
 func joinErrs(errs []error) error { return errors.Join(errs...) }
+
+// mapLeaves rebuilds an error tree (errors.Join) with f applied to every
+// leaf: how foreign validation errors become this package's field errors.
+func mapLeaves(err error, f func(error) error) error {
+	var out []error
+	var walk func(error)
+	walk = func(e error) {
+		if j, ok := e.(interface{ Unwrap() []error }); ok {
+			for _, x := range j.Unwrap() {
+				walk(x)
+			}
+			return
+		}
+		out = append(out, f(e))
+	}
+	walk(err)
+	return errors.Join(out...)
+}

@@ -237,26 +237,15 @@ func clean(s string) string { return strings.TrimSpace(s) }
 
 // paramErrs converts ruleset parameter errors into field errors.
 func paramErrs(err error) error {
-	var out []error
-	var walk func(error)
-	walk = func(e error) {
-		if j, ok := e.(interface{ Unwrap() []error }); ok {
-			for _, x := range j.Unwrap() {
-				walk(x)
-			}
-			return
-		}
+	return mapLeaves(err, func(e error) error {
 		var pe *events.ParamError
-		if errors.As(e, &pe) {
-			field := "params"
-			if pe.Param != "" {
-				field += "." + pe.Param
-			}
-			out = append(out, fieldErr(field, "%s", pe.Msg))
-			return
+		if !errors.As(e, &pe) {
+			return e
 		}
-		out = append(out, e)
-	}
-	walk(err)
-	return errors.Join(out...)
+		field := "params"
+		if pe.Param != "" {
+			field += "." + pe.Param
+		}
+		return fieldErr(field, "%s", pe.Msg)
+	})
 }

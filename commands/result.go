@@ -261,24 +261,13 @@ func boardErr(err error, index map[string]int) error {
 
 // fromScoring converts the scorer's field errors, keeping each rule.
 func fromScoring(err error) error {
-	var out []error
-	var walk func(error)
-	walk = func(e error) {
-		if j, ok := e.(interface{ Unwrap() []error }); ok {
-			for _, x := range j.Unwrap() {
-				walk(x)
-			}
-			return
-		}
+	return mapLeaves(err, func(e error) error {
 		var fe *scoring.FieldError
-		if errors.As(e, &fe) {
-			out = append(out, &FieldError{Field: fe.Field, Msg: fe.Msg, Rule: fe.Rule})
-			return
+		if !errors.As(e, &fe) {
+			return e
 		}
-		out = append(out, e)
-	}
-	walk(err)
-	return errors.Join(out...)
+		return &FieldError{Field: fe.Field, Msg: fe.Msg, Rule: fe.Rule}
+	})
 }
 
 func ordinal(n int) string {

@@ -291,7 +291,13 @@ type RoundView struct {
 	Seed           string                   `json:"seed"`
 	Unmet          []events.UnmetConstraint `json:"unmet,omitempty"`
 	ReservesSeated []string                 `json:"reserves_seated,omitempty"`
-	Drawn          uint64                   `json:"drawn"`
+	// Seeds, Byes and Labels of a knockout round: the qualifiers in seed
+	// order, who went straight to the next phase, and tables playing
+	// another phase (the finalina).
+	Seeds  []string          `json:"seeds,omitempty"`
+	Byes   []string          `json:"byes,omitempty"`
+	Labels map[string]string `json:"labels,omitempty"`
+	Drawn  uint64            `json:"drawn"`
 }
 
 // TableView is one table in GET …/rounds/{r}/tables.
@@ -327,7 +333,7 @@ func (t *Tournament) RoundView(n int) (RoundView, bool) {
 		return RoundView{}, false
 	}
 	return RoundView{Round: r.Number, Phase: r.Phase, Algorithm: r.Algorithm, Version: r.Version, Seed: r.Seed,
-		Unmet: r.Unmet, ReservesSeated: r.ReservesSeated, Drawn: r.Drawn}, true
+		Unmet: r.Unmet, ReservesSeated: r.ReservesSeated, Seeds: r.Seeds, Byes: r.Byes, Labels: r.Labels, Drawn: r.Drawn}, true
 }
 
 // TableView renders table n of round r, false if there is none.
