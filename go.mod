@@ -8,6 +8,8 @@ require (
 	github.com/gorilla/mux v1.8.1
 	github.com/nats-io/nats-server/v2 v2.15.2
 	github.com/nats-io/nats.go v1.55.0
+	github.com/transparency-dev/merkle v0.0.2
+	golang.org/x/mod v0.42.0
 )
 
 require (

@@ -7,9 +7,12 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/referto/referto/commands"
 	"github.com/referto/referto/events"
+	"github.com/referto/referto/events/checkpoint"
+	"github.com/referto/referto/events/jetstream"
 	"github.com/referto/referto/projections"
 )
 
@@ -58,7 +61,7 @@ func (s *Server) submit(ctx context.Context, sub submission) (outcome, error) {
 		if err != nil {
 			return outcome{}, err
 		}
-		ack, err := lg.Append(ctx, sub.tournament, expected, msgID(sub.tournament, sub.key), body)
+		ack, err := s.appendRetrying(ctx, sub.tournament, expected, msgID(sub.tournament, sub.key), body)
 		switch {
 		case err == nil && ack.Duplicate:
 			if err := rn.WaitFor(ctx, ack.StreamSeq); err != nil {
@@ -97,6 +100,30 @@ func (s *Server) submit(ctx context.Context, sub submission) (outcome, error) {
 	}
 }
 
+// appendAttempt bounds one append: a reply lost while the NATS connection
+// moves to another node must not consume the whole command timeout.
+const appendAttempt = 2 * time.Second
+
+// appendRetrying appends, retrying while the log is unavailable (a NATS node
+// going away, a leader election) until ctx ends. A retry carries the same
+// message id and expectation, so if an earlier attempt was stored the retry
+// is deduplicated, or conflicts and the caller finds the command in the index.
+func (s *Server) appendRetrying(ctx context.Context, t string, expected uint64, id string, body []byte) (jetstream.Appended, error) {
+	for attempt := 0; ; attempt++ {
+		actx, cancel := context.WithTimeout(ctx, appendAttempt)
+		ack, err := s.opts.Log.Append(actx, t, expected, id, body)
+		cancel()
+		if err == nil || !errors.Is(err, events.ErrUnavailable) || ctx.Err() != nil {
+			return ack, err
+		}
+		select {
+		case <-ctx.Done():
+			return ack, err
+		case <-time.After(time.Duration(min(attempt+1, 10)) * 50 * time.Millisecond):
+		}
+	}
+}
+
 // decide runs the pure decision against the current state and seals the
 // events. It returns the stream sequence the append must expect.
 func (s *Server) decide(sub submission) ([]events.Envelope, uint64, error) {
@@ -104,10 +131,17 @@ func (s *Server) decide(sub submission) ([]events.Envelope, uint64, error) {
 	var expected uint64
 	var err error
 	in := commands.Input{Now: s.opts.Clock().UTC(), Actor: sub.actor, Seed: sub.seed}
-	run := func(t *projections.Tournament) {
+	run := func(t *projections.Tournament, root []byte) {
 		if sub.ifMatch != nil && t.Seq != *sub.ifMatch {
 			err = fmt.Errorf("%w: tournament %s is at seq %d, not %d", errPrecondition, t.ID, t.Seq, *sub.ifMatch)
 			return
+		}
+		if pc, ok := sub.cmd.(*commands.PublishClassification); ok {
+			// The classification is derived from the log as it stands: its
+			// signed checkpoint goes into the publication.
+			if pc.Checkpoint, err = checkpoint.Sign(checkpoint.Checkpoint{Origin: checkpoint.Origin(t.ID), Size: t.Seq, Root: root}, s.opts.Keys.Signer); err != nil {
+				return
+			}
 		}
 		var evs []events.Event
 		if evs, err = commands.Decide(t, sub.cmd, in); err != nil {
@@ -116,8 +150,8 @@ func (s *Server) decide(sub submission) ([]events.Envelope, uint64, error) {
 		expected = t.LastStreamSeq
 		envs, err = events.Seal(t.ID, t.Seq+1, in.Now, sub.actor, sub.key, evs)
 	}
-	if !s.opts.Runner.Read(sub.tournament, run) {
-		run(projections.New(sub.tournament))
+	if !s.opts.Runner.ReadWithRoot(sub.tournament, run) {
+		run(projections.New(sub.tournament), checkpoint.EmptyRoot())
 	}
 	return envs, expected, err
 }

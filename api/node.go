@@ -13,6 +13,7 @@ import (
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 
+	"github.com/referto/referto/events/checkpoint"
 	"github.com/referto/referto/events/jetstream"
 	"github.com/referto/referto/projections/pebble"
 )
@@ -51,6 +52,7 @@ type Node struct {
 	Log    *jetstream.Log
 	Store  *pebble.Store
 	Runner *pebble.Runner
+	Keys   *checkpoint.Keys
 	API    *Server
 
 	stopRunner context.CancelFunc
@@ -97,8 +99,12 @@ func StartNode(ctx context.Context, o NodeOptions) (n *Node, err error) {
 		return nil, err
 	}
 	n.Runner = pebble.NewRunner(n.Log, n.Store, pebble.RunnerOptions{Logger: o.Logger})
+	n.Keys, err = checkpoint.LoadOrCreateKeys(filepath.Join(o.Data, "keys"), "referto", o.Random)
+	if err != nil {
+		return nil, err
+	}
 	n.API, err = New(Options{Log: n.Log, Store: n.Store, Runner: n.Runner, AdminTokenSHA256: o.AdminTokenSHA256,
-		Clock: o.Clock, Random: o.Random, Logger: o.Logger})
+		Keys: n.Keys, Clock: o.Clock, Random: o.Random, Logger: o.Logger})
 	if err != nil {
 		return nil, err
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/gorilla/mux"
 
+	"github.com/referto/referto/events/checkpoint"
 	"github.com/referto/referto/events/jetstream"
 	"github.com/referto/referto/projections/pebble"
 )
@@ -29,6 +30,8 @@ type Options struct {
 	// AdminTokenSHA256 is the hex SHA-256 of the administrator's bearer
 	// token. Required.
 	AdminTokenSHA256 string
+	// Keys sign checkpoints. Required.
+	Keys *checkpoint.Keys
 	// Clock is the time source stamped on events; the default is time.Now.
 	Clock func() time.Time
 	// Random supplies token, idempotency-key and seed bytes; the default is
@@ -79,6 +82,9 @@ func (o *Options) Validate() error {
 	}
 	if o.Runner == nil {
 		errs = append(errs, errors.New("api: Runner is required"))
+	}
+	if o.Keys == nil {
+		errs = append(errs, errors.New("api: Keys are required"))
 	}
 	if b, err := hex.DecodeString(o.AdminTokenSHA256); err != nil || len(b) != sha256.Size {
 		errs = append(errs, errors.New("api: AdminTokenSHA256 must be a hex SHA-256"))
@@ -146,6 +152,11 @@ func (s *Server) routes() {
 	r.HandleFunc("/v1/tournaments/{t}/rounds/{r}/tables", s.getTables).Methods(http.MethodGet)
 	r.HandleFunc("/v1/tournaments/{t}/standings", s.getStandings).Methods(http.MethodGet)
 	r.HandleFunc("/v1/tournaments/{t}/classification", s.getClassification).Methods(http.MethodGet)
+	r.HandleFunc("/v1/keys", s.getKeys).Methods(http.MethodGet)
+	r.HandleFunc("/v1/tournaments/{t}/checkpoint", s.getCheckpoint).Methods(http.MethodGet)
+	r.HandleFunc("/v1/tournaments/{t}/events/{seq}/proof", s.getProof).Methods(http.MethodGet)
+	r.HandleFunc("/v1/tournaments/{t}/consistency", s.getConsistency).Methods(http.MethodGet)
+	r.HandleFunc("/v1/tournaments/{t}/export", s.getExport).Methods(http.MethodGet)
 
 	r.NotFoundHandler = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		s.writeError(w, req, errNotFound)

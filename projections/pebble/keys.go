@@ -14,6 +14,7 @@ import (
 //	idx/cmd/<T>/<idempotency key>   CommitRef JSON: the outcome of that command
 //	idx/commit/<T>/<first seq:020>  CommitRef JSON, one per commit, for seq → stream lookups
 //	idx/tok/<sha256 hex>            Principal JSON of an appointed official
+//	mt/<T>/<level:02>/<index:016x>  Merkle tree node hash (32 bytes), every node of every leaf
 //	v/<T>/summary                   public summary JSON
 //	v/<T>/player/<P>                public entry-list row JSON
 //	v/<T>/round/<r:04>              public round header JSON
@@ -64,3 +65,7 @@ func keyTable(t string, r, n int) []byte {
 func prefixTables(t string, r int) []byte { return []byte(fmt.Sprintf("v/%s/round/%04d/table/", t, r)) }
 func keyStandings(t string) []byte        { return []byte("v/" + t + "/standings") }
 func keyClassification(t string) []byte   { return []byte("v/" + t + "/classification") }
+
+func keyNode(t string, level uint, index uint64) []byte {
+	return []byte(fmt.Sprintf("mt/%s/%02d/%016x", t, level, index))
+}

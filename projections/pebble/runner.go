@@ -15,6 +15,7 @@ import (
 	"github.com/cockroachdb/pebble/v2"
 
 	"github.com/referto/referto/events"
+	"github.com/referto/referto/events/checkpoint"
 	"github.com/referto/referto/events/jetstream"
 	"github.com/referto/referto/projections"
 )
@@ -99,8 +100,9 @@ func (r *Runner) Stale(t string) bool {
 }
 
 type entry struct {
-	mu sync.RWMutex
-	t  *projections.Tournament
+	mu   sync.RWMutex
+	t    *projections.Tournament
+	tree *checkpoint.Tree // the tournament's Merkle tree, t.Seq leaves
 }
 
 // NewRunner returns a runner over log and store. Call Run to start it.
@@ -190,6 +192,12 @@ func (r *Runner) wake(failed error) {
 // Read calls fn with the current state of tournament id under a read lock
 // and reports whether the tournament exists. fn must not keep the state.
 func (r *Runner) Read(id string, fn func(t *projections.Tournament)) bool {
+	return r.ReadWithRoot(id, func(t *projections.Tournament, _ []byte) { fn(t) })
+}
+
+// ReadWithRoot is Read with the Merkle root of the tournament's log as the
+// state has it (t.Seq leaves).
+func (r *Runner) ReadWithRoot(id string, fn func(t *projections.Tournament, root []byte)) bool {
 	r.mu.RLock()
 	e := r.states[id]
 	r.mu.RUnlock()
@@ -198,7 +206,7 @@ func (r *Runner) Read(id string, fn func(t *projections.Tournament)) bool {
 	}
 	e.mu.RLock()
 	defer e.mu.RUnlock()
-	fn(e.t)
+	fn(e.t, e.tree.Root())
 	return true
 }
 
@@ -321,6 +329,14 @@ func (r *Runner) load() (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
+	for id, e := range r.states {
+		if e.tree, err = checkpoint.Resume(e.t.Seq, r.store.NodeGetter(id)); err != nil {
+			return 0, fmt.Errorf("pebble: merkle tree of %s: %w", id, err)
+		}
+	}
+	if err != nil {
+		return 0, err
+	}
 	r.stored = applied
 	r.applied.Store(snap)
 	return snap + 1, nil
@@ -381,7 +397,7 @@ func (r *Runner) applyMsg(b *pebble.Batch, m jetstream.Msg, ch touched) error {
 	r.mu.Lock()
 	e := r.states[m.Tournament]
 	if e == nil {
-		e = &entry{t: projections.New(m.Tournament)}
+		e = &entry{t: projections.New(m.Tournament), tree: checkpoint.NewTree()}
 		r.states[m.Tournament] = e
 	}
 	r.mu.Unlock()
@@ -393,10 +409,23 @@ func (r *Runner) applyMsg(b *pebble.Batch, m jetstream.Msg, ch touched) error {
 	}
 	e.mu.Lock()
 	created := e.t.Seq == 0
+	var nodeErr error
 	for i, env := range c.Envelopes {
 		if err = e.t.Apply(env, evs[i], chg); err != nil {
 			break
 		}
+		// The event's stored line is its leaf: every node it completes is
+		// stored in this batch.
+		if err = e.tree.Append(c.Lines[i], func(id checkpoint.NodeID, h []byte) {
+			if nodeErr == nil {
+				nodeErr = b.Set(keyNode(m.Tournament, id.Level, id.Index), h, nil)
+			}
+		}); err != nil {
+			break
+		}
+	}
+	if err == nil {
+		err = nodeErr
 	}
 	if err == nil {
 		e.t.LastStreamSeq = m.StreamSeq

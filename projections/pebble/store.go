@@ -10,6 +10,8 @@ import (
 	"log/slog"
 
 	"github.com/cockroachdb/pebble/v2"
+
+	"github.com/referto/referto/events/checkpoint"
 )
 
 // Store is the Pebble database holding referto's projections.
@@ -125,6 +127,27 @@ func (s *Store) Standings(t string) ([]byte, bool, error) { return s.get(keyStan
 // Classification returns the stored classification JSON.
 func (s *Store) Classification(t string) ([]byte, bool, error) { return s.get(keyClassification(t)) }
 
+// Nodes returns stored Merkle node hashes of a tournament's tree, in the order asked.
+func (s *Store) Nodes(t string, ids []checkpoint.NodeID) ([][]byte, error) {
+	out := make([][]byte, len(ids))
+	for i, id := range ids {
+		h, ok, err := s.get(keyNode(t, id.Level, id.Index))
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return nil, fmt.Errorf("%w: %s node %d/%d not stored", checkpoint.ErrNode, t, id.Level, id.Index)
+		}
+		out[i] = h
+	}
+	return out, nil
+}
+
+// NodeGetter returns the node getter of a tournament's tree.
+func (s *Store) NodeGetter(t string) checkpoint.NodeGetter {
+	return func(ids []checkpoint.NodeID) ([][]byte, error) { return s.Nodes(t, ids) }
+}
+
 // Tournaments returns the ids of all tournaments.
 func (s *Store) Tournaments() ([]string, error) {
 	var out []string
@@ -148,6 +171,24 @@ func (s *Store) Token(hash string) (Principal, bool, error) {
 	var p Principal
 	ok, err := s.getJSON(keyToken(hash), &p)
 	return p, ok, err
+}
+
+// LastCommit returns the last commit of a tournament.
+func (s *Store) LastCommit(t string) (CommitRef, bool, error) {
+	p := prefixCommit(t)
+	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: p, UpperBound: upperBound(p)})
+	if err != nil {
+		return CommitRef{}, false, err
+	}
+	defer it.Close()
+	if !it.Last() {
+		return CommitRef{}, false, it.Error()
+	}
+	var ref CommitRef
+	if err := json.Unmarshal(it.Value(), &ref); err != nil {
+		return CommitRef{}, false, fmt.Errorf("pebble: decode %s: %w", it.Key(), err)
+	}
+	return ref, true, nil
 }
 
 // Commits returns up to limit commits of a tournament, starting with the one

@@ -1,0 +1,182 @@
+package api
+
+import (
+	"bufio"
+	"encoding/base64"
+	"fmt"
+	"net/http"
+	"strconv"
+
+	"github.com/gorilla/mux"
+
+	"github.com/referto/referto/commands"
+	"github.com/referto/referto/events"
+	"github.com/referto/referto/events/checkpoint"
+	"github.com/referto/referto/events/jetstream"
+	"github.com/referto/referto/projections/pebble"
+)
+
+// Tamper evidence: the verifier key, signed checkpoints, inclusion and
+// consistency proofs, and the export of a tournament's log byte for byte.
+
+func (s *Server) getKeys(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]any{"checkpoint": s.opts.Keys.VerifierKey,
+		"format": "golang.org/x/mod/sumdb/note verifier key; checkpoints are notes of origin, size and base64 RFC 6962 root"})
+}
+
+// logSize is the number of events of a tournament the store holds (its
+// Merkle tree's size).
+func (s *Server) logSize(t string) (uint64, error) {
+	ref, ok, err := s.opts.Store.LastCommit(t)
+	if err == nil && !ok {
+		err = fmt.Errorf("%w: tournament %s", errNotFound, t)
+	}
+	return ref.Last, err
+}
+
+// sizeParam reads ?name=N, defaulting to the log's size, and checks it.
+func (s *Server) sizeParam(r *http.Request, name string, size uint64) (uint64, error) {
+	n, err := queryUint(r, name, size)
+	if err != nil {
+		return 0, err
+	}
+	if n < 1 || n > size {
+		return 0, &commands.FieldError{Field: name, Msg: fmt.Sprintf("must be between 1 and %d, the size of the log", size)}
+	}
+	return n, nil
+}
+
+// signedCheckpoint signs the checkpoint of the first size events of t.
+func (s *Server) signedCheckpoint(t string, size uint64) (string, error) {
+	root, err := checkpoint.RootAt(size, s.opts.Store.NodeGetter(t))
+	if err != nil {
+		return "", err
+	}
+	return checkpoint.Sign(checkpoint.Checkpoint{Origin: checkpoint.Origin(t), Size: size, Root: root}, s.opts.Keys.Signer)
+}
+
+func (s *Server) getCheckpoint(w http.ResponseWriter, r *http.Request) {
+	t := mux.Vars(r)["t"]
+	size, err := s.logSize(t)
+	if err == nil {
+		size, err = s.sizeParam(r, "size", size)
+	}
+	var note string
+	if err == nil {
+		note, err = s.signedCheckpoint(t, size)
+	}
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	_, _ = w.Write([]byte(note))
+}
+
+type proofResponse struct {
+	Index    uint64   `json:"index"`
+	Size     uint64   `json:"size"`
+	LeafHash []byte   `json:"leaf_hash"`
+	Hashes   [][]byte `json:"hashes"`
+}
+
+// getProof serves the RFC 6962 audit path of event seq (leaf seq-1) in the
+// tree of ?size=N events (default: the whole log).
+func (s *Server) getProof(w http.ResponseWriter, r *http.Request) {
+	t := mux.Vars(r)["t"]
+	seq, err := strconv.ParseUint(mux.Vars(r)["seq"], 10, 64)
+	if err != nil || seq < 1 {
+		s.writeError(w, r, &commands.FieldError{Field: "seq", Msg: "the event's seq, from 1"})
+		return
+	}
+	size, err := s.logSize(t)
+	if err == nil {
+		size, err = s.sizeParam(r, "size", size)
+	}
+	if err == nil && seq > size {
+		err = &commands.FieldError{Field: "seq", Msg: fmt.Sprintf("event %d is not in a log of %d events", seq, size)}
+	}
+	var path [][]byte
+	var leaf []byte
+	if err == nil {
+		path, err = checkpoint.InclusionProof(seq-1, size, s.opts.Store.NodeGetter(t))
+	}
+	if err == nil {
+		var hs [][]byte
+		hs, err = s.opts.Store.Nodes(t, []checkpoint.NodeID{checkpoint.LeafID(seq - 1)})
+		if err == nil {
+			leaf = hs[0]
+		}
+	}
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if path == nil {
+		path = [][]byte{}
+	}
+	writeJSON(w, http.StatusOK, proofResponse{Index: seq - 1, Size: size, LeafHash: leaf, Hashes: path})
+}
+
+func (s *Server) getConsistency(w http.ResponseWriter, r *http.Request) {
+	t := mux.Vars(r)["t"]
+	size, err := s.logSize(t)
+	var from, to uint64
+	if err == nil {
+		to, err = s.sizeParam(r, "to", size)
+	}
+	if err == nil {
+		from, err = s.sizeParam(r, "from", to)
+	}
+	var path [][]byte
+	if err == nil {
+		path, err = checkpoint.ConsistencyProof(from, to, s.opts.Store.NodeGetter(t))
+	}
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if path == nil {
+		path = [][]byte{}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"from": from, "to": to, "hashes": path})
+}
+
+// CheckpointHeader carries the export's signed checkpoint (base64 of the note).
+const CheckpointHeader = "Referto-Checkpoint"
+
+// getExport streams a tournament's whole log, one event per line exactly as
+// stored, with the signed checkpoint of exactly those events in a header.
+func (s *Server) getExport(w http.ResponseWriter, r *http.Request) {
+	t := mux.Vars(r)["t"]
+	if _, err := s.authorize(r, t, events.RoleArbiter, events.RoleAppeals, events.RoleAuditor); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	last, ok, err := s.opts.Store.LastCommit(t)
+	if err == nil && !ok {
+		err = fmt.Errorf("%w: tournament %s", errNotFound, t)
+	}
+	var note string
+	var first []pebble.CommitRef
+	if err == nil {
+		note, err = s.signedCheckpoint(t, last.Last)
+	}
+	if err == nil {
+		first, err = s.opts.Store.Commits(t, 1, 1)
+	}
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	size := last.Last
+	w.Header().Set("Content-Type", "application/x-ndjson")
+	w.Header().Set(CheckpointHeader, base64.StdEncoding.EncodeToString([]byte(note)))
+	w.Header().Set("Referto-Events", strconv.FormatUint(size, 10))
+	bw := bufio.NewWriterSize(w, 256<<10)
+	_ = s.opts.Log.Scan(r.Context(), first[0].StreamSeq, last.StreamSeq, t, func(m jetstream.Msg) error {
+		_, err := bw.Write(m.Data) // a commit body is its events' lines, newline-terminated
+		return err
+	})
+	_ = bw.Flush()
+}

@@ -1,0 +1,165 @@
+package checkpoint
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"golang.org/x/mod/sumdb/note"
+)
+
+// ErrSignature reports a checkpoint whose signature does not verify, or
+// that no trusted key signed.
+var ErrSignature = errors.New("checkpoint: signature")
+
+// ErrFormat reports text that is not a checkpoint.
+var ErrFormat = errors.New("checkpoint: malformed")
+
+// Checkpoint is the signed statement "the log of origin had size events and
+// this root".
+type Checkpoint struct {
+	Origin string
+	Size   uint64
+	Root   []byte
+}
+
+// Origin names a tournament's log in its checkpoints.
+func Origin(tournament string) string { return "referto/" + tournament }
+
+// Text is the note body: origin, size and base64 root, one per line.
+func (c Checkpoint) Text() string {
+	return fmt.Sprintf("%s\n%d\n%s\n", c.Origin, c.Size, base64.StdEncoding.EncodeToString(c.Root))
+}
+
+// ParseText reads a note body.
+func ParseText(text string) (Checkpoint, error) {
+	lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
+	if len(lines) < 3 || lines[0] == "" {
+		return Checkpoint{}, fmt.Errorf("%w: want origin, size and root lines", ErrFormat)
+	}
+	size, err := strconv.ParseUint(lines[1], 10, 64)
+	if err != nil {
+		return Checkpoint{}, fmt.Errorf("%w: size %q", ErrFormat, lines[1])
+	}
+	root, err := base64.StdEncoding.DecodeString(lines[2])
+	if err != nil || len(root) != 32 {
+		return Checkpoint{}, fmt.Errorf("%w: root %q", ErrFormat, lines[2])
+	}
+	return Checkpoint{Origin: lines[0], Size: size, Root: root}, nil
+}
+
+// Sign renders the checkpoint as a signed note.
+func Sign(c Checkpoint, s note.Signer) (string, error) {
+	b, err := note.Sign(&note.Note{Text: c.Text()}, s)
+	if err != nil {
+		return "", fmt.Errorf("checkpoint: sign: %w", err)
+	}
+	return string(b), nil
+}
+
+// Open verifies a signed checkpoint with v and parses it.
+func Open(signed []byte, v note.Verifier) (Checkpoint, error) {
+	n, err := note.Open(signed, note.VerifierList(v))
+	if err != nil {
+		var unknown *note.UnverifiedNoteError
+		var invalid *note.InvalidSignatureError
+		switch {
+		case errors.As(err, &unknown):
+			return Checkpoint{}, fmt.Errorf("%w: not signed by %s", ErrSignature, v.Name())
+		case errors.As(err, &invalid):
+			return Checkpoint{}, fmt.Errorf("%w: invalid signature by %s", ErrSignature, v.Name())
+		}
+		return Checkpoint{}, fmt.Errorf("%w: %v", ErrFormat, err)
+	}
+	return ParseText(n.Text)
+}
+
+// OpenUnverified parses a signed checkpoint without checking its signature
+// (when no key is at hand) and returns the name of the key that claims it.
+func OpenUnverified(signed []byte) (Checkpoint, string, error) {
+	i := bytes.Index(signed, []byte("\n\n"))
+	if i < 0 {
+		return Checkpoint{}, "", fmt.Errorf("%w: no signature block", ErrFormat)
+	}
+	c, err := ParseText(string(signed[:i+1]))
+	name := ""
+	if rest := strings.TrimPrefix(string(signed[i+2:]), "— "); rest != string(signed[i+2:]) {
+		name, _, _ = strings.Cut(rest, " ")
+	}
+	return c, name, err
+}
+
+// Keys is a log's signing key pair.
+type Keys struct {
+	Signer   note.Signer
+	Verifier note.Verifier
+	// VerifierKey is the public key as text ("<name>+<hash>+<keydata>"),
+	// what GET /v1/keys serves and verify --key reads.
+	VerifierKey string
+}
+
+// Key file names under DATA/keys.
+const (
+	signerFile   = "checkpoint.key"
+	verifierFile = "checkpoint.pub"
+)
+
+// LoadOrCreateKeys reads the signing key from dir, creating an Ed25519 key
+// named name on first use (mode 0600; the directory 0700).
+func LoadOrCreateKeys(dir, name string, random io.Reader) (*Keys, error) {
+	if random == nil {
+		random = rand.Reader
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, err
+	}
+	skey, err := os.ReadFile(filepath.Join(dir, signerFile))
+	if errors.Is(err, os.ErrNotExist) {
+		s, v, gerr := note.GenerateKey(random, name)
+		if gerr != nil {
+			return nil, fmt.Errorf("checkpoint: generate key: %w", gerr)
+		}
+		if err := os.WriteFile(filepath.Join(dir, signerFile), []byte(s+"\n"), 0o600); err != nil {
+			return nil, err
+		}
+		if err := os.WriteFile(filepath.Join(dir, verifierFile), []byte(v+"\n"), 0o600); err != nil {
+			return nil, err
+		}
+		skey = []byte(s)
+	} else if err != nil {
+		return nil, err
+	}
+	signer, err := note.NewSigner(strings.TrimSpace(string(skey)))
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint: %s: %w", filepath.Join(dir, signerFile), err)
+	}
+	vb, err := os.ReadFile(filepath.Join(dir, verifierFile))
+	if err != nil {
+		return nil, err
+	}
+	vkey := strings.TrimSpace(string(vb))
+	verifier, err := note.NewVerifier(vkey)
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint: %s: %w", filepath.Join(dir, verifierFile), err)
+	}
+	if verifier.KeyHash() != signer.KeyHash() || verifier.Name() != signer.Name() {
+		return nil, fmt.Errorf("checkpoint: %s and %s are not one key pair", signerFile, verifierFile)
+	}
+	return &Keys{Signer: signer, Verifier: verifier, VerifierKey: vkey}, nil
+}
+
+// NewVerifier reads a verifier key as served by GET /v1/keys.
+func NewVerifier(vkey string) (note.Verifier, error) {
+	v, err := note.NewVerifier(strings.TrimSpace(vkey))
+	if err != nil {
+		return nil, fmt.Errorf("%w: verifier key: %v", ErrFormat, err)
+	}
+	return v, nil
+}
