@@ -74,6 +74,10 @@ func newCommand(typ string) Command {
 		return &PublishClassification{}
 	case "CloseTournament":
 		return &CloseTournament{}
+	case "FileContestation":
+		return &FileContestation{}
+	case "RuleContestation":
+		return &RuleContestation{}
 	}
 	return nil
 }
@@ -83,7 +87,7 @@ func Types() []string {
 	return []string{"AmendRuleset", "RegisterPlayer", "RefuseRegistration", "CloseRegistration", "DesignateReserve",
 		"CheckIn", "SubstituteReserve", "DrawTables", "SetTurnOrder", "RecordResult", "RecordTieBreakRoll",
 		"Renounce", "Repechage", "Withdraw", "ImposeSanction", "RevokeSanction", "AnnulGame",
-		"PublishClassification", "CloseTournament"}
+		"PublishClassification", "CloseTournament", "FileContestation", "RuleContestation"}
 }
 
 // permissions is who may issue what. The administrator may issue every
@@ -96,9 +100,12 @@ func permitted(typ string) []string {
 		"CheckIn", "SubstituteReserve", "DrawTables", "SetTurnOrder", "RecordResult", "RecordTieBreakRoll",
 		"Renounce", "Repechage", "Withdraw", "ImposeSanction", "AnnulGame", "PublishClassification", "CloseTournament":
 		return []string{events.RoleArbiter}
-	case "RevokeSanction":
-		// A revocation is a ruling: the appeals committee's, or the arbiters' own.
+	case "RevokeSanction", "FileContestation":
+		// A revocation is a ruling: the appeals committee's, or the arbiters'
+		// own. A contestation is filed by an official on a player's behalf.
 		return []string{events.RoleArbiter, events.RoleAppeals}
+	case "RuleContestation":
+		return []string{events.RoleAppeals}
 	}
 	return nil
 }
@@ -126,8 +133,12 @@ func Decide(t *projections.Tournament, cmd Command, in Input) ([]events.Event, e
 	if !t.Exists() {
 		return nil, notFound("tournament %s", t.ID)
 	}
-	if t.Closed {
-		return nil, ruleErr("RULES §13", "the tournament is closed: only contestation rulings change it now")
+	switch cmd.(type) {
+	case *FileContestation, *RuleContestation:
+	default:
+		if t.Closed {
+			return nil, ruleErr("RULES §13", "the tournament is closed: only contestations and their rulings change it now")
+		}
 	}
 	switch c := cmd.(type) {
 	case *AmendRuleset:
@@ -170,6 +181,10 @@ func Decide(t *projections.Tournament, cmd Command, in Input) ([]events.Event, e
 		return c.decide(t)
 	case *CloseTournament:
 		return c.decide(t)
+	case *FileContestation:
+		return c.decide(t, in)
+	case *RuleContestation:
+		return c.decide(t, in)
 	}
 	return nil, fieldErr("type", "no decision for %s", cmd.CommandType())
 }

@@ -329,7 +329,7 @@ func (h *harness) apply(c commands.Command, verbose bool) string {
 	}
 	var b strings.Builder
 	for _, env := range envs {
-		fmt.Fprintf(&b, "%s %s\n", env.Type, compact(env.Data))
+		fmt.Fprintf(&b, "%d %s %s\n", env.Seq, env.Type, compact(env.Data))
 	}
 	return b.String()
 }

@@ -97,18 +97,44 @@ func (c *RecordResult) decide(t *projections.Tournament) ([]events.Event, error)
 	if err != nil {
 		return nil, err
 	}
+	ev, err := c.report(t, tb)
+	if err != nil {
+		return nil, err
+	}
+	return []events.Event{ev}, nil
+}
+
+// amend is a report given as a correction: it replaces the table's report
+// (or records a missing one) by ruling.
+func (c *RecordResult) amend(t *projections.Tournament, contestation string) ([]events.Event, error) {
+	if err := c.Check(); err != nil {
+		return nil, err
+	}
+	tb := t.Round(c.Round).Table(c.Table)
+	if tb == nil {
+		return nil, notFound("table %d of round %d", c.Table, c.Round)
+	}
+	ev, err := c.report(t, tb)
+	if err != nil {
+		return nil, err
+	}
+	return []events.Event{events.ResultAmended{ResultRecorded: ev, Contestation: contestation}}, nil
+}
+
+// report validates the payload against a table and builds the report.
+func (c *RecordResult) report(t *projections.Tournament, tb *projections.Table) (events.ResultRecorded, error) {
 	var reported []string
 	for _, p := range c.Players {
 		reported = append(reported, p.Player)
 	}
 	if !samePlayers(tb.Players, reported) {
-		return nil, fieldErr("players", "table %d of round %d seats %s; the report names %s",
+		return events.ResultRecorded{}, fieldErr("players", "table %d of round %d seats %s; the report names %s",
 			c.Table, c.Round, strings.Join(tb.Players, ", "), strings.Join(reported, ", "))
 	}
 	ev := events.ResultRecorded{Round: c.Round, Table: c.Table, ClosedBy: c.ClosedBy, Winner: c.Winner, Risiko: c.Risiko, Rolls: c.Rolls}
 	setName, err := c.boardCheck(t, &ev)
 	if err != nil {
-		return nil, err
+		return events.ResultRecorded{}, err
 	}
 	ev.ObjectiveSet = setName
 	var errs []error
@@ -138,11 +164,11 @@ func (c *RecordResult) decide(t *projections.Tournament) ([]events.Event, error)
 		errs = append(errs, fromScoring(err))
 	}
 	if err := errors.Join(errs...); err != nil {
-		return nil, err
+		return events.ResultRecorded{}, err
 	}
 	res, err := scoring.Score(t.Rules(), st)
 	if err != nil {
-		return nil, fieldErr("players", "%v", err)
+		return events.ResultRecorded{}, fieldErr("players", "%v", err)
 	}
 	// A tie the whole chain cannot break ends in a die roll at the table,
 	// which the report must carry; without it the order would be the order
@@ -154,7 +180,7 @@ func (c *RecordResult) decide(t *projections.Tournament) ([]events.Event, error)
 		}
 	}
 	if len(tied) > 0 {
-		return nil, &FieldError{Field: "rolls", Rule: "RULES §4", Msg: fmt.Sprintf("%s are level on every step of the %s tie chain: record the die roll at the table in rolls, e.g. {%q: 5, %q: 2}",
+		return events.ResultRecorded{}, &FieldError{Field: "rolls", Rule: "RULES §4", Msg: fmt.Sprintf("%s are level on every step of the %s tie chain: record the die roll at the table in rolls, e.g. {%q: 5, %q: 2}",
 			strings.Join(tied, ", "), t.Ruleset.TieChain, tied[0], tied[1%len(tied)])}
 	}
 	if c.Winner != "" && !c.Risiko {
@@ -165,10 +191,10 @@ func (c *RecordResult) decide(t *projections.Tournament) ([]events.Event, error)
 			}
 		}
 		if !slices.Contains(first, c.Winner) {
-			return nil, ruleErr("RULES §4", "the placement rules put %s first, not %s (tie chain %s)", strings.Join(first, " and "), c.Winner, t.Ruleset.TieChain)
+			return events.ResultRecorded{}, ruleErr("RULES §4", "the placement rules put %s first, not %s (tie chain %s)", strings.Join(first, " and "), c.Winner, t.Ruleset.TieChain)
 		}
 	}
-	return []events.Event{ev}, nil
+	return ev, nil
 }
 
 // boardCheck fills ev.Players from the payload, computing or checking the

@@ -68,6 +68,12 @@ func lookup(typ string, v int) decoder {
 		return decodeAs[ClassificationPublished]
 	case typ == TypeTournamentClosed && v == 1:
 		return decodeAs[TournamentClosed]
+	case typ == TypeContestationFiled && v == 1:
+		return decodeAs[ContestationFiled]
+	case typ == TypeContestationRuled && v == 1:
+		return decodeAs[ContestationRuled]
+	case typ == TypeResultAmended && v == 1:
+		return decodeAs[ResultAmended]
 	}
 	return nil
 }

@@ -59,6 +59,10 @@ func allEvents(t *testing.T) []events.Event {
 		events.GameAnnulled{Round: 1, Table: 2, Culprit: "p1", Reason: "board overturned"},
 		events.ClassificationPublished{Final: true, Rows: []events.ClassificationRow{{Rank: 1, Player: "p1", Phase: "final", Total: 100}}},
 		events.TournamentClosed{},
+		events.ContestationFiled{Contestation: "c1", Against: 12, Claim: "wrong table points", Admissible: true, Rule: "RULES §13"},
+		events.ContestationRuled{Contestation: "c1", Admissible: true, Upheld: true, Ruling: "amended", Corrections: 1},
+		events.ResultAmended{ResultRecorded: events.ResultRecorded{Round: 1, Table: 1, ClosedBy: "time",
+			Players: []events.SeatReport{{Player: "p1", Turn: 1, TablePoints: 10, Status: "finished"}}}, Contestation: "c1"},
 	}
 }
 

@@ -54,6 +54,12 @@ type Ruleset struct {
 	// WithdrawalMalus is the classification malus, in tournament points, for
 	// a withdrawal (campionato-2003: 150), never discarded.
 	WithdrawalMalus int `json:"withdrawal_malus"`
+	// ContestWithin, in minutes, closes every contestation window that long
+	// after the contested event (0: only RULES.md §13's windows); ContestBy
+	// is "anyone" or "involved" (only a player the contested event concerns
+	// may contest: the EG online appeals chamber's rule).
+	ContestWithin int    `json:"contest_within,omitempty"`
+	ContestBy     string `json:"contest_by,omitempty"`
 	// Closings are the ways a game may end (RULES.md §3): objective,
 	// closing_roll, time. cirki-2001 §12: "La partita termina SOLO con il
 	// raggiungimento dell'obiettivo strategico".
@@ -258,6 +264,12 @@ func (r Ruleset) Validate() error {
 	if r.WithdrawalMalus < 0 || r.WithdrawalMalus > 10000 {
 		bad("withdrawal_malus", "must be between 0 and 10000 points")
 	}
+	if r.ContestWithin < 0 || r.ContestWithin > 60*24*366 {
+		bad("contest_within", "minutes between 0 (no time window) and a year")
+	}
+	if r.ContestBy != "" && r.ContestBy != "anyone" && r.ContestBy != "involved" {
+		bad("contest_by", fmt.Sprintf("%q is not anyone or involved", r.ContestBy))
+	}
 	if len(r.Closings) == 0 {
 		bad("closings", "must list at least one way a game may end: objective, closing_roll, time")
 	}
@@ -278,7 +290,7 @@ func (r Ruleset) Validate() error {
 func paramNames() []string {
 	return []string{"scoring", "bonus", "tie_chain", "tie_at_top", "tiebreak", "discards", "table_sizes",
 		"small_table_max", "qualifying_rounds", "knockout", "draw", "sanctions", "objectives",
-		"late_penalty_after", "late_refuse_after", "withdrawal_malus", "closings"}
+		"late_penalty_after", "late_refuse_after", "withdrawal_malus", "closings", "contest_within", "contest_by"}
 }
 
 func sortedKeys[V any](m map[string]V) []string {

@@ -95,6 +95,30 @@ func (t *Tournament) applyKnockout(env events.Envelope, ev events.Event, ch *Cha
 	case events.ClassificationPublished:
 		pub := e
 		t.Published = &pub
+		t.Publications = append(t.Publications, Publication{Seq: env.Seq, At: env.At, Final: e.Final})
+	case events.ContestationFiled:
+		t.Contestations = append(t.Contestations, &Contestation{ContestationFiled: e, Seq: env.Seq, At: env.At})
+	case events.ContestationRuled:
+		c := t.Contestation(e.Contestation)
+		if c == nil || c.Ruled != nil {
+			return fmt.Errorf("no open contestation %s", e.Contestation)
+		}
+		ruled := e
+		c.Ruled = &ruled
+	case events.ResultAmended:
+		tb := t.Round(e.Round).Table(e.Table)
+		if tb == nil {
+			return fmt.Errorf("no table %d in round %d", e.Table, e.Round)
+		}
+		rep := e.ResultRecorded
+		if tb.Report == nil {
+			tb.Reported, tb.ReportedAt = env.Seq, env.At
+		}
+		tb.Report, tb.Amended = &rep, env.Seq
+		if err := t.score(e.Round, tb); err != nil {
+			return err
+		}
+		ch.table(e.Round, e.Table)
 	case events.TournamentClosed:
 		t.Closed = true
 	default:
@@ -153,4 +177,14 @@ func (t *Tournament) refreshStatus(id string) {
 	default:
 		p.Status, p.Base = base, ""
 	}
+}
+
+// Contestation returns a filed contestation by id, or nil.
+func (t *Tournament) Contestation(id string) *Contestation {
+	for _, c := range t.Contestations {
+		if c.Contestation == id {
+			return c
+		}
+	}
+	return nil
 }

@@ -76,7 +76,7 @@ func (t *Tournament) applyRound(env events.Envelope, ev events.Event, ch *Change
 			return fmt.Errorf("round %d drawn after round %d", e.Round, len(t.Rounds))
 		}
 		r := &Round{Number: e.Round, Phase: e.Phase, Algorithm: e.Algorithm, Version: e.Version, Seed: e.Seed,
-			Unmet: e.Unmet, ReservesSeated: e.ReservesSeated, Seeds: e.Seeds, Byes: e.Byes, Labels: e.Labels, Drawn: env.Seq}
+			Unmet: e.Unmet, ReservesSeated: e.ReservesSeated, Seeds: e.Seeds, Byes: e.Byes, Labels: e.Labels, Drawn: env.Seq, DrawnAt: env.At}
 		for _, dt := range e.Tables {
 			r.Tables = append(r.Tables, &Table{Number: dt.Table, Players: slices.Clone(dt.Players)})
 			ch.table(e.Round, dt.Table)
@@ -110,7 +110,7 @@ func (t *Tournament) applyRound(env events.Envelope, ev events.Event, ch *Change
 			return fmt.Errorf("no open table %d in round %d", e.Table, e.Round)
 		}
 		rep := e
-		tb.Report, tb.Reported = &rep, env.Seq
+		tb.Report, tb.Reported, tb.ReportedAt = &rep, env.Seq, env.At
 		if err := t.score(e.Round, tb); err != nil {
 			return err
 		}
@@ -123,7 +123,7 @@ func (t *Tournament) applyRound(env events.Envelope, ev events.Event, ch *Change
 				return fmt.Errorf("sanction %s imposed twice", e.Sanction)
 			}
 		}
-		t.Sanctions = append(t.Sanctions, &Sanction{SanctionImposed: e, Seq: env.Seq})
+		t.Sanctions = append(t.Sanctions, &Sanction{SanctionImposed: e, Seq: env.Seq, At: env.At})
 		if err := t.sanctionEffects(e.Player, e.Round, e.Table, e.Kind, ch); err != nil {
 			return err
 		}

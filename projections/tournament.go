@@ -67,8 +67,12 @@ type Tournament struct {
 	Renounced map[string]string `json:"renounced,omitempty"`
 	// Repechages in the order recorded.
 	Repechages []events.Repechaged `json:"repechages,omitempty"`
-	// Published is the last published classification.
-	Published *events.ClassificationPublished `json:"published,omitempty"`
+	// Published is the last published classification; Publications lists
+	// every publication.
+	Published    *events.ClassificationPublished `json:"published,omitempty"`
+	Publications []Publication                   `json:"publications,omitempty"`
+	// Contestations in the order filed.
+	Contestations []*Contestation `json:"contestations,omitempty"`
 	// Closed is set by TournamentClosed.
 	Closed bool `json:"closed,omitempty"`
 }
@@ -85,8 +89,24 @@ type CheckIn struct {
 // Sanction is an imposed sanction (RULES.md §10).
 type Sanction struct {
 	events.SanctionImposed
-	Seq     uint64 `json:"seq"`
-	Revoked bool   `json:"revoked,omitempty"`
+	Seq     uint64    `json:"seq"`
+	At      time.Time `json:"at"`
+	Revoked bool      `json:"revoked,omitempty"`
+}
+
+// Publication is one ClassificationPublished.
+type Publication struct {
+	Seq   uint64    `json:"seq"`
+	At    time.Time `json:"at"`
+	Final bool      `json:"final"`
+}
+
+// Contestation is a filed contestation and, once ruled, its ruling.
+type Contestation struct {
+	events.ContestationFiled
+	Seq   uint64                    `json:"seq"`
+	At    time.Time                 `json:"at"`
+	Ruled *events.ContestationRuled `json:"ruled,omitempty"`
 }
 
 // Player is one entry of the tournament.
@@ -136,8 +156,9 @@ type Round struct {
 	Byes   []string          `json:"byes,omitempty"`
 	Labels map[string]string `json:"labels,omitempty"`
 	Tables []*Table          `json:"tables"`
-	// Drawn is the seq of the TablesDrawn event.
-	Drawn uint64 `json:"drawn"`
+	// Drawn is the seq of the TablesDrawn event, DrawnAt its time.
+	Drawn   uint64    `json:"drawn"`
+	DrawnAt time.Time `json:"drawn_at"`
 }
 
 // Table is one table of a round.
@@ -147,8 +168,11 @@ type Table struct {
 	TurnOrder []string `json:"turn_order,omitempty"`
 	// Report is the recorded table report, nil until recorded.
 	Report *events.ResultRecorded `json:"report,omitempty"`
-	// Reported is the seq of the report.
-	Reported uint64 `json:"reported,omitempty"`
+	// Reported is the seq of the report, ReportedAt its time; Amended the
+	// seq of the last amendment by ruling.
+	Reported   uint64    `json:"reported,omitempty"`
+	ReportedAt time.Time `json:"reported_at,omitzero"`
+	Amended    uint64    `json:"amended,omitempty"`
 	// Results are the report scored under the ruleset, in placement order.
 	Results []scoring.Result `json:"results,omitempty"`
 	// Annulled is set when the game was declared void.
@@ -334,7 +358,8 @@ func (t *Tournament) apply(env events.Envelope, ev events.Event, ch *Changes) er
 // an appointment or a reminder cannot).
 func affectsStandings(ev events.Event) bool {
 	switch e := ev.(type) {
-	case events.OfficialAppointed, events.PlayerCheckedIn, events.TurnOrderSet, events.RegistrationClosed:
+	case events.OfficialAppointed, events.PlayerCheckedIn, events.TurnOrderSet, events.RegistrationClosed,
+		events.ContestationFiled, events.ContestationRuled:
 		return false
 	case events.SanctionImposed:
 		return e.Kind == "table_points" || e.Kind == "classification_points" || expels(e.Kind)

@@ -1,0 +1,327 @@
+package commands
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/referto/referto/events"
+	"github.com/referto/referto/projections"
+)
+
+// Contestations (RULES.md §13, rur-2015 art. 20, master "gestione delle
+// controversie"). A contestation names the event it contests; the ledger
+// decides from the log alone whether it is admissible:
+//
+//   - the contested event is still open: a result until the next round's
+//     draw; a draw until the first result of its round; a sanction until
+//     its round ends (every table of it has a result); a provisional
+//     classification until the final one is published, the final one until
+//     it is published (that is: never after); a registration until the entry
+//     list is closed; a check-in until its round is drawn;
+//   - or the claim names a direct effect that persists in the state as
+//     replayed now (rur-2015 art. 20: "a meno che i loro effetti diretti non
+//     permangano al momento della contestazione");
+//   - and, when the ruleset says so, within contest_within minutes of the
+//     event and raised by a player the event concerns (contest_by involved).
+
+// Persisting effects a claim may name.
+const (
+	// EffectExpelledSeated: an expelled or withdrawn player is seated at a
+	// table that has not played.
+	EffectExpelledSeated = "expelled_seated"
+	// EffectClassificationDiffers: the last published classification is not
+	// the one the log derives now.
+	EffectClassificationDiffers = "classification_differs"
+	// EffectExpulsionInForce: the contested sanction still keeps the player
+	// out of the tournament.
+	EffectExpulsionInForce = "expulsion_in_force"
+)
+
+var effects = []string{EffectExpelledSeated, EffectClassificationDiffers, EffectExpulsionInForce}
+
+const ruleArt20 = "rur-2015 art. 20"
+
+// FileContestation contests an event (by seq).
+type FileContestation struct {
+	typed
+	Against uint64 `json:"against"`
+	Claim   string `json:"claim"`
+	Effect  string `json:"effect,omitempty"`
+	By      string `json:"by,omitempty"`
+}
+
+func (*FileContestation) CommandType() string { return "FileContestation" }
+
+func (c *FileContestation) Check() error {
+	errs := []error{checkText("claim", c.Claim, maxReason, true)}
+	if c.Against < 1 {
+		errs = append(errs, fieldErr("against", "required: the seq of the contested event"))
+	}
+	if c.Effect != "" && !slices.Contains(effects, c.Effect) {
+		errs = append(errs, fieldErr("effect", "one of %s", strings.Join(effects, ", ")))
+	}
+	if c.By != "" {
+		errs = append(errs, checkID("by", c.By))
+	}
+	return errors.Join(errs...)
+}
+
+// contested is what the state knows of a contested event.
+type contested struct {
+	kind    string
+	at      time.Time
+	open    bool
+	window  string   // the rule that decides, when open or closed
+	players []string // who the event concerns
+	sanct   *projections.Sanction
+}
+
+// locate finds the contested event in the state and judges its window.
+func locate(t *projections.Tournament, seq uint64) (contested, bool) {
+	for _, r := range t.Rounds {
+		if r.Drawn == seq {
+			var seated []string
+			for _, tb := range r.Tables {
+				seated = append(seated, tb.Players...)
+			}
+			open := true
+			for _, tb := range r.Tables {
+				if tb.Report != nil {
+					open = false
+				}
+			}
+			return contested{kind: "draw", at: r.DrawnAt, open: open, players: seated,
+				window: fmt.Sprintf("RULES §13: a draw is open until the first result of its round (round %d)", r.Number)}, true
+		}
+		for _, tb := range r.Tables {
+			if tb.Reported == seq || tb.Amended == seq {
+				return contested{kind: "result", at: tb.ReportedAt, open: t.Round(r.Number+1) == nil, players: tb.Players,
+					window: fmt.Sprintf("RULES §13: a result is open until the next round's draw (round %d, table %d)", r.Number, tb.Number)}, true
+			}
+		}
+	}
+	for _, s := range t.Sanctions {
+		if s.Seq == seq {
+			r := t.Round(s.Round)
+			open := r == nil || !r.Complete()
+			return contested{kind: "sanction", at: s.At, open: open, players: []string{s.Player}, sanct: s,
+				window: fmt.Sprintf("RULES §13: a sanction is open until the end of its round (round %d)", s.Round)}, true
+		}
+	}
+	for _, p := range t.Publications {
+		if p.Seq == seq {
+			open := !p.Final
+			for _, q := range t.Publications {
+				if q.Final {
+					open = false
+				}
+			}
+			return contested{kind: "classification", at: p.At, open: open,
+				window: "RULES §13: the classification is open until the final one is published"}, true
+		}
+	}
+	for _, id := range t.Order {
+		if p := t.Players[id]; p.Registered == seq {
+			return contested{kind: "registration", open: !t.RegistrationClosed, players: []string{id},
+				window: "rur-2015 art. 11: the entry list is open until the arbiters validate it"}, true
+		}
+	}
+	for round, byPlayer := range t.CheckIns {
+		for id, ci := range byPlayer {
+			if ci.Seq == seq {
+				return contested{kind: "check-in", open: t.Round(round) == nil, players: []string{id},
+					window: fmt.Sprintf("RULES §11: a check-in is open until round %d is drawn", round)}, true
+			}
+		}
+	}
+	return contested{}, false
+}
+
+// persisting reports whether an effect is present in the state now, and why.
+func persisting(t *projections.Tournament, effect string, ev contested) (bool, string) {
+	switch effect {
+	case EffectExpelledSeated:
+		if r := t.Round(len(t.Rounds)); r != nil {
+			for _, tb := range r.Tables {
+				for _, p := range tb.Players {
+					if s := t.Players[p].Status; tb.Report == nil && (s == projections.StatusExpelled || s == projections.StatusWithdrawn) {
+						return true, fmt.Sprintf("%s (%s) is seated at table %d of round %d, which has not played", p, s, tb.Number, r.Number)
+					}
+				}
+			}
+		}
+		return false, "no expelled or withdrawn player is seated at a table still to play"
+	case EffectClassificationDiffers:
+		if t.Published == nil {
+			return false, "no classification has been published"
+		}
+		cl := t.Classification()
+		if len(cl.Rows) != len(t.Published.Rows) {
+			return true, fmt.Sprintf("the published classification has %d rows, the log derives %d", len(t.Published.Rows), len(cl.Rows))
+		}
+		for i, row := range cl.Rows {
+			p := t.Published.Rows[i]
+			if p.Player != row.Player || p.Total != int64(row.Total) {
+				return true, fmt.Sprintf("rank %d is published as %s with %s, the log derives %s with %s", row.Rank, p.Player, projections.Points(p.Total), row.Player, row.Total)
+			}
+		}
+		return false, "the published classification is the one the log derives"
+	case EffectExpulsionInForce:
+		if ev.sanct != nil && expelsKind(ev.sanct.Kind) && !ev.sanct.Revoked && t.Players[ev.sanct.Player].Status == projections.StatusExpelled && !t.Closed {
+			return true, fmt.Sprintf("%s is still expelled by %s", ev.sanct.Player, ev.sanct.Sanction)
+		}
+		return false, "the contested event expels no one now"
+	}
+	return false, "unknown effect"
+}
+
+func expelsKind(k string) bool { return k == "expulsion" || k == "disqualification" }
+
+func (c *FileContestation) decide(t *projections.Tournament, in Input) ([]events.Event, error) {
+	if c.Against > t.Seq {
+		return nil, fieldErr("against", "tournament %s has no event %d (its log ends at %d)", t.ID, c.Against, t.Seq)
+	}
+	ev := events.ContestationFiled{Contestation: fmt.Sprintf("c%d", len(t.Contestations)+1), Against: c.Against,
+		Claim: clean(c.Claim), Effect: c.Effect, By: c.By}
+	found, known := locate(t, c.Against)
+	if t.Ruleset.ContestBy == "involved" {
+		if c.By == "" {
+			return nil, fieldErr("by", "this ruleset hears contestations only from the players the event concerns: name the player")
+		}
+		if !slices.Contains(found.players, c.By) {
+			ev.Admissible, ev.Rule = false, fmt.Sprintf("contest_by involved: %s is not concerned by event %d", c.By, c.Against)
+			return []events.Event{ev}, nil
+		}
+	}
+	switch {
+	case known && found.open:
+		ev.Admissible, ev.Rule = true, found.window+": still open"
+	case c.Effect != "":
+		present, why := persisting(t, c.Effect, found)
+		ev.Admissible, ev.Rule = present, ruleArt20+": "+why
+		if !present {
+			ev.Rule = ruleArt20 + ": the effect claimed does not persist: " + why
+		}
+	case known:
+		ev.Admissible, ev.Rule = false, found.window+": homologated"
+	default:
+		ev.Admissible, ev.Rule = false, ruleArt20+": events of this kind are homologated at once unless a direct effect persists"
+	}
+	if ev.Admissible && t.Ruleset.ContestWithin > 0 && !found.at.IsZero() {
+		if limit := found.at.Add(time.Duration(t.Ruleset.ContestWithin) * time.Minute); in.Now.After(limit) {
+			ev.Admissible, ev.Rule = false, fmt.Sprintf("contest_within %d minutes: event %d dates from %s, the window closed at %s",
+				t.Ruleset.ContestWithin, c.Against, found.at.Format(time.RFC3339), limit.Format(time.RFC3339))
+		}
+	}
+	return []events.Event{ev}, nil
+}
+
+// RuleContestation is the appeals committee's ruling: upheld or rejected,
+// with the corrections an upheld contestation orders, appended in the same
+// commit. A correction is a command payload: RecordResult (amends the
+// table's report), RevokeSanction, ImposeSanction.
+type RuleContestation struct {
+	typed
+	Contestation string            `json:"contestation"`
+	Upheld       bool              `json:"upheld"`
+	Ruling       string            `json:"ruling"`
+	Corrections  []json.RawMessage `json:"corrections,omitempty"`
+}
+
+func (*RuleContestation) CommandType() string { return "RuleContestation" }
+
+func (c *RuleContestation) Check() error {
+	errs := []error{checkRequired("contestation", c.Contestation), checkText("ruling", c.Ruling, maxReason, true)}
+	if !c.Upheld && len(c.Corrections) > 0 {
+		errs = append(errs, fieldErr("corrections", "a rejected contestation orders no corrections"))
+	}
+	if len(c.Corrections) > 100 {
+		errs = append(errs, fieldErr("corrections", "at most 100 corrections in one ruling"))
+	}
+	return errors.Join(errs...)
+}
+
+func (c *RuleContestation) decide(t *projections.Tournament, in Input) ([]events.Event, error) {
+	filed := t.Contestation(c.Contestation)
+	if filed == nil {
+		return nil, notFound("contestation %s", c.Contestation)
+	}
+	if filed.Ruled != nil {
+		return nil, conflict("contestation %s was ruled at once (upheld %v)", c.Contestation, filed.Ruled.Upheld)
+	}
+	if c.Upheld && !filed.Admissible {
+		return nil, ruleErr(ruleArt20, "contestation %s is inadmissible (%s): it can only be rejected", c.Contestation, filed.Rule)
+	}
+	corr, err := Corrections(t, c.Corrections, c.Contestation, in)
+	if err != nil {
+		return nil, err
+	}
+	out := []events.Event{events.ContestationRuled{Contestation: c.Contestation, Admissible: filed.Admissible, Upheld: c.Upheld,
+		Ruling: clean(c.Ruling), Rule: filed.Rule, Corrections: len(corr)}}
+	return append(out, corr...), nil
+}
+
+// Corrections decides the corrective events of a ruling (or of a what-if)
+// against t: each payload is decided in turn against the state the previous
+// ones produce. contestation names the ruling ("" for a what-if).
+func Corrections(t *projections.Tournament, payloads []json.RawMessage, contestation string, in Input) ([]events.Event, error) {
+	st := t
+	var out []events.Event
+	for i, raw := range payloads {
+		field := fmt.Sprintf("corrections[%d]", i)
+		cmd, err := Parse(raw)
+		if err != nil {
+			return nil, prefixField(field, err)
+		}
+		var evs []events.Event
+		switch c := cmd.(type) {
+		case *RecordResult:
+			evs, err = c.amend(st, contestation)
+		case *RevokeSanction:
+			evs, err = c.decide(st)
+		case *ImposeSanction:
+			evs, err = c.decide(st, in)
+		default:
+			return nil, fieldErr(field+".type", "a ruling corrects with RecordResult, RevokeSanction or ImposeSanction, not %s", cmd.CommandType())
+		}
+		if err != nil {
+			return nil, prefixField(field, err)
+		}
+		// Later corrections see the earlier ones.
+		if i < len(payloads)-1 {
+			if st == t {
+				st = t.Clone()
+			}
+			envs, serr := events.Seal(st.ID, st.Seq+1, in.Now, in.Actor, "what-if", evs)
+			if serr != nil {
+				return nil, serr
+			}
+			for k, env := range envs {
+				if ferr := st.Apply(env, evs[k], nil); ferr != nil {
+					return nil, prefixField(field, ferr)
+				}
+			}
+		}
+		out = append(out, evs...)
+	}
+	return out, nil
+}
+
+// prefixField places a correction's field errors under its path.
+func prefixField(prefix string, err error) error {
+	return mapLeaves(err, func(e error) error {
+		var fe *FieldError
+		if errors.As(e, &fe) {
+			f := prefix
+			if fe.Field != "" {
+				f += "." + fe.Field
+			}
+			return &FieldError{Field: f, Msg: fe.Msg, Rule: fe.Rule}
+		}
+		return e
+	})
+}

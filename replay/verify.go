@@ -1,0 +1,220 @@
+package replay
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sort"
+
+	"golang.org/x/mod/sumdb/note"
+
+	"github.com/referto/referto/commands"
+	"github.com/referto/referto/events"
+	"github.com/referto/referto/events/checkpoint"
+	"github.com/referto/referto/projections"
+)
+
+// Check is one finding of a verification, in the order checked.
+type Check struct {
+	OK   bool
+	Line int // the line it concerns, 0 for the whole log
+	What string
+}
+
+// Report is the outcome of Verify.
+type Report struct {
+	Checks []Check
+}
+
+// OK reports whether every check passed.
+func (r *Report) OK() bool {
+	for _, c := range r.Checks {
+		if !c.OK {
+			return false
+		}
+	}
+	return true
+}
+
+// First returns the first failed check.
+func (r *Report) First() (Check, bool) {
+	for _, c := range r.Checks {
+		if !c.OK {
+			return c, true
+		}
+	}
+	return Check{}, false
+}
+
+func (r *Report) add(ok bool, line int, format string, args ...any) {
+	r.Checks = append(r.Checks, Check{OK: ok, Line: line, What: fmt.Sprintf(format, args...)})
+}
+
+// VerifyOptions are what a verification trusts.
+type VerifyOptions struct {
+	// Checkpoint is a signed checkpoint given beside the export; optional.
+	Checkpoint []byte
+	// Verifier is the trusted key; without it signatures are reported as
+	// not checked (and the verdict fails).
+	Verifier note.Verifier
+	// Progress, if not nil, is told each event processed.
+	Progress func()
+}
+
+// checkpointAt is a signed checkpoint to check, and where it came from.
+type checkpointAt struct {
+	signed []byte
+	from   string
+	line   int
+}
+
+// Verify checks an export without trusting its server: every event decodes
+// and folds, every recorded draw re-runs to the recorded tables, the Merkle
+// root of the lines matches every signed checkpoint (the one given and the
+// ones published classifications embed), and every published classification
+// is the one the events before it derive.
+func Verify(l *Log, o VerifyOptions) *Report {
+	r := &Report{}
+	r.add(true, 0, "log: %d events of tournament %s, seqs 1..%d", len(l.Envelopes), l.Tournament, len(l.Envelopes))
+
+	// Fold event by event: decoding, the fold's own checks, draws, and the
+	// classification at each publication.
+	st := projections.New(l.Tournament)
+	tree := checkpoint.NewTree()
+	// Roots are kept at the sizes checkpoints name: the given one's, known
+	// before the scan, and size L-1 for a publication at line L.
+	roots := map[uint64][]byte{0: checkpoint.EmptyRoot()}
+	var given uint64
+	var cps []checkpointAt
+	if len(o.Checkpoint) > 0 {
+		cps = append(cps, checkpointAt{signed: o.Checkpoint, from: "the checkpoint given"})
+		if cp, _, err := checkpoint.OpenUnverified(o.Checkpoint); err == nil {
+			given = cp.Size
+		}
+	}
+	draws, publications := 0, 0
+	foldOK := true
+	for i, env := range l.Envelopes {
+		line := i + 1
+		if env.Type == events.TypeClassificationPublished {
+			roots[uint64(line-1)] = tree.Root() // what the publication claims to derive from
+		}
+		_ = tree.Append(l.Lines[i], nil)
+		if uint64(line) == given {
+			roots[given] = tree.Root()
+		}
+		if o.Progress != nil {
+			o.Progress()
+		}
+		if !foldOK {
+			continue
+		}
+		ev, err := events.Decode(env)
+		if err != nil {
+			r.add(false, line, "event %s does not decode: %v", env.ID, err)
+			foldOK = false
+			continue
+		}
+		if pub, ok := ev.(events.ClassificationPublished); ok {
+			publications++
+			if pub.Checkpoint != "" {
+				cps = append(cps, checkpointAt{signed: []byte(pub.Checkpoint), from: fmt.Sprintf("the classification published at line %d", line), line: line})
+			}
+			if msg := classificationDiffers(st, pub); msg != "" {
+				r.add(false, line, "the classification published at event %d is not the one events 1..%d derive: %s", env.Seq, env.Seq-1, msg)
+			}
+		}
+		if err := st.Apply(env, ev, nil); err != nil {
+			r.add(false, line, "event %s cannot follow the events before it: %v", env.ID, err)
+			foldOK = false
+			continue
+		}
+		if d, ok := ev.(events.TablesDrawn); ok {
+			draws++
+			if err := commands.ReplayDraw(d); err != nil {
+				r.add(false, line, "the draw of round %d does not re-run to the recorded tables: %v", d.Round, err)
+			}
+		}
+	}
+	if foldOK {
+		r.add(true, 0, "every event decodes and follows; %d draws re-run to their recorded tables; %d classifications published", draws, publications)
+	}
+	r.add(true, 0, "Merkle root of the %d leaves: %x", tree.Size(), tree.Root())
+
+	// Checkpoints: signature, then root at their size.
+	if len(cps) == 0 {
+		r.add(false, 0, "no signed checkpoint: give one with --checkpoint (the export's), none is embedded in a publication")
+	}
+	sort.SliceStable(cps, func(a, b int) bool { return cps[a].line < cps[b].line })
+	var good []uint64 // sizes whose roots matched
+	var bad []uint64
+	for _, c := range cps {
+		var cp checkpoint.Checkpoint
+		var err error
+		signed := "signature ok"
+		if o.Verifier != nil {
+			cp, err = checkpoint.Open(c.signed, o.Verifier)
+			if err != nil {
+				r.add(false, c.line, "%s: %v", c.from, err)
+				continue
+			}
+		} else {
+			var name string
+			cp, name, err = checkpoint.OpenUnverified(c.signed)
+			if err != nil {
+				r.add(false, c.line, "%s: %v", c.from, err)
+				continue
+			}
+			signed = "signature NOT checked (no --key; claims " + name + ")"
+			r.add(false, c.line, "%s: no trusted key given to check its signature", c.from)
+		}
+		switch {
+		case cp.Origin != checkpoint.Origin(l.Tournament):
+			r.add(false, c.line, "%s is for %s, not %s", c.from, cp.Origin, checkpoint.Origin(l.Tournament))
+		case cp.Size > uint64(len(l.Lines)):
+			r.add(false, 0, "%s covers %d events; the export has %d (events removed from the end?)", c.from, cp.Size, len(l.Lines))
+		case roots[cp.Size] == nil:
+			r.add(false, c.line, "%s names size %d, not a size this export was checked at", c.from, cp.Size)
+		case !bytes.Equal(roots[cp.Size], cp.Root):
+			bad = append(bad, cp.Size)
+			r.add(false, 0, "%s (size %d, %s): its root %x is not the root of lines 1..%d (%x)", c.from, cp.Size, signed, cp.Root, cp.Size, roots[cp.Size])
+		default:
+			good = append(good, cp.Size)
+			r.add(true, c.line, "%s: size %d, %s, root matches", c.from, cp.Size, signed)
+		}
+	}
+	// A root mismatch says some line up to its size changed; the largest
+	// matching checkpoint below narrows where.
+	if len(bad) > 0 {
+		sort.Slice(bad, func(i, j int) bool { return bad[i] < bad[j] })
+		from := uint64(1)
+		for _, g := range good {
+			if g < bad[0] && g+1 > from {
+				from = g + 1
+			}
+		}
+		r.Checks = append([]Check{{OK: false, Line: int(from), What: fmt.Sprintf("a line among %d..%d was changed, removed or reordered: the signed root of %d events does not match", from, bad[0], bad[0])}}, r.Checks...)
+	}
+	return r
+}
+
+// classificationDiffers compares a publication with the classification the
+// state before it derives; "" when they agree.
+func classificationDiffers(st *projections.Tournament, pub events.ClassificationPublished) string {
+	cl := st.Classification()
+	if len(cl.Rows) != len(pub.Rows) {
+		return fmt.Sprintf("%d rows published, %d derived", len(pub.Rows), len(cl.Rows))
+	}
+	for i, row := range cl.Rows {
+		p := pub.Rows[i]
+		if p.Rank != row.Rank || p.Player != row.Player || p.Phase != row.Phase || p.Total != int64(row.Total) || p.Status != row.Status {
+			want, _ := json.Marshal(events.ClassificationRow{Rank: row.Rank, Player: row.Player, Name: row.Name, Phase: row.Phase, Total: int64(row.Total), Status: row.Status})
+			got, _ := json.Marshal(p)
+			return fmt.Sprintf("row %d published %s, derived %s", i+1, got, want)
+		}
+	}
+	if fmt.Sprint(cl.Expelled) != fmt.Sprint(pub.Expelled) {
+		return fmt.Sprintf("expelled published %v, derived %v", pub.Expelled, cl.Expelled)
+	}
+	return ""
+}
