@@ -455,3 +455,22 @@ func (c *DrawTables) decideKnockout(t *projections.Tournament, in Input) ([]even
 func describePhase(p string) string {
 	return strings.ReplaceAll(p, "_", " ")
 }
+
+// NextQualifiers returns the next knockout phase and who would qualify for
+// it if it were drawn now (seeds, then byes): the cut as the standings
+// stand. It is what a what-if compares. An error says why no cut can be
+// told (no knockout, a tie at a boundary, results missing).
+func NextQualifiers(t *projections.Tournament) (string, []string, error) {
+	if len(knockoutPhases(t)) == 0 {
+		return "", nil, ruleErr("RULES §7", "the ruleset has no knockout phase")
+	}
+	round := max(len(t.Rounds)+1, t.Ruleset.QualifyingRounds+1)
+	if r := t.Round(round - 1); r != nil && round-1 > t.Ruleset.QualifyingRounds && !r.Complete() {
+		round--
+	}
+	p, err := planKnockout(t, round)
+	if err != nil {
+		return "", nil, err
+	}
+	return p.phase, append(slices.Clone(p.seeds), p.byes...), nil
+}

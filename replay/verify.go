@@ -19,6 +19,9 @@ type Check struct {
 	OK   bool
 	Line int // the line it concerns, 0 for the whole log
 	What string
+	// Upto, when set, makes the finding a range: some line among
+	// Line..Upto is at fault, not necessarily Line itself.
+	Upto int
 }
 
 // Report is the outcome of Verify.
@@ -36,14 +39,60 @@ func (r *Report) OK() bool {
 	return true
 }
 
-// First returns the first failed check.
+// First returns the most specific failed check: the earliest line found at
+// fault itself; else, since every range check claims "a changed line lies
+// in here", the intersection of the ranges, stated by the narrowest one
+// that reaches it; else the first failure.
 func (r *Report) First() (Check, bool) {
-	for _, c := range r.Checks {
-		if !c.OK {
-			return c, true
+	var exact, first *Check
+	lo, hi := 0, 0
+	var ranges []*Check
+	for i := range r.Checks {
+		c := &r.Checks[i]
+		if c.OK {
+			continue
+		}
+		if first == nil {
+			first = c
+		}
+		switch {
+		case c.Line > 0 && c.Upto == 0:
+			if exact == nil || c.Line < exact.Line {
+				exact = c
+			}
+		case c.Upto > 0:
+			if len(ranges) == 0 || c.Line > lo {
+				lo = c.Line
+			}
+			if len(ranges) == 0 || c.Upto < hi {
+				hi = c.Upto
+			}
+			ranges = append(ranges, c)
 		}
 	}
+	if exact != nil {
+		return *exact, true
+	}
+	if len(ranges) > 0 {
+		best := ranges[0]
+		for _, c := range ranges {
+			if c.Upto-c.Line < best.Upto-best.Line {
+				best = c
+			}
+		}
+		if lo <= hi && (best.Line != lo || best.Upto != hi) {
+			return Check{Line: lo, Upto: hi, What: fmt.Sprintf("a line among %d..%d was changed, removed or reordered (%s)", lo, hi, best.What)}, true
+		}
+		return *best, true
+	}
+	if first != nil {
+		return *first, true
+	}
 	return Check{}, false
+}
+
+func (r *Report) addRange(from, upto int, format string, args ...any) {
+	r.Checks = append(r.Checks, Check{OK: false, Line: from, Upto: upto, What: fmt.Sprintf(format, args...)})
 }
 
 func (r *Report) add(ok bool, line int, format string, args ...any) {
@@ -92,7 +141,8 @@ func Verify(l *Log, o VerifyOptions) *Report {
 			given = cp.Size
 		}
 	}
-	draws, publications := 0, 0
+	draws, publications, lastDraw := 0, 0, 0
+	var pubChecks []int // indices of failed classification checks
 	foldOK := true
 	for i, env := range l.Envelopes {
 		line := i + 1
@@ -121,19 +171,27 @@ func Verify(l *Log, o VerifyOptions) *Report {
 				cps = append(cps, checkpointAt{signed: []byte(pub.Checkpoint), from: fmt.Sprintf("the classification published at line %d", line), line: line})
 			}
 			if msg := classificationDiffers(st, pub); msg != "" {
-				r.add(false, line, "the classification published at event %d is not the one events 1..%d derive: %s", env.Seq, env.Seq-1, msg)
+				// The publication, or any line before it, is at fault; if
+				// the signed roots match, the lines are authentic and the
+				// publication itself is wrong (settled below).
+				r.addRange(1, line, "the classification published at line %d is not the one events 1..%d derive: %s", line, env.Seq-1, msg)
+				pubChecks = append(pubChecks, len(r.Checks)-1)
 			}
-		}
-		if err := st.Apply(env, ev, nil); err != nil {
-			r.add(false, line, "event %s cannot follow the events before it: %v", env.ID, err)
-			foldOK = false
-			continue
 		}
 		if d, ok := ev.(events.TablesDrawn); ok {
 			draws++
 			if err := commands.ReplayDraw(d); err != nil {
 				r.add(false, line, "the draw of round %d does not re-run to the recorded tables: %v", d.Round, err)
+			} else if msg := redecideDraw(st, d, env); msg != "" {
+				r.addRange(lastDraw+1, line, "the draw of round %d at line %d is not what the events before it decide (%s): a line among %d..%d differs from what the draw was decided on",
+					d.Round, line, msg, lastDraw+1, line)
 			}
+			lastDraw = line
+		}
+		if err := st.Apply(env, ev, nil); err != nil {
+			r.add(false, line, "event %s cannot follow the events before it: %v", env.ID, err)
+			foldOK = false
+			continue
 		}
 	}
 	if foldOK {
@@ -183,6 +241,13 @@ func Verify(l *Log, o VerifyOptions) *Report {
 			r.add(true, c.line, "%s: size %d, %s, root matches", c.from, cp.Size, signed)
 		}
 	}
+	// With every signed root matching, the lines are the server's own: a
+	// classification that does not follow is the publication's fault.
+	if len(bad) == 0 && len(good) > 0 {
+		for _, i := range pubChecks {
+			r.Checks[i].Line, r.Checks[i].Upto = r.Checks[i].Upto, 0
+		}
+	}
 	// A root mismatch says some line up to its size changed; the largest
 	// matching checkpoint below narrows where.
 	if len(bad) > 0 {
@@ -193,7 +258,7 @@ func Verify(l *Log, o VerifyOptions) *Report {
 				from = g + 1
 			}
 		}
-		r.Checks = append([]Check{{OK: false, Line: int(from), What: fmt.Sprintf("a line among %d..%d was changed, removed or reordered: the signed root of %d events does not match", from, bad[0], bad[0])}}, r.Checks...)
+		r.addRange(int(from), int(bad[0]), "a line among %d..%d was changed, removed or reordered: the signed root of %d events does not match", from, bad[0], bad[0])
 	}
 	return r
 }
@@ -215,6 +280,38 @@ func classificationDiffers(st *projections.Tournament, pub events.Classification
 	}
 	if fmt.Sprint(cl.Expelled) != fmt.Sprint(pub.Expelled) {
 		return fmt.Sprintf("expelled published %v, derived %v", pub.Expelled, cl.Expelled)
+	}
+	return ""
+}
+
+// redecideDraw decides the draw again from the state the log gives before
+// it, with its recorded seed (or hand-made tables), and compares the result
+// with the recorded event: a result changed after the draw was made shows
+// here as different inputs. "" when they agree.
+func redecideDraw(st *projections.Tournament, d events.TablesDrawn, env events.Envelope) string {
+	cmd := &commands.DrawTables{Round: d.Round, Seed: d.Seed}
+	if d.Algorithm == "manual" {
+		cmd.Tables = d.Tables
+		cmd.Seed = ""
+	}
+	evs, err := commands.Decide(st, cmd, commands.Input{Now: env.At, Actor: env.Actor, Seed: d.Seed})
+	if err != nil {
+		return fmt.Sprintf("deciding it again is refused: %v", err)
+	}
+	again, ok := evs[len(evs)-1].(events.TablesDrawn)
+	if !ok {
+		return "deciding it again gives no draw"
+	}
+	for _, part := range []struct {
+		name       string
+		have, want any
+	}{{"inputs", d.Inputs, again.Inputs}, {"tables", d.Tables, again.Tables}, {"seeds", d.Seeds, again.Seeds},
+		{"byes", d.Byes, again.Byes}, {"reserves seated", d.ReservesSeated, again.ReservesSeated}, {"algorithm", d.Algorithm, again.Algorithm}} {
+		a, _ := json.Marshal(part.have)
+		b, _ := json.Marshal(part.want)
+		if !bytes.Equal(a, b) {
+			return "its " + part.name + " differ"
+		}
 	}
 	return ""
 }

@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -19,7 +20,10 @@ func main() {
 	err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
 	stop()
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "referto:", err)
+		// Usage errors and failed verifications have been reported already.
+		if !errors.Is(err, errUsage) && !errors.Is(err, errVerify) {
+			fmt.Fprintln(os.Stderr, "referto:", err)
+		}
 		os.Exit(1)
 	}
 }

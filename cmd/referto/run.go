@@ -19,6 +19,9 @@ usage: referto <command> [flags]
 commands:
   serve    run the HTTP API (embedded NATS JetStream + Pebble by default)
   demo     simulate a whole Raduno through the real stack and print the classification
+  export   write a tournament's log (NDJSON, byte for byte) and its signed checkpoint
+  verify   check an exported log without trusting its server
+  replay   the tournament at any event, the difference between two, what-if corrections
   help     show this text
 
 Run 'referto <command> --help' for a command's flags.
@@ -36,6 +39,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return serve(ctx, args[1:], getenv, stdout, stderr)
 	case "demo":
 		return demo(ctx, args[1:], stdout, stderr)
+	case "export":
+		return export(ctx, args[1:], getenv, stdout, stderr)
+	case "verify":
+		return verify(ctx, args[1:], stdout, stderr)
+	case "replay":
+		return replayCmd(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

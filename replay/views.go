@@ -1,0 +1,271 @@
+package replay
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/referto/referto/commands"
+	"github.com/referto/referto/events"
+	"github.com/referto/referto/projections"
+)
+
+// PrintState prints the tournament as it stood: summary, every round's
+// tables and results, sanctions, standings and (once a knockout phase is
+// drawn) the classification, each ranking cut at top rows.
+func PrintState(w io.Writer, st *projections.Tournament, top int) {
+	fmt.Fprintf(w, "%s %q (%s) after event %d: %s, %d rounds, %d players\n",
+		st.ID, st.Name, st.Ruleset.Preset, st.Seq, st.Phase(), len(st.Rounds), len(st.Ranked()))
+	for _, r := range st.Rounds {
+		fmt.Fprintf(w, "\nround %d (%s), drawn at event %d with %s v%d seed %q\n", r.Number, r.Phase, r.Drawn, r.Algorithm, r.Version, r.Seed)
+		for _, tb := range r.Tables {
+			fmt.Fprintf(w, "  table %d [%s]", tb.Number, strings.Join(tb.Players, " "))
+			switch {
+			case tb.Annulled != nil:
+				fmt.Fprintf(w, " annulled: %s", tb.Annulled.Reason)
+			case tb.Results != nil:
+				var pl []string
+				for _, res := range tb.Results {
+					pl = append(pl, fmt.Sprintf("%d. %s %s", res.Place, res.Player, projections.Points(res.Score)))
+				}
+				fmt.Fprintf(w, " → %s", strings.Join(pl, ", "))
+				if tb.Amended > 0 {
+					fmt.Fprintf(w, " (amended at event %d)", tb.Amended)
+				}
+			default:
+				fmt.Fprint(w, " (no result)")
+			}
+			fmt.Fprintln(w)
+		}
+	}
+	if len(st.Sanctions) > 0 {
+		fmt.Fprintln(w, "\nsanctions")
+		for _, s := range st.Sanctions {
+			fmt.Fprintf(w, "  %s event %d: %s %s round %d", s.Sanction, s.Seq, s.Player, s.Kind, s.Round)
+			if s.Amount > 0 {
+				fmt.Fprintf(w, " %d", s.Amount)
+			}
+			fmt.Fprintf(w, " (%s)", s.Article)
+			if s.Revoked {
+				fmt.Fprint(w, " REVOKED")
+			}
+			fmt.Fprintln(w)
+		}
+	}
+	printRows(w, "standings", st.Standings().Rows, top)
+	if len(st.Rounds) > st.Ruleset.QualifyingRounds {
+		cl := st.Classification()
+		fmt.Fprintln(w, "\nclassification")
+		for _, r := range cl.Rows[:min(top, len(cl.Rows))] {
+			fmt.Fprintf(w, "  %3d %-8s %-12s %8s %s\n", r.Rank, r.Player, r.Phase, r.Total, tieMark(r.TieUnresolved))
+		}
+	}
+}
+
+func printRows(w io.Writer, title string, rows []projections.StandingsRow, top int) {
+	fmt.Fprintf(w, "\n%s\n", title)
+	for _, r := range rows[:min(top, len(rows))] {
+		fmt.Fprintf(w, "  %3d %-8s %-24s %8s %s %s\n", r.Rank, r.Player, r.Name, r.Total, r.Status, tieMark(r.TieUnresolved))
+	}
+	if len(rows) > top {
+		fmt.Fprintf(w, "  … %d more\n", len(rows)-top)
+	}
+}
+
+func tieMark(t bool) string {
+	if t {
+		return "(tie: die roll owed)"
+	}
+	return ""
+}
+
+// Change is a player whose rank or total moved.
+type Change struct {
+	Player                    string
+	RankBefore, RankAfter     int
+	TotalBefore, TotalAfter   projections.Points
+	StatusBefore, StatusAfter string
+}
+
+// rankChanges compares two rankings.
+func rankChanges(before, after []projections.StandingsRow) []Change {
+	b := map[string]projections.StandingsRow{}
+	for _, r := range before {
+		b[r.Player] = r
+	}
+	var out []Change
+	for _, r := range after {
+		p, ok := b[r.Player]
+		if !ok || p.Rank != r.Rank || p.Total != r.Total || p.Status != r.Status {
+			out = append(out, Change{Player: r.Player, RankBefore: p.Rank, RankAfter: r.Rank, TotalBefore: p.Total, TotalAfter: r.Total,
+				StatusBefore: p.Status, StatusAfter: r.Status})
+		}
+	}
+	return out
+}
+
+// DiffReport is what changed between two points of the log.
+type DiffReport struct {
+	From, To uint64
+	Events   []events.Envelope
+	Ranks    []Change
+}
+
+// Diff folds the log to two points and compares them.
+func Diff(l *Log, from, to uint64) (*DiffReport, error) {
+	a, err := l.Fold(from)
+	if err != nil {
+		return nil, err
+	}
+	b, err := l.Fold(to)
+	if err != nil {
+		return nil, err
+	}
+	return &DiffReport{From: from, To: to, Events: l.Envelopes[from:to], Ranks: rankChanges(a.Standings().Rows, b.Standings().Rows)}, nil
+}
+
+// Print renders the difference.
+func (d *DiffReport) Print(w io.Writer) {
+	fmt.Fprintf(w, "events %d..%d:\n", d.From+1, d.To)
+	for _, env := range d.Events {
+		fmt.Fprintf(w, "  %d %s %s by %s: %s\n", env.Seq, env.At.Format(time.DateTime), env.Type, env.Actor.ID, summary(env))
+	}
+	printChanges(w, "standings", d.Ranks)
+}
+
+func printChanges(w io.Writer, title string, cs []Change) {
+	if len(cs) == 0 {
+		fmt.Fprintf(w, "%s: no change\n", title)
+		return
+	}
+	fmt.Fprintf(w, "%s: %d players moved\n", title, len(cs))
+	for _, c := range cs {
+		fmt.Fprintf(w, "  %-8s rank %d → %d, total %s → %s", c.Player, c.RankBefore, c.RankAfter, c.TotalBefore, c.TotalAfter)
+		if c.StatusBefore != c.StatusAfter {
+			fmt.Fprintf(w, ", %s → %s", c.StatusBefore, c.StatusAfter)
+		}
+		fmt.Fprintln(w)
+	}
+}
+
+// summary renders an event's data in one line.
+func summary(env events.Envelope) string {
+	var m map[string]any
+	_ = json.Unmarshal(env.Data, &m)
+	var parts []string
+	for _, k := range []string{"player", "round", "table", "kind", "phase", "against", "contestation", "upheld", "algorithm", "seed"} {
+		if v, ok := m[k]; ok {
+			parts = append(parts, fmt.Sprintf("%s=%v", k, v))
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// WhatIfReport is what hypothetical corrections would change.
+type WhatIfReport struct {
+	At         uint64
+	Applied    []events.Event
+	Standings  []Change
+	Phase      string
+	CutBefore  []string
+	CutAfter   []string
+	CutErr     string
+	Classified []Change
+}
+
+// WhatIf applies corrections (RecordResult, RevokeSanction, ImposeSanction
+// payloads, as a ruling would) on top of the log at event at (0: the end),
+// in memory, and reports which ranks, cuts and qualifications change.
+// Nothing is appended anywhere.
+func WhatIf(l *Log, at uint64, corrections []json.RawMessage) (*WhatIfReport, error) {
+	before, err := l.Fold(at)
+	if err != nil {
+		return nil, err
+	}
+	after := before.Clone()
+	in := commands.Input{Now: before.Updated, Actor: events.Actor{ID: "what-if", Role: events.RoleAppeals}, Seed: "what-if"}
+	evs, err := commands.Corrections(before, corrections, "what-if", in)
+	if err != nil {
+		return nil, err
+	}
+	envs, err := events.Seal(after.ID, after.Seq+1, in.Now, in.Actor, "what-if", evs)
+	if err != nil {
+		return nil, err
+	}
+	for i, env := range envs {
+		if err := after.Apply(env, evs[i], nil); err != nil {
+			return nil, err
+		}
+	}
+	r := &WhatIfReport{At: before.Seq, Applied: evs, Standings: rankChanges(before.Standings().Rows, after.Standings().Rows)}
+	phase, cutA, errA := commands.NextQualifiers(before)
+	_, cutB, errB := commands.NextQualifiers(after)
+	switch {
+	case errA != nil || errB != nil:
+		r.CutErr = fmt.Sprint(firstErr(errA, errB))
+	default:
+		r.Phase, r.CutBefore, r.CutAfter = phase, cutA, cutB
+	}
+	if len(before.Rounds) > before.Ruleset.QualifyingRounds {
+		r.Classified = classChanges(before.Classification().Rows, after.Classification().Rows)
+	}
+	return r, nil
+}
+
+func firstErr(errs ...error) error {
+	for _, e := range errs {
+		if e != nil {
+			return e
+		}
+	}
+	return nil
+}
+
+func classChanges(before, after []projections.ClassificationRow) []Change {
+	toStandings := func(rows []projections.ClassificationRow) []projections.StandingsRow {
+		out := make([]projections.StandingsRow, len(rows))
+		for i, r := range rows {
+			out[i] = projections.StandingsRow{Rank: r.Rank, Player: r.Player, Total: r.Total, Status: r.Phase}
+		}
+		return out
+	}
+	return rankChanges(toStandings(before), toStandings(after))
+}
+
+// Print renders the what-if.
+func (r *WhatIfReport) Print(w io.Writer) {
+	fmt.Fprintf(w, "what if, after event %d, the appeals committee ordered:\n", r.At)
+	for _, ev := range r.Applied {
+		b, _ := json.Marshal(ev)
+		fmt.Fprintf(w, "  %s %s\n", ev.EventType(), b)
+	}
+	printChanges(w, "standings", r.Standings)
+	switch {
+	case r.CutErr != "":
+		fmt.Fprintf(w, "cut: cannot be told: %s\n", r.CutErr)
+	default:
+		out, in := setDiff(r.CutBefore, r.CutAfter), setDiff(r.CutAfter, r.CutBefore)
+		if len(out) == 0 && len(in) == 0 {
+			fmt.Fprintf(w, "qualifiers for the %s: no change (%d)\n", r.Phase, len(r.CutAfter))
+		} else {
+			fmt.Fprintf(w, "qualifiers for the %s: %s would lose the place, %s would take it\n", r.Phase, strings.Join(out, ", "), strings.Join(in, ", "))
+		}
+	}
+	if r.Classified != nil {
+		printChanges(w, "classification", r.Classified)
+	}
+	fmt.Fprintln(w, "nothing was appended to the log")
+}
+
+func setDiff(a, b []string) []string {
+	var out []string
+	for _, x := range a {
+		if !slices.Contains(b, x) {
+			out = append(out, x)
+		}
+	}
+	return out
+}
