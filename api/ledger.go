@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/mod/sumdb/note"
+
 	"github.com/referto/referto/commands"
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/events/checkpoint"
@@ -131,29 +133,41 @@ func (s *Server) decide(sub submission) ([]events.Envelope, uint64, error) {
 	var expected uint64
 	var err error
 	in := commands.Input{Now: s.opts.Clock().UTC(), Actor: sub.actor, Seed: sub.seed}
-	run := func(t *projections.Tournament, root []byte) {
+	run := func(t *projections.Tournament, head checkpoint.Head) {
 		if sub.ifMatch != nil && t.Seq != *sub.ifMatch {
 			err = fmt.Errorf("%w: tournament %s is at seq %d, not %d", errPrecondition, t.ID, t.Seq, *sub.ifMatch)
 			return
 		}
-		if pc, ok := sub.cmd.(*commands.PublishClassification); ok {
-			// The classification is derived from the log as it stands: its
-			// signed checkpoint goes into the publication.
-			if pc.Checkpoint, err = checkpoint.Sign(checkpoint.Checkpoint{Origin: checkpoint.Origin(t.ID), Size: t.Seq, Root: root}, s.opts.Keys.Signer); err != nil {
-				return
-			}
-		}
-		var evs []events.Event
-		if evs, err = commands.Decide(t, sub.cmd, in); err != nil {
-			return
-		}
 		expected = t.LastStreamSeq
-		envs, err = events.Seal(t.ID, t.Seq+1, in.Now, sub.actor, sub.key, evs)
+		envs, err = DecideCommit(t, head, sub.cmd, in, sub.key, s.opts.Keys.Signer)
 	}
-	if !s.opts.Runner.ReadWithRoot(sub.tournament, run) {
-		run(projections.New(sub.tournament), checkpoint.EmptyRoot())
+	if !s.opts.Runner.ReadHead(sub.tournament, run) {
+		run(projections.New(sub.tournament), checkpoint.NewTree().Head())
 	}
 	return envs, expected, err
+}
+
+// DecideCommit is the whole command side for one command: it decides cmd
+// against t, whose log has the given head, and returns the envelopes of the
+// commit to append, sealed under commandID and linked to the head. A
+// classification being published gets the signed checkpoint of the log it
+// is derived from. Nothing is appended.
+func DecideCommit(t *projections.Tournament, head checkpoint.Head, cmd commands.Command, in commands.Input, commandID string, signer note.Signer) ([]events.Envelope, error) {
+	if pc, ok := cmd.(*commands.PublishClassification); ok {
+		var err error
+		if pc.Checkpoint, err = checkpoint.Sign(checkpoint.Checkpoint{Origin: checkpoint.Origin(t.ID), Size: t.Seq, Root: head.Root}, signer); err != nil {
+			return nil, err
+		}
+	}
+	evs, err := commands.Decide(t, cmd, in)
+	if err != nil {
+		return nil, err
+	}
+	envs, err := events.Seal(t.ID, t.Seq+1, in.Now, in.Actor, commandID, evs)
+	if err != nil {
+		return nil, err
+	}
+	return envs, events.Chain(envs, head.Last)
 }
 
 // replayed returns the stored outcome of an earlier identical command.

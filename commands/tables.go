@@ -278,7 +278,13 @@ func inputsOf(req draw.Request) events.DrawInputs {
 		in.Entrants = append(in.Entrants, events.DrawEntrant{Player: e.Player, Club: e.Club, Region: e.Region, Rank: e.Rank})
 	}
 	for _, p := range req.Past {
-		in.Past = append(in.Past, events.DrawPast{Player: p.Player, Round: p.Round, Table: p.Table, Place: p.Place, Score: p.Score})
+		n := len(in.Past)
+		if n == 0 || in.Past[n-1].Round != p.Round || in.Past[n-1].Table != p.Table {
+			in.Past = append(in.Past, events.DrawGame{Round: p.Round, Table: p.Table})
+			n++
+		}
+		g := &in.Past[n-1]
+		g.Players, g.Places, g.Scores = append(g.Players, p.Player), append(g.Places, p.Place), append(g.Scores, p.Score)
 	}
 	return in
 }
@@ -291,8 +297,15 @@ func RequestOf(e events.TablesDrawn) draw.Request {
 	for _, en := range e.Inputs.Entrants {
 		req.Entrants = append(req.Entrants, draw.Entrant{Player: en.Player, Club: en.Club, Region: en.Region, Rank: en.Rank})
 	}
-	for _, p := range e.Inputs.Past {
-		req.Past = append(req.Past, draw.Past{Player: p.Player, Round: p.Round, Table: p.Table, Place: p.Place, Score: p.Score})
+	for _, g := range e.Inputs.Past {
+		for i, p := range g.Players {
+			var place int
+			var score int64
+			if i < len(g.Places) && i < len(g.Scores) {
+				place, score = g.Places[i], g.Scores[i]
+			}
+			req.Past = append(req.Past, draw.Past{Player: p, Round: g.Round, Table: g.Table, Place: place, Score: score})
+		}
 	}
 	if e.Algorithm == draw.AlgManual {
 		for _, tb := range e.Tables {

@@ -2,9 +2,12 @@ package events
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"time"
+
+	"github.com/referto/referto/events/checkpoint"
 )
 
 // Roles an official (or the administrator) acts in.
@@ -26,18 +29,26 @@ type Actor struct {
 }
 
 // Envelope is one stored event. Its JSON encoding, exactly as stored, is the
-// event's Merkle leaf and its line in an export; field order is fixed by this
-// struct and must never change.
+// event's Merkle leaf and its line in an export; stored lines are never
+// re-encoded, and new fields are optional (omitempty) so that every line
+// ever stored still decodes.
 type Envelope struct {
-	ID         string          `json:"id"`
-	Tournament string          `json:"tournament"`
-	Seq        uint64          `json:"seq"`
-	Type       string          `json:"type"`
-	V          int             `json:"v"`
-	At         time.Time       `json:"at"`
-	Actor      Actor           `json:"actor"`
-	CommandID  string          `json:"command_id"`
-	Data       json.RawMessage `json:"data"`
+	ID         string    `json:"id"`
+	Tournament string    `json:"tournament"`
+	Seq        uint64    `json:"seq"`
+	Type       string    `json:"type"`
+	V          int       `json:"v"`
+	At         time.Time `json:"at"`
+	Actor      Actor     `json:"actor"`
+	CommandID  string    `json:"command_id"`
+	// Prev links the event to the one before it in its tournament: the
+	// RFC 6962 leaf hash, base64, of that event's stored line (empty for
+	// the first). A changed line breaks the link of the next one, so an
+	// auditor finds the line itself, not just a root that differs. The
+	// link is not a signature: a rewriter can relink, and only the signed
+	// checkpoints catch that.
+	Prev string          `json:"prev,omitempty"`
+	Data json.RawMessage `json:"data"`
 }
 
 // EventID is the id of the event with the given per-tournament sequence.
@@ -69,6 +80,33 @@ func Seal(tournament string, first uint64, at time.Time, actor Actor, commandID 
 		})
 	}
 	return out, nil
+}
+
+// Link is the Prev of the event after one stored as line.
+func Link(line []byte) string { return LinkTo(checkpoint.LeafHash(line)) }
+
+// LinkTo is the Prev of the event after the leaf of hash leafHash ("" for
+// nil, the empty log).
+func LinkTo(leafHash []byte) string {
+	if leafHash == nil {
+		return ""
+	}
+	return base64.StdEncoding.EncodeToString(leafHash)
+}
+
+// Chain links sealed envelopes to the log they extend: last is the leaf
+// hash of the tournament's last stored line (checkpoint.Tree.Last; nil when
+// envs start the log). Each envelope's Prev is set, in order.
+func Chain(envs []Envelope, last []byte) error {
+	for i := range envs {
+		envs[i].Prev = LinkTo(last)
+		line, err := json.Marshal(&envs[i])
+		if err != nil {
+			return fmt.Errorf("events: encode envelope %s: %w", envs[i].ID, err)
+		}
+		last = checkpoint.LeafHash(line)
+	}
+	return nil
 }
 
 // A commit is what one accepted command stores: one JetStream message whose
@@ -118,6 +156,9 @@ func DecodeCommit(body []byte) (Commit, error) {
 			prev := c.Envelopes[n-1]
 			if env.Tournament != prev.Tournament || env.CommandID != prev.CommandID || env.Seq != prev.Seq+1 {
 				return Commit{}, fmt.Errorf("%w: event %s does not follow %s in one command", ErrCorrupt, env.ID, prev.ID)
+			}
+			if (env.Prev != "" || prev.Prev != "") && env.Prev != Link(c.Lines[n-1]) {
+				return Commit{}, fmt.Errorf("%w: event %s is not linked to %s", ErrCorrupt, env.ID, prev.ID)
 			}
 		}
 		c.Envelopes = append(c.Envelopes, env)

@@ -1,13 +1,16 @@
 package events_test
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/referto/referto/events"
+	"github.com/referto/referto/events/checkpoint"
 )
 
 func TestValidID(t *testing.T) {
@@ -149,6 +152,42 @@ func TestDecodeCommitRejectsCorruption(t *testing.T) {
 		"two commands mixed": lines[0] + strings.Replace(lines[1], `"command_id":"k"`, `"command_id":"other"`, 1),
 	} {
 		if _, err := events.DecodeCommit([]byte(body)); !errors.Is(err, events.ErrCorrupt) {
+			t.Errorf("%s: got %v, want ErrCorrupt", name, err)
+		}
+	}
+}
+
+// TestChainLinksEveryLine: each event names the leaf hash of the one before
+// it, across commits, and a commit whose lines do not link is corrupt.
+func TestChainLinksEveryLine(t *testing.T) {
+	envs, _ := events.Seal("t1", 5, time.Unix(0, 0), events.Actor{ID: "a", Role: "admin"}, "k", allEvents(t)[:3])
+	before := checkpoint.LeafHash([]byte("line 4"))
+	if err := events.Chain(envs, before); err != nil {
+		t.Fatal(err)
+	}
+	body, _ := events.EncodeCommit(envs)
+	c, err := events.DecodeCommit(body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if envs[0].Prev != events.LinkTo(before) || envs[0].Prev != base64.StdEncoding.EncodeToString(before) {
+		t.Errorf("first link %q", envs[0].Prev)
+	}
+	for i := 1; i < len(envs); i++ {
+		if envs[i].Prev != events.Link(c.Lines[i-1]) {
+			t.Errorf("event %d is not linked to the line before it", i)
+		}
+	}
+	if events.LinkTo(nil) != "" {
+		t.Error("the first event of a log links to something")
+	}
+	lines := strings.SplitAfter(string(body), "\n")
+	for name, b := range map[string]string{
+		"a changed byte in a line":      strings.Replace(lines[0], `"seq":5,`, `"seq":5, `, 1) + lines[1] + lines[2],
+		"a changed link":                lines[0] + strings.Replace(lines[1], `"prev":"`, `"prev":"A`, 1) + lines[2],
+		"an unlinked line among linked": lines[0] + regexp.MustCompile(`"prev":"[^"]*",`).ReplaceAllString(lines[1], "") + lines[2],
+	} {
+		if _, err := events.DecodeCommit([]byte(b)); !errors.Is(err, events.ErrCorrupt) {
 			t.Errorf("%s: got %v, want ErrCorrupt", name, err)
 		}
 	}

@@ -53,13 +53,16 @@ type DrawEntrant struct {
 	Rank   int    `json:"rank,omitempty"`
 }
 
-// DrawPast is one earlier game as a draw saw it.
-type DrawPast struct {
-	Player string `json:"player"`
-	Round  int    `json:"round"`
-	Table  int    `json:"table"`
-	Place  int    `json:"place"`
-	Score  int64  `json:"score"`
+// DrawGame is one earlier game as a draw saw it: the players of a table
+// with their places and scores, index by index. One record a table rather
+// than a player keeps a late draw of a large tournament, which records
+// every game so far, within a third of the size.
+type DrawGame struct {
+	Round   int      `json:"round"`
+	Table   int      `json:"table"`
+	Players []string `json:"players"`
+	Places  []int    `json:"places"`
+	Scores  []int64  `json:"scores"`
 }
 
 // DrawInputs is everything a draw algorithm read, recorded so that an
@@ -68,7 +71,7 @@ type DrawInputs struct {
 	Entrants      []DrawEntrant `json:"entrants"`
 	Sizes         []int         `json:"sizes"`
 	SmallTableMax int           `json:"small_table_max,omitempty"`
-	Past          []DrawPast    `json:"past,omitempty"`
+	Past          []DrawGame    `json:"past,omitempty"`
 	Bands         [][]string    `json:"bands,omitempty"`
 	// ManualAs names the algorithm whose constraints a manual draw was
 	// checked against.

@@ -184,6 +184,7 @@ func (t *Tournament) Standings() Standings {
 	}
 	rows := t.standingRows(games)
 	pen := t.ClassificationPenalties()
+	annulled := t.annulledQualifying()
 	out := Standings{Tournament: t.ID, Seq: t.StandingsSeq, Phase: t.Phase(), Rows: make([]StandingsRow, 0, len(rows))}
 	for _, r := range t.Rounds {
 		if r.Phase == PhaseQualifying {
@@ -197,7 +198,7 @@ func (t *Tournament) Standings() Standings {
 		for _, g := range r.Games {
 			row.Games = append(row.Games, t.gameView(g, slices.Contains(r.Discarded, g.Round)))
 		}
-		row.Games = append(row.Games, t.pendingGames(r.Player, played[r.Player])...)
+		row.Games = append(row.Games, t.pendingGames(r.Player, played[r.Player], annulled)...)
 		out.Unresolved = out.Unresolved || r.TieUnresolved
 		out.Rows = append(out.Rows, row)
 	}
@@ -230,20 +231,38 @@ func (t *Tournament) gameView(g scoring.Game, discarded bool) GameView {
 	return v
 }
 
-// pendingGames lists a player's annulled games whose score is not known yet.
-func (t *Tournament) pendingGames(player string, played map[int]scoring.Game) []GameView {
-	var out []GameView
+// roundTable is a table of a round.
+type roundTable struct {
+	round int
+	table *Table
+}
+
+// annulledQualifying lists the annulled qualifying tables, in order: few,
+// so that looking through them for each player costs nothing.
+func (t *Tournament) annulledQualifying() []roundTable {
+	var out []roundTable
 	for _, r := range t.Rounds {
 		if r.Phase != PhaseQualifying {
 			continue
 		}
 		for _, tb := range r.Tables {
-			if tb.Annulled == nil || tb.Annulled.Culprit == player || !slices.Contains(tb.Players, player) {
-				continue
+			if tb.Annulled != nil {
+				out = append(out, roundTable{r.Number, tb})
 			}
-			if _, ok := t.annulledScore(played, r.Number); !ok {
-				out = append(out, GameView{Round: r.Number, Table: tb.Number, Annulled: true, Pending: true})
-			}
+		}
+	}
+	return out
+}
+
+// pendingGames lists a player's annulled games whose score is not known yet.
+func (t *Tournament) pendingGames(player string, played map[int]scoring.Game, annulled []roundTable) []GameView {
+	var out []GameView
+	for _, a := range annulled {
+		if a.table.Annulled.Culprit == player || !slices.Contains(a.table.Players, player) {
+			continue
+		}
+		if _, ok := t.annulledScore(played, a.round); !ok {
+			out = append(out, GameView{Round: a.round, Table: a.table.Number, Annulled: true, Pending: true})
 		}
 	}
 	return out

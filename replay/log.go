@@ -6,17 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/projections"
 )
-
-// Log is a tournament's log as exported: one stored event per line.
-type Log struct {
-	Tournament string
-	Envelopes  []events.Envelope
-	Lines      [][]byte // exact stored bytes, without the newline
-}
 
 // LineError locates a problem in an export: line 1 is the first event.
 type LineError struct {
@@ -30,63 +24,261 @@ func (e *LineError) Unwrap() error { return e.Err }
 // ErrLog reports an export that is not one tournament's contiguous log.
 var ErrLog = errors.New("replay: not a contiguous log")
 
-// Read parses an export strictly: every line an envelope, one tournament,
-// seqs 1, 2, 3, … without gaps. progress, if not nil, is told the bytes read.
-func Read(r io.Reader, progress func(n int)) (*Log, error) {
-	br := bufio.NewReaderSize(r, 1<<20)
-	l := &Log{}
-	for n := 1; ; n++ {
-		line, err := br.ReadBytes('\n')
-		if len(line) == 0 && errors.Is(err, io.EOF) {
-			break
+// Scanner reads an export line by line, strictly: every line an envelope
+// of one tournament, seqs 1, 2, 3, … without gaps. It holds a bounded
+// window of lines, so a log of any length is read in the memory of its
+// state; goroutines read and decode ahead while the caller folds. Close it
+// when stopping before the end.
+type Scanner struct {
+	r        io.Reader
+	progress func(n int)
+	ahead    chan *batch
+	done     chan struct{}
+	batch    *batch
+	next     int // index in batch
+	cur      scanned
+	line     int
+	first    string
+	err      error
+}
+
+// scanned is one line read ahead: the envelope and its event, decoded.
+type scanned struct {
+	line   int
+	env    events.Envelope
+	ev     events.Event
+	decErr error // the envelope is fine but its event does not decode
+	raw    []byte
+	err    error // reading stops here
+}
+
+// batch is a run of lines decoded by one worker; decoded is closed when
+// its items are ready.
+type batch struct {
+	items   []scanned
+	decoded chan struct{}
+}
+
+const (
+	batchLines = 256
+	batchBytes = 4 << 20
+)
+
+// NewScanner reads an export from r; progress, if not nil, is told the
+// bytes read.
+func NewScanner(r io.Reader, progress func(n int)) *Scanner {
+	return &Scanner{r: r, progress: progress}
+}
+
+// start runs the pipeline: one reader cutting lines into batches, workers
+// decoding them, batches delivered in order.
+func (s *Scanner) start() {
+	workers := max(1, runtime.GOMAXPROCS(0))
+	s.ahead, s.done = make(chan *batch, 2*workers), make(chan struct{})
+	work := make(chan *batch, 2*workers)
+	for range workers {
+		go func() {
+			for b := range work {
+				for i := range b.items {
+					decode(&b.items[i])
+				}
+				close(b.decoded)
+			}
+		}()
+	}
+	go func() {
+		defer close(s.ahead)
+		defer close(work)
+		br := bufio.NewReaderSize(s.r, 1<<20)
+		n, size := 0, 0
+		b := &batch{decoded: make(chan struct{})}
+		send := func(last bool) bool {
+			if len(b.items) == 0 {
+				return true
+			}
+			select {
+			case work <- b:
+			case <-s.done:
+				return false
+			}
+			select {
+			case s.ahead <- b:
+			case <-s.done:
+				return false
+			}
+			b, size = &batch{decoded: make(chan struct{})}, 0
+			return !last
 		}
-		if err != nil && !errors.Is(err, io.EOF) {
+		for {
+			raw, err := br.ReadBytes('\n')
+			if len(raw) == 0 && errors.Is(err, io.EOF) {
+				if n == 0 {
+					b.items = append(b.items, scanned{err: fmt.Errorf("%w: empty", ErrLog)})
+				}
+				send(true)
+				return
+			}
+			n++
+			if err != nil && !errors.Is(err, io.EOF) {
+				b.items = append(b.items, scanned{err: err})
+				send(true)
+				return
+			}
+			if s.progress != nil {
+				s.progress(len(raw))
+			}
+			if !bytes.HasSuffix(raw, []byte("\n")) {
+				b.items = append(b.items, scanned{err: &LineError{n, fmt.Errorf("%w: the last line is not newline-terminated (truncated export?)", ErrLog)}})
+				send(true)
+				return
+			}
+			b.items = append(b.items, scanned{line: n, raw: raw[:len(raw)-1]})
+			if size += len(raw); (len(b.items) >= batchLines || size >= batchBytes) && !send(false) {
+				return
+			}
+		}
+	}()
+}
+
+// decode fills in a line's envelope and event, or why it is no event of
+// this log.
+func decode(x *scanned) {
+	if x.err != nil {
+		return
+	}
+	env, err := events.DecodeEnvelope(x.raw)
+	switch {
+	case err != nil:
+		x.err = &LineError{x.line, err}
+	case env.Seq != uint64(x.line):
+		x.err = &LineError{x.line, fmt.Errorf("%w: seq %d where %d was due (an event removed, added or moved)", ErrLog, env.Seq, x.line)}
+	default:
+		x.env = env
+		x.ev, x.decErr = events.Decode(env)
+	}
+}
+
+// Scan advances to the next event; false at the end or on an error (Err).
+func (s *Scanner) Scan() bool {
+	if s.ahead == nil {
+		s.start()
+	}
+	if s.err != nil {
+		return false
+	}
+	for s.batch == nil || s.next == len(s.batch.items) {
+		b, ok := <-s.ahead
+		if !ok {
+			return false
+		}
+		<-b.decoded
+		s.batch, s.next = b, 0
+	}
+	x := s.batch.items[s.next]
+	s.next++
+	switch {
+	case x.err != nil:
+		s.err = x.err
+		return false
+	case s.first == "":
+		s.first = x.env.Tournament
+	case x.env.Tournament != s.first:
+		s.err = &LineError{x.line, fmt.Errorf("%w: event of tournament %s in the log of %s", ErrLog, x.env.Tournament, s.first)}
+		return false
+	}
+	s.cur, s.line = x, x.line
+	return true
+}
+
+// Close stops reading ahead. Scan returns false afterwards.
+func (s *Scanner) Close() {
+	if s.done != nil {
+		select {
+		case <-s.done:
+		default:
+			close(s.done)
+		}
+		for range s.ahead { // until the reader has seen done and stopped
+		}
+	}
+	if s.err == nil {
+		s.err = errClosed
+	}
+}
+
+var errClosed = errors.New("replay: scanner closed")
+
+// Line is the current line, from 1; after the end, the number of lines.
+func (s *Scanner) Line() int { return s.line }
+
+// Tournament is the tournament of the log, known after the first Scan.
+func (s *Scanner) Tournament() string { return s.first }
+
+// Envelope is the current event's envelope.
+func (s *Scanner) Envelope() events.Envelope { return s.cur.env }
+
+// Event is the current event decoded, or why it does not decode.
+func (s *Scanner) Event() (events.Event, error) { return s.cur.ev, s.cur.decErr }
+
+// Bytes is the current line as stored, without its newline: the event's
+// Merkle leaf.
+func (s *Scanner) Bytes() []byte { return s.cur.raw }
+
+// Err is what stopped the scan, nil at a clean end.
+func (s *Scanner) Err() error {
+	if errors.Is(s.err, errClosed) {
+		return nil
+	}
+	return s.err
+}
+
+// folder folds a scanned log event by event.
+type folder struct {
+	sc *Scanner
+	st *projections.Tournament
+}
+
+// next folds the next event; false at the end or on an error.
+func (f *folder) next() (bool, error) {
+	if !f.sc.Scan() {
+		return false, f.sc.Err()
+	}
+	env := f.sc.Envelope()
+	if f.st == nil {
+		f.st = projections.New(env.Tournament)
+	}
+	ev, err := f.sc.Event()
+	if err == nil {
+		err = f.st.Apply(env, ev, nil)
+	}
+	if err != nil {
+		return false, &LineError{f.sc.Line(), err}
+	}
+	return true, nil
+}
+
+// to folds up to event seq (0: the end) and returns the state there. It is
+// an error for the log to end before seq.
+func (f *folder) to(seq uint64) (*projections.Tournament, error) {
+	for f.st == nil || seq == 0 || f.st.Seq < seq {
+		ok, err := f.next()
+		if err != nil {
 			return nil, err
 		}
-		if progress != nil {
-			progress(len(line))
+		if !ok {
+			break
 		}
-		if !bytes.HasSuffix(line, []byte("\n")) {
-			return nil, &LineError{n, fmt.Errorf("%w: the last line is not newline-terminated (truncated export?)", ErrLog)}
-		}
-		line = line[:len(line)-1]
-		env, derr := events.DecodeEnvelope(line)
-		if derr != nil {
-			return nil, &LineError{n, derr}
-		}
-		switch {
-		case n == 1:
-			l.Tournament = env.Tournament
-		case env.Tournament != l.Tournament:
-			return nil, &LineError{n, fmt.Errorf("%w: event of tournament %s in the log of %s", ErrLog, env.Tournament, l.Tournament)}
-		}
-		if env.Seq != uint64(n) {
-			return nil, &LineError{n, fmt.Errorf("%w: seq %d where %d was due (an event removed, added or moved)", ErrLog, env.Seq, n)}
-		}
-		l.Envelopes = append(l.Envelopes, env)
-		l.Lines = append(l.Lines, line)
 	}
-	if len(l.Envelopes) == 0 {
-		return nil, fmt.Errorf("%w: empty", ErrLog)
+	if seq > 0 && f.st.Seq < seq {
+		return nil, fmt.Errorf("the log ends at event %d, before %d", f.st.Seq, seq)
 	}
-	return l, nil
+	return f.st, nil
 }
 
-// Fold returns the tournament as it stood after event upTo (0 = the end).
-func (l *Log) Fold(upTo uint64) (*projections.Tournament, error) {
-	st, err := projections.Fold(l.Tournament, l.Envelopes, upTo)
-	if err != nil {
-		return nil, l.locate(err)
-	}
-	return st, nil
-}
-
-// locate turns a fold error into a line error when it names an event.
-func (l *Log) locate(err error) error {
-	for i, env := range l.Envelopes {
-		if bytes.Contains([]byte(err.Error()), []byte("event "+env.ID+" ")) {
-			return &LineError{i + 1, err}
-		}
-	}
-	return err
+// Fold returns the tournament as it stood after event upTo (0: the end) of
+// the export sc reads, and closes sc.
+func Fold(sc *Scanner, upTo uint64) (*projections.Tournament, error) {
+	defer sc.Close()
+	f := &folder{sc: sc}
+	return f.to(upTo)
 }

@@ -3,7 +3,9 @@ package replay
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"slices"
 	"sort"
 
 	"golang.org/x/mod/sumdb/note"
@@ -27,6 +29,9 @@ type Check struct {
 // Report is the outcome of Verify.
 type Report struct {
 	Checks []Check
+	// Unsigned is set when no trusted key was given: roots were compared
+	// with the checkpoints, but nobody checked who signed them.
+	Unsigned bool
 }
 
 // OK reports whether every check passed.
@@ -60,6 +65,10 @@ func (r *Report) First() (Check, bool) {
 			if exact == nil || c.Line < exact.Line {
 				exact = c
 			}
+		case c.Upto > 0 && c.Upto == c.Line:
+			if exact == nil || c.Line < exact.Line {
+				exact = c
+			}
 		case c.Upto > 0:
 			if len(ranges) == 0 || c.Line > lo {
 				lo = c.Line
@@ -71,7 +80,9 @@ func (r *Report) First() (Check, bool) {
 		}
 	}
 	if exact != nil {
-		return *exact, true
+		c := *exact
+		c.Upto = 0
+		return c, true
 	}
 	if len(ranges) > 0 {
 		best := ranges[0]
@@ -106,8 +117,6 @@ type VerifyOptions struct {
 	// Verifier is the trusted key; without it signatures are reported as
 	// not checked (and the verdict fails).
 	Verifier note.Verifier
-	// Progress, if not nil, is told each event processed.
-	Progress func()
 }
 
 // checkpointAt is a signed checkpoint to check, and where it came from.
@@ -117,18 +126,19 @@ type checkpointAt struct {
 	line   int
 }
 
-// Verify checks an export without trusting its server: every event decodes
-// and folds, every recorded draw re-runs to the recorded tables, the Merkle
-// root of the lines matches every signed checkpoint (the one given and the
-// ones published classifications embed), and every published classification
-// is the one the events before it derive.
-func Verify(l *Log, o VerifyOptions) *Report {
+// Verify checks an export without trusting its server: every line is linked
+// to the one before it, every event decodes and folds, every recorded draw
+// re-runs to the recorded tables and is what the events before it decide,
+// the Merkle root of the lines matches every signed checkpoint (the one
+// given and the ones published classifications embed), and every published
+// classification is the one the events before it derive.
+//
+// The export is read once, line by line: memory holds the state, not the
+// log. sc is closed.
+func Verify(sc *Scanner, o VerifyOptions) *Report {
+	defer sc.Close()
 	r := &Report{}
-	r.add(true, 0, "log: %d events of tournament %s, seqs 1..%d", len(l.Envelopes), l.Tournament, len(l.Envelopes))
-
-	// Fold event by event: decoding, the fold's own checks, draws, and the
-	// classification at each publication.
-	st := projections.New(l.Tournament)
+	var st *projections.Tournament
 	tree := checkpoint.NewTree()
 	// Roots are kept at the sizes checkpoints name: the given one's, known
 	// before the scan, and size L-1 for a publication at line L.
@@ -141,25 +151,31 @@ func Verify(l *Log, o VerifyOptions) *Report {
 			given = cp.Size
 		}
 	}
-	draws, publications, lastDraw := 0, 0, 0
+	broken := map[int]bool{} // lines whose link to the line before fails
+	var links []int
+	draws, publications, lastDraw, drawFailed := 0, 0, 0, 0
 	var pubChecks []int // indices of failed classification checks
 	foldOK := true
-	for i, env := range l.Envelopes {
-		line := i + 1
+	for sc.Scan() {
+		line, env := sc.Line(), sc.Envelope()
+		if st == nil {
+			st = projections.New(env.Tournament)
+		}
 		if env.Type == events.TypeClassificationPublished {
 			roots[uint64(line-1)] = tree.Root() // what the publication claims to derive from
 		}
-		_ = tree.Append(l.Lines[i], nil)
+		if env.Prev != events.LinkTo(tree.Last()) {
+			broken[line] = true
+			links = append(links, line)
+		}
+		_ = tree.AppendLeaf(checkpoint.LeafHash(sc.Bytes()), nil)
 		if uint64(line) == given {
 			roots[given] = tree.Root()
-		}
-		if o.Progress != nil {
-			o.Progress()
 		}
 		if !foldOK {
 			continue
 		}
-		ev, err := events.Decode(env)
+		ev, err := sc.Event()
 		if err != nil {
 			r.add(false, line, "event %s does not decode: %v", env.ID, err)
 			foldOK = false
@@ -180,11 +196,24 @@ func Verify(l *Log, o VerifyOptions) *Report {
 		}
 		if d, ok := ev.(events.TablesDrawn); ok {
 			draws++
-			if err := commands.ReplayDraw(d); err != nil {
-				r.add(false, line, "the draw of round %d does not re-run to the recorded tables: %v", d.Round, err)
-			} else if msg := redecideDraw(st, d, env); msg != "" {
-				r.addRange(lastDraw+1, line, "the draw of round %d at line %d is not what the events before it decide (%s): a line among %d..%d differs from what the draw was decided on",
-					d.Round, line, msg, lastDraw+1, line)
+			// Deciding the draw again from the state re-runs it on the
+			// inputs the state gives: only when that disagrees with the
+			// record does re-running the recorded inputs tell more.
+			if msg := redecideDraw(st, d, env); msg != "" {
+				if err := commands.ReplayDraw(d); err != nil {
+					r.add(false, line, "the draw of round %d does not re-run to the recorded tables: %v", d.Round, err)
+				} else {
+					// The first draw that differs follows a draw that
+					// agreed: what changed lies between them. A later one
+					// may only inherit that change.
+					from := lastDraw + 1
+					if drawFailed > 0 {
+						from = 1
+					} else {
+						drawFailed = line
+					}
+					r.addRange(from, line, "the draw of round %d at line %d is not what the events before it decide (%s)", d.Round, line, msg)
+				}
 			}
 			lastDraw = line
 		}
@@ -194,44 +223,128 @@ func Verify(l *Log, o VerifyOptions) *Report {
 			continue
 		}
 	}
+	if err := sc.Err(); err != nil {
+		// A line that is no event of this log, out of place: nothing
+		// after it can be checked against it.
+		var le *LineError
+		if errors.As(err, &le) {
+			r.add(false, le.Line, "%v", le.Err)
+		} else {
+			r.add(false, 0, "reading the export: %v", err)
+		}
+		return r
+	}
+	n := sc.Line()
+	r.Checks = slices.Insert(r.Checks, 0, Check{OK: true, What: fmt.Sprintf("log: %d events of tournament %s, seqs 1..%d", n, st.ID, n)})
+	for i := range pubChecks {
+		pubChecks[i]++
+	}
 	if foldOK {
 		r.add(true, 0, "every event decodes and follows; %d draws re-run to their recorded tables; %d classifications published", draws, publications)
 	}
 	r.add(true, 0, "Merkle root of the %d leaves: %x", tree.Size(), tree.Root())
 
-	// Checkpoints: signature, then root at their size.
+	r.Unsigned = o.Verifier == nil
+	good, bad, unusable := r.checkCheckpoints(st.ID, n, cps, roots, o.Verifier)
+	// With every signed root matching, the lines are the server's own: a
+	// classification that does not follow is the publication's fault.
+	if len(bad) == 0 && len(good) > 0 {
+		for _, i := range pubChecks {
+			r.Checks[i].Line, r.Checks[i].Upto = r.Checks[i].Upto, 0
+		}
+	}
+	// Lines up to the largest matching signed root are the server's own.
+	covered := uint64(0)
+	for _, g := range good {
+		covered = max(covered, g)
+	}
+	r.reportLinks(links, broken, n, int(covered))
+	// A root mismatch says some line up to its size changed; the largest
+	// matching checkpoint below narrows where.
+	if len(bad) > 0 {
+		slices.Sort(bad)
+		from := uint64(1)
+		for _, g := range good {
+			if g < bad[0] && g+1 > from {
+				from = g + 1
+			}
+		}
+		r.addRange(int(from), int(bad[0]), "a line among %d..%d was changed, removed or reordered: the signed root of %d events does not match", from, bad[0], bad[0])
+	} else if covered < uint64(n) && len(cps) > 0 && !unusable {
+		r.addRange(int(covered+1), n, "lines %d..%d are not covered by any signed checkpoint: events added after the checkpoint given?", covered+1, n)
+	}
+	return r
+}
+
+// reportLinks turns the lines whose link fails into findings. A changed
+// line L breaks the link of L+1 only; a line whose own link was changed
+// breaks its link and the next one's. So a break alone names the line
+// before it, and two in a row name the line between them. Lines up to
+// covered are proved authentic by a signed root: a break after them names
+// the line that breaks.
+func (r *Report) reportLinks(links []int, broken map[int]bool, n, covered int) {
+	if len(links) == 0 {
+		r.add(true, 0, "every line is linked to the one before it")
+		return
+	}
+	done := map[int]bool{}
+	for _, b := range links {
+		switch {
+		case done[b]:
+		case b == 1:
+			r.add(false, 1, "line 1 is linked to an event before it: the export does not start the log")
+		case b-1 <= covered:
+			r.add(false, b, "line %d was changed or added: it is not linked to line %d, which a signed checkpoint proves", b, b-1)
+		case broken[b+1]:
+			done[b+1] = true
+			r.add(false, b, "line %d was changed: it is not linked to line %d, and line %d is not linked to it", b, b-1, b+1)
+		case b == n:
+			r.add(false, b-1, "line %d was changed (or the link of line %d): line %d is linked to a different line %d", b-1, b, b, b-1)
+		default:
+			r.add(false, b-1, "line %d was changed: line %d is linked to a different line %d", b-1, b, b-1)
+		}
+	}
+}
+
+// checkCheckpoints checks each signed checkpoint: signature, origin, and
+// root at its size. It returns the sizes whose roots matched and those
+// whose roots did not, and whether one could not be used at all (forged,
+// for another log, or covering lines the export lacks): what is left
+// uncovered then says nothing more.
+func (r *Report) checkCheckpoints(tournament string, n int, cps []checkpointAt, roots map[uint64][]byte, v note.Verifier) (good, bad []uint64, unusable bool) {
 	if len(cps) == 0 {
-		r.add(false, 0, "no signed checkpoint: give one with --checkpoint (the export's), none is embedded in a publication")
+		r.add(false, 0, "no signed checkpoint: give the export's with --checkpoint (no publication embeds one)")
+		return nil, nil, false
 	}
 	sort.SliceStable(cps, func(a, b int) bool { return cps[a].line < cps[b].line })
-	var good []uint64 // sizes whose roots matched
-	var bad []uint64
 	for _, c := range cps {
 		var cp checkpoint.Checkpoint
 		var err error
 		signed := "signature ok"
-		if o.Verifier != nil {
-			cp, err = checkpoint.Open(c.signed, o.Verifier)
-			if err != nil {
+		if v != nil {
+			if cp, err = checkpoint.Open(c.signed, v); err != nil {
+				unusable = true
 				r.add(false, c.line, "%s: %v", c.from, err)
 				continue
 			}
 		} else {
 			var name string
-			cp, name, err = checkpoint.OpenUnverified(c.signed)
-			if err != nil {
+			if cp, name, err = checkpoint.OpenUnverified(c.signed); err != nil {
+				unusable = true
 				r.add(false, c.line, "%s: %v", c.from, err)
 				continue
 			}
-			signed = "signature NOT checked (no --key; claims " + name + ")"
-			r.add(false, c.line, "%s: no trusted key given to check its signature", c.from)
+			signed = "signature NOT checked (no --key; signed as " + name + ")"
 		}
 		switch {
-		case cp.Origin != checkpoint.Origin(l.Tournament):
-			r.add(false, c.line, "%s is for %s, not %s", c.from, cp.Origin, checkpoint.Origin(l.Tournament))
-		case cp.Size > uint64(len(l.Lines)):
-			r.add(false, 0, "%s covers %d events; the export has %d (events removed from the end?)", c.from, cp.Size, len(l.Lines))
+		case cp.Origin != checkpoint.Origin(tournament):
+			unusable = true
+			r.add(false, c.line, "%s is for %s, not %s", c.from, cp.Origin, checkpoint.Origin(tournament))
+		case cp.Size > uint64(n):
+			unusable = true
+			r.add(false, n+1, "the export ends at line %d but %s covers %d events: events removed from the end", n, c.from, cp.Size)
 		case roots[cp.Size] == nil:
+			unusable = true
 			r.add(false, c.line, "%s names size %d, not a size this export was checked at", c.from, cp.Size)
 		case !bytes.Equal(roots[cp.Size], cp.Root):
 			bad = append(bad, cp.Size)
@@ -241,26 +354,7 @@ func Verify(l *Log, o VerifyOptions) *Report {
 			r.add(true, c.line, "%s: size %d, %s, root matches", c.from, cp.Size, signed)
 		}
 	}
-	// With every signed root matching, the lines are the server's own: a
-	// classification that does not follow is the publication's fault.
-	if len(bad) == 0 && len(good) > 0 {
-		for _, i := range pubChecks {
-			r.Checks[i].Line, r.Checks[i].Upto = r.Checks[i].Upto, 0
-		}
-	}
-	// A root mismatch says some line up to its size changed; the largest
-	// matching checkpoint below narrows where.
-	if len(bad) > 0 {
-		sort.Slice(bad, func(i, j int) bool { return bad[i] < bad[j] })
-		from := uint64(1)
-		for _, g := range good {
-			if g < bad[0] && g+1 > from {
-				from = g + 1
-			}
-		}
-		r.addRange(int(from), int(bad[0]), "a line among %d..%d was changed, removed or reordered: the signed root of %d events does not match", from, bad[0], bad[0])
-	}
-	return r
+	return good, bad, unusable
 }
 
 // classificationDiffers compares a publication with the classification the

@@ -114,17 +114,36 @@ type DiffReport struct {
 	Ranks    []Change
 }
 
-// Diff folds the log to two points and compares them.
-func Diff(l *Log, from, to uint64) (*DiffReport, error) {
-	a, err := l.Fold(from)
-	if err != nil {
-		return nil, err
+// Diff folds the log sc reads to two points, from < to, compares them and
+// closes sc.
+func Diff(sc *Scanner, from, to uint64) (*DiffReport, error) {
+	defer sc.Close()
+	if from >= to {
+		return nil, fmt.Errorf("replay: diff from %d to %d: the first point must come before the second", from, to)
 	}
-	b, err := l.Fold(to)
-	if err != nil {
-		return nil, err
+	f := &folder{sc: sc}
+	// Only the standings at from are compared: keep those, not the state.
+	var before []projections.StandingsRow
+	if from > 0 {
+		st, err := f.to(from)
+		if err != nil {
+			return nil, err
+		}
+		before = st.Standings().Rows
 	}
-	return &DiffReport{From: from, To: to, Events: l.Envelopes[from:to], Ranks: rankChanges(a.Standings().Rows, b.Standings().Rows)}, nil
+	d := &DiffReport{From: from, To: to}
+	for f.st == nil || f.st.Seq < to {
+		ok, err := f.next()
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return nil, fmt.Errorf("the log ends at event %d, before %d", f.sc.Line(), to)
+		}
+		d.Events = append(d.Events, sc.Envelope())
+	}
+	d.Ranks = rankChanges(before, f.st.Standings().Rows)
+	return d, nil
 }
 
 // Print renders the difference.
@@ -179,38 +198,46 @@ type WhatIfReport struct {
 // WhatIf applies corrections (RecordResult, RevokeSanction, ImposeSanction
 // payloads, as a ruling would) on top of the log at event at (0: the end),
 // in memory, and reports which ranks, cuts and qualifications change.
-// Nothing is appended anywhere.
-func WhatIf(l *Log, at uint64, corrections []json.RawMessage) (*WhatIfReport, error) {
-	before, err := l.Fold(at)
+// Nothing is appended anywhere. sc is closed.
+func WhatIf(sc *Scanner, at uint64, corrections []json.RawMessage) (*WhatIfReport, error) {
+	st, err := Fold(sc, at)
 	if err != nil {
 		return nil, err
 	}
-	after := before.Clone()
-	in := commands.Input{Now: before.Updated, Actor: events.Actor{ID: "what-if", Role: events.RoleAppeals}, Seed: "what-if"}
-	evs, err := commands.Corrections(before, corrections, "what-if", in)
+	in := commands.Input{Now: st.Updated, Actor: events.Actor{ID: "what-if", Role: events.RoleAppeals}, Seed: "what-if"}
+	evs, err := commands.Corrections(st, corrections, "what-if", in)
 	if err != nil {
 		return nil, err
 	}
-	envs, err := events.Seal(after.ID, after.Seq+1, in.Now, in.Actor, "what-if", evs)
+	envs, err := events.Seal(st.ID, st.Seq+1, in.Now, in.Actor, "what-if", evs)
 	if err != nil {
 		return nil, err
+	}
+	// The views before, then the corrections applied to the same state:
+	// it was folded for this alone, so no copy is needed.
+	r := &WhatIfReport{At: st.Seq, Applied: evs}
+	standings := st.Standings().Rows
+	phase, cutBefore, errBefore := commands.NextQualifiers(st)
+	knockout := len(st.Rounds) > st.Ruleset.QualifyingRounds
+	var classified []projections.ClassificationRow
+	if knockout {
+		classified = st.Classification().Rows
 	}
 	for i, env := range envs {
-		if err := after.Apply(env, evs[i], nil); err != nil {
+		if err := st.Apply(env, evs[i], nil); err != nil {
 			return nil, err
 		}
 	}
-	r := &WhatIfReport{At: before.Seq, Applied: evs, Standings: rankChanges(before.Standings().Rows, after.Standings().Rows)}
-	phase, cutA, errA := commands.NextQualifiers(before)
-	_, cutB, errB := commands.NextQualifiers(after)
+	r.Standings = rankChanges(standings, st.Standings().Rows)
+	_, cutAfter, errAfter := commands.NextQualifiers(st)
 	switch {
-	case errA != nil || errB != nil:
-		r.CutErr = fmt.Sprint(firstErr(errA, errB))
+	case errBefore != nil || errAfter != nil:
+		r.CutErr = fmt.Sprint(firstErr(errBefore, errAfter))
 	default:
-		r.Phase, r.CutBefore, r.CutAfter = phase, cutA, cutB
+		r.Phase, r.CutBefore, r.CutAfter = phase, cutBefore, cutAfter
 	}
-	if len(before.Rounds) > before.Ruleset.QualifyingRounds {
-		r.Classified = classChanges(before.Classification().Rows, after.Classification().Rows)
+	if knockout {
+		r.Classified = classChanges(classified, st.Classification().Rows)
 	}
 	return r, nil
 }

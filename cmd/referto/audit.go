@@ -86,7 +86,7 @@ func export(ctx context.Context, args []string, getenv func(string) string, stdo
 	token := fs.String("token", getenv("REFERTO_TOKEN"), "with --url: an arbiter, appeals or auditor token [REFERTO_TOKEN]")
 	t := fs.String("tournament", "", "tournament id (required)")
 	out := fs.String("out", "", "where to write the log (default <tournament>.ndjson)")
-	cpOut := fs.String("checkpoint", "", "where to write the signed checkpoint (default <tournament>.checkpoint)")
+	cpOut := fs.String("checkpoint", "", "where to write the signed checkpoint (default: beside --out, ending .checkpoint)")
 	if err := parseFlags(fs, args); err != nil {
 		return flagErr(err)
 	}
@@ -98,7 +98,7 @@ func export(ctx context.Context, args []string, getenv func(string) string, stdo
 		*out = *t + ".ndjson"
 	}
 	if *cpOut == "" {
-		*cpOut = *t + ".checkpoint"
+		*cpOut = strings.TrimSuffix(*out, ".ndjson") + ".checkpoint"
 	}
 	f, err := os.Create(*out)
 	if err != nil {
@@ -171,17 +171,47 @@ func flagErr(err error) error {
 	return err
 }
 
-// readLogFile reads an export with a progress bar by bytes.
-func readLogFile(path string, stderr io.Writer) (*replay.Log, error) {
+// openLog opens an export for one pass, with a progress bar by bytes.
+func openLog(path string, stderr io.Writer) (*replay.Scanner, func(), error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	defer f.Close()
-	fi, _ := f.Stat()
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
 	prog := newProgress(stderr, fi.Size(), "read", true)
-	defer prog.Done()
-	return replay.Read(f, prog.Add)
+	return replay.NewScanner(f, prog.Add), func() { prog.Done(); f.Close() }, nil
+}
+
+// openTournament streams a tournament's log from a data directory as an
+// export, with a progress bar by events.
+func openTournament(ctx context.Context, dir, t string, stderr io.Writer) (*replay.Scanner, func(), error) {
+	lg, closeAll, err := openData(ctx, dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	last, err := lg.LastSubjectSeq(ctx, t)
+	if err != nil {
+		closeAll()
+		return nil, nil, err
+	}
+	prog := newProgress(stderr, int64(last), "read", false)
+	pr, pw := io.Pipe()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_, _, err := streamTournament(ctx, lg, t, pw, prog)
+		pw.CloseWithError(err)
+	}()
+	return replay.NewScanner(pr, nil), func() {
+		pr.Close() // a reader that stopped early ends the stream
+		<-done
+		prog.Done()
+		closeAll()
+	}, nil
 }
 
 // errVerify is a failed verification: the report has been printed.
@@ -191,7 +221,7 @@ func verify(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs := flag.NewFlagSet("verify", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	logPath := fs.String("log", "", "the exported log (NDJSON), required")
-	cpPath := fs.String("checkpoint", "", "the signed checkpoint given beside it (optional: publications embed theirs)")
+	cpPath := fs.String("checkpoint", "", "the signed checkpoint given with it (default: LOG's name with .checkpoint for .ndjson, if it exists)")
 	key := fs.String("key", "", "the trusted verifier key, or a file holding it (as served at GET /v1/keys)")
 	if err := parseFlags(fs, args); err != nil {
 		return flagErr(err)
@@ -202,6 +232,12 @@ func verify(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	start := time.Now()
 	var o replay.VerifyOptions
+	if beside := strings.TrimSuffix(*logPath, ".ndjson") + ".checkpoint"; *cpPath == "" && beside != *logPath {
+		if _, err := os.Stat(beside); err == nil {
+			*cpPath = beside
+			fmt.Fprintf(stdout, "checkpoint: %s\n", beside)
+		}
+	}
 	if *cpPath != "" {
 		b, err := os.ReadFile(*cpPath)
 		if err != nil {
@@ -220,19 +256,12 @@ func verify(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		}
 		o.Verifier = v
 	}
-	l, err := readLogFile(*logPath, stderr)
+	sc, closeLog, err := openLog(*logPath, stderr)
 	if err != nil {
-		var le *replay.LineError
-		fmt.Fprintf(stdout, "FAIL %v\n", err)
-		if errors.As(err, &le) {
-			fmt.Fprintf(stdout, "verdict: FAILED at line %d of %s\n", le.Line, *logPath)
-		}
-		return errVerify
+		return err
 	}
-	prog := newProgress(stderr, int64(len(l.Envelopes)), "verify", false)
-	o.Progress = func() { prog.Add(1) }
-	rep := replay.Verify(l, o)
-	prog.Done()
+	rep := replay.Verify(sc, o)
+	closeLog()
 	for _, c := range rep.Checks {
 		mark := "ok  "
 		if !c.OK {
@@ -255,7 +284,11 @@ func verify(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		fmt.Fprintf(stdout, "verdict: FAILED at %s of %s: %s\n", where, *logPath, first.What)
 		return errVerify
 	}
-	fmt.Fprintf(stdout, "verdict: OK (%d events, %s)\n", len(l.Envelopes), time.Since(start).Round(time.Millisecond))
+	unsigned := ""
+	if rep.Unsigned {
+		unsigned = "; signatures NOT checked: give the server's key with --key"
+	}
+	fmt.Fprintf(stdout, "verdict: OK (%d events, %s%s)\n", sc.Line(), time.Since(start).Round(time.Millisecond), unsigned)
 	return nil
 }
 
@@ -276,70 +309,67 @@ func replayCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		fmt.Fprintln(stderr, "replay needs exactly one of --data (with --tournament) and --log")
 		return errUsage
 	}
-	var l *replay.Log
-	var err error
-	if *logPath != "" {
-		if l, err = readLogFile(*logPath, stderr); err != nil {
-			return err
-		}
-		if *t != "" && *t != l.Tournament {
-			return fmt.Errorf("%s holds tournament %s, not %s", *logPath, l.Tournament, *t)
-		}
-	} else {
-		lg, closeAll, oerr := openData(ctx, *data)
-		if oerr != nil {
-			return oerr
-		}
-		var buf bytes.Buffer
-		last, _ := lg.LastSubjectSeq(ctx, *t)
-		prog := newProgress(stderr, int64(last), "read", false)
-		_, _, err = streamTournament(ctx, lg, *t, &buf, prog)
-		prog.Done()
-		closeAll()
-		if err != nil {
-			return err
-		}
-		if l, err = replay.Read(&buf, nil); err != nil {
-			return err
+	// Understand the request before reading the log.
+	var from, to uint64
+	if *diff != "" {
+		a, b, ok := strings.Cut(*diff, "..")
+		var err1, err2 error
+		from, err1 = strconv.ParseUint(a, 10, 64)
+		to, err2 = strconv.ParseUint(b, 10, 64)
+		if !ok || err1 != nil || err2 != nil || from >= to {
+			return fmt.Errorf("--diff %q: want A..B, two events with A < B", *diff)
 		}
 	}
-	w := bufio.NewWriter(stdout)
-	defer w.Flush()
-	switch {
-	case *diff != "":
-		a, b, ok := strings.Cut(*diff, "..")
-		from, err1 := strconv.ParseUint(a, 10, 64)
-		to, err2 := strconv.ParseUint(b, 10, 64)
-		if !ok || err1 != nil || err2 != nil || from >= to || to > uint64(len(l.Envelopes)) {
-			return fmt.Errorf("--diff %q: want A..B with A < B ≤ %d", *diff, len(l.Envelopes))
-		}
-		d, err := replay.Diff(l, from, to)
-		if err != nil {
-			return err
-		}
-		d.Print(w)
-	case *whatIf != "":
+	var corr []json.RawMessage
+	if *whatIf != "" {
 		b, err := os.ReadFile(*whatIf)
 		if err != nil {
 			return err
 		}
-		corr, err := parseCorrections(b)
-		if err != nil {
+		if corr, err = parseCorrections(b); err != nil {
 			return fmt.Errorf("%s: %w", *whatIf, err)
 		}
-		res, err := replay.WhatIf(l, *at, corr)
-		if err != nil {
-			return err
-		}
-		res.Print(w)
-	default:
-		st, err := l.Fold(*at)
-		if err != nil {
-			return err
-		}
-		replay.PrintState(w, st, *top)
 	}
-	return nil
+
+	var sc *replay.Scanner
+	var closeLog func()
+	var err error
+	if *logPath != "" {
+		sc, closeLog, err = openLog(*logPath, stderr)
+	} else {
+		sc, closeLog, err = openTournament(ctx, *data, *t, stderr)
+	}
+	if err != nil {
+		return err
+	}
+	defer closeLog()
+	var show func(io.Writer)
+	switch {
+	case *diff != "":
+		d, err := replay.Diff(sc, from, to)
+		if err != nil {
+			return err
+		}
+		show = d.Print
+	case *whatIf != "":
+		res, err := replay.WhatIf(sc, *at, corr)
+		if err != nil {
+			return err
+		}
+		show = res.Print
+	default:
+		st, err := replay.Fold(sc, *at)
+		if err != nil {
+			return err
+		}
+		show = func(w io.Writer) { replay.PrintState(w, st, *top) }
+	}
+	if *t != "" && sc.Tournament() != *t {
+		return fmt.Errorf("%s holds tournament %s, not %s", *logPath, sc.Tournament(), *t)
+	}
+	w := bufio.NewWriter(stdout)
+	show(w)
+	return w.Flush()
 }
 
 // parseCorrections reads a JSON array of payloads, an object with

@@ -28,10 +28,14 @@ func (p bar) Done()     { _ = p.b.Finish() }
 
 // newProgress returns a bar of max units on w if w is a terminal.
 func newProgress(w io.Writer, max int64, desc string, bytes bool) progress {
-	f, ok := w.(*os.File)
-	if !ok || !term.IsTerminal(int(f.Fd())) {
+	if f, ok := w.(*os.File); !ok || !term.IsTerminal(int(f.Fd())) {
 		return quiet{}
 	}
+	return newBar(w, max, desc, bytes)
+}
+
+// newBar draws a bar of max units (bytes, or events) on w.
+func newBar(w io.Writer, max int64, desc string, bytes bool) bar {
 	opts := []progressbar.Option{progressbar.OptionSetWriter(w), progressbar.OptionSetDescription(desc),
 		progressbar.OptionThrottle(100 * time.Millisecond), progressbar.OptionClearOnFinish(), progressbar.OptionSetPredictTime(true)}
 	if bytes {

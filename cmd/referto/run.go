@@ -22,6 +22,7 @@ commands:
   export   write a tournament's log (NDJSON, byte for byte) and its signed checkpoint
   verify   check an exported log without trusting its server
   replay   the tournament at any event, the difference between two, what-if corrections
+  generate write a synthetic tournament of N events into a data directory (for measuring)
   help     show this text
 
 Run 'referto <command> --help' for a command's flags.
@@ -45,6 +46,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return verify(ctx, args[1:], stdout, stderr)
 	case "replay":
 		return replayCmd(ctx, args[1:], stdout, stderr)
+	case "generate":
+		return generate(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

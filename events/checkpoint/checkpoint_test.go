@@ -103,6 +103,19 @@ func TestTreeProofsAndResume(t *testing.T) {
 	if !bytes.Equal(resumed.Root(), roots[32]) {
 		t.Error("a resumed tree does not reach the same root")
 	}
+	// The last leaf, what the next event links to, survives a resume.
+	if h := tree.Head(); !bytes.Equal(h.Last, LeafHash(leaves[32])) || h.Size != 33 || !bytes.Equal(h.Root, roots[32]) {
+		t.Errorf("head %+v", h)
+	}
+	for size := uint64(1); size <= 33; size++ {
+		r, err := Resume(size, store.get)
+		if err != nil || !bytes.Equal(r.Last(), LeafHash(leaves[size-1])) {
+			t.Fatalf("resumed at %d: last leaf %x, %v", size, r.Last(), err)
+		}
+	}
+	if NewTree().Last() != nil {
+		t.Error("the empty tree has a last leaf")
+	}
 	if _, err := InclusionProof(5, 5, store.get); !errors.Is(err, ErrNode) {
 		t.Errorf("proof of a leaf outside the tree: %v", err)
 	}

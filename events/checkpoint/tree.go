@@ -33,7 +33,8 @@ func EmptyRoot() []byte { return hasher.EmptyRoot() }
 // Tree is a log's Merkle tree kept incrementally: appending a leaf costs
 // O(log n), and each node it completes is reported for storage.
 type Tree struct {
-	r *compact.Range
+	r    *compact.Range
+	last []byte // hash of the last leaf, nil when empty
 }
 
 var factory = &compact.RangeFactory{Hash: hasher.HashChildren}
@@ -47,22 +48,46 @@ func Resume(size uint64, get NodeGetter) (*Tree, error) {
 		return NewTree(), nil
 	}
 	ids := compact.RangeNodes(0, size, nil)
-	hashes, err := get(ids)
+	hashes, err := get(append(ids, LeafID(size-1)))
 	if err != nil {
 		return nil, err
 	}
-	r, err := factory.NewRange(0, size, hashes)
+	r, err := factory.NewRange(0, size, hashes[:len(ids)])
 	if err != nil {
 		return nil, fmt.Errorf("%w: resume at %d: %v", ErrNode, size, err)
 	}
-	return &Tree{r: r}, nil
+	return &Tree{r: r, last: hashes[len(ids)]}, nil
 }
 
 // Append adds the leaf for one stored line; visit receives every node the
 // leaf completes (the leaf itself included), to be stored.
 func (t *Tree) Append(line []byte, visit func(id NodeID, hash []byte)) error {
-	return t.r.Append(LeafHash(line), visit)
+	return t.AppendLeaf(LeafHash(line), visit)
 }
+
+// AppendLeaf is Append for a leaf already hashed (LeafHash).
+func (t *Tree) AppendLeaf(h []byte, visit func(id NodeID, hash []byte)) error {
+	if err := t.r.Append(h, visit); err != nil {
+		return err
+	}
+	t.last = h
+	return nil
+}
+
+// Last is the hash of the last leaf appended, nil for the empty tree: what
+// the next event links to (events.Envelope.Prev).
+func (t *Tree) Last() []byte { return t.last }
+
+// Head is what a command decides against besides the state: the size and
+// root of the log, and the hash of its last leaf.
+type Head struct {
+	Size uint64
+	Root []byte
+	Last []byte
+}
+
+// Head returns the tree's head.
+func (t *Tree) Head() Head { return Head{Size: t.Size(), Root: t.Root(), Last: t.last} }
 
 // Size is the number of leaves.
 func (t *Tree) Size() uint64 { return t.r.End() }

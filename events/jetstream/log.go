@@ -162,10 +162,16 @@ func ensureStream(ctx context.Context, js jetstream.JetStream, want jetstream.St
 }
 
 // transient reports errors worth retrying while a server or cluster starts.
+// jsErrCodeClusterNoPeers is the server's JSClusterNoPeersErr.
+const jsErrCodeClusterNoPeers jetstream.ErrorCode = 10005
+
 func transient(err error) bool {
 	var apiErr *jetstream.APIError
 	if errors.As(err, &apiErr) {
-		return apiErr.Code == 503 || apiErr.Code == 500 || apiErr.ErrorCode == jetstream.JSErrCodeJetStreamNotEnabled
+		// 10005: a cluster still forming has not heard from enough peers
+		// to place the replicas yet.
+		return apiErr.Code == 503 || apiErr.Code == 500 || apiErr.ErrorCode == jetstream.JSErrCodeJetStreamNotEnabled ||
+			apiErr.ErrorCode == jsErrCodeClusterNoPeers
 	}
 	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrTimeout) ||
 		errors.Is(err, jetstream.ErrJetStreamNotEnabled) || errors.Is(err, nats.ErrNoResponders) ||

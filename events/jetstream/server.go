@@ -25,9 +25,21 @@ type ServerOptions struct {
 	// before acknowledging it; a positive interval lets JetStream sync
 	// periodically, so an acknowledged write can be lost on power failure.
 	SyncInterval time.Duration
+	// MaxPayload is the largest commit the server accepts, in bytes; the
+	// default is DefaultMaxPayload.
+	MaxPayload int32
 	// Cluster joins the server to a JetStream cluster when non-nil.
 	Cluster *ClusterOptions
 }
+
+// DefaultMaxPayload is 31 MiB rather than NATS's 1 MiB: a draw records its
+// inputs (every entrant and every game so far) so that it can be re-run
+// from the event alone, and in a tournament of thousands of players over
+// many rounds that one event outgrows 1 MiB (about 30 bytes a player a
+// round). JetStream's file store refuses records over 32 MiB, so this is
+// the most a commit can be. An external NATS server serving referto needs
+// max_payload raised alike.
+const DefaultMaxPayload = 31 << 20
 
 // ClusterOptions configures the cluster listener and routes.
 type ClusterOptions struct {
@@ -51,6 +63,9 @@ func (o *ServerOptions) EnsureDefaults() {
 	if o.Cluster != nil && o.Cluster.Host == "" {
 		o.Cluster.Host = "127.0.0.1"
 	}
+	if o.MaxPayload == 0 {
+		o.MaxPayload = DefaultMaxPayload
+	}
 }
 
 // Validate reports every problem at once.
@@ -58,6 +73,9 @@ func (o *ServerOptions) Validate() error {
 	var errs []error
 	if o.StoreDir == "" {
 		errs = append(errs, errors.New("jetstream: StoreDir is required"))
+	}
+	if o.MaxPayload < 0 || o.MaxPayload > DefaultMaxPayload {
+		errs = append(errs, errors.New("jetstream: MaxPayload must be between 1 byte and 31 MiB (JetStream stores no larger record)"))
 	}
 	if o.SyncInterval < 0 {
 		errs = append(errs, errors.New("jetstream: SyncInterval must not be negative"))
@@ -84,6 +102,7 @@ func StartServer(o ServerOptions) (*server.Server, error) {
 		Host:       o.Host,
 		Port:       o.Port,
 		DontListen: !o.Listen,
+		MaxPayload: o.MaxPayload,
 	}
 	if o.SyncInterval == 0 {
 		opts.SyncAlways = true

@@ -192,12 +192,13 @@ func (r *Runner) wake(failed error) {
 // Read calls fn with the current state of tournament id under a read lock
 // and reports whether the tournament exists. fn must not keep the state.
 func (r *Runner) Read(id string, fn func(t *projections.Tournament)) bool {
-	return r.ReadWithRoot(id, func(t *projections.Tournament, _ []byte) { fn(t) })
+	return r.ReadHead(id, func(t *projections.Tournament, _ checkpoint.Head) { fn(t) })
 }
 
-// ReadWithRoot is Read with the Merkle root of the tournament's log as the
-// state has it (t.Seq leaves).
-func (r *Runner) ReadWithRoot(id string, fn func(t *projections.Tournament, root []byte)) bool {
+// ReadHead is Read with the head of the tournament's Merkle tree as the
+// state has it (t.Seq leaves): the root a publication signs and the last
+// leaf the next event links to.
+func (r *Runner) ReadHead(id string, fn func(t *projections.Tournament, h checkpoint.Head)) bool {
 	r.mu.RLock()
 	e := r.states[id]
 	r.mu.RUnlock()
@@ -206,7 +207,7 @@ func (r *Runner) ReadWithRoot(id string, fn func(t *projections.Tournament, root
 	}
 	e.mu.RLock()
 	defer e.mu.RUnlock()
-	fn(e.t, e.tree.Root())
+	fn(e.t, e.tree.Head())
 	return true
 }
 
@@ -410,7 +411,13 @@ func (r *Runner) applyMsg(b *pebble.Batch, m jetstream.Msg, ch touched) error {
 	e.mu.Lock()
 	created := e.t.Seq == 0
 	var nodeErr error
+	if p := c.Envelopes[0].Prev; p != "" && p != events.LinkTo(e.tree.Last()) {
+		err = fmt.Errorf("%w: event %s is not linked to the last event of %s", events.ErrCorrupt, c.Envelopes[0].ID, m.Tournament)
+	}
 	for i, env := range c.Envelopes {
+		if err != nil {
+			break
+		}
 		if err = e.t.Apply(env, evs[i], chg); err != nil {
 			break
 		}

@@ -7,12 +7,14 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/nats-io/nats.go"
 
 	"github.com/referto/referto/events"
+	"github.com/referto/referto/events/checkpoint"
 	"github.com/referto/referto/events/jetstream"
 	"github.com/referto/referto/projections"
 	"github.com/referto/referto/projections/pebble"
@@ -22,8 +24,9 @@ type fixture struct {
 	t   *testing.T
 	log *jetstream.Log
 	nc  *nats.Conn
-	seq map[string]uint64 // per-tournament seq
-	exp map[string]uint64 // per-tournament last stream seq
+	seq  map[string]uint64 // per-tournament seq
+	exp  map[string]uint64 // per-tournament last stream seq
+	last map[string][]byte // per-tournament last leaf hash, what the next event links to
 }
 
 func newFixture(t *testing.T) *fixture {
@@ -42,13 +45,16 @@ func newFixture(t *testing.T) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &fixture{t: t, log: l, nc: nc, seq: map[string]uint64{}, exp: map[string]uint64{}}
+	return &fixture{t: t, log: l, nc: nc, seq: map[string]uint64{}, exp: map[string]uint64{}, last: map[string][]byte{}}
 }
 
 // commit appends one command's events to tournament tour.
 func (f *fixture) commit(tour string, evs ...events.Event) uint64 {
 	f.t.Helper()
 	envs, err := events.Seal(tour, f.seq[tour]+1, time.Unix(1700000000+int64(f.seq[tour]), 0), events.Actor{ID: "o1", Role: "arbiter"}, fmt.Sprintf("k%d", f.seq[tour]+1), evs)
+	if err == nil {
+		err = events.Chain(envs, f.last[tour])
+	}
 	if err != nil {
 		f.t.Fatal(err)
 	}
@@ -57,6 +63,8 @@ func (f *fixture) commit(tour string, evs ...events.Event) uint64 {
 	if err != nil {
 		f.t.Fatal(err)
 	}
+	lines := bytes.Split(bytes.TrimSuffix(body, []byte("\n")), []byte("\n"))
+	f.last[tour] = checkpoint.LeafHash(lines[len(lines)-1])
 	f.seq[tour] += uint64(len(evs))
 	f.exp[tour] = a.StreamSeq
 	return a.StreamSeq
@@ -233,6 +241,31 @@ func TestUnknownEventStopsTheRunner(t *testing.T) {
 	defer cancel()
 	if err := n.runner.WaitFor(ctx, good+1); !errors.Is(err, pebble.ErrNotReady) {
 		t.Errorf("WaitFor past the unknown event: got %v, want ErrNotReady", err)
+	}
+	n.stop(t)
+}
+
+// TestBrokenLinkStopsTheRunner: a commit that does not link to the last
+// stored event (written around the API, or a store tampered with) stops
+// the projections before it.
+func TestBrokenLinkStopsTheRunner(t *testing.T) {
+	f := newFixture(t)
+	rng := rand.New(rand.NewPCG(5, 6))
+	good := f.tournament("alpha", 3, rng)
+	f.last["alpha"] = checkpoint.LeafHash([]byte("some other line"))
+	f.commit("alpha", events.PlayerRegistered{Player: "p900", Name: "Late"})
+	n := start(t, f, t.TempDir(), pebble.RunnerOptions{MaxBatch: 1})
+	select {
+	case err := <-n.done:
+		if !errors.Is(err, events.ErrCorrupt) || !strings.Contains(err.Error(), "not linked") {
+			t.Fatalf("runner stopped with %v, want a broken link", err)
+		}
+		n.done <- err
+	case <-time.After(20 * time.Second):
+		t.Fatal("runner did not stop on a broken link")
+	}
+	if got := n.runner.Applied(); got != good {
+		t.Errorf("applied = %d, want %d", got, good)
 	}
 	n.stop(t)
 }

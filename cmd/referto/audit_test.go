@@ -1,0 +1,470 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/referto/referto/api"
+	"github.com/referto/referto/commands"
+	"github.com/referto/referto/events"
+	"github.com/referto/referto/events/checkpoint"
+	"github.com/referto/referto/replay"
+)
+
+// cli runs one referto command in-process and returns its stdout.
+func cli(t *testing.T, args ...string) (string, error) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	err := run(context.Background(), args, func(string) string { return "" }, &out, &errOut)
+	if err != nil && !errors.Is(err, errVerify) {
+		return out.String() + errOut.String(), err
+	}
+	return out.String(), err
+}
+
+func mustCLI(t *testing.T, args ...string) string {
+	t.Helper()
+	out, err := cli(t, args...)
+	if err != nil {
+		t.Fatalf("referto %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return out
+}
+
+// audited is a whole Raduno played through the real stack and exported.
+type audited struct {
+	data, log, cp, key string
+	lines              [][]byte
+}
+
+func exportDemo(t *testing.T) audited {
+	t.Helper()
+	dir := t.TempDir()
+	a := audited{data: filepath.Join(dir, "data"), log: filepath.Join(dir, "raduno-demo.ndjson"), cp: filepath.Join(dir, "raduno-demo.checkpoint"),
+		key: filepath.Join(dir, "data", "keys", "checkpoint.pub")}
+	mustCLI(t, "demo", "--data", a.data, "--players", "48", "--seed", "3")
+	out := mustCLI(t, "export", "--data", a.data, "--tournament", "raduno-demo", "--out", a.log, "--checkpoint", a.cp)
+	if !strings.Contains(out, "exported ") {
+		t.Fatalf("export said %q", out)
+	}
+	b, err := os.ReadFile(a.log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.lines = bytes.SplitAfter(b, []byte("\n"))
+	a.lines = a.lines[:len(a.lines)-1]
+	return a
+}
+
+// lineOf returns the 1-based line of the n-th event of type typ (n from 1;
+// -1 for the last).
+func (a audited) lineOf(t *testing.T, typ string, n int) int {
+	t.Helper()
+	var found []int
+	for i, l := range a.lines {
+		if bytes.Contains(l, []byte(`"type":"`+typ+`"`)) {
+			found = append(found, i+1)
+		}
+	}
+	if len(found) == 0 {
+		t.Fatalf("no %s in the export", typ)
+	}
+	if n < 0 {
+		return found[len(found)-1]
+	}
+	return found[n-1]
+}
+
+// write writes lines to a new file beside the export and returns its path.
+func (a audited) write(t *testing.T, name string, lines [][]byte) string {
+	t.Helper()
+	p := filepath.Join(filepath.Dir(a.log), name)
+	if err := os.WriteFile(p, bytes.Join(lines, nil), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func (a audited) clone() [][]byte {
+	out := make([][]byte, len(a.lines))
+	for i, l := range a.lines {
+		out[i] = bytes.Clone(l)
+	}
+	return out
+}
+
+// relink recomputes every link from line from on, as a careful forger would.
+func relink(t *testing.T, lines [][]byte, from int) {
+	t.Helper()
+	for i := from - 1; i < len(lines); i++ {
+		env, err := events.DecodeEnvelope(bytes.TrimSuffix(lines[i], []byte("\n")))
+		if err != nil {
+			t.Fatal(err)
+		}
+		env.Prev = ""
+		if i > 0 {
+			env.Prev = events.Link(bytes.TrimSuffix(lines[i-1], []byte("\n")))
+		}
+		b, _ := json.Marshal(&env)
+		lines[i] = append(b, '\n')
+	}
+}
+
+// sign signs a checkpoint over lines with the keys in dir.
+func sign(t *testing.T, dir string, lines [][]byte) []byte {
+	t.Helper()
+	keys, err := checkpoint.LoadOrCreateKeys(dir, "referto", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tree := checkpoint.NewTree()
+	for _, l := range lines {
+		_ = tree.Append(bytes.TrimSuffix(l, []byte("\n")), nil)
+	}
+	note, err := checkpoint.Sign(checkpoint.Checkpoint{Origin: checkpoint.Origin("raduno-demo"), Size: tree.Size(), Root: tree.Root()}, keys.Signer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return []byte(note)
+}
+
+var verdictRE = regexp.MustCompile(`(?m)^verdict: (.*)$`)
+
+func verdict(t *testing.T, out string) string {
+	t.Helper()
+	m := verdictRE.FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("no verdict in:\n%s", out)
+	}
+	return m[1]
+}
+
+// TestVerifyFindsEveryTampering exports a Raduno played through the real
+// stack, checks that referto verify accepts it, and that every kind of
+// tampering fails with the offending line named.
+func TestVerifyFindsEveryTampering(t *testing.T) {
+	if testing.Short() {
+		t.Skip("plays a whole tournament: skipped in -short mode")
+	}
+	a := exportDemo(t)
+	n := len(a.lines)
+	out, err := cli(t, "verify", "--log", a.log, "--checkpoint", a.cp, "--key", a.key)
+	if err != nil || !strings.HasPrefix(verdict(t, out), "OK") {
+		t.Fatalf("the untouched export: %v\n%s", err, out)
+	}
+	for _, want := range []string{"every line is linked to the one before it", "the checkpoint given: size " + fmt.Sprint(n) + ", signature ok, root matches",
+		"signature ok, root matches", "draws re-run to their recorded tables"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the report lacks %q:\n%s", want, out)
+		}
+	}
+	// The checkpoint beside the log is found on its own; without a key the
+	// verdict says the signatures were not checked.
+	if out := mustCLI(t, "verify", "--log", a.log); !strings.Contains(verdict(t, out), "signatures NOT checked") {
+		t.Errorf("without --key: %s", verdict(t, out))
+	}
+
+	result := a.lineOf(t, events.TypeResultRecorded, 5)
+	pub := a.lineOf(t, events.TypeClassificationPublished, -1)
+	otherKeys := t.TempDir()
+	cases := []struct {
+		name   string
+		tamper func(lines [][]byte) ([][]byte, []byte) // the lines and the checkpoint to give (nil: the export's)
+		want   string                                  // the verdict's start
+	}{
+		{"a changed byte in a table report", func(l [][]byte) ([][]byte, []byte) {
+			l[result-1] = regexp.MustCompile(`"table_points":(\d)`).ReplaceAll(l[result-1], []byte(`"table_points":9$1`))
+			return l, nil
+		}, fmt.Sprintf("FAILED at line %d ", result)},
+		{"a changed byte in a name", func(l [][]byte) ([][]byte, []byte) {
+			l[9] = bytes.Replace(l[9], []byte(`"name":"`), []byte(`"name":"X`), 1)
+			return l, nil
+		}, "FAILED at line 10 "},
+		{"a changed link", func(l [][]byte) ([][]byte, []byte) {
+			l[19] = bytes.Replace(l[19], []byte(`"prev":"`), []byte(`"prev":"A`), 1)
+			return l, nil
+		}, "FAILED at line 20 "},
+		{"a removed event", func(l [][]byte) ([][]byte, []byte) {
+			return slices.Delete(l, 29, 30), nil
+		}, "FAILED at line 30 "},
+		{"two events swapped", func(l [][]byte) ([][]byte, []byte) {
+			l[39], l[40] = l[40], l[39]
+			return l, nil
+		}, "FAILED at line 40 "},
+		{"events removed from the end", func(l [][]byte) ([][]byte, []byte) {
+			return l[:n-3], nil
+		}, fmt.Sprintf("FAILED at line %d ", n-2)},
+		{"an event added at the end", func(l [][]byte) ([][]byte, []byte) {
+			extra := bytes.ReplaceAll(l[n-1], []byte(fmt.Sprintf("raduno-demo/%d", n)), []byte(fmt.Sprintf("raduno-demo/%d", n+1)))
+			extra = bytes.Replace(extra, []byte(fmt.Sprintf(`"seq":%d`, n)), []byte(fmt.Sprintf(`"seq":%d`, n+1)), 1)
+			l = append(l, extra)
+			relink(t, l, n+1)
+			return l, nil
+		}, fmt.Sprintf("FAILED at line %d ", n+1)},
+		{"a forged signature", func(l [][]byte) ([][]byte, []byte) {
+			return l, sign(t, otherKeys, l)
+		}, "FAILED at the log of"},
+		{"a changed result, relinked and signed by another key", func(l [][]byte) ([][]byte, []byte) {
+			l[result-1] = regexp.MustCompile(`"table_points":(\d)`).ReplaceAll(l[result-1], []byte(`"table_points":9$1`))
+			relink(t, l, result+1)
+			return l, sign(t, otherKeys, l)
+		}, "FAILED at lines "},
+		{"a classification that does not follow, signed by the server itself", func(l [][]byte) ([][]byte, []byte) {
+			// The server's own key signs a publication whose first two
+			// rows are swapped: every root matches, the rows do not.
+			var env events.Envelope
+			_ = json.Unmarshal(l[pub-1], &env)
+			var cp events.ClassificationPublished
+			_ = json.Unmarshal(env.Data, &cp)
+			cp.Rows[0].Player, cp.Rows[1].Player = cp.Rows[1].Player, cp.Rows[0].Player
+			env.Data, _ = json.Marshal(cp)
+			b, _ := json.Marshal(&env)
+			l[pub-1] = append(b, '\n')
+			relink(t, l, pub+1)
+			return l, sign(t, filepath.Join(a.data, "keys"), l)
+		}, fmt.Sprintf("FAILED at line %d of", pub)},
+	}
+	for i, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			lines, cp := tc.tamper(a.clone())
+			log := a.write(t, fmt.Sprintf("t%d.ndjson", i), lines)
+			cpPath := a.cp
+			if cp != nil {
+				cpPath = a.write(t, fmt.Sprintf("t%d.cp", i), [][]byte{cp})
+			}
+			out, err := cli(t, "verify", "--log", log, "--checkpoint", cpPath, "--key", a.key)
+			if !errors.Is(err, errVerify) {
+				t.Fatalf("verify returned %v, want a failed verification\n%s", err, out)
+			}
+			if v := verdict(t, out); !strings.HasPrefix(v, tc.want) {
+				t.Errorf("verdict %q, want it to start with %q\n%s", v, tc.want, out)
+			}
+		})
+	}
+	// The range a relinked change is narrowed to holds the changed line.
+	t.Run("the range holds the change", func(t *testing.T) {
+		lines, cp := cases[8].tamper(a.clone())
+		log := a.write(t, "range.ndjson", lines)
+		cpPath := a.write(t, "range.cp", [][]byte{cp})
+		out, _ := cli(t, "verify", "--log", log, "--checkpoint", cpPath, "--key", a.key)
+		var lo, hi int
+		if _, err := fmt.Sscanf(verdict(t, out), "FAILED at lines %d..%d", &lo, &hi); err != nil || result < lo || result > hi {
+			t.Errorf("verdict %q does not hold line %d", verdict(t, out), result)
+		}
+	})
+}
+
+// serveInProcess serves a data directory on a loopback test server until
+// the test ends.
+func serveInProcess(t *testing.T, data string) *httptest.Server {
+	t.Helper()
+	node, err := api.StartNode(context.Background(), api.NodeOptions{Data: data, AdminTokenSHA256: api.TokenHash(testAdmin), Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(node.Close)
+	if err := node.Runner.WaitReady(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(node.API.Handler())
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// TestExportOverHTTPIsTheStoredLog exports the same tournament from the
+// data directory and from a running server: the same bytes, and a
+// checkpoint that verifies.
+func TestExportOverHTTPIsTheStoredLog(t *testing.T) {
+	if testing.Short() {
+		t.Skip("plays a whole tournament: skipped in -short mode")
+	}
+	a := exportDemo(t)
+	srv := serveInProcess(t, a.data)
+	c := &client{base: srv.URL, token: testAdmin, http: srv.Client()}
+	var off struct {
+		Token string `json:"token"`
+	}
+	if err := c.do(context.Background(), "POST", "/v1/tournaments/raduno-demo/officials", map[string]any{"name": "Revisore", "role": "auditor"}, "", &off); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	logPath, cpPath := filepath.Join(dir, "h.ndjson"), filepath.Join(dir, "h.checkpoint")
+	// The appointment is an event too: the HTTP export has one line more.
+	mustCLI(t, "export", "--url", srv.URL, "--token", off.Token, "--tournament", "raduno-demo", "--out", logPath, "--checkpoint", cpPath)
+	got, _ := os.ReadFile(logPath)
+	want := bytes.Join(a.lines, nil)
+	if !bytes.HasPrefix(got, want) || bytes.Count(got, []byte("\n")) != len(a.lines)+1 {
+		t.Errorf("the HTTP export is not the stored log plus the appointment (%d bytes, stored %d)", len(got), len(want))
+	}
+	if out, err := cli(t, "verify", "--log", logPath, "--checkpoint", cpPath, "--key", a.key); err != nil {
+		t.Errorf("verify of the HTTP export: %v\n%s", err, out)
+	}
+	// A wrong token is refused with the server's problem.
+	if out, err := cli(t, "export", "--url", srv.URL, "--token", "nope", "--tournament", "raduno-demo", "--out", logPath); err == nil || !strings.Contains(err.Error(), "401") {
+		t.Errorf("export with a bad token: %v\n%s", err, out)
+	}
+}
+
+// TestReplayAtDiffWhatIf replays an exported Raduno at a point, between two
+// points and with a hypothetical amended report, through the CLI.
+func TestReplayAtDiffWhatIf(t *testing.T) {
+	if testing.Short() {
+		t.Skip("plays a whole tournament: skipped in -short mode")
+	}
+	a := exportDemo(t)
+	// The end of qualifying: the last report before the semifinal draw.
+	draw3 := a.lineOf(t, events.TypeTablesDrawn, 3)
+	endQ := draw3 - 1
+	out := mustCLI(t, "replay", "--log", a.log, "--at", fmt.Sprint(endQ))
+	for _, want := range []string{fmt.Sprintf("after event %d: ", endQ), "round 1 (qualifying)", "round 2 (qualifying)", "table 1 [", "sanctions", "card_loss", "standings"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("replay --at %d lacks %q:\n%s", endQ, want, out)
+		}
+	}
+	if strings.Contains(out, "round 3") {
+		t.Errorf("replay --at %d shows a round drawn later:\n%s", endQ, out)
+	}
+	// From the data directory, the same state.
+	if out2 := mustCLI(t, "replay", "--data", a.data, "--tournament", "raduno-demo", "--at", fmt.Sprint(endQ)); out2 != out {
+		t.Errorf("replay --data differs from replay --log")
+	}
+
+	// The difference across round 2's reports.
+	draw2 := a.lineOf(t, events.TypeTablesDrawn, 2)
+	out = mustCLI(t, "replay", "--log", a.log, "--diff", fmt.Sprintf("%d..%d", draw2, endQ))
+	if !strings.Contains(out, fmt.Sprintf("events %d..%d:", draw2+1, endQ)) || !strings.Contains(out, "ResultRecorded") || !strings.Contains(out, "players moved") {
+		t.Errorf("replay --diff:\n%s", out)
+	}
+
+	// What if the committee amended a round-2 report so that the first
+	// player outside the cut won their table?
+	st, err := replay.Fold(replay.NewScanner(bytes.NewReader(bytes.Join(a.lines, nil)), nil), uint64(endQ))
+	if err != nil {
+		t.Fatal(err)
+	}
+	phase, cut, err := commands.NextQualifiers(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var target string
+	var correction map[string]any
+	for _, row := range st.Standings().Rows {
+		if slices.Contains(cut, row.Player) || correction != nil {
+			continue
+		}
+		for _, tb := range st.Round(2).Tables {
+			if !slices.Contains(tb.Players, row.Player) || tb.Results == nil {
+				continue
+			}
+			var players []map[string]any
+			for i, p := range tb.Players {
+				tp := 10 + i
+				if p == row.Player {
+					tp = 90
+				}
+				players = append(players, map[string]any{"player": p, "turn": i + 1, "table_points": tp, "status": "finished"})
+			}
+			target = row.Player
+			correction = map[string]any{"type": "RecordResult", "round": 2, "table": tb.Number, "closed_by": "closing_roll", "players": players}
+		}
+	}
+	if correction == nil {
+		t.Fatal("no player outside the cut to test with")
+	}
+	b, _ := json.Marshal([]any{correction})
+	file := filepath.Join(t.TempDir(), "whatif.json")
+	if err := os.WriteFile(file, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := os.ReadFile(a.log)
+	out = mustCLI(t, "replay", "--log", a.log, "--at", fmt.Sprint(endQ), "--what-if", file)
+	for _, want := range []string{"ResultAmended", target + " ", "qualifiers for the " + phase + ":", " would take it", "nothing was appended to the log"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("what-if lacks %q:\n%s", want, out)
+		}
+	}
+	if m := regexp.MustCompile(`, (.*) would take it`).FindStringSubmatch(out); m == nil || !strings.Contains(m[1], target) {
+		t.Errorf("%s should take a place:\n%s", target, out)
+	}
+	if after, _ := os.ReadFile(a.log); !bytes.Equal(before, after) {
+		t.Error("what-if changed the export")
+	}
+	// A correction the rules refuse is reported, not applied.
+	bad := filepath.Join(t.TempDir(), "bad.json")
+	_ = os.WriteFile(bad, []byte(`[{"type":"DrawTables","round":3}]`), 0o644)
+	if out, err := cli(t, "replay", "--log", a.log, "--what-if", bad); err == nil || !strings.Contains(err.Error(), "RecordResult, RevokeSanction or ImposeSanction") {
+		t.Errorf("a DrawTables correction: %v\n%s", err, out)
+	}
+}
+
+// TestGenerateExportVerify writes a synthetic tournament, exports and
+// verifies it, and serves it: the projections built from the generated log
+// publish the classification the log holds.
+func TestGenerateExportVerify(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes a whole tournament: skipped in -short mode")
+	}
+	dir := t.TempDir()
+	data := filepath.Join(dir, "data")
+	out := mustCLI(t, "generate", "--data", data, "--events", "3000", "--rounds", "4", "--tournament", "gen")
+	if !strings.Contains(out, "generated gen: ") {
+		t.Fatalf("generate said %q", out)
+	}
+	if _, err := cli(t, "generate", "--data", data, "--events", "3000", "--tournament", "gen"); err == nil {
+		t.Error("generating into an existing tournament succeeded")
+	}
+	logPath := filepath.Join(dir, "gen.ndjson")
+	mustCLI(t, "export", "--data", data, "--tournament", "gen", "--out", logPath)
+	out = mustCLI(t, "verify", "--log", logPath, "--key", filepath.Join(data, "keys", "checkpoint.pub"))
+	if v := verdict(t, out); !strings.HasPrefix(v, "OK") || !strings.Contains(out, "4 draws re-run") {
+		t.Errorf("verify of a generated log: %s\n%s", v, out)
+	}
+	srv := serveInProcess(t, data)
+	var cl struct {
+		Final      bool   `json:"final"`
+		Checkpoint string `json:"checkpoint"`
+		Rows       []any  `json:"rows"`
+	}
+	c := &client{base: srv.URL, http: srv.Client()}
+	if err := c.do(context.Background(), "GET", "/v1/tournaments/gen/classification", nil, "", &cl); err != nil {
+		t.Fatal(err)
+	}
+	if !cl.Final || cl.Checkpoint == "" || len(cl.Rows) < 16 {
+		t.Errorf("served classification: final %v, checkpoint %q, %d rows", cl.Final, cl.Checkpoint, len(cl.Rows))
+	}
+}
+
+// TestProgressOnlyOnATerminal: a pipe, a file or a buffer gets nothing;
+// a terminal gets a bar that counts events.
+func TestProgressOnlyOnATerminal(t *testing.T) {
+	var buf bytes.Buffer
+	p := newProgress(&buf, 100, "verify", false)
+	p.Add(50)
+	p.Done()
+	f, err := os.Create(filepath.Join(t.TempDir(), "stderr"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	newProgress(f, 100, "verify", false).Add(10)
+	if st, _ := f.Stat(); buf.Len() > 0 || st.Size() > 0 {
+		t.Errorf("progress written off a terminal: %q, %d bytes to a file", buf.String(), st.Size())
+	}
+	b := newBar(&buf, 1000, "verify", false)
+	b.Add(400)
+	b.Done()
+	if !strings.Contains(buf.String(), "verify") || !strings.Contains(buf.String(), "400/1000") {
+		t.Errorf("the bar drew %q", buf.String())
+	}
+}
