@@ -21,9 +21,9 @@ import (
 )
 
 type fixture struct {
-	t   *testing.T
-	log *jetstream.Log
-	nc  *nats.Conn
+	t    *testing.T
+	log  *jetstream.Log
+	nc   *nats.Conn
 	seq  map[string]uint64 // per-tournament seq
 	exp  map[string]uint64 // per-tournament last stream seq
 	last map[string][]byte // per-tournament last leaf hash, what the next event links to
