@@ -3,6 +3,7 @@ package api_test
 import (
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/referto/referto/api"
 	"github.com/referto/referto/events/jetstream/jstest"
@@ -24,9 +25,19 @@ func TestNodeOnR3Cluster(t *testing.T) {
 		t.Fatalf("stream replicas %d, want 3", got)
 	}
 	arb := s.create("r3", "rtu")
+	// While the cluster settles after losing a node, an append may time out
+	// (503, nothing acknowledged); a client retries with the same key, and
+	// the log must still hold each registration once.
 	register := func(from, to int) {
 		for i := from; i < to; i++ {
-			s.must(201, "POST", "/v1/tournaments/r3/commands", arb, fmt.Sprintf(`{"type":"RegisterPlayer","player":"p%d","name":"P"}`, i), "Idempotency-Key", fmt.Sprintf("k%d", i))
+			body, key := fmt.Sprintf(`{"type":"RegisterPlayer","player":"p%d","name":"P"}`, i), fmt.Sprintf("k%d", i)
+			for try := 0; try < 5; try++ {
+				if r := s.do("POST", "/v1/tournaments/r3/commands", arb, body, "Idempotency-Key", key); r.status != 503 {
+					break
+				}
+				time.Sleep(time.Second)
+			}
+			s.must(201, "POST", "/v1/tournaments/r3/commands", arb, body, "Idempotency-Key", key)
 		}
 	}
 	register(0, 50)

@@ -174,9 +174,17 @@ func (s *Server) getExport(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set(CheckpointHeader, base64.StdEncoding.EncodeToString([]byte(note)))
 	w.Header().Set("Referto-Events", strconv.FormatUint(size, 10))
 	bw := bufio.NewWriterSize(w, 256<<10)
-	_ = s.opts.Log.Scan(r.Context(), first[0].StreamSeq, last.StreamSeq, t, func(m jetstream.Msg) error {
+	err = s.opts.Log.Scan(r.Context(), first[0].StreamSeq, last.StreamSeq, t, func(m jetstream.Msg) error {
 		_, err := bw.Write(m.Data) // a commit body is its events' lines, newline-terminated
 		return err
 	})
-	_ = bw.Flush()
+	if err == nil {
+		err = bw.Flush()
+	}
+	if err != nil && r.Context().Err() == nil {
+		// The status line is gone; the only honest signal left is to cut the
+		// response so the client sees a failed transfer, not a short log.
+		s.opts.Logger.Error("export aborted", "tournament", t, "err", err)
+		panic(http.ErrAbortHandler)
+	}
 }

@@ -73,11 +73,23 @@ func (c *FileContestation) Check() error {
 // contested is what the state knows of a contested event.
 type contested struct {
 	kind    string
-	at      time.Time
+	seq     uint64
+	round   int // of a draw
 	open    bool
 	window  string   // the rule that decides, when open or closed
 	players []string // who the event concerns
 	sanct   *projections.Sanction
+}
+
+// finalPublished reports whether the final classification is out: every
+// window closes with it.
+func finalPublished(t *projections.Tournament) bool {
+	for _, p := range t.Publications {
+		if p.Final {
+			return true
+		}
+	}
+	return t.Closed
 }
 
 // locate finds the contested event in the state and judges its window.
@@ -94,46 +106,40 @@ func locate(t *projections.Tournament, seq uint64) (contested, bool) {
 					open = false
 				}
 			}
-			return contested{kind: "draw", at: r.DrawnAt, open: open, players: seated,
+			return contested{kind: "draw", seq: seq, round: r.Number, open: open && !finalPublished(t), players: seated,
 				window: fmt.Sprintf("RULES §13: a draw is open until the first result of its round (round %d)", r.Number)}, true
 		}
 		for _, tb := range r.Tables {
 			if tb.Reported == seq || tb.Amended == seq {
-				return contested{kind: "result", at: tb.ReportedAt, open: t.Round(r.Number+1) == nil, players: tb.Players,
-					window: fmt.Sprintf("RULES §13: a result is open until the next round's draw (round %d, table %d)", r.Number, tb.Number)}, true
+				return contested{kind: "result", seq: seq, open: t.Round(r.Number+1) == nil && !finalPublished(t), players: tb.Players,
+					window: fmt.Sprintf("RULES §13: a result is open until the next round's draw or the final classification (round %d, table %d)", r.Number, tb.Number)}, true
 			}
 		}
 	}
 	for _, s := range t.Sanctions {
 		if s.Seq == seq {
 			r := t.Round(s.Round)
-			open := r == nil || !r.Complete()
-			return contested{kind: "sanction", at: s.At, open: open, players: []string{s.Player}, sanct: s,
+			open := (r == nil || !r.Complete()) && !finalPublished(t)
+			return contested{kind: "sanction", seq: seq, open: open, players: []string{s.Player}, sanct: s,
 				window: fmt.Sprintf("RULES §13: a sanction is open until the end of its round (round %d)", s.Round)}, true
 		}
 	}
 	for _, p := range t.Publications {
 		if p.Seq == seq {
-			open := !p.Final
-			for _, q := range t.Publications {
-				if q.Final {
-					open = false
-				}
-			}
-			return contested{kind: "classification", at: p.At, open: open,
+			return contested{kind: "classification", seq: seq, open: !finalPublished(t),
 				window: "RULES §13: the classification is open until the final one is published"}, true
 		}
 	}
 	for _, id := range t.Order {
 		if p := t.Players[id]; p.Registered == seq {
-			return contested{kind: "registration", open: !t.RegistrationClosed, players: []string{id},
+			return contested{kind: "registration", seq: seq, open: !t.RegistrationClosed, players: []string{id},
 				window: "rur-2015 art. 11: the entry list is open until the arbiters validate it"}, true
 		}
 	}
 	for round, byPlayer := range t.CheckIns {
 		for id, ci := range byPlayer {
 			if ci.Seq == seq {
-				return contested{kind: "check-in", open: t.Round(round) == nil, players: []string{id},
+				return contested{kind: "check-in", seq: seq, open: t.Round(round) == nil, players: []string{id},
 					window: fmt.Sprintf("RULES §11: a check-in is open until round %d is drawn", round)}, true
 			}
 		}
@@ -141,23 +147,37 @@ func locate(t *projections.Tournament, seq uint64) (contested, bool) {
 	return contested{}, false
 }
 
-// persisting reports whether an effect is present in the state now, and why.
+// persisting reports whether an effect of the contested event is present in
+// the state now, and why. The effect must be the event's own (rur-2015 art.
+// 20: "i loro effetti diretti"): a seat comes from the draw that made it,
+// or from the expulsion of the one seated; a published classification's
+// rows from that publication.
 func persisting(t *projections.Tournament, effect string, ev contested) (bool, string) {
 	switch effect {
 	case EffectExpelledSeated:
+		if ev.kind != "draw" && (ev.sanct == nil || !expelsKind(ev.sanct.Kind)) {
+			return false, fmt.Sprintf("event %d seats no one and expels no one: a seat is the effect of a draw, or of the expulsion of the player seated", ev.seq)
+		}
 		if r := t.Round(len(t.Rounds)); r != nil {
 			for _, tb := range r.Tables {
 				for _, p := range tb.Players {
-					if s := t.Players[p].Status; tb.Report == nil && (s == projections.StatusExpelled || s == projections.StatusWithdrawn) {
+					s := t.Players[p].Status
+					if tb.Report != nil || s != projections.StatusExpelled && s != projections.StatusWithdrawn {
+						continue
+					}
+					if ev.kind == "draw" && ev.round == r.Number || ev.sanct != nil && ev.sanct.Player == p {
 						return true, fmt.Sprintf("%s (%s) is seated at table %d of round %d, which has not played", p, s, tb.Number, r.Number)
 					}
 				}
 			}
 		}
-		return false, "no expelled or withdrawn player is seated at a table still to play"
+		return false, fmt.Sprintf("no expelled or withdrawn player is seated by event %d at a table still to play", ev.seq)
 	case EffectClassificationDiffers:
 		if t.Published == nil {
 			return false, "no classification has been published"
+		}
+		if ev.kind != "classification" || ev.seq != t.Publications[len(t.Publications)-1].Seq {
+			return false, fmt.Sprintf("event %d is not the classification last published: contest that one", ev.seq)
 		}
 		cl := t.Classification()
 		if len(cl.Rows) != len(t.Published.Rows) {
@@ -211,10 +231,10 @@ func (c *FileContestation) decide(t *projections.Tournament, in Input) ([]events
 	default:
 		ev.Admissible, ev.Rule = false, ruleArt20+": events of this kind are homologated at once unless a direct effect persists"
 	}
-	if ev.Admissible && t.Ruleset.ContestWithin > 0 && !found.at.IsZero() {
-		if limit := found.at.Add(time.Duration(t.Ruleset.ContestWithin) * time.Minute); in.Now.After(limit) {
-			ev.Admissible, ev.Rule = false, fmt.Sprintf("contest_within %d minutes: event %d dates from %s, the window closed at %s",
-				t.Ruleset.ContestWithin, c.Against, found.at.Format(time.RFC3339), limit.Format(time.RFC3339))
+	if at, ok := t.EventTime(c.Against); ok && ev.Admissible && t.Ruleset.ContestWithin > 0 {
+		if limit := at.Add(time.Duration(t.Ruleset.ContestWithin) * time.Minute); in.Now.After(limit) {
+			ev.Admissible, ev.Rule = false, fmt.Sprintf("contest_within %d minutes: event %d was recorded at %s, the window closed at %s",
+				t.Ruleset.ContestWithin, c.Against, at.Format(time.RFC3339), limit.Format(time.RFC3339))
 		}
 	}
 	return []events.Event{ev}, nil

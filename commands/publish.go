@@ -45,8 +45,7 @@ func (c *PublishClassification) decide(t *projections.Tournament) ([]events.Even
 	}
 	ev := events.ClassificationPublished{Final: c.Final, Expelled: cl.Expelled, Checkpoint: c.Checkpoint}
 	for _, r := range cl.Rows {
-		ev.Rows = append(ev.Rows, events.ClassificationRow{Rank: r.Rank, Player: r.Player, Name: r.Name, Phase: r.Phase,
-			Total: int64(r.Total), Status: r.Status})
+		ev.Rows = append(ev.Rows, r.Published())
 	}
 	return []events.Event{ev}, nil
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/referto/referto/events"
 	"github.com/referto/referto/projections/scoring"
 )
 
@@ -24,6 +25,12 @@ type ClassificationRow struct {
 	TieGroup      int    `json:"tie_group,omitempty"`
 	// Signature pins a tie-break roll to this row's tie (scoring.Signature).
 	Signature string `json:"-"`
+}
+
+// Published is the row as ClassificationPublished records it: what the
+// published classification states, and all that verify compares.
+func (r ClassificationRow) Published() events.ClassificationRow {
+	return events.ClassificationRow{Rank: r.Rank, Player: r.Player, Name: r.Name, Phase: r.Phase, Total: int64(r.Total), Status: r.Status}
 }
 
 // Classification is the final classification as it stands (RULES.md §7).

@@ -73,6 +73,10 @@ type Tournament struct {
 	Publications []Publication                   `json:"publications,omitempty"`
 	// Contestations in the order filed.
 	Contestations []*Contestation `json:"contestations,omitempty"`
+	// Times holds when each event was recorded, by seq (index seq-1), in
+	// unix milliseconds: contestation windows in time are judged from the
+	// recorded times of the events (RULES.md §13).
+	Times []int64 `json:"times,omitempty"`
 	// Closed is set by TournamentClosed.
 	Closed bool `json:"closed,omitempty"`
 }
@@ -307,8 +311,17 @@ func (t *Tournament) Apply(env events.Envelope, ev events.Event, ch *Changes) er
 	}
 	t.Seq = env.Seq
 	t.Updated = env.At
+	t.Times = append(t.Times, env.At.UnixMilli())
 	ch.summary()
 	return nil
+}
+
+// EventTime is when event seq was recorded, to the millisecond.
+func (t *Tournament) EventTime(seq uint64) (time.Time, bool) {
+	if seq < 1 || seq > uint64(len(t.Times)) {
+		return time.Time{}, false
+	}
+	return time.UnixMilli(t.Times[seq-1]).UTC(), true
 }
 
 func (t *Tournament) apply(env events.Envelope, ev events.Event, ch *Changes) error {

@@ -133,7 +133,11 @@ func (s *Scanner) start() {
 				return
 			}
 			b.items = append(b.items, scanned{line: n, raw: raw[:len(raw)-1]})
-			if size += len(raw); (len(b.items) >= batchLines || size >= batchBytes) && !send(false) {
+			size += len(raw)
+			// Hand a batch on when it is full, or when nothing more is
+			// buffered: the next read may block on a slow source, and the
+			// lines already read should not wait for it.
+			if (len(b.items) >= batchLines || size >= batchBytes || br.Buffered() == 0) && !send(false) {
 				return
 			}
 		}
@@ -184,25 +188,34 @@ func (s *Scanner) Scan() bool {
 		s.first = x.env.Tournament
 	case x.env.Tournament != s.first:
 		s.err = &LineError{x.line, fmt.Errorf("%w: event of tournament %s in the log of %s", ErrLog, x.env.Tournament, s.first)}
+		s.stop()
 		return false
 	}
 	s.cur, s.line = x, x.line
 	return true
 }
 
-// Close stops reading ahead. Scan returns false afterwards.
+// Close stops reading ahead. Scan returns false afterwards. A scan that
+// ended (Scan returned false) has already released its goroutines; Close is
+// for stopping early.
 func (s *Scanner) Close() {
-	if s.done != nil {
-		select {
-		case <-s.done:
-		default:
-			close(s.done)
-		}
-		for range s.ahead { // until the reader has seen done and stopped
-		}
-	}
+	s.stop()
 	if s.err == nil {
 		s.err = errClosed
+	}
+}
+
+// stop tells the reader to stop and waits until it has.
+func (s *Scanner) stop() {
+	if s.done == nil {
+		return
+	}
+	select {
+	case <-s.done:
+	default:
+		close(s.done)
+	}
+	for range s.ahead { // until the reader has seen done and stopped
 	}
 }
 

@@ -97,6 +97,17 @@ func TestScannerStopsEarly(t *testing.T) {
 			t.Fatalf("fold to 3: %v", err)
 		}
 	}
+	// A scan that stops on a bad line releases its readers by itself.
+	lines := bytes.SplitAfter(log, []byte("\n"))
+	lines[2] = bytes.SplitAfter(export(t, "mi", 2), []byte("\n"))[2]
+	for range 5 {
+		sc := NewScanner(bytes.NewReader(bytes.Join(lines, nil)), nil)
+		for sc.Scan() {
+		}
+		if sc.Err() == nil {
+			t.Fatal("a foreign event was read")
+		}
+	}
 	deadline := time.Now().Add(5 * time.Second)
 	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)

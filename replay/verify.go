@@ -30,7 +30,8 @@ type Check struct {
 type Report struct {
 	Checks []Check
 	// Unsigned is set when no trusted key was given: roots were compared
-	// with the checkpoints, but nobody checked who signed them.
+	// with the checkpoints, but nobody checked who signed them, so the
+	// report proves nothing and fails.
 	Unsigned bool
 }
 
@@ -154,7 +155,8 @@ func Verify(sc *Scanner, o VerifyOptions) *Report {
 	broken := map[int]bool{} // lines whose link to the line before fails
 	var links []int
 	draws, publications, lastDraw, drawFailed := 0, 0, 0, 0
-	var pubChecks []int // indices of failed classification checks
+	var settle []int // findings at a line the lines before it could explain
+	lastPub := 0
 	foldOK := true
 	for sc.Scan() {
 		line, env := sc.Line(), sc.Envelope()
@@ -186,12 +188,12 @@ func Verify(sc *Scanner, o VerifyOptions) *Report {
 			if pub.Checkpoint != "" {
 				cps = append(cps, checkpointAt{signed: []byte(pub.Checkpoint), from: fmt.Sprintf("the classification published at line %d", line), line: line})
 			}
+			lastPub = line
 			if msg := classificationDiffers(st, pub); msg != "" {
-				// The publication, or any line before it, is at fault; if
-				// the signed roots match, the lines are authentic and the
-				// publication itself is wrong (settled below).
+				// The publication, or any line before it, is at fault;
+				// settled below once the roots are known.
 				r.addRange(1, line, "the classification published at line %d is not the one events 1..%d derive: %s", line, env.Seq-1, msg)
-				pubChecks = append(pubChecks, len(r.Checks)-1)
+				settle = append(settle, len(r.Checks)-1)
 			}
 		}
 		if d, ok := ev.(events.TablesDrawn); ok {
@@ -213,12 +215,14 @@ func Verify(sc *Scanner, o VerifyOptions) *Report {
 						drawFailed = line
 					}
 					r.addRange(from, line, "the draw of round %d at line %d is not what the events before it decide (%s)", d.Round, line, msg)
+					settle = append(settle, len(r.Checks)-1)
 				}
 			}
 			lastDraw = line
 		}
 		if err := st.Apply(env, ev, nil); err != nil {
-			r.add(false, line, "event %s cannot follow the events before it: %v", env.ID, err)
+			r.addRange(1, line, "event %s cannot follow the events before it: %v", env.ID, err)
+			settle = append(settle, len(r.Checks)-1)
 			foldOK = false
 			continue
 		}
@@ -236,8 +240,8 @@ func Verify(sc *Scanner, o VerifyOptions) *Report {
 	}
 	n := sc.Line()
 	r.Checks = slices.Insert(r.Checks, 0, Check{OK: true, What: fmt.Sprintf("log: %d events of tournament %s, seqs 1..%d", n, st.ID, n)})
-	for i := range pubChecks {
-		pubChecks[i]++
+	for i := range settle {
+		settle[i]++
 	}
 	if foldOK {
 		r.add(true, 0, "every event decodes and follows; %d draws re-run to their recorded tables; %d classifications published", draws, publications)
@@ -245,61 +249,75 @@ func Verify(sc *Scanner, o VerifyOptions) *Report {
 	r.add(true, 0, "Merkle root of the %d leaves: %x", tree.Size(), tree.Root())
 
 	r.Unsigned = o.Verifier == nil
+	if r.Unsigned {
+		r.add(false, 0, "no trusted key given (--key, as served at GET /v1/keys): the signatures could be anyone's, so nothing below is proved")
+	}
 	good, bad, unusable := r.checkCheckpoints(st.ID, n, cps, roots, o.Verifier)
-	// With every signed root matching, the lines are the server's own: a
-	// classification that does not follow is the publication's fault.
-	if len(bad) == 0 && len(good) > 0 {
-		for _, i := range pubChecks {
-			r.Checks[i].Line, r.Checks[i].Upto = r.Checks[i].Upto, 0
+	// Lines up to the largest verified root are the server's own.
+	covered := 0
+	for _, g := range good {
+		covered = max(covered, int(g))
+	}
+	// A finding at line L that the lines before it could explain (a fold
+	// error, a draw or a classification that does not follow) is L's own
+	// when a verified root proves lines 1..L-1.
+	for _, i := range settle {
+		if c := &r.Checks[i]; c.Upto-1 <= covered {
+			c.Line, c.Upto = c.Upto, 0
 		}
 	}
-	// Lines up to the largest matching signed root are the server's own.
-	covered := uint64(0)
-	for _, g := range good {
-		covered = max(covered, g)
-	}
-	r.reportLinks(links, broken, n, int(covered))
-	// A root mismatch says some line up to its size changed; the largest
-	// matching checkpoint below narrows where.
-	if len(bad) > 0 {
+	r.reportLinks(links, broken, n, covered)
+	switch {
+	case len(bad) > 0:
+		// A root mismatch says some line up to its size changed; the
+		// largest verified root below narrows where.
 		slices.Sort(bad)
-		from := uint64(1)
+		from := 1
 		for _, g := range good {
-			if g < bad[0] && g+1 > from {
-				from = g + 1
+			if g < bad[0] {
+				from = max(from, int(g)+1)
 			}
 		}
-		r.addRange(int(from), int(bad[0]), "a line among %d..%d was changed, removed or reordered: the signed root of %d events does not match", from, bad[0], bad[0])
-	} else if covered < uint64(n) && len(cps) > 0 && !unusable {
-		r.addRange(int(covered+1), n, "lines %d..%d are not covered by any signed checkpoint: events added after the checkpoint given?", covered+1, n)
+		r.addRange(from, int(bad[0]), "a line among %d..%d was changed, removed or reordered: the signed root of %d events does not match", from, bad[0], bad[0])
+	case r.Unsigned || unusable || covered >= n:
+	case len(o.Checkpoint) > 0:
+		r.addRange(covered+1, n, "lines %d..%d are not covered by the checkpoint given: events added after it was signed?", covered+1, n)
+	case covered > 0 && lastPub == covered+1:
+		// Only a publication's own checkpoint anchors the log: the
+		// publication line is proved by the re-derivation, what follows it
+		// by nothing.
+		if n > lastPub {
+			r.add(true, 0, "lines %d..%d, after the last publication, are covered by no signature: give the export's checkpoint (--checkpoint) to cover them", lastPub+1, n)
+		}
+	default:
+		r.addRange(covered+1, n, "lines %d..%d are not covered by any signed checkpoint", covered+1, n)
 	}
 	return r
 }
 
-// reportLinks turns the lines whose link fails into findings. A changed
-// line L breaks the link of L+1 only; a line whose own link was changed
-// breaks its link and the next one's. So a break alone names the line
-// before it, and two in a row name the line between them. Lines up to
-// covered are proved authentic by a signed root: a break after them names
-// the line that breaks.
+// reportLinks turns the lines whose link fails into findings. Line L's link
+// fails when line L-1's bytes or L's own link changed. So a first break at
+// L alone says line L-1 changed (had L's link changed, L's bytes changed
+// and L+1's link would fail too); breaks at L and L+1 say L's link changed
+// or both L-1 and L did: one of L-1..L is the first. Lines up to covered
+// are proved by a verified root: a break after them is the breaking line's.
 func (r *Report) reportLinks(links []int, broken map[int]bool, n, covered int) {
 	if len(links) == 0 {
 		r.add(true, 0, "every line is linked to the one before it")
 		return
 	}
-	done := map[int]bool{}
 	for _, b := range links {
 		switch {
-		case done[b]:
+		case broken[b-1]:
+			// Explained with the break before it.
 		case b == 1:
 			r.add(false, 1, "line 1 is linked to an event before it: the export does not start the log")
 		case b-1 <= covered:
 			r.add(false, b, "line %d was changed or added: it is not linked to line %d, which a signed checkpoint proves", b, b-1)
 		case broken[b+1]:
-			done[b+1] = true
-			r.add(false, b, "line %d was changed: it is not linked to line %d, and line %d is not linked to it", b, b-1, b+1)
+			r.addRange(b-1, b, "line %d is not linked to line %d, nor line %d to line %d: line %d's link was changed, or lines %d and %d both were", b, b-1, b+1, b, b, b-1, b)
 		case b == n:
-			r.add(false, b-1, "line %d was changed (or the link of line %d): line %d is linked to a different line %d", b-1, b, b, b-1)
+			r.addRange(b-1, b, "line %d is linked to a different line %d: line %d was changed, or line %d's link", b, b-1, b-1, b)
 		default:
 			r.add(false, b-1, "line %d was changed: line %d is linked to a different line %d", b-1, b, b-1)
 		}
@@ -308,33 +326,38 @@ func (r *Report) reportLinks(links []int, broken map[int]bool, n, covered int) {
 
 // checkCheckpoints checks each signed checkpoint: signature, origin, and
 // root at its size. It returns the sizes whose roots matched and those
-// whose roots did not, and whether one could not be used at all (forged,
-// for another log, or covering lines the export lacks): what is left
-// uncovered then says nothing more.
+// whose roots did not, both under a verified signature, and whether one
+// could not be used at all (forged, for another log, or covering lines the
+// export lacks): what is left uncovered then says nothing more. Without a
+// key nothing a checkpoint says is trusted: its findings concern the whole
+// log and locate nothing.
 func (r *Report) checkCheckpoints(tournament string, n int, cps []checkpointAt, roots map[uint64][]byte, v note.Verifier) (good, bad []uint64, unusable bool) {
 	if len(cps) == 0 {
 		r.add(false, 0, "no signed checkpoint: give the export's with --checkpoint (no publication embeds one)")
-		return nil, nil, false
+		return nil, nil, true
 	}
 	sort.SliceStable(cps, func(a, b int) bool { return cps[a].line < cps[b].line })
+	at := func(line int) int {
+		if v == nil {
+			return 0
+		}
+		return line
+	}
 	for _, c := range cps {
 		var cp checkpoint.Checkpoint
 		var err error
 		signed := "signature ok"
 		if v != nil {
-			if cp, err = checkpoint.Open(c.signed, v); err != nil {
-				unusable = true
-				r.add(false, c.line, "%s: %v", c.from, err)
-				continue
-			}
+			cp, err = checkpoint.Open(c.signed, v)
 		} else {
 			var name string
-			if cp, name, err = checkpoint.OpenUnverified(c.signed); err != nil {
-				unusable = true
-				r.add(false, c.line, "%s: %v", c.from, err)
-				continue
-			}
-			signed = "signature NOT checked (no --key; signed as " + name + ")"
+			cp, name, err = checkpoint.OpenUnverified(c.signed)
+			signed = "signature NOT checked (signed as " + name + ")"
+		}
+		if err != nil {
+			unusable = true
+			r.add(false, c.line, "%s: %v", c.from, err)
+			continue
 		}
 		switch {
 		case cp.Origin != checkpoint.Origin(tournament):
@@ -342,15 +365,19 @@ func (r *Report) checkCheckpoints(tournament string, n int, cps []checkpointAt, 
 			r.add(false, c.line, "%s is for %s, not %s", c.from, cp.Origin, checkpoint.Origin(tournament))
 		case cp.Size > uint64(n):
 			unusable = true
-			r.add(false, n+1, "the export ends at line %d but %s covers %d events: events removed from the end", n, c.from, cp.Size)
+			r.add(false, at(n+1), "the export ends at line %d but %s covers %d events: events removed from the end", n, c.from, cp.Size)
 		case roots[cp.Size] == nil:
 			unusable = true
 			r.add(false, c.line, "%s names size %d, not a size this export was checked at", c.from, cp.Size)
 		case !bytes.Equal(roots[cp.Size], cp.Root):
-			bad = append(bad, cp.Size)
+			if v != nil {
+				bad = append(bad, cp.Size)
+			}
 			r.add(false, 0, "%s (size %d, %s): its root %x is not the root of lines 1..%d (%x)", c.from, cp.Size, signed, cp.Root, cp.Size, roots[cp.Size])
 		default:
-			good = append(good, cp.Size)
+			if v != nil {
+				good = append(good, cp.Size)
+			}
 			r.add(true, c.line, "%s: size %d, %s, root matches", c.from, cp.Size, signed)
 		}
 	}
@@ -365,9 +392,8 @@ func classificationDiffers(st *projections.Tournament, pub events.Classification
 		return fmt.Sprintf("%d rows published, %d derived", len(pub.Rows), len(cl.Rows))
 	}
 	for i, row := range cl.Rows {
-		p := pub.Rows[i]
-		if p.Rank != row.Rank || p.Player != row.Player || p.Phase != row.Phase || p.Total != int64(row.Total) || p.Status != row.Status {
-			want, _ := json.Marshal(events.ClassificationRow{Rank: row.Rank, Player: row.Player, Name: row.Name, Phase: row.Phase, Total: int64(row.Total), Status: row.Status})
+		if p, d := pub.Rows[i], row.Published(); p != d {
+			want, _ := json.Marshal(d)
 			got, _ := json.Marshal(p)
 			return fmt.Sprintf("row %d published %s, derived %s", i+1, got, want)
 		}

@@ -90,18 +90,31 @@ type Change struct {
 	StatusBefore, StatusAfter string
 }
 
-// rankChanges compares two rankings.
+// ranked is every row of the standings, the expelled (listed apart,
+// unranked: rank 0) included, so that a change that expels someone shows.
+func ranked(s projections.Standings) []projections.StandingsRow {
+	return append(slices.Clip(s.Rows), s.Expelled...)
+}
+
+// rankChanges compares two rankings; a player in one only is reported too.
 func rankChanges(before, after []projections.StandingsRow) []Change {
 	b := map[string]projections.StandingsRow{}
 	for _, r := range before {
 		b[r.Player] = r
 	}
 	var out []Change
+	seen := map[string]bool{}
 	for _, r := range after {
+		seen[r.Player] = true
 		p, ok := b[r.Player]
 		if !ok || p.Rank != r.Rank || p.Total != r.Total || p.Status != r.Status {
 			out = append(out, Change{Player: r.Player, RankBefore: p.Rank, RankAfter: r.Rank, TotalBefore: p.Total, TotalAfter: r.Total,
 				StatusBefore: p.Status, StatusAfter: r.Status})
+		}
+	}
+	for _, p := range before {
+		if !seen[p.Player] {
+			out = append(out, Change{Player: p.Player, RankBefore: p.Rank, TotalBefore: p.Total, StatusBefore: p.Status, StatusAfter: "not ranked"})
 		}
 	}
 	return out
@@ -129,7 +142,7 @@ func Diff(sc *Scanner, from, to uint64) (*DiffReport, error) {
 		if err != nil {
 			return nil, err
 		}
-		before = st.Standings().Rows
+		before = ranked(st.Standings())
 	}
 	d := &DiffReport{From: from, To: to}
 	for f.st == nil || f.st.Seq < to {
@@ -142,7 +155,7 @@ func Diff(sc *Scanner, from, to uint64) (*DiffReport, error) {
 		}
 		d.Events = append(d.Events, sc.Envelope())
 	}
-	d.Ranks = rankChanges(before, f.st.Standings().Rows)
+	d.Ranks = rankChanges(before, ranked(f.st.Standings()))
 	return d, nil
 }
 
@@ -162,12 +175,20 @@ func printChanges(w io.Writer, title string, cs []Change) {
 	}
 	fmt.Fprintf(w, "%s: %d players moved\n", title, len(cs))
 	for _, c := range cs {
-		fmt.Fprintf(w, "  %-8s rank %d → %d, total %s → %s", c.Player, c.RankBefore, c.RankAfter, c.TotalBefore, c.TotalAfter)
+		fmt.Fprintf(w, "  %-8s rank %s → %s, total %s → %s", c.Player, rankText(c.RankBefore), rankText(c.RankAfter), c.TotalBefore, c.TotalAfter)
 		if c.StatusBefore != c.StatusAfter {
 			fmt.Fprintf(w, ", %s → %s", c.StatusBefore, c.StatusAfter)
 		}
 		fmt.Fprintln(w)
 	}
+}
+
+// rankText is a rank, "—" for none (not yet ranked, or expelled).
+func rankText(r int) string {
+	if r == 0 {
+		return "—"
+	}
+	return fmt.Sprint(r)
 }
 
 // summary renders an event's data in one line.
@@ -216,7 +237,7 @@ func WhatIf(sc *Scanner, at uint64, corrections []json.RawMessage) (*WhatIfRepor
 	// The views before, then the corrections applied to the same state:
 	// it was folded for this alone, so no copy is needed.
 	r := &WhatIfReport{At: st.Seq, Applied: evs}
-	standings := st.Standings().Rows
+	standings := ranked(st.Standings())
 	phase, cutBefore, errBefore := commands.NextQualifiers(st)
 	knockout := len(st.Rounds) > st.Ruleset.QualifyingRounds
 	var classified []projections.ClassificationRow
@@ -228,7 +249,7 @@ func WhatIf(sc *Scanner, at uint64, corrections []json.RawMessage) (*WhatIfRepor
 			return nil, err
 		}
 	}
-	r.Standings = rankChanges(standings, st.Standings().Rows)
+	r.Standings = rankChanges(standings, ranked(st.Standings()))
 	_, cutAfter, errAfter := commands.NextQualifiers(st)
 	switch {
 	case errBefore != nil || errAfter != nil:

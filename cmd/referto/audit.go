@@ -10,6 +10,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -19,8 +20,10 @@ import (
 
 	"github.com/nats-io/nats.go"
 
+	"github.com/referto/referto/api"
 	"github.com/referto/referto/events/checkpoint"
 	"github.com/referto/referto/events/jetstream"
+	"github.com/referto/referto/projections/pebble"
 	"github.com/referto/referto/replay"
 )
 
@@ -49,9 +52,45 @@ func openData(ctx context.Context, dir string) (*jetstream.Log, func(), error) {
 	return lg, closeAll, nil
 }
 
+// anchor is the Merkle head the server's projections recorded for a
+// tournament: the log read back must reproduce it before anything is signed.
+type anchor struct {
+	size uint64
+	root []byte
+}
+
+// storedAnchor reads the tree head from DATA/projections. It returns nil,
+// with a warning, when the directory has no projections to compare against.
+func storedAnchor(dir, t string, stderr io.Writer) (*anchor, error) {
+	pdir := filepath.Join(dir, "projections")
+	if _, err := os.Stat(pdir); err != nil {
+		fmt.Fprintf(stderr, "warning: %s has no projections; the exported log is signed without a cross-check\n", dir)
+		return nil, nil
+	}
+	st, err := pebble.Open(pdir, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		return nil, err
+	}
+	defer st.Close()
+	ref, ok, err := st.LastCommit(t)
+	if err != nil || !ok {
+		if err == nil {
+			fmt.Fprintf(stderr, "warning: the projections in %s have not seen %s; the exported log is signed without a cross-check\n", dir, t)
+		}
+		return nil, err
+	}
+	root, err := checkpoint.RootAt(ref.Last, st.NodeGetter(t))
+	if err != nil {
+		return nil, err
+	}
+	return &anchor{size: ref.Last, root: root}, nil
+}
+
 // streamTournament writes a tournament's stored lines to w, in order, and
-// returns how many events it wrote and the Merkle tree over them.
-func streamTournament(ctx context.Context, lg *jetstream.Log, t string, w io.Writer, prog progress) (uint64, *checkpoint.Tree, error) {
+// returns how many events it wrote and the Merkle tree over them. With an
+// anchor, the log must pass through the anchored head: a log that lost,
+// changed or reordered events the server had already applied is refused.
+func streamTournament(ctx context.Context, lg *jetstream.Log, t string, w io.Writer, prog progress, a *anchor) (uint64, *checkpoint.Tree, error) {
 	last, err := lg.LastSubjectSeq(ctx, t)
 	if err != nil {
 		return 0, nil, err
@@ -60,6 +99,12 @@ func streamTournament(ctx context.Context, lg *jetstream.Log, t string, w io.Wri
 		return 0, nil, fmt.Errorf("no tournament %s in this log", t)
 	}
 	tree := checkpoint.NewTree()
+	checkAnchor := func() error {
+		if a != nil && tree.Size() == a.size && !bytes.Equal(tree.Root(), a.root) {
+			return fmt.Errorf("the log's first %d events do not have the Merkle root the server recorded for them: the stream was altered; nothing signed", a.size)
+		}
+		return nil
+	}
 	err = lg.Scan(ctx, 1, last, t, func(m jetstream.Msg) error {
 		for rest := m.Data; len(rest) > 0; {
 			i := bytes.IndexByte(rest, '\n')
@@ -69,12 +114,18 @@ func streamTournament(ctx context.Context, lg *jetstream.Log, t string, w io.Wri
 			if err := tree.Append(rest[:i], nil); err != nil {
 				return err
 			}
+			if err := checkAnchor(); err != nil {
+				return err
+			}
 			rest = rest[i+1:]
 			prog.Add(1)
 		}
 		_, err := w.Write(m.Data)
 		return err
 	})
+	if err == nil && a != nil && tree.Size() < a.size {
+		err = fmt.Errorf("the log holds %d events of %s but the server had applied %d: events are missing; nothing signed", tree.Size(), t, a.size)
+	}
 	return tree.Size(), tree, err
 }
 
@@ -100,64 +151,136 @@ func export(ctx context.Context, args []string, getenv func(string) string, stdo
 	if *cpOut == "" {
 		*cpOut = strings.TrimSuffix(*out, ".ndjson") + ".checkpoint"
 	}
-	f, err := os.Create(*out)
+	// Write beside the destination and rename at the end, so a failed
+	// export never leaves a log that looks complete.
+	f, err := os.CreateTemp(filepath.Dir(*out), filepath.Base(*out)+".partial-*")
 	if err != nil {
 		return err
 	}
-	defer f.Close()
+	defer func() { f.Close(); os.Remove(f.Name()) }()
 	bw := bufio.NewWriterSize(f, 1<<20)
 	start := time.Now()
 	var n uint64
 	var note string
 	if *url != "" {
-		req, _ := http.NewRequestWithContext(ctx, "GET", strings.TrimRight(*url, "/")+"/v1/tournaments/"+*t+"/export", nil)
-		req.Header.Set("Authorization", "Bearer "+*token)
-		res, err := http.DefaultClient.Do(req)
-		if err != nil {
-			return err
-		}
-		defer res.Body.Close()
-		if res.StatusCode != 200 {
-			b, _ := io.ReadAll(res.Body)
-			return fmt.Errorf("export: %s: %s", res.Status, b)
-		}
-		nb, _ := base64.StdEncoding.DecodeString(res.Header.Get("Referto-Checkpoint"))
-		note = string(nb)
-		n, _ = strconv.ParseUint(res.Header.Get("Referto-Events"), 10, 64)
-		prog := newProgress(stderr, res.ContentLength, "export", true)
-		if _, err := io.Copy(bw, io.TeeReader(res.Body, progressWriter{prog})); err != nil {
-			return err
-		}
-		prog.Done()
+		n, note, err = exportURL(ctx, *url, *token, *t, bw, stderr)
 	} else {
-		lg, closeAll, err := openData(ctx, *data)
-		if err != nil {
-			return err
-		}
-		defer closeAll()
-		last, _ := lg.LastSubjectSeq(ctx, *t)
-		prog := newProgress(stderr, int64(last), "export", false)
-		var tree *checkpoint.Tree
-		if n, tree, err = streamTournament(ctx, lg, *t, bw, prog); err != nil {
-			return err
-		}
-		prog.Done()
-		keys, err := checkpoint.LoadOrCreateKeys(filepath.Join(*data, "keys"), "referto", nil)
-		if err != nil {
-			return err
-		}
-		if note, err = checkpoint.Sign(checkpoint.Checkpoint{Origin: checkpoint.Origin(*t), Size: n, Root: tree.Root()}, keys.Signer); err != nil {
-			return err
-		}
+		n, note, err = exportData(ctx, *data, *t, bw, stderr)
+	}
+	if err != nil {
+		return err
 	}
 	if err := bw.Flush(); err != nil {
+		return err
+	}
+	if err := f.Sync(); err != nil {
 		return err
 	}
 	if err := os.WriteFile(*cpOut, []byte(note), 0o644); err != nil {
 		return err
 	}
+	if err := os.Rename(f.Name(), *out); err != nil {
+		return err
+	}
 	fmt.Fprintf(stdout, "exported %d events of %s to %s, signed checkpoint in %s (%s)\n", n, *t, *out, *cpOut, time.Since(start).Round(time.Millisecond))
 	return nil
+}
+
+// exportURL downloads a running server's export and checks, before keeping
+// it, that every line arrived: the body must have exactly the announced
+// number of events and their Merkle root must be the checkpoint's. A
+// transfer cut short by the server (it aborts the response when its own read
+// fails) is an error, never a short file.
+func exportURL(ctx context.Context, base, token, t string, w io.Writer, stderr io.Writer) (uint64, string, error) {
+	req, err := http.NewRequestWithContext(ctx, "GET", strings.TrimRight(base, "/")+"/v1/tournaments/"+t+"/export", nil)
+	if err != nil {
+		return 0, "", fmt.Errorf("--url: %w", err)
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, "", err
+	}
+	defer res.Body.Close()
+	if res.StatusCode != 200 {
+		b, _ := io.ReadAll(io.LimitReader(res.Body, 64<<10))
+		return 0, "", fmt.Errorf("export: %s: %s", res.Status, b)
+	}
+	nb, err := base64.StdEncoding.DecodeString(res.Header.Get(api.CheckpointHeader))
+	if err != nil {
+		return 0, "", fmt.Errorf("export: the %s header is not base64: %w", api.CheckpointHeader, err)
+	}
+	cp, _, err := checkpoint.OpenUnverified(nb)
+	if err != nil {
+		return 0, "", fmt.Errorf("export: the server's checkpoint: %w", err)
+	}
+	prog := newProgress(stderr, res.ContentLength, "export", true)
+	tree := checkpoint.NewTree()
+	br := bufio.NewReaderSize(io.TeeReader(res.Body, progressWriter{prog}), 1<<20)
+	for {
+		line, err := br.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			// A line longer than the buffer: collect it whole.
+			rest, err2 := br.ReadBytes('\n')
+			line, err = append(append([]byte(nil), line...), rest...), err2
+		}
+		if len(line) > 0 && err == nil {
+			if aerr := tree.Append(line[:len(line)-1], nil); aerr != nil {
+				return 0, "", aerr
+			}
+			if _, werr := w.Write(line); werr != nil {
+				return 0, "", werr
+			}
+		}
+		if errors.Is(err, io.EOF) {
+			if len(line) > 0 {
+				return 0, "", fmt.Errorf("export: the transfer ended inside line %d", tree.Size()+1)
+			}
+			break
+		}
+		if err != nil {
+			return 0, "", fmt.Errorf("export: transfer failed after %d events: %w", tree.Size(), err)
+		}
+	}
+	prog.Done()
+	if announced := res.Header.Get("Referto-Events"); announced != strconv.FormatUint(tree.Size(), 10) {
+		return 0, "", fmt.Errorf("export: received %d events, the server announced %s", tree.Size(), announced)
+	}
+	if cp.Size != tree.Size() || !bytes.Equal(cp.Root, tree.Root()) {
+		return 0, "", fmt.Errorf("export: the %d events received do not have the root of the server's checkpoint (size %d)", tree.Size(), cp.Size)
+	}
+	return tree.Size(), string(nb), nil
+}
+
+// exportData reads a stopped server's data directory and signs the
+// checkpoint with that server's key, after the log read back has reproduced
+// the Merkle head the server's projections recorded.
+func exportData(ctx context.Context, dir, t string, w io.Writer, stderr io.Writer) (uint64, string, error) {
+	keys, err := checkpoint.LoadKeys(filepath.Join(dir, "keys"))
+	if err != nil {
+		return 0, "", fmt.Errorf("%w: export --data signs with the server's own key and will not make a new one", err)
+	}
+	a, err := storedAnchor(dir, t, stderr)
+	if err != nil {
+		return 0, "", err
+	}
+	lg, closeAll, err := openData(ctx, dir)
+	if err != nil {
+		return 0, "", err
+	}
+	defer closeAll()
+	last, err := lg.LastSubjectSeq(ctx, t)
+	if err != nil {
+		return 0, "", err
+	}
+	prog := newProgress(stderr, int64(last), "export", false)
+	n, tree, err := streamTournament(ctx, lg, t, w, prog, a)
+	if err != nil {
+		return 0, "", err
+	}
+	prog.Done()
+	note, err := checkpoint.Sign(checkpoint.Checkpoint{Origin: checkpoint.Origin(t), Size: n, Root: tree.Root()}, keys.Signer)
+	return n, note, err
 }
 
 type progressWriter struct{ p progress }
@@ -203,7 +326,7 @@ func openTournament(ctx context.Context, dir, t string, stderr io.Writer) (*repl
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		_, _, err := streamTournament(ctx, lg, t, pw, prog)
+		_, _, err := streamTournament(ctx, lg, t, pw, prog, nil)
 		pw.CloseWithError(err)
 	}()
 	return replay.NewScanner(pr, nil), func() {
@@ -262,34 +385,42 @@ func verify(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	rep := replay.Verify(sc, o)
 	closeLog()
+	failures := 0
 	for _, c := range rep.Checks {
 		mark := "ok  "
 		if !c.OK {
 			mark = "FAIL"
+			failures++
 		}
-		if c.Line > 0 {
-			fmt.Fprintf(stdout, "%s line %d: %s\n", mark, c.Line, c.What)
-		} else {
-			fmt.Fprintf(stdout, "%s %s\n", mark, c.What)
-		}
+		fmt.Fprintf(stdout, "%s %s%s\n", mark, where(c, ": "), c.What)
 	}
-	if first, bad := rep.First(); bad {
-		where := "the log"
-		switch {
-		case first.Upto > 0:
-			where = fmt.Sprintf("lines %d..%d", first.Line, first.Upto)
-		case first.Line > 0:
-			where = fmt.Sprintf("line %d", first.Line)
+	first, bad := rep.First()
+	switch {
+	case rep.Unsigned && failures == 1:
+		fmt.Fprintf(stdout, "verdict: NOT VERIFIED: %s agrees with itself and with the checkpoints, but no trusted key was given to check who signed them (--key)\n", *logPath)
+		return errVerify
+	case bad:
+		at := where(first, "")
+		if at == "" {
+			at = "the log"
 		}
-		fmt.Fprintf(stdout, "verdict: FAILED at %s of %s: %s\n", where, *logPath, first.What)
+		fmt.Fprintf(stdout, "verdict: FAILED at %s of %s: %s\n", strings.TrimSpace(at), *logPath, first.What)
 		return errVerify
 	}
-	unsigned := ""
-	if rep.Unsigned {
-		unsigned = "; signatures NOT checked: give the server's key with --key"
-	}
-	fmt.Fprintf(stdout, "verdict: OK (%d events, %s%s)\n", sc.Line(), time.Since(start).Round(time.Millisecond), unsigned)
+	fmt.Fprintf(stdout, "verdict: OK (%d events, %s)\n", sc.Line(), time.Since(start).Round(time.Millisecond))
 	return nil
+}
+
+// where names the line or lines a check concerns, followed by sep; "" for
+// the whole log.
+func where(c replay.Check, sep string) string {
+	switch {
+	case c.Upto > 0 && c.Upto != c.Line:
+		return fmt.Sprintf("lines %d..%d%s", c.Line, c.Upto, sep)
+	case c.Line > 0:
+		return fmt.Sprintf("line %d%s", c.Line, sep)
+	}
+	return ""
 }
 
 func replayCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -310,6 +441,13 @@ func replayCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return errUsage
 	}
 	// Understand the request before reading the log.
+	if *top < 1 {
+		return fmt.Errorf("--top %d: want at least 1 row", *top)
+	}
+	if *diff != "" && (*whatIf != "" || *at != 0) {
+		fmt.Fprintln(stderr, "--diff compares two points of the log as recorded: it takes neither --at nor --what-if")
+		return errUsage
+	}
 	var from, to uint64
 	if *diff != "" {
 		a, b, ok := strings.Cut(*diff, "..")

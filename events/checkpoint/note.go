@@ -120,7 +120,7 @@ func LoadOrCreateKeys(dir, name string, random io.Reader) (*Keys, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
-	skey, err := os.ReadFile(filepath.Join(dir, signerFile))
+	_, err := os.Stat(filepath.Join(dir, signerFile))
 	if errors.Is(err, os.ErrNotExist) {
 		s, v, gerr := note.GenerateKey(random, name)
 		if gerr != nil {
@@ -132,9 +132,19 @@ func LoadOrCreateKeys(dir, name string, random io.Reader) (*Keys, error) {
 		if err := os.WriteFile(filepath.Join(dir, verifierFile), []byte(v+"\n"), 0o600); err != nil {
 			return nil, err
 		}
-		skey = []byte(s)
 	} else if err != nil {
 		return nil, err
+	}
+	return LoadKeys(dir)
+}
+
+// LoadKeys reads the key pair LoadOrCreateKeys made in dir and never creates
+// one: a tool that signs on behalf of an existing server (referto export
+// --data) must sign with that server's key or not at all.
+func LoadKeys(dir string) (*Keys, error) {
+	skey, err := os.ReadFile(filepath.Join(dir, signerFile))
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint: signing key: %w", err)
 	}
 	signer, err := note.NewSigner(strings.TrimSpace(string(skey)))
 	if err != nil {

@@ -411,7 +411,8 @@ func (r *Runner) applyMsg(b *pebble.Batch, m jetstream.Msg, ch touched) error {
 	e.mu.Lock()
 	created := e.t.Seq == 0
 	var nodeErr error
-	if p := c.Envelopes[0].Prev; p != "" && p != events.LinkTo(e.tree.Last()) {
+	// Every event but a tournament's first links to the one before it.
+	if p, want := c.Envelopes[0].Prev, events.LinkTo(e.tree.Last()); p != want && (p != "" || e.tree.Size() > 0) {
 		err = fmt.Errorf("%w: event %s is not linked to the last event of %s", events.ErrCorrupt, c.Envelopes[0].ID, m.Tournament)
 	}
 	for i, env := range c.Envelopes {

@@ -249,25 +249,35 @@ func TestUnknownEventStopsTheRunner(t *testing.T) {
 // stored event (written around the API, or a store tampered with) stops
 // the projections before it.
 func TestBrokenLinkStopsTheRunner(t *testing.T) {
-	f := newFixture(t)
-	rng := rand.New(rand.NewPCG(5, 6))
-	good := f.tournament("alpha", 3, rng)
-	f.last["alpha"] = checkpoint.LeafHash([]byte("some other line"))
-	f.commit("alpha", events.PlayerRegistered{Player: "p900", Name: "Late"})
-	n := start(t, f, t.TempDir(), pebble.RunnerOptions{MaxBatch: 1})
-	select {
-	case err := <-n.done:
-		if !errors.Is(err, events.ErrCorrupt) || !strings.Contains(err.Error(), "not linked") {
-			t.Fatalf("runner stopped with %v, want a broken link", err)
-		}
-		n.done <- err
-	case <-time.After(20 * time.Second):
-		t.Fatal("runner did not stop on a broken link")
+	for _, tc := range []struct {
+		name string
+		prev []byte // what the next commit is linked to
+	}{
+		{"linked to another line", checkpoint.LeafHash([]byte("some other line"))},
+		{"not linked at all", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t)
+			rng := rand.New(rand.NewPCG(5, 6))
+			good := f.tournament("alpha", 3, rng)
+			f.last["alpha"] = tc.prev
+			f.commit("alpha", events.PlayerRegistered{Player: "p900", Name: "Late"})
+			n := start(t, f, t.TempDir(), pebble.RunnerOptions{MaxBatch: 1})
+			select {
+			case err := <-n.done:
+				if !errors.Is(err, events.ErrCorrupt) || !strings.Contains(err.Error(), "not linked") {
+					t.Fatalf("runner stopped with %v, want a broken link", err)
+				}
+				n.done <- err
+			case <-time.After(20 * time.Second):
+				t.Fatal("runner did not stop on a broken link")
+			}
+			if got := n.runner.Applied(); got != good {
+				t.Errorf("applied = %d, want %d", got, good)
+			}
+			n.stop(t)
+		})
 	}
-	if got := n.runner.Applied(); got != good {
-		t.Errorf("applied = %d, want %d", got, good)
-	}
-	n.stop(t)
 }
 
 func TestStoreAheadOfLogIsRefused(t *testing.T) {
