@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -38,6 +39,11 @@ func (s *stack) start() {
 	s.t.Helper()
 	o := s.opts
 	o.Data, o.AdminTokenSHA256 = s.dir, api.TokenHash(adminToken)
+	if o.Logger == nil {
+		// Server warnings and errors land in the test's output: a 500 in
+		// a failing test then says why.
+		o.Logger = slog.New(slog.NewTextHandler(testLog{s.t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	}
 	n, err := api.StartNode(context.Background(), o)
 	if err != nil {
 		s.t.Fatal(err)
@@ -48,6 +54,14 @@ func (s *stack) start() {
 		s.t.Fatal(err)
 	}
 	s.node, s.srv = n, httptest.NewServer(n.API.Handler())
+}
+
+// testLog writes a server's log lines to the test's log.
+type testLog struct{ t testing.TB }
+
+func (w testLog) Write(b []byte) (int, error) {
+	w.t.Log(strings.TrimSuffix(string(b), "\n"))
+	return len(b), nil
 }
 
 func (s *stack) stop() {

@@ -106,7 +106,12 @@ func Open(ctx context.Context, nc *nats.Conn, o Options) (*Log, error) {
 		DenyDelete:        true,
 		DenyPurge:         true,
 		AllowRollup:       false,
-		AllowDirect:       true,
+		// Direct gets may be answered by any replica, including one that
+		// has not yet stored a message the leader acknowledged: an
+		// idempotent replay right after its append then finds no message.
+		// Reads go through the stream leader, which has every acknowledged
+		// message.
+		AllowDirect: false,
 	}
 	ctx, cancel := context.WithTimeout(ctx, o.SetupTimeout)
 	defer cancel()
@@ -153,9 +158,9 @@ func ensureStream(ctx context.Context, js jetstream.JetStream, want jetstream.St
 	if len(problems) > 0 {
 		return nil, fmt.Errorf("jetstream: refusing existing stream %s: %s", want.Name, strings.Join(problems, "; "))
 	}
-	if have.Replicas != want.Replicas || have.Duplicates != want.Duplicates {
+	if have.Replicas != want.Replicas || have.Duplicates != want.Duplicates || have.AllowDirect != want.AllowDirect {
 		upd := have
-		upd.Replicas, upd.Duplicates = want.Replicas, want.Duplicates
+		upd.Replicas, upd.Duplicates, upd.AllowDirect = want.Replicas, want.Duplicates, want.AllowDirect
 		return js.UpdateStream(ctx, upd)
 	}
 	return s, nil
