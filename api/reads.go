@@ -262,3 +262,72 @@ func (s *Server) serveRanking(w http.ResponseWriter, r *http.Request, t string,
 	}
 	writeRaw(w, http.StatusOK, b)
 }
+
+// getState serves the whole tournament (projections.State) as it stands, or
+// with ?at=SEQ as it stood right after event SEQ (folded from the log).
+func (s *Server) getState(w http.ResponseWriter, r *http.Request) {
+	t := mux.Vars(r)["t"]
+	at, err := queryUint(r, "at", 0)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	view := func(st *projections.Tournament) ([]byte, error) {
+		v := st.StateView()
+		if phase, players, err := commands.NextQualifiers(st); err == nil {
+			v.Next = &projections.NextPhase{Phase: phase, Players: players}
+		} else if len(st.Rounds) >= st.Ruleset.QualifyingRounds && st.Ruleset.Knockout != "none" {
+			v.Next = &projections.NextPhase{Note: err.Error()}
+		}
+		return json.Marshal(v)
+	}
+	var b []byte
+	switch {
+	case at > 0:
+		var st *projections.Tournament
+		if st, err = s.stateAt(r.Context(), t, at); err == nil {
+			b, err = view(st)
+		}
+	case !s.opts.Runner.Read(t, func(st *projections.Tournament) { b, err = view(st) }):
+		err = fmt.Errorf("%w: tournament %s", errNotFound, t)
+	}
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeRaw(w, http.StatusOK, b)
+}
+
+// getMe says who a token acts as: the web UI offers only what that role may do.
+func (s *Server) getMe(w http.ResponseWriter, r *http.Request) {
+	p, err := s.authenticate(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	var permitted []string
+	for _, typ := range commands.Types() {
+		if commands.Permitted(p.Role, typ) {
+			permitted = append(permitted, typ)
+		}
+	}
+	name := p.Official
+	if p.Tournament != "" {
+		s.opts.Runner.Read(p.Tournament, func(st *projections.Tournament) {
+			if o := st.Officials[p.Official]; o != nil {
+				name = o.Name
+			}
+		})
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"role": p.Role, "tournament": p.Tournament, "official": p.Official, "name": name, "commands": permitted})
+}
+
+// getRulesets lists the presets with every parameter resolved.
+func (s *Server) getRulesets(w http.ResponseWriter, _ *http.Request) {
+	out := []events.Ruleset{}
+	for _, id := range events.Presets() {
+		rs, _ := events.Preset(id)
+		out = append(out, rs)
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"rulesets": out})
+}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/gorilla/mux"
 
+	"github.com/referto/referto/api/web"
 	"github.com/referto/referto/events/checkpoint"
 	"github.com/referto/referto/events/jetstream"
 	"github.com/referto/referto/projections/pebble"
@@ -127,14 +128,16 @@ func New(opts Options) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{opts: opts, router: mux.NewRouter(), locks: map[string]*sync.Mutex{}}
-	s.routes()
+	if err := s.routes(); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 
 // Handler returns the root handler.
 func (s *Server) Handler() http.Handler { return s.router }
 
-func (s *Server) routes() {
+func (s *Server) routes() error {
 	r := s.router
 	r.HandleFunc("/healthz", s.healthz).Methods(http.MethodGet, http.MethodHead)
 	r.HandleFunc("/readyz", s.readyz).Methods(http.MethodGet, http.MethodHead)
@@ -152,11 +155,24 @@ func (s *Server) routes() {
 	r.HandleFunc("/v1/tournaments/{t}/rounds/{r}/tables", s.getTables).Methods(http.MethodGet)
 	r.HandleFunc("/v1/tournaments/{t}/standings", s.getStandings).Methods(http.MethodGet)
 	r.HandleFunc("/v1/tournaments/{t}/classification", s.getClassification).Methods(http.MethodGet)
+	r.HandleFunc("/v1/tournaments/{t}/state", s.getState).Methods(http.MethodGet)
+	r.HandleFunc("/v1/me", s.getMe).Methods(http.MethodGet)
+	r.HandleFunc("/v1/rulesets", s.getRulesets).Methods(http.MethodGet)
 	r.HandleFunc("/v1/keys", s.getKeys).Methods(http.MethodGet)
 	r.HandleFunc("/v1/tournaments/{t}/checkpoint", s.getCheckpoint).Methods(http.MethodGet)
 	r.HandleFunc("/v1/tournaments/{t}/events/{seq}/proof", s.getProof).Methods(http.MethodGet)
 	r.HandleFunc("/v1/tournaments/{t}/consistency", s.getConsistency).Methods(http.MethodGet)
 	r.HandleFunc("/v1/tournaments/{t}/export", s.getExport).Methods(http.MethodGet)
+
+	// The web UI is a client of the routes above, called in-process.
+	ui, err := web.New(web.Options{API: r, Random: s.opts.Random, Logger: s.opts.Logger})
+	if err != nil {
+		return err
+	}
+	r.Handle("/", ui).Methods(http.MethodGet)
+	for _, prefix := range web.Paths() {
+		r.PathPrefix(prefix).Handler(ui)
+	}
 
 	r.NotFoundHandler = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		s.writeError(w, req, errNotFound)
@@ -164,6 +180,7 @@ func (s *Server) routes() {
 	r.MethodNotAllowedHandler = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		s.writeError(w, req, errMethod)
 	})
+	return nil
 }
 
 func (s *Server) healthz(w http.ResponseWriter, _ *http.Request) {

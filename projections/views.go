@@ -65,3 +65,50 @@ func (t *Tournament) PlayerView(id string) (PlayerRow, bool) {
 	}
 	return row, true
 }
+
+// State is the whole tournament in one view, as it stands or as it stood
+// after an event: what the web UI renders and an appeals committee reads.
+type State struct {
+	Summary       Summary         `json:"summary"`
+	Players       []PlayerRow     `json:"players"`
+	Rounds        []*Round        `json:"rounds"`
+	Sanctions     []*Sanction     `json:"sanctions"`
+	Contestations []*Contestation `json:"contestations"`
+	Publications  []Publication   `json:"publications"`
+	Standings     Standings       `json:"standings"`
+	// Next is who would qualify for the next knockout phase if it were
+	// drawn now, when the ruleset has one.
+	Next *NextPhase `json:"next,omitempty"`
+}
+
+// NextPhase is the cut for the next knockout phase.
+type NextPhase struct {
+	Phase   string   `json:"phase,omitempty"`
+	Players []string `json:"players,omitempty"`
+	// Note says why no cut can be told yet.
+	Note string `json:"note,omitempty"`
+}
+
+// StateView renders State (without Next, which the command side decides).
+func (t *Tournament) StateView() State {
+	s := State{Summary: t.SummaryView(), Players: []PlayerRow{}, Rounds: t.Rounds, Sanctions: t.Sanctions,
+		Contestations: t.Contestations, Publications: t.Publications, Standings: t.Standings()}
+	for _, id := range t.Order {
+		if row, ok := t.PlayerView(id); ok {
+			s.Players = append(s.Players, row)
+		}
+	}
+	if s.Rounds == nil {
+		s.Rounds = []*Round{}
+	}
+	if s.Sanctions == nil {
+		s.Sanctions = []*Sanction{}
+	}
+	if s.Contestations == nil {
+		s.Contestations = []*Contestation{}
+	}
+	if s.Publications == nil {
+		s.Publications = []Publication{}
+	}
+	return s
+}

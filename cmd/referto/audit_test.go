@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"log"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -23,6 +22,7 @@ import (
 	pebbledb "github.com/cockroachdb/pebble/v2"
 
 	"github.com/referto/referto/api"
+	"github.com/referto/referto/api/apitest"
 	"github.com/referto/referto/commands"
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/events/checkpoint"
@@ -318,23 +318,6 @@ func TestVerifyFindsEveryTampering(t *testing.T) {
 	}
 }
 
-// serveInProcess serves a data directory on a loopback test server until
-// the test ends.
-func serveInProcess(t *testing.T, data string) *httptest.Server {
-	t.Helper()
-	node, err := api.StartNode(context.Background(), api.NodeOptions{Data: data, AdminTokenSHA256: api.TokenHash(testAdmin), Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(node.Close)
-	if err := node.Runner.WaitReady(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(node.API.Handler())
-	t.Cleanup(srv.Close)
-	return srv
-}
-
 // TestExportOverHTTPIsTheStoredLog exports the same tournament from the
 // data directory and from a running server: the same bytes, and a
 // checkpoint that verifies.
@@ -343,7 +326,7 @@ func TestExportOverHTTPIsTheStoredLog(t *testing.T) {
 		t.Skip("plays a whole tournament: skipped in -short mode")
 	}
 	a := exportDemo(t)
-	srv := serveInProcess(t, a.data)
+	_, srv := apitest.Serve(t, a.data, testAdmin)
 	c := &client{base: srv.URL, token: testAdmin, http: srv.Client()}
 	var off struct {
 		Token string `json:"token"`
@@ -489,7 +472,7 @@ func TestGenerateExportVerify(t *testing.T) {
 	if v := verdict(t, out); !strings.HasPrefix(v, "OK") || !strings.Contains(out, "4 draws re-run") {
 		t.Errorf("verify of a generated log: %s\n%s", v, out)
 	}
-	srv := serveInProcess(t, data)
+	_, srv := apitest.Serve(t, data, testAdmin)
 	var cl struct {
 		Final      bool   `json:"final"`
 		Checkpoint string `json:"checkpoint"`

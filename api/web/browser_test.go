@@ -1,0 +1,252 @@
+package web_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/referto/referto/api/apitest"
+)
+
+const admin = "browser-admin-token"
+
+// chromium finds a Chromium to drive; the browser tests skip without one.
+func chromium(t *testing.T) string {
+	t.Helper()
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("CI") != "" {
+		t.Fatal("CI must have chromium for the browser tests: .ci/run installs it with apt-get")
+	}
+	t.Skip("browser tests skipped: no chromium on PATH (Debian: apt-get install chromium)")
+	return ""
+}
+
+// artifacts is where screenshots go: $ARTIFACTS_DIR/screenshots, or a
+// directory under the system temp dir that the test names in its log.
+func artifacts(t *testing.T) string {
+	dir := os.Getenv("ARTIFACTS_DIR")
+	if dir == "" {
+		dir = filepath.Join(os.TempDir(), "referto-artifacts")
+	}
+	dir = filepath.Join(dir, "screenshots")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshots in %s", dir)
+	return dir
+}
+
+// browser starts a headless Chromium (loopback only, no background
+// networking) and stops it, by PID, when the test ends.
+func browser(t *testing.T, path string) context.Context {
+	t.Helper()
+	ctx, cancelTime := context.WithTimeout(context.Background(), 4*time.Minute)
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(path), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
+		chromedp.NoDefaultBrowserCheck, chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1280, 900),
+		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true), chromedp.Flag("disable-quic", true), chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.Flag("lang", "it-IT"),
+	}
+	actx, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
+	bctx, cancelBrowser := chromedp.NewContext(actx)
+	if err := chromedp.Do(bctx); err != nil { // starts the browser
+		cancelBrowser()
+		cancelAlloc()
+		cancelTime()
+		t.Fatalf("chromium did not start: %v", err)
+	}
+	var pid int
+	if b := chromedp.FromContext(bctx).Browser; b != nil && b.Process() != nil {
+		pid = b.Process().Pid
+	}
+	t.Cleanup(func() {
+		cancelBrowser()
+		cancelAlloc()
+		cancelTime()
+		if pid > 0 {
+			// The allocator kills Chromium; make sure, by its PID.
+			if syscall.Kill(pid, 0) == nil {
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
+	})
+	return bctx
+}
+
+// TestArbiterWorkflowInABrowser drives a tournament through the web UI in
+// a real browser: the administrator creates it and appoints an arbiter; the
+// arbiter imports players, closes registration, checks them in, draws the
+// round, enters a report the server refuses (the message shows at the
+// field), then a valid one, and sees the standings change.
+func TestArbiterWorkflowInABrowser(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser test: skipped in -short mode")
+	}
+	exe := chromium(t)
+	shots := artifacts(t)
+	_, srv := apitest.Serve(t, t.TempDir(), admin)
+	base := srv.URL
+	ctx := browser(t, exe)
+
+	do := func(what string, steps ...chromedp.Action[chromedp.Void]) {
+		t.Helper()
+		if err := chromedp.Do(ctx, steps...); err != nil {
+			html, _ := chromedp.Run(ctx, chromedp.Evaluate[string]("document.body ? document.body.innerText : ''"))
+			t.Fatalf("%s: %v\npage text:\n%s", what, err, html)
+		}
+	}
+	text := func(js string) string {
+		t.Helper()
+		s, err := chromedp.Run(ctx, chromedp.Evaluate[string](js))
+		if err != nil {
+			t.Fatalf("evaluate %s: %v", js, err)
+		}
+		return s
+	}
+	shot := func(name string) {
+		t.Helper()
+		png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100)) // quality 100: PNG
+		if err != nil {
+			t.Fatalf("screenshot %s: %v", name, err)
+		}
+		if err := os.WriteFile(filepath.Join(shots, name+".png"), png, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	login := func(token string) {
+		t.Helper()
+		do("log in", chromedp.Navigate(base+"/ui/login"), chromedp.WaitVisible("#token"),
+			chromedp.SendKeys("#token", token), chromedp.Click("#login"), chromedp.WaitVisible("#who"))
+	}
+
+	// Italian first, as at the venue.
+	do("italian", chromedp.Navigate(base+"/ui/lang/it"), chromedp.WaitVisible("h1"))
+	if h := text(`document.querySelector("h1").innerText`); h != "Tornei" {
+		t.Errorf("the Italian home page is headed %q", h)
+	}
+
+	// The administrator creates the tournament; the ruleset picker shows
+	// the resolved parameters of each preset.
+	login(admin)
+	do("home", chromedp.Navigate(base+"/ui/"), chromedp.WaitVisible("#create"))
+	if got := text(`document.querySelector(".presets").innerText`); !strings.Contains(got, "rtu") || !strings.Contains(got, "tp_bonus") {
+		t.Errorf("the ruleset picker does not show the resolved parameters:\n%s", got)
+	}
+	shot("01-tournaments")
+	do("create", chromedp.SendKeys(`#create input[name="id"]`, "torneo-web"), chromedp.SendKeys(`#create input[name="name"]`, "Torneo di prova"),
+		chromedp.SetValue("#ruleset", "rtu"), chromedp.Click("#create button"), chromedp.WaitVisible("#appoint"))
+	do("appoint", chromedp.SendKeys(`#appoint input[name="name"]`, "Arbitro capo"), chromedp.Click("#appoint button"), chromedp.WaitVisible("#new-token"))
+	arbiter := strings.TrimSpace(text(`document.querySelector("#new-token code").innerText`))
+	if len(arbiter) < 32 {
+		t.Fatalf("no arbiter token shown: %q", arbiter)
+	}
+
+	// The arbiter: what the role may not do is not offered.
+	do("log out", chromedp.Click(`form[action="/ui/logout"] button`), chromedp.WaitVisible(`a[href="/ui/login"]`))
+	login(arbiter)
+	do("overview", chromedp.Navigate(base+"/ui/t/torneo-web/"), chromedp.WaitVisible("#publish"))
+	if who := text(`document.querySelector("#who").innerText`); who != "Arbitro capo" {
+		t.Errorf("logged in as %q, want the official's name", who)
+	}
+	if n := text(`String(document.querySelectorAll("#appoint").length)`); n != "0" {
+		t.Error("an arbiter is offered the appointment of officials")
+	}
+
+	// Entry list: a CSV import of eight players, then close registration.
+	var csv strings.Builder
+	csv.WriteString("player,name,club\n")
+	for i := 1; i <= 8; i++ {
+		fmt.Fprintf(&csv, "p%03d,Giocatore %d,Club %c\n", i, i, 'A'+rune(i%3))
+	}
+	do("import", chromedp.Navigate(base+"/ui/t/torneo-web/players"), chromedp.WaitVisible("#import"),
+		chromedp.SetValue(`#import textarea`, csv.String()), chromedp.Click("#import button"), chromedp.WaitVisible("#player-p008"))
+	do("close registration", chromedp.Click("#close button"), chromedp.WaitNotPresent("#register"))
+	shot("02-players")
+	for i := 1; i <= 8; i++ {
+		sel := fmt.Sprintf(`#player-p%03d button[name="present"]`, i)
+		do("check in", chromedp.WaitVisible(sel), chromedp.Click(sel), chromedp.WaitNotPresent(sel))
+	}
+	if n := text(`String(document.querySelectorAll("#players td").length)`); n == "0" {
+		t.Fatal("no entry list")
+	}
+
+	// The draw, and the venue screen.
+	do("draw", chromedp.Navigate(base+"/ui/t/torneo-web/rounds/1"), chromedp.WaitVisible("#draw"), chromedp.Click("#draw button"), chromedp.WaitVisible("#table-2"))
+	shot("03-round")
+	do("venue screen", chromedp.Navigate(base+"/ui/t/torneo-web/rounds/1/screen"), chromedp.WaitVisible(".screen-table"))
+	if px, _ := strconv.ParseFloat(strings.TrimSuffix(text(`getComputedStyle(document.querySelector(".screen-table li")).fontSize`), "px"), 64); px < 28 {
+		t.Errorf("venue screen type is %vpx: not readable across a hall", px)
+	}
+	shot("04-venue-screen")
+
+	// The standings before any report.
+	do("standings", chromedp.Navigate(base+"/ui/t/torneo-web/standings"), chromedp.WaitVisible("#standings"))
+	if h := text(`document.querySelector("h1").innerText`); !strings.HasPrefix(h, "Classifica") {
+		t.Errorf("the Italian standings are headed %q", h)
+	}
+	before := text(`Array.from(document.querySelectorAll("#standings td.total")).map(e => e.innerText).join(",")`)
+
+	// A report the server refuses: its message is shown at the field.
+	do("result form", chromedp.Navigate(base+"/ui/t/torneo-web/rounds/1/tables/1"), chromedp.WaitVisible("#result"))
+	if v := text(`document.querySelector('input[name="players[2].turn"]').value`); v != "3" {
+		t.Errorf("the turn order is not pre-filled from the seating: seat 3 has %q", v)
+	}
+	do("refused report", chromedp.SetValue(`input[name="players[0].table_points"]`, "60"), chromedp.Click("#save-result"), chromedp.WaitVisible("#problem"))
+	if msg := text(`document.querySelector("#problem").innerText`); !strings.Contains(msg, "table_points") {
+		t.Errorf("the refusal does not name the field: %q", msg)
+	}
+	if n := text(`String(document.querySelectorAll("span.err").length)`); n == "0" {
+		t.Error("no inline message next to the refused fields")
+	}
+	if v := text(`document.querySelector('input[name="players[0].table_points"]').value`); v != "60" {
+		t.Errorf("the refused form lost what was typed: %q", v)
+	}
+	shot("05-result-refused")
+
+	// A valid report.
+	for i, tp := range []string{"62", "55", "40", "21"} {
+		do("fill seat", chromedp.SetValue(fmt.Sprintf(`input[name="players[%d].turn"]`, i), fmt.Sprint(i+1)),
+			chromedp.SetValue(fmt.Sprintf(`input[name="players[%d].table_points"]`, i), tp))
+	}
+	do("record", chromedp.SetValue(`select[name="closed_by"]`, "time"), chromedp.Click("#save-result"), chromedp.WaitVisible(".flash"))
+	if got := text(`document.querySelector("#table-1").innerText`); !strings.Contains(got, "1") {
+		t.Errorf("table 1 shows no result: %q", got)
+	}
+
+	// The standings changed.
+	do("standings after", chromedp.Navigate(base+"/ui/t/torneo-web/standings"), chromedp.WaitVisible("#standings"))
+	after := text(`Array.from(document.querySelectorAll("#standings td.total")).map(e => e.innerText).join(",")`)
+	if after == before {
+		t.Errorf("the standings did not change: %s", after)
+	}
+	shot("06-standings")
+
+	// English is available.
+	do("english", chromedp.Navigate(base+"/ui/lang/en?back=/ui/t/torneo-web/standings"), chromedp.WaitVisible("#standings"))
+	if h := text(`document.querySelector("h1").innerText`); !strings.HasPrefix(h, "Standings") {
+		t.Errorf("English heading %q", h)
+	}
+
+	// The event log, and the tournament as it stood at an event.
+	do("events", chromedp.Navigate(base+"/ui/t/torneo-web/events"), chromedp.WaitVisible("#events"))
+	shot("07-events")
+	do("state at", chromedp.Click("#event-12 a.at"), chromedp.WaitVisible("#standings"))
+	if h := text(`document.querySelector("h1").innerText`); !strings.Contains(h, "12") {
+		t.Errorf("the state-at page says %q", h)
+	}
+	shot("08-state-at-event")
+}

@@ -1,0 +1,122 @@
+package web
+
+import "net/http"
+
+// labels are the UI's words: Italian first (the venue's language), English
+// available. A key missing in a language falls back to Italian, then to the
+// key itself, so a new label never breaks a page.
+var labels = map[string]map[string]string{
+	"it": {
+		"app": "referto", "tournaments": "Tornei", "login": "Accedi", "logout": "Esci", "token": "Token dell'ufficiale",
+		"bad_token": "Token non riconosciuto.", "logged_as": "Ufficiale", "role": "ruolo",
+		"create": "Crea torneo", "id": "Codice", "name": "Nome", "ruleset": "Regolamento", "params": "Parametri risolti",
+		"overview": "Torneo", "players": "Iscritti", "rounds": "Turni", "round": "Turno", "standings": "Classifica",
+		"sanctions": "Sanzioni", "contestations": "Contestazioni", "events": "Registro eventi",
+		"phase": "Fase", "seq": "Evento", "registration_closed": "Iscrizioni chiuse", "registration_open": "Iscrizioni aperte",
+		"register": "Iscrivi", "club": "Club", "region": "Regione", "rank": "Posizione", "status": "Stato",
+		"import_csv": "Importa da CSV", "csv_help": "Una riga per giocatore: codice,nome,club,regione,posizione",
+		"import": "Importa", "close_registration": "Chiudi le iscrizioni", "checkin": "Appello", "present": "Presente",
+		"absent": "Assente", "minutes_late": "Minuti di ritardo", "checked_in": "presente",
+		"draw": "Sorteggia i tavoli", "seed": "Seme (facoltativo)", "not_drawn": "Il turno non è ancora stato sorteggiato.",
+		"table": "Tavolo", "result": "Referto", "enter_result": "Inserisci referto", "recorded": "registrato",
+		"screen": "Schermo di sala", "slips": "Foglietti dei tavoli", "print": "Stampa",
+		"turn": "Ordine di gioco", "table_points": "Punti tavolo", "off_objective_points": "Punti fuori obiettivo",
+		"objective_territories": "Territori obiettivo", "territories": "Territori", "armies": "Armate", "cards": "Carte",
+		"eliminated_order": "Ordine di eliminazione", "closed_by": "Chiusura", "winner": "Vincitore", "risiko": "RisiKo!",
+		"finished": "in gioco a fine partita", "withdrawn": "ritirato", "eliminated": "eliminato",
+		"objective": "obiettivo", "closing_roll": "tiro di chiusura", "time": "tempo",
+		"save_result": "Registra il referto", "total": "Totale", "penalties": "Penalità", "games": "Partite",
+		"cut": "Taglio", "qualifies": "qualificato", "expelled": "Espulsi", "csv": "Esporta CSV",
+		"tie_unresolved": "spareggio da tirare", "impose": "Infliggi sanzione", "kind": "Tipo", "amount": "Entità",
+		"article": "Articolo", "reason": "Motivo", "revoke": "Revoca", "ruling": "Decisione", "revoked": "revocata",
+		"automatic": "automatica", "ladder": "Scala disciplinare", "regime": "Regime",
+		"against": "Evento contestato", "claim": "Contestazione", "effect": "Effetto persistente", "by": "Presentata da",
+		"file": "Presenta contestazione", "admissible": "ammissibile", "inadmissible": "inammissibile",
+		"rule": "Decidi", "upheld": "accolta", "rejected": "respinta", "corrections": "Correzioni (JSON)",
+		"state_here": "Il torneo a questo evento", "as_of": "Il torneo dopo l'evento", "older": "Precedenti", "newer": "Successivi",
+		"type": "Tipo", "at": "Ora", "actor": "Autore", "data": "Dati", "none": "Nessuno",
+		"appoint": "Nomina ufficiale", "arbiter": "arbitro", "appeals": "commissione d'appello", "auditor": "revisore",
+		"token_once": "Token del nuovo ufficiale (mostrato una sola volta):", "publish": "Pubblica la classifica",
+		"final": "definitiva", "error": "Errore", "ok": "Fatto", "not_allowed": "Il tuo ruolo non può farlo.",
+		"next_phase": "Qualificati alla fase successiva", "player": "Giocatore", "signature": "Firma",
+		"back": "Indietro", "language": "Lingua", "create_admin_only": "Solo l'amministratore crea tornei.",
+		"qualifying": "qualificazione", "semifinal": "semifinale", "final_phase": "finale", "quarterfinal": "quarti",
+		"active": "attivo", "reserve": "riserva", "refused": "rifiutato",
+		"done_created": "Torneo creato.", "done_published": "Classifica pubblicata.", "done_registered": "Iscritto:",
+		"done_imported": "Giocatori importati:", "done_closed": "Iscrizioni chiuse.", "done_checked_in": "Presente:",
+		"done_drawn": "Tavoli sorteggiati.", "done_recorded": "Referto registrato, tavolo", "done_sanction": "Sanzione registrata.",
+		"done_contestation": "Contestazione registrata.", "next_round": "Prossimo turno",
+	},
+	"en": {
+		"app": "referto", "tournaments": "Tournaments", "login": "Log in", "logout": "Log out", "token": "Official's token",
+		"bad_token": "Token not recognised.", "logged_as": "Official", "role": "role",
+		"create": "Create tournament", "id": "Id", "name": "Name", "ruleset": "Ruleset", "params": "Resolved parameters",
+		"overview": "Tournament", "players": "Entries", "rounds": "Rounds", "round": "Round", "standings": "Standings",
+		"sanctions": "Sanctions", "contestations": "Contestations", "events": "Event log",
+		"phase": "Phase", "seq": "Event", "registration_closed": "Registration closed", "registration_open": "Registration open",
+		"register": "Register", "club": "Club", "region": "Region", "rank": "Rank", "status": "Status",
+		"import_csv": "Import from CSV", "csv_help": "One line per player: id,name,club,region,rank",
+		"import": "Import", "close_registration": "Close registration", "checkin": "Check-in", "present": "Present",
+		"absent": "Absent", "minutes_late": "Minutes late", "checked_in": "present",
+		"draw": "Draw the tables", "seed": "Seed (optional)", "not_drawn": "This round has not been drawn yet.",
+		"table": "Table", "result": "Table report", "enter_result": "Enter report", "recorded": "recorded",
+		"screen": "Venue screen", "slips": "Table slips", "print": "Print",
+		"turn": "Turn", "table_points": "Table points", "off_objective_points": "Off-objective points",
+		"objective_territories": "Objective territories", "territories": "Territories", "armies": "Armies", "cards": "Cards",
+		"eliminated_order": "Elimination order", "closed_by": "Closed by", "winner": "Winner", "risiko": "RisiKo!",
+		"finished": "finished", "withdrawn": "withdrawn", "eliminated": "eliminated",
+		"objective": "objective", "closing_roll": "closing roll", "time": "time",
+		"save_result": "Record the report", "total": "Total", "penalties": "Penalties", "games": "Games",
+		"cut": "Cut", "qualifies": "qualifies", "expelled": "Expelled", "csv": "Export CSV",
+		"tie_unresolved": "die roll owed", "impose": "Impose sanction", "kind": "Kind", "amount": "Amount",
+		"article": "Article", "reason": "Reason", "revoke": "Revoke", "ruling": "Ruling", "revoked": "revoked",
+		"automatic": "automatic", "ladder": "Sanction ladder", "regime": "Regime",
+		"against": "Contested event", "claim": "Claim", "effect": "Persisting effect", "by": "Raised by",
+		"file": "File contestation", "admissible": "admissible", "inadmissible": "inadmissible",
+		"rule": "Rule", "upheld": "upheld", "rejected": "rejected", "corrections": "Corrections (JSON)",
+		"state_here": "The tournament at this event", "as_of": "The tournament after event", "older": "Earlier", "newer": "Later",
+		"type": "Type", "at": "Time", "actor": "By", "data": "Data", "none": "None",
+		"appoint": "Appoint official", "arbiter": "arbiter", "appeals": "appeals committee", "auditor": "auditor",
+		"token_once": "The new official's token (shown once):", "publish": "Publish the classification",
+		"final": "final", "error": "Error", "ok": "Done", "not_allowed": "Your role may not do this.",
+		"next_phase": "Qualifiers for the next phase", "player": "Player", "signature": "Signature",
+		"back": "Back", "language": "Language", "create_admin_only": "Only the administrator creates tournaments.",
+		"qualifying": "qualifying", "semifinal": "semifinal", "final_phase": "final", "quarterfinal": "quarterfinal",
+		"active": "active", "reserve": "reserve", "refused": "refused",
+		"done_created": "Tournament created.", "done_published": "Classification published.", "done_registered": "Registered:",
+		"done_imported": "Players imported:", "done_closed": "Registration closed.", "done_checked_in": "Present:",
+		"done_drawn": "Tables drawn.", "done_recorded": "Report recorded, table", "done_sanction": "Sanction recorded.",
+		"done_contestation": "Contestation recorded.", "next_round": "Next round",
+	},
+}
+
+func tr(lang, key string) string {
+	if s, ok := labels[lang][key]; ok {
+		return s
+	}
+	if s, ok := labels["it"][key]; ok {
+		return s
+	}
+	return key
+}
+
+// lang is the page language: ?lang=, then the cookie, then Accept-Language
+// preferring English only when asked first; Italian otherwise.
+func lang(r *http.Request) string {
+	for _, l := range []string{r.URL.Query().Get("lang"), cookieValue(r, langCookie)} {
+		if _, ok := labels[l]; ok {
+			return l
+		}
+	}
+	if al := r.Header.Get("Accept-Language"); len(al) >= 2 && al[:2] == "en" {
+		return "en"
+	}
+	return "it"
+}
+
+func cookieValue(r *http.Request, name string) string {
+	if c, err := r.Cookie(name); err == nil {
+		return c.Value
+	}
+	return ""
+}

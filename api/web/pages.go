@@ -1,0 +1,884 @@
+package web
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"html/template"
+	"io"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/referto/referto/events"
+	"github.com/referto/referto/projections"
+)
+
+// me is GET /v1/me: who the token acts as and what it may send.
+type me struct {
+	Role       string   `json:"role"`
+	Tournament string   `json:"tournament"`
+	Official   string   `json:"official"`
+	Name       string   `json:"name"`
+	Commands   []string `json:"commands"`
+}
+
+// page is what every template gets.
+type page struct {
+	Lang    string
+	Me      *me
+	T       string // tournament id, on tournament pages
+	State   *projections.State
+	Title   string
+	Problem *Problem
+	Errs    map[string]string // field → message, from the problem
+	Flash   string
+	Key     string // the form's idempotency key
+	Form    url.Values
+	Data    any
+	Path    string
+}
+
+// Tr is the label for key in the page's language.
+func (p *page) Tr(key string) string { return tr(p.Lang, key) }
+
+// Can reports whether the official may send commands of type typ: what
+// they may not do is not offered (the server refuses it anyway).
+func (p *page) Can(typ string) bool { return p.Me != nil && slices.Contains(p.Me.Commands, typ) }
+
+// Admin reports an administrator session.
+func (p *page) Admin() bool { return p.Me != nil && p.Me.Role == events.RoleAdmin }
+
+// Name is a player's name, or the id when unknown.
+func (p *page) Name(id string) string {
+	if p.State != nil {
+		for _, row := range p.State.Players {
+			if row.Player == id {
+				return row.Name
+			}
+		}
+	}
+	return id
+}
+
+// Value is the submitted value of a form field (to re-fill a refused form).
+func (p *page) Value(name string) string { return p.Form.Get(name) }
+
+func (u *UI) newPage(r *http.Request, title string) *page {
+	p := &page{Lang: lang(r), Title: title, Key: u.newKey(), Errs: map[string]string{}, Form: url.Values{}, Path: r.URL.Path}
+	if tok := token(r); tok != "" {
+		var m me
+		if prob, err := u.get(r, "/v1/me", &m); err == nil && prob == nil {
+			p.Me = &m
+		}
+	}
+	if f := r.URL.Query().Get("ok"); f != "" {
+		key, arg, _ := strings.Cut(f, ":")
+		p.Flash = strings.TrimSpace(tr(p.Lang, "done_"+key) + " " + arg)
+	}
+	return p
+}
+
+// tournamentPage loads the tournament's state (at seq when not 0).
+func (u *UI) tournamentPage(w http.ResponseWriter, r *http.Request, title string, seq uint64) (*page, bool) {
+	p := u.newPage(r, title)
+	p.T = r.PathValue("t")
+	var st projections.State
+	path := "/v1/tournaments/" + url.PathEscape(p.T) + "/state"
+	if seq > 0 {
+		path += "?at=" + strconv.FormatUint(seq, 10)
+	}
+	prob, err := u.get(r, path, &st)
+	if err == nil && prob != nil {
+		u.fail(w, r, p, prob)
+		return nil, false
+	}
+	if err != nil {
+		u.fail(w, r, p, &Problem{Status: 500, Detail: err.Error()})
+		return nil, false
+	}
+	p.State = &st
+	return p, true
+}
+
+func (u *UI) render(w http.ResponseWriter, name string, status int, p *page) {
+	t := u.pages[name]
+	if t == nil {
+		http.Error(w, "no page "+name, http.StatusInternalServerError)
+		return
+	}
+	var buf strings.Builder
+	if err := t.Execute(&buf, p); err != nil {
+		u.opts.Logger.Error("web: render", "page", name, "err", err)
+		http.Error(w, "the page could not be rendered", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Content-Security-Policy", "default-src 'self'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
+	_, _ = w.Write([]byte(buf.String()))
+}
+
+// fail renders a problem as a page of its own.
+func (u *UI) fail(w http.ResponseWriter, _ *http.Request, p *page, prob *Problem) {
+	p.Problem = prob
+	status := prob.Status
+	if status < 400 {
+		status = http.StatusBadGateway
+	}
+	u.render(w, "problem", status, p)
+}
+
+// refused renders page name again with the form as sent and the server's
+// problem, each message at the field it names.
+func (u *UI) refused(w http.ResponseWriter, r *http.Request, name string, p *page, prob *Problem, err error) {
+	p.Form, p.Problem = r.PostForm, orProblem(prob, err)
+	p.Errs = p.Problem.Fields()
+	u.render(w, name, p.Problem.Status, p)
+}
+
+// done redirects after an accepted form (post/redirect/get); a fragment
+// ("#player-p001") brings the arbiter back to the row they were on.
+func done(w http.ResponseWriter, r *http.Request, to, flash string) {
+	to, frag, _ := strings.Cut(to, "#")
+	if flash != "" {
+		to += "?ok=" + url.QueryEscape(flash)
+	}
+	if frag != "" {
+		to += "#" + frag
+	}
+	http.Redirect(w, r, to, http.StatusSeeOther)
+}
+
+// postForm parses a form post, refusing other sites' and oversized ones.
+func postForm(w http.ResponseWriter, r *http.Request) bool {
+	if !sameOrigin(r) {
+		http.Error(w, "cross-site form refused", http.StatusForbidden)
+		return false
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, 1<<20)
+	if err := r.ParseForm(); err != nil {
+		http.Error(w, "the form could not be read: "+err.Error(), http.StatusBadRequest)
+		return false
+	}
+	return true
+}
+
+func tPath(t string) string { return "/ui/t/" + url.PathEscape(t) + "/" }
+
+// --- tournaments, login, language ---------------------------------------
+
+func (u *UI) home(w http.ResponseWriter, r *http.Request) {
+	p := u.newPage(r, "tournaments")
+	var list struct {
+		Tournaments []projections.Summary `json:"tournaments"`
+	}
+	var rs struct {
+		Rulesets []events.Ruleset `json:"rulesets"`
+	}
+	if prob, err := u.get(r, "/v1/tournaments", &list); err != nil || prob != nil {
+		u.fail(w, r, p, orProblem(prob, err))
+		return
+	}
+	if prob, err := u.get(r, "/v1/rulesets", &rs); err != nil || prob != nil {
+		u.fail(w, r, p, orProblem(prob, err))
+		return
+	}
+	p.Data = map[string]any{"Tournaments": list.Tournaments, "Rulesets": rs.Rulesets}
+	u.render(w, "home", http.StatusOK, p)
+}
+
+func orProblem(prob *Problem, err error) *Problem {
+	if prob != nil {
+		return prob
+	}
+	return &Problem{Status: 500, Detail: err.Error()}
+}
+
+func (u *UI) createTournament(w http.ResponseWriter, r *http.Request) {
+	if !postForm(w, r) {
+		return
+	}
+	body := map[string]any{"id": r.PostForm.Get("id"), "name": r.PostForm.Get("name"), "ruleset": r.PostForm.Get("ruleset")}
+	res, err := u.call(r.Context(), token(r), http.MethodPost, "/v1/tournaments", body)
+	if err == nil && res.status < 300 {
+		done(w, r, tPath(r.PostForm.Get("id")), "created")
+		return
+	}
+	p := u.newPage(r, "tournaments")
+	p.Form = r.PostForm
+	if err != nil {
+		u.fail(w, r, p, orProblem(nil, err))
+		return
+	}
+	p.Problem = problemOf(res)
+	p.Errs = p.Problem.Fields()
+	var list struct {
+		Tournaments []projections.Summary `json:"tournaments"`
+	}
+	var rs struct {
+		Rulesets []events.Ruleset `json:"rulesets"`
+	}
+	_, _ = u.get(r, "/v1/tournaments", &list)
+	_, _ = u.get(r, "/v1/rulesets", &rs)
+	p.Data = map[string]any{"Tournaments": list.Tournaments, "Rulesets": rs.Rulesets}
+	u.render(w, "home", p.Problem.Status, p)
+}
+
+func (u *UI) loginPage(w http.ResponseWriter, r *http.Request) {
+	u.render(w, "login", http.StatusOK, u.newPage(r, "login"))
+}
+
+func (u *UI) login(w http.ResponseWriter, r *http.Request) {
+	if !postForm(w, r) {
+		return
+	}
+	tok := strings.TrimSpace(r.PostForm.Get("token"))
+	res, err := u.call(r.Context(), tok, http.MethodGet, "/v1/me", nil)
+	if err != nil || res.status != http.StatusOK {
+		p := u.newPage(r, "login")
+		p.Problem = &Problem{Status: http.StatusUnauthorized, Detail: tr(p.Lang, "bad_token")}
+		u.render(w, "login", http.StatusUnauthorized, p)
+		return
+	}
+	var m me
+	_ = json.Unmarshal(res.body, &m)
+	http.SetCookie(w, &http.Cookie{Name: tokenCookie, Value: tok, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
+	if m.Tournament != "" {
+		done(w, r, tPath(m.Tournament), "")
+		return
+	}
+	done(w, r, "/ui/", "")
+}
+
+func (u *UI) logout(w http.ResponseWriter, r *http.Request) {
+	if !sameOrigin(r) {
+		http.Error(w, "cross-site form refused", http.StatusForbidden)
+		return
+	}
+	http.SetCookie(w, &http.Cookie{Name: tokenCookie, Value: "", Path: "/", MaxAge: -1, HttpOnly: true, SameSite: http.SameSiteStrictMode})
+	done(w, r, "/ui/", "")
+}
+
+func (u *UI) setLang(w http.ResponseWriter, r *http.Request) {
+	l := r.PathValue("lang")
+	if _, ok := labels[l]; !ok {
+		l = "it"
+	}
+	http.SetCookie(w, &http.Cookie{Name: langCookie, Value: l, Path: "/", MaxAge: 365 * 24 * 3600, SameSite: http.SameSiteLaxMode})
+	back := r.URL.Query().Get("back")
+	if !strings.HasPrefix(back, "/ui/") {
+		back = "/ui/"
+	}
+	http.Redirect(w, r, back, http.StatusSeeOther)
+}
+
+// --- tournament overview ---------------------------------------------------
+
+func (u *UI) overview(w http.ResponseWriter, r *http.Request) {
+	p, ok := u.tournamentPage(w, r, "overview", 0)
+	if !ok {
+		return
+	}
+	p.Data = map[string]any{"Token": ""}
+	u.render(w, "overview", http.StatusOK, p)
+}
+
+// overviewPost appoints an official (administrator) or publishes the
+// classification (arbiter). A new token is shown on the page once, never
+// put in a URL.
+func (u *UI) overviewPost(w http.ResponseWriter, r *http.Request) {
+	if !postForm(w, r) {
+		return
+	}
+	t, f := r.PathValue("t"), r.PostForm
+	var prob *Problem
+	var err error
+	newToken := ""
+	switch f.Get("_action") {
+	case "appoint":
+		var res apiResponse
+		res, err = u.call(r.Context(), token(r), http.MethodPost, "/v1/tournaments/"+url.PathEscape(t)+"/officials",
+			map[string]any{"name": f.Get("name"), "role": f.Get("role")}, "Idempotency-Key", "ui-"+f.Get("_key"))
+		if err == nil && res.status >= 300 {
+			prob = problemOf(res)
+		} else if err == nil {
+			var out struct {
+				Token string `json:"token"`
+			}
+			_ = json.Unmarshal(res.body, &out)
+			newToken = out.Token
+		}
+	case "publish":
+		prob, err = u.command(r, t, map[string]any{"type": "PublishClassification", "final": f.Get("final") != ""})
+	default:
+		prob = &Problem{Status: 400, Field: "_action", Detail: "unknown action"}
+	}
+	if err == nil && prob == nil && newToken == "" {
+		done(w, r, tPath(t), "published")
+		return
+	}
+	p, ok := u.tournamentPage(w, r, "overview", 0)
+	if !ok {
+		return
+	}
+	status := http.StatusOK
+	if err != nil || prob != nil {
+		p.Form, p.Problem = f, orProblem(prob, err)
+		p.Errs = p.Problem.Fields()
+		status = p.Problem.Status
+	}
+	p.Data = map[string]any{"Token": newToken}
+	u.render(w, "overview", status, p)
+}
+
+// --- entry list, CSV import, check-in ----------------------------------------
+
+func (u *UI) players(w http.ResponseWriter, r *http.Request) {
+	p, ok := u.tournamentPage(w, r, "players", 0)
+	if !ok {
+		return
+	}
+	p.Data = u.playersData(p)
+	u.render(w, "players", http.StatusOK, p)
+}
+
+// callRound is the round whose check-in is open: the first not drawn.
+func callRound(st *projections.State) int { return len(st.Rounds) + 1 }
+
+func (u *UI) playersData(p *page) map[string]any {
+	rounds := []int{}
+	for i := 1; i <= callRound(p.State); i++ {
+		rounds = append(rounds, i)
+	}
+	return map[string]any{"CallRound": callRound(p.State), "Rounds": rounds}
+}
+
+func (u *UI) playersPost(w http.ResponseWriter, r *http.Request) {
+	if !postForm(w, r) {
+		return
+	}
+	t := r.PathValue("t")
+	f := r.PostForm
+	var prob *Problem
+	var err error
+	flash := ""
+	switch f.Get("_action") {
+	case "register":
+		cmd := map[string]any{"type": "RegisterPlayer", "player": f.Get("player"), "name": f.Get("name"), "club": f.Get("club"), "region": f.Get("region")}
+		if v := f.Get("rank"); v != "" {
+			cmd["rank"] = atoiOr(v, -1)
+		}
+		prob, err = u.command(r, t, cmd)
+		flash = "registered:" + f.Get("player")
+	case "import":
+		var n int
+		n, prob, err = u.importCSV(r, t, f.Get("csv"))
+		flash = fmt.Sprintf("imported:%d", n)
+	case "close":
+		prob, err = u.command(r, t, map[string]any{"type": "CloseRegistration"})
+		flash = "closed"
+	case "checkin":
+		cmd := map[string]any{"type": "CheckIn", "round": atoiOr(f.Get("round"), 0), "player": f.Get("player"), "minutes_late": atoiOr(f.Get("minutes_late"), 0)}
+		if f.Get("absent") != "" {
+			cmd["absent"] = true
+		}
+		prob, err = u.command(r, t, cmd)
+		flash = "checked_in:" + f.Get("player")
+	default:
+		prob = &Problem{Status: 400, Detail: "unknown action", Field: "_action"}
+	}
+	if err == nil && prob == nil {
+		to := tPath(t) + "players"
+		if f.Get("_action") == "checkin" {
+			to += "#player-" + f.Get("player")
+		}
+		done(w, r, to, flash)
+		return
+	}
+	if p, ok := u.tournamentPage(w, r, "players", 0); ok {
+		p.Data = u.playersData(p)
+		u.refused(w, r, "players", p, prob, err)
+	}
+}
+
+// importCSV registers one player per CSV line: player,name[,club[,region[,rank]]]
+// (a header line naming "player" is skipped). Each line is its own command,
+// keyed by the form's key and the line, so re-sending the form registers
+// no one twice. It stops at the first refused line and says which.
+func (u *UI) importCSV(r *http.Request, t, text string) (int, *Problem, error) {
+	cr := csv.NewReader(strings.NewReader(text))
+	cr.FieldsPerRecord = -1
+	cr.TrimLeadingSpace = true
+	base := r.PostFormValue("_key")
+	if base == "" {
+		base = u.newKey()
+	}
+	n := 0
+	for line := 1; ; line++ {
+		rec, err := cr.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return n, &Problem{Status: 400, Field: "csv", Detail: fmt.Sprintf("line %d: %v", line, err)}, nil
+		}
+		if line == 1 && strings.EqualFold(strings.TrimSpace(rec[0]), "player") {
+			continue
+		}
+		if len(rec) < 2 {
+			return n, &Problem{Status: 400, Field: "csv", Detail: fmt.Sprintf("line %d: want player,name[,club[,region[,rank]]]", line)}, nil
+		}
+		cmd := map[string]any{"type": "RegisterPlayer", "player": strings.TrimSpace(rec[0]), "name": strings.TrimSpace(rec[1])}
+		for i, k := range []string{"club", "region"} {
+			if len(rec) > 2+i && strings.TrimSpace(rec[2+i]) != "" {
+				cmd[k] = strings.TrimSpace(rec[2+i])
+			}
+		}
+		if len(rec) > 4 && strings.TrimSpace(rec[4]) != "" {
+			cmd["rank"] = atoiOr(strings.TrimSpace(rec[4]), -1)
+		}
+		res, err := u.call(r.Context(), token(r), http.MethodPost, "/v1/tournaments/"+url.PathEscape(t)+"/commands", cmd,
+			"Idempotency-Key", fmt.Sprintf("ui-%s-%d", base, line))
+		if err != nil {
+			return n, nil, err
+		}
+		if res.status >= 300 {
+			prob := problemOf(res)
+			prob.Detail = fmt.Sprintf("line %d (%s): %s", line, cmd["player"], prob.Detail)
+			prob.Field = "csv"
+			return n, prob, nil
+		}
+		n++
+	}
+	return n, nil, nil
+}
+
+func atoiOr(s string, def int) int {
+	n, err := strconv.Atoi(strings.TrimSpace(s))
+	if err != nil {
+		return def
+	}
+	return n
+}
+
+// --- rounds: draw, venue screen, slips --------------------------------------
+
+// roundOf finds round n in the state, nil when not drawn.
+func roundOf(st *projections.State, n int) *projections.Round {
+	for _, r := range st.Rounds {
+		if r.Number == n {
+			return r
+		}
+	}
+	return nil
+}
+
+func (u *UI) roundPage(w http.ResponseWriter, r *http.Request, name string) (*page, bool) {
+	p, ok := u.tournamentPage(w, r, name, 0)
+	if !ok {
+		return nil, false
+	}
+	n := atoiOr(r.PathValue("r"), 0)
+	if n < 1 {
+		u.fail(w, r, p, &Problem{Status: 404, Detail: "no such round"})
+		return nil, false
+	}
+	p.Data = map[string]any{"Number": n, "Round": roundOf(p.State, n)}
+	return p, true
+}
+
+func (u *UI) round(w http.ResponseWriter, r *http.Request) {
+	if p, ok := u.roundPage(w, r, "round"); ok {
+		u.render(w, "round", http.StatusOK, p)
+	}
+}
+
+func (u *UI) roundPost(w http.ResponseWriter, r *http.Request) {
+	if !postForm(w, r) {
+		return
+	}
+	t, n := r.PathValue("t"), atoiOr(r.PathValue("r"), 0)
+	cmd := map[string]any{"type": "DrawTables", "round": n}
+	if s := strings.TrimSpace(r.PostForm.Get("seed")); s != "" {
+		cmd["seed"] = s
+	}
+	prob, err := u.command(r, t, cmd)
+	if err == nil && prob == nil {
+		done(w, r, fmt.Sprintf("%srounds/%d", tPath(t), n), "drawn")
+		return
+	}
+	if p, ok := u.roundPage(w, r, "round"); ok {
+		u.refused(w, r, "round", p, prob, err)
+	}
+}
+
+func (u *UI) screen(w http.ResponseWriter, r *http.Request) {
+	if p, ok := u.roundPage(w, r, "screen"); ok {
+		u.render(w, "screen", http.StatusOK, p)
+	}
+}
+
+func (u *UI) slips(w http.ResponseWriter, r *http.Request) {
+	if p, ok := u.roundPage(w, r, "slips"); ok {
+		u.render(w, "slips", http.StatusOK, p)
+	}
+}
+
+// --- result entry (the referto) ---------------------------------------------
+
+// seatFields are the per-player inputs of the table report, in form order.
+var seatFields = []string{"turn", "table_points", "off_objective_points", "objective_territories", "territories", "armies", "cards", "eliminated_order"}
+
+func (u *UI) resultPage(w http.ResponseWriter, r *http.Request) (*page, *projections.Table, bool) {
+	p, ok := u.roundPage(w, r, "result")
+	if !ok {
+		return nil, nil, false
+	}
+	rd, _ := p.Data.(map[string]any)["Round"].(*projections.Round)
+	n := atoiOr(r.PathValue("n"), 0)
+	if rd == nil {
+		u.fail(w, r, p, &Problem{Status: 404, Detail: "the round has not been drawn"})
+		return nil, nil, false
+	}
+	for _, tb := range rd.Tables {
+		if tb.Number == n {
+			p.Data.(map[string]any)["Table"] = tb
+			p.Data.(map[string]any)["Fields"] = seatFields
+			return p, tb, true
+		}
+	}
+	u.fail(w, r, p, &Problem{Status: 404, Detail: fmt.Sprintf("round %d has no table %d", rd.Number, n)})
+	return nil, nil, false
+}
+
+func (u *UI) resultForm(w http.ResponseWriter, r *http.Request) {
+	if p, _, ok := u.resultPage(w, r); ok {
+		u.render(w, "result", http.StatusOK, p)
+	}
+}
+
+func (u *UI) resultPost(w http.ResponseWriter, r *http.Request) {
+	if !postForm(w, r) {
+		return
+	}
+	p, tb, ok := u.resultPage(w, r)
+	if !ok {
+		return
+	}
+	f := r.PostForm
+	cmd := map[string]any{"type": "RecordResult", "round": atoiOr(r.PathValue("r"), 0), "table": tb.Number, "closed_by": f.Get("closed_by")}
+	if v := f.Get("winner"); v != "" {
+		cmd["winner"] = v
+	}
+	if f.Get("risiko") != "" {
+		cmd["risiko"] = true
+	}
+	var seats []map[string]any
+	for i, id := range tb.Players {
+		seat := map[string]any{"player": id, "status": f.Get(fmt.Sprintf("players[%d].status", i))}
+		for _, k := range seatFields {
+			v := strings.TrimSpace(f.Get(fmt.Sprintf("players[%d].%s", i, k)))
+			if v == "" {
+				continue
+			}
+			n, err := strconv.Atoi(v)
+			if err != nil {
+				p.Form = f
+				p.Problem = &Problem{Status: 400, Detail: fmt.Sprintf("%s: %q is not a whole number", id, v), Field: fmt.Sprintf("players[%d].%s", i, k)}
+				p.Errs = p.Problem.Fields()
+				u.render(w, "result", http.StatusBadRequest, p)
+				return
+			}
+			seat[k] = n
+		}
+		seats = append(seats, seat)
+	}
+	cmd["players"] = seats
+	prob, err := u.command(r, r.PathValue("t"), cmd)
+	if err == nil && prob == nil {
+		done(w, r, fmt.Sprintf("%srounds/%s#table-%d", tPath(r.PathValue("t")), r.PathValue("r"), tb.Number), fmt.Sprintf("recorded:%d", tb.Number))
+		return
+	}
+	u.refused(w, r, "result", p, prob, err)
+}
+
+// --- standings ---------------------------------------------------------------
+
+func (u *UI) standings(w http.ResponseWriter, r *http.Request) {
+	p, ok := u.tournamentPage(w, r, "standings", 0)
+	if !ok {
+		return
+	}
+	p.Data = standingsData(p.State)
+	u.render(w, "standings", http.StatusOK, p)
+}
+
+// standingsRow is a standings line with its games by round and whether the
+// next phase's cut falls right after it.
+type standingsRow struct {
+	projections.StandingsRow
+	ByRound   []*projections.GameView
+	Qualifies bool
+	CutAfter  bool
+}
+
+func standingsData(st *projections.State) map[string]any {
+	rounds := []int{}
+	for i := 1; i <= st.Standings.Rounds; i++ {
+		rounds = append(rounds, i)
+	}
+	in := map[string]bool{}
+	if st.Next != nil {
+		for _, id := range st.Next.Players {
+			in[id] = true
+		}
+	}
+	rows := make([]standingsRow, len(st.Standings.Rows))
+	last := -1
+	for i, row := range st.Standings.Rows {
+		sr := standingsRow{StandingsRow: row, ByRound: make([]*projections.GameView, len(rounds)), Qualifies: in[row.Player]}
+		for j := range row.Games {
+			if g := &row.Games[j]; g.Round >= 1 && g.Round <= len(rounds) {
+				sr.ByRound[g.Round-1] = g
+			}
+		}
+		if sr.Qualifies {
+			last = i
+		}
+		rows[i] = sr
+	}
+	if last >= 0 && last < len(rows)-1 {
+		rows[last].CutAfter = true
+	}
+	return map[string]any{"Rounds": rounds, "Rows": rows, "Next": st.Next}
+}
+
+func (u *UI) standingsCSV(w http.ResponseWriter, r *http.Request) {
+	var st projections.Standings
+	prob, err := u.get(r, "/v1/tournaments/"+url.PathEscape(r.PathValue("t"))+"/standings", &st)
+	if err != nil || prob != nil {
+		p := orProblem(prob, err)
+		http.Error(w, p.Detail, max(p.Status, 400))
+		return
+	}
+	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
+	w.Header().Set("Content-Disposition", fmt.Sprintf("attachment; filename=%q", r.PathValue("t")+"-standings.csv"))
+	cw := csv.NewWriter(w)
+	head := []string{"rank", "player", "name", "club"}
+	for i := 1; i <= st.Rounds; i++ {
+		head = append(head, fmt.Sprintf("round_%d", i))
+	}
+	_ = cw.Write(append(head, "penalties", "total", "status"))
+	write := func(row projections.StandingsRow, rank string) {
+		rec := []string{rank, row.Player, csvSafe(row.Name), csvSafe(row.Club)}
+		by := make([]string, st.Rounds)
+		for _, g := range row.Games {
+			if g.Round >= 1 && g.Round <= st.Rounds {
+				by[g.Round-1] = g.Score.String()
+			}
+		}
+		rec = append(rec, by...)
+		_ = cw.Write(append(rec, row.Penalties.String(), row.Total.String(), row.Status))
+	}
+	for _, row := range st.Rows {
+		write(row, strconv.Itoa(row.Rank))
+	}
+	for _, row := range st.Expelled {
+		write(row, "")
+	}
+	cw.Flush()
+}
+
+// csvSafe keeps a spreadsheet from reading a name as a formula.
+func csvSafe(s string) string {
+	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
+		return "'" + s
+	}
+	return s
+}
+
+// --- sanctions ---------------------------------------------------------------
+
+// ladderRow is one player's sanctions, counted by kind, in force.
+type ladderRow struct {
+	Player string
+	Counts map[string]int
+	List   []*projections.Sanction
+}
+
+var sanctionKinds = []string{"reminder", "warning", "turn_loss", "card_loss", "army_loss", "army_cap",
+	"table_points", "classification_points", "disqualification", "expulsion"}
+
+func sanctionsData(st *projections.State) map[string]any {
+	by := map[string]*ladderRow{}
+	var order []string
+	for _, s := range st.Sanctions {
+		lr := by[s.Player]
+		if lr == nil {
+			lr = &ladderRow{Player: s.Player, Counts: map[string]int{}}
+			by[s.Player] = lr
+			order = append(order, s.Player)
+		}
+		lr.List = append(lr.List, s)
+		if !s.Revoked {
+			lr.Counts[s.Kind]++
+		}
+	}
+	var ladder []*ladderRow
+	for _, id := range order {
+		ladder = append(ladder, by[id])
+	}
+	return map[string]any{"Ladder": ladder, "Kinds": sanctionKinds, "Regime": st.Summary.Ruleset.Sanctions, "CurrentRound": max(len(st.Rounds), 1)}
+}
+
+func (u *UI) sanctions(w http.ResponseWriter, r *http.Request) {
+	p, ok := u.tournamentPage(w, r, "sanctions", 0)
+	if !ok {
+		return
+	}
+	p.Data = sanctionsData(p.State)
+	u.render(w, "sanctions", http.StatusOK, p)
+}
+
+func (u *UI) sanctionsPost(w http.ResponseWriter, r *http.Request) {
+	if !postForm(w, r) {
+		return
+	}
+	t, f := r.PathValue("t"), r.PostForm
+	var cmd map[string]any
+	switch f.Get("_action") {
+	case "revoke":
+		cmd = map[string]any{"type": "RevokeSanction", "sanction": f.Get("sanction"), "ruling": f.Get("ruling")}
+	default:
+		cmd = map[string]any{"type": "ImposeSanction", "player": f.Get("player"), "round": atoiOr(f.Get("round"), 0),
+			"kind": f.Get("kind"), "article": f.Get("article"), "reason": f.Get("reason")}
+		if v := f.Get("table"); v != "" {
+			cmd["table"] = atoiOr(v, -1)
+		}
+		if v := f.Get("amount"); v != "" {
+			cmd["amount"] = atoiOr(v, -1)
+		}
+	}
+	prob, err := u.command(r, t, cmd)
+	if err == nil && prob == nil {
+		done(w, r, tPath(t)+"sanctions", "sanction")
+		return
+	}
+	if p, ok := u.tournamentPage(w, r, "sanctions", 0); ok {
+		p.Data = sanctionsData(p.State)
+		u.refused(w, r, "sanctions", p, prob, err)
+	}
+}
+
+// --- contestations -----------------------------------------------------------
+
+func (u *UI) contestations(w http.ResponseWriter, r *http.Request) {
+	p, ok := u.tournamentPage(w, r, "contestations", 0)
+	if !ok {
+		return
+	}
+	p.Form.Set("against", r.URL.Query().Get("against"))
+	u.render(w, "contestations", http.StatusOK, p)
+}
+
+func (u *UI) contestationsPost(w http.ResponseWriter, r *http.Request) {
+	if !postForm(w, r) {
+		return
+	}
+	t, f := r.PathValue("t"), r.PostForm
+	var cmd map[string]any
+	var prob *Problem
+	switch f.Get("_action") {
+	case "rule":
+		cmd = map[string]any{"type": "RuleContestation", "contestation": f.Get("contestation"), "upheld": f.Get("upheld") == "true", "ruling": f.Get("ruling")}
+		if c := strings.TrimSpace(f.Get("corrections")); c != "" {
+			var corr []json.RawMessage
+			if err := json.Unmarshal([]byte(c), &corr); err != nil {
+				prob = &Problem{Status: 400, Field: "corrections", Detail: "the corrections are a JSON array of command payloads: " + err.Error()}
+			}
+			cmd["corrections"] = corr
+		}
+	default:
+		cmd = map[string]any{"type": "FileContestation", "against": atoiOr(f.Get("against"), 0), "claim": f.Get("claim")}
+		if v := f.Get("effect"); v != "" {
+			cmd["effect"] = v
+		}
+		if v := f.Get("by"); v != "" {
+			cmd["by"] = v
+		}
+	}
+	var err error
+	if prob == nil {
+		prob, err = u.command(r, t, cmd)
+	}
+	if err == nil && prob == nil {
+		done(w, r, tPath(t)+"contestations", "contestation")
+		return
+	}
+	if p, ok := u.tournamentPage(w, r, "contestations", 0); ok {
+		u.refused(w, r, "contestations", p, prob, err)
+	}
+}
+
+// --- the event log and the state at an event ----------------------------------
+
+func (u *UI) eventLog(w http.ResponseWriter, r *http.Request) {
+	p := u.newPage(r, "events")
+	p.T = r.PathValue("t")
+	from := atoiOr(r.URL.Query().Get("from"), 1)
+	var page struct {
+		Events []events.Envelope `json:"events"`
+		Next   uint64            `json:"next"`
+	}
+	prob, err := u.get(r, fmt.Sprintf("/v1/tournaments/%s/events?from=%d&limit=50", url.PathEscape(p.T), max(from, 1)), &page)
+	if err != nil || prob != nil {
+		u.fail(w, r, p, orProblem(prob, err))
+		return
+	}
+	prev := 0
+	if from > 1 {
+		prev = max(from-50, 1)
+	}
+	p.Data = map[string]any{"Events": page.Events, "Next": page.Next, "Prev": prev}
+	u.render(w, "events", http.StatusOK, p)
+}
+
+func (u *UI) at(w http.ResponseWriter, r *http.Request) {
+	seq, err := strconv.ParseUint(r.PathValue("seq"), 10, 64)
+	if err != nil || seq == 0 {
+		u.fail(w, r, u.newPage(r, "at"), &Problem{Status: 400, Field: "seq", Detail: "the event is a positive number"})
+		return
+	}
+	p, ok := u.tournamentPage(w, r, "at", seq)
+	if !ok {
+		return
+	}
+	d := standingsData(p.State)
+	d["Seq"] = seq
+	d["Ladder"] = sanctionsData(p.State)["Ladder"]
+	p.Data = d
+	u.render(w, "at", http.StatusOK, p)
+}
+
+// funcs are the template helpers.
+var funcs = template.FuncMap{
+	"add": func(a, b int) int { return a + b },
+	"field": func(i int, name string) string {
+		return fmt.Sprintf("players[%d].%s", i, name)
+	},
+	"join": strings.Join,
+	"list": func(s ...string) []string { return s },
+	"pts":  func(hundredths int64) string { return projections.Points(hundredths).String() },
+	"eventData": func(env events.Envelope) string {
+		s := string(env.Data)
+		if len(s) > 160 {
+			s = s[:160] + "…"
+		}
+		return s
+	},
+}

@@ -1,0 +1,273 @@
+// Package web is referto's web UI for arbiters, the venue screen and the
+// appeals committee: server-rendered pages (html/template, assets embedded,
+// no build step, no network needed at the venue).
+//
+// The UI is a client of the HTTP API like any other: every page reads the
+// /v1 endpoints and every form becomes a request to POST
+// /v1/tournaments/{t}/commands, made in-process through the API's own
+// handler with the official's token. Validation, authorization and the
+// problem details a refused command carries are therefore exactly the
+// API's; the UI only decides what to offer, from the role GET /v1/me
+// reports, and the server refuses the rest anyway.
+package web
+
+import (
+	"bytes"
+	"context"
+	"embed"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"io"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+)
+
+//go:embed templates/*.html
+var templateFS embed.FS
+
+//go:embed static
+var staticFS embed.FS
+
+// Options configure the UI.
+type Options struct {
+	// API is the handler serving /v1: every read and command goes through it.
+	API http.Handler
+	// Random makes idempotency keys for forms (crypto/rand in production).
+	Random io.Reader
+	// Logger receives rendering errors; nil discards.
+	Logger *slog.Logger
+}
+
+// UI serves the pages.
+type UI struct {
+	opts  Options
+	pages map[string]*template.Template
+	mux   *http.ServeMux
+}
+
+// Cookie names: the official's token (HttpOnly, SameSite=Strict) and the
+// language.
+const (
+	tokenCookie = "referto_token"
+	langCookie  = "referto_lang"
+)
+
+// New builds the UI.
+func New(opts Options) (*UI, error) {
+	if opts.API == nil || opts.Random == nil {
+		return nil, fmt.Errorf("web: API and Random are required")
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	u := &UI{opts: opts, pages: map[string]*template.Template{}, mux: http.NewServeMux()}
+	names, err := fs.Glob(templateFS, "templates/*.html")
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range names {
+		base := strings.TrimSuffix(strings.TrimPrefix(n, "templates/"), ".html")
+		if base == "layout" || base == "partials" {
+			continue
+		}
+		t, err := template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/partials.html", n)
+		if err != nil {
+			return nil, fmt.Errorf("web: %s: %w", n, err)
+		}
+		u.pages[base] = t
+	}
+	u.routes()
+	return u, nil
+}
+
+// ServeHTTP serves the UI.
+func (u *UI) ServeHTTP(w http.ResponseWriter, r *http.Request) { u.mux.ServeHTTP(w, r) }
+
+// Paths lists the path prefixes the UI owns, for the API router to mount.
+func Paths() []string { return []string{"/ui/", "/static/"} }
+
+func (u *UI) routes() {
+	m := u.mux
+	static, _ := fs.Sub(staticFS, "static")
+	m.Handle("GET /static/", http.StripPrefix("/static/", http.FileServerFS(static)))
+	m.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/ui/", http.StatusFound) })
+	m.HandleFunc("GET /ui/{$}", u.home)
+	m.HandleFunc("POST /ui/{$}", u.createTournament)
+	m.HandleFunc("GET /ui/login", u.loginPage)
+	m.HandleFunc("POST /ui/login", u.login)
+	m.HandleFunc("POST /ui/logout", u.logout)
+	m.HandleFunc("GET /ui/lang/{lang}", u.setLang)
+	m.HandleFunc("GET /ui/t/{t}/{$}", u.overview)
+	m.HandleFunc("POST /ui/t/{t}/{$}", u.overviewPost)
+	m.HandleFunc("GET /ui/t/{t}/players", u.players)
+	m.HandleFunc("POST /ui/t/{t}/players", u.playersPost)
+	m.HandleFunc("GET /ui/t/{t}/rounds/{r}", u.round)
+	m.HandleFunc("POST /ui/t/{t}/rounds/{r}", u.roundPost)
+	m.HandleFunc("GET /ui/t/{t}/rounds/{r}/screen", u.screen)
+	m.HandleFunc("GET /ui/t/{t}/rounds/{r}/slips", u.slips)
+	m.HandleFunc("GET /ui/t/{t}/rounds/{r}/tables/{n}", u.resultForm)
+	m.HandleFunc("POST /ui/t/{t}/rounds/{r}/tables/{n}", u.resultPost)
+	m.HandleFunc("GET /ui/t/{t}/standings", u.standings)
+	m.HandleFunc("GET /ui/t/{t}/standings.csv", u.standingsCSV)
+	m.HandleFunc("GET /ui/t/{t}/sanctions", u.sanctions)
+	m.HandleFunc("POST /ui/t/{t}/sanctions", u.sanctionsPost)
+	m.HandleFunc("GET /ui/t/{t}/contestations", u.contestations)
+	m.HandleFunc("POST /ui/t/{t}/contestations", u.contestationsPost)
+	m.HandleFunc("GET /ui/t/{t}/events", u.eventLog)
+	m.HandleFunc("GET /ui/t/{t}/at/{seq}", u.at)
+}
+
+// apiResponse is an in-process API answer.
+type apiResponse struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+// Problem is an API problem detail (RFC 9457), as the API writes it.
+type Problem struct {
+	Title  string `json:"title"`
+	Status int    `json:"status"`
+	Detail string `json:"detail"`
+	Code   string `json:"code"`
+	Rule   string `json:"rule"`
+	Field  string `json:"field"`
+	Errors []struct {
+		Field  string `json:"field"`
+		Detail string `json:"detail"`
+		Rule   string `json:"rule"`
+	} `json:"errors"`
+}
+
+// Fields maps each field a problem names to its message.
+func (p *Problem) Fields() map[string]string {
+	out := map[string]string{}
+	if p == nil {
+		return out
+	}
+	if p.Field != "" {
+		out[p.Field] = p.Detail
+	}
+	for _, e := range p.Errors {
+		out[e.Field] = e.Detail
+	}
+	return out
+}
+
+// recorder is a minimal in-memory ResponseWriter.
+type recorder struct {
+	h      http.Header
+	status int
+	buf    bytes.Buffer
+}
+
+func (r *recorder) Header() http.Header { return r.h }
+func (r *recorder) WriteHeader(s int) {
+	if r.status == 0 {
+		r.status = s
+	}
+}
+func (r *recorder) Write(b []byte) (int, error) {
+	r.WriteHeader(http.StatusOK)
+	return r.buf.Write(b)
+}
+
+// call sends one request to the API in-process, as the official logged in.
+func (u *UI) call(ctx context.Context, token, method, path string, body any, headers ...string) (apiResponse, error) {
+	var rd io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			return apiResponse{}, err
+		}
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, path, rd)
+	if err != nil {
+		return apiResponse{}, err
+	}
+	req.RemoteAddr = "in-process"
+	req.Header.Set("Content-Type", "application/json")
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	rec := &recorder{h: http.Header{}}
+	u.opts.API.ServeHTTP(rec, req)
+	if rec.status == 0 {
+		rec.status = http.StatusOK
+	}
+	return apiResponse{status: rec.status, header: rec.h, body: rec.buf.Bytes()}, nil
+}
+
+// get reads a JSON resource into out; a problem comes back as *Problem.
+func (u *UI) get(r *http.Request, path string, out any) (*Problem, error) {
+	res, err := u.call(r.Context(), token(r), http.MethodGet, path, nil)
+	if err != nil {
+		return nil, err
+	}
+	if res.status >= 300 {
+		return problemOf(res), nil
+	}
+	return nil, json.Unmarshal(res.body, out)
+}
+
+// command submits one command for tournament t with the form's
+// idempotency key; nil when accepted.
+func (u *UI) command(r *http.Request, t string, cmd map[string]any) (*Problem, error) {
+	key := r.PostFormValue("_key")
+	if key == "" {
+		key = u.newKey()
+	}
+	res, err := u.call(r.Context(), token(r), http.MethodPost, "/v1/tournaments/"+url.PathEscape(t)+"/commands", cmd, "Idempotency-Key", "ui-"+key)
+	if err != nil {
+		return nil, err
+	}
+	if res.status >= 300 {
+		return problemOf(res), nil
+	}
+	return nil, nil
+}
+
+func problemOf(res apiResponse) *Problem {
+	p := &Problem{Status: res.status}
+	if err := json.Unmarshal(res.body, p); err != nil || p.Detail == "" {
+		p.Detail = http.StatusText(res.status)
+	}
+	return p
+}
+
+// newKey is a fresh idempotency key for a form: submitting the same form
+// twice (a double click, a reload) records the command once.
+func (u *UI) newKey() string {
+	b := make([]byte, 12)
+	if _, err := io.ReadFull(u.opts.Random, b); err != nil {
+		return ""
+	}
+	return hex.EncodeToString(b)
+}
+
+func token(r *http.Request) string {
+	if c, err := r.Cookie(tokenCookie); err == nil {
+		return c.Value
+	}
+	return ""
+}
+
+// sameOrigin refuses a form posted from another site (the cookie is
+// SameSite=Strict already; this also covers browsers that ignore it).
+func sameOrigin(r *http.Request) bool {
+	o := r.Header.Get("Origin")
+	if o == "" || o == "null" {
+		return r.Header.Get("Sec-Fetch-Site") != "cross-site"
+	}
+	ou, err := url.Parse(o)
+	return err == nil && ou.Host == r.Host
+}

@@ -1,0 +1,151 @@
+package web_test
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/referto/referto/api"
+	"github.com/referto/referto/api/apitest"
+)
+
+// ui is a node behind a loopback server, for form posts without a browser.
+type ui struct {
+	t    *testing.T
+	node *api.Node
+	srv  *httptest.Server
+}
+
+func newUI(t *testing.T) *ui {
+	t.Helper()
+	node, srv := apitest.Serve(t, t.TempDir(), admin)
+	return &ui{t: t, node: node, srv: srv}
+}
+
+// api sends a JSON request to the API with a bearer token.
+func (u *ui) api(method, path, token, body string) (int, map[string]any) {
+	u.t.Helper()
+	req, _ := http.NewRequest(method, u.srv.URL+path, strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+token)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		u.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var m map[string]any
+	_ = json.NewDecoder(res.Body).Decode(&m)
+	return res.StatusCode, m
+}
+
+// post sends a form as a browser on the UI's own origin would (origin ""
+// for same-origin), with the official's session cookie.
+func (u *ui) post(path, token, origin string, form url.Values) (int, string, string) {
+	u.t.Helper()
+	req, _ := http.NewRequest("POST", u.srv.URL+path, strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	if origin == "" {
+		origin = u.srv.URL
+	}
+	req.Header.Set("Origin", origin)
+	req.AddCookie(&http.Cookie{Name: "referto_token", Value: token})
+	c := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	res, err := c.Do(req)
+	if err != nil {
+		u.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return res.StatusCode, res.Header.Get("Location"), string(b)
+}
+
+func (u *ui) get(path, token string) (int, http.Header, string) {
+	u.t.Helper()
+	req, _ := http.NewRequest("GET", u.srv.URL+path, nil)
+	req.AddCookie(&http.Cookie{Name: "referto_token", Value: token})
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		u.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return res.StatusCode, res.Header, string(b)
+}
+
+func (u *ui) seq(t string) float64 {
+	u.t.Helper()
+	_, m := u.api("GET", "/v1/tournaments/"+t, "", "")
+	seq, _ := m["seq"].(float64)
+	return seq
+}
+
+// TestFormsGoThroughTheCommandEndpoint: the server, not the UI, decides
+// what a role may do; forms from another site are refused; a CSV import
+// sent twice registers each player once; the CSV export cannot smuggle a
+// formula into a spreadsheet; pages print.
+func TestFormsGoThroughTheCommandEndpoint(t *testing.T) {
+	u := newUI(t)
+	if code, _ := u.api("POST", "/v1/tournaments", admin, `{"id":"t1","name":"T","ruleset":"rtu"}`); code != 201 {
+		t.Fatalf("create: %d", code)
+	}
+	token := func(role string) string {
+		_, m := u.api("POST", "/v1/tournaments/t1/officials", admin, `{"name":"N","role":"`+role+`"}`)
+		tok, _ := m["token"].(string)
+		return tok
+	}
+	arbiter, auditor := token("arbiter"), token("auditor")
+
+	// An auditor is offered no forms, and a forged post is refused by the
+	// command endpoint with its problem, the log untouched.
+	if _, _, body := u.get("/ui/t/t1/players", auditor); strings.Contains(body, `id="register"`) || strings.Contains(body, `id="import"`) {
+		t.Error("an auditor is offered registration")
+	}
+	before := u.seq("t1")
+	code, _, body := u.post("/ui/t/t1/players", auditor, "", url.Values{"_action": {"register"}, "player": {"p1"}, "name": {"X"}})
+	if code != http.StatusForbidden || !strings.Contains(body, "auditor") {
+		t.Errorf("an auditor's registration: %d\n%s", code, body)
+	}
+	if u.seq("t1") != before {
+		t.Error("a refused form changed the log")
+	}
+
+	// Another site's form is refused before anything is sent.
+	if code, _, _ := u.post("/ui/t/t1/players", arbiter, "https://evil.example", url.Values{"_action": {"register"}, "player": {"p1"}, "name": {"X"}}); code != http.StatusForbidden {
+		t.Errorf("a cross-site form: %d", code)
+	}
+
+	// A CSV import, sent twice with the same form key (a reload): one
+	// registration each. A bad line is named.
+	csv := url.Values{"_action": {"import"}, "_key": {"k1"}, "csv": {"player,name,club\np001,Anna,=1+1\np002,Bruno,Bologna\n"}}
+	for range 2 {
+		if code, loc, body := u.post("/ui/t/t1/players", arbiter, "", csv); code != http.StatusSeeOther || !strings.Contains(loc, "imported") {
+			t.Fatalf("import: %d %s\n%s", code, loc, body)
+		}
+	}
+	_, m := u.api("GET", "/v1/tournaments/t1/players", "", "")
+	if n := len(m["players"].([]any)); n != 2 {
+		t.Errorf("%d players after importing two lines twice", n)
+	}
+	code, _, body = u.post("/ui/t/t1/players", arbiter, "", url.Values{"_action": {"import"}, "csv": {"p003,Carla\np004\n"}})
+	if code != http.StatusBadRequest || !strings.Contains(body, "line 2") {
+		t.Errorf("a bad CSV line: %d\n%s", code, body)
+	}
+
+	// The standings as CSV: a name or club starting like a formula is
+	// quoted as text.
+	code, h, body := u.get("/ui/t/t1/standings.csv", "")
+	if code != 200 || !strings.HasPrefix(h.Get("Content-Type"), "text/csv") || !strings.Contains(body, `'=1+1`) {
+		t.Errorf("standings CSV: %d %s\n%s", code, h.Get("Content-Type"), body)
+	}
+
+	// Pages carry a print stylesheet; slips and standings print.
+	if _, _, css := u.get("/static/style.css", ""); !strings.Contains(css, "@media print") || !strings.Contains(css, ".slip") {
+		t.Error("no print stylesheet for the slips")
+	}
+	if code, h, _ := u.get("/ui/t/t1/standings", ""); code != 200 || !strings.Contains(h.Get("Content-Security-Policy"), "default-src 'self'") {
+		t.Errorf("standings page: %d, CSP %q", code, h.Get("Content-Security-Policy"))
+	}
+}
