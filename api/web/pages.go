@@ -40,6 +40,9 @@ type page struct {
 	Form    url.Values
 	Data    any
 	Path    string
+	// AsOf is the event a past state is shown at (0: now); the round links
+	// of the present are not offered over a past state.
+	AsOf uint64
 }
 
 // Tr is the label for key in the page's language.
@@ -858,6 +861,7 @@ func (u *UI) at(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	p.AsOf = seq
 	d := standingsData(p.State)
 	d["Seq"] = seq
 	d["Ladder"] = sanctionsData(p.State)["Ladder"]
