@@ -1,13 +1,18 @@
 package api
 
 import (
+	"container/list"
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/hex"
 	"fmt"
+	"net"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/referto/referto/events"
 )
@@ -31,12 +36,21 @@ func TokenHash(token string) string {
 
 // authenticate resolves the bearer token. Tokens are looked up by their
 // hash, and the administrator's hash is compared in constant time, so
-// neither lookup leaks the token through timing.
+// neither lookup leaks the token through timing. A client address that has
+// failed too often recently is refused before its token is even looked at
+// (see authLimiter).
 func (s *Server) authenticate(r *http.Request) (principal, error) {
 	h := r.Header.Get("Authorization")
 	token, ok := strings.CutPrefix(h, "Bearer ")
 	if !ok || token == "" {
 		return principal{}, fmt.Errorf("%w: send Authorization: Bearer <token>", errUnauthorized)
+	}
+	addr, limited := clientAddr(r)
+	now := s.opts.Clock()
+	if limited {
+		if wait := s.authFailures.refusal(addr, now); wait > 0 {
+			return principal{}, &rateLimitedError{wait: wait}
+		}
 	}
 	hash := TokenHash(token)
 	if subtle.ConstantTimeCompare([]byte(hash), []byte(s.opts.AdminTokenSHA256)) == 1 {
@@ -47,6 +61,9 @@ func (s *Server) authenticate(r *http.Request) (principal, error) {
 		return principal{}, err
 	}
 	if !found {
+		if limited {
+			s.authFailures.fail(addr, now)
+		}
 		return principal{}, fmt.Errorf("%w: unknown token", errUnauthorized)
 	}
 	return principal{Role: p.Role, Tournament: p.Tournament, Official: p.Official}, nil
@@ -69,4 +86,120 @@ func (s *Server) authorize(r *http.Request, t string, roles ...string) (principa
 		return principal{}, fmt.Errorf("%w: role %s may not do this", errForbidden, p.Role)
 	}
 	return p, nil
+}
+
+// Limits on failed authentications, per client address: after
+// authFailureLimit unknown tokens within authFailureWindow, requests that
+// carry a token are refused with 429 for authFailureWindow, without the
+// token being looked at. Successful authentications neither count nor
+// reset the count. At most authTrackedAddrs addresses are tracked; the one
+// that failed least recently is forgotten first.
+const (
+	authFailureLimit  = 10
+	authFailureWindow = time.Minute
+	authTrackedAddrs  = 4096
+)
+
+// rateLimitedError refuses a request from an address that failed to
+// authenticate too often; wait is how long until it may try again.
+type rateLimitedError struct{ wait time.Duration }
+
+func (e *rateLimitedError) Error() string {
+	return fmt.Sprintf("%s: too many failed authentications from this address; retry after %s seconds", errTooManyRequests, e.retryAfter())
+}
+
+func (e *rateLimitedError) Unwrap() error { return errTooManyRequests }
+
+// retryAfter is the Retry-After value: whole seconds, rounded up.
+func (e *rateLimitedError) retryAfter() string {
+	return strconv.FormatInt(int64((e.wait+time.Second-1)/time.Second), 10)
+}
+
+// clientAddr is the address failed authentications are counted against:
+// the host of r.RemoteAddr, an IPv6 address by its /64 (one host usually
+// holds the whole /64). Behind a reverse proxy that is the proxy's address,
+// so every client behind it shares one count: referto trusts no
+// X-Forwarded-For. A RemoteAddr naming no IP (a request made in-process
+// with no client behind it) is not limited: it has no client to tell apart,
+// and one shared count would let anyone lock everybody out. The web UI
+// passes the browser's own address on the requests it makes for it.
+func clientAddr(r *http.Request) (string, bool) {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		host = r.RemoteAddr
+	}
+	ip := net.ParseIP(host)
+	if ip == nil {
+		return "", false
+	}
+	if ip4 := ip.To4(); ip4 != nil {
+		return ip4.String(), true
+	}
+	return ip.Mask(net.CIDRMask(64, 128)).String() + "/64", true
+}
+
+// authLimiter counts failed authentications per client address. The zero
+// value is ready to use; it is safe for concurrent use.
+type authLimiter struct {
+	mu    sync.Mutex
+	addrs map[string]*list.Element // of *authFailures
+	order list.List                // least recently failed first
+}
+
+// authFailures is one address's count in its current window.
+type authFailures struct {
+	addr    string
+	start   time.Time // of the current window
+	count   int
+	blocked time.Time // refused until then
+}
+
+// stale reports whether f no longer refuses nor counts towards a refusal.
+func (f *authFailures) stale(now time.Time) bool {
+	return !now.Before(f.blocked) && now.Sub(f.start) >= authFailureWindow
+}
+
+// refusal returns how long addr is still refused, or 0.
+func (l *authLimiter) refusal(addr string, now time.Time) time.Duration {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	e := l.addrs[addr]
+	if e == nil {
+		return 0
+	}
+	return max(e.Value.(*authFailures).blocked.Sub(now), 0)
+}
+
+// fail counts one failed authentication from addr.
+func (l *authLimiter) fail(addr string, now time.Time) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.addrs == nil {
+		l.addrs = map[string]*list.Element{}
+	}
+	e := l.addrs[addr]
+	if e == nil {
+		e = l.order.PushBack(&authFailures{addr: addr, start: now})
+		l.addrs[addr] = e
+	} else {
+		l.order.MoveToBack(e)
+	}
+	f := e.Value.(*authFailures)
+	if now.Sub(f.start) >= authFailureWindow {
+		f.start, f.count = now, 0
+	}
+	f.count++
+	if f.count >= authFailureLimit {
+		f.blocked = now.Add(authFailureWindow)
+	}
+	// Forget the addresses that failed least recently: first those whose
+	// count has lapsed, then, past the cap, any.
+	for front := l.order.Front(); front != nil && front != e; front = l.order.Front() {
+		ff := front.Value.(*authFailures)
+		if !ff.stale(now) && l.order.Len() <= authTrackedAddrs {
+			break
+		}
+		l.order.Remove(front)
+		delete(l.addrs, ff.addr)
+	}
 }

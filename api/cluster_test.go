@@ -1,7 +1,11 @@
 package api_test
 
 import (
+	"encoding/json"
 	"fmt"
+	"net/http"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -51,4 +55,177 @@ func TestNodeOnR3Cluster(t *testing.T) {
 	if n := s.logSize(); n != 102 {
 		t.Errorf("stream holds %d commits, want 102 (create, appoint, 100 registrations)", n)
 	}
+}
+
+// TestClusterFaultsUnderLoad: on a 3-node cluster with an R3 stream, four
+// clients register players without pause. A follower is stopped, then the
+// stream leader: with two of three nodes up commands keep being accepted;
+// with one, they are refused with 503 problem+json (nothing acknowledged).
+// The nodes are restarted, rejoin and catch up, commands are accepted
+// again, and every acknowledged command is in the log exactly once at its
+// seq; the ones refused or cut off are retried with their keys and land
+// once.
+func TestClusterFaultsUnderLoad(t *testing.T) {
+	if testing.Short() {
+		t.Skip("cluster test: skipped in -short mode")
+	}
+	c := jstest.StartCluster(t, 3)
+	s := &stack{t: t, dir: t.TempDir(), opts: api.NodeOptions{NATS: c.URL(), Replicas: 3, CommandTimeout: 3 * time.Second}}
+	s.start()
+	t.Cleanup(s.stop)
+	arb := s.create("faults", "rtu")
+
+	type result struct {
+		key, body string
+		status    int
+		seq       float64
+		code      string
+	}
+	var mu sync.Mutex
+	var results []result
+	phase := "all up"
+	byPhase := map[string]map[int]int{}
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	client := &http.Client{Timeout: 20 * time.Second}
+	for cl := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				key := fmt.Sprintf("c%d-%d", cl, i)
+				body := fmt.Sprintf(`{"type":"RegisterPlayer","player":"p%d-%d","name":"P"}`, cl, i)
+				req, _ := http.NewRequest("POST", s.srv.URL+"/v1/tournaments/faults/commands", strings.NewReader(body))
+				req.Header.Set("Authorization", "Bearer "+arb)
+				req.Header.Set("Idempotency-Key", key)
+				r := result{key: key, body: body}
+				if res, err := client.Do(req); err == nil {
+					var m map[string]any
+					_ = json.NewDecoder(res.Body).Decode(&m)
+					res.Body.Close()
+					r.status = res.StatusCode
+					r.seq, _ = m["seq"].(float64)
+					r.code, _ = m["code"].(string)
+					if res.StatusCode >= 400 && res.Header.Get("Content-Type") != "application/problem+json" {
+						t.Errorf("%s: %d without problem+json", key, res.StatusCode)
+					}
+				}
+				mu.Lock()
+				results = append(results, r)
+				if byPhase[phase] == nil {
+					byPhase[phase] = map[int]int{}
+				}
+				byPhase[phase][r.status]++
+				mu.Unlock()
+				if r.status != 201 {
+					time.Sleep(100 * time.Millisecond)
+				}
+			}
+		}()
+	}
+	setPhase := func(p string, d time.Duration) {
+		mu.Lock()
+		phase = p
+		mu.Unlock()
+		time.Sleep(d)
+	}
+	setPhase("all up", 2*time.Second)
+	leader := c.StreamLeader("REFERTO")
+	follower := (leader + 1) % 3
+	c.Stop(follower)
+	setPhase("settling after a follower stopped", 2*time.Second)
+	setPhase("one node down", 3*time.Second)
+	c.Stop(leader)
+	setPhase("settling after the leader stopped", 4*time.Second)
+	setPhase("no quorum", 6*time.Second)
+	c.Start(follower)
+	c.Start(leader)
+	setPhase("nodes restarted", 0)
+	// Wait until commands are accepted again.
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		mu.Lock()
+		ok := byPhase["nodes restarted"][201] > 20
+		mu.Unlock()
+		if ok || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	close(stop)
+	wg.Wait()
+	t.Logf("outcomes by phase (status: count): %v", byPhase)
+
+	if byPhase["all up"][201] == 0 || byPhase["one node down"][201] == 0 {
+		t.Errorf("commands were not accepted while a quorum existed: %v", byPhase)
+	}
+	if n := byPhase["no quorum"][201]; n > 0 {
+		t.Errorf("%d commands acknowledged without a quorum", n)
+	}
+	if byPhase["no quorum"][503] == 0 {
+		t.Errorf("no 503 while the cluster had no quorum: %v", byPhase["no quorum"])
+	}
+	for st := range byPhase["no quorum"] {
+		if st != 503 && st != 0 {
+			t.Errorf("status %d without a quorum: want 503", st)
+		}
+	}
+	if byPhase["nodes restarted"][201] <= 20 {
+		t.Fatalf("commands not accepted again within 60s of the restart: %v", byPhase["nodes restarted"])
+	}
+	// The restarted nodes rejoin and catch up.
+	deadline = time.Now().Add(60 * time.Second)
+	for !c.Server(follower).JetStreamIsStreamCurrent("$G", "REFERTO") || !c.Server(leader).JetStreamIsStreamCurrent("$G", "REFERTO") {
+		if time.Now().After(deadline) {
+			t.Fatal("the restarted nodes did not catch up with the stream within 60s")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+
+	// Retry everything not acknowledged, then check the log.
+	acked := 0
+	for i, r := range results {
+		if r.status == 201 {
+			acked++
+			continue
+		}
+		for try := 0; try < 10; try++ {
+			res := s.do("POST", "/v1/tournaments/faults/commands", arb, r.body, "Idempotency-Key", r.key)
+			if res.status == 201 {
+				results[i].seq = res.json(t)["seq"].(float64)
+				break
+			}
+			time.Sleep(500 * time.Millisecond)
+		}
+		if results[i].seq == 0 {
+			t.Fatalf("%s never accepted after the cluster recovered", r.key)
+		}
+	}
+	seqOf := map[string][]float64{}
+	for from := 1; ; {
+		page := s.must(200, "GET", fmt.Sprintf("/v1/tournaments/faults/events?from=%d&limit=1000", from), arb, nil).json(t)
+		evs := page["events"].([]any)
+		for i, e := range evs {
+			env := e.(map[string]any)
+			if int(env["seq"].(float64)) != from+i {
+				t.Fatalf("seq %v where %d was due", env["seq"], from+i)
+			}
+			seqOf[env["command_id"].(string)] = append(seqOf[env["command_id"].(string)], env["seq"].(float64))
+		}
+		if len(evs) < 1000 {
+			break
+		}
+		from += len(evs)
+	}
+	for _, r := range results {
+		if got := seqOf[r.key]; len(got) != 1 || got[0] != r.seq {
+			t.Errorf("%s (status %d, seq %v) is in the log at %v", r.key, r.status, r.seq, got)
+		}
+	}
+	t.Logf("%d commands: %d acknowledged under faults, %d retried after recovery; each in the log once", len(results), acked, len(results)-acked)
 }

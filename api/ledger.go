@@ -44,18 +44,34 @@ func msgID(tournament, key string) string { return tournament + "/" + key }
 func (s *Server) submit(ctx context.Context, sub submission) (outcome, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.opts.CommandTimeout)
 	defer cancel()
-	rn, st, lg := s.opts.Runner, s.opts.Store, s.opts.Log
+	rn, st := s.opts.Runner, s.opts.Store
 	if !rn.Ready() {
 		return outcome{}, fmt.Errorf("%w: projections are catching up with the log (lag %d)", events.ErrUnavailable, rn.Lag())
 	}
 	defer s.lock(sub.tournament)()
-	for attempt := 0; ; attempt++ {
+	// caughtUp: the state decided on has caught up with the log since the
+	// command arrived.
+	for attempt, caughtUp := 0, false; ; {
 		if ref, found, err := st.Command(sub.tournament, sub.key); err != nil {
 			return outcome{}, err
 		} else if found {
 			return s.replayed(ctx, ref.StreamSeq)
 		}
+		if err := s.checkDisk(); err != nil {
+			return outcome{}, err
+		}
 		envs, expected, err := s.decide(sub)
+		if err != nil && !caughtUp {
+			// Another node sharing the log may have appended what this
+			// refusal lacks (the player registered, the round drawn, the
+			// seq an If-Match names, this very command): refuse only on a
+			// state caught up with the log.
+			if cerr := s.catchUp(ctx, sub.tournament); cerr != nil {
+				return outcome{}, cerr
+			}
+			caughtUp = true
+			continue
+		}
 		if err != nil {
 			return outcome{}, err
 		}
@@ -81,13 +97,10 @@ func (s *Server) submit(ctx context.Context, sub submission) (outcome, error) {
 		// Someone else appended first. Catch up with the tournament's last
 		// message, then look for our own key (a retry whose original won)
 		// before deciding again.
-		last, lerr := lg.LastSubjectSeq(ctx, sub.tournament)
-		if lerr != nil {
-			return outcome{}, lerr
+		if cerr := s.catchUp(ctx, sub.tournament); cerr != nil {
+			return outcome{}, cerr
 		}
-		if werr := rn.WaitFor(ctx, last); werr != nil {
-			return outcome{}, werr
-		}
+		caughtUp = true
 		if ref, found, ferr := st.Command(sub.tournament, sub.key); ferr != nil {
 			return outcome{}, ferr
 		} else if found {
@@ -99,7 +112,18 @@ func (s *Server) submit(ctx context.Context, sub submission) (outcome, error) {
 		if attempt >= s.opts.Retries {
 			return outcome{}, fmt.Errorf("%w: gave up after %d attempts", err, attempt+1)
 		}
+		attempt++
 	}
+}
+
+// catchUp waits until the projections hold the tournament's last message
+// in the log.
+func (s *Server) catchUp(ctx context.Context, tournament string) error {
+	last, err := s.opts.Log.LastSubjectSeq(ctx, tournament)
+	if err != nil {
+		return err
+	}
+	return s.opts.Runner.WaitFor(ctx, last)
 }
 
 // appendAttempt bounds one append: a reply lost while the NATS connection

@@ -37,6 +37,16 @@ type NodeOptions struct {
 	DuplicateWindow time.Duration
 	// AdminTokenSHA256 is the hex SHA-256 of the administrator's token. Required.
 	AdminTokenSHA256 string
+	// DiskReserve is the free space on the data directory's filesystem
+	// below which commands are refused (default api.DefaultDiskReserve).
+	DiskReserve uint64
+	// Disk measures the filesystem the guard watches; the default is the
+	// one holding Data.
+	Disk func() (DiskState, error)
+	// CommandTimeout bounds one command, decision to acknowledgement
+	// (default 10 s): without a quorum a command is refused with 503 when
+	// it runs out.
+	CommandTimeout time.Duration
 	// Clock and Random are passed to the API (defaults: time.Now, crypto/rand).
 	Clock  func() time.Time
 	Random io.Reader
@@ -54,6 +64,9 @@ type Node struct {
 	Runner *pebble.Runner
 	Keys   *checkpoint.Keys
 	API    *Server
+	// Quarantined is where a corrupt projection store was moved at start
+	// ("" when none was): the runner rebuilt the projections from the log.
+	Quarantined string
 
 	stopRunner context.CancelFunc
 	runnerDone chan struct{}
@@ -67,6 +80,10 @@ func StartNode(ctx context.Context, o NodeOptions) (n *Node, err error) {
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Disk == nil {
+		data := o.Data
+		o.Disk = func() (DiskState, error) { return StatDisk(data) }
 	}
 	n = &Node{runnerDone: make(chan struct{})}
 	defer func() {
@@ -94,7 +111,11 @@ func StartNode(ctx context.Context, o NodeOptions) (n *Node, err error) {
 	if err != nil {
 		return nil, err
 	}
-	n.Store, err = pebble.Open(filepath.Join(o.Data, "projections"), o.Logger)
+	clock := o.Clock
+	if clock == nil {
+		clock = time.Now
+	}
+	n.Store, n.Quarantined, err = pebble.OpenVerified(filepath.Join(o.Data, "projections"), o.Logger, clock)
 	if err != nil {
 		return nil, err
 	}
@@ -104,7 +125,8 @@ func StartNode(ctx context.Context, o NodeOptions) (n *Node, err error) {
 		return nil, err
 	}
 	n.API, err = New(Options{Log: n.Log, Store: n.Store, Runner: n.Runner, AdminTokenSHA256: o.AdminTokenSHA256,
-		Keys: n.Keys, Clock: o.Clock, Random: o.Random, Logger: o.Logger})
+		Keys: n.Keys, Clock: o.Clock, Random: o.Random, Logger: o.Logger, CommandTimeout: o.CommandTimeout,
+		Disk: o.Disk, DiskReserve: o.DiskReserve})
 	if err != nil {
 		return nil, err
 	}

@@ -14,13 +14,14 @@ import (
 
 // API-level sentinels; domain errors come from commands and events.
 var (
-	errUnauthorized = errors.New("api: unauthorized")
-	errForbidden    = errors.New("api: forbidden")
-	errNotFound     = errors.New("api: not found")
-	errTooLarge     = errors.New("api: request body too large")
-	errPrecondition = errors.New("api: precondition failed")
-	errBadRequest   = errors.New("api: bad request")
-	errMethod       = errors.New("api: method not allowed")
+	errUnauthorized    = errors.New("api: unauthorized")
+	errForbidden       = errors.New("api: forbidden")
+	errNotFound        = errors.New("api: not found")
+	errTooLarge        = errors.New("api: request body too large")
+	errPrecondition    = errors.New("api: precondition failed")
+	errBadRequest      = errors.New("api: bad request")
+	errMethod          = errors.New("api: method not allowed")
+	errTooManyRequests = errors.New("api: too many requests")
 )
 
 // problem is an RFC 9457 problem detail.
@@ -50,6 +51,8 @@ func statusOf(err error) (int, string, string) {
 		return http.StatusRequestEntityTooLarge, "too_large", "Request too large"
 	case errors.As(err, &fe), errors.Is(err, errBadRequest), errors.Is(err, events.ErrInvalidID):
 		return http.StatusBadRequest, "invalid", "Invalid request"
+	case errors.Is(err, errTooManyRequests):
+		return http.StatusTooManyRequests, "too_many_requests", "Too many requests"
 	case errors.Is(err, errUnauthorized):
 		return http.StatusUnauthorized, "unauthorized", "Unauthorized"
 	case errors.Is(err, errForbidden), errors.Is(err, commands.ErrForbidden):
@@ -97,6 +100,10 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	if status == http.StatusServiceUnavailable {
 		w.Header().Set("Retry-After", "1")
 	}
+	var limited *rateLimitedError
+	if errors.As(err, &limited) {
+		w.Header().Set("Retry-After", limited.retryAfter())
+	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(status)
@@ -106,7 +113,7 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 // sentinels whose text is noise in front of an arbiter.
 var sentinels = []error{commands.ErrConflict, commands.ErrNotFound, commands.ErrForbidden, events.ErrConflict,
 	events.ErrUnavailable, events.ErrInvalidID, errUnauthorized, errForbidden, errNotFound, errPrecondition,
-	errBadRequest, errTooLarge, errMethod}
+	errBadRequest, errTooLarge, errMethod, errTooManyRequests}
 
 // detail renders an error for people: the sentinel's package prefix (the
 // problem's code already says it) is left out.

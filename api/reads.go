@@ -203,8 +203,17 @@ func (s *Server) getStandings(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, st.Standings())
 }
 
-// stateAt folds a tournament's log up to and including event seq.
+// stateAt folds a tournament's log up to and including event seq. The
+// reads that use it are public (DESIGN: standings?at= for anyone), so at
+// most maxFolds run at once; the others wait their turn or give up with
+// their request.
 func (s *Server) stateAt(ctx context.Context, t string, seq uint64) (*projections.Tournament, error) {
+	select {
+	case s.folds <- struct{}{}:
+		defer func() { <-s.folds }()
+	case <-ctx.Done():
+		return nil, fmt.Errorf("%w: too many past states being folded; try again", events.ErrUnavailable)
+	}
 	first, err := s.opts.Store.Commits(t, 1, 1)
 	if err != nil {
 		return nil, err

@@ -48,6 +48,11 @@ type Options struct {
 	CommandTimeout time.Duration
 	// Logger receives request errors; nil discards.
 	Logger *slog.Logger
+	// Disk measures the data directory's filesystem; nil turns the disk
+	// guard off. DiskReserve is the free space below which commands are
+	// refused with 503 (default DefaultDiskReserve).
+	Disk        func() (DiskState, error)
+	DiskReserve uint64
 }
 
 // EnsureDefaults fills unset fields with their documented defaults.
@@ -69,6 +74,9 @@ func (o *Options) EnsureDefaults() {
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.DiskReserve == 0 {
+		o.DiskReserve = DefaultDiskReserve
 	}
 }
 
@@ -103,6 +111,10 @@ type Server struct {
 
 	mu    sync.Mutex
 	locks map[string]*sync.Mutex // per tournament: one decision in flight per process
+	// folds bounds the past states folded from the log at once (stateAt).
+	folds chan struct{}
+
+	authFailures authLimiter // failed authentications per client address (auth.go)
 }
 
 // lock serializes decide-and-append for one tournament within this process.
@@ -121,13 +133,16 @@ func (s *Server) lock(tournament string) func() {
 	return l.Unlock
 }
 
+// maxFolds is how many ?at= reads fold the log at the same time.
+const maxFolds = 2
+
 // New returns a server; serve it with Handler.
 func New(opts Options) (*Server, error) {
 	opts.EnsureDefaults()
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
-	s := &Server{opts: opts, router: mux.NewRouter(), locks: map[string]*sync.Mutex{}}
+	s := &Server{opts: opts, router: mux.NewRouter(), locks: map[string]*sync.Mutex{}, folds: make(chan struct{}, maxFolds)}
 	if err := s.routes(); err != nil {
 		return nil, err
 	}
@@ -192,6 +207,12 @@ func (s *Server) readyz(w http.ResponseWriter, _ *http.Request) {
 	body := map[string]any{"ready": rn.Ready(), "applied": rn.Applied(), "lag": rn.Lag()}
 	if err := rn.Err(); err != nil {
 		body["error"] = err.Error()
+	}
+	if s.opts.Disk != nil {
+		if d, err := s.opts.Disk(); err == nil {
+			body["disk"] = map[string]any{"free": d.Free, "reserve": s.opts.DiskReserve, "read_only": d.ReadOnly,
+				"accepting_commands": s.checkDisk() == nil}
+		}
 	}
 	status := http.StatusOK
 	if !rn.Ready() {

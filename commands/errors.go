@@ -65,6 +65,15 @@ func joinErrs(errs []error) error { return errors.Join(errs...) }
 // leaf: how foreign validation errors become this package's field errors.
 func mapLeaves(err error, f func(error) error) error {
 	var out []error
+	for _, e := range leaves(err) {
+		out = append(out, f(e))
+	}
+	return errors.Join(out...)
+}
+
+// leaves flattens an error tree built with errors.Join into its leaves.
+func leaves(err error) []error {
+	var out []error
 	var walk func(error)
 	walk = func(e error) {
 		if j, ok := e.(interface{ Unwrap() []error }); ok {
@@ -73,8 +82,8 @@ func mapLeaves(err error, f func(error) error) error {
 			}
 			return
 		}
-		out = append(out, f(e))
+		out = append(out, e)
 	}
 	walk(err)
-	return errors.Join(out...)
+	return out
 }

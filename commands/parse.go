@@ -4,15 +4,22 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Parse decodes a command payload {"type": ..., ...} strictly: malformed
-// JSON, an unknown type and unknown or mistyped fields are *FieldError
-// values naming the field. The command's own field checks run too.
+// JSON, invalid UTF-8, a field given twice, an unknown type and unknown or
+// mistyped fields are *FieldError values naming the field. The command's
+// own field checks run too (at most maxReported problems are reported).
 func Parse(body []byte) (Command, error) {
+	if err := checkPayload(body); err != nil {
+		return nil, err
+	}
 	var head struct {
 		Type *string `json:"type"`
 	}
@@ -32,12 +39,19 @@ func Parse(body []byte) (Command, error) {
 		}
 		return nil, fieldErr("type", "unknown command type %q (known: %s)%s", *head.Type, strings.Join(Types(), ", "), hint)
 	}
-	return ParseAs(*head.Type, body)
+	return parseAs(*head.Type, body)
 }
 
 // ParseAs decodes body as the named command type; the payload may carry a
 // matching "type" field or none.
 func ParseAs(typ string, body []byte) (Command, error) {
+	if err := checkPayload(body); err != nil {
+		return nil, err
+	}
+	return parseAs(typ, body)
+}
+
+func parseAs(typ string, body []byte) (Command, error) {
 	cmd := newCommand(typ)
 	if cmd == nil {
 		return nil, fieldErr("type", "unknown command type %q (known: %s)", typ, strings.Join(Types(), ", "))
@@ -51,9 +65,25 @@ func ParseAs(typ string, body []byte) (Command, error) {
 		return nil, fieldErr("", "trailing data after the JSON object")
 	}
 	if err := cmd.Check(); err != nil {
-		return nil, err
+		return nil, capErrs(err)
 	}
 	return cmd, nil
+}
+
+// maxReported is how many problems a refused payload reports: every
+// problem of a real table report fits, and a payload of 100,000 bad lines
+// is not answered with a problem 50 times its size.
+const maxReported = 100
+
+// capErrs keeps the first maxReported problems of an error tree and says
+// how many more there were.
+func capErrs(err error) error {
+	all := leaves(err)
+	if len(all) <= maxReported {
+		return err
+	}
+	return errors.Join(append(all[:maxReported:maxReported],
+		fieldErr("", "and %d more problems", len(all)-maxReported))...)
 }
 
 // typed is embedded in every command so that the payload may carry its type.
@@ -107,4 +137,101 @@ func jsonKind(k string) string {
 		return "boolean"
 	}
 	return k
+}
+
+// checkPayload refuses what encoding/json would otherwise let through
+// silently, naming the field: invalid UTF-8 (decoded as U+FFFD, so a name
+// would not be what was sent) and a key given twice in one object (the
+// last one would win, in any letter case, where another reader of the
+// same payload may take the first). Malformed JSON is left to the decoder
+// to report.
+func checkPayload(body []byte) error {
+	type frame struct {
+		object bool
+		keys   map[string]string // folded key → the key as sent
+		key    string            // object: the current key
+		index  int               // array: the current element, from 0
+		value  bool              // object: the next token is a value
+	}
+	var stack []frame
+	path := func() string {
+		var b strings.Builder
+		for _, f := range stack {
+			switch {
+			case f.object && b.Len() > 0:
+				b.WriteString("." + f.key)
+			case f.object:
+				b.WriteString(f.key)
+			default:
+				fmt.Fprintf(&b, "[%d]", f.index)
+			}
+		}
+		return b.String()
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	for off := int64(0); ; {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil // the end, or malformed JSON the decoder reports
+		}
+		start := off
+		off = dec.InputOffset()
+		var top *frame
+		if len(stack) > 0 {
+			top = &stack[len(stack)-1]
+		}
+		if d, ok := tok.(json.Delim); ok && (d == '}' || d == ']') {
+			stack = stack[:len(stack)-1]
+			continue
+		}
+		if top != nil && top.object && !top.value {
+			key := tok.(string)
+			top.key, top.value = key, true
+			if !utf8.Valid(body[start:off]) {
+				return fieldErr(path(), "the field name must be valid UTF-8")
+			}
+			folded := foldKey(key)
+			if first, dup := top.keys[folded]; dup {
+				if first == key {
+					return fieldErr(path(), "given twice")
+				}
+				return fieldErr(path(), "given twice (as %q and %q)", first, key)
+			}
+			top.keys[folded] = key
+			continue
+		}
+		// A value: of the current key, or the next element.
+		if top != nil && top.object {
+			top.value = false
+		} else if top != nil {
+			top.index++
+		}
+		if !utf8.Valid(body[start:off]) {
+			return fieldErr(path(), "must be valid UTF-8")
+		}
+		if d, ok := tok.(json.Delim); ok {
+			if len(stack) >= 10_000 {
+				return nil // too deep: the decoder refuses it
+			}
+			f := frame{object: d == '{', index: -1}
+			if f.object {
+				f.keys = map[string]string{}
+			}
+			stack = append(stack, f)
+		}
+	}
+}
+
+// foldKey folds a field name the way encoding/json matches field names
+// (Unicode simple folding, so "Name", "NAME" and "name" are one field).
+func foldKey(key string) string {
+	return strings.Map(func(r rune) rune {
+		for {
+			r2 := unicode.SimpleFold(r)
+			if r2 <= r {
+				return r2
+			}
+			r = r2
+		}
+	}, key)
 }

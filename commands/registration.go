@@ -212,8 +212,11 @@ func checkRequired(field, v string) error {
 }
 
 // checkText accepts printable UTF-8 up to max characters; control and
-// invisible formatting characters (bidi overrides, zero-width) are refused
-// so that a name looks in every view like what it is.
+// invisible formatting characters (bidi overrides and isolates,
+// zero-width) are refused so that a name looks in every view like what it
+// is. Only long free text (reasons, claims, rulings: checked against
+// maxReason) may span lines, and only with '\n': a name, a club or an
+// article is one line on the arbiter's screen and in the printed standings.
 func checkText(field, v string, max int, required bool) error {
 	if required && strings.TrimSpace(v) == "" {
 		return fieldErr(field, "required")
@@ -225,7 +228,11 @@ func checkText(field, v string, max int, required bool) error {
 		return fieldErr(field, "is %d characters long; at most %d", n, max)
 	}
 	for _, r := range v {
-		if unicode.IsControl(r) && r != '\n' || unicode.Is(unicode.Cf, r) {
+		switch {
+		case r == '\n' && max >= maxReason:
+		case r == '\n' || unicode.In(r, unicode.Zl, unicode.Zp):
+			return fieldErr(field, "contains the line break %U (only reasons, claims and rulings span lines, with U+000A)", r)
+		case unicode.IsControl(r) || unicode.Is(unicode.Cf, r):
 			return fieldErr(field, "contains the control or formatting character %U", r)
 		}
 	}

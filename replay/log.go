@@ -182,7 +182,11 @@ func (s *Scanner) Scan() bool {
 	s.next++
 	switch {
 	case x.err != nil:
+		// A line that does not decode ends the scan, but the reader may
+		// still be reading ahead: stop it, or it blocks for ever on a
+		// window nobody reads.
 		s.err = x.err
+		s.stop()
 		return false
 	case s.first == "":
 		s.first = x.env.Tournament

@@ -207,7 +207,7 @@ func (u *UI) createTournament(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	body := map[string]any{"id": r.PostForm.Get("id"), "name": r.PostForm.Get("name"), "ruleset": r.PostForm.Get("ruleset")}
-	res, err := u.call(r.Context(), token(r), http.MethodPost, "/v1/tournaments", body)
+	res, err := u.call(r, token(r), http.MethodPost, "/v1/tournaments", body)
 	if err == nil && res.status < 300 {
 		done(w, r, tPath(r.PostForm.Get("id")), "created")
 		return
@@ -241,11 +241,18 @@ func (u *UI) login(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	tok := strings.TrimSpace(r.PostForm.Get("token"))
-	res, err := u.call(r.Context(), tok, http.MethodGet, "/v1/me", nil)
+	res, err := u.call(r, tok, http.MethodGet, "/v1/me", nil)
 	if err != nil || res.status != http.StatusOK {
 		p := u.newPage(r, "login")
 		p.Problem = &Problem{Status: http.StatusUnauthorized, Detail: tr(p.Lang, "bad_token")}
-		u.render(w, "login", http.StatusUnauthorized, p)
+		if err == nil && res.status == http.StatusTooManyRequests {
+			// Locked out for a while after repeated failures: say so, and when.
+			p.Problem = problemOf(res)
+			if ra := res.header.Get("Retry-After"); ra != "" {
+				w.Header().Set("Retry-After", ra)
+			}
+		}
+		u.render(w, "login", p.Problem.Status, p)
 		return
 	}
 	var m me
@@ -305,7 +312,7 @@ func (u *UI) overviewPost(w http.ResponseWriter, r *http.Request) {
 	switch f.Get("_action") {
 	case "appoint":
 		var res apiResponse
-		res, err = u.call(r.Context(), token(r), http.MethodPost, "/v1/tournaments/"+url.PathEscape(t)+"/officials",
+		res, err = u.call(r, token(r), http.MethodPost, "/v1/tournaments/"+url.PathEscape(t)+"/officials",
 			map[string]any{"name": f.Get("name"), "role": f.Get("role")}, "Idempotency-Key", "ui-"+f.Get("_key"))
 		if err == nil && res.status >= 300 {
 			prob = problemOf(res)
@@ -445,7 +452,7 @@ func (u *UI) importCSV(r *http.Request, t, text string) (int, *Problem, error) {
 		if len(rec) > 4 && strings.TrimSpace(rec[4]) != "" {
 			cmd["rank"] = atoiOr(strings.TrimSpace(rec[4]), -1)
 		}
-		res, err := u.call(r.Context(), token(r), http.MethodPost, "/v1/tournaments/"+url.PathEscape(t)+"/commands", cmd,
+		res, err := u.call(r, token(r), http.MethodPost, "/v1/tournaments/"+url.PathEscape(t)+"/commands", cmd,
 			"Idempotency-Key", fmt.Sprintf("ui-%s-%d", base, line))
 		if err != nil {
 			return n, nil, err

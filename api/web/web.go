@@ -13,7 +13,6 @@ package web
 
 import (
 	"bytes"
-	"context"
 	"embed"
 	"encoding/hex"
 	"encoding/json"
@@ -177,8 +176,11 @@ func (r *recorder) Write(b []byte) (int, error) {
 	return r.buf.Write(b)
 }
 
-// call sends one request to the API in-process, as the official logged in.
-func (u *UI) call(ctx context.Context, token, method, path string, body any, headers ...string) (apiResponse, error) {
+// call sends one request to the API in-process, as the official logged in,
+// on behalf of the browser's request r: with its context, and from its
+// address, so that the API counts a failed login against that browser (its
+// limit on failed authentications) rather than against the UI as a whole.
+func (u *UI) call(r *http.Request, token, method, path string, body any, headers ...string) (apiResponse, error) {
 	var rd io.Reader
 	if body != nil {
 		b, err := json.Marshal(body)
@@ -187,11 +189,11 @@ func (u *UI) call(ctx context.Context, token, method, path string, body any, hea
 		}
 		rd = bytes.NewReader(b)
 	}
-	req, err := http.NewRequestWithContext(ctx, method, path, rd)
+	req, err := http.NewRequestWithContext(r.Context(), method, path, rd)
 	if err != nil {
 		return apiResponse{}, err
 	}
-	req.RemoteAddr = "in-process"
+	req.RemoteAddr = r.RemoteAddr
 	req.Header.Set("Content-Type", "application/json")
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
@@ -209,7 +211,7 @@ func (u *UI) call(ctx context.Context, token, method, path string, body any, hea
 
 // get reads a JSON resource into out; a problem comes back as *Problem.
 func (u *UI) get(r *http.Request, path string, out any) (*Problem, error) {
-	res, err := u.call(r.Context(), token(r), http.MethodGet, path, nil)
+	res, err := u.call(r, token(r), http.MethodGet, path, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -226,7 +228,7 @@ func (u *UI) command(r *http.Request, t string, cmd map[string]any) (*Problem, e
 	if key == "" {
 		key = u.newKey()
 	}
-	res, err := u.call(r.Context(), token(r), http.MethodPost, "/v1/tournaments/"+url.PathEscape(t)+"/commands", cmd, "Idempotency-Key", "ui-"+key)
+	res, err := u.call(r, token(r), http.MethodPost, "/v1/tournaments/"+url.PathEscape(t)+"/commands", cmd, "Idempotency-Key", "ui-"+key)
 	if err != nil {
 		return nil, err
 	}

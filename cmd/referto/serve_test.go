@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -15,6 +17,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 
+	"github.com/referto/referto/api"
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/events/jetstream"
 	"github.com/referto/referto/projections/pebble"
@@ -45,6 +48,15 @@ func TestServeInProcess(t *testing.T) {
 	}
 	if code, _, err := call(http.DefaultClient, "GET", url+"/healthz", "", ""); err != nil || code != 200 {
 		t.Fatalf("healthz: %d %v", code, err)
+	}
+	// Commands wait for readiness (the projections caught up): poll it.
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if code, _, _ := call(http.DefaultClient, "GET", url+"/readyz", "", ""); code == 200 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("not ready within 20s")
+		}
 	}
 	if code, _, _ := call(http.DefaultClient, "POST", url+"/v1/tournaments", testAdmin, `{"id":"t1","name":"T","ruleset":"rtu"}`); code != 201 {
 		t.Fatalf("create: %d", code)
@@ -332,4 +344,33 @@ func compareWithRebuild(t *testing.T, dir string) {
 		t.Errorf("projections after the crash differ from a rebuild (%d vs %d bytes)", len(live), len(rebuilt))
 	}
 	t.Logf("projections equal a rebuild of %d stream messages (%d bytes)", last, len(live))
+}
+
+// TestAdminTokenIsPrintedOnceAndKeptHashed: without REFERTO_ADMIN_TOKEN the
+// first start prints a new token once and keeps only its hash, readable by
+// the owner alone; later starts reuse the hash and print nothing.
+func TestAdminTokenIsPrintedOnceAndKeptHashed(t *testing.T) {
+	keys := t.TempDir()
+	var out bytes.Buffer
+	hash, err := adminToken(keys, func(string) string { return "" }, &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	token := strings.TrimSpace(out.String()[strings.LastIndex(out.String(), " "):])
+	if api.TokenHash(token) != hash {
+		t.Fatalf("printed %q, kept hash %s", out.String(), hash)
+	}
+	path := filepath.Join(keys, "admin-token.sha256")
+	info, err := os.Stat(path)
+	if err != nil || info.Mode().Perm() != 0o600 {
+		t.Fatalf("%s: mode %v, %v; want 0600", path, info.Mode().Perm(), err)
+	}
+	if b, _ := os.ReadFile(path); strings.Contains(string(b), token) {
+		t.Error("the token itself is on disk")
+	}
+	out.Reset()
+	again, err := adminToken(keys, func(string) string { return "" }, &out)
+	if err != nil || again != hash || out.Len() != 0 {
+		t.Errorf("second start: %s %v, printed %q", again, err, out.String())
+	}
 }

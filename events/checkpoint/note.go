@@ -120,22 +120,56 @@ func LoadOrCreateKeys(dir, name string, random io.Reader) (*Keys, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
+	// MkdirAll leaves an existing directory's mode alone: the keys are
+	// the owner's only, whoever made the directory.
+	if err := os.Chmod(dir, 0o700); err != nil {
+		return nil, err
+	}
 	_, err := os.Stat(filepath.Join(dir, signerFile))
 	if errors.Is(err, os.ErrNotExist) {
 		s, v, gerr := note.GenerateKey(random, name)
 		if gerr != nil {
 			return nil, fmt.Errorf("checkpoint: generate key: %w", gerr)
 		}
-		if err := os.WriteFile(filepath.Join(dir, signerFile), []byte(s+"\n"), 0o600); err != nil {
+		// The signing key's file is what says a key exists, so it is
+		// written last, and each file whole or not at all: a crash in
+		// between leaves no key and the next start makes a new pair.
+		if err := writeAtomic(filepath.Join(dir, verifierFile), []byte(v+"\n")); err != nil {
 			return nil, err
 		}
-		if err := os.WriteFile(filepath.Join(dir, verifierFile), []byte(v+"\n"), 0o600); err != nil {
+		if err := writeAtomic(filepath.Join(dir, signerFile), []byte(s+"\n")); err != nil {
 			return nil, err
 		}
 	} else if err != nil {
 		return nil, err
 	}
 	return LoadKeys(dir)
+}
+
+// writeAtomic writes a 0600 file through a synced temporary file renamed
+// into place.
+func writeAtomic(path string, b []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(f.Name())
+	if err := f.Chmod(0o600); err != nil {
+		f.Close()
+		return err
+	}
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), path)
 }
 
 // LoadKeys reads the key pair LoadOrCreateKeys made in dir and never creates

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
+	"time"
 
 	"github.com/cockroachdb/pebble/v2"
 
@@ -43,7 +45,16 @@ func Open(dir string, logger *slog.Logger) (*Store, error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	db, err := pebble.Open(dir, &pebble.Options{Logger: pebbleLogger{logger}})
+	// Corruption found while reading is reported to the caller as an
+	// error (and logged), not turned into Fatalf: the projections are
+	// derived data, and a corrupt store is moved aside and rebuilt from
+	// the log (OpenVerified).
+	events := &pebble.EventListener{DataCorruption: func(info pebble.DataCorruptionInfo) {
+		if logger != nil {
+			logger.Error("pebble: data corruption", "path", info.Path, "err", info.Details)
+		}
+	}}
+	db, err := pebble.Open(dir, &pebble.Options{Logger: pebbleLogger{logger}, EventListener: events})
 	if err != nil {
 		return nil, fmt.Errorf("pebble: open %s: %w", dir, err)
 	}
@@ -274,4 +285,48 @@ func (p pebbleLogger) Fatalf(format string, args ...any) {
 	msg := fmt.Sprintf(format, args...)
 	p.l.Error(msg, "component", "pebble", "fatal", true)
 	panic("pebble: " + msg)
+}
+
+// ErrCorrupt reports a projection store whose files fail their checksums
+// or format: it must be rebuilt from the log (OpenVerified does that).
+var ErrCorrupt = errors.New("pebble: projection store corrupt")
+
+// Verify reads every key and value, so that Pebble checks every block's
+// checksum, and reports corruption as ErrCorrupt.
+func (s *Store) Verify() error {
+	err := s.Dump(io.Discard)
+	if err != nil && pebble.IsCorruptionError(err) {
+		return fmt.Errorf("%w: %v", ErrCorrupt, err)
+	}
+	return err
+}
+
+// OpenVerified opens the projection store in dir and verifies it. A store
+// that fails to open or verify because its files are corrupt is moved
+// aside to dir.corrupt-<unix time> (kept for inspection, never deleted)
+// and an empty one is opened in its place: the projections are derived
+// data, and the runner rebuilds them from the log. It reports where the
+// corrupt store went, "" when nothing was moved.
+func OpenVerified(dir string, logger *slog.Logger, now func() time.Time) (*Store, string, error) {
+	st, err := Open(dir, logger)
+	if err == nil {
+		if err = st.Verify(); err != nil {
+			_ = st.db.Close()
+		}
+	}
+	if err == nil {
+		return st, "", nil
+	}
+	if !errors.Is(err, ErrCorrupt) && !pebble.IsCorruptionError(err) {
+		return nil, "", err
+	}
+	aside := fmt.Sprintf("%s.corrupt-%d", dir, now().Unix())
+	if rerr := os.Rename(dir, aside); rerr != nil {
+		return nil, "", fmt.Errorf("%w (and moving it aside failed: %v)", err, rerr)
+	}
+	if logger != nil {
+		logger.Error("projection store corrupt: moved aside, rebuilding from the log", "store", dir, "aside", aside, "err", err)
+	}
+	st, err = Open(dir, logger)
+	return st, aside, err
 }
