@@ -2,6 +2,7 @@ package api
 
 import (
 	"container/list"
+	"context"
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/hex"
@@ -57,6 +58,14 @@ func (s *Server) authenticate(r *http.Request) (principal, error) {
 		return principal{Role: events.RoleAdmin, Official: "admin"}, nil
 	}
 	p, found, err := s.opts.Store.Token(hash)
+	if err == nil && !found {
+		// An official appointed through another node sharing the cluster
+		// is known here once this node has applied the appointment: catch
+		// up with the log once before calling the token unknown.
+		if s.catchUpAll(r.Context()) == nil {
+			p, found, err = s.opts.Store.Token(hash)
+		}
+	}
 	if err != nil {
 		return principal{}, err
 	}
@@ -202,4 +211,16 @@ func (l *authLimiter) fail(addr string, now time.Time) {
 		l.order.Remove(front)
 		delete(l.addrs, ff.addr)
 	}
+}
+
+// catchUpAll waits, for at most a second, until the projections have
+// applied the whole stream as it is now.
+func (s *Server) catchUpAll(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	last, err := s.opts.Log.LastSeq(ctx)
+	if err != nil {
+		return err
+	}
+	return s.opts.Runner.WaitFor(ctx, last)
 }
