@@ -55,7 +55,9 @@ func (s *Server) authenticate(r *http.Request) (principal, error) {
 	}
 	hash := TokenHash(token)
 	if subtle.ConstantTimeCompare([]byte(hash), []byte(s.opts.AdminTokenSHA256)) == 1 {
-		return principal{Role: events.RoleAdmin, Official: "admin"}, nil
+		p := principal{Role: events.RoleAdmin, Official: "admin"}
+		recordActor(r, p)
+		return p, nil
 	}
 	p, found, err := s.opts.Store.Token(hash)
 	if err == nil && !found {
@@ -75,7 +77,9 @@ func (s *Server) authenticate(r *http.Request) (principal, error) {
 		}
 		return principal{}, fmt.Errorf("%w: unknown token", errUnauthorized)
 	}
-	return principal{Role: p.Role, Tournament: p.Tournament, Official: p.Official}, nil
+	pr := principal{Role: p.Role, Tournament: p.Tournament, Official: p.Official}
+	recordActor(r, pr)
+	return pr, nil
 }
 
 // authorize authenticates and checks that the principal acts for

@@ -29,17 +29,23 @@ func (s *Server) checkDisk() error {
 		return nil
 	}
 	d, err := s.opts.Disk()
-	switch {
-	case errors.Is(err, errors.ErrUnsupported):
-		return nil
-	case err != nil:
+	if err != nil && !errors.Is(err, errors.ErrUnsupported) {
 		s.opts.Logger.Warn("disk guard: cannot measure the data directory", "err", err)
+	}
+	return diskRefusal(d, err, s.opts.DiskReserve)
+}
+
+// diskRefusal is why a disk measured as d (or not, err) refuses commands,
+// or nil.
+func diskRefusal(d DiskState, err error, reserve uint64) error {
+	switch {
+	case err != nil:
 		return nil
 	case d.ReadOnly:
 		return fmt.Errorf("%w: the data directory is on a read-only filesystem", events.ErrUnavailable)
-	case d.Free < s.opts.DiskReserve:
+	case d.Free < reserve:
 		return fmt.Errorf("%w: %d MiB free on the data disk, below the reserve of %d MiB: free some space",
-			events.ErrUnavailable, d.Free>>20, s.opts.DiskReserve>>20)
+			events.ErrUnavailable, d.Free>>20, reserve>>20)
 	}
 	return nil
 }

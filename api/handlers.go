@@ -1,8 +1,10 @@
 package api
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 
 	"github.com/gorilla/mux"
 
@@ -11,6 +13,9 @@ import (
 )
 
 func (s *Server) createTournament(w http.ResponseWriter, r *http.Request) {
+	cw := startCommand(w, "CreateTournament")
+	defer s.commandDone(cw)
+	w = cw
 	p, err := s.authorize(r, "")
 	if err == nil && p.Role != events.RoleAdmin {
 		err = fmt.Errorf("%w: only the administrator creates tournaments", errForbidden)
@@ -43,6 +48,9 @@ type officialCreated struct {
 }
 
 func (s *Server) appointOfficial(w http.ResponseWriter, r *http.Request) {
+	cw := startCommand(w, "AppointOfficial")
+	defer s.commandDone(cw)
+	w = cw
 	t := mux.Vars(r)["t"]
 	p, err := s.authorize(r, t)
 	if err == nil && p.Role != events.RoleAdmin {
@@ -94,6 +102,9 @@ func (s *Server) appointOfficial(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) postCommand(w http.ResponseWriter, r *http.Request) {
+	cw := startCommand(w, "")
+	defer s.commandDone(cw)
+	w = cw
 	t := mux.Vars(r)["t"]
 	if err := s.checkTournamentID(t); err != nil {
 		s.writeError(w, r, err)
@@ -111,9 +122,11 @@ func (s *Server) postCommand(w http.ResponseWriter, r *http.Request) {
 	}
 	cmd, err := commands.Parse(body)
 	if err != nil {
+		cw.typ = commandTypeOf(body)
 		s.writeError(w, r, err)
 		return
 	}
+	cw.typ = cmd.CommandType()
 	if !commands.Permitted(p.Role, cmd.CommandType()) {
 		s.writeError(w, r, fmt.Errorf("%w: role %s may not issue %s", errForbidden, p.Role, cmd.CommandType()))
 		return
@@ -146,6 +159,18 @@ func (s *Server) checkTournamentID(t string) error {
 		return fmt.Errorf("%w: tournament %q", errNotFound, t)
 	}
 	return nil
+}
+
+// commandTypeOf is the type a refused payload names, when it is one of the
+// commands the endpoint accepts, for the metrics; "unknown" otherwise.
+func commandTypeOf(body []byte) string {
+	var head struct {
+		Type string `json:"type"`
+	}
+	if json.Unmarshal(body, &head) == nil && slices.Contains(commands.Types(), head.Type) {
+		return head.Type
+	}
+	return "unknown"
 }
 
 // mustDecode decodes an envelope this server has just sealed.

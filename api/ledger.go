@@ -113,6 +113,7 @@ func (s *Server) submit(ctx context.Context, sub submission) (outcome, error) {
 			return outcome{}, fmt.Errorf("%w: gave up after %d attempts", err, attempt+1)
 		}
 		attempt++
+		s.metrics.conflictRetries.Inc()
 	}
 }
 
@@ -137,7 +138,9 @@ const appendAttempt = 2 * time.Second
 func (s *Server) appendRetrying(ctx context.Context, t string, expected uint64, id string, body []byte) (jetstream.Appended, error) {
 	for attempt := 0; ; attempt++ {
 		actx, cancel := context.WithTimeout(ctx, appendAttempt)
+		start := time.Now()
 		ack, err := s.opts.Log.Append(actx, t, expected, id, body)
+		s.metrics.appendSeconds.WithLabelValues(appendResult(ack, err)).Observe(time.Since(start).Seconds())
 		cancel()
 		if err == nil || !errors.Is(err, events.ErrUnavailable) || ctx.Err() != nil {
 			return ack, err

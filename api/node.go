@@ -119,14 +119,15 @@ func StartNode(ctx context.Context, o NodeOptions) (n *Node, err error) {
 	if err != nil {
 		return nil, err
 	}
-	n.Runner = pebble.NewRunner(n.Log, n.Store, pebble.RunnerOptions{Logger: o.Logger})
+	m := newMetrics()
+	n.Runner = pebble.NewRunner(n.Log, n.Store, pebble.RunnerOptions{Logger: o.Logger, Observe: m.commitApplied})
 	n.Keys, err = checkpoint.LoadOrCreateKeys(filepath.Join(o.Data, "keys"), "referto", o.Random)
 	if err != nil {
 		return nil, err
 	}
 	n.API, err = New(Options{Log: n.Log, Store: n.Store, Runner: n.Runner, AdminTokenSHA256: o.AdminTokenSHA256,
 		Keys: n.Keys, Clock: o.Clock, Random: o.Random, Logger: o.Logger, CommandTimeout: o.CommandTimeout,
-		Disk: o.Disk, DiskReserve: o.DiskReserve})
+		Disk: o.Disk, DiskReserve: o.DiskReserve, Conn: n.Conn, metrics: m})
 	if err != nil {
 		return nil, err
 	}

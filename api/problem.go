@@ -78,6 +78,9 @@ func statusOf(err error) (int, string, string) {
 // an error into an HTTP status.
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	status, code, title := statusOf(err)
+	if cw, ok := w.(*commandWriter); ok {
+		cw.code = code
+	}
 	p := problem{Type: "urn:referto:problem:" + code, Title: title, Status: status, Code: code, Detail: detail(err)}
 	var re *commands.RuleError
 	if errors.As(err, &re) {
@@ -94,7 +97,7 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		}
 	}
 	if status == http.StatusInternalServerError {
-		s.opts.Logger.Error("internal error", "method", r.Method, "path", r.URL.Path, "err", err)
+		s.opts.Logger.Error("internal error", "method", r.Method, "path", r.URL.Path, "request_id", w.Header().Get(RequestIDHeader), "err", err)
 		p.Detail = "internal error; see the server log"
 	}
 	if status == http.StatusServiceUnavailable {

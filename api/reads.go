@@ -314,7 +314,7 @@ func (s *Server) getMe(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	var permitted []string
+	permitted := []string{} // an auditor may send none: [], not null
 	for _, typ := range commands.Types() {
 		if commands.Permitted(p.Role, typ) {
 			permitted = append(permitted, typ)

@@ -10,9 +10,11 @@ import (
 	"log/slog"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gorilla/mux"
+	"github.com/nats-io/nats.go"
 
 	"github.com/referto/referto/api/web"
 	"github.com/referto/referto/events/checkpoint"
@@ -53,6 +55,13 @@ type Options struct {
 	// refused with 503 (default DefaultDiskReserve).
 	Disk        func() (DiskState, error)
 	DiskReserve uint64
+	// Conn is the NATS connection the log uses, whose state /readyz
+	// reports; nil leaves it out.
+	Conn *nats.Conn
+
+	// metrics, when set, are the server's metrics, already fed by its
+	// runner (StartNode); New makes them otherwise.
+	metrics *metrics
 }
 
 // EnsureDefaults fills unset fields with their documented defaults.
@@ -115,6 +124,10 @@ type Server struct {
 	folds chan struct{}
 
 	authFailures authLimiter // failed authentications per client address (auth.go)
+
+	metrics    *metrics      // served at /metrics (metrics.go)
+	handler    http.Handler  // the router, observed (requests.go)
+	requestSeq atomic.Uint64 // request ids when Random fails
 }
 
 // lock serializes decide-and-append for one tournament within this process.
@@ -142,20 +155,29 @@ func New(opts Options) (*Server, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
-	s := &Server{opts: opts, router: mux.NewRouter(), locks: map[string]*sync.Mutex{}, folds: make(chan struct{}, maxFolds)}
+	s := &Server{opts: opts, router: mux.NewRouter(), locks: map[string]*sync.Mutex{}, folds: make(chan struct{}, maxFolds),
+		metrics: opts.metrics}
+	if s.metrics == nil {
+		s.metrics = newMetrics()
+	}
+	s.metrics.watchLog(opts.Log, opts.Runner)
 	if err := s.routes(); err != nil {
 		return nil, err
 	}
+	s.router.Use(recordRoute)
+	s.handler = s.observe(s.router)
 	return s, nil
 }
 
-// Handler returns the root handler.
-func (s *Server) Handler() http.Handler { return s.router }
+// Handler returns the root handler: the routes, each request logged and
+// measured.
+func (s *Server) Handler() http.Handler { return s.handler }
 
 func (s *Server) routes() error {
 	r := s.router
 	r.HandleFunc("/healthz", s.healthz).Methods(http.MethodGet, http.MethodHead)
 	r.HandleFunc("/readyz", s.readyz).Methods(http.MethodGet, http.MethodHead)
+	r.Handle("/metrics", s.metrics.handler(slog.NewLogLogger(s.opts.Logger.Handler(), slog.LevelError))).Methods(http.MethodGet, http.MethodHead)
 
 	// Full paths on the root router, not a PathPrefix subrouter: in
 	// gorilla/mux 1.8.1 a subrouter's routes inherit the prefix matcher,
@@ -174,10 +196,12 @@ func (s *Server) routes() error {
 	r.HandleFunc("/v1/me", s.getMe).Methods(http.MethodGet)
 	r.HandleFunc("/v1/rulesets", s.getRulesets).Methods(http.MethodGet)
 	r.HandleFunc("/v1/keys", s.getKeys).Methods(http.MethodGet)
+	r.HandleFunc("/v1/openapi.yaml", s.getOpenAPI).Methods(http.MethodGet)
 	r.HandleFunc("/v1/tournaments/{t}/checkpoint", s.getCheckpoint).Methods(http.MethodGet)
 	r.HandleFunc("/v1/tournaments/{t}/events/{seq}/proof", s.getProof).Methods(http.MethodGet)
 	r.HandleFunc("/v1/tournaments/{t}/consistency", s.getConsistency).Methods(http.MethodGet)
 	r.HandleFunc("/v1/tournaments/{t}/export", s.getExport).Methods(http.MethodGet)
+	r.HandleFunc("/v1/admin/backup", s.getBackup).Methods(http.MethodGet)
 
 	// The web UI is a client of the routes above, called in-process.
 	ui, err := web.New(web.Options{API: r, Random: s.opts.Random, Logger: s.opts.Logger})
@@ -200,25 +224,6 @@ func (s *Server) routes() error {
 
 func (s *Server) healthz(w http.ResponseWriter, _ *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
-}
-
-func (s *Server) readyz(w http.ResponseWriter, _ *http.Request) {
-	rn := s.opts.Runner
-	body := map[string]any{"ready": rn.Ready(), "applied": rn.Applied(), "lag": rn.Lag()}
-	if err := rn.Err(); err != nil {
-		body["error"] = err.Error()
-	}
-	if s.opts.Disk != nil {
-		if d, err := s.opts.Disk(); err == nil {
-			body["disk"] = map[string]any{"free": d.Free, "reserve": s.opts.DiskReserve, "read_only": d.ReadOnly,
-				"accepting_commands": s.checkDisk() == nil}
-		}
-	}
-	status := http.StatusOK
-	if !rn.Ready() {
-		status = http.StatusServiceUnavailable
-	}
-	writeJSON(w, status, body)
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

@@ -25,6 +25,9 @@ type stack struct {
 	dir  string
 	node *api.Node
 	srv  *httptest.Server
+	// spec records what do sent and got, validated against the OpenAPI
+	// document when the test ends (openapi_test.go).
+	spec exchanges
 }
 
 func newStack(t testing.TB) *stack {
@@ -100,16 +103,19 @@ func (r resp) json(t testing.TB) map[string]any {
 // headers are name, value pairs.
 func (s *stack) do(method, path, token string, body any, headers ...string) resp {
 	s.t.Helper()
-	var rd io.Reader
+	var payload []byte
 	switch b := body.(type) {
 	case nil:
 	case string:
-		rd = strings.NewReader(b)
+		payload = []byte(b)
 	case []byte:
-		rd = bytes.NewReader(b)
+		payload = b
 	default:
-		j, _ := json.Marshal(b)
-		rd = bytes.NewReader(j)
+		payload, _ = json.Marshal(b)
+	}
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(payload)
 	}
 	req, _ := http.NewRequest(method, s.srv.URL+path, rd)
 	if token != "" {
@@ -125,7 +131,9 @@ func (s *stack) do(method, path, token string, body any, headers ...string) resp
 	}
 	defer res.Body.Close()
 	b, _ := io.ReadAll(res.Body)
-	return resp{status: res.StatusCode, header: res.Header, body: b}
+	r := resp{status: res.StatusCode, header: res.Header, body: b}
+	s.record(req, payload, r)
+	return r
 }
 
 // must asserts a status and returns the response.

@@ -23,6 +23,9 @@ commands:
   verify   check an exported log without trusting its server
   replay   the tournament at any event, the difference between two, what-if corrections
   generate write a synthetic tournament of N events into a data directory (for measuring)
+  backup   write a consistent backup (JetStream snapshot, keys, manifest), while serve runs or not
+  restore  bring a backup back into a new data directory, checked against its manifest
+  bench    measure ingest, rebuild, verify and reads against raw JetStream, Pebble and SHA-256
   help     show this text
 
 Run 'referto <command> --help' for a command's flags.
@@ -48,6 +51,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return replayCmd(ctx, args[1:], stdout, stderr)
 	case "generate":
 		return generate(ctx, args[1:], stdout, stderr)
+	case "backup":
+		return backupCmd(ctx, args[1:], getenv, stdout, stderr)
+	case "restore":
+		return restoreCmd(ctx, args[1:], stdout, stderr)
+	case "bench":
+		return bench(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

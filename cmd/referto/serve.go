@@ -17,6 +17,8 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/term"
+
 	"github.com/referto/referto/api"
 )
 
@@ -105,7 +107,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		return err
 	}
 	level, _ := parseLevel(c.LogLevel)
-	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	logger := newLogger(stderr, level)
 
 	if err := os.MkdirAll(filepath.Join(c.Data, "keys"), 0o700); err != nil {
 		return err
@@ -135,6 +137,12 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()
+	// Say where this server answers, for `referto backup --data`.
+	if removeInfo, err := writeServeInfo(c.Data, ln.Addr()); err != nil {
+		logger.Warn("cannot write "+serveInfoFile, "err", err)
+	} else {
+		defer removeInfo()
+	}
 	fmt.Fprintf(stdout, "referto listening on http://%s (data %s)\n", ln.Addr(), c.Data)
 	logger.Info("listening", "addr", ln.Addr().String(), "data", c.Data, "nats", natsDesc(c))
 
@@ -154,6 +162,16 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		srv.Close()
 	}
 	return nil
+}
+
+// newLogger logs at level and above to w: text for a person at a terminal,
+// JSON lines for anything else (a file, a pipe, a log collector).
+func newLogger(w io.Writer, level slog.Level) *slog.Logger {
+	opts := &slog.HandlerOptions{Level: level}
+	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		return slog.New(slog.NewTextHandler(w, opts))
+	}
+	return slog.New(slog.NewJSONHandler(w, opts))
 }
 
 func natsDesc(c serveConfig) string {

@@ -103,6 +103,8 @@ type Keys struct {
 	// VerifierKey is the public key as text ("<name>+<hash>+<keydata>"),
 	// what GET /v1/keys serves and verify --key reads.
 	VerifierKey string
+	// Dir is the directory the keys were read from (what a backup copies).
+	Dir string
 }
 
 // Key file names under DATA/keys.
@@ -196,7 +198,7 @@ func LoadKeys(dir string) (*Keys, error) {
 	if verifier.KeyHash() != signer.KeyHash() || verifier.Name() != signer.Name() {
 		return nil, fmt.Errorf("checkpoint: %s and %s are not one key pair", signerFile, verifierFile)
 	}
-	return &Keys{Signer: signer, Verifier: verifier, VerifierKey: vkey}, nil
+	return &Keys{Signer: signer, Verifier: verifier, VerifierKey: vkey, Dir: dir}, nil
 }
 
 // NewVerifier reads a verifier key as served by GET /v1/keys.

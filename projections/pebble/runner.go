@@ -35,6 +35,11 @@ type RunnerOptions struct {
 	MaxBatch int
 	// Logger receives progress and errors; nil discards.
 	Logger *slog.Logger
+	// Observe, when set, is called for every commit once it is committed
+	// to the store, with its number of events and the time spent appending
+	// them to the tournament's Merkle tree. It runs on the runner's
+	// goroutine and must return quickly. The default is none.
+	Observe func(events int, merkle time.Duration)
 }
 
 // EnsureDefaults fills unset fields with their documented defaults.
@@ -74,7 +79,8 @@ type Runner struct {
 
 	// Owned by the Run goroutine.
 	dirtySnap  map[string]bool
-	staleSince time.Time // when the oldest unwritten standings became stale
+	staleSince time.Time     // when the oldest unwritten standings became stale
+	observed   []commitStats // of the batch being applied, for Observe
 
 	smu   sync.Mutex
 	stale map[string]bool // tournaments whose standings and classification are not written yet
@@ -343,6 +349,12 @@ func (r *Runner) load() (uint64, error) {
 	return snap + 1, nil
 }
 
+// commitStats is what Observe is told of one commit.
+type commitStats struct {
+	events int
+	merkle time.Duration
+}
+
 // touched collects, per tournament, the read models a batch changed.
 type touched map[string]*projections.Changes
 
@@ -350,6 +362,7 @@ func (r *Runner) applyBatch(msgs []jetstream.Msg) error {
 	b := r.store.db.NewBatch()
 	defer b.Close()
 	ch := touched{}
+	r.observed = r.observed[:0]
 	for _, m := range msgs {
 		if err := r.applyMsg(b, m, ch); err != nil {
 			return fmt.Errorf("stream sequence %d: %w", m.StreamSeq, err)
@@ -373,6 +386,13 @@ func (r *Runner) applyBatch(msgs []jetstream.Msg) error {
 	}
 	if err := b.Commit(pebble.NoSync); err != nil {
 		return fmt.Errorf("pebble: commit batch ending at %d: %w", last, err)
+	}
+	// Observed before applied moves: whoever sees a commit applied sees
+	// it counted.
+	if r.opts.Observe != nil {
+		for _, c := range r.observed {
+			r.opts.Observe(c.events, c.merkle)
+		}
 	}
 	r.stored = max(r.stored, last)
 	r.applied.Store(last)
@@ -411,6 +431,7 @@ func (r *Runner) applyMsg(b *pebble.Batch, m jetstream.Msg, ch touched) error {
 	e.mu.Lock()
 	created := e.t.Seq == 0
 	var nodeErr error
+	var merkle time.Duration
 	// Every event but a tournament's first links to the one before it.
 	if p, want := c.Envelopes[0].Prev, events.LinkTo(e.tree.Last()); p != want && (p != "" || e.tree.Size() > 0) {
 		err = fmt.Errorf("%w: event %s is not linked to the last event of %s", events.ErrCorrupt, c.Envelopes[0].ID, m.Tournament)
@@ -424,11 +445,14 @@ func (r *Runner) applyMsg(b *pebble.Batch, m jetstream.Msg, ch touched) error {
 		}
 		// The event's stored line is its leaf: every node it completes is
 		// stored in this batch.
-		if err = e.tree.Append(c.Lines[i], func(id checkpoint.NodeID, h []byte) {
+		start := time.Now()
+		err = e.tree.Append(c.Lines[i], func(id checkpoint.NodeID, h []byte) {
 			if nodeErr == nil {
 				nodeErr = b.Set(keyNode(m.Tournament, id.Level, id.Index), h, nil)
 			}
-		}); err != nil {
+		})
+		merkle += time.Since(start)
+		if err != nil {
 			break
 		}
 	}
@@ -444,6 +468,7 @@ func (r *Runner) applyMsg(b *pebble.Batch, m jetstream.Msg, ch touched) error {
 		return err
 	}
 	r.dirtySnap[m.Tournament] = true
+	r.observed = append(r.observed, commitStats{events: len(c.Envelopes), merkle: merkle})
 
 	last := c.Envelopes[len(c.Envelopes)-1]
 	ref := CommitRef{Tournament: m.Tournament, StreamSeq: m.StreamSeq, First: first.Seq, Last: last.Seq, CommandID: first.CommandID}

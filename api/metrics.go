@@ -1,0 +1,214 @@
+package api
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/referto/referto/events/jetstream"
+	"github.com/referto/referto/projections/pebble"
+)
+
+// metrics are one server's Prometheus collectors, on a registry of its own:
+// two servers in one process (tests, a benchmark) never share a count.
+type metrics struct {
+	reg *prometheus.Registry
+
+	commands        *prometheus.CounterVec   // type, outcome
+	commandSeconds  *prometheus.HistogramVec // type, outcome
+	appendSeconds   *prometheus.HistogramVec // result
+	conflictRetries prometheus.Counter
+	applied         prometheus.Counter
+	appliedEvents   prometheus.Counter
+	merkleSeconds   prometheus.Histogram
+	httpRequests    *prometheus.CounterVec   // route, method, status
+	httpSeconds     *prometheus.HistogramVec // route, method
+}
+
+// newMetrics returns the collectors of a server, registered together with
+// the Go runtime's and the process's.
+func newMetrics() *metrics {
+	m := &metrics{
+		reg: prometheus.NewRegistry(),
+		commands: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "referto_commands_total",
+			Help: "Commands received, by command type (unknown when refused before it was read) and outcome: accepted, replayed, or the problem code of the refusal.",
+		}, []string{"type", "outcome"}),
+		commandSeconds: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "referto_command_duration_seconds",
+			Help:    "Time from a command's arrival to its answer, by command type and outcome.",
+			Buckets: prometheus.DefBuckets,
+		}, []string{"type", "outcome"}),
+		appendSeconds: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "referto_jetstream_append_duration_seconds",
+			Help:    "Time of one append to JetStream until acknowledged (stored and fsynced), by result: stored, duplicate, conflict, unavailable, error.",
+			Buckets: prometheus.ExponentialBuckets(0.0005, 2, 14), // 0.5 ms to 4 s
+		}, []string{"result"}),
+		conflictRetries: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "referto_conflict_retries_total",
+			Help: "Commands decided again because another process appended to their tournament first.",
+		}),
+		applied: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "referto_projection_applied_total",
+			Help: "Commits (one per accepted command) applied to the projections by this process since it started, replays from a snapshot at start included.",
+		}),
+		appliedEvents: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "referto_projection_applied_events_total",
+			Help: "Events applied to the projections by this process since it started.",
+		}),
+		merkleSeconds: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "referto_merkle_append_seconds",
+			Help:    "Time spent appending one commit's events to its tournament's Merkle tree (hashing, and staging the nodes completed in the projections batch).",
+			Buckets: prometheus.ExponentialBuckets(1e-6, 4, 10), // 1 µs to 0.26 s
+		}),
+		httpRequests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "referto_http_requests_total",
+			Help: "HTTP requests answered, by route template (unmatched when no route matched), method and status.",
+		}, []string{"route", "method", "status"}),
+		httpSeconds: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "referto_http_request_duration_seconds",
+			Help:    "Time to answer an HTTP request, by route template and method.",
+			Buckets: prometheus.DefBuckets,
+		}, []string{"route", "method"}),
+	}
+	m.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		m.commands, m.commandSeconds, m.appendSeconds, m.conflictRetries, m.applied, m.appliedEvents, m.merkleSeconds,
+		m.httpRequests, m.httpSeconds)
+	return m
+}
+
+// commitApplied is the runner's hook (pebble.RunnerOptions.Observe).
+func (m *metrics) commitApplied(events int, merkle time.Duration) {
+	m.applied.Inc()
+	m.appliedEvents.Add(float64(events))
+	m.merkleSeconds.Observe(merkle.Seconds())
+}
+
+// watchLog registers the gauges read from the log and the runner at each
+// scrape.
+func (m *metrics) watchLog(log *jetstream.Log, rn *pebble.Runner) {
+	m.reg.MustRegister(&logCollector{log: log, rn: rn,
+		applied: prometheus.NewDesc("referto_projection_applied_seq",
+			"The last stream sequence the projections have applied.", nil, nil),
+		last: prometheus.NewDesc("referto_stream_last_seq",
+			"The stream's last sequence; absent while the stream cannot be read.", nil, nil),
+		lag: prometheus.NewDesc("referto_projection_lag",
+			"Commits in the stream not yet applied to the projections (stream last sequence minus last applied); absent while the stream cannot be read.", nil, nil),
+	})
+}
+
+// scrapeTimeout bounds what a scrape or a readiness check waits for the log.
+const scrapeTimeout = time.Second
+
+// logCollector reads the stream's last sequence once per scrape.
+type logCollector struct {
+	log                *jetstream.Log
+	rn                 *pebble.Runner
+	applied, last, lag *prometheus.Desc
+}
+
+func (c *logCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- c.applied
+	ch <- c.last
+	ch <- c.lag
+}
+
+func (c *logCollector) Collect(ch chan<- prometheus.Metric) {
+	applied := c.rn.Applied()
+	ch <- prometheus.MustNewConstMetric(c.applied, prometheus.GaugeValue, float64(applied))
+	ctx, cancel := context.WithTimeout(context.Background(), scrapeTimeout)
+	defer cancel()
+	last, err := c.log.LastSeq(ctx)
+	if err != nil {
+		return
+	}
+	ch <- prometheus.MustNewConstMetric(c.last, prometheus.GaugeValue, float64(last))
+	ch <- prometheus.MustNewConstMetric(c.lag, prometheus.GaugeValue, float64(lagOf(last, applied)))
+}
+
+// lagOf is how many stream sequences the projections are behind.
+func lagOf(last, applied uint64) uint64 {
+	if last > applied {
+		return last - applied
+	}
+	return 0
+}
+
+// handler serves the registry in the Prometheus text format, two scrapes
+// at a time at most.
+func (m *metrics) handler(errLog promhttp.Logger) http.Handler {
+	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{ErrorLog: errLog, ErrorHandling: promhttp.ContinueOnError,
+		MaxRequestsInFlight: 2, Timeout: 10 * time.Second})
+}
+
+// appendResult names an append's result for referto_jetstream_append_duration_seconds.
+func appendResult(ack jetstream.Appended, err error) string {
+	switch {
+	case err == nil && ack.Duplicate:
+		return "duplicate"
+	case err == nil:
+		return "stored"
+	}
+	switch _, code, _ := statusOf(err); code {
+	case "conflict", "unavailable":
+		return code
+	}
+	return "error"
+}
+
+// commandWriter records how one command request ended, for
+// referto_commands_total and referto_command_duration_seconds. writeError
+// tells it the problem code of a refusal.
+type commandWriter struct {
+	http.ResponseWriter
+	typ    string // the command type, once read
+	code   string // the problem code, when refused
+	status int
+	start  time.Time
+}
+
+// startCommand starts recording a command request; pass the writer it
+// returns to commandDone once the request is answered. typ is the command
+// type when the route implies it, "" when the body will say.
+func startCommand(w http.ResponseWriter, typ string) *commandWriter {
+	if typ == "" {
+		typ = "unknown"
+	}
+	return &commandWriter{ResponseWriter: w, typ: typ, start: time.Now()}
+}
+
+func (c *commandWriter) WriteHeader(status int) {
+	if c.status == 0 {
+		c.status = status
+	}
+	c.ResponseWriter.WriteHeader(status)
+}
+
+func (c *commandWriter) Write(b []byte) (int, error) {
+	if c.status == 0 {
+		c.status = http.StatusOK
+	}
+	return c.ResponseWriter.Write(b)
+}
+
+func (c *commandWriter) Unwrap() http.ResponseWriter { return c.ResponseWriter }
+
+// commandDone counts the command c recorded.
+func (s *Server) commandDone(c *commandWriter) {
+	outcome := c.code
+	switch {
+	case outcome != "":
+	case c.status == http.StatusCreated && c.Header().Get("Idempotent-Replayed") == "true":
+		outcome = "replayed"
+	case c.status == http.StatusCreated:
+		outcome = "accepted"
+	default:
+		outcome = "internal"
+	}
+	s.metrics.commands.WithLabelValues(c.typ, outcome).Inc()
+	s.metrics.commandSeconds.WithLabelValues(c.typ, outcome).Observe(time.Since(c.start).Seconds())
+}

@@ -1,0 +1,576 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"text/tabwriter"
+	"time"
+
+	cpebble "github.com/cockroachdb/pebble/v2"
+	"github.com/nats-io/nats.go"
+	natsjs "github.com/nats-io/nats.go/jetstream"
+
+	"github.com/referto/referto/api"
+	"github.com/referto/referto/events"
+	"github.com/referto/referto/events/jetstream"
+	"github.com/referto/referto/projections/pebble"
+)
+
+// bench measures referto against the storage underneath it on this
+// machine, in one run: each referto figure beside the raw JetStream or
+// Pebble (or SHA-256) figure for the same work, interleaved round by round
+// (A B, then B A, …) so that drift in the machine falls on both, with the
+// medians and their ratio.
+func bench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	rounds := fs.Int("rounds", 3, "rounds of each pair")
+	ingest := fs.Int("ingest", 2000, "commands (and raw publishes) per ingest round")
+	clients := fs.Int("clients", 8, "concurrent clients, each on its own tournament")
+	nEvents := fs.Int("events", 100_000, "events of the log rebuilt and verified; --scale measures a tenth and a hundredth too")
+	scale := fs.Bool("scale", false, "also rebuild and verify logs of a tenth and a hundredth of --events (the scale curve)")
+	players := fs.Int("players", 1000, "players of the tournament whose standings are read")
+	rate := fs.Int("rate", 1000, "standings requests per second")
+	readFor := fs.Duration("read-for", 30*time.Second, "how long to read at --rate")
+	short := fs.Bool("short", false, "seconds, not minutes: small sizes, so that CI keeps the benchmarks from rotting (figures meaningless)")
+	dir := fs.String("dir", "", "where to keep the generated logs between runs (default: a temporary directory, removed)")
+	if err := parseFlags(fs, args); err != nil {
+		return flagErr(err)
+	}
+	if *short {
+		*rounds, *ingest, *nEvents, *players, *readFor, *rate = 2, 200, 3000, 60, 2*time.Second, 200
+	}
+	if *rounds < 1 || *ingest < 10 || *clients < 1 || *nEvents < 1000 || *players < 16 || *rate < 1 || *readFor <= 0 {
+		fmt.Fprintln(stderr, "bench needs --rounds ≥ 1, --ingest ≥ 10, --clients ≥ 1, --events ≥ 1000, --players ≥ 16, --rate ≥ 1, --read-for > 0")
+		return errUsage
+	}
+	work := *dir
+	if work == "" {
+		d, err := os.MkdirTemp("", "referto-bench")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(d)
+		work = d
+	}
+	b := &bencher{ctx: ctx, out: stdout, stderr: stderr, rounds: *rounds, work: work}
+	fmt.Fprintf(stdout, "referto bench: %d rounds per pair, interleaved; medians\n\n", *rounds)
+
+	if err := b.ingest(*ingest, *clients); err != nil {
+		return fmt.Errorf("ingest: %w", err)
+	}
+	sizes := []int{*nEvents}
+	if *scale {
+		sizes = []int{*nEvents / 100, *nEvents / 10, *nEvents}
+	}
+	for _, n := range sizes {
+		if n < 1000 {
+			continue
+		}
+		data, err := b.generated(fmt.Sprintf("log-%d", n), n, 20)
+		if err != nil {
+			return fmt.Errorf("generate %d events: %w", n, err)
+		}
+		if err := b.rebuild(data, n); err != nil {
+			return fmt.Errorf("rebuild: %w", err)
+		}
+		if err := b.verify(data, n); err != nil {
+			return fmt.Errorf("verify: %w", err)
+		}
+	}
+	// About one registration, three check-ins and three quarters of a
+	// report per player over three rounds.
+	data, err := b.generated(fmt.Sprintf("reads-%d", *players), *players*5+20, 3)
+	if err != nil {
+		return fmt.Errorf("generate the read tournament: %w", err)
+	}
+	if err := b.reads(data, *rate, *readFor); err != nil {
+		return fmt.Errorf("reads: %w", err)
+	}
+	b.print()
+	return nil
+}
+
+// bencher runs the pairs and collects their figures.
+type bencher struct {
+	ctx    context.Context
+	out    io.Writer
+	stderr io.Writer
+	rounds int
+	work   string
+	rows   []benchRow
+}
+
+// benchRow is one line of the final table.
+type benchRow struct {
+	what, referto, raw, ratio, target string
+}
+
+func (b *bencher) add(r benchRow) {
+	b.rows = append(b.rows, r)
+	fmt.Fprintf(b.out, "  %s: referto %s, raw %s, ratio %s\n", r.what, r.referto, r.raw, r.ratio)
+}
+
+func (b *bencher) print() {
+	fmt.Fprintln(b.out)
+	w := tabwriter.NewWriter(b.out, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "measure\treferto\traw\tratio\ttarget")
+	for _, r := range b.rows {
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", r.what, r.referto, r.raw, r.ratio, r.target)
+	}
+	w.Flush()
+}
+
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+// interleave runs a and b rounds times, alternating which goes first.
+func (b *bencher) interleave(a, c func() error) error {
+	for i := range b.rounds {
+		first, second := a, c
+		if i%2 == 1 {
+			first, second = c, a
+		}
+		if err := first(); err != nil {
+			return err
+		}
+		if err := second(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// load is a closed-loop load of n operations from k clients: the rate and
+// the 50th and 99th percentile latencies.
+type load struct{ rate, p50, p99 float64 }
+
+func runLoad(n, k int, op func(client, i int) error) (load, error) {
+	lat := make([]time.Duration, n)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	var failed atomic.Value
+	start := time.Now()
+	for c := range k {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= n {
+					return
+				}
+				t0 := time.Now()
+				if err := op(c, i); err != nil {
+					failed.Store(err)
+					return
+				}
+				lat[i] = time.Since(t0)
+			}
+		}()
+	}
+	wg.Wait()
+	el := time.Since(start)
+	if err, _ := failed.Load().(error); err != nil {
+		return load{}, err
+	}
+	slices.Sort(lat)
+	return load{rate: float64(n) / el.Seconds(), p50: ms(lat[n/2]), p99: ms(lat[n*99/100])}, nil
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// ingest: RegisterPlayer over HTTP, k clients on k tournaments, fsync per
+// write, against raw synchronous publishes of the same stored message size
+// to the same embedded server with the same sync policy and concurrency.
+func (b *bencher) ingest(n, k int) error {
+	fmt.Fprintf(b.out, "durable ingest: %d commands per round, %d clients on %d tournaments, fsync per write\n", n, k, k)
+	node, url, stop, err := b.serve(filepath.Join(b.work, fmt.Sprintf("ingest-%d", time.Now().UnixNano())))
+	if err != nil {
+		return err
+	}
+	defer stop()
+	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: k}}
+	tokens := make([]string, k)
+	for c := range k {
+		t := fmt.Sprintf("bench-%d", c)
+		if code, m, err := call(hc, "POST", url+"/v1/tournaments", benchAdmin, fmt.Sprintf(`{"id":%q,"name":"Bench","ruleset":"rtu"}`, t)); err != nil || code != 201 {
+			return fmt.Errorf("create %s: %d %v %v", t, code, m, err)
+		}
+		code, m, err := call(hc, "POST", url+"/v1/tournaments/"+t+"/officials", benchAdmin, `{"name":"A","role":"arbiter"}`)
+		if err != nil || code != 201 {
+			return fmt.Errorf("appoint: %d %v %v", code, m, err)
+		}
+		tokens[c], _ = m["token"].(string)
+	}
+	round := 0
+	body := func(c, i int) string {
+		return fmt.Sprintf(`{"type":"RegisterPlayer","player":"p%d-%d-%d","name":"Mario Rossi %d","club":"Bologna – Asinelli","region":"Emilia-Romagna"}`, round, c, i, i)
+	}
+	post := func(c, i int) error {
+		req, _ := http.NewRequest("POST", fmt.Sprintf("%s/v1/tournaments/bench-%d/commands", url, c), strings.NewReader(body(c, i)))
+		req.Header.Set("Authorization", "Bearer "+tokens[c])
+		res, err := hc.Do(req)
+		if err != nil {
+			return err
+		}
+		_, _ = io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+		if res.StatusCode != 201 {
+			return fmt.Errorf("status %d", res.StatusCode)
+		}
+		return nil
+	}
+	// The raw message: the stored commit of one such RegisterPlayer.
+	envs, err := events.Seal("bench-0", 1000, time.Now(), events.Actor{ID: "o1", Role: "arbiter"}, "0123456789abcdef0123456789abcdef",
+		[]events.Event{events.PlayerRegistered{Player: "p0-1-1000", Name: "Mario Rossi 1000", Club: "Bologna – Asinelli", Region: "Emilia-Romagna"}})
+	if err != nil {
+		return err
+	}
+	msg, _ := events.EncodeCommit(envs)
+	js, err := natsjs.New(node.Conn)
+	if err != nil {
+		return err
+	}
+	if _, err := js.CreateStream(b.ctx, natsjs.StreamConfig{Name: "RAWBENCH", Subjects: []string{"rawbench.>"}, Storage: natsjs.FileStorage}); err != nil {
+		return err
+	}
+	var ref, raw []load
+	err = b.interleave(func() error {
+		round++
+		l, err := runLoad(n, k, post)
+		ref = append(ref, l)
+		return err
+	}, func() error {
+		l, err := runLoad(n, k, func(c, i int) error {
+			_, err := js.PublishMsg(b.ctx, &nats.Msg{Subject: fmt.Sprintf("rawbench.%d", c), Data: msg})
+			return err
+		})
+		raw = append(raw, l)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	pick := func(ls []load, f func(load) float64) float64 {
+		var xs []float64
+		for _, l := range ls {
+			xs = append(xs, f(l))
+		}
+		return median(xs)
+	}
+	rr, rw := pick(ref, func(l load) float64 { return l.rate }), pick(raw, func(l load) float64 { return l.rate })
+	p99r, p99w := pick(ref, func(l load) float64 { return l.p99 }), pick(raw, func(l load) float64 { return l.p99 })
+	b.add(benchRow{what: "durable ingest, commands/s", referto: fmt.Sprintf("%.0f/s", rr), raw: fmt.Sprintf("%.0f/s", rw),
+		ratio: fmt.Sprintf("%.2f", rr/rw), target: "≥ 0.80"})
+	b.add(benchRow{what: "durable ingest, p50", referto: fmt.Sprintf("%.2f ms", pick(ref, func(l load) float64 { return l.p50 })),
+		raw: fmt.Sprintf("%.2f ms", pick(raw, func(l load) float64 { return l.p50 })), ratio: "", target: ""})
+	b.add(benchRow{what: "durable ingest, p99", referto: fmt.Sprintf("%.2f ms", p99r), raw: fmt.Sprintf("%.2f ms", p99w),
+		ratio: fmt.Sprintf("+%.2f ms", p99r-p99w), target: "≤ raw + 1 ms"})
+	return nil
+}
+
+// benchAdmin is the administrator token of the nodes bench starts.
+const benchAdmin = "bench-admin"
+
+// serve starts a node on data, waits until it is ready and serves it on
+// 127.0.0.1 until stop.
+func (b *bencher) serve(data string) (*api.Node, string, func(), error) {
+	node, err := api.StartNode(b.ctx, api.NodeOptions{Data: data, AdminTokenSHA256: api.TokenHash(benchAdmin), Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		return nil, "", nil, err
+	}
+	if err := node.Runner.WaitReady(b.ctx); err != nil {
+		node.Close()
+		return nil, "", nil, err
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		node.Close()
+		return nil, "", nil, err
+	}
+	srv := &http.Server{Handler: node.API.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = srv.Serve(l) }()
+	return node, "http://" + l.Addr().String(), func() { _ = srv.Close(); node.Close() }, nil
+}
+
+// generated returns a data directory holding a generated tournament "bench"
+// of about n events over the given rounds, generating it once per --dir.
+func (b *bencher) generated(name string, n, rounds int) (string, error) {
+	data := filepath.Join(b.work, name)
+	if _, err := os.Stat(filepath.Join(data, "done")); err == nil {
+		return data, nil
+	}
+	_ = os.RemoveAll(data)
+	fmt.Fprintf(b.out, "generating %s (about %d events)…\n", name, n)
+	if err := generate(b.ctx, []string{"--data", data, "--events", fmt.Sprint(n), "--rounds", fmt.Sprint(rounds)}, io.Discard, b.stderr); err != nil {
+		return "", err
+	}
+	return data, os.WriteFile(filepath.Join(data, "done"), nil, 0o600)
+}
+
+// rebuild: the projections of the whole log rebuilt into an empty store,
+// against a raw pipeline reading the same stream with an ordered consumer
+// and writing one Pebble batch per 1,000 messages.
+func (b *bencher) rebuild(data string, n int) error {
+	fmt.Fprintf(b.out, "rebuild: %d events\n", n)
+	lg, closeAll, err := openData(b.ctx, data)
+	if err != nil {
+		return err
+	}
+	defer closeAll()
+	last, err := lg.LastSeq(b.ctx)
+	if err != nil {
+		return err
+	}
+	var ref, raw []float64
+	i := 0
+	err = b.interleave(func() error {
+		i++
+		dir := filepath.Join(b.work, fmt.Sprintf("rebuild-%d-%d", n, i))
+		defer os.RemoveAll(dir)
+		st, err := pebble.Open(dir, nil)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		start := time.Now()
+		r := pebble.NewRunner(lg, st, pebble.RunnerOptions{})
+		rctx, cancel := context.WithCancel(b.ctx)
+		done := make(chan error, 1)
+		go func() { done <- r.Run(rctx) }()
+		werr := r.WaitFor(b.ctx, last)
+		el := time.Since(start)
+		cancel()
+		<-done
+		if werr != nil {
+			return werr
+		}
+		ref = append(ref, float64(n)/el.Seconds())
+		return nil
+	}, func() error {
+		i++
+		dir := filepath.Join(b.work, fmt.Sprintf("raw-%d-%d", n, i))
+		defer os.RemoveAll(dir)
+		db, err := cpebble.Open(dir, &cpebble.Options{Logger: quietPebble{}})
+		if err != nil {
+			return err
+		}
+		defer db.Close()
+		start := time.Now()
+		batch := db.NewBatch()
+		key := make([]byte, 8)
+		err = lg.Scan(b.ctx, 1, last, "", func(m jetstream.Msg) error {
+			for j := range key {
+				key[j] = byte(m.StreamSeq >> (56 - 8*j))
+			}
+			if err := batch.Set(key, m.Data, nil); err != nil {
+				return err
+			}
+			if m.StreamSeq%1000 == 0 {
+				if err := batch.Commit(cpebble.NoSync); err != nil {
+					return err
+				}
+				batch = db.NewBatch()
+			}
+			return nil
+		})
+		if err == nil {
+			err = batch.Commit(cpebble.NoSync)
+		}
+		if err != nil {
+			return err
+		}
+		raw = append(raw, float64(n)/time.Since(start).Seconds())
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	mr, mw := median(ref), median(raw)
+	b.add(benchRow{what: fmt.Sprintf("rebuild %d events, events/s", n), referto: fmt.Sprintf("%.0f/s (%.1f s)", mr, float64(n)/mr),
+		raw: fmt.Sprintf("%.0f/s (%.1f s)", mw, float64(n)/mw), ratio: fmt.Sprintf("%.2f", mr/mw), target: "≥ 0.50"})
+	return nil
+}
+
+// verify: referto verify of the exported log (Merkle root, signature,
+// re-derivation) against a raw SHA-256 over the same bytes.
+func (b *bencher) verify(data string, n int) error {
+	fmt.Fprintf(b.out, "verify: %d events\n", n)
+	logPath := filepath.Join(b.work, fmt.Sprintf("verify-%d.ndjson", n))
+	if _, err := os.Stat(logPath); err != nil {
+		if err := export(b.ctx, []string{"--data", data, "--tournament", "bench", "--out", logPath}, func(string) string { return "" }, io.Discard, io.Discard); err != nil {
+			return err
+		}
+	}
+	info, err := os.Stat(logPath)
+	if err != nil {
+		return err
+	}
+	mb := float64(info.Size()) / (1 << 20)
+	key := filepath.Join(data, "keys", "checkpoint.pub")
+	var ref, raw []float64
+	err = b.interleave(func() error {
+		start := time.Now()
+		var out strings.Builder
+		if err := verifyCmd(b.ctx, []string{"--log", logPath, "--key", key}, &out, io.Discard); err != nil {
+			return fmt.Errorf("%w\n%s", err, out.String())
+		}
+		ref = append(ref, time.Since(start).Seconds())
+		return nil
+	}, func() error {
+		start := time.Now()
+		f, err := os.Open(logPath)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		h := sha256.New()
+		if _, err := io.Copy(h, bufio.NewReaderSize(f, 1<<20)); err != nil {
+			return err
+		}
+		raw = append(raw, time.Since(start).Seconds())
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	mr, mw := median(ref), median(raw)
+	b.add(benchRow{what: fmt.Sprintf("verify %d events (%.0f MB)", n, mb), referto: fmt.Sprintf("%.2f s, %.0f MB/s", mr, mb/mr),
+		raw: fmt.Sprintf("sha256 %.2f s, %.0f MB/s", mw, mb/mw), ratio: fmt.Sprintf("%.3f", mw/mr), target: "≤ 5 s at 1M"})
+	return nil
+}
+
+// verifyCmd is the verify subcommand, as the CLI runs it.
+var verifyCmd = verify
+
+// reads: GET standings of a tournament at a fixed rate (open loop: a
+// request is sent on schedule whether or not the previous one answered),
+// against raw Pebble reads of the same stored standings at the same rate.
+func (b *bencher) reads(data string, rate int, d time.Duration) error {
+	node, url, stop, err := b.serve(data)
+	if err != nil {
+		return err
+	}
+	defer stop()
+	var sz struct {
+		Rows []json.RawMessage `json:"rows"`
+	}
+	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 256}, Timeout: 10 * time.Second}
+	res, err := hc.Get(url + "/v1/tournaments/bench/standings")
+	if err != nil {
+		return err
+	}
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	_ = json.Unmarshal(body, &sz)
+	fmt.Fprintf(b.out, "reads: standings of %d players (%d KB), %d req/s for %v\n", len(sz.Rows), len(body)>>10, rate, d)
+	get := func() error {
+		res, err := hc.Get(url + "/v1/tournaments/bench/standings")
+		if err != nil {
+			return err
+		}
+		_, _ = io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+		if res.StatusCode != 200 {
+			return fmt.Errorf("status %d", res.StatusCode)
+		}
+		return nil
+	}
+	rawGet := func() error {
+		_, ok, err := node.Store.Standings("bench")
+		if err == nil && !ok {
+			err = errors.New("no stored standings")
+		}
+		return err
+	}
+	var ref, raw []load
+	if err := b.interleave(func() error {
+		l, err := openLoop(rate, d/time.Duration(b.rounds), get)
+		ref = append(ref, l)
+		return err
+	}, func() error {
+		l, err := openLoop(rate, d/time.Duration(b.rounds), rawGet)
+		raw = append(raw, l)
+		return err
+	}); err != nil {
+		return err
+	}
+	pick := func(ls []load, f func(load) float64) float64 {
+		var xs []float64
+		for _, l := range ls {
+			xs = append(xs, f(l))
+		}
+		return median(xs)
+	}
+	b.add(benchRow{what: fmt.Sprintf("standings reads at %d/s, p50", rate), referto: fmt.Sprintf("%.2f ms", pick(ref, func(l load) float64 { return l.p50 })),
+		raw: fmt.Sprintf("%.3f ms", pick(raw, func(l load) float64 { return l.p50 })), ratio: "", target: ""})
+	b.add(benchRow{what: fmt.Sprintf("standings reads at %d/s, p99", rate), referto: fmt.Sprintf("%.2f ms", pick(ref, func(l load) float64 { return l.p99 })),
+		raw: fmt.Sprintf("%.3f ms", pick(raw, func(l load) float64 { return l.p99 })), ratio: "", target: "≤ 5 ms"})
+	return nil
+}
+
+// openLoop sends op at rate per second for d, each on its own goroutine
+// (at most 1,024 in flight), and returns the achieved rate and latencies.
+func openLoop(rate int, d time.Duration, op func() error) (load, error) {
+	n := int(d.Seconds() * float64(rate))
+	if n < 1 {
+		n = 1
+	}
+	lat := make([]time.Duration, n)
+	sem := make(chan struct{}, 1024)
+	var wg sync.WaitGroup
+	var failed atomic.Value
+	interval := time.Second / time.Duration(rate)
+	start := time.Now()
+	for i := range n {
+		if wait := time.Until(start.Add(time.Duration(i) * interval)); wait > 0 {
+			time.Sleep(wait)
+		}
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			// Latency from when the request was due, so a stalled
+			// server cannot hide its queue (coordinated omission).
+			due := start.Add(time.Duration(i) * interval)
+			if err := op(); err != nil {
+				failed.Store(err)
+			}
+			lat[i] = time.Since(due)
+		}()
+	}
+	wg.Wait()
+	el := time.Since(start)
+	if err, _ := failed.Load().(error); err != nil {
+		return load{}, err
+	}
+	slices.Sort(lat)
+	return load{rate: float64(n) / el.Seconds(), p50: ms(lat[n/2]), p99: ms(lat[n*99/100])}, nil
+}
+
+// quietPebble keeps the raw pipeline's Pebble from printing its progress.
+type quietPebble struct{}
+
+func (quietPebble) Infof(string, ...any)              {}
+func (quietPebble) Errorf(format string, args ...any) { fmt.Fprintf(os.Stderr, format+"\n", args...) }
+func (quietPebble) Fatalf(format string, args ...any) { panic(fmt.Sprintf(format, args...)) }
