@@ -208,7 +208,19 @@ func TestClusterFaultsUnderLoad(t *testing.T) {
 	}
 	seqOf := map[string][]float64{}
 	for from := 1; ; {
-		page := s.must(200, "GET", fmt.Sprintf("/v1/tournaments/faults/events?from=%d&limit=1000", from), arb, nil).json(t)
+		// Right after the recovery a read may still meet a cluster that
+		// settles (503, as for commands): a client reads again.
+		var res resp
+		for try := 0; try < 20; try++ {
+			if res = s.do("GET", fmt.Sprintf("/v1/tournaments/faults/events?from=%d&limit=1000", from), arb, nil); res.status != 503 {
+				break
+			}
+			time.Sleep(500 * time.Millisecond)
+		}
+		if res.status != 200 {
+			t.Fatalf("events from %d: %d %s", from, res.status, res.body)
+		}
+		page := res.json(t)
 		evs := page["events"].([]any)
 		for i, e := range evs {
 			env := e.(map[string]any)

@@ -240,6 +240,12 @@ func classify(err error, tournament string, expected uint64) error {
 }
 
 func unavailable(err error) bool {
+	// A cluster electing a leader or catching a node up answers API
+	// requests with 503 ("JetStream system temporarily unavailable").
+	var apiErr *jetstream.APIError
+	if errors.As(err, &apiErr) && apiErr.Code == 503 {
+		return true
+	}
 	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) ||
 		errors.Is(err, nats.ErrTimeout) || errors.Is(err, nats.ErrNoResponders) ||
 		errors.Is(err, jetstream.ErrNoStreamResponse) || errors.Is(err, nats.ErrConnectionClosed) ||
