@@ -4,5 +4,5 @@ package api
 
 import "errors"
 
-// StatDisk is not implemented off Unix: the disk guard stays off there.
+// StatDisk reports errors.ErrUnsupported off Unix: the disk guard stays off there.
 func StatDisk(string) (DiskState, error) { return DiskState{}, errors.ErrUnsupported }

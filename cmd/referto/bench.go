@@ -192,11 +192,17 @@ func runLoad(n, k int, op func(client, i int) error) (load, error) {
 	if err, _ := failed.Load().(error); err != nil {
 		return load{}, err
 	}
-	slices.Sort(lat)
-	return load{rate: float64(n) / el.Seconds(), p50: ms(lat[n/2]), p99: ms(lat[n*99/100])}, nil
+	return summarize(lat, el), nil
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// summarize is the rate and percentiles of latencies measured over el.
+func summarize(lat []time.Duration, el time.Duration) load {
+	slices.Sort(lat)
+	n := len(lat)
+	return load{rate: float64(n) / el.Seconds(), p50: ms(lat[n/2]), p99: ms(lat[n*99/100])}
+}
 
 // ingest: RegisterPlayer over HTTP, k clients on k tournaments, fsync per
 // write, against raw synchronous publishes of the same stored message size
@@ -564,8 +570,7 @@ func openLoop(rate int, d time.Duration, op func() error) (load, error) {
 	if err, _ := failed.Load().(error); err != nil {
 		return load{}, err
 	}
-	slices.Sort(lat)
-	return load{rate: float64(n) / el.Seconds(), p50: ms(lat[n/2]), p99: ms(lat[n*99/100])}, nil
+	return summarize(lat, el), nil
 }
 
 // quietPebble keeps the raw pipeline's Pebble from printing its progress.
