@@ -164,11 +164,10 @@ func appendResult(ack jetstream.Appended, err error) string {
 // referto_commands_total and referto_command_duration_seconds. writeError
 // tells it the problem code of a refusal.
 type commandWriter struct {
-	http.ResponseWriter
-	typ    string // the command type, once read
-	code   string // the problem code, when refused
-	status int
-	start  time.Time
+	*statusWriter
+	typ   string // the command type, once read
+	code  string // the problem code, when refused
+	start time.Time
 }
 
 // startCommand starts recording a command request; pass the writer it
@@ -178,24 +177,8 @@ func startCommand(w http.ResponseWriter, typ string) *commandWriter {
 	if typ == "" {
 		typ = "unknown"
 	}
-	return &commandWriter{ResponseWriter: w, typ: typ, start: time.Now()}
+	return &commandWriter{statusWriter: &statusWriter{ResponseWriter: w}, typ: typ, start: time.Now()}
 }
-
-func (c *commandWriter) WriteHeader(status int) {
-	if c.status == 0 {
-		c.status = status
-	}
-	c.ResponseWriter.WriteHeader(status)
-}
-
-func (c *commandWriter) Write(b []byte) (int, error) {
-	if c.status == 0 {
-		c.status = http.StatusOK
-	}
-	return c.ResponseWriter.Write(b)
-}
-
-func (c *commandWriter) Unwrap() http.ResponseWriter { return c.ResponseWriter }
 
 // commandDone counts the command c recorded.
 func (s *Server) commandDone(c *commandWriter) {

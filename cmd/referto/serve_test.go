@@ -15,11 +15,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats.go"
-
 	"github.com/referto/referto/api"
 	"github.com/referto/referto/events"
-	"github.com/referto/referto/events/jetstream"
 	"github.com/referto/referto/projections/pebble"
 )
 
@@ -295,22 +292,13 @@ func readLog(t *testing.T, client *http.Client, url, token string) map[string][]
 // an empty directory and compares them byte for byte with the node's own.
 func compareWithRebuild(t *testing.T, dir string) {
 	t.Helper()
-	ns, err := jetstream.StartServer(jetstream.ServerOptions{StoreDir: dir + "/nats"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { ns.Shutdown(); ns.WaitForShutdown() }()
-	nc, err := nats.Connect("", nats.InProcessServer(ns))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	lg, err := jetstream.Open(ctx, nc, jetstream.Options{})
+	lg, closeAll, err := openData(ctx, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer closeAll()
 	last, err := lg.LastSeq(ctx)
 	if err != nil {
 		t.Fatal(err)
