@@ -1,6 +1,8 @@
 package events
 
 import (
+	jsonv2 "github.com/go-json-experiment/json"
+
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
@@ -193,13 +195,5 @@ func DecodeEnvelope(line []byte) (Envelope, error) {
 }
 
 func decodeStrict(data []byte, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return err
-	}
-	if dec.More() {
-		return fmt.Errorf("trailing data after JSON value")
-	}
-	return nil
+	return jsonv2.Unmarshal(data, v, jsonv2.RejectUnknownMembers(true))
 }

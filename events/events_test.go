@@ -127,6 +127,11 @@ func TestDecodeIsStrict(t *testing.T) {
 		"unknown field": `{"player":"p1","name":"M","teleported":true}`,
 		"wrong type":    `{"player":1,"name":"M"}`,
 		"trailing":      `{"player":"p1","name":"M"} {}`,
+		// Two readings of one line: which name counts is not guessed.
+		"duplicate member": `{"player":"p1","name":"M","name":"N"}`,
+		// Names match exactly, as the encoder writes them.
+		"case-variant name": `{"Player":"p1","name":"M"}`,
+		"invalid UTF-8":     "{\"player\":\"p1\",\"name\":\"M\xff\"}",
 	} {
 		env := events.Envelope{ID: "t1/1", Tournament: "t1", Seq: 1, Type: events.TypePlayerRegistered, V: 1, Data: json.RawMessage(data)}
 		if _, err := events.Decode(env); !errors.Is(err, events.ErrCorrupt) {

@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"slices"
 	"strings"
 	"sync"
@@ -49,6 +50,8 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	readFor := fs.Duration("read-for", 30*time.Second, "how long to read at --rate")
 	short := fs.Bool("short", false, "seconds, not minutes: small sizes, so that CI keeps the benchmarks from rotting (figures meaningless)")
 	dir := fs.String("dir", "", "where to keep the generated logs between runs (default: a temporary directory, removed)")
+	only := fs.String("only", "ingest,rebuild,verify,reads", "the pairs to run, comma-separated")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file (go tool pprof)")
 	if err := parseFlags(fs, args); err != nil {
 		return flagErr(err)
 	}
@@ -68,30 +71,61 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		defer os.RemoveAll(d)
 		work = d
 	}
+	run := map[string]bool{}
+	for _, p := range strings.Split(*only, ",") {
+		switch p = strings.TrimSpace(p); p {
+		case "ingest", "rebuild", "verify", "reads":
+			run[p] = true
+		default:
+			fmt.Fprintf(stderr, "bench: --only: unknown pair %q (ingest, rebuild, verify, reads)\n", p)
+			return errUsage
+		}
+	}
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
 	b := &bencher{ctx: ctx, out: stdout, stderr: stderr, rounds: *rounds, work: work}
 	fmt.Fprintf(stdout, "referto bench: %d rounds per pair, interleaved; medians\n\n", *rounds)
 
-	if err := b.ingest(*ingest, *clients); err != nil {
-		return fmt.Errorf("ingest: %w", err)
+	if run["ingest"] {
+		if err := b.ingest(*ingest, *clients); err != nil {
+			return fmt.Errorf("ingest: %w", err)
+		}
 	}
 	sizes := []int{*nEvents}
 	if *scale {
 		sizes = []int{*nEvents / 100, *nEvents / 10, *nEvents}
 	}
 	for _, n := range sizes {
-		if n < 1000 {
+		if n < 1000 || !run["rebuild"] && !run["verify"] {
 			continue
 		}
 		data, err := b.generated(fmt.Sprintf("log-%d", n), n, 20)
 		if err != nil {
 			return fmt.Errorf("generate %d events: %w", n, err)
 		}
-		if err := b.rebuild(data, n); err != nil {
-			return fmt.Errorf("rebuild: %w", err)
+		if run["rebuild"] {
+			if err := b.rebuild(data, n); err != nil {
+				return fmt.Errorf("rebuild: %w", err)
+			}
 		}
-		if err := b.verify(data, n); err != nil {
-			return fmt.Errorf("verify: %w", err)
+		if run["verify"] {
+			if err := b.verify(data, n); err != nil {
+				return fmt.Errorf("verify: %w", err)
+			}
 		}
+	}
+	if !run["reads"] {
+		b.print()
+		return nil
 	}
 	// About one registration, three check-ins and three quarters of a
 	// report per player over three rounds.
@@ -366,10 +400,15 @@ func (b *bencher) rebuild(data string, n int) error {
 		werr := r.WaitFor(b.ctx, last)
 		el := time.Since(start)
 		cancel()
-		<-done
+		<-done // the runner returns once the snapshot taken on catching up is written
+		whole := time.Since(start)
 		if werr != nil {
 			return werr
 		}
+		m := st.Metrics()
+		tot := m.Total()
+		fmt.Fprintf(b.out, "  referto: views %.1f s, with the closing snapshot %.1f s; Pebble: %d MB into the WAL, %d MB flushed, %d MB compacted\n",
+			el.Seconds(), whole.Seconds(), m.WAL.BytesIn>>20, tot.TableBytesFlushed>>20, tot.TableBytesCompacted>>20)
 		ref = append(ref, float64(n)/el.Seconds())
 		return nil
 	}, func() error {

@@ -8,8 +8,8 @@ import (
 // Key layout. Every key is ASCII so that a dump reads like a table.
 //
 //	sys/applied                     last applied stream sequence (8 bytes, big endian)
-//	sys/snapshot                    stream sequence of the latest state snapshot
-//	snap/<T>                        tournament state JSON as of sys/snapshot
+//	sys/snapshot                    stream sequence a restart resumes after (every commit up to it is in snap/)
+//	snap/<T>                        tournament state JSON as of its last_stream_seq
 //	idx/t/<T>                       tournament list (value: name)
 //	idx/cmd/<T>/<idempotency key>   CommitRef JSON: the outcome of that command
 //	idx/commit/<T>/<first seq:020>  CommitRef JSON, one per commit, for seq → stream lookups

@@ -26,10 +26,15 @@ var ErrNotReady = errors.New("pebble: projections not ready")
 
 // RunnerOptions configures a Runner.
 type RunnerOptions struct {
-	// SnapshotEvery is how often, in stream sequences, tournament states are
-	// snapshotted (at every multiple, so a rebuild snapshots at the same
-	// points). A restart replays at most this many commits into memory. The
-	// default is 4096.
+	// SnapshotEvery is how often, in stream sequences, the runner considers
+	// snapshotting tournament states (at every multiple, and once when it
+	// has caught up with the log it found at start). A tournament changed
+	// since its last snapshot is snapshotted once its unsnapshotted commits
+	// span SnapshotEvery stream sequences or an eighth of its events,
+	// whichever is more: a large tournament is not rewritten every few
+	// thousand commits (which made the cost of a rebuild quadratic), and a
+	// restart replays at most about SnapshotEvery stream sequences plus an
+	// eighth of the largest tournament. The default is 4096.
 	SnapshotEvery uint64
 	// MaxBatch caps the commits applied in one Pebble batch. The default is 1024.
 	MaxBatch int
@@ -40,6 +45,10 @@ type RunnerOptions struct {
 	// them to the tournament's Merkle tree. It runs on the runner's
 	// goroutine and must return quickly. The default is none.
 	Observe func(events int, merkle time.Duration)
+	// ObserveSnapshot, when set, is called for every tournament state
+	// snapshotted, with its tournament and size in bytes, on the runner's
+	// goroutine. The default is none.
+	ObserveSnapshot func(tournament string, bytes int)
 }
 
 // EnsureDefaults fills unset fields with their documented defaults.
@@ -78,7 +87,10 @@ type Runner struct {
 	failed error         // why the runner stopped, under nmu
 
 	// Owned by the Run goroutine.
-	dirtySnap  map[string]bool
+	// dirtySnap maps a tournament changed since its stored snapshot to
+	// the stream sequence of its first commit not in that snapshot.
+	dirtySnap  map[string]uint64
+	caughtUp   bool // applied has reached target once: snapshots and flushes may run
 	staleSince time.Time     // when the oldest unwritten standings became stale
 	observed   []commitStats // of the batch being applied, for Observe
 
@@ -115,7 +127,7 @@ type entry struct {
 func NewRunner(log *jetstream.Log, store *Store, opts RunnerOptions) *Runner {
 	opts.EnsureDefaults()
 	return &Runner{log: log, store: store, opts: opts, states: map[string]*entry{},
-		notify: make(chan struct{}), dirtySnap: map[string]bool{}, stale: map[string]bool{}}
+		notify: make(chan struct{}), dirtySnap: map[string]uint64{}, stale: map[string]bool{}}
 }
 
 // Applied returns the last stream sequence folded into memory and committed
@@ -241,25 +253,28 @@ func (r *Runner) Run(ctx context.Context) (err error) {
 		return fmt.Errorf("pebble: projections are at stream sequence %d but the log ends at %d: this store belongs to another log; rebuild it", r.stored, last)
 	}
 	r.target.Store(last)
+	r.caughtUp = r.applied.Load() >= last
 	r.started.Store(true)
 	r.wake(nil)
 	r.opts.Logger.Info("projections resuming", "snapshot", from-1, "stored", r.stored, "log", last)
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	msgs := make(chan jetstream.Msg, 4*r.opts.MaxBatch)
+	// Messages are decoded on the follower's goroutine, so that decoding
+	// (most of a rebuild's work) runs beside folding and writing.
+	msgs := make(chan decoded, 4*r.opts.MaxBatch)
 	followErr := make(chan error, 1)
 	go func() {
 		followErr <- r.log.Follow(ctx, from, "", func(m jetstream.Msg) error {
 			select {
-			case msgs <- m:
+			case msgs <- decode(m):
 				return nil
 			case <-ctx.Done():
 				return ctx.Err()
 			}
 		})
 	}()
-	batch := make([]jetstream.Msg, 0, r.opts.MaxBatch)
+	batch := make([]decoded, 0, r.opts.MaxBatch)
 	idle := time.NewTimer(time.Hour)
 	idle.Stop()
 	defer idle.Stop()
@@ -299,7 +314,10 @@ func (r *Runner) Run(ctx context.Context) (err error) {
 		if err := r.applyBatch(batch); err != nil {
 			return err
 		}
-		if r.anyStale() {
+		// While catching up nobody reads the store (the node is not
+		// ready) and a flush would rank every player of a tournament
+		// that is still growing: the costly views wait for the end.
+		if r.caughtUp && r.anyStale() {
 			if time.Since(r.staleSince) >= staleMax {
 				if err := r.flushStale(); err != nil {
 					return err
@@ -313,8 +331,10 @@ func (r *Runner) Run(ctx context.Context) (err error) {
 	}
 }
 
-// load restores the tournament states from the latest snapshot and returns
-// the stream sequence to follow from.
+// load restores the tournament states from their snapshots and returns the
+// stream sequence to follow from: every commit before it is in a snapshot,
+// and the commits after it that are too (those of tournaments snapshotted
+// later) are skipped as they come.
 func (r *Runner) load() (uint64, error) {
 	snap, err := r.store.getU64(keySnapshot)
 	if err != nil {
@@ -349,6 +369,29 @@ func (r *Runner) load() (uint64, error) {
 	return snap + 1, nil
 }
 
+// decoded is a message with its commit and events decoded, or why they
+// could not be.
+type decoded struct {
+	jetstream.Msg
+	commit events.Commit
+	evs    []events.Event
+	err    error
+}
+
+func decode(m jetstream.Msg) decoded {
+	d := decoded{Msg: m}
+	if d.commit, d.err = events.DecodeCommit(m.Data); d.err != nil {
+		return d
+	}
+	d.evs = make([]events.Event, len(d.commit.Envelopes))
+	for i, env := range d.commit.Envelopes {
+		if d.evs[i], d.err = events.Decode(env); d.err != nil {
+			return d
+		}
+	}
+	return d
+}
+
 // commitStats is what Observe is told of one commit.
 type commitStats struct {
 	events int
@@ -358,7 +401,7 @@ type commitStats struct {
 // touched collects, per tournament, the read models a batch changed.
 type touched map[string]*projections.Changes
 
-func (r *Runner) applyBatch(msgs []jetstream.Msg) error {
+func (r *Runner) applyBatch(msgs []decoded) error {
 	b := r.store.db.NewBatch()
 	defer b.Close()
 	ch := touched{}
@@ -371,11 +414,6 @@ func (r *Runner) applyBatch(msgs []jetstream.Msg) error {
 	last := msgs[len(msgs)-1].StreamSeq
 	for _, id := range slices.Sorted(maps.Keys(ch)) {
 		if err := r.writeViews(b, id, ch[id]); err != nil {
-			return err
-		}
-	}
-	if last%r.opts.SnapshotEvery == 0 {
-		if err := r.writeSnapshots(b, last); err != nil {
 			return err
 		}
 	}
@@ -397,26 +435,41 @@ func (r *Runner) applyBatch(msgs []jetstream.Msg) error {
 	r.stored = max(r.stored, last)
 	r.applied.Store(last)
 	r.wake(nil)
+	// Snapshots follow the batch in a batch of their own: the views are
+	// readable (and the waiting commands answered) without waiting for
+	// a large state to be encoded.
+	if done := !r.caughtUp && last >= r.target.Load(); done || r.caughtUp && last%r.opts.SnapshotEvery == 0 {
+		r.caughtUp = true
+		sb := r.store.db.NewBatch()
+		defer sb.Close()
+		if err := r.writeSnapshots(sb, last); err != nil {
+			return err
+		}
+		if err := sb.Commit(pebble.NoSync); err != nil {
+			return fmt.Errorf("pebble: commit snapshots at %d: %w", last, err)
+		}
+	}
 	return nil
 }
 
-func (r *Runner) applyMsg(b *pebble.Batch, m jetstream.Msg, ch touched) error {
-	c, err := events.DecodeCommit(m.Data)
-	if err != nil {
-		return err
+func (r *Runner) applyMsg(b *pebble.Batch, m decoded, ch touched) error {
+	if m.err != nil {
+		return m.err
 	}
+	c, evs := m.commit, m.evs
 	first := c.Envelopes[0]
 	if first.Tournament != m.Tournament {
 		return fmt.Errorf("%w: event %s stored under tournament %s", events.ErrCorrupt, first.ID, m.Tournament)
 	}
-	evs := make([]events.Event, len(c.Envelopes))
-	for i, env := range c.Envelopes {
-		if evs[i], err = events.Decode(env); err != nil {
-			return err
-		}
-	}
+	var err error
 	r.mu.Lock()
 	e := r.states[m.Tournament]
+	if e != nil && m.StreamSeq <= e.t.LastStreamSeq {
+		// Already in the tournament's snapshot (it was taken after the
+		// point this runner resumed from).
+		r.mu.Unlock()
+		return nil
+	}
 	if e == nil {
 		e = &entry{t: projections.New(m.Tournament), tree: checkpoint.NewTree()}
 		r.states[m.Tournament] = e
@@ -467,7 +520,9 @@ func (r *Runner) applyMsg(b *pebble.Batch, m jetstream.Msg, ch touched) error {
 	if err != nil {
 		return err
 	}
-	r.dirtySnap[m.Tournament] = true
+	if _, ok := r.dirtySnap[m.Tournament]; !ok {
+		r.dirtySnap[m.Tournament] = m.StreamSeq
+	}
 	r.observed = append(r.observed, commitStats{events: len(c.Envelopes), merkle: merkle})
 
 	last := c.Envelopes[len(c.Envelopes)-1]
@@ -562,11 +617,21 @@ func (r *Runner) anyStale() bool {
 	return len(r.stale) > 0
 }
 
-// writeStale writes the standings and classification of every stale
-// tournament into b and returns them.
-func (r *Runner) writeStale(b *pebble.Batch) ([]string, error) {
+// writeStale writes the standings and classification of the stale
+// tournaments among only (every stale one if only is nil) into b and
+// returns them.
+func (r *Runner) writeStale(b *pebble.Batch, only []string) ([]string, error) {
 	r.smu.Lock()
-	ids := slices.Sorted(maps.Keys(r.stale))
+	var ids []string
+	if only == nil {
+		ids = slices.Sorted(maps.Keys(r.stale))
+	} else {
+		for _, id := range only {
+			if r.stale[id] {
+				ids = append(ids, id)
+			}
+		}
+	}
 	r.smu.Unlock()
 	for _, id := range ids {
 		r.mu.RLock()
@@ -604,7 +669,7 @@ func (r *Runner) flushStale() error {
 	}
 	b := r.store.db.NewBatch()
 	defer b.Close()
-	ids, err := r.writeStale(b)
+	ids, err := r.writeStale(b, nil)
 	if err != nil {
 		return err
 	}
@@ -615,16 +680,36 @@ func (r *Runner) flushStale() error {
 	return nil
 }
 
-// writeSnapshots stores the state of every tournament changed since the last
-// snapshot, as of stream sequence at, with their standings and
-// classification: what a restart replays from must be complete.
+// writeSnapshots stores, as of stream sequence at, the state of every
+// tournament due a snapshot (see SnapshotEvery), with its standings and
+// classification if stale: what a restart resumes from must be complete.
+// sys/snapshot records where a restart resumes: just before the first
+// commit of a tournament that is still not in its snapshot.
 func (r *Runner) writeSnapshots(b *pebble.Batch, at uint64) error {
-	ids, err := r.writeStale(b)
-	if err != nil {
-		return err
-	}
-	defer r.clearStale(ids)
+	resume := at
+	var due []string
 	for _, id := range slices.Sorted(maps.Keys(r.dirtySnap)) {
+		since := r.dirtySnap[id]
+		r.mu.RLock()
+		e := r.states[id]
+		r.mu.RUnlock()
+		e.mu.RLock()
+		seq := e.t.Seq
+		e.mu.RUnlock()
+		if span := at - since + 1; span >= max(r.opts.SnapshotEvery, seq/8) {
+			due = append(due, id)
+		} else {
+			resume = min(resume, since-1)
+		}
+	}
+	if len(due) > 0 {
+		ids, err := r.writeStale(b, due)
+		if err != nil {
+			return err
+		}
+		defer r.clearStale(ids)
+	}
+	for _, id := range due {
 		r.mu.RLock()
 		e := r.states[id]
 		r.mu.RUnlock()
@@ -637,7 +722,10 @@ func (r *Runner) writeSnapshots(b *pebble.Batch, at uint64) error {
 		if err := b.Set(keySnap(id), data, nil); err != nil {
 			return err
 		}
+		delete(r.dirtySnap, id)
+		if r.opts.ObserveSnapshot != nil {
+			r.opts.ObserveSnapshot(id, len(data))
+		}
 	}
-	clear(r.dirtySnap)
-	return b.Set(keySnapshot, u64(at), nil)
+	return b.Set(keySnapshot, u64(resume), nil)
 }

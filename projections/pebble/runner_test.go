@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -106,11 +107,20 @@ func start(t *testing.T, f *fixture, dir string, opts pebble.RunnerOptions) *nod
 
 func (n *node) stop(t *testing.T) {
 	t.Helper()
+	n.stopAndDump(t)
+}
+
+// stopAndDump stops the runner (which writes the views it deferred), dumps
+// the store and closes it.
+func (n *node) stopAndDump(t *testing.T) []byte {
+	t.Helper()
 	n.cancel()
 	<-n.done
+	d := dump(t, n.store)
 	if err := n.store.Close(); err != nil {
 		t.Fatal(err)
 	}
+	return d
 }
 
 func (n *node) waitFor(t *testing.T, seq uint64) {
@@ -189,17 +199,15 @@ func TestRunnerResumesAfterRestartAndRebuildIsByteIdentical(t *testing.T) {
 			t.Errorf("%s: runner state differs from a pure fold of the log:\n got %s\nwant %s", tour, got, want)
 		}
 	}
-	liveDump := dump(t, n.store)
-	n.stop(t)
+	liveDump := n.stopAndDump(t)
 
 	// A rebuild from sequence 1 into an empty directory, with different
 	// batching, yields the same keys and values byte for byte.
 	rebuilt := start(t, f, t.TempDir(), pebble.RunnerOptions{SnapshotEvery: 7, MaxBatch: 1000})
 	rebuilt.waitFor(t, last)
-	if got := dump(t, rebuilt.store); !bytes.Equal(got, liveDump) {
+	if got := rebuilt.stopAndDump(t); !bytes.Equal(got, liveDump) {
 		t.Errorf("rebuild differs from the live projections (%d vs %d bytes)", len(got), len(liveDump))
 	}
-	rebuilt.stop(t)
 }
 
 func mustPreset(id string) events.Ruleset {
@@ -335,4 +343,58 @@ func TestStandingsAreWrittenOnceTheRunnerIsIdle(t *testing.T) {
 	if !n.runner.Stale("alpha") {
 		t.Log("standings already written when WaitFor returned (idle flush won the race)")
 	}
+}
+
+// TestLargeTournamentIsSnapshottedGeometrically: a tournament is snapshotted
+// when its unsnapshotted commits span SnapshotEvery or an eighth of its
+// events, so a growing tournament is rewritten a logarithmic number of times,
+// not once per SnapshotEvery; a restart resumes before the oldest commit not
+// in a snapshot and skips the commits of tournaments snapshotted later.
+func TestLargeTournamentIsSnapshottedGeometrically(t *testing.T) {
+	f := newFixture(t)
+	rng := rand.New(rand.NewPCG(9, 9))
+	var mu sync.Mutex
+	snaps := map[string]int{}
+	opts := pebble.RunnerOptions{SnapshotEvery: 4, MaxBatch: 1, ObserveSnapshot: func(tour string, _ int) {
+		mu.Lock()
+		snaps[tour]++
+		mu.Unlock()
+	}}
+	dir := t.TempDir()
+	n := start(t, f, dir, opts)
+	last := f.tournament("big", 400, rng)
+	n.waitFor(t, last)
+	// A few commits of big (fewer than an eighth of its events: no
+	// snapshot is due), then enough of small to snapshot it after them.
+	for i := range 5 {
+		last = f.commit("big", events.PlayerRegistered{Player: fmt.Sprintf("late%d", i), Name: "Late"})
+	}
+	last = f.tournament("small", 8, rng)
+	n.waitFor(t, last)
+	n.stop(t)
+
+	mu.Lock()
+	big, small := snaps["big"], snaps["small"]
+	mu.Unlock()
+	commits := f.exp["big"]
+	if big < 5 || big > 45 {
+		t.Errorf("big (%d commits) snapshotted %d times, want a logarithmic number (5..45); every %d stream sequences would be %d",
+			commits, big, opts.SnapshotEvery, commits/opts.SnapshotEvery)
+	}
+	if small == 0 {
+		t.Error("small never snapshotted")
+	}
+	t.Logf("big: %d commits, %d snapshots; small: %d snapshots", commits, big, small)
+
+	// The restart resumes before big's unsnapshotted commits, passes over
+	// small's (already in its snapshot) and ends where a pure fold does.
+	last = f.commit("small", events.PlayerRegistered{Player: "p999", Name: "After"})
+	n = start(t, f, dir, opts)
+	n.waitFor(t, last)
+	for _, tour := range []string{"big", "small"} {
+		if got, want := stateJSON(t, n.runner, tour), mustJSON(foldAll(t, f, tour)); got != want {
+			t.Errorf("%s after restart differs from a pure fold of the log", tour)
+		}
+	}
+	n.stop(t)
 }
