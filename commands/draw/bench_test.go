@@ -2,6 +2,8 @@ package draw
 
 import (
 	"fmt"
+	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -38,5 +40,132 @@ func BenchmarkDraw1000(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// bigRequest is a draw of n entrants after `rounds` earlier rounds: clubs of about 8
+// players, 20 regions, and every earlier round played at random tables of 4 (so met[p] holds
+// about 3 players per round). Round is rounds+1; the places of the last round feed rur-game2.
+func bigRequest(n, rounds int, seed string) Request {
+	es := players(n, func(i int) string { return fmt.Sprintf("club-%d", (i*37)%(n/8+1)) }, func(i int) string { return fmt.Sprintf("region-%d", (i*37)%(n/8+1)%20) })
+	r := rand.New(rand.NewPCG(uint64(n), uint64(rounds)))
+	var past []Past
+	for round := 1; round <= rounds; round++ {
+		for i, p := range r.Perm(n) {
+			past = append(past, Past{Player: es[p].Player, Round: round, Table: i/4 + 1, Place: i%4 + 1})
+		}
+	}
+	return Request{Algorithm: AlgRandom, Round: rounds + 1, Entrants: es, Sizes: []int{4, 5}, Seed: seed, Past: past}
+}
+
+// bigSearch holds the searcher inputs of randomV1 (or, with places, game2V1) for
+// bigRequest, so that a benchmark times the search alone.
+type bigSearch struct {
+	n                   int
+	initial             [][]int // the dealt seating, before the search
+	club, region, place []int
+	met                 [][]int
+	g                   rng // the PRNG after the deal
+}
+
+func newBigSearch(tb testing.TB, n, rounds int, places bool) *bigSearch {
+	req := bigRequest(n, rounds, "bench")
+	if places {
+		req.Algorithm = AlgRURGame2
+	}
+	r, err := prepare(req)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	b := &bigSearch{n: n, club: r.clubIDs(), region: r.regionIDs()}
+	sizes, err := r.plan()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if b.met, err = r.metBefore(); err != nil {
+		tb.Fatal(err)
+	}
+	g := newRNG(r.Seed, r.Algorithm, r.Round)
+	if places {
+		// game2V1's deal: players grouped by previous place, each group shuffled, dealt by rows.
+		b.place = r.previousPlaces()
+		groups := make([][]int, 5)
+		for p, pl := range b.place {
+			groups[pl%5] = append(groups[pl%5], p) // places 1…4, then none (0)
+		}
+		var order []int
+		for _, grp := range append(groups[1:], groups[0]) {
+			shuffle(g, grp)
+			order = append(order, grp...)
+		}
+		b.initial = dealRows(sizes, order)
+	} else {
+		order := identity(n)
+		shuffle(g, order)
+		next := 0
+		for _, size := range sizes {
+			b.initial = append(b.initial, order[next:next+size:next+size])
+			next += size
+		}
+	}
+	b.g = *g
+	return b
+}
+
+// seats returns a fresh copy of the dealt seating.
+func (b *bigSearch) seats() [][]int {
+	seats := make([][]int, len(b.initial))
+	for t, ps := range b.initial {
+		seats[t] = slices.Clone(ps)
+	}
+	return seats
+}
+
+// BenchmarkSearchLarge times the constraint search alone on large tournaments with many
+// earlier rounds, as randomV1 (places=false) and game2V1 (places=true) run it: impl=ref is the frozen pre-rewrite searcher (search_ref_test.go), impl=new
+// the current one. Both run the same input with the same PRNG and leave the same tables.
+//
+//	go test ./commands/draw/ -run '^$' -bench SearchLarge -benchtime 3x
+func BenchmarkSearchLarge(b *testing.B) {
+	for _, size := range []struct{ n, rounds int }{{20_000, 10}, {38_000, 19}} {
+		for _, places := range []bool{false, true} {
+			var in *bigSearch
+			name := fmt.Sprintf("n=%d/rounds=%d/places=%v", size.n, size.rounds, places)
+			b.Run(name+"/impl=ref", func(b *testing.B) {
+				if in == nil {
+					in = newBigSearch(b, size.n, size.rounds, places)
+				}
+				for b.Loop() {
+					g := in.g
+					s := newRefSearcher(&g, in.seats(), in.n)
+					s.useClub, s.useRegion, s.usePlace = true, true, places
+					s.club, s.region, s.place, s.met = in.club, in.region, in.place, in.met
+					s.improve()
+				}
+			})
+			b.Run(name+"/impl=new", func(b *testing.B) {
+				if in == nil {
+					in = newBigSearch(b, size.n, size.rounds, places)
+				}
+				for b.Loop() {
+					g := in.g
+					s := newSearcher(&g, in.seats(), in.n)
+					s.useClub, s.useRegion, s.usePlace = true, true, places
+					s.club, s.region, s.place, s.met = in.club, in.region, in.place, in.met
+					s.improve()
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkDrawLarge times a whole random draw (prepare, metBefore, search, tables) of 20,000
+// entrants after 10 rounds.
+func BenchmarkDrawLarge(b *testing.B) {
+	req := bigRequest(20_000, 10, "bench")
+	for b.Loop() {
+		if _, err := Draw(req); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

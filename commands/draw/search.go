@@ -57,6 +57,82 @@ type searcher struct {
 	met    [][]int // player → players met at a table in an earlier round
 
 	useClub, useRegion, usePlace bool
+
+	book // incremental bookkeeping, built by index
+}
+
+// book is what the searcher keeps up to date so that it never recomputes a cost from scratch
+// in its inner loop. Everything here is derived from the fields above and the current
+// seating: index builds it, swap updates it for the two tables it touches and restore for the
+// tables it copies back (refresh). Costs are plain integers, so a cost read from here is
+// exactly the cost own or placeCost would compute on the same seating: the search takes the
+// same decisions, in the same order, as if it recomputed them.
+type book struct {
+	indexed bool
+
+	// ownCost[p] is own(p) for the current seating. A player's own cost depends only on who
+	// sits at its table, so a swap between tables a and b changes it only for the players of
+	// a and b (refresh).
+	ownCost []cost
+	// tablePlace[t] is placeCost(t, -1, -1). placeCount[t*placeStride+v] is how many players
+	// at table t have place v (1 ≤ v ≤ len(seats[t])), and placeCount[t*placeStride] is
+	// len(seats[t]); together they give the place change of replacing one player in O(1)
+	// (placeChange). Only kept when usePlace.
+	tablePlace  []int
+	placeCount  []uint8
+	placeStride int
+
+	// clubMembers[c] and regionMembers[r] list the players of each club and region, and
+	// metBy[metByStart[x]:metByStart[x+1]] the players y with x in met[y] (met read
+	// backwards, with repeats when met[y] names x twice). They let mark find, for a
+	// candidate, only the players and tables it has a pair with instead of testing all.
+	clubMembers, regionMembers [][]int32
+	metByStart, metBy          []int32
+
+	// best is the best seating found so far (see snapshot). dirty marks the tables swap has
+	// touched since best was last taken or restored; every other table is the same in seats
+	// and best, so snapshot and restore copy only the dirty tables (dirtyTables lists them).
+	best        [][]int
+	dirty       []bool
+	dirtyTables []int
+
+	cand []int // conflicted's result, reused
+
+	probe
+}
+
+// probe is the precomputation for one candidate p of descend, valid while the seating does
+// not change (descend evaluates every swap of p before taking one). Rather than testing each
+// pair with a linear scan of met, it stamps, once per candidate, every player and table p or
+// its tablemates have a pair with; evaluating a swap of p with q is then O(size of p's
+// table). A stamp equal to epoch means "set for this candidate", so nothing is cleared
+// between candidates.
+type probe struct {
+	epoch uint32
+	p, a  int  // the candidate and its table
+	own   cost // own(p)
+	// pClub and pRegion are p's club and region, -1 when unused or none.
+	pClub, pRegion int
+	// placeOut + placeIn[v] is placeChange(a, place[p], v) for v ≠ place[p] in
+	// 0..len(seats[a]) (placeIn[0] = 0: no place); a place beyond the table counts as none.
+	placeOut int
+	placeIn  []int
+	// othersClub and othersRegion are the clubs and regions of the players at table a other
+	// than p (-1 when unused or none), others those players.
+	others, othersClub, othersRegion []int
+
+	// metMark[y] == epoch: y is in met[p], so p and y are a rematch.
+	metMark []uint32
+	// tableMark[t] == epoch: tableCost[t] is the sum of pair(p, x) over the players x at table
+	// t. Tables not marked have no pair with p (cost zero).
+	tableMark []uint32
+	tableCost []cost
+	// rematchMark[y] == epoch: rematchCount[y] of the others at table a are in met[y]
+	// (pair(y, x) is a rematch); rematchLast[y] is the last of them counted, so that a player
+	// named twice in met[y] counts once, as in pair.
+	rematchMark  []uint32
+	rematchCount []int32
+	rematchLast  []int32
 }
 
 // newSearcher indexes a seating. club, region, place and class may be nil when unused.
@@ -120,7 +196,36 @@ func (s *searcher) placeCost(t, out, in int) int {
 	return c
 }
 
-// own is the pair cost of player p with the others at its table.
+// placeWeight is what a table pays for missing place pl (see placeCost).
+func placeWeight(pl int) int {
+	if pl == 1 {
+		return placeNoFirst
+	}
+	return 1
+}
+
+// placeChange is placeCost(t, x, y) - placeCost(t, -1, -1) for a player x at table t with
+// place out replaced by a player y with place in, from the place counts of t: place out goes
+// missing when x was its only holder, place in stops missing when nobody held it. Places
+// outside 1..len(seats[t]) count for nothing, as in placeCost.
+func (s *searcher) placeChange(t, out, in int) int {
+	if out == in {
+		return 0
+	}
+	count := s.placeCount[t*s.placeStride : (t+1)*s.placeStride]
+	size := int(count[0])
+	c := 0
+	if out >= 1 && out <= size && count[out] == 1 {
+		c += placeWeight(out)
+	}
+	if in >= 1 && in <= size && count[in] == 0 {
+		c -= placeWeight(in)
+	}
+	return c
+}
+
+// own is the pair cost of player p with the others at its table, computed from scratch;
+// the search reads ownCost, which refresh keeps equal to it.
 func (s *searcher) own(p int) cost {
 	var c cost
 	for _, x := range s.seats[s.table[p]] {
@@ -131,34 +236,243 @@ func (s *searcher) own(p int) cost {
 	return c
 }
 
-// delta is the change in total cost if p and q (at different tables) swap seats. A swap that
-// worsens the place mix is returned as soon as that is known, with only its place change:
-// the search never takes it.
-func (s *searcher) delta(p, q int) cost {
-	a, b := s.table[p], s.table[q]
+// index builds the bookkeeping (see book) for the current seating, from scratch.
+func (s *searcher) index() {
+	n, tables := len(s.table), len(s.seats)
+	s.book = book{indexed: true}
+	b := &s.book
+	b.ownCost = make([]cost, n)
+	if s.usePlace {
+		size := 0
+		for _, ps := range s.seats {
+			size = max(size, len(ps))
+		}
+		if size > 255 {
+			panic("draw: table too large for the place counts")
+		}
+		b.placeStride = size + 1
+		b.tablePlace = make([]int, tables)
+		b.placeCount = make([]uint8, tables*b.placeStride)
+	}
+	for t := range s.seats {
+		s.refresh(t)
+	}
+	if s.useClub {
+		b.clubMembers = members(s.club)
+	}
+	if s.useRegion {
+		b.regionMembers = members(s.region)
+	}
+	if s.met != nil {
+		// Counting sort of the met entries by the player named.
+		b.metByStart = make([]int32, n+1)
+		for _, ms := range s.met[:n] {
+			for _, x := range ms {
+				b.metByStart[x+1]++
+			}
+		}
+		for x := range n {
+			b.metByStart[x+1] += b.metByStart[x]
+		}
+		b.metBy = make([]int32, b.metByStart[n])
+		next := append([]int32(nil), b.metByStart[:n]...)
+		for y, ms := range s.met[:n] {
+			for _, x := range ms {
+				b.metBy[next[x]] = int32(y)
+				next[x]++
+			}
+		}
+		b.metMark = make([]uint32, n)
+		b.rematchMark = make([]uint32, n)
+		b.rematchCount = make([]int32, n)
+		b.rematchLast = make([]int32, n)
+	}
+	b.tableMark = make([]uint32, tables)
+	b.tableCost = make([]cost, tables)
+	b.dirty = make([]bool, tables)
+}
+
+// members groups the players by id (club or region); ids below 0 are none.
+func members(ids []int) [][]int32 {
+	k := 0
+	for _, id := range ids {
+		k = max(k, id+1)
+	}
+	out := make([][]int32, k)
+	for p, id := range ids {
+		if id >= 0 {
+			out[id] = append(out[id], int32(p))
+		}
+	}
+	return out
+}
+
+// refresh recomputes the bookkeeping of table t after its players changed: their table,
+// their own costs (which depend only on who sits at t) and the place counts of t.
+func (s *searcher) refresh(t int) {
+	for _, p := range s.seats[t] {
+		s.table[p] = t
+	}
+	for _, p := range s.seats[t] {
+		s.ownCost[p] = s.own(p)
+	}
+	if s.usePlace {
+		count := s.placeCount[t*s.placeStride : (t+1)*s.placeStride]
+		clear(count)
+		count[0] = uint8(len(s.seats[t]))
+		for _, p := range s.seats[t] {
+			if pl := s.place[p]; pl >= 1 && pl <= len(s.seats[t]) {
+				count[pl]++
+			}
+		}
+		s.tablePlace[t] = s.placeCost(t, -1, -1)
+	}
+}
+
+// mark prepares the evaluation of every swap of candidate p (see probe and delta): it stamps
+// the players p met, sums p's pairs per table over the players of p's club and region and
+// the players p met, and counts for every player y how many of p's tablemates y met.
+func (s *searcher) mark(p int) {
+	pr := &s.probe
+	pr.epoch++
+	if pr.epoch == 0 { // wrapped: forget every stamp
+		clear(pr.metMark)
+		clear(pr.tableMark)
+		clear(pr.rematchMark)
+		pr.epoch = 1
+	}
+	e := pr.epoch
+	pr.p, pr.a, pr.own = p, s.table[p], s.ownCost[p]
+	pr.pClub, pr.pRegion = -1, -1
+	if s.useClub {
+		pr.pClub = s.club[p]
+	}
+	if s.useRegion {
+		pr.pRegion = s.region[p]
+	}
+	if s.usePlace {
+		pr.placeOut = s.placeChange(pr.a, s.place[p], 0)
+		pr.placeIn = pr.placeIn[:0]
+		for v := range len(s.seats[pr.a]) + 1 {
+			pr.placeIn = append(pr.placeIn, s.placeChange(pr.a, 0, v))
+		}
+	}
+	pr.others, pr.othersClub, pr.othersRegion = pr.others[:0], pr.othersClub[:0], pr.othersRegion[:0]
+	for _, x := range s.seats[pr.a] {
+		if x == p {
+			continue
+		}
+		c, r := -1, -1
+		if s.useClub {
+			c = s.club[x]
+		}
+		if s.useRegion {
+			r = s.region[x]
+		}
+		pr.others, pr.othersClub, pr.othersRegion = append(pr.others, x), append(pr.othersClub, c), append(pr.othersRegion, r)
+	}
+
+	// tableCost[t] = Σ pair(p, x) over x at t, built from the only players p can have a pair
+	// with. Table a gets p's own pairs too, but no swap partner sits there.
+	at := func(t int) *cost {
+		if pr.tableMark[t] != e {
+			pr.tableMark[t], pr.tableCost[t] = e, cost{}
+		}
+		return &pr.tableCost[t]
+	}
+	if pr.pClub >= 0 {
+		for _, x := range s.clubMembers[pr.pClub] {
+			if int(x) != p {
+				at(s.table[x]).club++
+			}
+		}
+	}
+	if pr.pRegion >= 0 {
+		for _, x := range s.regionMembers[pr.pRegion] {
+			if int(x) != p && (pr.pClub < 0 || s.club[x] != pr.pClub) { // a club pair is not also a region pair
+				at(s.table[x]).region++
+			}
+		}
+	}
+	if s.met != nil {
+		for _, x := range s.met[p] {
+			if pr.metMark[x] != e { // a player met twice is one rematch
+				pr.metMark[x] = e
+				at(s.table[x]).rematch++
+			}
+		}
+		for _, x := range pr.others {
+			for _, y := range s.metBy[s.metByStart[x]:s.metByStart[x+1]] {
+				if pr.rematchMark[y] != e {
+					pr.rematchMark[y], pr.rematchCount[y], pr.rematchLast[y] = e, 0, -1
+				}
+				if pr.rematchLast[y] != int32(x) {
+					pr.rematchLast[y] = int32(x)
+					pr.rematchCount[y]++
+				}
+			}
+		}
+	}
+}
+
+// delta is the change in total cost if the marked candidate p and q (at another table) swap
+// seats. A swap that worsens the place mix is returned as soon as that is known, with only its
+// place change: the search never takes it.
+//
+// With a = table[p] and b = table[q], the swap removes own(p) + own(q) and adds
+// Σ pair(q, x) over the others at a and Σ pair(p, x) over the players at b other than q, the
+// latter being tableCost[b] - pair(p, q). Each term is read from the probe or the
+// bookkeeping, so this is the sum of the same integers the plain definition adds.
+func (s *searcher) delta(q int) cost {
+	pr := &s.probe
+	p, b := pr.p, s.table[q]
 	var d cost
-	if s.usePlace && s.place[p] != s.place[q] {
-		d.place = s.placeCost(a, p, q) + s.placeCost(b, q, p) - s.placeCost(a, -1, -1) - s.placeCost(b, -1, -1)
+	if pq := s.place; s.usePlace && pq[p] != pq[q] {
+		d.place = pr.placeOut + s.placeChange(b, pq[q], pq[p])
+		if v := pq[q]; v >= 0 && v < len(pr.placeIn) {
+			d.place += pr.placeIn[v]
+		}
 		if d.place > 0 {
 			return d
 		}
 	}
-	var before, after cost
-	for _, x := range s.seats[a] {
-		if x != p {
-			before = before.add(s.pair(p, x))
-			after = after.add(s.pair(q, x))
+	qClub, qRegion := -1, -1
+	if s.useClub {
+		qClub = s.club[q]
+	}
+	if s.useRegion {
+		qRegion = s.region[q]
+	}
+	var after cost // pairs of q at a, then of p at b
+	for i := range pr.othersClub {
+		switch {
+		case qClub >= 0 && qClub == pr.othersClub[i]:
+			after.club++
+		case qRegion >= 0 && qRegion == pr.othersRegion[i]:
+			after.region++
 		}
 	}
-	for _, x := range s.seats[b] {
-		if x != q {
-			before = before.add(s.pair(q, x))
-			after = after.add(s.pair(p, x))
+	if pr.tableMark[b] == pr.epoch {
+		after = after.add(pr.tableCost[b])
+		// tableCost[b] counts pair(p, q); p does not sit with itself.
+		switch {
+		case pr.pClub >= 0 && pr.pClub == qClub:
+			after.club--
+		case pr.pRegion >= 0 && pr.pRegion == qRegion:
+			after.region--
+		}
+		if s.met != nil && pr.metMark[q] == pr.epoch {
+			after.rematch--
 		}
 	}
-	return d.add(after.sub(before))
+	if s.met != nil && pr.rematchMark[q] == pr.epoch {
+		after.rematch += int(pr.rematchCount[q])
+	}
+	return d.add(after.sub(pr.own.add(s.ownCost[q])))
 }
 
+// swap exchanges the seats of p and q (at different tables) and updates the bookkeeping of
+// both tables.
 func (s *searcher) swap(p, q int) {
 	a, b := s.table[p], s.table[q]
 	for i, x := range s.seats[a] {
@@ -172,17 +486,25 @@ func (s *searcher) swap(p, q int) {
 		}
 	}
 	s.table[p], s.table[q] = b, a
+	for _, t := range [2]int{a, b} {
+		if !s.dirty[t] {
+			s.dirty[t] = true
+			s.dirtyTables = append(s.dirtyTables, t)
+		}
+		s.refresh(t)
+	}
 }
 
-// conflicted lists, in ascending order, the players who break a constraint.
+// conflicted lists, in ascending order, the players who break a constraint. The slice is
+// reused by the next call.
 func (s *searcher) conflicted() []int {
-	var out []int
+	s.cand = s.cand[:0]
 	for p := range s.table {
 		if s.broken(p) {
-			out = append(out, p)
+			s.cand = append(s.cand, p)
 		}
 	}
-	return out
+	return s.cand
 }
 
 // improve runs an iterated local search: descend (best swaps, then a bounded number of
@@ -196,26 +518,29 @@ func (s *searcher) improve() {
 	if len(s.seats) < 2 {
 		return
 	}
+	s.index()
 	pools := map[int][]int{}
 	for p := range n {
 		pools[s.classOf(p)] = append(pools[s.classOf(p)], p)
 	}
 	budget, stale := searchBudget(n), 0
-	best, bestCost := s.snapshot(), s.total()
+	s.snapshot()
+	bestCost := s.total()
 	for !bestCost.zero() && budget > 0 && stale < maxStaleKicks {
 		s.descend(pools, &budget)
 		if c := s.total(); c.less(bestCost) {
-			best, bestCost, stale = s.snapshot(), c, 0
+			s.snapshot()
+			bestCost, stale = c, 0
 		} else {
 			stale++
 		}
 		if bestCost.zero() || budget <= 0 {
 			break
 		}
-		s.restore(best)
+		s.restore()
 		s.kick(pools, &budget)
 	}
-	s.restore(best)
+	s.restore()
 }
 
 func (s *searcher) classOf(p int) int {
@@ -225,8 +550,10 @@ func (s *searcher) classOf(p int) int {
 	return s.class[p]
 }
 
+// broken reports whether p has a pair at its table or its table misses a place (from the
+// bookkeeping).
 func (s *searcher) broken(p int) bool {
-	return !s.own(p).zero() || s.placeCost(s.table[p], -1, -1) > 0
+	return !s.ownCost[p].zero() || (s.usePlace && s.tablePlace[s.table[p]] > 0)
 }
 
 // descend takes, for each conflicted player in a drawn order, the best improving swap, or
@@ -251,20 +578,7 @@ func (s *searcher) descend(pools map[int][]int, budget *int) {
 			}
 			pool := pools[s.classOf(p)]
 			start := s.rng.intn(len(pool))
-			best, bestQ, flatQ := cost{}, -1, -1
-			for k := range pool {
-				q := pool[(start+k)%len(pool)]
-				if s.table[q] == s.table[p] {
-					continue
-				}
-				*budget--
-				d := s.delta(p, q)
-				if d.less(best) {
-					best, bestQ = d, q
-				} else if flatQ < 0 && d.zero() {
-					flatQ = q
-				}
-			}
+			bestQ, flatQ := s.bestSwap(p, pool, start, budget)
 			switch {
 			case bestQ >= 0:
 				s.swap(p, bestQ)
@@ -279,6 +593,31 @@ func (s *searcher) descend(pools map[int][]int, budget *int) {
 			return
 		}
 	}
+}
+
+// bestSwap evaluates the swaps of p with every player of pool at another table, in pool order
+// from start (wrapping), each for one unit of budget. It returns the first partner of the
+// lowest cost below zero and the first partner of cost zero, -1 when there is none.
+func (s *searcher) bestSwap(p int, pool []int, start int, budget *int) (bestQ, flatQ int) {
+	s.mark(p)
+	a := s.table[p]
+	best := cost{}
+	bestQ, flatQ = -1, -1
+	for _, part := range [2][]int{pool[start:], pool[:start]} {
+		for _, q := range part {
+			if s.table[q] == a {
+				continue
+			}
+			*budget--
+			d := s.delta(q)
+			if d.less(best) {
+				best, bestQ = d, q
+			} else if flatQ < 0 && d.zero() {
+				flatQ = q
+			}
+		}
+	}
+	return bestQ, flatQ
 }
 
 // kick swaps 1 to 3 conflicted players with random players of their class (and, for the
@@ -302,35 +641,57 @@ func (s *searcher) kick(pools map[int][]int, budget *int) {
 	}
 }
 
-// total is the cost of the whole seating.
+// total is the cost of the whole seating: the sum of the own costs (each pair counted from
+// both sides, hence halved) and of the tables' place costs. It reads the bookkeeping, which
+// improve builds first (or total itself, when called before improve).
 func (s *searcher) total() cost {
+	if !s.indexed {
+		s.index()
+	}
 	var c cost
-	for p := range s.table {
-		c = c.add(s.own(p))
+	for _, o := range s.ownCost {
+		c = c.add(o)
 	}
 	c = cost{club: c.club / 2, region: c.region / 2, rematch: c.rematch / 2}
-	for t := range s.seats {
-		c.place += s.placeCost(t, -1, -1)
+	if s.usePlace {
+		for _, pc := range s.tablePlace {
+			c.place += pc
+		}
 	}
 	return c
 }
 
-func (s *searcher) snapshot() [][]int {
-	out := make([][]int, len(s.seats))
-	for t, ps := range s.seats {
-		out[t] = append([]int(nil), ps...)
-	}
-	return out
-}
-
-// restore copies a snapshot back into the seat slices the caller holds.
-func (s *searcher) restore(snap [][]int) {
-	for t, ps := range snap {
-		copy(s.seats[t], ps)
-		for _, p := range ps {
-			s.table[p] = t
+// snapshot makes best the current seating. The first call copies every table; later calls
+// copy only the dirty ones, the others being equal already.
+func (s *searcher) snapshot() {
+	if s.best == nil {
+		s.best = make([][]int, len(s.seats))
+		for t, ps := range s.seats {
+			s.best[t] = append([]int(nil), ps...)
+		}
+	} else {
+		for _, t := range s.dirtyTables {
+			copy(s.best[t], s.seats[t])
 		}
 	}
+	s.clean()
+}
+
+// restore copies best back into the seat slices the caller holds: only the dirty tables
+// differ, and only their bookkeeping is recomputed.
+func (s *searcher) restore() {
+	for _, t := range s.dirtyTables {
+		copy(s.seats[t], s.best[t])
+		s.refresh(t)
+	}
+	s.clean()
+}
+
+func (s *searcher) clean() {
+	for _, t := range s.dirtyTables {
+		s.dirty[t] = false
+	}
+	s.dirtyTables = s.dirtyTables[:0]
 }
 
 // maxStaleKicks ends the search after this many kicks in a row that found nothing better.
