@@ -4,6 +4,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/referto/referto/commands/draw"
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/projections"
 )
@@ -26,6 +27,11 @@ type Input struct {
 	Actor events.Actor
 	// Seed is the randomness for draws, recorded in the events it shapes.
 	Seed string
+	// Draw, when set, runs a table draw in place of draw.Draw. An auditor
+	// re-deciding a recorded draw passes one that keeps the request and
+	// answers with the recorded result (RecordedDraw), so that the search
+	// itself can be re-run elsewhere, beside the fold (replay.Verify).
+	Draw func(draw.Request) (draw.Result, error)
 }
 
 // newCommand returns a zero command of the named type, or nil. This is the

@@ -141,7 +141,11 @@ func (c *DrawTables) run(t *projections.Tournament, in Input, req draw.Request, 
 			return nil, fieldErr("seed", "required: the server supplies one when the payload has none")
 		}
 	}
-	res, err := draw.Draw(req)
+	run := draw.Draw
+	if in.Draw != nil {
+		run = in.Draw
+	}
+	res, err := run(req)
 	switch {
 	case errors.Is(err, draw.ErrSizes):
 		return nil, ruleErr(drawRule(rs), "%s", strings.TrimPrefix(err.Error(), draw.ErrSizes.Error()+": "))
@@ -313,6 +317,19 @@ func RequestOf(e events.TablesDrawn) draw.Request {
 		}
 	}
 	return req
+}
+
+// RecordedDraw is the result a recorded draw event holds: what draw.Draw
+// returned when the draw was decided.
+func RecordedDraw(e events.TablesDrawn) draw.Result {
+	res := draw.Result{Algorithm: e.Algorithm, Version: e.Version, Seed: e.Seed}
+	for _, tb := range e.Tables {
+		res.Tables = append(res.Tables, draw.Table{Table: tb.Table, Players: slices.Clone(tb.Players)})
+	}
+	for _, u := range e.Unmet {
+		res.Unmet = append(res.Unmet, draw.Unmet{Constraint: u.Constraint, Table: u.Table, Players: slices.Clone(u.Players), Detail: u.Detail})
+	}
+	return res
 }
 
 // ReplayDraw re-runs a recorded draw and reports whether it reproduces the

@@ -5,12 +5,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
+	"runtime"
 	"slices"
 	"sort"
 
 	"golang.org/x/mod/sumdb/note"
 
 	"github.com/referto/referto/commands"
+	"github.com/referto/referto/commands/draw"
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/events/checkpoint"
 	"github.com/referto/referto/projections"
@@ -120,6 +123,16 @@ type VerifyOptions struct {
 	Verifier note.Verifier
 }
 
+// drawCheck is a recorded draw being checked: what deciding it again from
+// the state found (msg), and, when that agreed, the finding of its search
+// re-run beside the fold (rerun).
+type drawCheck struct {
+	line, prev int // its line, and the line of the draw before it (0: none)
+	d          events.TablesDrawn
+	msg        string
+	rerun      chan string
+}
+
 // checkpointAt is a signed checkpoint to check, and where it came from.
 type checkpointAt struct {
 	signed []byte
@@ -158,6 +171,40 @@ func Verify(sc *Scanner, o VerifyOptions) *Report {
 	var settle []int // findings at a line the lines before it could explain
 	lastPub := 0
 	foldOK := true
+	// The searches of the draws re-run beside the fold, at most one per
+	// CPU; their findings are added in line order (settleDraws, before
+	// any finding of a later line).
+	var pending []*drawCheck
+	slots := make(chan struct{}, runtime.GOMAXPROCS(0))
+	settleDraws := func(through int) {
+		for len(pending) > 0 && pending[0].line <= through {
+			dc := pending[0]
+			pending = pending[1:]
+			msg := dc.msg
+			if dc.rerun != nil {
+				msg = <-dc.rerun
+			}
+			if msg == "" {
+				continue
+			}
+			if err := commands.ReplayDraw(dc.d); err != nil {
+				r.add(false, dc.line, "the draw of round %d does not re-run to the recorded tables: %v", dc.d.Round, err)
+				continue
+			}
+			// The first draw that differs follows a draw that agreed:
+			// what changed lies between them. A later one may only
+			// inherit that change.
+			from := dc.prev + 1
+			if drawFailed > 0 {
+				from = 1
+			} else {
+				drawFailed = dc.line
+			}
+			r.addRange(from, dc.line, "the draw of round %d at line %d is not what the events before it decide (%s)", dc.d.Round, dc.line, msg)
+			settle = append(settle, len(r.Checks)-1)
+		}
+	}
+	defer settleDraws(math.MaxInt) // no search outlives Verify
 	for sc.Scan() {
 		line, env := sc.Line(), sc.Envelope()
 		if st == nil {
@@ -179,6 +226,7 @@ func Verify(sc *Scanner, o VerifyOptions) *Report {
 		}
 		ev, err := sc.Event()
 		if err != nil {
+			settleDraws(line)
 			r.add(false, line, "event %s does not decode: %v", env.ID, err)
 			foldOK = false
 			continue
@@ -192,6 +240,7 @@ func Verify(sc *Scanner, o VerifyOptions) *Report {
 			if msg := classificationDiffers(st, pub); msg != "" {
 				// The publication, or any line before it, is at fault;
 				// settled below once the roots are known.
+				settleDraws(line)
 				r.addRange(1, line, "the classification published at line %d is not the one events 1..%d derive: %s", line, env.Seq-1, msg)
 				settle = append(settle, len(r.Checks)-1)
 			}
@@ -201,32 +250,28 @@ func Verify(sc *Scanner, o VerifyOptions) *Report {
 			// Deciding the draw again from the state re-runs it on the
 			// inputs the state gives: only when that disagrees with the
 			// record does re-running the recorded inputs tell more.
-			if msg := redecideDraw(st, d, env); msg != "" {
-				if err := commands.ReplayDraw(d); err != nil {
-					r.add(false, line, "the draw of round %d does not re-run to the recorded tables: %v", d.Round, err)
-				} else {
-					// The first draw that differs follows a draw that
-					// agreed: what changed lies between them. A later one
-					// may only inherit that change.
-					from := lastDraw + 1
-					if drawFailed > 0 {
-						from = 1
-					} else {
-						drawFailed = line
-					}
-					r.addRange(from, line, "the draw of round %d at line %d is not what the events before it decide (%s)", d.Round, line, msg)
-					settle = append(settle, len(r.Checks)-1)
-				}
+			req, msg := redecideDraw(st, d, env)
+			dc := &drawCheck{line: line, prev: lastDraw, d: d, msg: msg}
+			if msg == "" {
+				dc.rerun = make(chan string, 1)
+				slots <- struct{}{}
+				go func() {
+					defer func() { <-slots }()
+					dc.rerun <- rerunDraw(req, d)
+				}()
 			}
+			pending = append(pending, dc)
 			lastDraw = line
 		}
 		if err := st.Apply(env, ev, nil); err != nil {
+			settleDraws(line)
 			r.addRange(1, line, "event %s cannot follow the events before it: %v", env.ID, err)
 			settle = append(settle, len(r.Checks)-1)
 			foldOK = false
 			continue
 		}
 	}
+	settleDraws(math.MaxInt)
 	if err := sc.Err(); err != nil {
 		// A line that is no event of this log, out of place: nothing
 		// after it can be checked against it.
@@ -405,33 +450,94 @@ func classificationDiffers(st *projections.Tournament, pub events.Classification
 }
 
 // redecideDraw decides the draw again from the state the log gives before
-// it, with its recorded seed (or hand-made tables), and compares the result
-// with the recorded event: a result changed after the draw was made shows
-// here as different inputs. "" when they agree.
-func redecideDraw(st *projections.Tournament, d events.TablesDrawn, env events.Envelope) string {
+// it, with its recorded seed (or hand-made tables), and compares the event
+// with the recorded one: a result changed after the draw was made shows
+// here as different inputs. The search is not run here: the decision gets
+// the recorded tables in its place and gives back the request it made, for
+// rerunDraw to run beside the fold. "" when they agree.
+func redecideDraw(st *projections.Tournament, d events.TablesDrawn, env events.Envelope) (draw.Request, string) {
 	cmd := &commands.DrawTables{Round: d.Round, Seed: d.Seed}
 	if d.Algorithm == "manual" {
 		cmd.Tables = d.Tables
 		cmd.Seed = ""
 	}
-	evs, err := commands.Decide(st, cmd, commands.Input{Now: env.At, Actor: env.Actor, Seed: d.Seed})
+	var req draw.Request
+	in := commands.Input{Now: env.At, Actor: env.Actor, Seed: d.Seed, Draw: func(r draw.Request) (draw.Result, error) {
+		req = cloneRequest(r)
+		return commands.RecordedDraw(d), nil
+	}}
+	evs, err := commands.Decide(st, cmd, in)
 	if err != nil {
-		return fmt.Sprintf("deciding it again is refused: %v", err)
+		return req, fmt.Sprintf("deciding it again is refused: %v", err)
 	}
 	again, ok := evs[len(evs)-1].(events.TablesDrawn)
 	if !ok {
-		return "deciding it again gives no draw"
+		return req, "deciding it again gives no draw"
 	}
 	for _, part := range []struct {
 		name       string
 		have, want any
 	}{{"inputs", d.Inputs, again.Inputs}, {"tables", d.Tables, again.Tables}, {"seeds", d.Seeds, again.Seeds},
 		{"byes", d.Byes, again.Byes}, {"reserves seated", d.ReservesSeated, again.ReservesSeated}, {"algorithm", d.Algorithm, again.Algorithm}} {
-		a, _ := json.Marshal(part.have)
-		b, _ := json.Marshal(part.want)
-		if !bytes.Equal(a, b) {
+		if !sameJSON(part.have, part.want) {
+			return req, "its " + part.name + " differ"
+		}
+	}
+	return req, ""
+}
+
+// rerunDraw runs the search of a draw on the request deciding it again
+// made, and compares the outcome with the recorded one: with redecideDraw's
+// agreement, the draw is then what the events before it decide. "" when
+// they agree.
+func rerunDraw(req draw.Request, d events.TablesDrawn) (msg string) {
+	defer func() {
+		if p := recover(); p != nil {
+			msg = fmt.Sprintf("re-running it fails: %v", p)
+		}
+	}()
+	res, err := draw.Draw(req)
+	if err != nil {
+		return fmt.Sprintf("deciding it again is refused: %v", err)
+	}
+	rec := commands.RecordedDraw(d)
+	for _, part := range []struct {
+		name       string
+		have, want any
+	}{{"tables", rec.Tables, res.Tables}, {"algorithm", rec.Algorithm, res.Algorithm}, {"algorithm version", rec.Version, res.Version},
+		{"seed", rec.Seed, res.Seed}, {"unmet constraints", rec.Unmet, res.Unmet}} {
+		if !sameJSON(part.have, part.want) {
 			return "its " + part.name + " differ"
 		}
 	}
 	return ""
+}
+
+func sameJSON(a, b any) bool {
+	x, _ := json.Marshal(a)
+	y, _ := json.Marshal(b)
+	return bytes.Equal(x, y)
+}
+
+// cloneRequest copies a draw request deeply: the search runs on it while
+// the fold goes on changing the state it was made from.
+func cloneRequest(r draw.Request) draw.Request {
+	r.Entrants = slices.Clone(r.Entrants)
+	r.Sizes = slices.Clone(r.Sizes)
+	r.Past = slices.Clone(r.Past)
+	bands := make([][]string, len(r.Bands))
+	for i, b := range r.Bands {
+		bands[i] = slices.Clone(b)
+	}
+	if r.Bands != nil {
+		r.Bands = bands
+	}
+	tables := make([]draw.Table, len(r.Tables))
+	for i, t := range r.Tables {
+		tables[i] = draw.Table{Table: t.Table, Players: slices.Clone(t.Players)}
+	}
+	if r.Tables != nil {
+		r.Tables = tables
+	}
+	return r
 }

@@ -211,6 +211,7 @@ func TestVerifyFindsEveryTampering(t *testing.T) {
 	result := a.lineOf(t, events.TypeResultRecorded, 5)
 	register := a.lineOf(t, events.TypePlayerRegistered, 3)
 	pub := a.lineOf(t, events.TypeClassificationPublished, -1)
+	draw2 := a.lineOf(t, events.TypeTablesDrawn, 2)
 	otherKeys := t.TempDir()
 	changeResult := func(l [][]byte) {
 		l[result-1] = regexp.MustCompile(`"table_points":(\d)`).ReplaceAll(l[result-1], []byte(`"table_points":9$1`))
@@ -277,6 +278,17 @@ func TestVerifyFindsEveryTampering(t *testing.T) {
 			relink(t, l, result+1)
 			return l, sign(t, filepath.Join(a.data, "keys"), l[:5])
 		}, "FAILED at lines ", result},
+		{"two players swapped between tables of a draw, relinked and signed by the server's key", func(l [][]byte) ([][]byte, []byte) {
+			// Every root matches; only re-running the draw's search (beside
+			// the fold) shows its tables are not the ones its seed gives.
+			re := regexp.MustCompile(`"tables":\[\{"table":1,"players":\["(p\d+)"(.*?)\{"table":2,"players":\["(p\d+)"`)
+			if !re.Match(l[draw2-1]) {
+				t.Fatalf("no tables 1 and 2 in line %d", draw2)
+			}
+			l[draw2-1] = re.ReplaceAll(l[draw2-1], []byte(`"tables":[{"table":1,"players":["$3"$2{"table":2,"players":["$1"`))
+			relink(t, l, draw2+1)
+			return l, sign(t, filepath.Join(a.data, "keys"), l)
+		}, fmt.Sprintf("FAILED at line %d ", draw2), draw2},
 		{"a classification that does not follow, signed by the server itself", func(l [][]byte) ([][]byte, []byte) {
 			// The server's own key signs a publication whose first two
 			// rows are swapped: every root matches, the rows do not.

@@ -296,8 +296,19 @@ func (b *bencher) ingest(n, k int) error {
 	var ref, raw []load
 	err = b.interleave(func() error {
 		round++
+		before := scrape(hc, url)
 		l, err := runLoad(n, k, post)
 		ref = append(ref, l)
+		after := scrape(hc, url)
+		mean := func(name string) float64 {
+			c := after[name+"_count"] - before[name+"_count"]
+			if c == 0 {
+				return 0
+			}
+			return 1000 * (after[name+"_sum"] - before[name+"_sum"]) / c
+		}
+		fmt.Fprintf(b.out, "  referto round %d: %.0f/s; mean command %.2f ms, of which JetStream append %.2f ms\n", round, l.rate,
+			mean("referto_command_duration_seconds"), mean("referto_jetstream_append_duration_seconds"))
 		return err
 	}, func() error {
 		l, err := runLoad(n, k, func(c, i int) error {
@@ -326,6 +337,33 @@ func (b *bencher) ingest(n, k int) error {
 	b.add(benchRow{what: "durable ingest, p99", referto: fmt.Sprintf("%.2f ms", p99r), raw: fmt.Sprintf("%.2f ms", p99w),
 		ratio: fmt.Sprintf("+%.2f ms", p99r-p99w), target: "≤ raw + 1 ms"})
 	return nil
+}
+
+// scrape reads the sums and counts of the node's histograms from /metrics,
+// summed over their labels (empty when unreadable).
+func scrape(hc *http.Client, url string) map[string]float64 {
+	out := map[string]float64{}
+	res, err := hc.Get(url + "/metrics")
+	if err != nil {
+		return out
+	}
+	defer res.Body.Close()
+	sc := bufio.NewScanner(res.Body)
+	for sc.Scan() {
+		name, rest, ok := strings.Cut(sc.Text(), " ")
+		if !ok || strings.HasPrefix(name, "#") {
+			continue
+		}
+		name, _, _ = strings.Cut(name, "{")
+		if !strings.HasSuffix(name, "_sum") && !strings.HasSuffix(name, "_count") {
+			continue
+		}
+		var v float64
+		if _, err := fmt.Sscan(rest, &v); err == nil {
+			out[name] += v
+		}
+	}
+	return out
 }
 
 // benchAdmin is the administrator token of the nodes bench starts.

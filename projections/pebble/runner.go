@@ -89,23 +89,32 @@ type Runner struct {
 	// Owned by the Run goroutine.
 	// dirtySnap maps a tournament changed since its stored snapshot to
 	// the stream sequence of its first commit not in that snapshot.
-	dirtySnap  map[string]uint64
-	caughtUp   bool // applied has reached target once: snapshots and flushes may run
-	staleSince time.Time     // when the oldest unwritten standings became stale
-	observed   []commitStats // of the batch being applied, for Observe
+	dirtySnap map[string]uint64
+	caughtUp  bool          // applied has reached target once: snapshots and flushes may run
+	observed  []commitStats // of the batch being applied, for Observe
 
-	smu   sync.Mutex
-	stale map[string]bool // tournaments whose standings and classification are not written yet
+	smu        sync.Mutex
+	stale      map[string]uint64 // tournaments whose standings and classification are not written yet → generation of their last change
+	staleGen   uint64            // the last generation given, under smu
+	staleSince time.Time         // when the oldest unwritten standings became stale, under smu
+
+	// fmu serializes the writers of standings and classifications (the
+	// flusher, snapshots and the final flush): an older ranking is never
+	// written over a newer one.
+	fmu  sync.Mutex
+	kick chan struct{} // asks the flusher to write the stale views
 }
 
 // Standings and classification are the costly read models: ranking every
-// player. They are written when the runner has been idle for staleIdle, when
-// they have been stale for staleMax, with every snapshot and when the runner
-// stops; in between, readers compute them from the in-memory fold (Stale).
-// At rest the store holds exactly what a rebuild writes.
+// player. A flusher goroutine writes them when the runner has been idle
+// for staleIdle or they have been stale for staleMax, beside the runner
+// (which so never stops applying commits to rank players); snapshots and
+// the runner's stop write them too. In between, readers compute them from
+// the in-memory fold (Stale). At rest the store holds exactly what a
+// rebuild writes.
 const (
 	staleIdle = 50 * time.Millisecond
-	staleMax  = 250 * time.Millisecond
+	staleMax  = time.Second
 )
 
 // Stale reports whether the stored standings and classification of a
@@ -114,7 +123,8 @@ const (
 func (r *Runner) Stale(t string) bool {
 	r.smu.Lock()
 	defer r.smu.Unlock()
-	return r.stale[t]
+	_, ok := r.stale[t]
+	return ok
 }
 
 type entry struct {
@@ -127,7 +137,8 @@ type entry struct {
 func NewRunner(log *jetstream.Log, store *Store, opts RunnerOptions) *Runner {
 	opts.EnsureDefaults()
 	return &Runner{log: log, store: store, opts: opts, states: map[string]*entry{},
-		notify: make(chan struct{}), dirtySnap: map[string]uint64{}, stale: map[string]bool{}}
+		notify: make(chan struct{}), dirtySnap: map[string]uint64{}, stale: map[string]uint64{},
+		kick: make(chan struct{}, 1)}
 }
 
 // Applied returns the last stream sequence folded into memory and committed
@@ -279,7 +290,25 @@ func (r *Runner) Run(ctx context.Context) (err error) {
 	idle.Stop()
 	defer idle.Stop()
 	var flush <-chan time.Time
+	fctx, stopFlusher := context.WithCancel(ctx)
+	flushErr, flusherDone := make(chan error, 1), make(chan struct{})
+	go func() {
+		defer close(flusherDone)
+		for {
+			select {
+			case <-r.kick:
+				if err := r.flushStale(); err != nil {
+					flushErr <- err
+					return
+				}
+			case <-fctx.Done():
+				return
+			}
+		}
+	}()
 	defer func() {
+		stopFlusher()
+		<-flusherDone
 		if err == nil || errors.Is(err, context.Canceled) {
 			if ferr := r.flushStale(); ferr != nil && err == nil {
 				err = ferr
@@ -293,10 +322,10 @@ func (r *Runner) Run(ctx context.Context) (err error) {
 			batch = append(batch, m)
 		case <-flush:
 			flush = nil
-			if err := r.flushStale(); err != nil {
-				return err
-			}
+			r.kickFlusher()
 			continue
+		case err := <-flushErr:
+			return err
 		case err := <-followErr:
 			return err
 		case <-ctx.Done():
@@ -317,11 +346,9 @@ func (r *Runner) Run(ctx context.Context) (err error) {
 		// While catching up nobody reads the store (the node is not
 		// ready) and a flush would rank every player of a tournament
 		// that is still growing: the costly views wait for the end.
-		if r.caughtUp && r.anyStale() {
-			if time.Since(r.staleSince) >= staleMax {
-				if err := r.flushStale(); err != nil {
-					return err
-				}
+		if since, ok := r.oldestStale(); r.caughtUp && ok {
+			if time.Since(since) >= staleMax {
+				r.kickFlusher()
 				flush = nil
 				continue
 			}
@@ -440,13 +467,8 @@ func (r *Runner) applyBatch(msgs []decoded) error {
 	// a large state to be encoded.
 	if done := !r.caughtUp && last >= r.target.Load(); done || r.caughtUp && last%r.opts.SnapshotEvery == 0 {
 		r.caughtUp = true
-		sb := r.store.db.NewBatch()
-		defer sb.Close()
-		if err := r.writeSnapshots(sb, last); err != nil {
+		if err := r.writeSnapshots(last); err != nil {
 			return err
-		}
-		if err := sb.Commit(pebble.NoSync); err != nil {
-			return fmt.Errorf("pebble: commit snapshots at %d: %w", last, err)
 		}
 	}
 	return nil
@@ -596,7 +618,8 @@ func (r *Runner) writeViews(b *pebble.Batch, id string, chg *projections.Changes
 		if len(r.stale) == 0 {
 			r.staleSince = time.Now()
 		}
-		r.stale[id] = true
+		r.staleGen++
+		r.stale[id] = r.staleGen
 		r.smu.Unlock()
 	}
 	for _, p := range slices.Sorted(maps.Keys(chg.Players)) {
@@ -611,29 +634,42 @@ func (r *Runner) writeViews(b *pebble.Batch, id string, chg *projections.Changes
 	return nil
 }
 
-func (r *Runner) anyStale() bool {
+// oldestStale returns since when the oldest unwritten standings have been
+// stale, and whether any are.
+func (r *Runner) oldestStale() (time.Time, bool) {
 	r.smu.Lock()
 	defer r.smu.Unlock()
-	return len(r.stale) > 0
+	return r.staleSince, len(r.stale) > 0
+}
+
+// kickFlusher asks the flusher to write the stale views, unless it has
+// been asked already.
+func (r *Runner) kickFlusher() {
+	select {
+	case r.kick <- struct{}{}:
+	default:
+	}
 }
 
 // writeStale writes the standings and classification of the stale
 // tournaments among only (every stale one if only is nil) into b and
-// returns them.
-func (r *Runner) writeStale(b *pebble.Batch, only []string) ([]string, error) {
+// returns them with the generation written. The caller holds fmu.
+func (r *Runner) writeStale(b *pebble.Batch, only []string) (map[string]uint64, error) {
 	r.smu.Lock()
-	var ids []string
+	gens := map[string]uint64{}
 	if only == nil {
-		ids = slices.Sorted(maps.Keys(r.stale))
+		maps.Copy(gens, r.stale)
 	} else {
 		for _, id := range only {
-			if r.stale[id] {
-				ids = append(ids, id)
+			if g, ok := r.stale[id]; ok {
+				gens[id] = g
 			}
 		}
 	}
 	r.smu.Unlock()
-	for _, id := range ids {
+	// The state read below is at least as new as each generation taken
+	// above: a change is folded before its generation is given.
+	for _, id := range slices.Sorted(maps.Keys(gens)) {
 		r.mu.RLock()
 		e := r.states[id]
 		r.mu.RUnlock()
@@ -650,42 +686,56 @@ func (r *Runner) writeStale(b *pebble.Batch, only []string) ([]string, error) {
 			}
 		}
 	}
-	return ids, nil
+	return gens, nil
 }
 
-// clearStale marks tournaments written.
-func (r *Runner) clearStale(ids []string) {
+// clearStale marks tournaments written, once their batch is committed:
+// each one not changed again since the generation written. Those changed
+// meanwhile are as stale as the write: staleMax counts from it, so that
+// under steady load the flusher ranks every staleMax, not back to back.
+func (r *Runner) clearStale(gens map[string]uint64) {
 	r.smu.Lock()
-	for _, id := range ids {
-		delete(r.stale, id)
+	for id, g := range gens {
+		if r.stale[id] == g {
+			delete(r.stale, id)
+		}
+	}
+	if len(gens) > 0 {
+		r.staleSince = time.Now()
 	}
 	r.smu.Unlock()
 }
 
 // flushStale writes the stale standings and classifications in one batch.
 func (r *Runner) flushStale() error {
-	if !r.anyStale() {
+	r.fmu.Lock()
+	defer r.fmu.Unlock()
+	if _, ok := r.oldestStale(); !ok {
 		return nil
 	}
 	b := r.store.db.NewBatch()
 	defer b.Close()
-	ids, err := r.writeStale(b, nil)
+	gens, err := r.writeStale(b, nil)
 	if err != nil {
 		return err
 	}
 	if err := b.Commit(pebble.NoSync); err != nil {
 		return fmt.Errorf("pebble: commit standings: %w", err)
 	}
-	r.clearStale(ids)
+	r.clearStale(gens)
 	return nil
 }
 
-// writeSnapshots stores, as of stream sequence at, the state of every
-// tournament due a snapshot (see SnapshotEvery), with its standings and
-// classification if stale: what a restart resumes from must be complete.
-// sys/snapshot records where a restart resumes: just before the first
-// commit of a tournament that is still not in its snapshot.
-func (r *Runner) writeSnapshots(b *pebble.Batch, at uint64) error {
+// writeSnapshots stores and commits, as of stream sequence at, the state of
+// every tournament due a snapshot (see SnapshotEvery), with its standings
+// and classification if stale: what a restart resumes from must be
+// complete. sys/snapshot records where a restart resumes: just before the
+// first commit of a tournament that is still not in its snapshot.
+func (r *Runner) writeSnapshots(at uint64) error {
+	r.fmu.Lock()
+	defer r.fmu.Unlock()
+	b := r.store.db.NewBatch()
+	defer b.Close()
 	resume := at
 	var due []string
 	for _, id := range slices.Sorted(maps.Keys(r.dirtySnap)) {
@@ -702,12 +752,12 @@ func (r *Runner) writeSnapshots(b *pebble.Batch, at uint64) error {
 			resume = min(resume, since-1)
 		}
 	}
+	var gens map[string]uint64
 	if len(due) > 0 {
-		ids, err := r.writeStale(b, due)
-		if err != nil {
+		var err error
+		if gens, err = r.writeStale(b, due); err != nil {
 			return err
 		}
-		defer r.clearStale(ids)
 	}
 	for _, id := range due {
 		r.mu.RLock()
@@ -727,5 +777,12 @@ func (r *Runner) writeSnapshots(b *pebble.Batch, at uint64) error {
 			r.opts.ObserveSnapshot(id, len(data))
 		}
 	}
-	return b.Set(keySnapshot, u64(resume), nil)
+	if err := b.Set(keySnapshot, u64(resume), nil); err != nil {
+		return err
+	}
+	if err := b.Commit(pebble.NoSync); err != nil {
+		return fmt.Errorf("pebble: commit snapshots at %d: %w", at, err)
+	}
+	r.clearStale(gens)
+	return nil
 }
