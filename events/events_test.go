@@ -274,3 +274,43 @@ func TestResolveParams(t *testing.T) {
 		t.Error("overriding the preset id was accepted")
 	}
 }
+
+// TestDrawInputsEqual: what verify compares a re-decided draw's inputs with.
+// Empty and absent lists are the same; any field of any game differs.
+func TestDrawInputsEqual(t *testing.T) {
+	mk := func() events.DrawInputs {
+		return events.DrawInputs{
+			Entrants: []events.DrawEntrant{{Player: "p1", Club: "c"}, {Player: "p2", Region: "r", Rank: 3}},
+			Sizes:    []int{4},
+			Past:     []events.DrawGame{{Round: 1, Table: 1, Players: []string{"p1", "p2"}, Places: []int{1, 2}, Scores: []int64{100, 50}}},
+			Bands:    [][]string{{"p1"}, {"p2"}},
+		}
+	}
+	if a, b := mk(), mk(); !a.Equal(b) {
+		t.Error("equal inputs differ")
+	}
+	a, b := mk(), mk()
+	a.Bands, b.Bands = nil, [][]string{}
+	if !a.Equal(b) {
+		t.Error("no bands and an empty list of bands differ")
+	}
+	for name, change := range map[string]func(*events.DrawInputs){
+		"an entrant's club":  func(d *events.DrawInputs) { d.Entrants[0].Club = "x" },
+		"an entrant's rank":  func(d *events.DrawInputs) { d.Entrants[1].Rank = 4 },
+		"a size":             func(d *events.DrawInputs) { d.Sizes = []int{4, 5} },
+		"small tables":       func(d *events.DrawInputs) { d.SmallTableMax = 11 },
+		"a game's table":     func(d *events.DrawInputs) { d.Past[0].Table = 2 },
+		"a game's player":    func(d *events.DrawInputs) { d.Past[0].Players[1] = "p3" },
+		"a place":            func(d *events.DrawInputs) { d.Past[0].Places[0] = 2 },
+		"a score":            func(d *events.DrawInputs) { d.Past[0].Scores[1] = 51 },
+		"a game missing":     func(d *events.DrawInputs) { d.Past = nil },
+		"a band":             func(d *events.DrawInputs) { d.Bands[1] = []string{"p3"} },
+		"the manual's model": func(d *events.DrawInputs) { d.ManualAs = "bands" },
+	} {
+		a, b := mk(), mk()
+		change(&b)
+		if a.Equal(b) || b.Equal(a) {
+			t.Errorf("%s changed: still equal", name)
+		}
+	}
+}

@@ -1,5 +1,7 @@
 package events
 
+import "slices"
+
 // Stored type names of the qualifying-round events.
 const (
 	TypeReserveDesignated  = "ReserveDesignated"
@@ -76,6 +78,17 @@ type DrawInputs struct {
 	// ManualAs names the algorithm whose constraints a manual draw was
 	// checked against.
 	ManualAs string `json:"manual_as,omitempty"`
+}
+
+// Equal reports whether two draws read the same inputs. An empty list and
+// no list are the same (the JSON omits both).
+func (a DrawInputs) Equal(b DrawInputs) bool {
+	return slices.Equal(a.Entrants, b.Entrants) && slices.Equal(a.Sizes, b.Sizes) && a.SmallTableMax == b.SmallTableMax &&
+		slices.EqualFunc(a.Past, b.Past, func(x, y DrawGame) bool {
+			return x.Round == y.Round && x.Table == y.Table && slices.Equal(x.Players, y.Players) &&
+				slices.Equal(x.Places, y.Places) && slices.Equal(x.Scores, y.Scores)
+		}) &&
+		slices.EqualFunc(a.Bands, b.Bands, slices.Equal) && a.ManualAs == b.ManualAs
 }
 
 // DrawnTable is one table of a draw, players in seating order.

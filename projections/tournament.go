@@ -204,6 +204,24 @@ type Changes struct {
 	Tables    map[[2]int]bool
 }
 
+// Merge adds what o touched to c.
+func (c *Changes) Merge(o *Changes) {
+	if c == nil || o == nil {
+		return
+	}
+	c.Summary = c.Summary || o.Summary
+	c.Standings = c.Standings || o.Standings
+	for p := range o.Players {
+		c.player(p)
+	}
+	for r := range o.Rounds {
+		c.round(r)
+	}
+	for k := range o.Tables {
+		c.table(k[0], k[1])
+	}
+}
+
 func (c *Changes) standings() {
 	if c != nil {
 		c.Standings = true

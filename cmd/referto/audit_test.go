@@ -26,6 +26,7 @@ import (
 	"github.com/referto/referto/commands"
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/events/checkpoint"
+	"github.com/referto/referto/projections"
 	"github.com/referto/referto/replay"
 )
 
@@ -609,4 +610,47 @@ func TestExportRefusesWhatItCannotVouchFor(t *testing.T) {
 	}
 	db.Close()
 	mustFail("do not have the Merkle root", "export", "--data", a.data, "--tournament", "raduno-demo", "--out", out)
+}
+
+// TestSnapshotsReadBackAlongATournament: the runner's snapshots (JSON v2,
+// streamed) read back into the state they were written from at every
+// stage of a whole Raduno (check-ins, draws, results, sanctions,
+// withdrawals, repechage, knockout, publication), compared as the API
+// shows a state (encoding/json).
+func TestSnapshotsReadBackAlongATournament(t *testing.T) {
+	a := exportDemo(t)
+	var envs []events.Envelope
+	for _, l := range a.lines {
+		env, err := events.DecodeEnvelope(bytes.TrimSuffix(l, []byte("\n")))
+		if err != nil {
+			t.Fatal(err)
+		}
+		envs = append(envs, env)
+	}
+	st := projections.New(envs[0].Tournament)
+	for i, env := range envs {
+		ev, err := events.Decode(env)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := st.Apply(env, ev, nil); err != nil {
+			t.Fatal(err)
+		}
+		if i%5 != 0 && i != len(envs)-1 {
+			continue
+		}
+		var buf bytes.Buffer
+		if err := st.WriteSnapshot(&buf); err != nil {
+			t.Fatal(err)
+		}
+		back, err := projections.ReadSnapshot(&buf, st.ID)
+		if err != nil {
+			t.Fatalf("after event %d: %v", env.Seq, err)
+		}
+		want, _ := json.Marshal(st)
+		got, _ := json.Marshal(back)
+		if !bytes.Equal(got, want) {
+			t.Fatalf("after event %d (%s) the snapshot reads back differently:\n got %s\nwant %s", env.Seq, env.Type, got, want)
+		}
+	}
 }

@@ -9,7 +9,8 @@ import (
 //
 //	sys/applied                     last applied stream sequence (8 bytes, big endian)
 //	sys/snapshot                    stream sequence a restart resumes after (every commit up to it is in snap/)
-//	snap/<T>                        tournament state JSON as of its last_stream_seq
+//	snap/<T>/<chunk:06>             tournament state JSON as of its last_stream_seq, in 1 MiB pieces
+//	                                (snap/<T>, one piece, as written before)
 //	idx/t/<T>                       tournament list (value: name)
 //	idx/cmd/<T>/<idempotency key>   CommitRef JSON: the outcome of that command
 //	idx/commit/<T>/<first seq:020>  CommitRef JSON, one per commit, for seq → stream lookups
@@ -27,6 +28,10 @@ var (
 )
 
 func keySnap(t string) []byte         { return []byte("snap/" + t) }
+func prefixSnap(t string) []byte      { return []byte("snap/" + t + "/") }
+func keySnapChunk(t string, i int) []byte {
+	return []byte(fmt.Sprintf("snap/%s/%06d", t, i))
+}
 func keyTournament(t string) []byte   { return []byte("idx/t/" + t) }
 func keyCommand(t, key string) []byte { return []byte("idx/cmd/" + t + "/" + key) }
 func keyCommit(t string, first uint64) []byte {

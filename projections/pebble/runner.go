@@ -91,6 +91,7 @@ type Runner struct {
 	// the stream sequence of its first commit not in that snapshot.
 	dirtySnap map[string]uint64
 	caughtUp  bool          // applied has reached target once: snapshots and flushes may run
+	deferred  touched       // while catching up, the views touched so far, written once caught up
 	observed  []commitStats // of the batch being applied, for Observe
 
 	smu        sync.Mutex
@@ -137,7 +138,7 @@ type entry struct {
 func NewRunner(log *jetstream.Log, store *Store, opts RunnerOptions) *Runner {
 	opts.EnsureDefaults()
 	return &Runner{log: log, store: store, opts: opts, states: map[string]*entry{},
-		notify: make(chan struct{}), dirtySnap: map[string]uint64{}, stale: map[string]uint64{},
+		notify: make(chan struct{}), dirtySnap: map[string]uint64{}, stale: map[string]uint64{}, deferred: touched{},
 		kick: make(chan struct{}, 1)}
 }
 
@@ -371,15 +372,7 @@ func (r *Runner) load() (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
-	p := prefixSnaps()
-	err = r.store.scan(p, func(k, v []byte) error {
-		t := projections.New(string(k[len(p):]))
-		if err := json.Unmarshal(v, t); err != nil {
-			return fmt.Errorf("pebble: snapshot of %s: %w", k[len(p):], err)
-		}
-		r.states[t.ID] = &entry{t: t}
-		return nil
-	})
+	err = r.store.snapshots(func(t *projections.Tournament) { r.states[t.ID] = &entry{t: t} })
 	if err != nil {
 		return 0, err
 	}
@@ -439,6 +432,22 @@ func (r *Runner) applyBatch(msgs []decoded) error {
 		}
 	}
 	last := msgs[len(msgs)-1].StreamSeq
+	if !r.caughtUp {
+		// While catching up (a rebuild, a restart) nobody reads the
+		// store: a view is written once, when the runner has caught up,
+		// not again for every batch that touches it (a player's row for
+		// each of its games).
+		for id, c := range ch {
+			if r.deferred[id] == nil {
+				r.deferred[id] = &projections.Changes{}
+			}
+			r.deferred[id].Merge(c)
+		}
+		ch = touched{}
+		if last >= r.target.Load() {
+			ch, r.deferred = r.deferred, touched{}
+		}
+	}
 	for _, id := range slices.Sorted(maps.Keys(ch)) {
 		if err := r.writeViews(b, id, ch[id]); err != nil {
 			return err
@@ -726,6 +735,60 @@ func (r *Runner) flushStale() error {
 	return nil
 }
 
+// snapshotChunk is the size of the pieces a snapshot is stored in: a large
+// tournament's state (hundreds of MB at a million events) is never one
+// buffer.
+const snapshotChunk = 1 << 20
+
+// snapshotBytesPerEvent is about the size of a state per event folded
+// (370 bytes measured at 100,000 and at 1,000,000 events): what the batch
+// of a snapshot is sized for.
+const snapshotBytesPerEvent = 400
+
+// chunkWriter stores what is written to it as the pieces of a tournament's
+// snapshot, snap/<T>/<chunk>, into a batch.
+type chunkWriter struct {
+	b    *pebble.Batch
+	id   string
+	size int // of a piece; snapshotChunk when 0
+	buf  []byte
+	i    int // pieces stored
+	n    int // bytes written
+}
+
+func (w *chunkWriter) Write(p []byte) (int, error) {
+	n := len(p)
+	if w.size == 0 {
+		w.size = snapshotChunk
+	}
+	for len(p) > 0 {
+		if w.buf == nil {
+			w.buf = make([]byte, 0, w.size)
+		}
+		k := min(len(p), w.size-len(w.buf))
+		w.buf = append(w.buf, p[:k]...)
+		p = p[k:]
+		w.n += k
+		if len(w.buf) == w.size {
+			if err := w.flush(); err != nil {
+				return n - len(p), err
+			}
+		}
+	}
+	return n, nil
+}
+
+// flush stores the piece being filled.
+func (w *chunkWriter) flush() error {
+	if len(w.buf) == 0 {
+		return nil
+	}
+	err := w.b.Set(keySnapChunk(w.id, w.i), w.buf, nil)
+	w.i++
+	w.buf = w.buf[:0]
+	return err
+}
+
 // writeSnapshots stores and commits, as of stream sequence at, the state of
 // every tournament due a snapshot (see SnapshotEvery), with its standings
 // and classification if stale: what a restart resumes from must be
@@ -734,10 +797,9 @@ func (r *Runner) flushStale() error {
 func (r *Runner) writeSnapshots(at uint64) error {
 	r.fmu.Lock()
 	defer r.fmu.Unlock()
-	b := r.store.db.NewBatch()
-	defer b.Close()
 	resume := at
 	var due []string
+	size := 1 << 20
 	for _, id := range slices.Sorted(maps.Keys(r.dirtySnap)) {
 		since := r.dirtySnap[id]
 		r.mu.RLock()
@@ -748,10 +810,14 @@ func (r *Runner) writeSnapshots(at uint64) error {
 		e.mu.RUnlock()
 		if span := at - since + 1; span >= max(r.opts.SnapshotEvery, seq/8) {
 			due = append(due, id)
+			size += int(seq) * snapshotBytesPerEvent
 		} else {
 			resume = min(resume, since-1)
 		}
 	}
+	// Sized for the snapshots: a batch that grows copies itself.
+	b := r.store.db.NewBatchWithSize(size)
+	defer b.Close()
 	var gens map[string]uint64
 	if len(due) > 0 {
 		var err error
@@ -763,18 +829,27 @@ func (r *Runner) writeSnapshots(at uint64) error {
 		r.mu.RLock()
 		e := r.states[id]
 		r.mu.RUnlock()
+		// The pieces of the previous snapshot go; the new one is written
+		// piece by piece as it is encoded.
+		if err := b.DeleteRange(prefixSnap(id), upperBound(prefixSnap(id)), nil); err != nil {
+			return err
+		}
+		if err := b.Delete(keySnap(id), nil); err != nil {
+			return err
+		}
+		cw := &chunkWriter{b: b, id: id}
 		e.mu.RLock()
-		data, err := json.Marshal(e.t)
+		err := e.t.WriteSnapshot(cw)
 		e.mu.RUnlock()
+		if err == nil {
+			err = cw.flush()
+		}
 		if err != nil {
 			return fmt.Errorf("pebble: snapshot %s: %w", id, err)
 		}
-		if err := b.Set(keySnap(id), data, nil); err != nil {
-			return err
-		}
 		delete(r.dirtySnap, id)
 		if r.opts.ObserveSnapshot != nil {
-			r.opts.ObserveSnapshot(id, len(data))
+			r.opts.ObserveSnapshot(id, cw.n)
 		}
 	}
 	if err := b.Set(keySnapshot, u64(resume), nil); err != nil {

@@ -9,11 +9,13 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/cockroachdb/pebble/v2"
 
 	"github.com/referto/referto/events/checkpoint"
+	"github.com/referto/referto/projections"
 )
 
 // Store is the Pebble database holding referto's projections.
@@ -251,6 +253,42 @@ func (s *Store) scan(prefix []byte, fn func(k, v []byte) error) error {
 		}
 	}
 	return it.Error()
+}
+
+// snapshots reads every tournament's snapshot and calls fn with each. A
+// snapshot is stored in pieces, snap/<T>/<chunk>, in key order; an older
+// store holds it in one, snap/<T>.
+func (s *Store) snapshots(fn func(*projections.Tournament)) error {
+	p := prefixSnaps()
+	var id string
+	var pieces []io.Reader
+	done := func() error {
+		if id == "" {
+			return nil
+		}
+		t, err := projections.ReadSnapshot(io.MultiReader(pieces...), id)
+		if err != nil {
+			return fmt.Errorf("pebble: %w", err)
+		}
+		fn(t)
+		id, pieces = "", nil
+		return nil
+	}
+	err := s.scan(p, func(k, v []byte) error {
+		of, _, _ := strings.Cut(string(k[len(p):]), "/")
+		if of != id {
+			if err := done(); err != nil {
+				return err
+			}
+			id = of
+		}
+		pieces = append(pieces, bytes.NewReader(bytes.Clone(v)))
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return done()
 }
 
 // Dump writes every key and value of the projections, in key order, as
