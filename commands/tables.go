@@ -262,12 +262,22 @@ func entrants(t *projections.Tournament, ids []string) []draw.Entrant {
 	return out
 }
 
-// past lists every scored game so far.
+// past lists every scored game so far, round by round, table by table, in placement order.
 func past(t *projections.Tournament) []draw.Past {
-	var out []draw.Past
+	n := 0
 	for _, r := range t.Rounds {
 		for _, tb := range r.Tables {
-			for _, res := range tb.Results {
+			n += len(tb.Results)
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	out := make([]draw.Past, 0, n)
+	for _, r := range t.Rounds {
+		for _, tb := range r.Tables {
+			for i := range tb.Results {
+				res := &tb.Results[i]
 				out = append(out, draw.Past{Player: res.Player, Round: r.Number, Table: tb.Number, Place: res.Place, Score: res.Score})
 			}
 		}
@@ -275,20 +285,37 @@ func past(t *projections.Tournament) []draw.Past {
 	return out
 }
 
-// inputsOf records a draw request in its event.
+// inputsOf records a draw request in its event. Each run of past games with one round and
+// table is one DrawGame; the players, places and scores of all the games share three arrays.
 func inputsOf(req draw.Request) events.DrawInputs {
 	in := events.DrawInputs{Sizes: slices.Clone(req.Sizes), SmallTableMax: req.SmallTableMax, Bands: req.Bands, ManualAs: req.ManualAs}
-	for _, e := range req.Entrants {
-		in.Entrants = append(in.Entrants, events.DrawEntrant{Player: e.Player, Club: e.Club, Region: e.Region, Rank: e.Rank})
-	}
-	for _, p := range req.Past {
-		n := len(in.Past)
-		if n == 0 || in.Past[n-1].Round != p.Round || in.Past[n-1].Table != p.Table {
-			in.Past = append(in.Past, events.DrawGame{Round: p.Round, Table: p.Table})
-			n++
+	if len(req.Entrants) > 0 {
+		in.Entrants = make([]events.DrawEntrant, len(req.Entrants))
+		for i := range req.Entrants {
+			e := &req.Entrants[i]
+			in.Entrants[i] = events.DrawEntrant{Player: e.Player, Club: e.Club, Region: e.Region, Rank: e.Rank}
 		}
-		g := &in.Past[n-1]
-		g.Players, g.Places, g.Scores = append(g.Players, p.Player), append(g.Places, p.Place), append(g.Scores, p.Score)
+	}
+	ps := req.Past
+	if len(ps) == 0 {
+		return in
+	}
+	games := 1
+	for k := 1; k < len(ps); k++ {
+		if ps[k].Round != ps[k-1].Round || ps[k].Table != ps[k-1].Table {
+			games++
+		}
+	}
+	in.Past = make([]events.DrawGame, 0, games)
+	players, places, scores := make([]string, len(ps)), make([]int, len(ps)), make([]int64, len(ps))
+	for k := 0; k < len(ps); {
+		round, table := ps[k].Round, ps[k].Table
+		j := k
+		for ; j < len(ps) && ps[j].Round == round && ps[j].Table == table; j++ {
+			players[j], places[j], scores[j] = ps[j].Player, ps[j].Place, ps[j].Score
+		}
+		in.Past = append(in.Past, events.DrawGame{Round: round, Table: table, Players: players[k:j:j], Places: places[k:j:j], Scores: scores[k:j:j]})
+		k = j
 	}
 	return in
 }

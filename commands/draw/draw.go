@@ -206,7 +206,15 @@ type request struct {
 	entrants []Entrant      // sorted by player id
 	index    map[string]int // player id → index in entrants
 	manualAs string         // resolved ManualAs (AlgRandom when empty)
+	// pastIdx[k] is the index in entrants of Past[k].Player, -1 when that player is not an
+	// entrant: the one map lookup per past game, shared by metBefore, previousPlaces and
+	// lastTwoScores.
+	pastIdx []int32
 }
+
+// lowRounds is how many rounds, 1…lowRounds, prepare tracks per entrant in one bit each
+// when it looks for a player with two games in a round.
+const lowRounds = 64
 
 // prepare validates the parts of a request every algorithm relies on.
 func prepare(req Request) (*request, error) {
@@ -230,12 +238,19 @@ func prepare(req Request) (*request, error) {
 		}
 		r.index[e.Player] = i
 	}
+	// A player with two games in one round: an entrant's rounds 1…lowRounds are bits of
+	// played[i]; any other (player, round) pair, a player who is not an entrant or a round
+	// beyond lowRounds, goes to a map. The same pair always lands in the same place, so the
+	// first repeated pair is found at the same past game as with one map of every pair.
 	type key struct {
 		player string
 		round  int
 	}
-	seen := make(map[key]bool, len(req.Past))
-	for _, p := range req.Past {
+	var other map[key]bool
+	played := make([]uint64, len(r.entrants))
+	r.pastIdx = make([]int32, len(req.Past))
+	for k := range req.Past {
+		p := &req.Past[k]
 		if p.Player == "" {
 			return nil, fmt.Errorf("%w: a past game of round %d has no player id", ErrInput, p.Round)
 		}
@@ -245,11 +260,26 @@ func prepare(req Request) (*request, error) {
 		if p.Place < 0 {
 			return nil, fmt.Errorf("%w: past game of player %s in round %d has place %d", ErrInput, p.Player, p.Round, p.Place)
 		}
-		k := key{p.Player, p.Round}
-		if seen[k] {
+		i, ok := r.index[p.Player]
+		if !ok {
+			i = -1
+		}
+		r.pastIdx[k] = int32(i)
+		var twice bool
+		if ok && p.Round <= lowRounds {
+			bit := uint64(1) << (p.Round - 1)
+			twice = played[i]&bit != 0
+			played[i] |= bit
+		} else {
+			if other == nil {
+				other = map[key]bool{}
+			}
+			twice = other[key{p.Player, p.Round}]
+			other[key{p.Player, p.Round}] = true
+		}
+		if twice {
 			return nil, fmt.Errorf("%w: player %s has two games in round %d", ErrInput, p.Player, p.Round)
 		}
-		seen[k] = true
 	}
 	r.manualAs = AlgRandom
 	if req.Algorithm == AlgManual || req.ManualAs != "" {

@@ -126,9 +126,9 @@ func identity(n int) []int {
 // previousPlaces returns each entrant's place in round Round-1, 0 when it has none.
 func (r *request) previousPlaces() []int {
 	place := make([]int, len(r.entrants))
-	for _, p := range r.Past {
-		if i, ok := r.index[p.Player]; ok && p.Round == r.Round-1 {
-			place[i] = p.Place
+	for k := range r.Past {
+		if i := r.pastIdx[k]; i >= 0 && r.Past[k].Round == r.Round-1 {
+			place[i] = r.Past[k].Place
 		}
 	}
 	return place
@@ -136,36 +136,114 @@ func (r *request) previousPlaces() []int {
 
 // metBefore lists, per entrant, the entrants it sat with in earlier rounds: Past games with
 // the same Round and Table (Table 0, unknown, is skipped). It is nil when nobody met.
+//
+// The games (round, table) are numbered in order of first appearance among the past games of
+// entrants; met[a] lists, game after game in that order, the others at a's game in the order
+// of Past. The games are counted and grouped with index arrays rather than a map of slices,
+// and met's lists share one array sized by a first count.
 func (r *request) metBefore() ([][]int, error) {
 	type game struct{ round, table int }
-	at := map[game][]int{}
-	var order []game
-	for _, p := range r.Past {
-		i, ok := r.index[p.Player]
-		if !ok || p.Table < 1 {
-			continue
-		}
-		g := game{p.Round, p.Table}
-		if _, ok := at[g]; !ok {
-			order = append(order, g)
-		}
-		at[g] = append(at[g], i)
-		if len(at[g]) > maxTableSize {
-			return nil, fmt.Errorf("%w: past games put more than %d players at table %d of round %d", ErrInput, maxTableSize, g.table, g.round)
+	// The past games that count, and the largest round and table among them.
+	counted, minRound, maxRound, maxTable := 0, 1, 0, 0
+	for k := range r.Past {
+		if p := &r.Past[k]; r.pastIdx[k] >= 0 && p.Table >= 1 {
+			counted++
+			minRound, maxRound, maxTable = min(minRound, p.Round), max(maxRound, p.Round), max(maxTable, p.Table)
 		}
 	}
-	var met [][]int
-	for _, g := range order {
-		ps := at[g]
+	if maxTable == 0 {
+		return nil, nil
+	}
+	// gameOf[k] numbers Past[k]'s game, -1 when it does not count. Game numbers come from a
+	// (round, table) array when rounds × tables is small next to the number of past games
+	// (prepare keeps rounds in 1…Round-1), from a map otherwise.
+	gameOf := make([]int32, len(r.Past))
+	var slot []int32 // slot[(round-1)*maxTable+table-1] is 1 + the game's number, 0 for none
+	var byKey map[game]int32
+	most := counted // games at most
+	if limit := 4*len(r.Past) + 1024; minRound >= 1 && maxTable <= limit/maxRound {
+		slot = make([]int32, maxRound*maxTable)
+		most = min(most, len(slot))
+	} else {
+		byKey = map[game]int32{}
+	}
+	games := make([]game, 0, most)
+	size := make([]int32, 0, most) // players seen so far at each game
+	for k := range r.Past {
+		p := &r.Past[k]
+		if r.pastIdx[k] < 0 || p.Table < 1 {
+			gameOf[k] = -1
+			continue
+		}
+		var g int32
+		if slot != nil {
+			s := &slot[(p.Round-1)*maxTable+p.Table-1]
+			if *s == 0 {
+				games, size = append(games, game{p.Round, p.Table}), append(size, 0)
+				*s = int32(len(games))
+			}
+			g = *s - 1
+		} else {
+			var ok bool
+			if g, ok = byKey[game{p.Round, p.Table}]; !ok {
+				g = int32(len(games))
+				games, size = append(games, game{p.Round, p.Table}), append(size, 0)
+				byKey[game{p.Round, p.Table}] = g
+			}
+		}
+		gameOf[k] = g
+		if size[g]++; size[g] > maxTableSize {
+			return nil, fmt.Errorf("%w: past games put more than %d players at table %d of round %d", ErrInput, maxTableSize, p.Table, p.Round)
+		}
+	}
+	// The players of each game, games in order, players in Past order (a counting sort).
+	start := make([]int32, len(games)+1)
+	for g, c := range size {
+		start[g+1] = start[g] + c
+	}
+	players := make([]int32, start[len(games)])
+	next := size // the sizes are known: reuse the array as the fill cursor of each game
+	copy(next, start)
+	for k, g := range gameOf {
+		if g >= 0 {
+			players[next[g]] = r.pastIdx[k]
+			next[g]++
+		}
+	}
+	// Count each entrant's list, then fill the lists in one shared array.
+	n := len(r.entrants)
+	count := make([]int, n)
+	total := 0
+	for g := range games {
+		ps := players[start[g]:start[g+1]]
 		for _, a := range ps {
 			for _, b := range ps {
-				if a == b {
-					continue
+				if a != b {
+					count[a]++
+					total++
 				}
-				if met == nil {
-					met = make([][]int, len(r.entrants))
+			}
+		}
+	}
+	if total == 0 {
+		return nil, nil
+	}
+	all := make([]int, total)
+	met := make([][]int, n)
+	off := 0
+	for a, c := range count {
+		if c > 0 {
+			met[a] = all[off : off : off+c]
+			off += c
+		}
+	}
+	for g := range games {
+		ps := players[start[g]:start[g+1]]
+		for _, a := range ps {
+			for _, b := range ps {
+				if a != b {
+					met[a] = append(met[a], int(b))
 				}
-				met[a] = append(met[a], b)
 			}
 		}
 	}

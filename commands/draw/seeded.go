@@ -89,9 +89,9 @@ func (r *request) lastTwoScores() (last, penult []score) {
 	n := len(r.entrants)
 	last, penult = make([]score, n), make([]score, n)
 	lastRound, penultRound := make([]int, n), make([]int, n)
-	for _, p := range r.Past {
-		i, ok := r.index[p.Player]
-		if !ok {
+	for k := range r.Past {
+		i, p := r.pastIdx[k], &r.Past[k]
+		if i < 0 {
 			continue
 		}
 		switch {
