@@ -144,7 +144,8 @@ func TestRegistrationFlow(t *testing.T) {
 	if r.header.Get("ETag") != `"7"` {
 		t.Errorf("ETag = %q, want \"7\"", r.header.Get("ETag"))
 	}
-	// Read-your-writes: the 201 came after the projections reflected it.
+	// Read-your-writes: a GET waits until the projections hold every
+	// command answered 201.
 	players := s.must(200, "GET", "/v1/tournaments/bo/players", "", nil).json(t)["players"].([]any)
 	if len(players) != 3 {
 		t.Fatalf("players = %v", players)

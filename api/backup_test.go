@@ -63,6 +63,11 @@ func TestBackupIsTheLogAtTheSnapshot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A 201 is answered once JetStream stored the command; the store is
+	// read directly here, not through a GET that waits for it.
+	if err := node.Runner.WaitFor(context.Background(), last); err != nil {
+		t.Fatal(err)
+	}
 
 	// commitUpTo finds, for every stream sequence, the commit a scan of
 	// the tournament's commits finds.

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gorilla/mux"
 	"golang.org/x/mod/sumdb/note"
 
 	"github.com/referto/referto/commands"
@@ -39,8 +40,10 @@ type outcome struct {
 // for two tournaments can never deduplicate one command against the other.
 func msgID(tournament, key string) string { return tournament + "/" + key }
 
-// submit decides and appends, retrying on conflict, and returns once the
-// projections reflect the commit.
+// submit decides and appends, retrying on conflict, and returns once
+// JetStream has stored the commit. The tournament stays locked until the
+// projections have applied it (the next command decides on a state that
+// has it), and reads wait for them (awaitAcked): the answer need not.
 func (s *Server) submit(ctx context.Context, sub submission) (outcome, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.opts.CommandTimeout)
 	defer cancel()
@@ -48,7 +51,16 @@ func (s *Server) submit(ctx context.Context, sub submission) (outcome, error) {
 	if !rn.Ready() {
 		return outcome{}, fmt.Errorf("%w: projections are catching up with the log (lag %d)", events.ErrUnavailable, rn.Lag())
 	}
-	defer s.lock(sub.tournament)()
+	unlock, err := s.lock(ctx, sub.tournament)
+	if err != nil {
+		return outcome{}, err
+	}
+	held := true
+	defer func() {
+		if held {
+			unlock()
+		}
+	}()
 	// caughtUp: the state decided on has caught up with the log since the
 	// command arrived.
 	for attempt, caughtUp := 0, false; ; {
@@ -87,9 +99,9 @@ func (s *Server) submit(ctx context.Context, sub submission) (outcome, error) {
 			}
 			return s.replayed(ctx, ack.StreamSeq)
 		case err == nil:
-			if err := rn.WaitFor(ctx, ack.StreamSeq); err != nil {
-				return outcome{}, err
-			}
+			s.acknowledged(sub.tournament, ack.StreamSeq)
+			held = false
+			go s.unlockWhenApplied(ack.StreamSeq, unlock)
 			return outcome{Seq: envs[len(envs)-1].Seq, Events: envs}, nil
 		case !errors.Is(err, events.ErrConflict):
 			return outcome{}, err
@@ -115,6 +127,67 @@ func (s *Server) submit(ctx context.Context, sub submission) (outcome, error) {
 		attempt++
 		s.metrics.conflictRetries.Inc()
 	}
+}
+
+// acknowledged records that a command of tournament t was answered as
+// stored at stream sequence seq, for awaitAcked.
+func (s *Server) acknowledged(t string, seq uint64) {
+	s.ackMu.Lock()
+	s.acked[t] = max(s.acked[t], seq)
+	s.ackMu.Unlock()
+	for {
+		cur := s.ackedMax.Load()
+		if cur >= seq || s.ackedMax.CompareAndSwap(cur, seq) {
+			return
+		}
+	}
+}
+
+// unlockWhenApplied releases a tournament's lock once the projections have
+// applied stream sequence seq, or have stopped, or after CommandTimeout:
+// the next command of the tournament then decides on (or catches up with)
+// a state that holds the last one.
+func (s *Server) unlockWhenApplied(seq uint64, unlock func()) {
+	defer unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), s.opts.CommandTimeout)
+	defer cancel()
+	_ = s.opts.Runner.WaitFor(ctx, seq)
+}
+
+// awaitAcked waits until the projections hold every command of tournament
+// t this process has answered (of every tournament when t is ""): DESIGN's
+// read-your-writes, a GET sent after a command's 201 reflects it.
+func (s *Server) awaitAcked(ctx context.Context, t string) error {
+	var seq uint64
+	if t == "" {
+		seq = s.ackedMax.Load()
+	} else {
+		s.ackMu.Lock()
+		seq = s.acked[t]
+		s.ackMu.Unlock()
+	}
+	if seq == 0 || s.opts.Runner.Applied() >= seq {
+		return nil
+	}
+	if err := s.opts.Runner.WaitFor(ctx, seq); err != nil {
+		return fmt.Errorf("%w: %v", events.ErrUnavailable, err)
+	}
+	return nil
+}
+
+// readYourWrites holds every read of the API (the web UI's included, which
+// come through the router) until awaitAcked: of the tournament the path
+// names, or of all. Probes and metrics do not wait.
+func (s *Server) readYourWrites(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if (r.Method == http.MethodGet || r.Method == http.MethodHead) && strings.HasPrefix(r.URL.Path, "/v1/") {
+			if err := s.awaitAcked(r.Context(), mux.Vars(r)["t"]); err != nil {
+				s.writeError(w, r, err)
+				return
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 // catchUp waits until the projections hold the tournament's last message

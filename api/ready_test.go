@@ -1,6 +1,7 @@
 package api_test
 
 import (
+	"context"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -21,6 +22,11 @@ func TestReadyzReportsWhatMakesTheNodeReady(t *testing.T) {
 	t.Cleanup(s.stop)
 	arb := s.create("rd", "rtu")
 	s.must(201, "POST", "/v1/tournaments/rd/commands", arb, `{"type":"RegisterPlayer","player":"p1","name":"Uno"}`)
+	// A 201 is answered once the log has the command; the projections
+	// apply it just after (readyz reports the lag as it is).
+	if err := s.node.Runner.WaitFor(context.Background(), uint64(s.logSize())); err != nil {
+		t.Fatal(err)
+	}
 
 	r := s.must(200, "GET", "/readyz", "", nil).json(t)
 	want := map[string]any{

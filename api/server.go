@@ -1,11 +1,13 @@
 package api
 
 import (
+	"context"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -17,6 +19,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/referto/referto/api/web"
+	"github.com/referto/referto/events"
 	"github.com/referto/referto/events/checkpoint"
 	"github.com/referto/referto/events/jetstream"
 	"github.com/referto/referto/projections/pebble"
@@ -119,7 +122,13 @@ type Server struct {
 	router *mux.Router
 
 	mu    sync.Mutex
-	locks map[string]*sync.Mutex // per tournament: one decision in flight per process
+	locks map[string]chan struct{} // per tournament: one decision in flight per process (lock)
+
+	// What this process answered as stored, per tournament and overall:
+	// reads wait until the projections hold it (awaitAcked).
+	ackMu    sync.Mutex
+	acked    map[string]uint64
+	ackedMax atomic.Uint64
 	// folds bounds the past states folded from the log at once (stateAt).
 	folds chan struct{}
 
@@ -133,17 +142,24 @@ type Server struct {
 // lock serializes decide-and-append for one tournament within this process.
 // Without it, concurrent requests would race each other through JetStream's
 // expected-sequence check and waste appends; with it, only other processes
-// sharing the cluster can conflict, and the retry loop handles those.
-func (s *Server) lock(tournament string) func() {
+// sharing the cluster can conflict, and the retry loop handles those. The
+// lock is held until the projections have applied the last command
+// (unlockWhenApplied): a command that cannot have it before ctx is done is
+// refused as unavailable.
+func (s *Server) lock(ctx context.Context, tournament string) (func(), error) {
 	s.mu.Lock()
 	l := s.locks[tournament]
 	if l == nil {
-		l = &sync.Mutex{}
+		l = make(chan struct{}, 1)
 		s.locks[tournament] = l
 	}
 	s.mu.Unlock()
-	l.Lock()
-	return l.Unlock
+	select {
+	case l <- struct{}{}:
+		return func() { <-l }, nil
+	case <-ctx.Done():
+		return nil, fmt.Errorf("%w: tournament %s is still applying its previous command: %v", events.ErrUnavailable, tournament, ctx.Err())
+	}
 }
 
 // maxFolds is how many ?at= reads fold the log at the same time.
@@ -155,7 +171,7 @@ func New(opts Options) (*Server, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
-	s := &Server{opts: opts, router: mux.NewRouter(), locks: map[string]*sync.Mutex{}, folds: make(chan struct{}, maxFolds),
+	s := &Server{opts: opts, router: mux.NewRouter(), locks: map[string]chan struct{}{}, acked: map[string]uint64{}, folds: make(chan struct{}, maxFolds),
 		metrics: opts.metrics}
 	if s.metrics == nil {
 		s.metrics = newMetrics()
@@ -164,7 +180,7 @@ func New(opts Options) (*Server, error) {
 	if err := s.routes(); err != nil {
 		return nil, err
 	}
-	s.router.Use(recordRoute)
+	s.router.Use(recordRoute, s.readYourWrites)
 	s.handler = s.observe(s.router)
 	return s, nil
 }
