@@ -192,7 +192,7 @@ func (s *Server) getStandings(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if at == 0 {
-		s.serveRanking(w, r, t, s.opts.Store.Standings, func(st *projections.Tournament) any { return st.Standings() })
+		s.serveRanking(w, r, t, false, func(st *projections.Tournament) any { return st.Standings() })
 		return
 	}
 	st, err := s.stateAt(r.Context(), t, at)
@@ -247,7 +247,7 @@ func (s *Server) stateAt(ctx context.Context, t string, seq uint64) (*projection
 // signed checkpoint once published (RULES.md §7).
 func (s *Server) getClassification(w http.ResponseWriter, r *http.Request) {
 	t := mux.Vars(r)["t"]
-	s.serveRanking(w, r, t, s.opts.Store.Classification, func(st *projections.Tournament) any { return st.Classification() })
+	s.serveRanking(w, r, t, true, func(st *projections.Tournament) any { return st.Classification() })
 }
 
 // serveRanking serves the standings or the classification: as stored, or,
@@ -255,12 +255,12 @@ func (s *Server) getClassification(w http.ResponseWriter, r *http.Request) {
 // while commands keep coming), computed from the in-memory fold, so that a
 // GET after a 201 sees the command.
 func (s *Server) serveRanking(w http.ResponseWriter, r *http.Request, t string,
-	stored func(string) ([]byte, bool, error), fresh func(*projections.Tournament) any) {
+	classification bool, fresh func(*projections.Tournament) any) {
 	var b []byte
 	var err error
 	if !s.opts.Runner.Stale(t) || !s.opts.Runner.Read(t, func(st *projections.Tournament) { b, err = json.Marshal(fresh(st)) }) {
 		var ok bool
-		b, ok, err = stored(t)
+		b, ok, err = s.opts.Runner.Ranking(t, classification)
 		if err == nil && !ok {
 			err = fmt.Errorf("%w: tournament %s", errNotFound, t)
 		}

@@ -103,6 +103,10 @@ type Runner struct {
 	// flusher, snapshots and the final flush): an older ranking is never
 	// written over a newer one.
 	fmu  sync.Mutex
+	// rankings holds, under smu, the stored standings and classification
+	// (by key) as written: what most reads serve, without a Pebble read
+	// and copy of a value of hundreds of KB. Shared, never modified.
+	rankings map[string][]byte
 	kick chan struct{} // asks the flusher to write the stale views
 }
 
@@ -138,7 +142,7 @@ type entry struct {
 func NewRunner(log *jetstream.Log, store *Store, opts RunnerOptions) *Runner {
 	opts.EnsureDefaults()
 	return &Runner{log: log, store: store, opts: opts, states: map[string]*entry{},
-		notify: make(chan struct{}), dirtySnap: map[string]uint64{}, stale: map[string]uint64{}, deferred: touched{},
+		notify: make(chan struct{}), dirtySnap: map[string]uint64{}, stale: map[string]uint64{}, deferred: touched{}, rankings: map[string][]byte{},
 		kick: make(chan struct{}, 1)}
 }
 
@@ -660,10 +664,17 @@ func (r *Runner) kickFlusher() {
 	}
 }
 
+// staleWrite is what writeStale put in a batch: the generation of each
+// tournament written, and the rankings by key.
+type staleWrite struct {
+	gens     map[string]uint64
+	rankings map[string][]byte
+}
+
 // writeStale writes the standings and classification of the stale
 // tournaments among only (every stale one if only is nil) into b and
-// returns them with the generation written. The caller holds fmu.
-func (r *Runner) writeStale(b *pebble.Batch, only []string) (map[string]uint64, error) {
+// returns what it wrote. The caller holds fmu.
+func (r *Runner) writeStale(b *pebble.Batch, only []string) (staleWrite, error) {
 	r.smu.Lock()
 	gens := map[string]uint64{}
 	if only == nil {
@@ -678,6 +689,7 @@ func (r *Runner) writeStale(b *pebble.Batch, only []string) (map[string]uint64, 
 	r.smu.Unlock()
 	// The state read below is at least as new as each generation taken
 	// above: a change is folded before its generation is given.
+	w := staleWrite{gens: gens, rankings: map[string][]byte{}}
 	for _, id := range slices.Sorted(maps.Keys(gens)) {
 		r.mu.RLock()
 		e := r.states[id]
@@ -688,31 +700,56 @@ func (r *Runner) writeStale(b *pebble.Batch, only []string) (map[string]uint64, 
 		for key, v := range map[string]any{string(keyStandings(id)): st, string(keyClassification(id)): cl} {
 			data, err := json.Marshal(v)
 			if err != nil {
-				return nil, fmt.Errorf("pebble: encode %s: %w", key, err)
+				return staleWrite{}, fmt.Errorf("pebble: encode %s: %w", key, err)
 			}
 			if err := b.Set([]byte(key), data, nil); err != nil {
-				return nil, err
+				return staleWrite{}, err
 			}
+			w.rankings[key] = data
 		}
 	}
-	return gens, nil
+	return w, nil
 }
 
 // clearStale marks tournaments written, once their batch is committed:
 // each one not changed again since the generation written. Those changed
 // meanwhile are as stale as the write: staleMax counts from it, so that
 // under steady load the flusher ranks every staleMax, not back to back.
-func (r *Runner) clearStale(gens map[string]uint64) {
+func (r *Runner) clearStale(w staleWrite) {
 	r.smu.Lock()
-	for id, g := range gens {
+	for id, g := range w.gens {
 		if r.stale[id] == g {
 			delete(r.stale, id)
 		}
 	}
-	if len(gens) > 0 {
+	maps.Copy(r.rankings, w.rankings)
+	if len(w.gens) > 0 {
 		r.staleSince = time.Now()
 	}
 	r.smu.Unlock()
+}
+
+// Ranking returns the stored standings (classification when final) of
+// tournament t as the store holds them, from memory when this runner
+// wrote or read them before, and whether there are any. The bytes are
+// shared: the caller must not modify them.
+func (r *Runner) Ranking(t string, classification bool) ([]byte, bool, error) {
+	key := string(keyStandings(t))
+	if classification {
+		key = string(keyClassification(t))
+	}
+	r.smu.Lock()
+	defer r.smu.Unlock()
+	if b, ok := r.rankings[key]; ok {
+		return b, true, nil
+	}
+	// Read under smu: a flush commits before it takes smu to record what
+	// it wrote, so nothing older is recorded over it.
+	b, ok, err := r.store.get([]byte(key))
+	if err == nil && ok {
+		r.rankings[key] = b
+	}
+	return b, ok, err
 }
 
 // flushStale writes the stale standings and classifications in one batch.
@@ -724,14 +761,14 @@ func (r *Runner) flushStale() error {
 	}
 	b := r.store.db.NewBatch()
 	defer b.Close()
-	gens, err := r.writeStale(b, nil)
+	w, err := r.writeStale(b, nil)
 	if err != nil {
 		return err
 	}
 	if err := b.Commit(pebble.NoSync); err != nil {
 		return fmt.Errorf("pebble: commit standings: %w", err)
 	}
-	r.clearStale(gens)
+	r.clearStale(w)
 	return nil
 }
 
@@ -818,10 +855,10 @@ func (r *Runner) writeSnapshots(at uint64) error {
 	// Sized for the snapshots: a batch that grows copies itself.
 	b := r.store.db.NewBatchWithSize(size)
 	defer b.Close()
-	var gens map[string]uint64
+	var written staleWrite
 	if len(due) > 0 {
 		var err error
-		if gens, err = r.writeStale(b, due); err != nil {
+		if written, err = r.writeStale(b, due); err != nil {
 			return err
 		}
 	}
@@ -858,6 +895,6 @@ func (r *Runner) writeSnapshots(at uint64) error {
 	if err := b.Commit(pebble.NoSync); err != nil {
 		return fmt.Errorf("pebble: commit snapshots at %d: %w", at, err)
 	}
-	r.clearStale(gens)
+	r.clearStale(written)
 	return nil
 }

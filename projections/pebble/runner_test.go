@@ -337,11 +337,28 @@ func TestStandingsAreWrittenOnceTheRunnerIsIdle(t *testing.T) {
 	if string(stored) != string(want) {
 		t.Errorf("stored standings differ from the fold:\n got %s\nwant %s", stored, want)
 	}
-	// A commit that changes the standings makes them stale again.
+	// What reads serve from memory is what the store holds.
+	if mem, ok, err := n.runner.Ranking("alpha", false); err != nil || !ok || string(mem) != string(stored) {
+		t.Errorf("Ranking = %v %v, differs from the stored standings", ok, err)
+	}
+	// A commit that changes the standings makes them stale again, and the
+	// next write replaces what reads serve.
 	last = f.commit("alpha", events.RegistrationRefused{Player: "p000", Reason: "mistake"})
 	n.waitFor(t, last)
 	if !n.runner.Stale("alpha") {
 		t.Log("standings already written when WaitFor returned (idle flush won the race)")
+	}
+	for deadline := time.Now().Add(5 * time.Second); n.runner.Stale("alpha"); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("standings still stale 5 s after the last commit")
+		}
+	}
+	n.runner.Read("alpha", func(st *projections.Tournament) { want, _ = json.Marshal(st.Standings()) })
+	if mem, _, _ := n.runner.Ranking("alpha", false); string(mem) != string(want) {
+		t.Errorf("after the refusal, Ranking serves\n%s\nwant\n%s", mem, want)
+	}
+	if stored, _, _ := n.store.Standings("alpha"); string(stored) != string(want) {
+		t.Error("after the refusal, the store holds other standings than the fold")
 	}
 }
 
