@@ -315,3 +315,47 @@ func TestShutdownFlushesAndRestartServesTheSameState(t *testing.T) {
 	}
 	_ = http.StatusOK
 }
+
+// TestEveryReadSeesTheCommandAnsweredBeforeIt: a command is answered once
+// JetStream stored it, before the projections apply it; the GETs that
+// follow each 201 (players, the summary, the standings) must still reflect
+// it, every time, while other clients keep the projections busy.
+func TestEveryReadSeesTheCommandAnsweredBeforeIt(t *testing.T) {
+	s := newStack(t)
+	const clients, each = 6, 60
+	tokens := make([]string, clients)
+	for c := range clients {
+		tokens[c] = s.create(fmt.Sprintf("ryw%d", c), "rtu")
+	}
+	var wg sync.WaitGroup
+	errs := make(chan string, clients)
+	for c := range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			tour := fmt.Sprintf("/v1/tournaments/ryw%d", c)
+			for i := range each {
+				r := s.do("POST", tour+"/commands", tokens[c], fmt.Sprintf(`{"type":"RegisterPlayer","player":"p%03d","name":"P %d"}`, i, i))
+				if r.status != 201 {
+					errs <- fmt.Sprintf("register: %d %s", r.status, r.body)
+					return
+				}
+				var sum, players, standings map[string]any
+				_ = json.Unmarshal([]byte(s.do("GET", tour, "", nil).body), &sum)
+				_ = json.Unmarshal([]byte(s.do("GET", tour+"/players", "", nil).body), &players)
+				_ = json.Unmarshal([]byte(s.do("GET", tour+"/standings", "", nil).body), &standings)
+				p, _ := players["players"].([]any)
+				rows, _ := standings["rows"].([]any)
+				if sum["players"] != float64(i+1) || len(p) != i+1 || len(rows) != i+1 {
+					errs <- fmt.Sprintf("%s: after the 201 of registration %d, the summary counts %v players, GET players lists %d, the standings %d rows", tour, i+1, sum["players"], len(p), len(rows))
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+}
