@@ -111,21 +111,8 @@ func (h *harness) run(t *testing.T, d *datadriven.TestData) string {
 		if h.st.Round(round) == nil {
 			return fmt.Sprintf("round %d is not drawn", round)
 		}
-		for _, tb := range h.st.Round(round).Tables {
-			if tb.Report != nil || tb.Annulled != nil {
-				continue
-			}
-			rep := sm.Report(rng, round, tb.Number, tb.Players)
-			out := h.apply(&rep, false)
-			if strings.Contains(out, "invalid rolls") {
-				rep.Rolls = sim.Rolls(rng, tb.Players)
-				out = h.apply(&rep, false)
-			}
-			if out != "ok" {
-				return out
-			}
-		}
-		return "ok"
+		_, out := h.play(sm, rng, round)
+		return out
 	case "tables":
 		round := 0
 		d.ScanArgs(t, "round", &round)
@@ -373,4 +360,25 @@ func describe(err error) string {
 	}
 	walk(err)
 	return strings.Join(lines, "\n")
+}
+
+// play reports every open table of round with the simulator (with die
+// rolls when the table ties), and returns "ok", or the first table refused
+// and why.
+func (h *harness) play(sm *sim.Simulator, rng *rand.Rand, round int) (int, string) {
+	for _, tb := range h.st.Round(round).Tables {
+		if tb.Report != nil || tb.Annulled != nil {
+			continue
+		}
+		rep := sm.Report(rng, round, tb.Number, tb.Players)
+		out := h.apply(&rep, false)
+		if strings.Contains(out, "invalid rolls") {
+			rep.Rolls = sim.Rolls(rng, tb.Players)
+			out = h.apply(&rep, false)
+		}
+		if out != "ok" {
+			return tb.Number, out
+		}
+	}
+	return 0, "ok"
 }

@@ -75,19 +75,8 @@ func playTournament(t *testing.T, g goldenTournament) []string {
 			}
 		}
 		rng := rand.New(rand.NewPCG(uint64(g.players), uint64(round)))
-		for _, tb := range h.st.Round(round).Tables {
-			if tb.Report != nil || tb.Annulled != nil {
-				continue
-			}
-			rep := sm.Report(rng, round, tb.Number, tb.Players)
-			out := h.apply(&rep, false)
-			if strings.Contains(out, "invalid rolls") {
-				rep.Rolls = sim.Rolls(rng, tb.Players)
-				out = h.apply(&rep, false)
-			}
-			if out != "ok" {
-				return append(lines, fmt.Sprintf("round %d table %d: %s", round, tb.Number, out))
-			}
+		if tb, out := h.play(sm, rng, round); out != "ok" {
+			return append(lines, fmt.Sprintf("round %d table %d: %s", round, tb, out))
 		}
 		for range 20 { // resolve ties awaiting a roll, as the arbiters would
 			groups, _ := h.st.TiesAwaitingRoll()

@@ -61,31 +61,7 @@ func game2V1(r *request) ([]Table, error) {
 	}
 	g := newRNG(r.Seed, r.Algorithm, r.Round)
 	place := r.previousPlaces()
-	groups := map[int][]int{}
-	var keys []int
-	for p, pl := range place {
-		if _, ok := groups[pl]; !ok {
-			keys = append(keys, pl)
-		}
-		groups[pl] = append(groups[pl], p)
-	}
-	// Places ascending, players without a place (0) last.
-	slices.SortFunc(keys, func(a, b int) int {
-		if (a == 0) != (b == 0) {
-			if a == 0 {
-				return 1
-			}
-			return -1
-		}
-		return a - b
-	})
-	var order []int
-	for _, k := range keys {
-		grp := groups[k]
-		shuffle(g, grp)
-		order = append(order, grp...)
-	}
-	seats := dealRows(sizes, order)
+	seats := dealByPlace(g, place, sizes)
 	s := newSearcher(g, seats, len(r.entrants))
 	s.useClub, s.useRegion, s.usePlace = true, true, true
 	s.club, s.region, s.place = r.clubIDs(), r.regionIDs(), place
@@ -290,4 +266,36 @@ func (r *request) tables(seats [][]int) []Table {
 		out[t] = Table{Table: t + 1, Players: players}
 	}
 	return out
+}
+
+// dealByPlace deals the players in rows across tables of the given sizes,
+// grouped by their place in the previous round (places ascending, players
+// without a place last), each group shuffled: the starting seating of
+// rur-2015 game 2, one 1st, 2nd, 3rd and 4th per table as far as the
+// groups allow.
+func dealByPlace(g *rng, place, sizes []int) [][]int {
+	groups := map[int][]int{}
+	var keys []int
+	for p, pl := range place {
+		if _, ok := groups[pl]; !ok {
+			keys = append(keys, pl)
+		}
+		groups[pl] = append(groups[pl], p)
+	}
+	slices.SortFunc(keys, func(a, b int) int {
+		if (a == 0) != (b == 0) {
+			if a == 0 {
+				return 1
+			}
+			return -1
+		}
+		return a - b
+	})
+	var order []int
+	for _, k := range keys {
+		grp := groups[k]
+		shuffle(g, grp)
+		order = append(order, grp...)
+	}
+	return dealRows(sizes, order)
 }

@@ -304,30 +304,7 @@ func refDraw(t testing.TB, req Request) []Table {
 	var place []int
 	if req.Algorithm == AlgRURGame2 {
 		place = r.previousPlaces()
-		groups := map[int][]int{}
-		var keys []int
-		for p, pl := range place {
-			if _, ok := groups[pl]; !ok {
-				keys = append(keys, pl)
-			}
-			groups[pl] = append(groups[pl], p)
-		}
-		slices.SortFunc(keys, func(a, b int) int {
-			if (a == 0) != (b == 0) {
-				if a == 0 {
-					return 1
-				}
-				return -1
-			}
-			return a - b
-		})
-		var order []int
-		for _, k := range keys {
-			grp := groups[k]
-			shuffle(g, grp)
-			order = append(order, grp...)
-		}
-		seats = dealRows(sizes, order)
+		seats = dealByPlace(g, place, sizes)
 	} else {
 		order := identity(len(r.entrants))
 		shuffle(g, order)
