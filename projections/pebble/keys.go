@@ -27,8 +27,8 @@ var (
 	keySnapshot = []byte("sys/snapshot")
 )
 
-func keySnap(t string) []byte         { return []byte("snap/" + t) }
-func prefixSnap(t string) []byte      { return []byte("snap/" + t + "/") }
+func keySnap(t string) []byte    { return []byte("snap/" + t) }
+func prefixSnap(t string) []byte { return []byte("snap/" + t + "/") }
 func keySnapChunk(t string, i int) []byte {
 	return []byte(fmt.Sprintf("snap/%s/%06d", t, i))
 }

@@ -102,12 +102,12 @@ type Runner struct {
 	// fmu serializes the writers of standings and classifications (the
 	// flusher, snapshots and the final flush): an older ranking is never
 	// written over a newer one.
-	fmu  sync.Mutex
+	fmu sync.Mutex
 	// rankings holds, under smu, the stored standings and classification
 	// (by key) as written: what most reads serve, without a Pebble read
 	// and copy of a value of hundreds of KB. Shared, never modified.
 	rankings map[string][]byte
-	kick chan struct{} // asks the flusher to write the stale views
+	kick     chan struct{} // asks the flusher to write the stale views
 }
 
 // Standings and classification are the costly read models: ranking every
