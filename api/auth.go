@@ -61,10 +61,15 @@ func (s *Server) authenticate(r *http.Request) (principal, error) {
 	}
 	p, found, err := s.opts.Store.Token(hash)
 	if err == nil && !found {
-		// An official appointed through another node sharing the cluster
-		// is known here once this node has applied the appointment: catch
-		// up with the log once before calling the token unknown.
-		if s.catchUpAll(r.Context()) == nil {
+		// An official appointed by a command this node answered is known
+		// once the projections have applied it (the answer comes first);
+		// one appointed through another node sharing the cluster, once this
+		// node has caught up with the log. Wait for both before calling the
+		// token unknown.
+		if s.awaitAcked(r.Context(), "") == nil {
+			p, found, err = s.opts.Store.Token(hash)
+		}
+		if err == nil && !found && s.catchUpAll(r.Context()) == nil {
 			p, found, err = s.opts.Store.Token(hash)
 		}
 	}

@@ -27,6 +27,10 @@ func TestBackupIsTheLogAtTheSnapshot(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer node.Close()
+	// Commands are refused (503) until the projections have started.
+	if err := node.Runner.WaitReady(context.Background()); err != nil {
+		t.Fatal(err)
+	}
 	srv := httptest.NewServer(node.API.Handler())
 	defer srv.Close()
 	do := func(method, path, token, body string) (int, []byte) {

@@ -332,3 +332,25 @@ func TestOrdinaryNamesAreAccepted(t *testing.T) {
 
 // maxNameChars is the longest name a command accepts.
 const maxNameChars = 200
+
+// TestAStoredOddityNeverStopsTheProjections: a field kept as the client
+// sent it (an inline objective set) holding a lone surrogate escape is
+// stored if accepted; the projections must read it back (as encoding/json
+// did when such lines were first written) and go on: the node stays ready
+// and takes the next command.
+func TestAStoredOddityNeverStopsTheProjections(t *testing.T) {
+	s := newStack(t)
+	arb := s.create("odd", "rtu")
+	r := s.do("POST", "/v1/tournaments/odd/commands", arb, `{"type":"AmendRuleset","params":{"objectives":{"id":"odd-\ud800","objectives":[]}},"reason":"x"}`)
+	if r.status >= 500 {
+		t.Fatalf("amendment: %d %s", r.status, r.body)
+	}
+	s.must(201, "POST", "/v1/tournaments/odd/commands", arb, `{"type":"RegisterPlayer","player":"p1","name":"Uno"}`)
+	if n := len(s.must(200, "GET", "/v1/tournaments/odd/players", "", nil).json(t)["players"].([]any)); n != 1 {
+		t.Errorf("%d players after the registration, want 1", n)
+	}
+	if ready := s.must(200, "GET", "/readyz", "", nil).json(t)["ready"]; ready != true {
+		t.Errorf("node not ready after the amendment (answered %d)", r.status)
+	}
+	t.Logf("the amendment was answered %d", r.status)
+}

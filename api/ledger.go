@@ -175,12 +175,15 @@ func (s *Server) awaitAcked(ctx context.Context, t string) error {
 	return nil
 }
 
-// readYourWrites holds every read of the API (the web UI's included, which
-// come through the router) until awaitAcked: of the tournament the path
-// names, or of all. Probes and metrics do not wait.
+// readYourWrites holds every read of the API that comes from the
+// projections (the web UI's included, which come through the router) until
+// awaitAcked: of the tournament the path names, or of all. Probes, metrics,
+// keys, rulesets and the OpenAPI document do not wait.
 func (s *Server) readYourWrites(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if (r.Method == http.MethodGet || r.Method == http.MethodHead) && strings.HasPrefix(r.URL.Path, "/v1/") {
+		p := r.URL.Path
+		if (r.Method == http.MethodGet || r.Method == http.MethodHead) &&
+			(strings.HasPrefix(p, "/v1/tournaments") || p == "/v1/me" || strings.HasPrefix(p, "/v1/admin/")) {
 			if err := s.awaitAcked(r.Context(), mux.Vars(r)["t"]); err != nil {
 				s.writeError(w, r, err)
 				return

@@ -1,13 +1,14 @@
 package events
 
 import (
-	jsonv2 "github.com/go-json-experiment/json"
-
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"time"
+
+	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/referto/referto/events/checkpoint"
 )
@@ -194,6 +195,12 @@ func DecodeEnvelope(line []byte) (Envelope, error) {
 	return env, nil
 }
 
+// decodeStrict decodes one JSON value into v: unknown, duplicate and
+// case-variant names, trailing data and wrong types are refused. Invalid
+// UTF-8 and lone surrogate escapes ("\ud800") are read as U+FFFD, as
+// encoding/json read them when these logs were written: a field stored as
+// the client sent it (an inline objective set) may hold them, and a line
+// the ledger stored must never stop the projections.
 func decodeStrict(data []byte, v any) error {
-	return jsonv2.Unmarshal(data, v, jsonv2.RejectUnknownMembers(true))
+	return jsonv2.Unmarshal(data, v, jsonv2.RejectUnknownMembers(true), jsontext.AllowInvalidUTF8(true))
 }

@@ -131,7 +131,6 @@ func TestDecodeIsStrict(t *testing.T) {
 		"duplicate member": `{"player":"p1","name":"M","name":"N"}`,
 		// Names match exactly, as the encoder writes them.
 		"case-variant name": `{"Player":"p1","name":"M"}`,
-		"invalid UTF-8":     "{\"player\":\"p1\",\"name\":\"M\xff\"}",
 	} {
 		env := events.Envelope{ID: "t1/1", Tournament: "t1", Seq: 1, Type: events.TypePlayerRegistered, V: 1, Data: json.RawMessage(data)}
 		if _, err := events.Decode(env); !errors.Is(err, events.ErrCorrupt) {
@@ -311,6 +310,31 @@ func TestDrawInputsEqual(t *testing.T) {
 		change(&b)
 		if a.Equal(b) || b.Equal(a) {
 			t.Errorf("%s changed: still equal", name)
+		}
+	}
+}
+
+// TestDecodeReadsWhatEncodingJSONRead: a lone surrogate escape or invalid
+// UTF-8 in a stored line (a field kept as the client sent it may hold one)
+// decodes as encoding/json decoded it when the line was written, to U+FFFD:
+// a line the ledger stored never stops the projections.
+func TestDecodeReadsWhatEncodingJSONRead(t *testing.T) {
+	for name, data := range map[string]string{
+		"lone surrogate escape": `{"player":"p1","name":"M\ud800"}`,
+		"invalid UTF-8":         "{\"player\":\"p1\",\"name\":\"M\xff\"}",
+	} {
+		env := events.Envelope{ID: "t1/1", Tournament: "t1", Seq: 1, Type: events.TypePlayerRegistered, V: 1, Data: json.RawMessage(data)}
+		ev, err := events.Decode(env)
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		var v1 events.PlayerRegistered
+		if err := json.Unmarshal([]byte(data), &v1); err != nil {
+			t.Fatal(err)
+		}
+		if got := ev.(events.PlayerRegistered); got != v1 || got.Name != "M\uFFFD" {
+			t.Errorf("%s: decoded %+v, encoding/json read %+v", name, got, v1)
 		}
 	}
 }

@@ -17,6 +17,7 @@ var snapshotOptions = jsonv2.JoinOptions(
 	jsonv2.FormatNilSliceAsNull(true),
 	jsonv2.FormatNilMapAsNull(true),
 	jsontext.AllowDuplicateNames(true),
+	jsontext.AllowInvalidUTF8(true), // as the events were read: a snapshot never fails on a string
 	jsonv2.Deterministic(false),
 )
 

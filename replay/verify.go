@@ -176,14 +176,27 @@ func Verify(sc *Scanner, o VerifyOptions) *Report {
 	// any finding of a later line).
 	var pending []*drawCheck
 	slots := make(chan struct{}, runtime.GOMAXPROCS(0))
-	settleDraws := func(through int) {
+	// settleDraws adds the findings of the draws up to line through,
+	// waiting for their searches; with wait false, only of those at the
+	// head whose search is done (a clean log's draws, and the inputs they
+	// hold, are let go as the scan goes on).
+	settleDraws := func(through int, wait bool) {
 		for len(pending) > 0 && pending[0].line <= through {
 			dc := pending[0]
-			pending = pending[1:]
 			msg := dc.msg
 			if dc.rerun != nil {
-				msg = <-dc.rerun
+				if wait {
+					msg = <-dc.rerun
+				} else {
+					select {
+					case msg = <-dc.rerun:
+					default:
+						return
+					}
+				}
 			}
+			pending[0] = nil
+			pending = pending[1:]
 			if msg == "" {
 				continue
 			}
@@ -204,8 +217,9 @@ func Verify(sc *Scanner, o VerifyOptions) *Report {
 			settle = append(settle, len(r.Checks)-1)
 		}
 	}
-	defer settleDraws(math.MaxInt) // no search outlives Verify
+	defer settleDraws(math.MaxInt, true) // no search outlives Verify
 	for sc.Scan() {
+		settleDraws(math.MaxInt, false)
 		line, env := sc.Line(), sc.Envelope()
 		if st == nil {
 			st = projections.New(env.Tournament)
@@ -226,7 +240,7 @@ func Verify(sc *Scanner, o VerifyOptions) *Report {
 		}
 		ev, err := sc.Event()
 		if err != nil {
-			settleDraws(line)
+			settleDraws(line, true)
 			r.add(false, line, "event %s does not decode: %v", env.ID, err)
 			foldOK = false
 			continue
@@ -240,7 +254,7 @@ func Verify(sc *Scanner, o VerifyOptions) *Report {
 			if msg := classificationDiffers(st, pub); msg != "" {
 				// The publication, or any line before it, is at fault;
 				// settled below once the roots are known.
-				settleDraws(line)
+				settleDraws(line, true)
 				r.addRange(1, line, "the classification published at line %d is not the one events 1..%d derive: %s", line, env.Seq-1, msg)
 				settle = append(settle, len(r.Checks)-1)
 			}
@@ -264,14 +278,14 @@ func Verify(sc *Scanner, o VerifyOptions) *Report {
 			lastDraw = line
 		}
 		if err := st.Apply(env, ev, nil); err != nil {
-			settleDraws(line)
+			settleDraws(line, true)
 			r.addRange(1, line, "event %s cannot follow the events before it: %v", env.ID, err)
 			settle = append(settle, len(r.Checks)-1)
 			foldOK = false
 			continue
 		}
 	}
-	settleDraws(math.MaxInt)
+	settleDraws(math.MaxInt, true)
 	if err := sc.Err(); err != nil {
 		// A line that is no event of this log, out of place: nothing
 		// after it can be checked against it.

@@ -516,6 +516,15 @@ func (r *Runner) applyMsg(b *pebble.Batch, m decoded, ch touched) error {
 		chg = &projections.Changes{}
 		ch[m.Tournament] = chg
 	}
+	// A tournament being ranked by the flusher is stale again from this
+	// fold on: the ranking may not have it, so it must not clear the flag
+	// (writeViews gives the generation too, but only after the fold).
+	r.smu.Lock()
+	if _, ok := r.stale[m.Tournament]; ok {
+		r.staleGen++
+		r.stale[m.Tournament] = r.staleGen
+	}
+	r.smu.Unlock()
 	e.mu.Lock()
 	created := e.t.Seq == 0
 	var nodeErr error
