@@ -222,7 +222,27 @@ func runLoad(n, k int, op func(client, i int) error) (load, error) {
 		}()
 	}
 	wg.Wait()
-	el := time.Since(start)
+	return finish(lat, time.Since(start), &failed)
+}
+
+// send does one request of a load, reads the answer through and wants
+// status want.
+func send(hc *http.Client, req *http.Request, want int) error {
+	res, err := hc.Do(req)
+	if err != nil {
+		return err
+	}
+	_, _ = io.Copy(io.Discard, res.Body)
+	res.Body.Close()
+	if res.StatusCode != want {
+		return fmt.Errorf("%s %s: status %d, want %d", req.Method, req.URL.Path, res.StatusCode, want)
+	}
+	return nil
+}
+
+// finish is a load's figures, or the error one of its operations failed
+// with.
+func finish(lat []time.Duration, el time.Duration, failed *atomic.Value) (load, error) {
 	if err, _ := failed.Load().(error); err != nil {
 		return load{}, err
 	}
@@ -268,16 +288,7 @@ func (b *bencher) ingest(n, k int) error {
 	post := func(c, i int) error {
 		req, _ := http.NewRequest("POST", fmt.Sprintf("%s/v1/tournaments/bench-%d/commands", url, c), strings.NewReader(body(c, i)))
 		req.Header.Set("Authorization", "Bearer "+tokens[c])
-		res, err := hc.Do(req)
-		if err != nil {
-			return err
-		}
-		_, _ = io.Copy(io.Discard, res.Body)
-		res.Body.Close()
-		if res.StatusCode != 201 {
-			return fmt.Errorf("status %d", res.StatusCode)
-		}
-		return nil
+		return send(hc, req, http.StatusCreated)
 	}
 	// The raw message: the stored commit of one such RegisterPlayer.
 	envs, err := events.Seal("bench-0", 1000, time.Now(), events.Actor{ID: "o1", Role: "arbiter"}, "0123456789abcdef0123456789abcdef",
@@ -567,16 +578,8 @@ func (b *bencher) reads(data string, rate int, d time.Duration) error {
 	_ = json.Unmarshal(body, &sz)
 	fmt.Fprintf(b.out, "reads: standings of %d players (%d KB), %d req/s for %v\n", len(sz.Rows), len(body)>>10, rate, d)
 	get := func() error {
-		res, err := hc.Get(url + "/v1/tournaments/bench/standings")
-		if err != nil {
-			return err
-		}
-		_, _ = io.Copy(io.Discard, res.Body)
-		res.Body.Close()
-		if res.StatusCode != 200 {
-			return fmt.Errorf("status %d", res.StatusCode)
-		}
-		return nil
+		req, _ := http.NewRequest("GET", url+"/v1/tournaments/bench/standings", nil)
+		return send(hc, req, http.StatusOK)
 	}
 	rawGet := func() error {
 		_, ok, err := node.Store.Standings("bench")
@@ -643,11 +646,7 @@ func openLoop(rate int, d time.Duration, op func() error) (load, error) {
 		}()
 	}
 	wg.Wait()
-	el := time.Since(start)
-	if err, _ := failed.Load().(error); err != nil {
-		return load{}, err
-	}
-	return summarize(lat, el), nil
+	return finish(lat, time.Since(start), &failed)
 }
 
 // quietPebble keeps the raw pipeline's Pebble from printing its progress.
