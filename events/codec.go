@@ -11,12 +11,14 @@ type Event interface {
 	EventVersion() int
 }
 
-// decoder turns an envelope's data into its event.
-type decoder func(data []byte) (Event, error)
+// decoder makes the event of its type: into decodes the event's data into
+// the pointer it is given (from the stored bytes, or from the decoder
+// reading a whole line).
+type decoder func(into func(any) error) (Event, error)
 
-func decodeAs[T Event](data []byte) (Event, error) {
+func decodeAs[T Event](into func(any) error) (Event, error) {
 	var ev T
-	if err := decodeStrict(data, &ev); err != nil {
+	if err := into(&ev); err != nil {
 		return nil, err
 	}
 	return ev, nil
@@ -88,7 +90,7 @@ func Decode(env Envelope) (Event, error) {
 	if dec == nil {
 		return nil, fmt.Errorf("%w: %s v%d (event %s)", ErrUnknownEvent, env.Type, env.V, env.ID)
 	}
-	ev, err := dec(env.Data)
+	ev, err := dec(func(v any) error { return decodeStrict(env.Data, v) })
 	if err != nil {
 		return nil, fmt.Errorf("%w: event %s (%s v%d): %v", ErrCorrupt, env.ID, env.Type, env.V, err)
 	}

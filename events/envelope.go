@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -142,35 +143,58 @@ type Commit struct {
 // line a strict envelope, one tournament, one command, contiguous seqs.
 // Lines alias body.
 func DecodeCommit(body []byte) (Commit, error) {
+	c, _, err := decodeCommit(body, false)
+	return c, err
+}
+
+// DecodeCommitEvents is DecodeCommit that also decodes each envelope's
+// event (Decode), reading each line once (DecodeLine).
+func DecodeCommitEvents(body []byte) (Commit, []Event, error) {
+	return decodeCommit(body, true)
+}
+
+func decodeCommit(body []byte, withEvents bool) (Commit, []Event, error) {
 	var c Commit
+	var evs []Event
 	rest := body
 	for len(rest) > 0 {
 		i := bytes.IndexByte(rest, '\n')
 		if i < 0 {
-			return Commit{}, fmt.Errorf("%w: line %d is not newline-terminated", ErrCorrupt, len(c.Lines)+1)
+			return Commit{}, nil, fmt.Errorf("%w: line %d is not newline-terminated", ErrCorrupt, len(c.Lines)+1)
 		}
 		line := rest[:i:i]
 		rest = rest[i+1:]
-		env, err := DecodeEnvelope(line)
+		var env Envelope
+		var err error
+		if withEvents {
+			var ev Event
+			env, ev, err = DecodeLine(line)
+			if err != nil && env.Seq != 0 {
+				return Commit{}, nil, err // as Decode reports it
+			}
+			evs = append(evs, ev)
+		} else {
+			env, err = DecodeEnvelope(line)
+		}
 		if err != nil {
-			return Commit{}, fmt.Errorf("line %d: %w", len(c.Lines)+1, err)
+			return Commit{}, nil, fmt.Errorf("line %d: %w", len(c.Lines)+1, err)
 		}
 		if n := len(c.Envelopes); n > 0 {
 			prev := c.Envelopes[n-1]
 			if env.Tournament != prev.Tournament || env.CommandID != prev.CommandID || env.Seq != prev.Seq+1 {
-				return Commit{}, fmt.Errorf("%w: event %s does not follow %s in one command", ErrCorrupt, env.ID, prev.ID)
+				return Commit{}, nil, fmt.Errorf("%w: event %s does not follow %s in one command", ErrCorrupt, env.ID, prev.ID)
 			}
 			if (env.Prev != "" || prev.Prev != "") && env.Prev != Link(c.Lines[n-1]) {
-				return Commit{}, fmt.Errorf("%w: event %s is not linked to %s", ErrCorrupt, env.ID, prev.ID)
+				return Commit{}, nil, fmt.Errorf("%w: event %s is not linked to %s", ErrCorrupt, env.ID, prev.ID)
 			}
 		}
 		c.Envelopes = append(c.Envelopes, env)
 		c.Lines = append(c.Lines, line)
 	}
 	if len(c.Envelopes) == 0 {
-		return Commit{}, fmt.Errorf("%w: empty commit", ErrCorrupt)
+		return Commit{}, nil, fmt.Errorf("%w: empty commit", ErrCorrupt)
 	}
-	return c, nil
+	return c, evs, nil
 }
 
 // DecodeEnvelope parses one stored event line strictly: unknown fields,
@@ -180,19 +204,107 @@ func DecodeEnvelope(line []byte) (Envelope, error) {
 	if err := decodeStrict(line, &env); err != nil {
 		return Envelope{}, fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}
-	switch {
-	case !ValidID(env.Tournament):
-		return Envelope{}, fmt.Errorf("%w: bad tournament id %q", ErrCorrupt, env.Tournament)
-	case env.Seq == 0:
-		return Envelope{}, fmt.Errorf("%w: event without seq", ErrCorrupt)
-	case env.ID != EventID(env.Tournament, env.Seq):
-		return Envelope{}, fmt.Errorf("%w: event id %q does not match %s", ErrCorrupt, env.ID, EventID(env.Tournament, env.Seq))
-	case env.Type == "" || env.V < 1:
-		return Envelope{}, fmt.Errorf("%w: event %s without type or version", ErrCorrupt, env.ID)
-	case len(env.Data) == 0:
-		return Envelope{}, fmt.Errorf("%w: event %s without data", ErrCorrupt, env.ID)
+	if err := checkEnvelope(env); err != nil {
+		return Envelope{}, err
 	}
 	return env, nil
+}
+
+// checkEnvelope refuses an envelope that decoded but cannot be an event.
+func checkEnvelope(env Envelope) error {
+	switch {
+	case !ValidID(env.Tournament):
+		return fmt.Errorf("%w: bad tournament id %q", ErrCorrupt, env.Tournament)
+	case env.Seq == 0:
+		return fmt.Errorf("%w: event without seq", ErrCorrupt)
+	case env.ID != EventID(env.Tournament, env.Seq):
+		return fmt.Errorf("%w: event id %q does not match %s", ErrCorrupt, env.ID, EventID(env.Tournament, env.Seq))
+	case env.Type == "" || env.V < 1:
+		return fmt.Errorf("%w: event %s without type or version", ErrCorrupt, env.ID)
+	case len(env.Data) == 0:
+		return fmt.Errorf("%w: event %s without data", ErrCorrupt, env.ID)
+	}
+	return nil
+}
+
+// DecodeLine decodes one stored line into its envelope (DecodeEnvelope)
+// and event (Decode), reading the bytes once: the event is decoded as its
+// data is read, not kept as raw bytes and parsed again. The envelope's
+// Data is the data's bytes within line, not a copy.
+//
+// It accepts and refuses exactly what DecodeEnvelope then Decode do, with
+// the same errors: a line the single pass cannot decode (one whose data
+// comes before its type, an unknown type, any error) is decoded again the
+// two-step way, which says why. When the envelope decodes and the event
+// does not, the envelope is returned with the error; otherwise a failed
+// line returns the zero Envelope.
+func DecodeLine(line []byte) (Envelope, Event, error) {
+	var d lineDecoding
+	d.Data.env = &d
+	if err := decodeStrict(line, &d); err == nil && d.Data.ev != nil {
+		env := Envelope{ID: d.ID, Tournament: d.Tournament, Seq: d.Seq, Type: d.Type, V: d.V, At: d.At,
+			Actor: d.Actor, CommandID: d.CommandID, Prev: d.Prev, Data: d.Data.raw(line)}
+		if checkEnvelope(env) == nil {
+			return env, d.Data.ev, nil
+		}
+	}
+	env, err := DecodeEnvelope(line)
+	if err != nil {
+		return Envelope{}, nil, err
+	}
+	ev, err := Decode(env)
+	return env, ev, err
+}
+
+// lineDecoding is an Envelope whose data is decoded into its event as it
+// is read. Its fields and names must stay those of Envelope.
+type lineDecoding struct {
+	ID         string    `json:"id"`
+	Tournament string    `json:"tournament"`
+	Seq        uint64    `json:"seq"`
+	Type       string    `json:"type"`
+	V          int       `json:"v"`
+	At         time.Time `json:"at"`
+	Actor      Actor     `json:"actor"`
+	CommandID  string    `json:"command_id"`
+	Prev       string    `json:"prev,omitempty"`
+	Data       lineData  `json:"data"`
+}
+
+// lineData decodes an envelope's data into the event its type and version
+// (already read) name, and where in the line the data lies.
+type lineData struct {
+	env        *lineDecoding
+	ev         Event
+	start, end int64
+}
+
+// errDecodeLater stops a single-pass decoding that cannot go on; the line
+// is then decoded in two steps.
+var errDecodeLater = errors.New("events: decode in two steps")
+
+// UnmarshalJSONFrom implements json/v2's UnmarshalerFrom.
+func (d *lineData) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	into := lookup(d.env.Type, d.env.V)
+	if into == nil {
+		return errDecodeLater
+	}
+	d.start = dec.InputOffset()
+	ev, err := into(func(v any) error { return jsonv2.UnmarshalDecode(dec, v, jsonv2.RejectUnknownMembers(true)) })
+	if err != nil {
+		return err
+	}
+	d.ev, d.end = ev, dec.InputOffset()
+	return nil
+}
+
+// raw returns the data's bytes within line: from just after the name
+// "data" (the colon, any space) to the end of the value.
+func (d *lineData) raw(line []byte) json.RawMessage {
+	if d.start < 0 || d.end > int64(len(line)) || d.start > d.end {
+		return nil
+	}
+	return bytes.TrimLeft(line[d.start:d.end], " \t\r\n:")
 }
 
 // decodeStrict decodes one JSON value into v: unknown, duplicate and

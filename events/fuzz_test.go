@@ -77,7 +77,10 @@ func FuzzDecodeEnvelope(f *testing.F) {
 	f.Add([]byte(`{}`))
 	f.Add([]byte(`[]`))
 	f.Add([]byte(``))
+	f.Add([]byte(`{"data":{"player":"p1","name":"Mario"},"id":"t1/1","tournament":"t1","seq":1,"type":"PlayerRegistered","v":1,"at":"2026-03-07T14:15:00Z","actor":{"id":"o1","role":"arbiter"},"command_id":"k"}`))
+	f.Add([]byte(`{"id":"t1/1","tournament":"t1","seq":1,"type":"PlayerRegistered","v":1,"at":"2026-03-07T14:15:00Z","actor":{"id":"o1","role":"arbiter"},"command_id":"k","data" : {"player":"p1","name":"Mario","nome":"x"}}`))
 	f.Fuzz(func(t *testing.T, line []byte) {
+		checkDecodeLine(t, line)
 		env, err := events.DecodeEnvelope(line)
 		if err != nil {
 			checkCorrupt(t, err, false)
@@ -111,6 +114,44 @@ func FuzzDecodeEnvelope(f *testing.F) {
 			t.Fatalf("re-encoding changed the event:\n%s\n%s", a, b)
 		}
 	})
+}
+
+// checkDecodeLine asserts that the single-pass DecodeLine returns what
+// DecodeEnvelope then Decode return, errors included.
+func checkDecodeLine(t *testing.T, line []byte) {
+	t.Helper()
+	env, ev, err := events.DecodeLine(line)
+	want, werr := events.DecodeEnvelope(line)
+	var wev events.Event
+	if werr == nil {
+		wev, werr = events.Decode(want)
+	}
+	if (err == nil) != (werr == nil) || err != nil && err.Error() != werr.Error() {
+		t.Fatalf("DecodeLine: %v; two steps: %v", err, werr)
+	}
+	if want.Seq == 0 {
+		if env.Seq != 0 {
+			t.Fatalf("DecodeLine returned an envelope the two steps refuse: %+v", env)
+		}
+	} else if !sameEnvelope(env, want) || !bytes.Equal(compact(t, env.Data), compact(t, want.Data)) {
+		t.Fatalf("DecodeLine: %+v; two steps: %+v", env, want)
+	}
+	if !reflect.DeepEqual(ev, wev) {
+		t.Fatalf("DecodeLine: %#v; two steps: %#v", ev, wev)
+	}
+}
+
+// compact is data without its insignificant spaces (nil stays nil).
+func compact(t *testing.T, data []byte) []byte {
+	t.Helper()
+	if data == nil {
+		return nil
+	}
+	var b bytes.Buffer
+	if err := json.Compact(&b, data); err != nil {
+		return data
+	}
+	return b.Bytes()
 }
 
 // checkEvent asserts that a decoded event is of the envelope's type and
@@ -192,6 +233,22 @@ func FuzzDecodeCommit(f *testing.F) {
 	f.Add([]byte{})
 	f.Fuzz(func(t *testing.T, body []byte) {
 		c, err := events.DecodeCommit(body)
+		ce, evs, everr := events.DecodeCommitEvents(body)
+		if err == nil && everr == nil {
+			if len(ce.Envelopes) != len(c.Envelopes) || len(evs) != len(c.Envelopes) {
+				t.Fatalf("DecodeCommitEvents: %d envelopes and %d events, DecodeCommit: %d", len(ce.Envelopes), len(evs), len(c.Envelopes))
+			}
+			for i := range c.Envelopes {
+				ev, err := events.Decode(c.Envelopes[i])
+				if err != nil || !sameEnvelope(ce.Envelopes[i], c.Envelopes[i]) || !reflect.DeepEqual(ev, evs[i]) {
+					t.Fatalf("event %d: DecodeCommitEvents %+v %#v; DecodeCommit then Decode %+v %#v (%v)", i+1, ce.Envelopes[i], evs[i], c.Envelopes[i], ev, err)
+				}
+			}
+		} else if everr == nil {
+			t.Fatalf("DecodeCommitEvents accepted a commit DecodeCommit refuses: %v", err)
+		} else {
+			checkCorrupt(t, everr, true)
+		}
 		if err != nil {
 			checkCorrupt(t, err, false)
 			return
@@ -240,4 +297,40 @@ func FuzzDecodeCommit(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestDecodeLineReadsOnce: a line as the server stores it takes the single
+// pass, whose data is the line's own bytes, not a copy; a line whose data
+// comes before its type takes the two steps and decodes the same.
+func TestDecodeLineReadsOnce(t *testing.T) {
+	f := &testing.F{}
+	body := fuzzCommit(f)
+	for i, line := range bytes.Split(bytes.TrimSuffix(body, []byte("\n")), []byte("\n")) {
+		env, ev, err := events.DecodeLine(line)
+		if err != nil || ev == nil {
+			t.Fatalf("line %d: %v", i+1, err)
+		}
+		off := bytes.Index(line, env.Data)
+		if off < 0 || &line[off] != &env.Data[0] {
+			t.Errorf("line %d (%s): the data was copied, so the line was decoded in two steps", i+1, env.Type)
+		}
+		checkDecodeLine(t, line)
+		// The same line with its data first.
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(line, &m); err != nil {
+			t.Fatal(err)
+		}
+		moved := []byte(`{"data":` + string(m["data"]))
+		for _, k := range []string{"id", "tournament", "seq", "type", "v", "at", "actor", "command_id", "prev"} {
+			if v, ok := m[k]; ok {
+				moved = append(moved, `,"`+k+`":`+string(v)...)
+			}
+		}
+		moved = append(moved, '}')
+		env2, ev2, err := events.DecodeLine(moved)
+		if err != nil || !reflect.DeepEqual(ev2, ev) || !sameEnvelope(env2, env) {
+			t.Fatalf("line %d with its data first: %v\n%#v\n%#v", i+1, err, ev2, ev)
+		}
+		checkDecodeLine(t, moved)
+	}
 }

@@ -150,15 +150,15 @@ func decode(x *scanned) {
 	if x.err != nil {
 		return
 	}
-	env, err := events.DecodeEnvelope(x.raw)
+	env, ev, err := events.DecodeLine(x.raw)
 	switch {
-	case err != nil:
+	case env.Seq == 0: // the envelope did not decode
 		x.err = &LineError{x.line, err}
 	case env.Seq != uint64(x.line):
 		x.err = &LineError{x.line, fmt.Errorf("%w: seq %d where %d was due (an event removed, added or moved)", ErrLog, env.Seq, x.line)}
 	default:
 		x.env = env
-		x.ev, x.decErr = events.Decode(env)
+		x.ev, x.decErr = ev, err
 	}
 }
 

@@ -38,6 +38,11 @@ type RunnerOptions struct {
 	SnapshotEvery uint64
 	// MaxBatch caps the commits applied in one Pebble batch. The default is 1024.
 	MaxBatch int
+	// ViewsBatchBytes is the size past which the views written when the
+	// runner has caught up (hundreds of MB after the rebuild of a large
+	// tournament) are committed and a new batch begun: no batch doubles
+	// and copies itself up to that size. The default is 4 MiB.
+	ViewsBatchBytes int
 	// Logger receives progress and errors; nil discards.
 	Logger *slog.Logger
 	// Observe, when set, is called for every commit once it is committed
@@ -58,6 +63,9 @@ func (o *RunnerOptions) EnsureDefaults() {
 	}
 	if o.MaxBatch == 0 {
 		o.MaxBatch = 1024
+	}
+	if o.ViewsBatchBytes == 0 {
+		o.ViewsBatchBytes = 4 << 20
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
@@ -404,16 +412,41 @@ type decoded struct {
 
 func decode(m jetstream.Msg) decoded {
 	d := decoded{Msg: m}
-	if d.commit, d.err = events.DecodeCommit(m.Data); d.err != nil {
-		return d
-	}
-	d.evs = make([]events.Event, len(d.commit.Envelopes))
-	for i, env := range d.commit.Envelopes {
-		if d.evs[i], d.err = events.Decode(env); d.err != nil {
-			return d
-		}
-	}
+	d.commit, d.evs, d.err = events.DecodeCommitEvents(m.Data)
 	return d
+}
+
+// viewBatch is the batch views are written into. With parts > 0, it is
+// committed and replaced whenever it holds that many bytes.
+type viewBatch struct {
+	db     *pebble.DB
+	b      *pebble.Batch
+	parts  int
+	reused bool // b is the reusable batch of the parts after the first
+}
+
+func (v *viewBatch) set(key, value []byte) error {
+	if err := v.b.Set(key, value, nil); err != nil {
+		return err
+	}
+	if v.parts == 0 || v.b.Len() < v.parts {
+		return nil
+	}
+	if err := v.b.Commit(pebble.NoSync); err != nil {
+		return fmt.Errorf("pebble: commit views: %w", err)
+	}
+	if v.reused {
+		v.b.Reset()
+		return nil
+	}
+	// The parts that follow reuse one buffer: memory freshly taken for
+	// each would be faulted in page by page. A part stays well under
+	// Pebble's large-batch threshold (half the memtable), so it is copied
+	// into the memtable and its buffer is free again after the commit.
+	v.b.Close()
+	v.b = v.db.NewBatch(pebble.WithInitialSizeBytes(v.parts+1<<20), pebble.WithMaxRetainedSizeBytes(2*v.parts+1<<20))
+	v.reused = true
+	return nil
 }
 
 // commitStats is what Observe is told of one commit.
@@ -426,12 +459,19 @@ type commitStats struct {
 type touched map[string]*projections.Changes
 
 func (r *Runner) applyBatch(msgs []decoded) error {
-	b := r.store.db.NewBatch()
-	defer b.Close()
+	// The views written once a rebuild has caught up can be hundreds of
+	// MB: they are committed in parts (nobody reads the store before the
+	// runner is ready), so that no batch doubles and copies itself up to
+	// that size. Once caught up, a batch is committed whole.
+	vb := &viewBatch{db: r.store.db, b: r.store.db.NewBatch()}
+	if !r.caughtUp {
+		vb.parts = r.opts.ViewsBatchBytes
+	}
+	defer func() { vb.b.Close() }()
 	ch := touched{}
 	r.observed = r.observed[:0]
 	for _, m := range msgs {
-		if err := r.applyMsg(b, m, ch); err != nil {
+		if err := r.applyMsg(vb.b, m, ch); err != nil {
 			return fmt.Errorf("stream sequence %d: %w", m.StreamSeq, err)
 		}
 	}
@@ -453,10 +493,11 @@ func (r *Runner) applyBatch(msgs []decoded) error {
 		}
 	}
 	for _, id := range slices.Sorted(maps.Keys(ch)) {
-		if err := r.writeViews(b, id, ch[id]); err != nil {
+		if err := r.writeViews(vb, id, ch[id]); err != nil {
 			return err
 		}
 	}
+	b := vb.b
 	if last > r.stored {
 		if err := b.Set(keyApplied, u64(last), nil); err != nil {
 			return err
@@ -597,7 +638,7 @@ func (r *Runner) applyMsg(b *pebble.Batch, m decoded, ch touched) error {
 }
 
 // writeViews rewrites the read models a batch touched for one tournament.
-func (r *Runner) writeViews(b *pebble.Batch, id string, chg *projections.Changes) error {
+func (r *Runner) writeViews(b *viewBatch, id string, chg *projections.Changes) error {
 	r.mu.RLock()
 	e := r.states[id]
 	r.mu.RUnlock()
@@ -609,7 +650,7 @@ func (r *Runner) writeViews(b *pebble.Batch, id string, chg *projections.Changes
 		if err != nil {
 			return fmt.Errorf("pebble: encode %s: %w", key, err)
 		}
-		return b.Set(key, data, nil)
+		return b.set(key, data)
 	}
 	if chg.Summary {
 		if err := put(keySummary(id), t.SummaryView()); err != nil {
