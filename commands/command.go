@@ -31,6 +31,8 @@ type Input struct {
 	// re-deciding a recorded draw passes one that keeps the request and
 	// answers with the recorded result (RecordedDraw), so that the search
 	// itself can be re-run elsewhere, beside the fold (replay.Verify).
+	// The request's Entrants and Past are made for the call and shared
+	// with nothing; its other slices may be the state's.
 	Draw func(draw.Request) (draw.Result, error)
 }
 

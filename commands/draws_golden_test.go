@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/referto/referto/commands"
+	"github.com/referto/referto/commands/draw"
 	"github.com/referto/referto/commands/sim"
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/projections"
@@ -142,4 +143,76 @@ func TestDecideDrawsGolden(t *testing.T) {
 			t.Errorf("draw %d: %s, recorded %s", i, all[i], decideGolden[i])
 		}
 	}
+}
+
+// TestDrawRequestOwnsItsEntrantsAndPast: the request a draw gets (Input.Draw)
+// shares its entrants and past games with nothing, so that replay.Verify
+// may run the search on them while the fold changes the state.
+func TestDrawRequestOwnsItsEntrantsAndPast(t *testing.T) {
+	h := &harness{t: t, st: projections.New("t")}
+	c, err := commands.ParseAs("CreateTournament", []byte(`{"id":"t","name":"T","ruleset":"rtu","params":{"qualifying_rounds":4}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out := h.apply(c, false); out != "ok" {
+		t.Fatal(out)
+	}
+	for i := 1; i <= 24; i++ {
+		if out := h.do(fmt.Sprintf(`{"type":"RegisterPlayer","player":"p%02d","name":"Player %d","club":"c%d"}`, i, i, i%5)); out != "" {
+			t.Fatal(out)
+		}
+	}
+	if out := h.do(`{"type":"CloseRegistration"}`); out != "" {
+		t.Fatal(out)
+	}
+	sm, err := sim.New(sim.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for round := 1; round <= 2; round++ {
+		if out := h.do(fmt.Sprintf(`{"type":"DrawTables","round":%d,"seed":"s%d"}`, round, round)); out != "" {
+			t.Fatal(out)
+		}
+		if tb, out := h.play(sm, rand.New(rand.NewPCG(1, uint64(round))), round); out != "ok" {
+			t.Fatalf("round %d table %d: %s", round, tb, out)
+		}
+	}
+	decide := func(in *commands.Input) string {
+		evs, err := commands.Decide(h.st, &commands.DrawTables{Round: 3, Seed: "s3"}, *in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return mustJSON(t, evs)
+	}
+	var req draw.Request
+	in := commands.Input{Seed: "s3", Draw: func(r draw.Request) (draw.Result, error) {
+		req = r
+		return draw.Draw(r)
+	}}
+	state := mustJSON(t, h.st)
+	first := decide(&in)
+	if len(req.Past) == 0 || len(req.Entrants) == 0 {
+		t.Fatalf("round 3 drew with %d entrants and %d past games", len(req.Entrants), len(req.Past))
+	}
+	for i := range req.Past {
+		req.Past[i] = draw.Past{Player: "scribbled"}
+	}
+	for i := range req.Entrants {
+		req.Entrants[i] = draw.Entrant{Player: "scribbled"}
+	}
+	if got := mustJSON(t, h.st); got != state {
+		t.Fatal("changing the request's entrants and past changed the state")
+	}
+	if again := decide(&commands.Input{Seed: "s3"}); again != first {
+		t.Fatalf("deciding again after changing the request:\n%s\n%s", again, first)
+	}
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

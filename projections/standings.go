@@ -77,8 +77,7 @@ func (t *Tournament) Ranked() []string {
 // annulled round was the last; it is left out until that score exists. The
 // culprit scores 0.
 func (t *Tournament) Games() []scoring.Game {
-	var games []scoring.Game
-	byRound := map[string]map[int]scoring.Game{}
+	n := 0
 	var annulled []*Table
 	var annulledRound []int
 	for _, r := range t.Rounds {
@@ -88,17 +87,40 @@ func (t *Tournament) Games() []scoring.Game {
 		for _, tb := range r.Tables {
 			if tb.Annulled != nil {
 				annulled, annulledRound = append(annulled, tb), append(annulledRound, r.Number)
+				n += len(tb.Players)
+				continue
+			}
+			n += len(tb.Results)
+		}
+	}
+	games := make([]scoring.Game, 0, n)
+	for _, r := range t.Rounds {
+		if r.Phase != PhaseQualifying {
+			continue
+		}
+		for _, tb := range r.Tables {
+			if tb.Annulled != nil {
 				continue
 			}
 			for _, res := range tb.Results {
-				g := scoring.Game{Player: res.Player, Round: r.Number, Table: tb.Number, Place: res.Place,
-					Score: res.Score, TablePoints: res.TablePoints, Win: res.Win, Eliminated: res.Out, OthersOut: res.OthersOut}
-				games = append(games, g)
-				if byRound[res.Player] == nil {
-					byRound[res.Player] = map[int]scoring.Game{}
-				}
-				byRound[res.Player][r.Number] = g
+				games = append(games, scoring.Game{Player: res.Player, Round: r.Number, Table: tb.Number, Place: res.Place,
+					Score: res.Score, TablePoints: res.TablePoints, Win: res.Win, Eliminated: res.Out, OthersOut: res.OthersOut})
 			}
+		}
+	}
+	if len(annulled) == 0 {
+		return games
+	}
+	// The games of the players of annulled tables, by player and round.
+	byRound := map[string]map[int]scoring.Game{}
+	for _, tb := range annulled {
+		for _, p := range tb.Players {
+			byRound[p] = map[int]scoring.Game{}
+		}
+	}
+	for _, g := range games {
+		if m := byRound[g.Player]; m != nil {
+			m[g.Round] = g
 		}
 	}
 	for i, tb := range annulled {

@@ -9,6 +9,7 @@ import (
 	"runtime"
 
 	"github.com/referto/referto/events"
+	"github.com/referto/referto/events/checkpoint"
 	"github.com/referto/referto/projections"
 )
 
@@ -49,7 +50,8 @@ type scanned struct {
 	ev     events.Event
 	decErr error // the envelope is fine but its event does not decode
 	raw    []byte
-	err    error // reading stops here
+	leaf   []byte // the Merkle leaf hash of raw
+	err    error  // reading stops here
 }
 
 // batch is a run of lines decoded by one worker; decoded is closed when
@@ -71,11 +73,13 @@ func NewScanner(r io.Reader, progress func(n int)) *Scanner {
 }
 
 // start runs the pipeline: one reader cutting lines into batches, workers
-// decoding them, batches delivered in order.
+// decoding them, batches delivered in order. Up to 8 batches per worker
+// (of up to 4 MB each) wait: the caller stops for a while at a draw (replay.Verify
+// decides it again), and the workers go on meanwhile.
 func (s *Scanner) start() {
 	workers := max(1, runtime.GOMAXPROCS(0))
-	s.ahead, s.done = make(chan *batch, 2*workers), make(chan struct{})
-	work := make(chan *batch, 2*workers)
+	s.ahead, s.done = make(chan *batch, 8*workers), make(chan struct{})
+	work := make(chan *batch, 8*workers)
 	for range workers {
 		go func() {
 			for b := range work {
@@ -150,6 +154,7 @@ func decode(x *scanned) {
 	if x.err != nil {
 		return
 	}
+	x.leaf = checkpoint.LeafHash(x.raw)
 	env, ev, err := events.DecodeLine(x.raw)
 	switch {
 	case env.Seq == 0: // the envelope did not decode
@@ -240,6 +245,10 @@ func (s *Scanner) Event() (events.Event, error) { return s.cur.ev, s.cur.decErr 
 // Bytes is the current line as stored, without its newline: the event's
 // Merkle leaf.
 func (s *Scanner) Bytes() []byte { return s.cur.raw }
+
+// LeafHash is the RFC 6962 leaf hash of Bytes, hashed ahead by the
+// goroutines that decode.
+func (s *Scanner) LeafHash() []byte { return s.cur.leaf }
 
 // Err is what stopped the scan, nil at a clean end.
 func (s *Scanner) Err() error {

@@ -231,7 +231,7 @@ func Verify(sc *Scanner, o VerifyOptions) *Report {
 			broken[line] = true
 			links = append(links, line)
 		}
-		_ = tree.AppendLeaf(checkpoint.LeafHash(sc.Bytes()), nil)
+		_ = tree.AppendLeaf(sc.LeafHash(), nil)
 		if uint64(line) == given {
 			roots[given] = tree.Root()
 		}
@@ -544,12 +544,13 @@ func sameJSON(a, b any) bool {
 	return bytes.Equal(x, y)
 }
 
-// cloneRequest copies a draw request deeply: the search runs on it while
-// the fold goes on changing the state it was made from.
+// cloneRequest copies what a draw request may share with the state it was
+// made from: the search runs on it while the fold goes on changing that
+// state. Its entrants and past games are made for the request
+// (commands.Input.Draw), and are not copied: the past of a late draw of a
+// large tournament is tens of MB.
 func cloneRequest(r draw.Request) draw.Request {
-	r.Entrants = slices.Clone(r.Entrants)
 	r.Sizes = slices.Clone(r.Sizes)
-	r.Past = slices.Clone(r.Past)
 	bands := make([][]string, len(r.Bands))
 	for i, b := range r.Bands {
 		bands[i] = slices.Clone(b)
