@@ -2,6 +2,7 @@ package events
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -148,7 +149,8 @@ func DecodeCommit(body []byte) (Commit, error) {
 }
 
 // DecodeCommitEvents is DecodeCommit that also decodes each envelope's
-// event (Decode), reading each line once (DecodeLine).
+// event (Decode), reading each line once (DecodeLine). Its error is
+// DecodeCommit's, or else the first event's that does not decode.
 func DecodeCommitEvents(body []byte) (Commit, []Event, error) {
 	return decodeCommit(body, true)
 }
@@ -156,6 +158,7 @@ func DecodeCommitEvents(body []byte) (Commit, []Event, error) {
 func decodeCommit(body []byte, withEvents bool) (Commit, []Event, error) {
 	var c Commit
 	var evs []Event
+	var evErr error // the first event that does not decode, reported once the commit itself is sound
 	rest := body
 	for len(rest) > 0 {
 		i := bytes.IndexByte(rest, '\n')
@@ -170,7 +173,8 @@ func decodeCommit(body []byte, withEvents bool) (Commit, []Event, error) {
 			var ev Event
 			env, ev, err = DecodeLine(line)
 			if err != nil && env.Seq != 0 {
-				return Commit{}, nil, err // as Decode reports it
+				evErr = cmp.Or(evErr, err) // as Decode reports it
+				err = nil
 			}
 			evs = append(evs, ev)
 		} else {
@@ -193,6 +197,9 @@ func decodeCommit(body []byte, withEvents bool) (Commit, []Event, error) {
 	}
 	if len(c.Envelopes) == 0 {
 		return Commit{}, nil, fmt.Errorf("%w: empty commit", ErrCorrupt)
+	}
+	if evErr != nil {
+		return Commit{}, nil, evErr
 	}
 	return c, evs, nil
 }

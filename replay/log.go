@@ -61,9 +61,14 @@ type batch struct {
 	decoded chan struct{}
 }
 
+// A batch closes at batchLines lines or batchBytes bytes, whichever comes
+// first (a longer line, such as a late draw of a large tournament, is a
+// batch of its own). Whatever the CPUs, at most about 2 × aheadBatches
+// batches are held: 128 MB of ordinary lines, beside the long ones.
 const (
-	batchLines = 256
-	batchBytes = 4 << 20
+	batchLines   = 256
+	batchBytes   = 4 << 20
+	aheadBatches = 16
 )
 
 // NewScanner reads an export from r; progress, if not nil, is told the
@@ -73,13 +78,13 @@ func NewScanner(r io.Reader, progress func(n int)) *Scanner {
 }
 
 // start runs the pipeline: one reader cutting lines into batches, workers
-// decoding them, batches delivered in order. Up to 8 batches per worker
-// (of up to 4 MB each) wait: the caller stops for a while at a draw (replay.Verify
-// decides it again), and the workers go on meanwhile.
+// decoding them, batches delivered in order. Up to aheadBatches batches
+// wait, decoded or being decoded: the caller stops for a while at a draw
+// (replay.Verify decides it again) and the workers go on meanwhile.
 func (s *Scanner) start() {
 	workers := max(1, runtime.GOMAXPROCS(0))
-	s.ahead, s.done = make(chan *batch, 8*workers), make(chan struct{})
-	work := make(chan *batch, 8*workers)
+	s.ahead, s.done = make(chan *batch, aheadBatches), make(chan struct{})
+	work := make(chan *batch, aheadBatches)
 	for range workers {
 		go func() {
 			for b := range work {

@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/pprof"
 	"slices"
 	"strings"
@@ -52,6 +53,7 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	dir := fs.String("dir", "", "where to keep the generated logs between runs (default: a temporary directory, removed)")
 	only := fs.String("only", "ingest,rebuild,verify,reads", "the pairs to run, comma-separated")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file (go tool pprof)")
+	memProfile := fs.String("memprofile", "", "write an allocation profile of the whole run to this file (go tool pprof -sample_index=alloc_space)")
 	if err := parseFlags(fs, args); err != nil {
 		return flagErr(err)
 	}
@@ -91,6 +93,19 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		defer pprof.StopCPUProfile()
+	}
+	if *memProfile != "" {
+		defer func() {
+			runtime.GC() // the profile counts what was allocated up to the last collection
+			f, err := os.Create(*memProfile)
+			if err == nil {
+				err = pprof.Lookup("allocs").WriteTo(f, 0)
+				f.Close()
+			}
+			if err != nil {
+				fmt.Fprintf(stderr, "bench: heap profile: %v\n", err)
+			}
+		}()
 	}
 	b := &bencher{ctx: ctx, out: stdout, stderr: stderr, rounds: *rounds, work: work}
 	fmt.Fprintf(stdout, "referto bench: %d rounds per pair, interleaved; medians\n\n", *rounds)
