@@ -249,8 +249,8 @@ func DecodeLine(line []byte) (Envelope, Event, error) {
 	var d lineDecoding
 	d.Data.env = &d
 	if err := decodeStrict(line, &d); err == nil && d.Data.ev != nil {
-		env := Envelope{ID: d.ID, Tournament: d.Tournament, Seq: d.Seq, Type: d.Type, V: d.V, At: d.At,
-			Actor: d.Actor, CommandID: d.CommandID, Prev: d.Prev, Data: d.Data.raw(line)}
+		env := d.Envelope
+		env.Data = d.Data.raw(line)
 		if checkEnvelope(env) == nil {
 			return env, d.Data.ev, nil
 		}
@@ -264,18 +264,11 @@ func DecodeLine(line []byte) (Envelope, Event, error) {
 }
 
 // lineDecoding is an Envelope whose data is decoded into its event as it
-// is read. Its fields and names must stay those of Envelope.
+// is read: its own Data field hides the Envelope's (the shallower field
+// wins the name "data", in json/v2 as in Go).
 type lineDecoding struct {
-	ID         string    `json:"id"`
-	Tournament string    `json:"tournament"`
-	Seq        uint64    `json:"seq"`
-	Type       string    `json:"type"`
-	V          int       `json:"v"`
-	At         time.Time `json:"at"`
-	Actor      Actor     `json:"actor"`
-	CommandID  string    `json:"command_id"`
-	Prev       string    `json:"prev,omitempty"`
-	Data       lineData  `json:"data"`
+	Envelope
+	Data lineData `json:"data"`
 }
 
 // lineData decodes an envelope's data into the event its type and version
