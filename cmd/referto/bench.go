@@ -319,7 +319,33 @@ func (b *bencher) ingest(n, k int) error {
 	if _, err := js.CreateStream(b.ctx, natsjs.StreamConfig{Name: "RAWBENCH", Subjects: []string{"rawbench.>"}, Storage: natsjs.FileStorage}); err != nil {
 		return err
 	}
-	var ref, raw []load
+	// The second baseline: JetStream doing what the ledger needs of it
+	// (the message id of each command, the expected last sequence of its
+	// tournament's subject, a consumer following the stream as the
+	// projections do), without any of referto's own code.
+	if _, err := js.CreateStream(b.ctx, natsjs.StreamConfig{Name: "RAWGUARD", Subjects: []string{"rawguard.>"}, Storage: natsjs.FileStorage,
+		DenyDelete: true, DenyPurge: true, Duplicates: 2 * time.Minute}); err != nil {
+		return err
+	}
+	follower, err := js.OrderedConsumer(b.ctx, "RAWGUARD", natsjs.OrderedConsumerConfig{})
+	if err != nil {
+		return err
+	}
+	follow, err := follower.Messages(natsjs.PullMaxMessages(1024))
+	if err != nil {
+		return err
+	}
+	defer follow.Stop()
+	go func() {
+		for {
+			if _, err := follow.Next(); err != nil {
+				return
+			}
+		}
+	}()
+	guardLast := make([]uint64, k) // per client: the last stream sequence of its subject
+	guardRound := 0
+	var ref, raw, guard []load
 	err = b.interleave(func() error {
 		round++
 		before := scrape(hc, url)
@@ -342,6 +368,19 @@ func (b *bencher) ingest(n, k int) error {
 			return err
 		})
 		raw = append(raw, l)
+		if err != nil {
+			return err
+		}
+		guardRound++
+		l, err = runLoad(n, k, func(c, i int) error {
+			a, err := js.PublishMsg(b.ctx, &nats.Msg{Subject: fmt.Sprintf("rawguard.%d", c), Data: msg},
+				natsjs.WithMsgID(fmt.Sprintf("%d-%d", guardRound, i)), natsjs.WithExpectLastSequencePerSubject(guardLast[c]))
+			if err == nil {
+				guardLast[c] = a.Sequence
+			}
+			return err
+		})
+		guard = append(guard, l)
 		return err
 	})
 	if err != nil {
@@ -362,6 +401,9 @@ func (b *bencher) ingest(n, k int) error {
 		raw: fmt.Sprintf("%.2f ms", pick(raw, func(l load) float64 { return l.p50 })), ratio: "", target: ""})
 	b.add(benchRow{what: "durable ingest, p99", referto: fmt.Sprintf("%.2f ms", p99r), raw: fmt.Sprintf("%.2f ms", p99w),
 		ratio: fmt.Sprintf("+%.2f ms", p99r-p99w), target: "≤ raw + 1 ms"})
+	rg, p99g := pick(guard, func(l load) float64 { return l.rate }), pick(guard, func(l load) float64 { return l.p99 })
+	b.add(benchRow{what: "  against JetStream with the ledger's guarantees", referto: fmt.Sprintf("%.0f/s, p99 %.2f ms", rr, p99r),
+		raw: fmt.Sprintf("%.0f/s, p99 %.2f ms (%.2f of raw)", rg, p99g, rg/rw), ratio: fmt.Sprintf("%.2f, +%.2f ms", rr/rg, p99r-p99g), target: "(no target)"})
 	return nil
 }
 
