@@ -1,6 +1,7 @@
 package pebble
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 )
@@ -9,8 +10,10 @@ import (
 //
 //	sys/applied                     last applied stream sequence (8 bytes, big endian)
 //	sys/snapshot                    stream sequence a restart resumes after (every commit up to it is in snap/)
-//	snap/<T>/<chunk:06>             tournament state JSON as of its last_stream_seq, in 1 MiB pieces
-//	                                (snap/<T>, one piece, as written before)
+//	snapcur/<T>                     generation of the tournament's snapshot (8 bytes): the stream sequence it was taken at
+//	snap/<T>/g<gen:020>/<chunk:06>  tournament state JSON as of its last_stream_seq, in 1 MiB pieces, of that generation;
+//	                                pieces of other generations (an attempt cut short) are ignored and deleted
+//	snap/<T>/<chunk:06>, snap/<T>   the state as older stores wrote it, in pieces or in one, without snapcur/<T>
 //	idx/t/<T>                       tournament list (value: name)
 //	idx/cmd/<T>/<idempotency key>   CommitRef JSON: the outcome of that command
 //	idx/commit/<T>/<first seq:020>  CommitRef JSON, one per commit, for seq → stream lookups
@@ -29,9 +32,14 @@ var (
 
 func keySnap(t string) []byte    { return []byte("snap/" + t) }
 func prefixSnap(t string) []byte { return []byte("snap/" + t + "/") }
-func keySnapChunk(t string, i int) []byte {
-	return []byte(fmt.Sprintf("snap/%s/%06d", t, i))
+func prefixSnapGen(t string, gen uint64) []byte {
+	return []byte(fmt.Sprintf("snap/%s/g%020d/", t, gen))
 }
+func keySnapChunk(prefix []byte, i int) []byte {
+	return fmt.Appendf(bytes.Clone(prefix), "%06d", i)
+}
+func keySnapCur(t string) []byte      { return []byte("snapcur/" + t) }
+func prefixSnapCur() []byte           { return []byte("snapcur/") }
 func keyTournament(t string) []byte   { return []byte("idx/t/" + t) }
 func keyCommand(t, key string) []byte { return []byte("idx/cmd/" + t + "/" + key) }
 func keyCommit(t string, first uint64) []byte {

@@ -829,22 +829,20 @@ func (r *Runner) flushStale() error {
 // buffer.
 const snapshotChunk = 1 << 20
 
-// snapshotBytesPerEvent is what the batch of a snapshot is sized for, per
-// event folded: the state (361 bytes measured at 1,000,000 events, 370 at
-// 100,000) and the standings and classification written with it (59), with
-// a margin. A batch sized short doubles and copies itself: 800 MB for the
-// 420 MB of the 1M-event tournament when it was sized at 400.
-const snapshotBytesPerEvent = 480
+// snapshotParts is the size of the batches a snapshot's pieces are
+// committed in: a state of hundreds of MB is never one batch (a buffer
+// faulted in page by page, then held by Pebble until it is flushed).
+const snapshotParts = 4 << 20
 
 // chunkWriter stores what is written to it as the pieces of a tournament's
-// snapshot, snap/<T>/<chunk>, into a batch.
+// snapshot, <prefix><chunk>, committing them in parts.
 type chunkWriter struct {
-	b    *pebble.Batch
-	id   string
-	size int // of a piece; snapshotChunk when 0
-	buf  []byte
-	i    int // pieces stored
-	n    int // bytes written
+	out    *viewBatch
+	prefix []byte // snap/<T>/g<gen>/
+	size   int    // of a piece; snapshotChunk when 0
+	buf    []byte
+	i      int // pieces stored
+	n      int // bytes written
 }
 
 func (w *chunkWriter) Write(p []byte) (int, error) {
@@ -874,7 +872,7 @@ func (w *chunkWriter) flush() error {
 	if len(w.buf) == 0 {
 		return nil
 	}
-	err := w.b.Set(keySnapChunk(w.id, w.i), w.buf, nil)
+	err := w.out.set(keySnapChunk(w.prefix, w.i), w.buf)
 	w.i++
 	w.buf = w.buf[:0]
 	return err
@@ -885,12 +883,16 @@ func (w *chunkWriter) flush() error {
 // and classification if stale: what a restart resumes from must be
 // complete. sys/snapshot records where a restart resumes: just before the
 // first commit of a tournament that is still not in its snapshot.
+//
+// A state is written as the pieces of a new generation, committed in
+// parts; one last batch then makes each new generation current, deletes
+// the pieces of every other one and moves sys/snapshot. A crash before
+// that batch leaves the previous snapshots and resume point in force.
 func (r *Runner) writeSnapshots(at uint64) error {
 	r.fmu.Lock()
 	defer r.fmu.Unlock()
 	resume := at
 	var due []string
-	size := 1 << 20
 	for _, id := range slices.Sorted(maps.Keys(r.dirtySnap)) {
 		since := r.dirtySnap[id]
 		r.mu.RLock()
@@ -901,34 +903,24 @@ func (r *Runner) writeSnapshots(at uint64) error {
 		e.mu.RUnlock()
 		if span := at - since + 1; span >= max(r.opts.SnapshotEvery, seq/8) {
 			due = append(due, id)
-			size += int(seq) * snapshotBytesPerEvent
 		} else {
 			resume = min(resume, since-1)
 		}
 	}
-	// Sized for the snapshots: a batch that grows copies itself.
-	b := r.store.db.NewBatchWithSize(size)
-	defer b.Close()
-	var written staleWrite
-	if len(due) > 0 {
-		var err error
-		if written, err = r.writeStale(b, due); err != nil {
-			return err
-		}
-	}
-	for _, id := range due {
+	parts := &viewBatch{db: r.store.db, b: r.store.db.NewBatch(), parts: snapshotParts}
+	defer func() { parts.b.Close() }()
+	sizes := make([]int, len(due))
+	for i, id := range due {
 		r.mu.RLock()
 		e := r.states[id]
 		r.mu.RUnlock()
-		// The pieces of the previous snapshot go; the new one is written
-		// piece by piece as it is encoded.
-		if err := b.DeleteRange(prefixSnap(id), upperBound(prefixSnap(id)), nil); err != nil {
+		gen := prefixSnapGen(id, at)
+		// Pieces of this generation left by an attempt cut short go
+		// first: a shorter state would otherwise read them as its tail.
+		if err := parts.b.DeleteRange(gen, upperBound(gen), nil); err != nil {
 			return err
 		}
-		if err := b.Delete(keySnap(id), nil); err != nil {
-			return err
-		}
-		cw := &chunkWriter{b: b, id: id}
+		cw := &chunkWriter{out: parts, prefix: gen}
 		e.mu.RLock()
 		err := e.t.WriteSnapshot(cw)
 		e.mu.RUnlock()
@@ -938,9 +930,38 @@ func (r *Runner) writeSnapshots(at uint64) error {
 		if err != nil {
 			return fmt.Errorf("pebble: snapshot %s: %w", id, err)
 		}
+		sizes[i] = cw.n
+	}
+	if err := parts.b.Commit(pebble.NoSync); err != nil {
+		return fmt.Errorf("pebble: commit snapshots at %d: %w", at, err)
+	}
+	b := r.store.db.NewBatch()
+	defer b.Close()
+	var written staleWrite
+	if len(due) > 0 {
+		var err error
+		if written, err = r.writeStale(b, due); err != nil {
+			return err
+		}
+	}
+	for i, id := range due {
+		gen := prefixSnapGen(id, at)
+		// Every other generation goes, and the pieces of an older store.
+		if err := b.DeleteRange(prefixSnap(id), gen, nil); err != nil {
+			return err
+		}
+		if err := b.DeleteRange(upperBound(gen), upperBound(prefixSnap(id)), nil); err != nil {
+			return err
+		}
+		if err := b.Delete(keySnap(id), nil); err != nil {
+			return err
+		}
+		if err := b.Set(keySnapCur(id), u64(at), nil); err != nil {
+			return err
+		}
 		delete(r.dirtySnap, id)
 		if r.opts.ObserveSnapshot != nil {
-			r.opts.ObserveSnapshot(id, cw.n)
+			r.opts.ObserveSnapshot(id, sizes[i])
 		}
 	}
 	if err := b.Set(keySnapshot, u64(resume), nil); err != nil {

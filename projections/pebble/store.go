@@ -256,14 +256,30 @@ func (s *Store) scan(prefix []byte, fn func(k, v []byte) error) error {
 }
 
 // snapshots reads every tournament's snapshot and calls fn with each. A
-// snapshot is stored in pieces, snap/<T>/<chunk>, in key order; an older
-// store holds it in one, snap/<T>.
+// snapshot is stored in pieces, snap/<T>/g<gen>/<chunk>, in key order, of
+// the generation snapcur/<T> names; pieces of any other generation (a
+// snapshot cut short by a crash) are passed over. An older store holds
+// the pieces without a generation, snap/<T>/<chunk>, or the whole state
+// in one, snap/<T>, and no snapcur/<T>.
 func (s *Store) snapshots(fn func(*projections.Tournament)) error {
+	gens := map[string][]byte{}
+	err := s.scan(prefixSnapCur(), func(k, v []byte) error {
+		if len(v) != 8 {
+			return fmt.Errorf("pebble: %s holds %d bytes, not a generation", k, len(v))
+		}
+		t := string(k[len(prefixSnapCur()):])
+		gens[t] = prefixSnapGen(t, binary.BigEndian.Uint64(v))
+		return nil
+	})
+	if err != nil {
+		return err
+	}
 	p := prefixSnaps()
 	var id string
 	var pieces []io.Reader
 	done := func() error {
-		if id == "" {
+		if id == "" || len(pieces) == 0 {
+			id, pieces = "", nil
 			return nil
 		}
 		t, err := projections.ReadSnapshot(io.MultiReader(pieces...), id)
@@ -274,13 +290,20 @@ func (s *Store) snapshots(fn func(*projections.Tournament)) error {
 		id, pieces = "", nil
 		return nil
 	}
-	err := s.scan(p, func(k, v []byte) error {
-		of, _, _ := strings.Cut(string(k[len(p):]), "/")
+	err = s.scan(p, func(k, v []byte) error {
+		of, rest, _ := strings.Cut(string(k[len(p):]), "/")
 		if of != id {
 			if err := done(); err != nil {
 				return err
 			}
 			id = of
+		}
+		if gen, ok := gens[of]; ok {
+			if !bytes.HasPrefix(k, gen) {
+				return nil // another generation's, or an older store's
+			}
+		} else if strings.HasPrefix(rest, "g") {
+			return nil // pieces of a snapshot never completed
 		}
 		pieces = append(pieces, bytes.NewReader(bytes.Clone(v)))
 		return nil
@@ -293,9 +316,9 @@ func (s *Store) snapshots(fn func(*projections.Tournament)) error {
 
 // Dump writes every key and value of the projections, in key order, as
 // length-prefixed records. Two stores with equal dumps hold byte-identical
-// projections. The runner's resume snapshots (snap/ and sys/snapshot) are
-// left out: which states they hold depends on when the runner was
-// started and stopped, not on the log.
+// projections. The runner's resume snapshots (snap/, snapcur/ and
+// sys/snapshot) are left out: which states they hold depends on when the
+// runner was started and stopped, not on the log.
 func (s *Store) Dump(w io.Writer) error { return s.dump(w, false) }
 
 func (s *Store) dump(w io.Writer, all bool) error {
@@ -306,7 +329,7 @@ func (s *Store) dump(w io.Writer, all bool) error {
 	defer it.Close()
 	var hdr [8]byte
 	for ok := it.First(); ok; ok = it.Next() {
-		if !all && (bytes.HasPrefix(it.Key(), prefixSnaps()) || bytes.Equal(it.Key(), keySnapshot)) {
+		if !all && (bytes.HasPrefix(it.Key(), prefixSnaps()) || bytes.HasPrefix(it.Key(), prefixSnapCur()) || bytes.Equal(it.Key(), keySnapshot)) {
 			continue
 		}
 		for _, b := range [][]byte{it.Key(), it.Value()} {
