@@ -184,25 +184,9 @@ func (h *harness) run(t *testing.T, d *datadriven.TestData) string {
 		}
 		return b.String()
 	case "roll-ties":
-		// Resolve every tie awaiting a roll, as the arbiters would: distinct
-		// faces, in player order, repeated until no tie is left.
-		n := 0
-		for range 20 {
-			groups, _ := h.st.TiesAwaitingRoll()
-			if len(groups) == 0 {
-				break
-			}
-			for _, g := range groups {
-				rolls := make([]int, len(g))
-				for i := range g {
-					rolls[i] = 6 - i%6
-				}
-				js, _ := json.Marshal(map[string]any{"type": "RecordTieBreakRoll", "players": g, "rolls": rolls})
-				if out := h.do(string(js)); out != "" {
-					return out
-				}
-				n++
-			}
+		n, out := h.rollTies()
+		if out != "" {
+			return out
 		}
 		return fmt.Sprintf("%d rolls", n)
 	case "ties":
@@ -365,6 +349,31 @@ func describe(err error) string {
 // play reports every open table of round with the simulator (with die
 // rolls when the table ties), and returns "ok", or the first table refused
 // and why.
+// rollTies resolves every tie awaiting a roll, as the arbiters would:
+// distinct faces, in player order, repeated until no tie is left. It
+// returns the rolls recorded, or the refusal of one.
+func (h *harness) rollTies() (int, string) {
+	n := 0
+	for range 20 {
+		groups, _ := h.st.TiesAwaitingRoll()
+		if len(groups) == 0 {
+			break
+		}
+		for _, g := range groups {
+			rolls := make([]int, len(g))
+			for i := range g {
+				rolls[i] = 6 - i%6
+			}
+			js, _ := json.Marshal(map[string]any{"type": "RecordTieBreakRoll", "players": g, "rolls": rolls})
+			if out := h.do(string(js)); out != "" {
+				return n, out
+			}
+			n++
+		}
+	}
+	return n, ""
+}
+
 func (h *harness) play(sm *sim.Simulator, rng *rand.Rand, round int) (int, string) {
 	for _, tb := range h.st.Round(round).Tables {
 		if tb.Report != nil || tb.Annulled != nil {

@@ -38,23 +38,7 @@ var goldenTournaments = []goldenTournament{
 // round and the SHA-256 of the TablesDrawn event's JSON (tables, unmet, seed, recorded
 // inputs), or the refusal.
 func playTournament(t *testing.T, g goldenTournament) []string {
-	h := &harness{t: t, st: projections.New("t")}
-	c, err := commands.ParseAs("CreateTournament", []byte(fmt.Sprintf(`{"id":"t","name":"T","ruleset":%q,"params":%s}`, g.preset, orNull(g.params))))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if out := h.apply(c, false); out != "ok" {
-		t.Fatal(out)
-	}
-	for i := 1; i <= g.players; i++ {
-		line := fmt.Sprintf(`{"type":"RegisterPlayer","player":"p%02d","name":"Player %d","club":"c%d","region":"r%d","rank":%d}`, i, i, (i*7)%g.clubs, (i*3)%g.regns, (i*13)%(g.players+1))
-		if out := h.do(line); out != "" {
-			t.Fatal(out)
-		}
-	}
-	if out := h.do(`{"type":"CloseRegistration"}`); out != "" {
-		t.Fatal(out)
-	}
+	h := registered(t, g)
 	opts := sim.Options{}
 	if g.preset == "cirki-2001" {
 		opts.Risiko, opts.BoardChecked = 1, 1e-12 // cirki reports figures: no objective set
@@ -79,21 +63,8 @@ func playTournament(t *testing.T, g goldenTournament) []string {
 		if tb, out := h.play(sm, rng, round); out != "ok" {
 			return append(lines, fmt.Sprintf("round %d table %d: %s", round, tb, out))
 		}
-		for range 20 { // resolve ties awaiting a roll, as the arbiters would
-			groups, _ := h.st.TiesAwaitingRoll()
-			if len(groups) == 0 {
-				break
-			}
-			for _, grp := range groups {
-				rolls := make([]int, len(grp))
-				for i := range grp {
-					rolls[i] = 6 - i%6
-				}
-				js, _ := json.Marshal(map[string]any{"type": "RecordTieBreakRoll", "players": grp, "rolls": rolls})
-				if out := h.do(string(js)); out != "" {
-					return append(lines, fmt.Sprintf("round %d rolls: %s", round, out))
-				}
-			}
+		if _, out := h.rollTies(); out != "" {
+			return append(lines, fmt.Sprintf("round %d rolls: %s", round, out))
 		}
 		for k := range g.withdraw {
 			id := fmt.Sprintf("p%02d", (round*17+k*5)%g.players+1)
@@ -145,26 +116,34 @@ func TestDecideDrawsGolden(t *testing.T) {
 	}
 }
 
-// TestDrawRequestOwnsItsEntrantsAndPast: the request a draw gets (Input.Draw)
-// shares its entrants and past games with nothing, so that replay.Verify
-// may run the search on them while the fold changes the state.
-func TestDrawRequestOwnsItsEntrantsAndPast(t *testing.T) {
+// registered is a harness holding tournament "t" of g's ruleset with g's
+// players registered and the registration closed.
+func registered(t *testing.T, g goldenTournament) *harness {
 	h := &harness{t: t, st: projections.New("t")}
-	c, err := commands.ParseAs("CreateTournament", []byte(`{"id":"t","name":"T","ruleset":"rtu","params":{"qualifying_rounds":4}}`))
+	c, err := commands.ParseAs("CreateTournament", []byte(fmt.Sprintf(`{"id":"t","name":"T","ruleset":%q,"params":%s}`, g.preset, orNull(g.params))))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if out := h.apply(c, false); out != "ok" {
 		t.Fatal(out)
 	}
-	for i := 1; i <= 24; i++ {
-		if out := h.do(fmt.Sprintf(`{"type":"RegisterPlayer","player":"p%02d","name":"Player %d","club":"c%d"}`, i, i, i%5)); out != "" {
+	for i := 1; i <= g.players; i++ {
+		line := fmt.Sprintf(`{"type":"RegisterPlayer","player":"p%02d","name":"Player %d","club":"c%d","region":"r%d","rank":%d}`, i, i, (i*7)%g.clubs, (i*3)%g.regns, (i*13)%(g.players+1))
+		if out := h.do(line); out != "" {
 			t.Fatal(out)
 		}
 	}
 	if out := h.do(`{"type":"CloseRegistration"}`); out != "" {
 		t.Fatal(out)
 	}
+	return h
+}
+
+// TestDrawRequestOwnsItsEntrantsAndPast: the request a draw gets (Input.Draw)
+// shares its entrants and past games with nothing, so that replay.Verify
+// may run the search on them while the fold changes the state.
+func TestDrawRequestOwnsItsEntrantsAndPast(t *testing.T) {
+	h := registered(t, goldenTournament{preset: "rtu", params: `{"qualifying_rounds":4}`, players: 24, clubs: 5, regns: 2})
 	sm, err := sim.New(sim.Options{})
 	if err != nil {
 		t.Fatal(err)
