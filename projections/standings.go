@@ -77,7 +77,7 @@ func (t *Tournament) Ranked() []string {
 // annulled round was the last; it is left out until that score exists. The
 // culprit scores 0.
 func (t *Tournament) Games() []scoring.Game {
-	n := 0
+	var games []scoring.Game
 	var annulled []*Table
 	var annulledRound []int
 	for _, r := range t.Rounds {
@@ -87,19 +87,6 @@ func (t *Tournament) Games() []scoring.Game {
 		for _, tb := range r.Tables {
 			if tb.Annulled != nil {
 				annulled, annulledRound = append(annulled, tb), append(annulledRound, r.Number)
-				n += len(tb.Players)
-				continue
-			}
-			n += len(tb.Results)
-		}
-	}
-	games := make([]scoring.Game, 0, n)
-	for _, r := range t.Rounds {
-		if r.Phase != PhaseQualifying {
-			continue
-		}
-		for _, tb := range r.Tables {
-			if tb.Annulled != nil {
 				continue
 			}
 			for _, res := range tb.Results {
