@@ -1,6 +1,10 @@
 package events
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/go-json-experiment/json/jsontext"
+)
 
 // Event is one thing that happened in a tournament. Its stored type name and
 // schema version are constants written by hand: renaming a Go type must not
@@ -80,13 +84,59 @@ func lookup(typ string, v int) decoder {
 	return nil
 }
 
+// lookupFor is lookup for a decoding that will only be folded
+// (DecodeForFold) when fold is set.
+func lookupFor(typ string, v int, fold bool) decoder {
+	if fold && typ == TypeTablesDrawn && v == 1 {
+		return decodeDrawnForFold
+	}
+	return lookup(typ, v)
+}
+
+// drawnForFold is a TablesDrawn whose inputs are read and not decoded: its
+// own Inputs field hides the embedded one (the shallower field wins the
+// name "inputs", in json/v2 as in Go).
+type drawnForFold struct {
+	TablesDrawn
+	Inputs skippedValue `json:"inputs"`
+}
+
+func decodeDrawnForFold(into func(any) error) (Event, error) {
+	var d drawnForFold
+	if err := into(&d); err != nil {
+		return nil, err
+	}
+	return d.TablesDrawn, nil
+}
+
+// skippedValue reads one JSON value, checking its syntax, and keeps nothing.
+type skippedValue struct{}
+
+// UnmarshalJSONFrom implements json/v2's UnmarshalerFrom.
+func (skippedValue) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	_, err := dec.ReadValue()
+	return err
+}
+
 // Known reports whether the codec can decode (typ, v).
 func Known(typ string, v int) bool { return lookup(typ, v) != nil }
 
 // Decode returns the event an envelope carries. An unknown type or version
 // is ErrUnknownEvent; data that does not match the schema is ErrCorrupt.
-func Decode(env Envelope) (Event, error) {
-	dec := lookup(env.Type, env.V)
+func Decode(env Envelope) (Event, error) { return decode(env, false) }
+
+// DecodeForFold is Decode for a caller that only folds the event into a
+// projections.Tournament, which never reads what a draw records to be
+// re-run: a TablesDrawn's inputs (every entrant and every earlier game,
+// megabytes in a large tournament) are read as JSON but not decoded, and
+// are left empty. Where Decode succeeds it returns the same event with
+// Inputs zero; it refuses everything Decode refuses except inputs that are
+// well-formed JSON of the wrong shape, which are left to whoever re-runs
+// the draw (replay.Verify, with Decode).
+func DecodeForFold(env Envelope) (Event, error) { return decode(env, true) }
+
+func decode(env Envelope, fold bool) (Event, error) {
+	dec := lookupFor(env.Type, env.V, fold)
 	if dec == nil {
 		return nil, fmt.Errorf("%w: %s v%d (event %s)", ErrUnknownEvent, env.Type, env.V, env.ID)
 	}

@@ -148,10 +148,11 @@ func DecodeCommit(body []byte) (Commit, error) {
 	return c, err
 }
 
-// DecodeCommitEvents is DecodeCommit that also decodes each envelope's
-// event (Decode), reading each line once (DecodeLine). Its error is
-// DecodeCommit's, or else the first event's that does not decode.
-func DecodeCommitEvents(body []byte) (Commit, []Event, error) {
+// DecodeCommitForFold is DecodeCommit that also decodes each envelope's
+// event as DecodeForFold does, reading each line once (DecodeLineForFold).
+// Its error is DecodeCommit's, or else the first event's that does not
+// decode.
+func DecodeCommitForFold(body []byte) (Commit, []Event, error) {
 	return decodeCommit(body, true)
 }
 
@@ -171,7 +172,7 @@ func decodeCommit(body []byte, withEvents bool) (Commit, []Event, error) {
 		var err error
 		if withEvents {
 			var ev Event
-			env, ev, err = DecodeLine(line)
+			env, ev, err = decodeLine(line, true)
 			if err != nil && env.Seq != 0 {
 				evErr = cmp.Or(evErr, err) // as Decode reports it
 				err = nil
@@ -245,9 +246,15 @@ func checkEnvelope(env Envelope) error {
 // two-step way, which says why. When the envelope decodes and the event
 // does not, the envelope is returned with the error; otherwise a failed
 // line returns the zero Envelope.
-func DecodeLine(line []byte) (Envelope, Event, error) {
+func DecodeLine(line []byte) (Envelope, Event, error) { return decodeLine(line, false) }
+
+// DecodeLineForFold is DecodeLine with the event decoded as DecodeForFold
+// decodes it: for the projections, which never read a draw's inputs.
+func DecodeLineForFold(line []byte) (Envelope, Event, error) { return decodeLine(line, true) }
+
+func decodeLine(line []byte, fold bool) (Envelope, Event, error) {
 	var d lineDecoding
-	d.Data.env = &d
+	d.Data.env, d.Data.fold = &d, fold
 	if err := decodeStrict(line, &d); err == nil && d.Data.ev != nil {
 		env := d.Envelope
 		env.Data = d.Data.raw(line)
@@ -259,7 +266,7 @@ func DecodeLine(line []byte) (Envelope, Event, error) {
 	if err != nil {
 		return Envelope{}, nil, err
 	}
-	ev, err := Decode(env)
+	ev, err := decode(env, fold)
 	return env, ev, err
 }
 
@@ -275,6 +282,7 @@ type lineDecoding struct {
 // (already read) name, and where in the line the data lies.
 type lineData struct {
 	env        *lineDecoding
+	fold       bool // decode as DecodeForFold
 	ev         Event
 	start, end int64
 }
@@ -285,7 +293,7 @@ var errDecodeLater = errors.New("events: decode in two steps")
 
 // UnmarshalJSONFrom implements json/v2's UnmarshalerFrom.
 func (d *lineData) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	into := lookup(d.env.Type, d.env.V)
+	into := lookupFor(d.env.Type, d.env.V, d.fold)
 	if into == nil {
 		return errDecodeLater
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -135,6 +136,71 @@ func TestDecodeIsStrict(t *testing.T) {
 		env := events.Envelope{ID: "t1/1", Tournament: "t1", Seq: 1, Type: events.TypePlayerRegistered, V: 1, Data: json.RawMessage(data)}
 		if _, err := events.Decode(env); !errors.Is(err, events.ErrCorrupt) {
 			t.Errorf("%s: got %v, want ErrCorrupt", name, err)
+		}
+	}
+}
+
+// The projections never read what a draw records to be re-run: for them a
+// draw's inputs are read as JSON and left empty; everything else about the
+// event is decoded, and refused, as Decode does.
+func TestDecodeForFoldLeavesTheDrawInputs(t *testing.T) {
+	drawn := events.TablesDrawn{Round: 2, Phase: "qualifying", Algorithm: "random", Version: 1, Seed: "s",
+		Inputs: events.DrawInputs{Entrants: []events.DrawEntrant{{Player: "p1", Club: "c"}, {Player: "p2"}}, Sizes: []int{4},
+			Past: []events.DrawGame{{Round: 1, Table: 1, Players: []string{"p1", "p2"}, Places: []int{1, 2}, Scores: []int64{100, 50}}}},
+		Tables:         []events.DrawnTable{{Table: 1, Players: []string{"p2", "p1"}}},
+		ReservesSeated: []string{"r1"}}
+	data, err := json.Marshal(drawn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := events.Envelope{ID: "t1/9", Tournament: "t1", Seq: 9, Type: events.TypeTablesDrawn, V: 1, Data: data}
+	full, err := events.Decode(env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fold, err := events.DecodeForFold(env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := full.(events.TablesDrawn)
+	if len(want.Inputs.Past) != 1 || len(want.Inputs.Entrants) != 2 {
+		t.Fatalf("Decode lost the inputs: %+v", want.Inputs)
+	}
+	want.Inputs = events.DrawInputs{}
+	if !reflect.DeepEqual(fold, want) {
+		t.Fatalf("DecodeForFold: %#v\nwant %#v", fold, want)
+	}
+	// Other events decode exactly as Decode decodes them.
+	reg := events.Envelope{ID: "t1/1", Tournament: "t1", Seq: 1, Type: events.TypePlayerRegistered, V: 1, Data: json.RawMessage(`{"player":"p1","name":"M"}`)}
+	a, errA := events.Decode(reg)
+	b, errB := events.DecodeForFold(reg)
+	if errA != nil || errB != nil || !reflect.DeepEqual(a, b) {
+		t.Fatalf("PlayerRegistered: Decode %#v %v, DecodeForFold %#v %v", a, errA, b, errB)
+	}
+
+	withInputs := func(inputs string) events.Envelope {
+		e := env
+		e.Data = json.RawMessage(`{"round":2,"phase":"qualifying","algorithm":"random","version":1,"seed":"s","inputs":` + inputs + `,"tables":[{"table":1,"players":["p2","p1"]}]}`)
+		return e
+	}
+	// Inputs of the wrong shape are the business of whoever re-runs the draw.
+	if _, err := events.Decode(withInputs(`{"entrants":5}`)); !errors.Is(err, events.ErrCorrupt) {
+		t.Errorf("Decode of inputs of the wrong shape: %v, want ErrCorrupt", err)
+	}
+	if _, err := events.DecodeForFold(withInputs(`{"entrants":5}`)); err != nil {
+		t.Errorf("DecodeForFold of inputs of the wrong shape: %v", err)
+	}
+	// Anything that is not JSON, and every other field, is refused as ever.
+	for name, e := range map[string]events.Envelope{
+		"inputs not JSON":   withInputs(`{"entrants":[}`),
+		"no inputs value":   withInputs(``),
+		"unknown member":    {ID: "t1/9", Tournament: "t1", Seq: 9, Type: events.TypeTablesDrawn, V: 1, Data: json.RawMessage(`{"round":2,"inputs":{},"teleported":true}`)},
+		"wrong type":        {ID: "t1/9", Tournament: "t1", Seq: 9, Type: events.TypeTablesDrawn, V: 1, Data: json.RawMessage(`{"round":"2","inputs":{}}`)},
+		"duplicate inputs":  {ID: "t1/9", Tournament: "t1", Seq: 9, Type: events.TypeTablesDrawn, V: 1, Data: json.RawMessage(`{"round":2,"inputs":{},"inputs":{}}`)},
+		"duplicate in them": withInputs(`{"sizes":[4],"sizes":[5]}`),
+	} {
+		if _, err := events.DecodeForFold(e); !errors.Is(err, events.ErrCorrupt) {
+			t.Errorf("%s: DecodeForFold: %v, want ErrCorrupt", name, err)
 		}
 	}
 }

@@ -79,6 +79,9 @@ func FuzzDecodeEnvelope(f *testing.F) {
 	f.Add([]byte(``))
 	f.Add([]byte(`{"data":{"player":"p1","name":"Mario"},"id":"t1/1","tournament":"t1","seq":1,"type":"PlayerRegistered","v":1,"at":"2026-03-07T14:15:00Z","actor":{"id":"o1","role":"arbiter"},"command_id":"k"}`))
 	f.Add([]byte(`{"id":"t1/1","tournament":"t1","seq":1,"type":"PlayerRegistered","v":1,"at":"2026-03-07T14:15:00Z","actor":{"id":"o1","role":"arbiter"},"command_id":"k","data" : {"player":"p1","name":"Mario","nome":"x"}}`))
+	// Draw inputs of the wrong shape: refused by DecodeLine, left alone by
+	// DecodeLineForFold.
+	f.Add([]byte(`{"id":"t1/9","tournament":"t1","seq":9,"type":"TablesDrawn","v":1,"at":"2026-03-07T14:15:00Z","actor":{"id":"o1","role":"arbiter"},"command_id":"k","data":{"round":1,"phase":"qualifying","algorithm":"random","version":1,"seed":"s","inputs":{"entrants":5},"tables":[{"table":1,"players":["p1"]}]}}`))
 	f.Fuzz(func(t *testing.T, line []byte) {
 		checkDecodeLine(t, line)
 		env, err := events.DecodeEnvelope(line)
@@ -138,6 +141,48 @@ func checkDecodeLine(t *testing.T, line []byte) {
 	}
 	if !reflect.DeepEqual(ev, wev) {
 		t.Fatalf("DecodeLine: %#v; two steps: %#v", ev, wev)
+	}
+	checkDecodeLineForFold(t, line, ev, err)
+}
+
+// checkDecodeLineForFold asserts that DecodeLineForFold returns what
+// DecodeEnvelope then DecodeForFold return, errors included, and that it
+// differs from DecodeLine (whose results are given) only in a draw's
+// inputs: left empty, and not checked beyond being JSON.
+func checkDecodeLineForFold(t *testing.T, line []byte, full events.Event, fullErr error) {
+	t.Helper()
+	env, ev, err := events.DecodeLineForFold(line)
+	want, werr := events.DecodeEnvelope(line)
+	var wev events.Event
+	if werr == nil {
+		wev, werr = events.DecodeForFold(want)
+	}
+	if (err == nil) != (werr == nil) || err != nil && err.Error() != werr.Error() {
+		t.Fatalf("DecodeLineForFold: %v; two steps: %v", err, werr)
+	}
+	if want.Seq == 0 && env.Seq != 0 || want.Seq != 0 && (!sameEnvelope(env, want) || !bytes.Equal(compact(t, env.Data), compact(t, want.Data))) {
+		t.Fatalf("DecodeLineForFold: %+v; two steps: %+v", env, want)
+	}
+	if !reflect.DeepEqual(ev, wev) {
+		t.Fatalf("DecodeLineForFold: %#v; two steps: %#v", ev, wev)
+	}
+	drawn := want.Type == events.TypeTablesDrawn && want.V == 1
+	switch {
+	case fullErr == nil:
+		if err != nil {
+			t.Fatalf("DecodeLine accepts what DecodeLineForFold refuses: %v", err)
+		}
+		if d, ok := full.(events.TablesDrawn); ok {
+			d.Inputs = events.DrawInputs{}
+			full = d
+		}
+		if !reflect.DeepEqual(ev, full) {
+			t.Fatalf("DecodeLineForFold: %#v; DecodeLine without the inputs: %#v", ev, full)
+		}
+	case err == nil && !drawn:
+		t.Fatalf("DecodeLineForFold accepts a %s DecodeLine refuses (%v)", want.Type, fullErr)
+	case err != nil && err.Error() != fullErr.Error() && !drawn:
+		t.Fatalf("DecodeLineForFold: %v; DecodeLine: %v", err, fullErr)
 	}
 }
 
@@ -236,25 +281,25 @@ func FuzzDecodeCommit(f *testing.F) {
 	f.Add([]byte{})
 	f.Fuzz(func(t *testing.T, body []byte) {
 		c, err := events.DecodeCommit(body)
-		ce, evs, everr := events.DecodeCommitEvents(body)
+		ce, evs, everr := events.DecodeCommitForFold(body)
 		if err == nil && everr == nil {
 			if len(ce.Envelopes) != len(c.Envelopes) || len(evs) != len(c.Envelopes) {
-				t.Fatalf("DecodeCommitEvents: %d envelopes and %d events, DecodeCommit: %d", len(ce.Envelopes), len(evs), len(c.Envelopes))
+				t.Fatalf("DecodeCommitForFold: %d envelopes and %d events, DecodeCommit: %d", len(ce.Envelopes), len(evs), len(c.Envelopes))
 			}
 			for i := range c.Envelopes {
-				ev, err := events.Decode(c.Envelopes[i])
+				ev, err := events.DecodeForFold(c.Envelopes[i])
 				if err != nil || !sameEnvelope(ce.Envelopes[i], c.Envelopes[i]) || !reflect.DeepEqual(ev, evs[i]) {
-					t.Fatalf("event %d: DecodeCommitEvents %+v %#v; DecodeCommit then Decode %+v %#v (%v)", i+1, ce.Envelopes[i], evs[i], c.Envelopes[i], ev, err)
+					t.Fatalf("event %d: DecodeCommitForFold %+v %#v; DecodeCommit then DecodeForFold %+v %#v (%v)", i+1, ce.Envelopes[i], evs[i], c.Envelopes[i], ev, err)
 				}
 			}
 		} else {
 			// DecodeCommit's error, or else the first event's.
 			want := err
 			for i := 0; want == nil && i < len(c.Envelopes); i++ {
-				_, want = events.Decode(c.Envelopes[i])
+				_, want = events.DecodeForFold(c.Envelopes[i])
 			}
 			if everr == nil || want == nil || everr.Error() != want.Error() {
-				t.Fatalf("DecodeCommitEvents: %v; DecodeCommit then Decode: %v", everr, want)
+				t.Fatalf("DecodeCommitForFold: %v; DecodeCommit then DecodeForFold: %v", everr, want)
 			}
 		}
 		if err != nil {

@@ -412,7 +412,7 @@ type decoded struct {
 
 func decode(m jetstream.Msg) decoded {
 	d := decoded{Msg: m}
-	d.commit, d.evs, d.err = events.DecodeCommitEvents(m.Data)
+	d.commit, d.evs, d.err = events.DecodeCommitForFold(m.Data)
 	return d
 }
 
