@@ -77,7 +77,18 @@ func (t *Tournament) Ranked() []string {
 // annulled round was the last; it is left out until that score exists. The
 // culprit scores 0.
 func (t *Tournament) Games() []scoring.Game {
-	var games []scoring.Game
+	// Sized first: grown by appending, the slice of a large tournament's
+	// games (770,000 in the million-event benchmark) is copied and cleared
+	// a dozen times over.
+	n := 0
+	for _, r := range t.Rounds {
+		if r.Phase == PhaseQualifying {
+			for _, tb := range r.Tables {
+				n += max(len(tb.Results), len(tb.Players))
+			}
+		}
+	}
+	games := make([]scoring.Game, 0, n)
 	var annulled []*Table
 	var annulledRound []int
 	for _, r := range t.Rounds {

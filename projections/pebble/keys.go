@@ -3,7 +3,7 @@ package pebble
 import (
 	"bytes"
 	"encoding/binary"
-	"fmt"
+	"strconv"
 )
 
 // Key layout. Every key is ASCII so that a dump reads like a table.
@@ -15,7 +15,7 @@ import (
 //	                                pieces of other generations (an attempt cut short) are ignored and deleted
 //	snap/<T>/<chunk:06>, snap/<T>   the state as older stores wrote it, in pieces or in one, without snapcur/<T>
 //	idx/t/<T>                       tournament list (value: name)
-//	idx/cmd/<T>/<idempotency key>   CommitRef JSON: the outcome of that command
+//	idx/cmd/<T>/<idempotency key>   {"stream_seq":N}: the commit of that command (older stores: the whole CommitRef JSON)
 //	idx/commit/<T>/<first seq:020>  CommitRef JSON, one per commit, for seq → stream lookups
 //	idx/tok/<sha256 hex>            Principal JSON of an appointed official
 //	mt/<T>/<level:02>/<index:016x>  Merkle tree node hash (32 bytes), every node of every leaf
@@ -33,17 +33,17 @@ var (
 func keySnap(t string) []byte    { return []byte("snap/" + t) }
 func prefixSnap(t string) []byte { return []byte("snap/" + t + "/") }
 func prefixSnapGen(t string, gen uint64) []byte {
-	return []byte(fmt.Sprintf("snap/%s/g%020d/", t, gen))
+	return append(padded([]byte("snap/"+t+"/g"), gen, 20, 10), '/')
 }
 func keySnapChunk(prefix []byte, i int) []byte {
-	return fmt.Appendf(bytes.Clone(prefix), "%06d", i)
+	return padded(bytes.Clone(prefix), uint64(i), 6, 10)
 }
 func keySnapCur(t string) []byte      { return []byte("snapcur/" + t) }
 func prefixSnapCur() []byte           { return []byte("snapcur/") }
 func keyTournament(t string) []byte   { return []byte("idx/t/" + t) }
 func keyCommand(t, key string) []byte { return []byte("idx/cmd/" + t + "/" + key) }
 func keyCommit(t string, first uint64) []byte {
-	return []byte(fmt.Sprintf("idx/commit/%s/%020d", t, first))
+	return padded([]byte("idx/commit/"+t+"/"), first, 20, 10)
 }
 func prefixCommit(t string) []byte  { return []byte("idx/commit/" + t + "/") }
 func keyToken(hash string) []byte   { return []byte("idx/tok/" + hash) }
@@ -71,14 +71,28 @@ func upperBound(p []byte) []byte {
 	return nil
 }
 
-func keyRound(t string, r int) []byte { return []byte(fmt.Sprintf("v/%s/round/%04d", t, r)) }
+func keyRound(t string, r int) []byte { return padded([]byte("v/"+t+"/round/"), uint64(r), 4, 10) }
 func keyTable(t string, r, n int) []byte {
-	return []byte(fmt.Sprintf("v/%s/round/%04d/table/%04d", t, r, n))
+	return padded(append(keyRound(t, r), "/table/"...), uint64(n), 4, 10)
 }
-func prefixTables(t string, r int) []byte { return []byte(fmt.Sprintf("v/%s/round/%04d/table/", t, r)) }
+func prefixTables(t string, r int) []byte { return append(keyRound(t, r), "/table/"...) }
 func keyStandings(t string) []byte        { return []byte("v/" + t + "/standings") }
 func keyClassification(t string) []byte   { return []byte("v/" + t + "/classification") }
 
 func keyNode(t string, level uint, index uint64) []byte {
-	return []byte(fmt.Sprintf("mt/%s/%02d/%016x", t, level, index))
+	k := make([]byte, 0, len("mt/")+len(t)+len("/00/")+16)
+	k = padded(append(append(append(k, "mt/"...), t...), '/'), uint64(level), 2, 10)
+	return padded(append(k, '/'), index, 16, 16)
+}
+
+// padded appends v in base 10 or 16 (lower case), padded with zeros to
+// width digits: what fmt's %0<width>d and %0<width>x write for v, without
+// fmt (keys are built for every event a rebuild folds).
+func padded(dst []byte, v uint64, width, base int) []byte {
+	var digits [20]byte
+	d := strconv.AppendUint(digits[:0], v, base)
+	for range width - len(d) {
+		dst = append(dst, '0')
+	}
+	return append(dst, d...)
 }

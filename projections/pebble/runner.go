@@ -79,6 +79,8 @@ type Runner struct {
 	store *Store
 	opts  RunnerOptions
 
+	refBuf []byte // the runner goroutine's buffer for index values
+
 	mu     sync.RWMutex // guards states
 	states map[string]*entry
 
@@ -407,12 +409,19 @@ type decoded struct {
 	jetstream.Msg
 	commit events.Commit
 	evs    []events.Event
+	leaves [][]byte // the Merkle leaf hash of each line, hashed beside the fold
 	err    error
 }
 
 func decode(m jetstream.Msg) decoded {
 	d := decoded{Msg: m}
 	d.commit, d.evs, d.err = events.DecodeCommitForFold(m.Data)
+	if d.err == nil {
+		d.leaves = make([][]byte, len(d.commit.Lines))
+		for i, line := range d.commit.Lines {
+			d.leaves[i] = checkpoint.LeafHash(line)
+		}
+	}
 	return d
 }
 
@@ -586,7 +595,7 @@ func (r *Runner) applyMsg(b *pebble.Batch, m decoded, ch touched) error {
 		// The event's stored line is its leaf: every node it completes is
 		// stored in this batch.
 		start := time.Now()
-		err = e.tree.Append(c.Lines[i], func(id checkpoint.NodeID, h []byte) {
+		err = e.tree.AppendLeaf(m.leaves[i], func(id checkpoint.NodeID, h []byte) {
 			if nodeErr == nil {
 				nodeErr = b.Set(keyNode(m.Tournament, id.Level, id.Index), h, nil)
 			}
@@ -614,17 +623,19 @@ func (r *Runner) applyMsg(b *pebble.Batch, m decoded, ch touched) error {
 
 	last := c.Envelopes[len(c.Envelopes)-1]
 	ref := CommitRef{Tournament: m.Tournament, StreamSeq: m.StreamSeq, First: first.Seq, Last: last.Seq, CommandID: first.CommandID}
-	refJSON, _ := json.Marshal(ref)
 	if created {
 		if err := b.Set(keyTournament(m.Tournament), []byte(name), nil); err != nil {
 			return err
 		}
 	}
-	if err := b.Set(keyCommit(m.Tournament, first.Seq), refJSON, nil); err != nil {
+	r.refBuf = appendCommitRef(r.refBuf[:0], ref)
+	if err := b.Set(keyCommit(m.Tournament, first.Seq), r.refBuf, nil); err != nil {
 		return err
 	}
 	if first.CommandID != "" {
-		if err := b.Set(keyCommand(m.Tournament, first.CommandID), refJSON, nil); err != nil {
+		// A command's outcome is found by its stream sequence alone.
+		r.refBuf = appendCommitRef(r.refBuf[:0], CommitRef{StreamSeq: m.StreamSeq})
+		if err := b.Set(keyCommand(m.Tournament, first.CommandID), r.refBuf, nil); err != nil {
 			return err
 		}
 	}

@@ -9,8 +9,11 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"strconv"
 	"strings"
 	"time"
+
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/cockroachdb/pebble/v2"
 
@@ -31,6 +34,38 @@ type CommitRef struct {
 	First      uint64 `json:"first"`
 	Last       uint64 `json:"last"`
 	CommandID  string `json:"command_id"`
+}
+
+// appendCommitRef appends ref as the JSON json.Marshal reads back into it,
+// leaving out empty strings and zero sequences: idx/cmd keeps only the
+// stream sequence. It is written for every commit a rebuild folds, so it
+// does without reflection.
+func appendCommitRef(dst []byte, ref CommitRef) []byte {
+	dst = append(dst, '{')
+	sep := func() {
+		if dst[len(dst)-1] != '{' {
+			dst = append(dst, ',')
+		}
+	}
+	str := func(name, v string) {
+		if v != "" {
+			sep()
+			dst = append(dst, name...)
+			dst, _ = jsontext.AppendQuote(dst, v) // invalid UTF-8 becomes U+FFFD, as json.Marshal writes it
+		}
+	}
+	num := func(name string, v uint64) {
+		if v != 0 {
+			sep()
+			dst = strconv.AppendUint(append(dst, name...), v, 10)
+		}
+	}
+	str(`"tournament":`, ref.Tournament)
+	num(`"stream_seq":`, ref.StreamSeq)
+	num(`"first":`, ref.First)
+	num(`"last":`, ref.Last)
+	str(`"command_id":`, ref.CommandID)
+	return append(dst, '}')
 }
 
 // Principal is an appointed official as the token index knows them.
@@ -181,10 +216,14 @@ func (s *Store) Tournaments() ([]string, error) {
 	return out, err
 }
 
-// Command returns the commit a command (by idempotency key) produced.
+// Command returns the commit a command (by idempotency key) produced: its
+// stream sequence (the rest, First, Last and CommandID, is in the log).
 func (s *Store) Command(t, key string) (CommitRef, bool, error) {
 	var ref CommitRef
 	ok, err := s.getJSON(keyCommand(t, key), &ref)
+	if ok {
+		ref.Tournament = t // not stored since idx/cmd keeps the stream sequence alone
+	}
 	return ref, ok, err
 }
 
