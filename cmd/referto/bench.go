@@ -278,7 +278,12 @@ func summarize(lat []time.Duration, el time.Duration) load {
 // to the same embedded server with the same sync policy and concurrency.
 func (b *bencher) ingest(n, k int) error {
 	fmt.Fprintf(b.out, "durable ingest: %d commands per round, %d clients on %d tournaments, fsync per write\n", n, k, k)
-	node, url, stop, err := b.serve(filepath.Join(b.work, fmt.Sprintf("ingest-%d", time.Now().UnixNano())))
+	data := filepath.Join(b.work, "ingest")
+	if err := os.RemoveAll(data); err != nil {
+		return err
+	}
+	defer os.RemoveAll(data)
+	node, url, stop, err := b.serve(data)
 	if err != nil {
 		return err
 	}
@@ -492,6 +497,11 @@ func (b *bencher) rebuild(data string, n int) error {
 	err = b.interleave(func() error {
 		i++
 		dir := filepath.Join(b.work, fmt.Sprintf("rebuild-%d-%d", n, i))
+		// Into an empty store: one left by an interrupted run would
+		// already hold the views.
+		if err := os.RemoveAll(dir); err != nil {
+			return err
+		}
 		defer os.RemoveAll(dir)
 		st, err := pebble.Open(dir, nil)
 		if err != nil {
@@ -520,6 +530,9 @@ func (b *bencher) rebuild(data string, n int) error {
 	}, func() error {
 		i++
 		dir := filepath.Join(b.work, fmt.Sprintf("raw-%d-%d", n, i))
+		if err := os.RemoveAll(dir); err != nil {
+			return err
+		}
 		defer os.RemoveAll(dir)
 		db, err := cpebble.Open(dir, &cpebble.Options{Logger: quietPebble{}})
 		if err != nil {
