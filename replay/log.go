@@ -41,6 +41,7 @@ type Scanner struct {
 	line     int
 	first    string
 	err      error
+	fold     bool // decode as events.DecodeForFold
 }
 
 // scanned is one line read ahead: the envelope and its event, decoded.
@@ -77,6 +78,12 @@ func NewScanner(r io.Reader, progress func(n int)) *Scanner {
 	return &Scanner{r: r, progress: progress}
 }
 
+// SkipDrawInputs makes the scanner decode events as events.DecodeForFold
+// does, for a caller that does not read what a draw records to be re-run
+// (or reads it only now and then, from Envelope().Data): a TablesDrawn's
+// inputs are checked as JSON and left empty. Call it before Scan.
+func (s *Scanner) SkipDrawInputs() { s.fold = true }
+
 // start runs the pipeline: one reader cutting lines into batches, workers
 // decoding them, batches delivered in order. Up to aheadBatches batches
 // wait, decoded or being decoded: the caller stops for a while at a draw
@@ -89,7 +96,7 @@ func (s *Scanner) start() {
 		go func() {
 			for b := range work {
 				for i := range b.items {
-					decode(&b.items[i])
+					decode(&b.items[i], s.fold)
 				}
 				close(b.decoded)
 			}
@@ -155,12 +162,16 @@ func (s *Scanner) start() {
 
 // decode fills in a line's envelope and event, or why it is no event of
 // this log.
-func decode(x *scanned) {
+func decode(x *scanned, fold bool) {
 	if x.err != nil {
 		return
 	}
 	x.leaf = checkpoint.LeafHash(x.raw)
-	env, ev, err := events.DecodeLine(x.raw)
+	decodeLine := events.DecodeLine
+	if fold {
+		decodeLine = events.DecodeLineForFold
+	}
+	env, ev, err := decodeLine(x.raw)
 	switch {
 	case env.Seq == 0: // the envelope did not decode
 		x.err = &LineError{x.line, err}

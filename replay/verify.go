@@ -10,6 +10,8 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/go-json-experiment/json/jsontext"
+
 	"golang.org/x/mod/sumdb/note"
 
 	"github.com/referto/referto/commands"
@@ -148,9 +150,13 @@ type checkpointAt struct {
 // classification is the one the events before it derive.
 //
 // The export is read once, line by line: memory holds the state, not the
-// log. sc is closed.
+// log. sc is closed; Verify reads it from the start (no Scan before).
 func Verify(sc *Scanner, o VerifyOptions) *Report {
 	defer sc.Close()
+	// A draw's inputs (tens of MB of JSON in a large tournament) are
+	// decoded only when they are not, byte for byte, the inputs deciding
+	// the draw again gives (recordedInputs).
+	sc.SkipDrawInputs()
 	r := &Report{}
 	var st *projections.Tournament
 	tree := checkpoint.NewTree()
@@ -264,7 +270,15 @@ func Verify(sc *Scanner, o VerifyOptions) *Report {
 			// Deciding the draw again from the state re-runs it on the
 			// inputs the state gives: only when that disagrees with the
 			// record does re-running the recorded inputs tell more.
-			req, msg := redecideDraw(st, d, env)
+			rec := recordedInputs{env: env}
+			req, msg := redecideDraw(st, d, env, rec.equal)
+			d, err = rec.draw(d)
+			if err != nil {
+				settleDraws(line, true)
+				r.add(false, line, "event %s does not decode: %v", env.ID, err)
+				foldOK = false
+				continue
+			}
 			dc := &drawCheck{line: line, prev: lastDraw, d: d, msg: msg}
 			if msg == "" {
 				dc.rerun = make(chan string, 1)
@@ -469,7 +483,7 @@ func classificationDiffers(st *projections.Tournament, pub events.Classification
 // here as different inputs. The search is not run here: the decision gets
 // the recorded tables in its place and gives back the request it made, for
 // rerunDraw to run beside the fold. "" when they agree.
-func redecideDraw(st *projections.Tournament, d events.TablesDrawn, env events.Envelope) (draw.Request, string) {
+func redecideDraw(st *projections.Tournament, d events.TablesDrawn, env events.Envelope, sameInputs func(events.DrawInputs) bool) (draw.Request, string) {
 	cmd := &commands.DrawTables{Round: d.Round, Seed: d.Seed}
 	if d.Algorithm == "manual" {
 		cmd.Tables = d.Tables
@@ -488,9 +502,7 @@ func redecideDraw(st *projections.Tournament, d events.TablesDrawn, env events.E
 	if !ok {
 		return req, "deciding it again gives no draw"
 	}
-	// The inputs of a late draw of a large tournament list every game so
-	// far (tens of MB of JSON): compared field by field, not encoded.
-	if !d.Inputs.Equal(again.Inputs) {
+	if !sameInputs(again.Inputs) {
 		return req, "its inputs differ"
 	}
 	if !slices.EqualFunc(d.Tables, again.Tables, func(a, b events.DrawnTable) bool { return a.Table == b.Table && slices.Equal(a.Players, b.Players) }) {
@@ -506,6 +518,75 @@ func redecideDraw(st *projections.Tournament, d events.TablesDrawn, env events.E
 		}
 	}
 	return req, ""
+}
+
+// recordedInputs are the inputs a draw's line records, which the scan left
+// undecoded (Scanner.SkipDrawInputs).
+type recordedInputs struct {
+	env     events.Envelope
+	checked bool
+	inputs  events.DrawInputs
+	err     error // the line does not decode
+}
+
+// equal reports whether the recorded inputs are again's. The same bytes as
+// again's encoding (the ledger's, encoding/json's) are the same inputs, and
+// that is the rule for a log the ledger wrote; anything else (bytes another
+// encoder wrote, or other inputs) is decoded and compared field by field,
+// an empty list the same as none.
+func (ri *recordedInputs) equal(again events.DrawInputs) bool {
+	ri.checked = true
+	if enc, err := json.Marshal(again); err == nil && bytes.Equal(enc, inputsJSON(ri.env.Data)) {
+		ri.inputs = again
+		return true
+	}
+	ri.decode()
+	return ri.err == nil && ri.inputs.Equal(again)
+}
+
+func (ri *recordedInputs) decode() {
+	ev, err := events.Decode(ri.env)
+	if err != nil {
+		ri.err = err
+		return
+	}
+	ri.inputs = ev.(events.TablesDrawn).Inputs
+}
+
+// draw returns d with its recorded inputs, decoding the line if equal did
+// not tell them, or the error that the line does not decode: the draw
+// then is no event, as when it was decoded whole.
+func (ri *recordedInputs) draw(d events.TablesDrawn) (events.TablesDrawn, error) {
+	if !ri.checked {
+		ri.checked = true
+		ri.decode()
+	}
+	d.Inputs = ri.inputs
+	return d, ri.err
+}
+
+// inputsJSON returns the bytes of the member "inputs" of a draw's data, nil
+// if it has none or is no JSON object.
+func inputsJSON(data []byte) []byte {
+	dec := jsontext.NewDecoder(bytes.NewBuffer(data)) // parsed in place, not copied
+	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '{' {
+		return nil
+	}
+	for dec.PeekKind() == '"' {
+		tok, err := dec.ReadToken()
+		if err != nil {
+			return nil
+		}
+		name := tok.String() // a token is only valid until the next read
+		start := dec.InputOffset()
+		if _, err := dec.ReadValue(); err != nil {
+			return nil
+		}
+		if name == "inputs" {
+			return bytes.TrimLeft(data[start:dec.InputOffset()], " \t\r\n:")
+		}
+	}
+	return nil
 }
 
 // rerunDraw runs the search of a draw on the request deciding it again

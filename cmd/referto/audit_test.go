@@ -290,6 +290,17 @@ func TestVerifyFindsEveryTampering(t *testing.T) {
 			relink(t, l, draw2+1)
 			return l, sign(t, filepath.Join(a.data, "keys"), l)
 		}, fmt.Sprintf("FAILED at line %d ", draw2), draw2},
+		{"a score among a draw's recorded inputs changed, relinked and signed by the server's key", func(l [][]byte) ([][]byte, []byte) {
+			// The tables are the ones recorded; the inputs they were drawn
+			// from are not the games the log holds.
+			re := regexp.MustCompile(`("past":\[\{[^}]*?"scores":\[)(\d+)`)
+			if !re.Match(l[draw2-1]) {
+				t.Fatalf("no past game in line %d", draw2)
+			}
+			l[draw2-1] = re.ReplaceAll(l[draw2-1], []byte(`${1}1${2}`))
+			relink(t, l, draw2+1)
+			return l, sign(t, filepath.Join(a.data, "keys"), l)
+		}, fmt.Sprintf("FAILED at line %d ", draw2), draw2},
 		{"a classification that does not follow, signed by the server itself", func(l [][]byte) ([][]byte, []byte) {
 			// The server's own key signs a publication whose first two
 			// rows are swapped: every root matches, the rows do not.
