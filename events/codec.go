@@ -130,9 +130,9 @@ func Decode(env Envelope) (Event, error) { return decode(env, false) }
 // re-run: a TablesDrawn's inputs (every entrant and every earlier game,
 // megabytes in a large tournament) are read as JSON but not decoded, and
 // are left empty. Where Decode succeeds it returns the same event with
-// Inputs zero; it refuses everything Decode refuses except inputs that are
-// well-formed JSON of the wrong shape, which are left to whoever re-runs
-// the draw (replay.Verify, with Decode).
+// Inputs zero; it refuses everything Decode refuses, with Decode's error,
+// except inputs that are well-formed JSON of the wrong shape, which are
+// left to whoever re-runs the draw (replay.Verify, with Decode).
 func DecodeForFold(env Envelope) (Event, error) { return decode(env, true) }
 
 func decode(env Envelope, fold bool) (Event, error) {
@@ -141,6 +141,11 @@ func decode(env Envelope, fold bool) (Event, error) {
 		return nil, fmt.Errorf("%w: %s v%d (event %s)", ErrUnknownEvent, env.Type, env.V, env.ID)
 	}
 	ev, err := dec(func(v any) error { return decodeStrict(env.Data, v) })
+	if err != nil && fold {
+		// Refused either way: say why as Decode says it (not in terms of
+		// the type that skips the inputs, nor perhaps of another member).
+		return decode(env, false)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: event %s (%s v%d): %v", ErrCorrupt, env.ID, env.Type, env.V, err)
 	}

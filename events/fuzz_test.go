@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/referto/referto/events"
 )
 
@@ -179,10 +181,29 @@ func checkDecodeLineForFold(t *testing.T, line []byte, full events.Event, fullEr
 		if !reflect.DeepEqual(ev, full) {
 			t.Fatalf("DecodeLineForFold: %#v; DecodeLine without the inputs: %#v", ev, full)
 		}
-	case err == nil && !drawn:
+	case err != nil:
+		if err.Error() != fullErr.Error() {
+			t.Fatalf("DecodeLineForFold: %v; DecodeLine: %v", err, fullErr)
+		}
+	case !drawn:
 		t.Fatalf("DecodeLineForFold accepts a %s DecodeLine refuses (%v)", want.Type, fullErr)
-	case err != nil && err.Error() != fullErr.Error() && !drawn:
-		t.Fatalf("DecodeLineForFold: %v; DecodeLine: %v", err, fullErr)
+	default:
+		// Accepted for its inputs alone: with other inputs, the line is
+		// a draw Decode reads.
+		var members map[string]jsontext.Value
+		if err := jsonv2.Unmarshal(want.Data, &members); err != nil {
+			t.Fatalf("DecodeLineForFold accepts data that is no object: %v", err)
+		}
+		members["inputs"] = jsontext.Value(`{}`)
+		data, err := jsonv2.Marshal(members)
+		if err != nil {
+			t.Fatal(err)
+		}
+		other := want
+		other.Data = data
+		if _, err := events.Decode(other); err != nil {
+			t.Fatalf("DecodeLineForFold accepts a draw DecodeLine refuses (%v) for more than its inputs: %v", fullErr, err)
+		}
 	}
 }
 
