@@ -3,6 +3,7 @@ package pebble
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"strconv"
 )
 
@@ -36,7 +37,7 @@ func prefixSnapGen(t string, gen uint64) []byte {
 	return append(padded([]byte("snap/"+t+"/g"), gen, 20, 10), '/')
 }
 func keySnapChunk(prefix []byte, i int) []byte {
-	return padded(bytes.Clone(prefix), uint64(i), 6, 10)
+	return paddedInt(bytes.Clone(prefix), i, 6)
 }
 func keySnapCur(t string) []byte      { return []byte("snapcur/" + t) }
 func prefixSnapCur() []byte           { return []byte("snapcur/") }
@@ -71,9 +72,9 @@ func upperBound(p []byte) []byte {
 	return nil
 }
 
-func keyRound(t string, r int) []byte { return padded([]byte("v/"+t+"/round/"), uint64(r), 4, 10) }
+func keyRound(t string, r int) []byte { return paddedInt([]byte("v/"+t+"/round/"), r, 4) }
 func keyTable(t string, r, n int) []byte {
-	return padded(append(keyRound(t, r), "/table/"...), uint64(n), 4, 10)
+	return paddedInt(append(keyRound(t, r), "/table/"...), n, 4)
 }
 func prefixTables(t string, r int) []byte { return append(keyRound(t, r), "/table/"...) }
 func keyStandings(t string) []byte        { return []byte("v/" + t + "/standings") }
@@ -95,4 +96,13 @@ func padded(dst []byte, v uint64, width, base int) []byte {
 		dst = append(dst, '0')
 	}
 	return append(dst, d...)
+}
+
+// paddedInt is padded in base 10 for an int, negative ones as fmt's %0<width>d
+// writes them (only a forged log could number a round or a table so).
+func paddedInt(dst []byte, v, width int) []byte {
+	if v < 0 {
+		return fmt.Appendf(dst, "%0*d", width, v)
+	}
+	return padded(dst, uint64(v), width, 10)
 }

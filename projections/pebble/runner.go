@@ -47,7 +47,8 @@ type RunnerOptions struct {
 	Logger *slog.Logger
 	// Observe, when set, is called for every commit once it is committed
 	// to the store, with its number of events and the time spent appending
-	// them to the tournament's Merkle tree. It runs on the runner's
+	// them to the tournament's Merkle tree (their leaf hashes, computed as
+	// the commit was decoded, excluded). It runs on the runner's
 	// goroutine and must return quickly. The default is none.
 	Observe func(events int, merkle time.Duration)
 	// ObserveSnapshot, when set, is called for every tournament state
@@ -257,7 +258,10 @@ func (r *Runner) ReadHead(id string, fn func(t *projections.Tournament, h checkp
 
 // Run follows the log until ctx is done or an event cannot be applied. An
 // unknown event type or version, a corrupt commit or a fold error stops the
-// runner with that error: events are never skipped.
+// runner with that error: events are never skipped. Events are decoded as
+// events.DecodeForFold decodes them: a draw's inputs, which no projection
+// reads, are checked as JSON only; that they are the inputs the log gives
+// is what replay.Verify checks.
 func (r *Runner) Run(ctx context.Context) (err error) {
 	defer func() {
 		if err == nil || errors.Is(err, context.Canceled) {
