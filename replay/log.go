@@ -81,7 +81,8 @@ func NewScanner(r io.Reader, progress func(n int)) *Scanner {
 // SkipDrawInputs makes the scanner decode events as events.DecodeForFold
 // does, for a caller that does not read what a draw records to be re-run
 // (or reads it only now and then, from Envelope().Data): a TablesDrawn's
-// inputs are checked as JSON and left empty. Call it before Scan.
+// inputs are checked as JSON and left empty. Call it before Scan: once the
+// scan has begun, it has no effect.
 func (s *Scanner) SkipDrawInputs() { s.fold = true }
 
 // start runs the pipeline: one reader cutting lines into batches, workers
@@ -89,14 +90,14 @@ func (s *Scanner) SkipDrawInputs() { s.fold = true }
 // wait, decoded or being decoded: the caller stops for a while at a draw
 // (replay.Verify decides it again) and the workers go on meanwhile.
 func (s *Scanner) start() {
-	workers := max(1, runtime.GOMAXPROCS(0))
+	workers, fold := max(1, runtime.GOMAXPROCS(0)), s.fold
 	s.ahead, s.done = make(chan *batch, aheadBatches), make(chan struct{})
 	work := make(chan *batch, aheadBatches)
 	for range workers {
 		go func() {
 			for b := range work {
 				for i := range b.items {
-					decode(&b.items[i], s.fold)
+					decode(&b.items[i], fold)
 				}
 				close(b.decoded)
 			}

@@ -87,3 +87,36 @@ func TestRecordedInputs(t *testing.T) {
 		}
 	}
 }
+
+// appendInputsJSON writes what encoding/json writes (what the ledger
+// stored); a field added to the inputs must be added to it too, or every
+// draw's inputs would be decoded again (correct, only slower).
+func TestAppendInputsJSONIsEncodingJSON(t *testing.T) {
+	for typ, fields := range map[reflect.Type]int{
+		reflect.TypeFor[events.DrawInputs]():  6,
+		reflect.TypeFor[events.DrawEntrant](): 4,
+		reflect.TypeFor[events.DrawGame]():    5,
+	} {
+		if typ.NumField() != fields {
+			t.Errorf("%s has %d fields, appendInputsJSON writes %d: write the new ones", typ, typ.NumField(), fields)
+		}
+	}
+	for _, in := range []events.DrawInputs{
+		{},
+		{Entrants: []events.DrawEntrant{}, Sizes: []int{}, Past: []events.DrawGame{}, Bands: [][]string{}},
+		{Entrants: []events.DrawEntrant{{Player: "p1", Club: "Pisa & Lucca <1>", Region: "Toscana", Rank: 3}, {Player: "p2", Rank: -1}},
+			Sizes: []int{4, 5}, SmallTableMax: 10,
+			Past: []events.DrawGame{{Round: 1, Table: 2, Players: []string{"p1", "p2"}, Places: []int{1, 2}, Scores: []int64{15000, -250}},
+				{Round: 1, Table: 3}},
+			Bands: [][]string{{"p1", "p2"}, nil, {}}, ManualAs: "rur-game1"},
+		{Entrants: []events.DrawEntrant{{Player: "Niccolò \"il\" Rossi\t\u2028\x01", Club: "C\\D", Region: "Valle d'Aosta/Vallée d'Aoste"}, {Player: "bad \xff utf-8"}}},
+	} {
+		want, err := json.Marshal(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := appendInputsJSON([]byte("x"), in)[1:]; !bytes.Equal(got, want) {
+			t.Errorf("appendInputsJSON:\n%s\nencoding/json:\n%s", got, want)
+		}
+	}
+}

@@ -301,6 +301,17 @@ func TestVerifyFindsEveryTampering(t *testing.T) {
 			relink(t, l, draw2+1)
 			return l, sign(t, filepath.Join(a.data, "keys"), l)
 		}, fmt.Sprintf("FAILED at line %d ", draw2), draw2},
+		{"a draw's recorded inputs that do not decode, relinked and signed by the server's key", func(l [][]byte) ([][]byte, []byte) {
+			// Well-formed JSON of the wrong shape: the projections pass it
+			// over (they do not read a draw's inputs), verify must not.
+			re := regexp.MustCompile(`"sizes":\[(\d)`)
+			if !re.Match(l[draw2-1]) {
+				t.Fatalf("no sizes in line %d", draw2)
+			}
+			l[draw2-1] = re.ReplaceAll(l[draw2-1], []byte(`"sizes":["$1"`))
+			relink(t, l, draw2+1)
+			return l, sign(t, filepath.Join(a.data, "keys"), l)
+		}, fmt.Sprintf("FAILED at line %d ", draw2), draw2},
 		{"a classification that does not follow, signed by the server itself", func(l [][]byte) ([][]byte, []byte) {
 			// The server's own key signs a publication whose first two
 			// rows are swapped: every root matches, the rows do not.
@@ -311,6 +322,11 @@ func TestVerifyFindsEveryTampering(t *testing.T) {
 		{"a published winner's name changed, signed by the server itself", func(l [][]byte) ([][]byte, []byte) {
 			return republish(t, a, l, pub, func(cp *events.ClassificationPublished) { cp.Rows[0].Name = "Impostore" })
 		}, fmt.Sprintf("FAILED at line %d of", pub), pub},
+	}
+	// What the report must say besides its verdict, for some cases.
+	reportSays := map[string]string{
+		"a score among a draw's recorded inputs changed, relinked and signed by the server's key": "its inputs differ",
+		"a draw's recorded inputs that do not decode, relinked and signed by the server's key":    "does not decode",
 	}
 	for i, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -325,6 +341,9 @@ func TestVerifyFindsEveryTampering(t *testing.T) {
 				t.Fatalf("verify returned %v, want a failed verification\n%s", err, out)
 			}
 			v := verdict(t, out)
+			if says := reportSays[tc.name]; !strings.Contains(out, says) {
+				t.Errorf("the report does not say %q:\n%s", says, out)
+			}
 			if !strings.HasPrefix(v, tc.want) {
 				t.Errorf("verdict %q, want it to start with %q\n%s", v, tc.want, out)
 			}

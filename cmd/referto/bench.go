@@ -278,8 +278,8 @@ func summarize(lat []time.Duration, el time.Duration) load {
 // to the same embedded server with the same sync policy and concurrency.
 func (b *bencher) ingest(n, k int) error {
 	fmt.Fprintf(b.out, "durable ingest: %d commands per round, %d clients on %d tournaments, fsync per write\n", n, k, k)
-	data := filepath.Join(b.work, "ingest")
-	if err := os.RemoveAll(data); err != nil {
+	data, err := os.MkdirTemp(b.work, "ingest-")
+	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(data)
