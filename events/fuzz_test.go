@@ -122,29 +122,39 @@ func FuzzDecodeEnvelope(f *testing.F) {
 }
 
 // checkDecodeLine asserts that the single-pass DecodeLine returns what
-// DecodeEnvelope then Decode return, errors included.
+// DecodeEnvelope then Decode return, errors included, and the same of
+// DecodeLineForFold and DecodeForFold (checkDecodeLineForFold).
 func checkDecodeLine(t *testing.T, line []byte) {
 	t.Helper()
-	env, ev, err := events.DecodeLine(line)
+	_, ev, err := checkSinglePass(t, "DecodeLine", line, events.DecodeLine, events.Decode)
+	checkDecodeLineForFold(t, line, ev, err)
+}
+
+// checkSinglePass asserts that decodeLine returns what DecodeEnvelope then
+// decode return, errors included, and returns that.
+func checkSinglePass(t *testing.T, name string, line []byte, decodeLine func([]byte) (events.Envelope, events.Event, error),
+	decode func(events.Envelope) (events.Event, error)) (events.Envelope, events.Event, error) {
+	t.Helper()
+	env, ev, err := decodeLine(line)
 	want, werr := events.DecodeEnvelope(line)
 	var wev events.Event
 	if werr == nil {
-		wev, werr = events.Decode(want)
+		wev, werr = decode(want)
 	}
 	if (err == nil) != (werr == nil) || err != nil && err.Error() != werr.Error() {
-		t.Fatalf("DecodeLine: %v; two steps: %v", err, werr)
+		t.Fatalf("%s: %v; two steps: %v", name, err, werr)
 	}
 	if want.Seq == 0 {
 		if env.Seq != 0 {
-			t.Fatalf("DecodeLine returned an envelope the two steps refuse: %+v", env)
+			t.Fatalf("%s returned an envelope the two steps refuse: %+v", name, env)
 		}
 	} else if !sameEnvelope(env, want) || !bytes.Equal(compact(t, env.Data), compact(t, want.Data)) {
-		t.Fatalf("DecodeLine: %+v; two steps: %+v", env, want)
+		t.Fatalf("%s: %+v; two steps: %+v", name, env, want)
 	}
 	if !reflect.DeepEqual(ev, wev) {
-		t.Fatalf("DecodeLine: %#v; two steps: %#v", ev, wev)
+		t.Fatalf("%s: %#v; two steps: %#v", name, ev, wev)
 	}
-	checkDecodeLineForFold(t, line, ev, err)
+	return want, ev, err
 }
 
 // checkDecodeLineForFold asserts that DecodeLineForFold returns what
@@ -153,21 +163,7 @@ func checkDecodeLine(t *testing.T, line []byte) {
 // inputs: left empty, and not checked beyond being JSON.
 func checkDecodeLineForFold(t *testing.T, line []byte, full events.Event, fullErr error) {
 	t.Helper()
-	env, ev, err := events.DecodeLineForFold(line)
-	want, werr := events.DecodeEnvelope(line)
-	var wev events.Event
-	if werr == nil {
-		wev, werr = events.DecodeForFold(want)
-	}
-	if (err == nil) != (werr == nil) || err != nil && err.Error() != werr.Error() {
-		t.Fatalf("DecodeLineForFold: %v; two steps: %v", err, werr)
-	}
-	if want.Seq == 0 && env.Seq != 0 || want.Seq != 0 && (!sameEnvelope(env, want) || !bytes.Equal(compact(t, env.Data), compact(t, want.Data))) {
-		t.Fatalf("DecodeLineForFold: %+v; two steps: %+v", env, want)
-	}
-	if !reflect.DeepEqual(ev, wev) {
-		t.Fatalf("DecodeLineForFold: %#v; two steps: %#v", ev, wev)
-	}
+	want, ev, err := checkSinglePass(t, "DecodeLineForFold", line, events.DecodeLineForFold, events.DecodeForFold)
 	drawn := want.Type == events.TypeTablesDrawn && want.V == 1
 	switch {
 	case fullErr == nil:
