@@ -17,6 +17,7 @@ import (
 	"runtime"
 	"runtime/pprof"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -210,13 +211,16 @@ func (b *bencher) interleave(a, c func() error) error {
 
 // load is a closed-loop load of n operations from k clients: the rate and
 // the 50th and 99th percentile latencies.
-type load struct{ rate, p50, p99 float64 }
+// cpu is the CPU time of the whole process per operation, in µs (0 where
+// it cannot be read): with the embedded server, JetStream's share too.
+type load struct{ rate, p50, p99, cpu float64 }
 
 func runLoad(n, k int, op func(client, i int) error) (load, error) {
 	lat := make([]time.Duration, n)
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	var failed atomic.Value
+	cpu0, cpuOK := cpuTime()
 	start := time.Now()
 	for c := range k {
 		wg.Add(1)
@@ -237,7 +241,11 @@ func runLoad(n, k int, op func(client, i int) error) (load, error) {
 		}()
 	}
 	wg.Wait()
-	return finish(lat, time.Since(start), &failed)
+	l, err := finish(lat, time.Since(start), &failed)
+	if cpu1, ok := cpuTime(); ok && cpuOK {
+		l.cpu = float64((cpu1 - cpu0).Microseconds()) / float64(n)
+	}
+	return l, err
 }
 
 // send does one request of a load, reads the answer through and wants
@@ -328,29 +336,38 @@ func (b *bencher) ingest(n, k int) error {
 	// (the message id of each command, the expected last sequence of its
 	// tournament's subject, a consumer following the stream as the
 	// projections do), without any of referto's own code.
-	if _, err := js.CreateStream(b.ctx, natsjs.StreamConfig{Name: "RAWGUARD", Subjects: []string{"rawguard.>"}, Storage: natsjs.FileStorage,
-		DenyDelete: true, DenyPurge: true, Duplicates: 2 * time.Minute}); err != nil {
-		return err
-	}
-	follower, err := js.OrderedConsumer(b.ctx, "RAWGUARD", natsjs.OrderedConsumerConfig{})
-	if err != nil {
-		return err
-	}
-	follow, err := follower.Messages(natsjs.PullMaxMessages(1024))
-	if err != nil {
-		return err
-	}
-	defer follow.Stop()
-	go func() {
-		for {
-			if _, err := follow.Next(); err != nil {
-				return
-			}
+	// The third: the same with group commit, through JetStream's atomic
+	// batch publish, the one way JetStream has to store several messages
+	// under one fsync (groupCommit).
+	for _, name := range []string{"RAWGUARD", "RAWBATCH"} {
+		if _, err := js.CreateStream(b.ctx, natsjs.StreamConfig{Name: name, Subjects: []string{strings.ToLower(name) + ".>"}, Storage: natsjs.FileStorage,
+			DenyDelete: true, DenyPurge: true, Duplicates: 2 * time.Minute, AllowAtomicPublish: name == "RAWBATCH"}); err != nil {
+			return err
 		}
-	}()
+		follower, err := js.OrderedConsumer(b.ctx, name, natsjs.OrderedConsumerConfig{})
+		if err != nil {
+			return err
+		}
+		follow, err := follower.Messages(natsjs.PullMaxMessages(1024))
+		if err != nil {
+			return err
+		}
+		defer follow.Stop()
+		go func() {
+			for {
+				if _, err := follow.Next(); err != nil {
+					return
+				}
+			}
+		}()
+	}
+	gc := newGroupCommit(b.ctx, node.Conn, js)
+	defer gc.stop()
 	guardLast := make([]uint64, k) // per client: the last stream sequence of its subject
+	batchLast := make([]uint64, k)
 	guardRound := 0
-	var ref, raw, guard []load
+	var ref, raw, guard, grouped []load
+	var groupedBatches []float64 // messages per batch, per round
 	err = b.interleave(func() error {
 		round++
 		before := scrape(hc, url)
@@ -364,8 +381,8 @@ func (b *bencher) ingest(n, k int) error {
 			}
 			return 1000 * (after[name+"_sum"] - before[name+"_sum"]) / c
 		}
-		fmt.Fprintf(b.out, "  referto round %d: %.0f/s; mean command %.2f ms, of which JetStream append %.2f ms\n", round, l.rate,
-			mean("referto_command_duration_seconds"), mean("referto_jetstream_append_duration_seconds"))
+		fmt.Fprintf(b.out, "  referto round %d: %.0f/s; mean command %.2f ms, of which JetStream append %.2f ms; CPU %.0f µs per command\n", round, l.rate,
+			mean("referto_command_duration_seconds"), mean("referto_jetstream_append_duration_seconds"), l.cpu)
 		return err
 	}, func() error {
 		l, err := runLoad(n, k, func(c, i int) error {
@@ -386,6 +403,24 @@ func (b *bencher) ingest(n, k int) error {
 			return err
 		})
 		guard = append(guard, l)
+		if err != nil {
+			return err
+		}
+		batches, msgs := gc.batches.Load(), gc.msgs.Load()
+		l, err = runLoad(n, k, func(c, i int) error {
+			m := &nats.Msg{Subject: fmt.Sprintf("rawbatch.%d", c), Data: msg, Header: nats.Header{}}
+			m.Header.Set(natsjs.MsgIDHeader, fmt.Sprintf("%d-%d", guardRound, i))
+			m.Header.Set(natsjs.ExpectedLastSubjSeqHeader, strconv.FormatUint(batchLast[c], 10))
+			seq, err := gc.append(m)
+			if err == nil {
+				batchLast[c] = seq
+			}
+			return err
+		})
+		grouped = append(grouped, l)
+		groupedBatches = append(groupedBatches, float64(gc.msgs.Load()-msgs)/float64(max(1, gc.batches.Load()-batches)))
+		fmt.Fprintf(b.out, "  raw round %d: %.0f/s, CPU %.0f µs per publish; with the ledger's guarantees %.0f/s, %.0f µs; by atomic batch %.0f/s, %.0f µs, %.1f per batch\n",
+			guardRound, raw[len(raw)-1].rate, raw[len(raw)-1].cpu, guard[len(guard)-1].rate, guard[len(guard)-1].cpu, l.rate, l.cpu, groupedBatches[len(groupedBatches)-1])
 		return err
 	})
 	if err != nil {
@@ -409,7 +444,128 @@ func (b *bencher) ingest(n, k int) error {
 	rg, p99g := pick(guard, func(l load) float64 { return l.rate }), pick(guard, func(l load) float64 { return l.p99 })
 	b.add(benchRow{what: "  against JetStream with the ledger's guarantees", referto: fmt.Sprintf("%.0f/s, p99 %.2f ms", rr, p99r),
 		raw: fmt.Sprintf("%.0f/s, p99 %.2f ms (%.2f of raw)", rg, p99g, rg/rw), ratio: fmt.Sprintf("%.2f, +%.2f ms", rr/rg, p99r-p99g), target: "(no target)"})
+	rb, p99b := pick(grouped, func(l load) float64 { return l.rate }), pick(grouped, func(l load) float64 { return l.p99 })
+	b.add(benchRow{what: "  the same, group commit by atomic batch", referto: fmt.Sprintf("%.0f/s, p99 %.2f ms", rr, p99r),
+		raw: fmt.Sprintf("%.0f/s, p99 %.2f ms (%.2f of raw), %.1f per batch", rb, p99b, rb/rw, median(groupedBatches)), ratio: fmt.Sprintf("%.2f, %+.2f ms", rr/rb, p99r-p99b), target: "(no target)"})
+	if cr, cw := pick(ref, func(l load) float64 { return l.cpu }), pick(raw, func(l load) float64 { return l.cpu }); cr > 0 && cw > 0 {
+		b.add(benchRow{what: "  CPU per command, whole process", referto: fmt.Sprintf("%.0f µs", cr), raw: fmt.Sprintf("%.0f µs", cw),
+			ratio: fmt.Sprintf("%.1f×", cr/cw), target: "(no target)"})
+	}
 	return nil
+}
+
+// groupCommit appends messages with group commit: the appends that arrive
+// while one batch is being stored go together in the next, as one atomic
+// batch (nats-server 2.12+, ADR-50), which a file store with fsync per
+// write syncs once (2.15+). A lone message is published as usual. It is
+// the baseline for what group commit would give the ledger (referto
+// appends one message at a time): JetStream stages an atomic batch in a
+// store of its own before committing it, and at 8 clients that costs more
+// than the fsyncs it saves.
+type groupCommit struct {
+	ctx           context.Context
+	nc            *nats.Conn
+	js            natsjs.JetStream
+	queue         chan *groupedMsg
+	done          chan struct{}
+	batches, msgs atomic.Int64
+}
+
+type groupedMsg struct {
+	m      *nats.Msg
+	seq    uint64
+	err    error
+	stored chan struct{}
+}
+
+func newGroupCommit(ctx context.Context, nc *nats.Conn, js natsjs.JetStream) *groupCommit {
+	g := &groupCommit{ctx: ctx, nc: nc, js: js, queue: make(chan *groupedMsg, 1024), done: make(chan struct{})}
+	go g.run()
+	return g
+}
+
+func (g *groupCommit) stop() { close(g.queue); <-g.done }
+
+// append stores m and returns its stream sequence.
+func (g *groupCommit) append(m *nats.Msg) (uint64, error) {
+	x := &groupedMsg{m: m, stored: make(chan struct{})}
+	g.queue <- x
+	<-x.stored
+	return x.seq, x.err
+}
+
+// maxGroup is a batch's most messages (JetStream allows 1,000).
+const maxGroup = 64
+
+func (g *groupCommit) run() {
+	defer close(g.done)
+	group := make([]*groupedMsg, 0, maxGroup)
+	for x := range g.queue {
+		group = append(group[:0], x)
+	more:
+		for len(group) < maxGroup {
+			select {
+			case y, ok := <-g.queue:
+				if !ok {
+					break more
+				}
+				group = append(group, y)
+			default:
+				break more
+			}
+		}
+		g.store(group)
+		for _, y := range group {
+			close(y.stored)
+		}
+	}
+}
+
+// store publishes a group and sets each message's sequence, or the error
+// that failed them all.
+func (g *groupCommit) store(group []*groupedMsg) {
+	g.batches.Add(1)
+	g.msgs.Add(int64(len(group)))
+	if len(group) == 1 {
+		ack, err := g.js.PublishMsg(g.ctx, group[0].m)
+		if err == nil {
+			group[0].seq = ack.Sequence
+		}
+		group[0].err = err
+		return
+	}
+	id := strconv.FormatInt(g.batches.Load(), 10)
+	var reply *nats.Msg
+	var err error
+	for i, x := range group {
+		x.m.Header.Set("Nats-Batch-Id", id)
+		x.m.Header.Set("Nats-Batch-Sequence", strconv.Itoa(i+1))
+		if i < len(group)-1 {
+			if err = g.nc.PublishMsg(x.m); err != nil {
+				break
+			}
+			continue
+		}
+		x.m.Header.Set("Nats-Batch-Commit", "1")
+		reply, err = g.nc.RequestMsgWithContext(g.ctx, x.m)
+	}
+	var ack struct {
+		Seq   uint64           `json:"seq"`
+		Count int              `json:"count"`
+		Error *natsjs.APIError `json:"error"`
+	}
+	switch {
+	case err != nil:
+	case json.Unmarshal(reply.Data, &ack) != nil:
+		err = fmt.Errorf("batch %s: bad ack %q", id, reply.Data)
+	case ack.Error != nil:
+		err = fmt.Errorf("batch %s: %w", id, ack.Error)
+	case ack.Count != len(group) || ack.Seq < uint64(len(group)):
+		err = fmt.Errorf("batch %s of %d: ack %q", id, len(group), reply.Data)
+	}
+	for i, x := range group {
+		x.seq, x.err = ack.Seq-uint64(len(group)-1-i), err
+	}
 }
 
 // scrape reads the sums and counts of the node's histograms from /metrics,

@@ -1,0 +1,84 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	natsjs "github.com/nats-io/nats.go/jetstream"
+
+	"github.com/referto/referto/events/jetstream"
+)
+
+// TestGroupCommitSequences runs the bench's group commit under concurrent
+// appends, each expecting its subject's last sequence to be the one the
+// previous append returned: a sequence told wrong fails the next append of
+// that subject, and the stream must hold every message where it was told.
+func TestGroupCommitSequences(t *testing.T) {
+	ns, err := jetstream.StartServer(jetstream.ServerOptions{StoreDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ns.Shutdown()
+	nc, err := nats.Connect("", nats.InProcessServer(ns))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	js, err := natsjs.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stream, err := js.CreateStream(ctx, natsjs.StreamConfig{Name: "G", Subjects: []string{"g.>"}, Storage: natsjs.FileStorage,
+		Duplicates: time.Minute, AllowAtomicPublish: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gc := newGroupCommit(ctx, nc, js)
+	const clients, each = 8, 40
+	seqs := make([][]uint64, clients)
+	var wg sync.WaitGroup
+	for c := range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var last uint64
+			for i := range each {
+				m := &nats.Msg{Subject: fmt.Sprintf("g.%d", c), Data: fmt.Appendf(nil, "%d-%d", c, i), Header: nats.Header{}}
+				m.Header.Set(natsjs.MsgIDHeader, fmt.Sprintf("%d-%d", c, i))
+				m.Header.Set(natsjs.ExpectedLastSubjSeqHeader, strconv.FormatUint(last, 10))
+				seq, err := gc.append(m)
+				if err != nil {
+					t.Errorf("client %d, append %d: %v", c, i, err)
+					return
+				}
+				seqs[c], last = append(seqs[c], seq), seq
+			}
+		}()
+	}
+	wg.Wait()
+	gc.stop()
+	if t.Failed() {
+		return
+	}
+	if b, m := gc.batches.Load(), gc.msgs.Load(); m != clients*each || b >= m {
+		t.Errorf("%d messages in %d batches: want %d, some of them grouped", m, b, clients*each)
+	}
+	for c := range clients {
+		for i, seq := range seqs[c] {
+			raw, err := stream.GetMsg(ctx, seq)
+			if err != nil {
+				t.Fatalf("client %d, append %d at %d: %v", c, i, seq, err)
+			}
+			if want := fmt.Sprintf("%d-%d", c, i); string(raw.Data) != want || raw.Subject != fmt.Sprintf("g.%d", c) {
+				t.Errorf("seq %d holds %s %q, want g.%d %q", seq, raw.Subject, raw.Data, c, want)
+			}
+		}
+	}
+}
