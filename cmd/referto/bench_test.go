@@ -70,6 +70,13 @@ func TestGroupCommitSequences(t *testing.T) {
 	if b, m := gc.batches.Load(), gc.msgs.Load(); m != clients*each || b >= m {
 		t.Errorf("%d messages in %d batches: want %d, some of them grouped", m, b, clients*each)
 	}
+	info, err := stream.Info(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.State.Msgs != clients*each {
+		t.Errorf("the stream holds %d messages, want %d", info.State.Msgs, clients*each)
+	}
 	for c := range clients {
 		for i, seq := range seqs[c] {
 			raw, err := stream.GetMsg(ctx, seq)
@@ -80,5 +87,58 @@ func TestGroupCommitSequences(t *testing.T) {
 				t.Errorf("seq %d holds %s %q, want g.%d %q", seq, raw.Subject, raw.Data, c, want)
 			}
 		}
+	}
+}
+
+// TestGroupCommitFailsTheWholeBatch: one refused message fails every
+// message of its batch, and none of them is stored.
+func TestGroupCommitFailsTheWholeBatch(t *testing.T) {
+	ns, err := jetstream.StartServer(jetstream.ServerOptions{StoreDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ns.Shutdown()
+	nc, err := nats.Connect("", nats.InProcessServer(ns))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	js, err := natsjs.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stream, err := js.CreateStream(ctx, natsjs.StreamConfig{Name: "G", Subjects: []string{"g.>"}, Storage: natsjs.FileStorage, AllowAtomicPublish: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gc := newGroupCommit(ctx, nc, js)
+	defer gc.stop()
+	group := func(expected ...uint64) []*groupedMsg {
+		var g []*groupedMsg
+		for i, e := range expected {
+			m := &nats.Msg{Subject: fmt.Sprintf("g.%d", i), Header: nats.Header{}}
+			m.Header.Set(natsjs.ExpectedLastSubjSeqHeader, strconv.FormatUint(e, 10))
+			g = append(g, &groupedMsg{m: m})
+		}
+		return g
+	}
+	bad := group(0, 7, 0) // g.1 has no message 7
+	gc.store(bad)
+	for i, x := range bad {
+		if x.err == nil || x.seq != 0 {
+			t.Errorf("message %d of a refused batch: seq %d, err %v; want an error", i, x.seq, x.err)
+		}
+	}
+	good := group(0, 0, 0)
+	gc.store(good)
+	for i, x := range good {
+		if x.err != nil || x.seq != uint64(i+1) {
+			t.Errorf("message %d: seq %d, err %v; want seq %d (nothing of the refused batch stored)", i, x.seq, x.err, i+1)
+		}
+	}
+	if info, err := stream.Info(ctx); err != nil || info.State.Msgs != 3 {
+		t.Errorf("stream: %+v, %v; want 3 messages", info.State, err)
 	}
 }
