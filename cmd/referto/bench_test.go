@@ -14,23 +14,22 @@ import (
 	"github.com/referto/referto/events/jetstream"
 )
 
-// TestGroupCommitSequences runs the bench's group commit under concurrent
-// appends, each expecting its subject's last sequence to be the one the
-// previous append returned: a sequence told wrong fails the next append of
-// that subject, and the stream must hold every message where it was told.
-func TestGroupCommitSequences(t *testing.T) {
+// atomicStream starts an embedded server (fsync per write) with a stream G
+// on subjects g.> that takes atomic batches, all stopped when t ends.
+func atomicStream(t *testing.T) (context.Context, *nats.Conn, natsjs.JetStream, natsjs.Stream) {
+	t.Helper()
 	ns, err := jetstream.StartServer(jetstream.ServerOptions{StoreDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ns.Shutdown()
+	t.Cleanup(ns.Shutdown)
 	nc, err := nats.Connect("", nats.InProcessServer(ns))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer nc.Close()
+	t.Cleanup(nc.Close)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
+	t.Cleanup(cancel)
 	js, err := natsjs.New(nc)
 	if err != nil {
 		t.Fatal(err)
@@ -40,6 +39,15 @@ func TestGroupCommitSequences(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return ctx, nc, js, stream
+}
+
+// TestGroupCommitSequences runs the bench's group commit under concurrent
+// appends, each expecting its subject's last sequence to be the one the
+// previous append returned: a sequence told wrong fails the next append of
+// that subject, and the stream must hold every message where it was told.
+func TestGroupCommitSequences(t *testing.T) {
+	ctx, nc, js, stream := atomicStream(t)
 	gc := newGroupCommit(ctx, nc, js)
 	const clients, each = 8, 40
 	seqs := make([][]uint64, clients)
@@ -93,26 +101,7 @@ func TestGroupCommitSequences(t *testing.T) {
 // TestGroupCommitFailsTheWholeBatch: one refused message fails every
 // message of its batch, and none of them is stored.
 func TestGroupCommitFailsTheWholeBatch(t *testing.T) {
-	ns, err := jetstream.StartServer(jetstream.ServerOptions{StoreDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ns.Shutdown()
-	nc, err := nats.Connect("", nats.InProcessServer(ns))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	js, err := natsjs.New(nc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	stream, err := js.CreateStream(ctx, natsjs.StreamConfig{Name: "G", Subjects: []string{"g.>"}, Storage: natsjs.FileStorage, AllowAtomicPublish: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ctx, nc, js, stream := atomicStream(t)
 	gc := newGroupCommit(ctx, nc, js)
 	defer gc.stop()
 	group := func(expected ...uint64) []*groupedMsg {
