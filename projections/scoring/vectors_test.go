@@ -7,8 +7,10 @@ import (
 	"testing"
 )
 
-// vectorsPath is the shared reference vectors of RULES.md §4–§6.
-const vectorsPath = "../../../shared/testdata/scoring-vectors.json"
+// vectorsPath is the project's copy of the reference vectors for placement,
+// formulas and standings (docs/rules.md §4–§6). .ci/run fails when the team's
+// copy differs from it, so the two never drift.
+const vectorsPath = "../../testdata/scoring-vectors.json"
 
 type vectorFile struct {
 	About  string        `json:"about"`
