@@ -137,7 +137,7 @@ func (c *RecordResult) report(t *projections.Tournament, tb *projections.Table) 
 		return events.ResultRecorded{}, err
 	}
 	ev.ObjectiveSet = setName
-	var errs []error
+	errs := boardBounds(t.Ruleset, ev.Players)
 	if !slices.Contains(closings, c.ClosedBy) {
 		errs = append(errs, fieldErr("closed_by", "must be objective, closing_roll or time, not %q", c.ClosedBy))
 	} else if !slices.Contains(t.Ruleset.Closings, c.ClosedBy) {
@@ -160,7 +160,7 @@ func (c *RecordResult) report(t *projections.Tournament, tb *projections.Table) 
 		}
 	}
 	st := t.ScoringTable(c.Round, &ev)
-	if err := scoring.Validate(st); err != nil {
+	if err := scoring.Validate(t.Rules(), st); err != nil {
 		errs = append(errs, fromScoring(err))
 	}
 	if err := errors.Join(errs...); err != nil {
@@ -245,6 +245,72 @@ func (c *RecordResult) boardCheck(t *projections.Tournament, ev *events.ResultRe
 		ev.Players = append(ev.Players, s)
 	}
 	return setName, errors.Join(errs...)
+}
+
+// boardBounds refuses figures the board cannot produce (RULES.md §3, board
+// bounds), each problem naming its bound and where the bound comes from:
+//
+//   - table points at most the points of the most valuable objective of the
+//     tournament's set (table points count only objective territories), or
+//     of the whole board when the ruleset names no set;
+//   - table points and off-objective points together at most the whole
+//     board's, [board.BoardPoints]: they are one sum over the territories held;
+//   - territories held at one table, all players together, at most
+//     [board.TerritoryCount];
+//   - armies at most the ruleset's army limit, where it sets one.
+//
+// The board and the objectives are the reference data embedded in
+// projections/board (data/map.json, data/objectives.json).
+func boardBounds(rs events.Ruleset, seats []events.SeatReport) []error {
+	var errs []error
+	most, source := board.BoardPoints, "what the whole board is worth (projections/board/data/map.json; the ruleset names no objective set)"
+	if o, set, ok := mostValuable(rs); ok {
+		most, source = o.Points, fmt.Sprintf("what objective %d, the most valuable of set %s, is worth (projections/board/data/objectives.json)", o.ID, set)
+	}
+	territories := 0
+	for i, p := range seats {
+		f := func(name string) string { return fmt.Sprintf("players[%d].%s", i, name) }
+		if p.TablePoints > most {
+			errs = append(errs, &FieldError{Field: f("table_points"), Rule: "RULES §3",
+				Msg: fmt.Sprintf("%d table points is more than the board can give: at most %d, %s", p.TablePoints, most, source)})
+		} else if p.TablePoints+p.OffObjectivePoints > board.BoardPoints {
+			errs = append(errs, &FieldError{Field: f("off_objective_points"), Rule: "RULES §3",
+				Msg: fmt.Sprintf("%d table points and %d off-objective points make %d; every territory of the board together is worth %d (projections/board/data/map.json)",
+					p.TablePoints, p.OffObjectivePoints, p.TablePoints+p.OffObjectivePoints, board.BoardPoints)})
+		}
+		if rs.ArmyLimit > 0 && p.Armies > rs.ArmyLimit {
+			rule := "RULES §3"
+			switch rs.Preset {
+			case "rur-2015":
+				rule = "rur-2015 art. 30"
+			case "campionato-2003":
+				rule = "campionato-2003 §numero massimo di armate"
+			}
+			errs = append(errs, &FieldError{Field: f("armies"), Rule: rule,
+				Msg: fmt.Sprintf("%d armies is more than the ruleset's limit of %d a player may have on the board (army_limit)", p.Armies, rs.ArmyLimit)})
+		}
+		territories += p.Territories
+	}
+	if territories > board.TerritoryCount {
+		errs = append(errs, &FieldError{Field: "players", Rule: "RULES §3",
+			Msg: fmt.Sprintf("the players hold %d territories in all; the board has %d (projections/board/data/map.json)", territories, board.TerritoryCount)})
+	}
+	return errs
+}
+
+// mostValuable returns the most valuable objective of the ruleset's set and
+// the set's id; ok is false when the ruleset names no set it can load.
+func mostValuable(rs events.Ruleset) (board.Objective, string, bool) {
+	if rs.Objectives.ID == board.DefaultObjectiveSetID && len(rs.Objectives.Inline) == 0 {
+		o, err := board.DefaultMostValuable()
+		return o, rs.Objectives.ID, err == nil
+	}
+	_, set, err := objectiveSet(rs)
+	if err != nil {
+		return board.Objective{}, "", false
+	}
+	o, ok := set.MostValuable()
+	return o, set.ID, ok
 }
 
 func or(p *int, def int) int {

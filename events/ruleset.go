@@ -60,6 +60,12 @@ type Ruleset struct {
 	// may contest: the EG online appeals chamber's rule).
 	ContestWithin int    `json:"contest_within,omitempty"`
 	ContestBy     string `json:"contest_by,omitempty"`
+	// ArmyLimit is the most armies a player may have on the board, so the
+	// most a table report may give him (rur-2015 art. 30: "fino ad un
+	// massimo di 130 armate"; campionato-2003: "Il limite di armate
+	// utilizzabili, a disposizione di ogni giocatore, è di 130"). 0 sets
+	// none; a log recorded before the parameter existed has none.
+	ArmyLimit int `json:"army_limit,omitempty"`
 	// Closings are the ways a game may end (RULES.md §3): objective,
 	// closing_roll, time. cirki-2001 §12: "La partita termina SOLO con il
 	// raggiungimento dell'obiettivo strategico".
@@ -128,12 +134,12 @@ func Preset(id string) (Ruleset, bool) {
 	case "rur-2015":
 		return Ruleset{Preset: id, Scoring: "tp_bonus", Bonus: 50, TieChain: "rur", TieAtTop: "chain",
 			Tiebreak: "rur", TableSizes: []int{4}, QualifyingRounds: 2, Knockout: "rur", Draw: "rur",
-			Sanctions: "rur", Objectives: ObjectiveRef{ID: "rtu-16"}, Closings: allClosings()}, true
+			Sanctions: "rur", Objectives: ObjectiveRef{ID: "rtu-16"}, ArmyLimit: 130, Closings: allClosings()}, true
 	case "campionato-2003":
 		return Ruleset{Preset: id, Scoring: "conv2003", Bonus: 0, TieChain: "2003", TieAtTop: "chain",
 			Tiebreak: "rur", TableSizes: []int{4, 5}, SmallTableMax: 11, QualifyingRounds: 3, Knockout: "none",
 			Draw: "seeded-2003", Sanctions: "2003", Objectives: ObjectiveRef{ID: "rtu-16"},
-			LatePenaltyAfter: 10, LateRefuseAfter: 20, WithdrawalMalus: 150, Closings: allClosings()}, true
+			LatePenaltyAfter: 10, LateRefuseAfter: 20, WithdrawalMalus: 150, ArmyLimit: 130, Closings: allClosings()}, true
 	case "master":
 		// Organizer's choice of rounds: three by default.
 		return Ruleset{Preset: id, Scoring: "tp_bonus", Bonus: 50, TieChain: "rur", TieAtTop: "chain",
@@ -264,6 +270,9 @@ func (r Ruleset) Validate() error {
 	if r.WithdrawalMalus < 0 || r.WithdrawalMalus > 10000 {
 		bad("withdrawal_malus", "must be between 0 and 10000 points")
 	}
+	if r.ArmyLimit < 0 || r.ArmyLimit > 10000 {
+		bad("army_limit", "must be between 0 (no limit) and 10000 armies")
+	}
 	if r.ContestWithin < 0 || r.ContestWithin > 60*24*366 {
 		bad("contest_within", "minutes between 0 (no time window) and a year")
 	}
@@ -290,7 +299,7 @@ func (r Ruleset) Validate() error {
 func paramNames() []string {
 	return []string{"scoring", "bonus", "tie_chain", "tie_at_top", "tiebreak", "discards", "table_sizes",
 		"small_table_max", "qualifying_rounds", "knockout", "draw", "sanctions", "objectives",
-		"late_penalty_after", "late_refuse_after", "withdrawal_malus", "closings", "contest_within", "contest_by"}
+		"late_penalty_after", "late_refuse_after", "withdrawal_malus", "army_limit", "closings", "contest_within", "contest_by"}
 }
 
 func sortedKeys[V any](m map[string]V) []string {

@@ -54,7 +54,7 @@ func TestReportsAreConsistent(t *testing.T) {
 		if rep.Risiko {
 			kinds["risiko"]++
 		}
-		if err := scoring.Validate(tb); err != nil {
+		if err := scoring.Validate(scoring.Rules{Formula: "tp_bonus"}, tb); err != nil {
 			b, _ := json.Marshal(rep)
 			t.Fatalf("report %d does not validate: %v\n%s", k, err, b)
 		}

@@ -9,6 +9,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"sync"
 )
 
 //go:embed data/objectives.json
@@ -271,3 +272,40 @@ func (s *ObjectiveSet) Objective(id int) (Objective, bool) {
 	}
 	return Objective{}, false
 }
+
+// MostValuable returns the objective of the set worth the most table points (the
+// first of equals): no player's table points can exceed its Points, since table
+// points are counted only on objective territories. ok is false for an empty set.
+func (s *ObjectiveSet) MostValuable() (o Objective, ok bool) {
+	if s == nil {
+		return Objective{}, false
+	}
+	for _, x := range s.Objectives {
+		if !ok || x.Points > o.Points {
+			o, ok = x, true
+		}
+	}
+	o.Territories = slices.Clone(o.Territories)
+	return o, ok
+}
+
+// DefaultMostValuable is [ObjectiveSet.MostValuable] of the default set on the
+// default map, computed once: table reports check against it on every result.
+func DefaultMostValuable() (Objective, error) {
+	o, err := defaultMostValuable()
+	o.Territories = slices.Clone(o.Territories)
+	return o, err
+}
+
+var defaultMostValuable = sync.OnceValues(func() (Objective, error) {
+	m, err := Default()
+	if err != nil {
+		return Objective{}, err
+	}
+	s, err := DefaultObjectives(m)
+	if err != nil {
+		return Objective{}, err
+	}
+	o, _ := s.MostValuable()
+	return o, nil
+})

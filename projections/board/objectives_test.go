@@ -212,3 +212,23 @@ func TestDefaultObjectivesOnAnotherBoard(t *testing.T) {
 		t.Errorf("candidate on another board: err = %v", err)
 	}
 }
+
+// TestMostValuable: the default set's most valuable objective is 12 ("Tappeto"),
+// worth 89 as shipped; an empty set has none.
+func TestMostValuable(t *testing.T) {
+	m, err := Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := DefaultObjectives(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, ok := s.MostValuable()
+	if !ok || o.ID != 12 || o.Points != 89 {
+		t.Errorf("got objective %d worth %d (ok %v), want 12 worth 89", o.ID, o.Points, ok)
+	}
+	if _, ok := (&ObjectiveSet{ID: "empty"}).MostValuable(); ok {
+		t.Error("an empty set has a most valuable objective")
+	}
+}

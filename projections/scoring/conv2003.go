@@ -15,17 +15,17 @@ func rows2003(n int) []band {
 // scoreConv2003 is the campionato-2003 conversion: the winner 200 + the gap to the
 // second in hundredths ("200 + differenza punti dal 2° in centesimi"), a risiko counting
 // W = 100; the others by the table of rows2003, never below the minimum except the
-// eliminated; the k-th eliminated 10 × k. A player who withdrew scores 10 for the game
-// ("totalizzerà classifica generale per quella partita solo 10 punti") wherever he is
-// placed, and is then not the winner; the −150 on his final total is
-// [CampionatoWithdrawalPenalty], recorded by the caller. The others still measure their
-// gap from the player placed first.
+// eliminated; the k-th eliminated 10 × k. A player who withdrew leaves the game ("dal
+// momento del ritiro tutti i suoi territori diverranno neutrali"): placement puts him
+// after everyone still in it, the winner and every gap are computed among those, and he
+// scores 10 for the game ("totalizzerà classifica generale per quella partita solo 10
+// punti"); the −150 on his final total is [CampionatoWithdrawalPenalty], recorded by
+// the caller.
 func scoreConv2003(c *tableContext, out []Result) {
 	scoreConversion(c, out, 200, rows2003)
 	for i, p := range c.seats {
-		if p.Status == Withdrawn {
+		if p.left {
 			out[i].Score = hundredths(10)
-			out[i].Win = false
 		}
 	}
 }

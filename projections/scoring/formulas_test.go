@@ -56,17 +56,21 @@ func TestFormulas(t *testing.T) {
 		{"conv2003: risiko counts W = 100", Rules{Formula: "conv2003", TieChain: "2003"},
 			Table{Players: []Seat{fin("A", 1, 30), fin("B", 2, 95), fin("C", 3, 10), elim("D", 4, 1)}, Winner: "A", Risiko: true},
 			"A:1:20005 B:2:9500 C:3:6000 D:4:1000"},
-		{"campionato withdrawal: 10 points for that game, even placed first (pinned)", Rules{Formula: "conv2003", TieChain: "2003"},
+		// campionato-2003: "dal momento del ritiro tutti i suoi territori
+		// diverranno neutrali … totalizzerà classifica generale per quella
+		// partita solo 10 punti": the withdrawn leave the game, whatever their
+		// table points; B wins among those still in it, by 30 over D.
+		{"campionato withdrawal: out of the game, 10 points, the winner among the others (pinned)", Rules{Formula: "conv2003", TieChain: "2003"},
 			Table{Players: []Seat{wd("A", 1, 70), fin("B", 2, 65), wd("C", 3, 50), fin("D", 4, 35)}},
-			"A:1:1000 B:2:9500 C:3:1000 D:4:4000"},
+			"B:1:20030 D:2:8000 A:3:1000 C:3:1000"},
 
 		// standard.
 		{"standard: 12 7 5 3 + tp/100, k-th eliminated k", Rules{Formula: "standard"},
 			Table{Players: []Seat{fin("A", 1, 62), fin("B", 2, 55), elim("C", 3, 2), elim("D", 4, 1)}},
 			"A:1:1262 B:2:755 C:3:200 D:4:100"},
-		{"standard: 4th 3, 5th 1 on a table of 5", Rules{Formula: "standard"},
+		{"standard: 4th 3, 5th 2 on a table of 5 (the reference vectors' reading)", Rules{Formula: "standard"},
 			Table{Players: []Seat{fin("A", 1, 62), fin("B", 2, 55), fin("C", 3, 40), fin("D", 4, 30), fin("E", 5, 20)}},
-			"A:1:1262 B:2:755 C:3:540 D:4:330 E:5:120"},
+			"A:1:1262 B:2:755 C:3:540 D:4:330 E:5:220"},
 		{"standard: risiko 13 flat", Rules{Formula: "standard"}, Table{Players: four, Winner: "B", Risiko: true},
 			"B:1:1300 A:2:762 C:3:540 D:4:100"},
 
@@ -173,23 +177,25 @@ func TestDisqualifiedScoresZeroUnderEveryFormula(t *testing.T) {
 }
 
 // TestWithdrawnScoredByPlace: given a withdrawn player placed second by his table
-// points, under every formula but conv2003 (10 points) and cirki (0), then he scores
-// what a finished player in his place scores (rur-2015 art. 31).
+// points, under every formula but conv2003 and cirki (0), then he scores what a
+// finished player in his place scores (rur-2015 art. 31: "gli saranno assegnati
+// quelli relativi alla posizione ottenuta"). Under conv2003 he left the game: placed
+// after the players still in it, before the eliminated, with 10 points.
 func TestWithdrawnScoredByPlace(t *testing.T) {
 	for _, f := range Formulas() {
 		seats := []Seat{fin("A", 1, 60), fin("B", 2, 50), fin("C", 3, 20), elim("D", 4, 1)}
 		base := mustScore(t, Rules{Formula: f}, Table{Players: seats})
 		seats[1].Status = Withdrawn
 		got := mustScore(t, Rules{Formula: f}, Table{Players: seats})
-		want := base[1].Score
+		want, at := base[1].Score, 1
 		switch f {
 		case "conv2003":
-			want = 1000
+			want, at = 1000, 2
 		case "cirki":
 			want = 0
 		}
-		if got[1].Player != "B" || got[1].Place != 2 || got[1].Score != want || !got[1].Out {
-			t.Errorf("%s: got %+v, want B placed 2nd scoring %d", f, got[1], want)
+		if got[at].Player != "B" || got[at].Place != at+1 || got[at].Score != want || !got[at].Out {
+			t.Errorf("%s: got %+v, want B placed %d scoring %d", f, got[at], at+1, want)
 		}
 	}
 }

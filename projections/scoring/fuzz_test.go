@@ -172,7 +172,7 @@ func FuzzScoreAndValidate(f *testing.F) {
 	f.Add([]byte("a table report, more or less random"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		rules, tab := fuzzTable(data)
-		err := Validate(tab)
+		err := Validate(rules, tab)
 		for _, fe := range fieldErrors(t, err) {
 			if fe == nil || fe.Field == "" || fe.Msg == "" {
 				t.Fatalf("FieldError without field or message: %#v", fe)

@@ -14,10 +14,15 @@ type placed struct {
 	place      int
 	shared     int // how many players share this place (1 when alone)
 	unresolved bool
+	// left reports a withdrawn player who left the game when he withdrew
+	// (campionato-2003: his territories became neutral).
+	left bool
 }
 
-// active reports whether the seat is placed by table points: finished or withdrawn.
-func (p *placed) active() bool { return p.Status == Finished || p.Status == Withdrawn }
+// active reports whether the seat is still in the game at its end and placed by
+// table points: finished, or withdrawn where the formula keeps a withdrawn player
+// in the game (every formula but conv2003; see [formula.withdrawnLeave]).
+func (p *placed) active() bool { return p.Status == Finished || p.Status == Withdrawn && !p.left }
 
 // tableContext is a placed table, the input of every formula.
 type tableContext struct {
@@ -59,12 +64,13 @@ func (c *tableContext) secondTP() int {
 }
 
 // effTP is the table points a formula uses: the risiko winner counts 100, an
-// eliminated or disqualified player 0, anyone else the points after penalties.
+// eliminated or disqualified player, or a withdrawn one who left the game, 0;
+// anyone else the points after penalties.
 func (p *placed) effTP() int {
 	switch {
 	case p.risiko:
 		return 100
-	case p.Status == Eliminated || p.Status == Disqualified:
+	case p.Status == Eliminated || p.Status == Disqualified || p.left:
 		return 0
 	}
 	return p.tp
@@ -142,13 +148,15 @@ func cmpDesc(pairs ...int) int {
 //     as mode says (the chain, a shared first place under split_bonus, shared places
 //     under maialino); a tie the chain cannot break is broken by t.Rolls, highest
 //     first, and is otherwise left unresolved in seat order;
+//   - where withdrawn players leave the game (leave, campionato-2003), they come
+//     after every player still in it, sharing one place;
 //   - eliminated players after them, the last eliminated highest;
 //   - disqualified players last, sharing the last place.
-func place(t Table, ch chain, mode tieMode) (*tableContext, error) {
+func place(t Table, ch chain, mode tieMode, leave bool) (*tableContext, error) {
 	c := &tableContext{n: len(t.Players)}
-	var top, active, elim, disq []*placed
+	var top, active, left, elim, disq []*placed
 	for _, s := range t.Players {
-		p := &placed{Seat: s, tp: s.TablePoints - t.Penalties[s.Player], shared: 1}
+		p := &placed{Seat: s, tp: s.TablePoints - t.Penalties[s.Player], shared: 1, left: leave && s.Status == Withdrawn}
 		if s.Status.out() {
 			c.outCount++
 		}
@@ -158,6 +166,8 @@ func place(t Table, ch chain, mode tieMode) (*tableContext, error) {
 			top = append(top, p)
 		case p.active():
 			active = append(active, p)
+		case p.left:
+			left = append(left, p)
 		case s.Status == Eliminated:
 			elim = append(elim, p)
 		default:
@@ -197,6 +207,10 @@ func place(t Table, ch chain, mode tieMode) (*tableContext, error) {
 		next += len(group)
 		i = j
 	}
+	for _, p := range left {
+		p.place, p.shared = next, len(left)
+	}
+	next += len(left)
 	for _, p := range elim {
 		p.place = next
 		next++
@@ -205,7 +219,7 @@ func place(t Table, ch chain, mode tieMode) (*tableContext, error) {
 		p.place, p.shared = next, len(disq)
 	}
 
-	c.seats = slices.Concat(top, active, elim, disq)
+	c.seats = slices.Concat(top, active, left, elim, disq)
 	return c, nil
 }
 

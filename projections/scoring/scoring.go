@@ -151,23 +151,31 @@ const (
 type formula struct {
 	ties  tieMode
 	score func(c *tableContext, out []Result)
+	// withdrawnLeave reports that a player who withdraws leaves the game: he
+	// is placed after everyone still in it, and the winner and every gap are
+	// computed among those (campionato-2003, the rulebook of conv2003: "dal
+	// momento del ritiro tutti i suoi territori diverranno neutrali"). Under
+	// every other formula a withdrawn player is placed by his recorded table
+	// points (rur-2015 art. 31: "gli saranno assegnati quelli relativi alla
+	// posizione ottenuta").
+	withdrawnLeave bool
 }
 
 // formulas maps the formula ids to their implementations, one per file.
 var formulas = map[string]formula{
-	"tp_bonus":  {tieSplitAtTop, scoreTPBonus},
-	"wins":      {tieSplitAtTop, scoreWins},
-	"conv150":   {tieByChain, scoreConv150},
-	"conv200":   {tieByChain, scoreConv200},
-	"conv2003":  {tieByChain, scoreConv2003},
-	"standard":  {tieByChain, scoreStandard},
-	"faentino":  {tieByChain, scoreFaentino},
-	"spartaco":  {tieByChain, scoreSpartaco},
-	"maialino":  {tieShared, scoreMaialino},
-	"veronese":  {tieByChain, scoreVeronese},
-	"triestino": {tieByChain, scoreTriestino},
-	"medals":    {tieByChain, scoreMedals},
-	"cirki":     {tieByChain, scoreCirki},
+	"tp_bonus":  {tieSplitAtTop, scoreTPBonus, false},
+	"wins":      {tieSplitAtTop, scoreWins, false},
+	"conv150":   {tieByChain, scoreConv150, false},
+	"conv200":   {tieByChain, scoreConv200, false},
+	"conv2003":  {tieByChain, scoreConv2003, true},
+	"standard":  {tieByChain, scoreStandard, false},
+	"faentino":  {tieByChain, scoreFaentino, false},
+	"spartaco":  {tieByChain, scoreSpartaco, false},
+	"maialino":  {tieShared, scoreMaialino, false},
+	"veronese":  {tieByChain, scoreVeronese, false},
+	"triestino": {tieByChain, scoreTriestino, false},
+	"medals":    {tieByChain, scoreMedals, false},
+	"cirki":     {tieByChain, scoreCirki, false},
 }
 
 // Formulas lists the formula ids Score accepts.
@@ -210,7 +218,7 @@ func Score(r Rules, t Table) ([]Result, error) {
 			return nil, fmt.Errorf("%w %q for player %q", ErrUnknownStatus, s.Status, s.Player)
 		}
 	}
-	c, err := place(t, chain, mode)
+	c, err := place(t, chain, mode, f.withdrawnLeave)
 	if err != nil {
 		return nil, err
 	}

@@ -1,8 +1,10 @@
 package scoring
 
 // standardPoints are the rtu "punti standard" by place: 12, 7, 5, 3. rtu stops at the
-// fourth; a fifth on a table of 5 scores 1, continuing the 5, 3 step (not in the source).
-var standardPoints = []int{12, 7, 5, 3, 1}
+// fourth; a fifth on a table of 5 scores 2, as the reference vectors (standard-11)
+// have it: a finished fifth keeps more than the first eliminated's 1 point. The
+// rulebook does not say.
+var standardPoints = []int{12, 7, 5, 3, 2}
 
 // scoreStandard is rtu "punti standard": by place 12, 7, 5, 3, each plus the table
 // points as hundredths ("a cui si aggiungono poi dei decimali pari ai suoi punti

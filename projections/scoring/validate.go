@@ -48,10 +48,12 @@ const (
 // and armies not above the whole; a known status; elimination orders 1..k without gaps
 // on the eliminated players only; 0 table points for an eliminated player; at least one
 // player finished; the winner, if named, seated, finished and (without risiko) not
-// behind another finished or withdrawn player in recorded table points; risiko only with
+// behind another player still in the game in recorded table points (a withdrawn
+// player is in it unless r's formula has him leave the game, as conv2003 does); risiko only with
 // a winner; penalties positive and on seated players; rolls 1..6 and on seated players.
 // Whether the table exists in the draw and has no result yet is the command's business.
-func Validate(t Table) error {
+func Validate(r Rules, t Table) error {
+	leave := formulas[r.Formula].withdrawnLeave
 	var errs []error
 	add := func(field, rule, format string, args ...any) {
 		errs = append(errs, &FieldError{Field: field, Msg: fmt.Sprintf(format, args...), Rule: rule})
@@ -152,7 +154,7 @@ func Validate(t Table) error {
 		case !t.Risiko:
 			w := t.Players[i]
 			for j, s := range t.Players {
-				if (s.Status == Finished || s.Status == Withdrawn) && s.TablePoints > w.TablePoints {
+				if (s.Status == Finished || s.Status == Withdrawn && !leave) && s.TablePoints > w.TablePoints {
 					add("winner", "RULES §4", "winner %q has %d table points but players[%d] (%q) has %d; without risiko the winner is the player placed first by table points", t.Winner, w.TablePoints, j, s.Player, s.TablePoints)
 					break
 				}

@@ -110,7 +110,7 @@ func TestValidate(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			tab := good()
 			tc.mutate(&tab)
-			err := Validate(tab)
+			err := Validate(Rules{Formula: "tp_bonus"}, tab)
 			fes := fieldErrors(t, err)
 			var fields []string
 			for _, fe := range fes {
@@ -137,5 +137,26 @@ func TestFieldErrorWithoutRule(t *testing.T) {
 	got := (&FieldError{Field: "winner", Msg: "bad"}).Error()
 	if want := "scoring: winner: bad"; got != want {
 		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+// TestValidateWinnerAfterWithdrawal: given a withdrawn player with more recorded
+// table points than the finished player named winner, then under conv2003 the
+// report is valid (campionato-2003: "dal momento del ritiro tutti i suoi territori
+// diverranno neutrali", so he left the game and the winner is the best of the
+// others), and under tp_bonus it is refused (rur-2015 art. 31: he keeps "la
+// posizione ottenuta", ahead of the named winner).
+func TestValidateWinnerAfterWithdrawal(t *testing.T) {
+	tab := Table{Players: []Seat{wd("A", 1, 70), fin("B", 2, 65), fin("C", 3, 50), fin("D", 4, 35)}, Winner: "B"}
+	if err := Validate(Rules{Formula: "conv2003", TieChain: "2003"}, tab); err != nil {
+		t.Errorf("conv2003: got %v, want the report accepted", err)
+	}
+	fes := fieldErrors(t, Validate(Rules{Formula: "tp_bonus"}, tab))
+	if len(fes) != 1 || fes[0].Field != "winner" {
+		t.Errorf("tp_bonus: got %v, want one problem at winner", fes)
+	}
+	res := mustScore(t, Rules{Formula: "conv2003", TieChain: "2003"}, tab)
+	if res[0].Player != "B" || !res[0].Win || res[0].Score != 20015 {
+		t.Errorf("conv2003: got %+v first, want B winning with 200.15", res[0])
 	}
 }

@@ -93,7 +93,7 @@ func TestVectorsTables(t *testing.T) {
 			}
 			r := Rules{Formula: tc.Rules.Formula, TieChain: tc.Rules.TieChain, TieAtTop: tc.Rules.TieAtTop, Bonus: bonus}
 			tab := Table{Players: tc.Table.Players, Risiko: tc.Table.Risiko, Winner: tc.Table.Winner, Penalties: tc.Table.Penalties}
-			if err := Validate(tab); err != nil {
+			if err := Validate(r, tab); err != nil {
 				t.Errorf("Validate: %v", err)
 			}
 			got, err := Score(r, tab)
