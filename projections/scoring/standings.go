@@ -103,9 +103,8 @@ type standing struct {
 //
 //   - primary: wins then total (wins, triestino), medal counts 1st, 2nd, 3rd, … (medals;
 //     the total plays no part), total (every other formula);
-//   - rur-2015 art. 1 (Tiebreak "rur"): game scores sorted descending, first difference
-//     wins; then the player who obtained the highest score in the earlier round (then
-//     the next score);
+//   - rur-2015 art. 1 (Tiebreak "rur"): the higher best single game score, then the
+//     player who obtained it in the earlier round ([cmpRURStandings]);
 //   - cirki-2001 §14 (Tiebreak "cirki"): more wins, more games played, fewer
 //     eliminations or withdrawals, more other players eliminated or withdrawn at tables
 //     the player won. The cirki ruleset names its own chain, so the rur-2015 chain is
@@ -249,28 +248,19 @@ func at(s []int, k int) int {
 	return 0
 }
 
-// cmpRURStandings is the rur-2015 art. 1 chain: "singolo punteggio più alto", compared
-// score by score down the sorted lists (a missing score is lower than any); then "in
-// caso di stesso punteggio più alto sarà preferito chi lo ha ottenuto per primo",
-// compared round by round down the same lists.
+// cmpRURStandings is the rur-2015 art. 1 chain, literally (RULES.md §6): "in caso di
+// parità … il singolo punteggio più alto": the higher best single game score (a player
+// without a game has none, lower than any); "in caso di stesso punteggio più alto sarà
+// preferito chi lo ha ottenuto per primo": the one who obtained that best score in the
+// earlier round. Nothing else: the second-best scores are not compared, and whatever is
+// still tied goes to the die. (With two games and equal totals this is the same as
+// comparing both scores; it differs in groups of three or more games.)
 func cmpRURStandings(a, b *standing) int {
-	for k := range max(len(a.scores), len(b.scores)) {
-		switch {
-		case k >= len(a.scores):
-			return 1
-		case k >= len(b.scores):
-			return -1
-		}
-		if c := cmp.Compare(b.scores[k], a.scores[k]); c != 0 {
-			return c
-		}
+	switch {
+	case len(a.scores) == 0 || len(b.scores) == 0:
+		return cmp.Compare(len(b.scores), len(a.scores))
 	}
-	for k := range min(len(a.rounds), len(b.rounds)) {
-		if c := cmp.Compare(a.rounds[k], b.rounds[k]); c != 0 {
-			return c
-		}
-	}
-	return 0
+	return cmp.Or(cmp.Compare(b.scores[0], a.scores[0]), cmp.Compare(a.rounds[0], b.rounds[0]))
 }
 
 // cmpCirki is the cirki-2001 §14 chain: "maggior numero di vittorie ottenute; maggior

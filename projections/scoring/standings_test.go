@@ -87,7 +87,7 @@ func TestRank(t *testing.T) {
 			want:      "A:14010",
 		},
 		{
-			name:    "rur-2015: game scores sorted descending, first difference wins",
+			name:    "rur-2015: the higher single score (\"il singolo punteggio più alto\")",
 			rules:   rur,
 			players: []string{"A", "B"},
 			games:   []Game{g("A", 1, 6000, 2), g("A", 2, 6000, 2), g("B", 1, 2000, 3), g("B", 2, 10000, 1)},
@@ -101,12 +101,23 @@ func TestRank(t *testing.T) {
 			want:    "B:12000 A:12000",
 		},
 		{
-			name:    "rur-2015: then the next score's round",
+			// Literally (RULES.md §6): only the best score and when it was
+			// obtained; the second-best scores are not compared, so B's 60
+			// against A's 50 does not count.
+			name:    "rur-2015: the best score obtained first wins, the second-best are not compared",
+			rules:   rur,
+			players: []string{"B", "A"},
+			games: []Game{g("A", 1, 10000, 1), g("A", 2, 5000, 2), g("A", 3, 2000, 3),
+				g("B", 1, 6000, 2), g("B", 2, 10000, 1), g("B", 3, 1000, 3)},
+			want: "A:17000 B:17000",
+		},
+		{
+			name:    "rur-2015: equal best scores in the same round go to the die, whatever the others",
 			rules:   rur,
 			players: []string{"A", "B"},
 			games: []Game{g("A", 1, 10000, 1), g("A", 2, 2000, 3), g("A", 3, 5000, 2),
 				g("B", 1, 10000, 1), g("B", 2, 5000, 2), g("B", 3, 2000, 3)},
-			want: "B:17000 A:17000",
+			want: "A:17000? B:17000?",
 		},
 		{
 			name:    "rur-2015: identical scores in the same order stay unresolved",
@@ -151,12 +162,13 @@ func TestRank(t *testing.T) {
 			want:    "A:10000? B:10000? C:10000?",
 		},
 		{
-			name:    "the chain looks at every game score, discarded or not",
-			rules:   StandingsRules{Formula: "tp_bonus", Tiebreak: "rur", Discards: 1},
-			players: []string{"A", "B"},
-			games: []Game{g("A", 1, 10000, 1), g("A", 2, 5000, 2), g("A", 3, 0, 4),
-				g("B", 1, 10000, 1), g("B", 2, 5000, 2), g("B", 3, 100, 4)},
-			want: "B:15000 A:15000",
+			// A's third win is discarded from his total but still counts as a win.
+			name:    "the chain looks at every game, discarded or not",
+			rules:   StandingsRules{Formula: "cirki", Tiebreak: "cirki", Discards: 1},
+			players: []string{"B", "A"},
+			games: []Game{won(g("A", 1, 300, 1), 0), won(g("A", 2, 300, 1), 0), won(g("A", 3, 300, 1), 0),
+				won(g("B", 1, 300, 1), 0), won(g("B", 2, 300, 1), 0), g("B", 3, 0, 4)},
+			want: "A:600 B:600",
 		},
 		{
 			name:    "cirki-2001: more wins",
