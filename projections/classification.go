@@ -52,13 +52,21 @@ type Classification struct {
 var groupOrder = []string{PhaseFinal, PhaseFinalina, PhaseSemifinal, PhaseQuarterfinal, PhaseSecondChance, PhaseQualifying}
 
 // Classification computes the final classification (RULES.md §7): the
-// final's placement; the finalina's; then the semifinal losers by their
-// qualifying total plus the semifinal; then the quarterfinal losers by their
-// qualifying total plus the quarterfinal (and second-chance losers likewise);
-// then everyone else by the qualifying standings. A qualifier who renounced
-// a phase is ranked with the players eliminated in the phase before it.
-// Ties within a group go through the standings chain; expelled players are
-// listed apart.
+// final's placement; the finalina's; then the losers of each earlier phase,
+// latest phase first, each ranked by their counted qualifying games plus the
+// game of the phase they lost, and nothing else: rur-2015 art. 1 ranks the
+// semifinal losers "sommando i punti ottenuti nelle prime due partite e nella
+// semifinale", so a quarter winner's quarterfinal game does not count there,
+// and the quarterfinal losers by their three games. Everyone who played no
+// knockout game ranks last by the qualifying standings, a qualifier who
+// renounced before playing included: he "ha giocato solo le due partite del
+// sabato". The second-chance game of rtu's direct elimination is what rtu
+// calls it, "seconda partita di qualificazione": it counts as a qualifying
+// game. A player who renounced after playing a phase ranks with that
+// phase's losers (a semifinal winner who renounces the final, by the same
+// sum). The final's and the finalina's totals count every game, the whole
+// tournament. Ties within a group go through the standings chain; expelled
+// players are listed apart.
 func (t *Tournament) Classification() Classification {
 	out := Classification{Tournament: t.ID, Seq: t.StandingsSeq, Final: t.Published != nil && t.Published.Final}
 	if t.Published != nil {
@@ -77,9 +85,14 @@ func (t *Tournament) Classification() Classification {
 		}
 	}
 
-	// Where each player ends: the last knockout table they sat at.
+	// Where each player ends: the last knockout table they sat at, and the
+	// games they played there. A player never seated in a knockout phase (a
+	// bye or a qualifier who renounced before playing) stays with the
+	// qualifying group.
 	group := map[string]string{}
-	koGames := map[string][]scoring.Game{}
+	phaseGames := map[string][]scoring.Game{}   // at the table of group[player]
+	secondChance := map[string][]scoring.Game{} // rtu: "seconda partita di qualificazione"
+	koGames := map[string][]scoring.Game{}      // every knockout game
 	place := map[string]int{}
 	for _, r := range t.Rounds {
 		if r.Phase == PhaseQualifying {
@@ -89,21 +102,19 @@ func (t *Tournament) Classification() Classification {
 			label := r.Label(tb.Number)
 			for _, p := range tb.Players {
 				group[p] = label
+				phaseGames[p] = nil
 			}
 			for _, res := range tb.Results {
-				koGames[res.Player] = append(koGames[res.Player], scoring.Game{Player: res.Player, Round: r.Number, Table: tb.Number,
-					Place: res.Place, Score: res.Score, TablePoints: res.TablePoints, Win: res.Win, Eliminated: res.Out, OthersOut: res.OthersOut})
+				g := scoring.Game{Player: res.Player, Round: r.Number, Table: tb.Number,
+					Place: res.Place, Score: res.Score, TablePoints: res.TablePoints, Win: res.Win, Eliminated: res.Out, OthersOut: res.OthersOut}
+				if label == PhaseSecondChance {
+					secondChance[res.Player] = append(secondChance[res.Player], g)
+				} else {
+					phaseGames[res.Player] = []scoring.Game{g}
+				}
+				koGames[res.Player] = append(koGames[res.Player], g)
 				if label == PhaseFinal || label == PhaseFinalina {
 					place[res.Player] = res.Place
-				}
-			}
-		}
-		// A bye who renounced the phase they were qualified for ranks with
-		// the losers of the phase they skipped.
-		for _, p := range r.Byes {
-			if _, seated := group[p]; !seated {
-				if _, renounced := t.Renounced[p]; renounced {
-					group[p] = r.Phase
 				}
 			}
 		}
@@ -139,13 +150,21 @@ func (t *Tournament) Classification() Classification {
 			// a tie is never shared with someone ranked in another group.
 			rows = scoring.Rank(t.StandingsRules(), players, games, pen, t.rolls())
 		} else {
+			// The final and the finalina are ordered by their placement;
+			// their totals show the whole tournament.
+			final := g == PhaseFinal || g == PhaseFinalina
 			var gs []scoring.Game
 			for _, p := range players {
 				gs = append(gs, counted[p]...)
-				gs = append(gs, koGames[p]...)
+				if final {
+					gs = append(gs, koGames[p]...)
+				} else {
+					gs = append(gs, secondChance[p]...)
+					gs = append(gs, phaseGames[p]...)
+				}
 			}
 			rows = scoring.Rank(scoring.StandingsRules{Tiebreak: t.Ruleset.Tiebreak}, players, gs, pen, t.rolls())
-			if g == PhaseFinal || g == PhaseFinalina {
+			if final {
 				rows = byPlace(rows, place)
 			}
 		}
