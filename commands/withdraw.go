@@ -89,10 +89,20 @@ func (c *Withdraw) decide(t *projections.Tournament) ([]events.Event, error) {
 	return out, nil
 }
 
-// AnnulGame declares a table's game void (campionato-2003 "interruzioni
-// partita", rur-2015 art. 34): the culprit, if any, is out of the game with
-// 0 points and may be expelled; the other players score what they score in
-// the next round, or in the previous round if this was the last.
+// AnnulGame declares a table's game void, by the ruleset's annulment rule
+// (RULES.md §12, events.Ruleset.Annulment):
+//
+//   - next_round (campionato-2003 "interruzioni partita"): the game is void;
+//     the culprit, if any, is out of it with 0 points and the arbitration
+//     committee may expel him (expel); the other players score what they
+//     score in the next round, or in the previous one if this was the last;
+//   - none (rur-2015 art. 34, master "Annullamento della partita"): there is
+//     no such remedy. The culprit, who must be named, "sarà eliminato
+//     (master: squalificato) dal torneo": he is disqualified from the game
+//     (0 points, placed last) and expelled, both in this commit; the others
+//     "possono proseguire la partita o riprenderla dall'inizio", so the table
+//     stays open for the ordinary report of that game. Without a culprit
+//     there is nothing to decide: the game goes on or restarts.
 type AnnulGame struct {
 	typed
 	Round   int    `json:"round"`
@@ -129,11 +139,14 @@ func (c *AnnulGame) decide(t *projections.Tournament) ([]events.Event, error) {
 	if tb.Annulled != nil {
 		return nil, conflict("table %d of round %d is already annulled", c.Table, c.Round)
 	}
-	if r.Phase != projections.PhaseQualifying {
-		return nil, ruleErr("rur-2015 art. 34", "a knockout game is resumed or replayed, not annulled: record its result")
-	}
 	if c.Culprit != "" && !slices.Contains(tb.Players, c.Culprit) {
 		return nil, fieldErr("culprit", "%s is not seated at table %d", c.Culprit, c.Table)
+	}
+	if t.Ruleset.AnnulmentRule() != events.AnnulNextRound {
+		return c.expelCulprit(t)
+	}
+	if r.Phase != projections.PhaseQualifying {
+		return nil, ruleErr(ruleAnnul, "a knockout game has no next round to take a score from: it is resumed or replayed; record its result")
 	}
 	out := []events.Event{events.GameAnnulled{Round: c.Round, Table: c.Table, Culprit: c.Culprit, Reason: clean(c.Reason)}}
 	if c.Expel {
@@ -146,4 +159,41 @@ func (c *AnnulGame) decide(t *projections.Tournament) ([]events.Event, error) {
 		out = append(out, more...)
 	}
 	return out, nil
+}
+
+// annulArticle is the article of the annulment rule "none" the ruleset plays.
+func annulArticle(rs events.Ruleset) string {
+	switch rs.Preset {
+	case "rur-2015":
+		return "rur-2015 art. 34"
+	case "master":
+		return "master §annullamento della partita"
+	}
+	return "RULES §12"
+}
+
+// expelCulprit is AnnulGame under the annulment rule "none": the culprit is
+// disqualified from the game and expelled from the tournament; nothing is
+// annulled.
+func (c *AnnulGame) expelCulprit(t *projections.Tournament) ([]events.Event, error) {
+	rule := annulArticle(t.Ruleset)
+	if c.Culprit == "" {
+		return nil, ruleErr(rule, "this ruleset does not annul a game (the next-round score is campionato-2003's remedy): "+
+			"the players continue the game or restart it from the beginning; record its result")
+	}
+	if p := t.Players[c.Culprit]; p == nil || p.Status == projections.StatusExpelled {
+		return nil, conflict("%s is already expelled", c.Culprit)
+	}
+	reason := clean(c.Reason)
+	out := []events.Event{
+		events.SanctionImposed{Sanction: nextSanctionID(t, 0), Player: c.Culprit, Round: c.Round, Table: c.Table,
+			Kind: "disqualification", Article: rule, Reason: reason, Automatic: true},
+		events.SanctionImposed{Sanction: nextSanctionID(t, 1), Player: c.Culprit, Round: c.Round, Table: c.Table,
+			Kind: "expulsion", Article: rule, Reason: reason, Automatic: true},
+	}
+	more, err := vacate(t, c.Culprit)
+	if err != nil {
+		return nil, err
+	}
+	return append(out, more...), nil
 }

@@ -66,10 +66,37 @@ type Ruleset struct {
 	// utilizzabili, a disposizione di ogni giocatore, è di 130"). 0 sets
 	// none; a log recorded before the parameter existed has none.
 	ArmyLimit int `json:"army_limit,omitempty"`
+	// Annulment is what a game declared void scores (RULES.md §12):
+	// "next_round" (campionato-2003: "dall'arbitro verrà segnato lo stesso
+	// punteggio ottenuto al turno successivo", the previous round's in the
+	// last) or "none" (rur-2015 art. 34, master: the culprit is expelled and
+	// the others "possono proseguire la partita o riprenderla dall'inizio",
+	// so the table's result is the ordinary report of that game). A log
+	// recorded before the parameter existed has "": see [Ruleset.AnnulmentRule].
+	Annulment string `json:"annulment,omitempty"`
 	// Closings are the ways a game may end (RULES.md §3): objective,
 	// closing_roll, time. cirki-2001 §12: "La partita termina SOLO con il
 	// raggiungimento dell'obiettivo strategico".
 	Closings []string `json:"closings"`
+}
+
+// The values of Ruleset.Annulment.
+const (
+	AnnulNextRound = "next_round"
+	AnnulNone      = "none"
+)
+
+// AnnulmentRule returns the annulment rule in force: Annulment, or for a log
+// recorded before the parameter existed, the preset's (only campionato-2003
+// provides the next-round remedy).
+func (r Ruleset) AnnulmentRule() string {
+	switch {
+	case r.Annulment != "":
+		return r.Annulment
+	case r.Preset == "campionato-2003":
+		return AnnulNextRound
+	}
+	return AnnulNone
 }
 
 // allClosings is every way a game may end.
@@ -134,27 +161,28 @@ func Preset(id string) (Ruleset, bool) {
 	case "rur-2015":
 		return Ruleset{Preset: id, Scoring: "tp_bonus", Bonus: 50, TieChain: "rur", TieAtTop: "chain",
 			Tiebreak: "rur", TableSizes: []int{4}, QualifyingRounds: 2, Knockout: "rur", Draw: "rur",
-			Sanctions: "rur", Objectives: ObjectiveRef{ID: "rtu-16"}, ArmyLimit: 130, Closings: allClosings()}, true
+			Sanctions: "rur", Objectives: ObjectiveRef{ID: "rtu-16"}, ArmyLimit: 130, Annulment: AnnulNone, Closings: allClosings()}, true
 	case "campionato-2003":
 		return Ruleset{Preset: id, Scoring: "conv2003", Bonus: 0, TieChain: "2003", TieAtTop: "chain",
 			Tiebreak: "rur", TableSizes: []int{4, 5}, SmallTableMax: 11, QualifyingRounds: 3, Knockout: "none",
 			Draw: "seeded-2003", Sanctions: "2003", Objectives: ObjectiveRef{ID: "rtu-16"},
-			LatePenaltyAfter: 10, LateRefuseAfter: 20, WithdrawalMalus: 150, ArmyLimit: 130, Closings: allClosings()}, true
+			LatePenaltyAfter: 10, LateRefuseAfter: 20, WithdrawalMalus: 150, ArmyLimit: 130, Annulment: AnnulNextRound,
+			Closings: allClosings()}, true
 	case "master":
 		// Organizer's choice of rounds: three by default.
 		return Ruleset{Preset: id, Scoring: "tp_bonus", Bonus: 50, TieChain: "rur", TieAtTop: "chain",
 			Tiebreak: "rur", TableSizes: []int{4, 5}, QualifyingRounds: 3, Knockout: "semis16", Draw: "random",
-			Sanctions: "master", Objectives: ObjectiveRef{ID: "rtu-16"}, Closings: allClosings()}, true
+			Sanctions: "master", Objectives: ObjectiveRef{ID: "rtu-16"}, Annulment: AnnulNone, Closings: allClosings()}, true
 	case "cirki-2001":
 		// CIRKI plays continent-plus-strip objective sets of its own: no
 		// board-checked reports unless the organizer supplies the set.
 		return Ruleset{Preset: id, Scoring: "cirki", Bonus: 0, TieChain: "rur", TieAtTop: "chain",
 			Tiebreak: "cirki", TableSizes: []int{4, 5}, QualifyingRounds: 3, Knockout: "none", Draw: "random",
-			Sanctions: "arbiter", Closings: []string{"objective"}}, true
+			Sanctions: "arbiter", Annulment: AnnulNone, Closings: []string{"objective"}}, true
 	case "rtu":
 		return Ruleset{Preset: id, Scoring: "tp_bonus", Bonus: 50, TieChain: "rtu", TieAtTop: "split_bonus",
 			Tiebreak: "rur", TableSizes: []int{4, 5}, QualifyingRounds: 3, Knockout: "none", Draw: "random",
-			Sanctions: "rur", Objectives: ObjectiveRef{ID: "rtu-16"}, Closings: allClosings()}, true
+			Sanctions: "rur", Objectives: ObjectiveRef{ID: "rtu-16"}, Annulment: AnnulNone, Closings: allClosings()}, true
 	}
 	return Ruleset{}, false
 }
@@ -273,6 +301,9 @@ func (r Ruleset) Validate() error {
 	if r.ArmyLimit < 0 || r.ArmyLimit > 10000 {
 		bad("army_limit", "must be between 0 (no limit) and 10000 armies")
 	}
+	if r.Annulment != "" {
+		oneOf("annulment", r.Annulment, []string{AnnulNextRound, AnnulNone})
+	}
 	if r.ContestWithin < 0 || r.ContestWithin > 60*24*366 {
 		bad("contest_within", "minutes between 0 (no time window) and a year")
 	}
@@ -299,7 +330,7 @@ func (r Ruleset) Validate() error {
 func paramNames() []string {
 	return []string{"scoring", "bonus", "tie_chain", "tie_at_top", "tiebreak", "discards", "table_sizes",
 		"small_table_max", "qualifying_rounds", "knockout", "draw", "sanctions", "objectives",
-		"late_penalty_after", "late_refuse_after", "withdrawal_malus", "army_limit", "closings", "contest_within", "contest_by"}
+		"late_penalty_after", "late_refuse_after", "withdrawal_malus", "army_limit", "annulment", "closings", "contest_within", "contest_by"}
 }
 
 func sortedKeys[V any](m map[string]V) []string {
