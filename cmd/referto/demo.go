@@ -303,15 +303,19 @@ type drawOutcome struct {
 	repechages []events.Repechaged
 }
 
-// draw draws a round; when a die roll owed in the standings blocks it,
-// the arbiters roll and draw again.
+// draw draws a round; when a die roll owed in the standings or the
+// classification blocks it, the arbiters roll and draw again.
 func (d *raduno) draw(round int) (drawOutcome, error) {
 	for attempt := 0; ; attempt++ {
 		o, err := d.cmd(map[string]any{"type": "DrawTables", "round": round, "seed": fmt.Sprintf("demo-%d-round-%d", d.seed, round)})
 		var ae *apiError
 		if err != nil && errors.As(err, &ae) && ae.Rule == "rur-2015 art. 1" && attempt < 10 {
-			if err := d.rollTies("/standings"); err != nil {
-				return drawOutcome{}, err
+			// A tie at a cut shows in the standings; one among the quarter
+			// winners (seeded by their three games) in the classification.
+			for _, view := range []string{"/standings", "/classification"} {
+				if err := d.rollTies(view); err != nil {
+					return drawOutcome{}, err
+				}
 			}
 			continue
 		}
