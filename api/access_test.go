@@ -101,7 +101,7 @@ var commandAccess = []struct {
 	{"PublishClassification", `{"final":false}`, true, false},
 	{"CloseTournament", `{}`, true, false},
 	{"FileContestation", `{"against":1,"claim":"wrong table points"}`, true, true},
-	{"RuleContestation", `{"contestation":"c1","upheld":false,"ruling":"rejected"}`, false, true},
+	{"RuleContestation", `{"contestation":"c1","upheld":false,"ruling":"rejected"}`, true, true},
 }
 
 // Who a request comes from: an official of the tournament it addresses

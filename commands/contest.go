@@ -253,8 +253,10 @@ func (c *FileContestation) decide(t *projections.Tournament, in Input) ([]events
 	return []events.Event{ev}, nil
 }
 
-// RuleContestation is the appeals committee's ruling: upheld or rejected,
-// with the corrections an upheld contestation orders, appended in the same
+// RuleContestation is a ruling on a contestation, by the arbiters (rur-2015
+// art. 9: "giudica sulle controversie") or the appeals committee, or by the
+// appeals committee alone under rulings: appeals: upheld or rejected, with
+// the corrections an upheld contestation orders, appended in the same
 // commit. A correction is a command payload: RecordResult (amends the
 // table's report), RevokeSanction, ImposeSanction.
 type RuleContestation struct {
