@@ -94,8 +94,8 @@ func (c *ImposeSanction) decide(t *projections.Tournament, in Input) ([]events.E
 		}
 	}
 	if c.Offence != "" && !slices.Contains(offencesOf(t.Ruleset.Sanctions), c.Offence) {
-		return nil, fieldErr("offence", "the %s sanction regime of this tournament has no offence %s to climb: leave offence empty and cite the article",
-			t.Ruleset.Sanctions, c.Offence)
+		return nil, fieldErr("offence", "%s has no consequences of its own under this tournament's %s sanction regime: leave offence empty and cite the article",
+			c.Offence, t.Ruleset.Sanctions)
 	}
 	article := clean(c.Article)
 	if article == "" {
