@@ -101,7 +101,7 @@ var commandAccess = []struct {
 	{"PublishClassification", `{"final":false}`, true, false},
 	{"CloseTournament", `{}`, true, false},
 	{"FileContestation", `{"against":1,"claim":"wrong table points"}`, true, true},
-	{"RuleContestation", `{"contestation":"c1","upheld":false,"ruling":"rejected"}`, false, true},
+	{"RuleContestation", `{"contestation":"c1","upheld":false,"ruling":"rejected"}`, true, true},
 }
 
 // Who a request comes from: an official of the tournament it addresses
@@ -602,7 +602,11 @@ func TestNoSecretInTheLogs(t *testing.T) {
 	var out syncBuffer
 	logger := slog.New(slog.NewJSONHandler(&out, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	s, clk := newClockedStack(t, logger)
-	arb := s.create("bo", "master")
+	// Rulings left to the appeals committee: an arbiter's ruling is a
+	// refusal of its own kind (403 decided against the ruleset).
+	s.must(201, "POST", "/v1/tournaments", adminToken, map[string]any{"id": "bo", "name": "Torneo bo", "ruleset": "master",
+		"params": map[string]any{"rulings": "appeals"}})
+	arb := s.appoint("bo", "arbiter")
 	app := s.appoint("bo", "appeals")
 	aud := s.appoint("bo", "auditor")
 	cmds := "/v1/tournaments/bo/commands"
@@ -613,9 +617,9 @@ func TestNoSecretInTheLogs(t *testing.T) {
 	s.must(400, "POST", cmds, arb, `{"type":"RegisterPlayer","player":"p5"}`)
 	s.must(422, "POST", cmds, arb, `{"type":"DrawTables","round":1}`)
 	s.must(403, "POST", cmds, aud, `{"type":"CloseRegistration"}`)
-	s.must(403, "POST", cmds, arb, `{"type":"RuleContestation","contestation":"c1","upheld":false,"ruling":"no"}`)
 	s.must(412, "POST", cmds, app, `{"type":"FileContestation","against":1,"claim":"x"}`, staleIfMatch...)
 	s.must(201, "POST", cmds, app, `{"type":"FileContestation","against":5,"claim":"wrong name"}`)
+	s.must(403, "POST", cmds, arb, `{"type":"RuleContestation","contestation":"c1","upheld":false,"ruling":"no"}`)
 	s.must(403, "GET", "/v1/tournaments/nope/events", aud, nil)
 	s.must(404, "GET", "/v1/tournaments/nope/events", adminToken, nil)
 	s.must(200, "GET", "/v1/tournaments/bo/export", aud, nil)

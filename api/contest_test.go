@@ -3,16 +3,21 @@ package api_test
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 )
 
 // TestContestationThroughTheAPI files a contestation against a recorded
-// result and has it ruled: only the appeals committee rules, its ruling and
-// the amended report land in one commit, and the standings follow. Once the
-// next round is drawn, the same contestation is recorded as inadmissible.
+// result and has it ruled in a tournament whose ruleset leaves rulings to
+// the appeals committee (rulings: appeals): only the appeals committee
+// rules, its ruling and the amended report land in one commit, and the
+// standings follow. Once the next round is drawn, the same contestation is
+// recorded as inadmissible.
 func TestContestationThroughTheAPI(t *testing.T) {
 	s := newStack(t)
-	arb := s.create("bo", "rur-2015")
+	s.must(201, "POST", "/v1/tournaments", adminToken, map[string]any{"id": "bo", "name": "Torneo bo", "ruleset": "rur-2015",
+		"params": map[string]any{"rulings": "appeals"}})
+	arb := s.appoint("bo", "arbiter")
 	app := s.appoint("bo", "appeals")
 	aud := s.appoint("bo", "auditor")
 	cmds := "/v1/tournaments/bo/commands"
@@ -56,7 +61,7 @@ func TestContestationThroughTheAPI(t *testing.T) {
 	ruling := fmt.Sprintf(`{"type":"RuleContestation","contestation":%q,"upheld":true,"ruling":"the referto was misread","corrections":[%s]}`,
 		filed.Contestation, report(1, [4]string{"p1", "p2", "p3", "p4"}, [4]int{62, 55, 40, 80}))
 	s.expectProblems(t, []problemCase{
-		{name: "ruling by an arbiter", method: "POST", path: cmds, token: arb, body: ruling, status: 403, code: "forbidden"},
+		{name: "ruling by an arbiter under rulings: appeals", method: "POST", path: cmds, token: arb, body: ruling, status: 403, code: "forbidden"},
 		{name: "ruling by an auditor", method: "POST", path: cmds, token: aud, body: ruling, status: 403, code: "forbidden"},
 		{name: "filing by an auditor", method: "POST", path: cmds, token: aud, body: `{"type":"FileContestation","against":1,"claim":"x"}`, status: 403, code: "forbidden"},
 		{name: "filing against no event", method: "POST", path: cmds, token: arb, body: `{"type":"FileContestation","against":999,"claim":"x"}`, status: 400, code: "invalid", field: "against"},
@@ -96,5 +101,64 @@ func TestContestationThroughTheAPI(t *testing.T) {
 	json.Unmarshal(s.must(201, "POST", cmds, arb, fmt.Sprintf(`{"type":"FileContestation","against":%d,"claim":"p3 had 45"}`, contested)).body, &res)
 	if json.Unmarshal(res.Events[0].Data, &filed) != nil || filed.Admissible {
 		t.Errorf("a contestation after the next draw: %s", res.Events[0].Data)
+	}
+}
+
+// TestWhoRulesOnAContestation: rur-2015 art. 9 gives the controversies to
+// the arbiters ("giudica sulle controversie"), so by default an arbiter
+// rules on a contestation as the appeals committee does (RULES.md §13);
+// with rulings: appeals the arbiter gets 403 with a problem that says why,
+// the log unchanged, and /v1/me stops offering him RuleContestation.
+func TestWhoRulesOnAContestation(t *testing.T) {
+	s := newStack(t)
+	for _, c := range []struct {
+		tour    string
+		params  map[string]any
+		arbiter bool
+	}{
+		{"preset", nil, true},
+		{"appeals", map[string]any{"rulings": "appeals"}, false},
+	} {
+		body := map[string]any{"id": c.tour, "name": "Torneo " + c.tour, "ruleset": "rur-2015"}
+		if c.params != nil {
+			body["params"] = c.params
+		}
+		s.must(201, "POST", "/v1/tournaments", adminToken, body)
+		arb := s.appoint(c.tour, "arbiter")
+		app := s.appoint(c.tour, "appeals")
+		cmds := "/v1/tournaments/" + c.tour + "/commands"
+		for i := 1; i <= 4; i++ {
+			s.must(201, "POST", cmds, arb, fmt.Sprintf(`{"type":"RegisterPlayer","player":"p%d","name":"P %d"}`, i, i))
+		}
+		s.must(201, "POST", cmds, arb, `{"type":"CloseRegistration"}`)
+		drawn := s.must(201, "POST", cmds, arb, `{"type":"DrawTables","round":1,"tables":[{"table":1,"players":["p1","p2","p3","p4"]}]}`).json(t)
+		s.must(201, "POST", cmds, arb, fmt.Sprintf(`{"type":"FileContestation","against":%v,"claim":"p1 and p3 are brothers"}`, drawn["seq"]))
+		ruling := `{"type":"RuleContestation","contestation":"c1","upheld":false,"ruling":"kinship is no constraint of the draw"}`
+
+		offered := false
+		for _, typ := range s.must(200, "GET", "/v1/me", arb, nil).json(t)["commands"].([]any) {
+			offered = offered || typ == "RuleContestation"
+		}
+		if offered != c.arbiter {
+			t.Errorf("%s: /v1/me offers the arbiter RuleContestation: %v, want %v", c.tour, offered, c.arbiter)
+		}
+		if c.arbiter {
+			s.must(201, "POST", cmds, arb, ruling)
+			continue
+		}
+		before := s.logSize()
+		r := s.do("POST", cmds, arb, ruling)
+		var p struct {
+			Status int    `json:"status"`
+			Code   string `json:"code"`
+			Detail string `json:"detail"`
+		}
+		if err := json.Unmarshal(r.body, &p); err != nil || r.status != 403 || p.Code != "forbidden" || !strings.Contains(p.Detail, "rulings: appeals") {
+			t.Errorf("%s: an arbiter's ruling got %d %s, want 403 forbidden naming rulings: appeals", c.tour, r.status, r.body)
+		}
+		if after := s.logSize(); after != before {
+			t.Errorf("%s: the refused ruling changed the log from %d to %d", c.tour, before, after)
+		}
+		s.must(201, "POST", cmds, app, ruling)
 	}
 }

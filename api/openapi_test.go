@@ -496,7 +496,7 @@ func TestEveryRouteAndCommandMatchesTheOpenAPIDocument(t *testing.T) {
 	s.must(200, "GET", base+"/rounds/1/tables", "", nil)
 	ok(arb, `{"type":"SetTurnOrder","round":1,"table":1,"order":["p1","p2","p3","p4"]}`)
 	ok(arb, `{"type":"Withdraw","player":"p4","scope":"game","round":1,"table":1,"reason":"voluntary","detail":"felt unwell"}`)
-	imposed := ok(arb, `{"type":"ImposeSanction","player":"p3","round":1,"table":1,"kind":"reminder","article":"rur-2015 art. 33","reason":"slow play"}`)
+	imposed := ok(arb, `{"type":"ImposeSanction","player":"p3","round":1,"table":1,"kind":"reminder","offence":"rur-2015 art. 33","reason":"advice to p4"}`)
 	var sanction struct {
 		Events []struct {
 			Data struct {
@@ -611,7 +611,7 @@ func TestEveryRouteAndCommandMatchesTheOpenAPIDocument(t *testing.T) {
 		{403, "GET", base + "/events", other, "", nil},
 		{403, "GET", base + "/export", other, "", nil},
 		{403, "POST", cmds, aud, `{"type":"CloseRegistration"}`, nil},
-		{403, "POST", cmds, arb, `{"type":"RuleContestation","contestation":"c1","upheld":false,"ruling":"no"}`, nil},
+		{403, "POST", cmds, aud, `{"type":"RuleContestation","contestation":"c1","upheld":false,"ruling":"no"}`, nil},
 		{404, "GET", "/v1/tournaments/nowhere", "", "", nil},
 		{404, "GET", "/v1/tournaments/nowhere/players", "", "", nil},
 		{404, "GET", "/v1/tournaments/nowhere/standings", "", "", nil},

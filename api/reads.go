@@ -314,19 +314,24 @@ func (s *Server) getMe(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	permitted := []string{} // an auditor may send none: [], not null
-	for _, typ := range commands.Types() {
-		if commands.Permitted(p.Role, typ) {
-			permitted = append(permitted, typ)
-		}
-	}
 	name := p.Official
+	// The tournament's ruleset may narrow what the role may send (who
+	// rules on contestations); the administrator's token names none.
+	permittedHere := func(typ string) bool { return commands.Permitted(p.Role, typ) }
 	if p.Tournament != "" {
 		s.opts.Runner.Read(p.Tournament, func(st *projections.Tournament) {
 			if o := st.Officials[p.Official]; o != nil {
 				name = o.Name
 			}
+			rs := st.Ruleset
+			permittedHere = func(typ string) bool { return commands.PermittedUnder(rs, p.Role, typ) }
 		})
+	}
+	permitted := []string{} // an auditor may send none: [], not null
+	for _, typ := range commands.Types() {
+		if permittedHere(typ) {
+			permitted = append(permitted, typ)
+		}
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"role": p.Role, "tournament": p.Tournament, "official": p.Official, "name": name, "commands": permitted})
 }

@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"fmt"
 	"slices"
 	"time"
 
@@ -108,22 +109,47 @@ func permitted(typ string) []string {
 		"CheckIn", "SubstituteReserve", "DrawTables", "SetTurnOrder", "RecordResult", "RecordTieBreakRoll",
 		"Renounce", "Repechage", "Withdraw", "ImposeSanction", "AnnulGame", "PublishClassification", "CloseTournament":
 		return []string{events.RoleArbiter}
-	case "RevokeSanction", "FileContestation":
+	case "RevokeSanction", "FileContestation", "RuleContestation":
 		// A revocation is a ruling: the appeals committee's, or the arbiters'
 		// own. A contestation is filed by an official on a player's behalf.
+		// The arbiters rule on it too (rur-2015 art. 9: "giudica sulle
+		// controversie"), unless the ruleset leaves it to the appeals
+		// committee (rulesetForbids).
 		return []string{events.RoleArbiter, events.RoleAppeals}
-	case "RuleContestation":
-		return []string{events.RoleAppeals}
 	}
 	return nil
 }
 
-// Permitted reports whether role may issue commands of type typ.
+// Permitted reports whether role may issue commands of type typ in some
+// tournament; the tournament's ruleset may narrow it (PermittedUnder).
 func Permitted(role, typ string) bool {
 	if newCommand(typ) == nil {
 		return false
 	}
 	return role == events.RoleAdmin || slices.Contains(permitted(typ), role)
+}
+
+// PermittedUnder reports whether role may issue commands of type typ in a
+// tournament played under rs.
+func PermittedUnder(rs events.Ruleset, role, typ string) bool {
+	return Permitted(role, typ) && rulesetForbids(rs, role, typ) == ""
+}
+
+// rulesetForbids says why the ruleset withholds commands of type typ from
+// role, or "": only rulings, which a ruleset may leave to the appeals
+// committee alone (RULES.md §13, rulings: appeals).
+func rulesetForbids(rs events.Ruleset, role, typ string) string {
+	if typ == "RuleContestation" && !rs.ArbitersRule() && role != events.RoleAppeals && role != events.RoleAdmin {
+		return fmt.Sprintf("role %s may not rule on a contestation in this tournament: its ruleset (rulings: appeals) leaves rulings to the appeals committee (RULES §13)", orNone(role))
+	}
+	return ""
+}
+
+func orNone(role string) string {
+	if role == "" {
+		return "(none)"
+	}
+	return role
 }
 
 // Decide returns the events that command produces against state t, or why
@@ -140,6 +166,11 @@ func Decide(t *projections.Tournament, cmd Command, in Input) ([]events.Event, e
 	}
 	if !t.Exists() {
 		return nil, notFound("tournament %s", t.ID)
+	}
+	// The role's permission is checked where the request arrives
+	// (Permitted); what the tournament's ruleset narrows needs the state.
+	if why := rulesetForbids(t.Ruleset, in.Actor.Role, cmd.CommandType()); why != "" {
+		return nil, fmt.Errorf("%w: %s", ErrForbidden, why)
 	}
 	switch cmd.(type) {
 	case *FileContestation, *RuleContestation:

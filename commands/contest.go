@@ -155,7 +155,7 @@ func locate(t *projections.Tournament, seq uint64) (contested, bool) {
 func persisting(t *projections.Tournament, effect string, ev contested) (bool, string) {
 	switch effect {
 	case EffectExpelledSeated:
-		if ev.kind != "draw" && (ev.sanct == nil || !expelsKind(ev.sanct.Kind)) {
+		if ev.kind != "draw" && (ev.sanct == nil || !expelsBy(t, ev.sanct)) {
 			return false, fmt.Sprintf("event %d seats no one and expels no one: a seat is the effect of a draw, or of the expulsion of the player seated", ev.seq)
 		}
 		if r := t.Round(len(t.Rounds)); r != nil {
@@ -191,7 +191,7 @@ func persisting(t *projections.Tournament, effect string, ev contested) (bool, s
 		}
 		return false, "the published classification is the one the log derives"
 	case EffectExpulsionInForce:
-		if ev.sanct != nil && expelsKind(ev.sanct.Kind) && !ev.sanct.Revoked && t.Players[ev.sanct.Player].Status == projections.StatusExpelled && !t.Closed {
+		if ev.sanct != nil && expelsBy(t, ev.sanct) && !ev.sanct.Revoked && t.Players[ev.sanct.Player].Status == projections.StatusExpelled && !t.Closed {
 			return true, fmt.Sprintf("%s is still expelled by %s", ev.sanct.Player, ev.sanct.Sanction)
 		}
 		return false, "the contested event expels no one now"
@@ -199,7 +199,20 @@ func persisting(t *projections.Tournament, effect string, ev contested) (bool, s
 	return false, "unknown effect"
 }
 
-func expelsKind(k string) bool { return k == "expulsion" || k == "disqualification" }
+// expelsBy reports whether a sanction expels, itself or by the expulsion
+// appended with it (a disqualification for an offence that also expels,
+// RULES.md §10): either is its direct effect.
+func expelsBy(t *projections.Tournament, s *projections.Sanction) bool {
+	if t.Expels(s.Kind) {
+		return true
+	}
+	for _, x := range t.Sanctions {
+		if x.Cause == s.Sanction && x.Automatic && !x.Revoked && t.Expels(x.Kind) {
+			return true
+		}
+	}
+	return false
+}
 
 func (c *FileContestation) decide(t *projections.Tournament, in Input) ([]events.Event, error) {
 	if c.Against > t.Seq {
@@ -240,8 +253,10 @@ func (c *FileContestation) decide(t *projections.Tournament, in Input) ([]events
 	return []events.Event{ev}, nil
 }
 
-// RuleContestation is the appeals committee's ruling: upheld or rejected,
-// with the corrections an upheld contestation orders, appended in the same
+// RuleContestation is a ruling on a contestation, by the arbiters (rur-2015
+// art. 9: "giudica sulle controversie") or the appeals committee, or by the
+// appeals committee alone under rulings: appeals: upheld or rejected, with
+// the corrections an upheld contestation orders, appended in the same
 // commit. A correction is a command payload: RecordResult (amends the
 // table's report), RevokeSanction, ImposeSanction.
 type RuleContestation struct {

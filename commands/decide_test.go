@@ -25,7 +25,7 @@ import (
 //	new preset=rur-2015 [params={...}]   a fresh tournament "t"
 //	register n=16 [clubs=4] [regions=2]  players p01..p16, clubs c1..c4
 //	do                                    commands, one JSON per line; prints errors only
-//	when                                  one command; prints its events or its refusal
+//	when [role=appeals]                   one command (by an arbiter unless role says); prints its events or its refusal
 //	play round=1 [seed=s]                 a simulated report for every open table
 //	tables round=1                        the tables and their placement
 //	standings                             rank, player, total, ties
@@ -43,6 +43,7 @@ type harness struct {
 	st    *projections.Tournament
 	envs  []events.Envelope
 	nseed int
+	role  string // of the official issuing the command; "" for an arbiter
 }
 
 func (h *harness) run(t *testing.T, d *datadriven.TestData) string {
@@ -94,6 +95,9 @@ func (h *harness) run(t *testing.T, d *datadriven.TestData) string {
 		if err != nil {
 			return "error: " + describe(err)
 		}
+		h.role = events.RoleArbiter
+		d.MaybeScanArgs(t, "role", &h.role)
+		defer func() { h.role = "" }()
 		return h.apply(c, true)
 	case "play":
 		round, seed := 0, "play"
@@ -206,6 +210,9 @@ func (h *harness) run(t *testing.T, d *datadriven.TestData) string {
 			if s.Amount != 0 {
 				fmt.Fprintf(&b, " %d", s.Amount)
 			}
+			if s.Offence != "" {
+				fmt.Fprintf(&b, " [%s]", s.Offence)
+			}
 			if s.Automatic {
 				fmt.Fprintf(&b, " (automatic, cause %s)", s.Cause)
 			}
@@ -279,8 +286,12 @@ func (h *harness) do(line string) string {
 func (h *harness) apply(c commands.Command, verbose bool) string {
 	h.t.Helper()
 	h.nseed++
+	role := h.role
+	if role == "" {
+		role = events.RoleArbiter
+	}
 	in := commands.Input{Now: time.Date(2026, 3, 7, 14, 0, 0, 0, time.UTC).Add(time.Duration(h.st.Seq) * time.Minute),
-		Actor: events.Actor{ID: "o1", Role: events.RoleArbiter}, Seed: fmt.Sprintf("seed-%d", h.nseed)}
+		Actor: events.Actor{ID: "o1", Role: role}, Seed: fmt.Sprintf("seed-%d", h.nseed)}
 	evs, err := commands.Decide(h.st, c, in)
 	if err != nil {
 		return "error: " + describe(err)
@@ -336,6 +347,8 @@ func describe(err error) string {
 			lines = append(lines, "rule_violation ["+re.Rule+"]: "+re.Msg)
 		case errors.Is(e, commands.ErrConflict):
 			lines = append(lines, "conflict: "+strings.TrimPrefix(e.Error(), "commands: conflict: "))
+		case errors.Is(e, commands.ErrForbidden):
+			lines = append(lines, "forbidden: "+strings.TrimPrefix(e.Error(), "commands: forbidden: "))
 		case errors.Is(e, commands.ErrNotFound):
 			lines = append(lines, "not_found: "+strings.TrimPrefix(e.Error(), "commands: not found: "))
 		default:

@@ -33,7 +33,7 @@ func regime(id string) sanctionRegime {
 	case "2003":
 		return bounds2003{}
 	case "rur":
-		return rurArt33{}
+		return rurRegime{}
 	}
 	return arbiterOnly{}
 }
@@ -63,36 +63,118 @@ func (bounds2003) impose(_ *projections.Tournament, c *ImposeSanction, s events.
 	return []events.Event{s}, nil
 }
 
-// rurArt33 (rur-2015 art. 33): agreements, advice, threats, anger and
-// blasphemy are sanctioned in succession within a game: the first time a
-// verbal warning (a reminder), the second time the loss of cards or armies,
-// the third time exclusion from the game and expulsion from the tournament.
-// Other rur-2015 sanctions are the arbiters' (art. 16-19).
-type rurArt33 struct{ noLadder }
+// rurRegime (rur-2015 art. 16-19 and 29-34): the arbiters sanction at their
+// discretion, except where the sanction names an offence (events.Offences)
+// whose article fixes what follows. The offence is a field of the command
+// from a fixed list, never read from the free-text article (RULES.md §10).
+type rurRegime struct{}
 
 const ruleArt33 = "rur-2015 art. 33"
 
-func (rurArt33) impose(t *projections.Tournament, c *ImposeSanction, s events.SanctionImposed) ([]events.Event, error) {
-	if !strings.Contains(c.Article, "art. 33") {
+// offenceRule is what one article of rur-2015 provides.
+type offenceRule struct {
+	// kinds are the sanctions the article provides (without a ladder).
+	kinds []string
+	// ladder, when set, are the sanctions due at the player's 1st, 2nd and
+	// 3rd offence under the article, counted over the whole tournament;
+	// the last step repeats.
+	ladder [][]string
+	// expels: a disqualification under the article (the last step of a
+	// ladder) also expels from the tournament, appended in the same commit.
+	expels bool
+	// says is the sentence of the article that decides it.
+	says string
+}
+
+// rurOffences are the offences of events.Offences under the rur regime.
+var rurOffences = map[string]offenceRule{
+	"rur-2015 art. 19": {kinds: []string{"table_points", "disqualification"}, expels: true,
+		says: "squalifica: comporta l'esclusione dalla partita in corso e l'espulsione dal torneo"},
+	"rur-2015 art. 29": {kinds: []string{"army_loss", "disqualification"},
+		says: "Il giocatore squalificato è equiparato al giocatore ritirato (vedi art. 31)"},
+	"rur-2015 art. 32": {kinds: []string{"disqualification"}, expels: true,
+		says: "verrà immediatamente squalificato dalla partita in corso ed espulso dal torneo"},
+	ruleArt33: {ladder: [][]string{{"reminder"}, {"card_loss", "army_loss"}, {"disqualification"}}, expels: true,
+		says: "terza volta: esclusione. […] Il giocatore escluso sarà anche espulso dal torneo"},
+	"rur-2015 art. 34": {kinds: []string{"disqualification", "expulsion"}, expels: true,
+		says: "Sarà eliminato dal torneo il giocatore che interrompe una partita"},
+}
+
+// offencesOf lists the offences a sanction regime knows; a sanction may
+// name only those.
+func offencesOf(regimeID string) []string {
+	if regimeID == "rur" {
+		return events.Offences()
+	}
+	return nil
+}
+
+func (rurRegime) impose(t *projections.Tournament, c *ImposeSanction, s events.SanctionImposed) ([]events.Event, error) {
+	if c.Offence == "" {
+		if c.Kind == "disqualification" && t.Ruleset.DisqualifiedAsWithdrawn() {
+			return nil, &FieldError{Field: "offence", Rule: "rur-2015 art. 29", Msg: fmt.Sprintf(
+				"a disqualification names its offence, one of %s: the disqualified player \"è equiparato al giocatore ritirato\" and stays in the tournament (art. 29) unless the article also expels (art. 19, 32, 33, 34)",
+				strings.Join(events.Offences(), ", "))}
+		}
 		return []events.Event{s}, nil
 	}
-	if c.Table == 0 {
-		return nil, fieldErr("table", "rur-2015 art. 33 counts offences at one game: name the table")
+	rule, ok := rurOffences[c.Offence]
+	if !ok {
+		return nil, fieldErr("offence", "%s has no rule in the rur regime", c.Offence)
 	}
-	n := 1
+	allowed := rule.kinds
+	if rule.ladder != nil {
+		if c.Table == 0 {
+			return nil, &FieldError{Field: "table", Rule: c.Offence, Msg: "the offence is committed at a game (\"tra i giocatori impegnati nella partita\"): name the table"}
+		}
+		n := 1 + offenceCount(t, c.Player, c.Offence, "", nil)
+		allowed = rule.ladder[min(n, len(rule.ladder))-1]
+		if !slices.Contains(allowed, c.Kind) {
+			return nil, ruleErr(c.Offence, "this is offence %d of %s under the article, counted over the whole tournament: it is sanctioned with %s, not %s",
+				n, c.Player, strings.Join(allowed, " or "), c.Kind)
+		}
+	} else if !slices.Contains(allowed, c.Kind) {
+		return nil, ruleErr(c.Offence, "the article provides %s, not %s", strings.Join(allowed, " or "), c.Kind)
+	}
+	out := []events.Event{s}
+	if c.Kind == "disqualification" && rule.expels {
+		out = append(out, events.SanctionImposed{Sanction: nextSanctionID(t, 1), Player: c.Player, Round: c.Round, Table: c.Table,
+			Kind: "expulsion", Article: c.Offence, Reason: rule.says, Automatic: true, Cause: s.Sanction})
+	}
+	return out, nil
+}
+
+// offenceCount counts the player's sanctions in force that name offence
+// (escalations name none), up to and excluding the sanction upto ("" for
+// all), leaving out those in revoked.
+func offenceCount(t *projections.Tournament, player, offence, upto string, revoked map[string]bool) int {
+	n := 0
 	for _, x := range t.Sanctions {
-		if !x.Revoked && x.Player == c.Player && x.Round == c.Round && x.Table == c.Table && strings.Contains(x.Article, "art. 33") {
+		if upto != "" && x.Sanction == upto {
+			break
+		}
+		if x.Player == player && x.Offence == offence && !x.Revoked && !revoked[x.Sanction] {
 			n++
 		}
 	}
-	want := map[int][]string{1: {"reminder"}, 2: {"card_loss", "army_loss"}}[n]
-	if n >= 3 {
-		want = []string{"disqualification"}
+	return n
+}
+
+// due: the expulsion of a ladder's last step stands while its cause is
+// still that step once the revoked sanctions no longer count; the
+// expulsion going with any other disqualification stands with it.
+func (rurRegime) due(t *projections.Tournament, s *projections.Sanction, revoked map[string]bool) bool {
+	for _, x := range t.Sanctions {
+		if x.Sanction != s.Cause {
+			continue
+		}
+		rule := rurOffences[x.Offence]
+		if rule.ladder == nil {
+			return true
+		}
+		return 1+offenceCount(t, x.Player, x.Offence, x.Sanction, revoked) >= len(rule.ladder)
 	}
-	if !slices.Contains(want, c.Kind) {
-		return nil, ruleErr(ruleArt33, "offence %d of %s at this game is sanctioned with %s, not %s", n, c.Player, strings.Join(want, " or "), c.Kind)
-	}
-	return []events.Event{s}, nil
+	return true
 }
 
 // masterLadder (Tornei Master, "Richiamo", "Ammonizione", "Penalità"):
@@ -109,13 +191,29 @@ func (masterLadder) impose(t *projections.Tournament, c *ImposeSanction, s event
 	if r := t.Round(c.Round); r != nil && r.Phase != projections.PhaseQualifying && c.Kind != "disqualification" {
 		return nil, ruleErr(ruleMaster, "in knockout games (the %s) disqualification is the only sanction", describePhase(r.Phase))
 	}
-	capOf := func(amount int) error {
-		limit := maxRoundPoints(t.Ruleset.Scoring) / 4
-		if int64(amount)*100 > limit {
-			return ruleErr(ruleMaster, "a classification penalty is at most 25%% of the points available in the round (%s of %s under %s), not %d",
-				projections.Points(limit), projections.Points(maxRoundPoints(t.Ruleset.Scoring)), t.Ruleset.Scoring, amount)
+	// "penalità in punti classifica: cioé riduzione di punti dalla
+	// classifica nel turno corrente, sino al massimo al 25% dei punti
+	// disponibili": cumulative per player and round (RULES.md §10), so a
+	// penalty beyond what the earlier ones left is refused, not trimmed:
+	// the amount is the arbiters' to decide ("a discrezione degli Arbitri").
+	var used int64
+	for _, x := range t.Sanctions {
+		if !x.Revoked && x.Player == c.Player && x.Round == c.Round && x.Kind == "classification_points" {
+			used += int64(x.Amount) * 100
 		}
-		return nil
+	}
+	capOf := func(amount int) error {
+		available := maxRoundPoints(t.Ruleset.Scoring)
+		limit := available / 4
+		switch {
+		case int64(amount)*100 <= limit-used:
+			return nil
+		case used == 0:
+			return ruleErr(ruleMaster, "a classification penalty is at most 25%% of the points available in the round (%s of %s under %s), not %d",
+				projections.Points(limit), projections.Points(available), t.Ruleset.Scoring, amount)
+		}
+		return ruleErr(ruleMaster, "classification penalties of one player in one round add up to at most 25%% of the points available (%s of %s under %s): %s has %s in round %d already, so at most %s more, not %d",
+			projections.Points(limit), projections.Points(available), t.Ruleset.Scoring, c.Player, projections.Points(used), c.Round, projections.Points(max(0, limit-used)), amount)
 	}
 	if c.Kind == "classification_points" {
 		if err := capOf(c.Amount); err != nil {

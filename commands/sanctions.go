@@ -32,6 +32,12 @@ type ImposeSanction struct {
 	Amount  int    `json:"amount,omitempty"`
 	Article string `json:"article"`
 	Reason  string `json:"reason,omitempty"`
+	// Offence names the rule breached, from events.Offences, when the
+	// ruleset's regime gives that rule consequences of its own (the rur-2015
+	// art. 33 ladder, an expulsion that goes with a disqualification). The
+	// ledger reads them from this field only, never from Article, which
+	// defaults to it.
+	Offence string `json:"offence,omitempty"`
 	// Penalty is required when the sanction is (or escalates to) a second
 	// warning under the master ladder.
 	Penalty *PenaltySpec `json:"penalty,omitempty"`
@@ -40,8 +46,11 @@ type ImposeSanction struct {
 func (*ImposeSanction) CommandType() string { return "ImposeSanction" }
 
 func (c *ImposeSanction) Check() error {
-	errs := []error{checkID("player", c.Player), checkRound(c.Round), checkText("article", c.Article, 200, true),
+	errs := []error{checkID("player", c.Player), checkRound(c.Round), checkText("article", c.Article, 200, c.Offence == ""),
 		checkText("reason", c.Reason, maxReason, false)}
+	if c.Offence != "" && !slices.Contains(events.Offences(), c.Offence) {
+		errs = append(errs, fieldErr("offence", "must be one of %s, not %q", strings.Join(events.Offences(), ", "), c.Offence))
+	}
 	if c.Table != 0 {
 		errs = append(errs, checkTable(c.Table))
 	}
@@ -84,15 +93,23 @@ func (c *ImposeSanction) decide(t *projections.Tournament, in Input) ([]events.E
 			return nil, ruleErr("RULES §10", "the game at table %d is over: a %s can no longer be applied at the table", c.Table, c.Kind)
 		}
 	}
+	if c.Offence != "" && !slices.Contains(offencesOf(t.Ruleset.Sanctions), c.Offence) {
+		return nil, fieldErr("offence", "%s has no consequences of its own under this tournament's %s sanction regime: leave offence empty and cite the article",
+			c.Offence, t.Ruleset.Sanctions)
+	}
+	article := clean(c.Article)
+	if article == "" {
+		article = c.Offence
+	}
 	first := events.SanctionImposed{Sanction: nextSanctionID(t, 0), Player: c.Player, Round: c.Round, Table: c.Table,
-		Kind: c.Kind, Amount: c.Amount, Article: clean(c.Article), Reason: clean(c.Reason)}
+		Kind: c.Kind, Amount: c.Amount, Article: article, Reason: clean(c.Reason), Offence: c.Offence}
 	evs, err := regime(t.Ruleset.Sanctions).impose(t, c, first)
 	if err != nil {
 		return nil, err
 	}
 	// An expulsion frees a qualifier's place: the repechage follows at once.
 	for _, ev := range evs {
-		if s, ok := ev.(events.SanctionImposed); ok && (s.Kind == "expulsion" || s.Kind == "disqualification") {
+		if s, ok := ev.(events.SanctionImposed); ok && t.Expels(s.Kind) {
 			more, err := vacate(t, c.Player)
 			if err != nil {
 				return nil, err
@@ -146,11 +163,13 @@ func (c *RevokeSanction) decide(t *projections.Tournament) ([]events.Event, erro
 	out := []events.Event{events.SanctionRevoked{Sanction: c.Sanction, Ruling: clean(c.Ruling)}}
 	revoked := map[string]bool{c.Sanction: true}
 	// Escalations caused by it fall with it, transitively; then the ladder
-	// is recounted and automatic escalations no longer due fall too.
+	// is recounted and automatic escalations no longer due fall too. An
+	// automatic sanction with no cause (a lateness penalty, the expulsion
+	// of a withdrawal) climbs no ladder and stands.
 	for changed := true; changed; {
 		changed = false
 		for _, s := range t.Sanctions {
-			if s.Revoked || revoked[s.Sanction] || !s.Automatic {
+			if s.Revoked || revoked[s.Sanction] || !s.Automatic || s.Cause == "" {
 				continue
 			}
 			why := ""

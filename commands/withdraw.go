@@ -12,7 +12,8 @@ import (
 // report must then list the player as withdrawn, placed by their table
 // points (rur-2015 art. 31). From the tournament: the player is drawn no
 // more, and a qualifier's place goes to repechage. A withdrawal because a
-// ruling was not accepted is an expulsion (rur-2015 art. 31).
+// ruling was not accepted is an expulsion (rur-2015 art. 31), and under
+// the master regime so is leaving a game without force majeure.
 type Withdraw struct {
 	typed
 	Player string `json:"player"`
@@ -41,7 +42,32 @@ func (c *Withdraw) Check() error {
 	return errors.Join(errs...)
 }
 
-const ruleArt31 = "rur-2015 art. 31"
+const (
+	ruleArt31          = "rur-2015 art. 31"
+	ruleMasterWithdraw = "master §ritiro dal gioco"
+)
+
+// expulsion says whether the withdrawal expels, citing the rule and why;
+// "" when it does not. Refusing a ruling always expels (rur-2015 art. 31:
+// "Qualora il ritiro fosse motivato dalla mancata accettazione di una
+// decisione arbitrale il giocatore invece verrà espulso dal torneo").
+// Under the master regime so does leaving a game for anything but force
+// majeure ("Qualora il ritiro non fosse per cause di forza maggiore ma
+// motivato dalla mancata accettazione di una decisione arbitrale o senza
+// motivo, il giocatore verrà espulso dal torneo"); leaving the tournament
+// between games is no "ritiro dal gioco".
+func (c *Withdraw) expulsion(rs events.Ruleset) (rule, why string) {
+	master := rs.Sanctions == "master"
+	switch {
+	case c.Reason == "ruling_refused" && master:
+		return ruleMasterWithdraw, "withdrew because a ruling was not accepted"
+	case c.Reason == "ruling_refused":
+		return ruleArt31, "withdrew because a ruling was not accepted"
+	case master && c.Scope == "game" && c.Reason != "force_majeure":
+		return ruleMasterWithdraw, "left the game without force majeure (\"senza motivo\")"
+	}
+	return "", ""
+}
 
 func (c *Withdraw) decide(t *projections.Tournament) ([]events.Event, error) {
 	p, ok := t.Players[c.Player]
@@ -70,16 +96,16 @@ func (c *Withdraw) decide(t *projections.Tournament) ([]events.Event, error) {
 		ev.Round, ev.Table = c.Round, tb.Number
 	}
 	out := []events.Event{ev}
-	if c.Reason == "ruling_refused" {
+	rule, why := c.expulsion(t.Ruleset)
+	if rule != "" {
 		s := events.SanctionImposed{Sanction: nextSanctionID(t, 0), Player: c.Player, Round: max(c.Round, len(t.Rounds)),
-			Table: ev.Table, Kind: "expulsion", Article: ruleArt31, Automatic: true,
-			Reason: "withdrew because a ruling was not accepted"}
+			Table: ev.Table, Kind: "expulsion", Article: rule, Automatic: true, Reason: why}
 		if s.Round == 0 {
 			s.Round = 1
 		}
 		out = append(out, s)
 	}
-	if c.Scope == "tournament" || c.Reason == "ruling_refused" {
+	if c.Scope == "tournament" || rule != "" {
 		more, err := vacate(t, c.Player)
 		if err != nil {
 			return nil, err
@@ -185,11 +211,16 @@ func (c *AnnulGame) expelCulprit(t *projections.Tournament) ([]events.Event, err
 		return nil, conflict("%s is already expelled", c.Culprit)
 	}
 	reason := clean(c.Reason)
-	out := []events.Event{
-		events.SanctionImposed{Sanction: nextSanctionID(t, 0), Player: c.Culprit, Round: c.Round, Table: c.Table,
-			Kind: "disqualification", Article: rule, Reason: reason, Automatic: true},
+	dq := events.SanctionImposed{Sanction: nextSanctionID(t, 0), Player: c.Culprit, Round: c.Round, Table: c.Table,
+		Kind: "disqualification", Article: rule, Reason: reason, Automatic: true}
+	if slices.Contains(events.Offences(), rule) {
+		dq.Offence = rule
+	}
+	out := []events.Event{dq,
+		// Caused by the disqualification: the two stand or fall together,
+		// and the culprit is out of the game with 0 points.
 		events.SanctionImposed{Sanction: nextSanctionID(t, 1), Player: c.Culprit, Round: c.Round, Table: c.Table,
-			Kind: "expulsion", Article: rule, Reason: reason, Automatic: true},
+			Kind: "expulsion", Article: rule, Reason: reason, Automatic: true, Cause: dq.Sanction},
 	}
 	more, err := vacate(t, c.Culprit)
 	if err != nil {

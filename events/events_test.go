@@ -291,6 +291,43 @@ func TestPresetsResolveAndValidate(t *testing.T) {
 	if rtu.TieAtTop != "split_bonus" {
 		t.Errorf("rtu = %+v", rtu)
 	}
+	// RULES.md §10: only rur-2015 equates the disqualified player to a
+	// withdrawn one (art. 29); §13: the arbiters rule under every preset.
+	for _, id := range events.Presets() {
+		rs, _ := events.Resolve(id, nil)
+		if want := id == "rur-2015"; rs.DisqualifiedAsWithdrawn() != want || rs.Disqualified == "" {
+			t.Errorf("%s: disqualified %q, want withdrawn only under rur-2015 and a value recorded", id, rs.Disqualified)
+		}
+		if !rs.ArbitersRule() {
+			t.Errorf("%s: rulings %q, want arbiters", id, rs.Rulings)
+		}
+	}
+}
+
+// TestParametersAnOldLogLacks: a ruleset recorded before disqualified and
+// rulings existed still validates (and so can be amended) and reads as the
+// rules it was played under; a tournament choosing them must say a value.
+func TestParametersAnOldLogLacks(t *testing.T) {
+	old, _ := events.Resolve("rur-2015", nil)
+	old.Disqualified, old.Rulings = "", ""
+	if err := old.Validate(); err != nil {
+		t.Errorf("an old log's ruleset: %v", err)
+	}
+	if old.DisqualifiedAsWithdrawn() || old.ArbitersRule() {
+		t.Error("an old log's ruleset reads as disqualified: withdrawn or rulings: arbiters")
+	}
+	amended, err := old.Amend(json.RawMessage(`{"bonus":40}`))
+	if err != nil || amended.Disqualified != "" || amended.Rulings != "" {
+		t.Errorf("amending an old ruleset: %+v, %v", amended, err)
+	}
+	for params, ok := range map[string]bool{
+		`{"disqualified":"last","rulings":"appeals"}`: true, `{"disqualified":"withdrawn"}`: true,
+		`{"disqualified":""}`: false, `{"rulings":""}`: false, `{"disqualified":"expelled"}`: false, `{"rulings":"players"}`: false,
+	} {
+		if _, err := events.Resolve("master", json.RawMessage(params)); (err == nil) != ok {
+			t.Errorf("params %s: error %v, want accepted %v", params, err, ok)
+		}
+	}
 }
 
 func TestResolveParams(t *testing.T) {

@@ -197,6 +197,23 @@ type SanctionImposed struct {
 	// an escalation.
 	Automatic bool   `json:"automatic,omitempty"`
 	Cause     string `json:"cause,omitempty"`
+	// Offence is the rule breach the arbiter named from the fixed list of
+	// Offences, when he named one: the ladder the sanction climbs and
+	// whether it also expels follow from it, never from the free-text
+	// Article (RULES.md §10). Absent from sanctions recorded before it
+	// existed, and from automatic escalations.
+	Offence string `json:"offence,omitempty"`
+}
+
+// Offences lists the rule breaches a sanction may name so that the ledger
+// applies that rule's own consequences (RULES.md §10): rur-2015 art. 19
+// (grave infractions: "la squalifica … l'espulsione dal torneo"), art. 29
+// (armies beyond the allowance: "Il giocatore squalificato è equiparato al
+// giocatore ritirato"), art. 32 (showing the objective), art. 33 (the
+// ladder for agreements, advice, threats, blasphemy), art. 34 (stopping a
+// game).
+func Offences() []string {
+	return []string{"rur-2015 art. 19", "rur-2015 art. 29", "rur-2015 art. 32", "rur-2015 art. 33", "rur-2015 art. 34"}
 }
 
 func (ReserveDesignated) EventType() string  { return TypeReserveDesignated }

@@ -78,6 +78,23 @@ type Ruleset struct {
 	// closing_roll, time. cirki-2001 §12: "La partita termina SOLO con il
 	// raggiungimento dell'obiettivo strategico".
 	Closings []string `json:"closings"`
+	// Disqualified is what a disqualification from a game does (RULES.md
+	// §4, §10): "last" places the player last with 0 points and expels him
+	// from the tournament (master "squalifica": "l'assegnazione di 0 punti
+	// partita e l'espulsione dal torneo"); "withdrawn" places and scores him
+	// like a withdrawn player and keeps him in the tournament unless the
+	// offence also expels (rur-2015 art. 29: "Il giocatore squalificato è
+	// equiparato al giocatore ritirato (vedi art. 31)"). A log recorded
+	// before the parameter existed has none: it reads as "last", the rule
+	// that log was played and published under, so that it replays the same.
+	Disqualified string `json:"disqualified,omitempty"`
+	// Rulings is who rules on a contestation (RULES.md §13): "arbiters",
+	// the arbiter role as well as the appeals role (rur-2015 art. 9: the
+	// arbiters "giudica[no] sulle controversie"); "appeals", the appeals
+	// role only. A log recorded before the parameter existed has none: it
+	// reads as "appeals", who alone could rule then, because a rule of the
+	// tournament does not change once it is under way.
+	Rulings string `json:"rulings,omitempty"`
 }
 
 // The values of Ruleset.Annulment.
@@ -98,6 +115,22 @@ func (r Ruleset) AnnulmentRule() string {
 	}
 	return AnnulNone
 }
+
+// Values of Disqualified and Rulings.
+const (
+	DisqualifiedLast      = "last"
+	DisqualifiedWithdrawn = "withdrawn"
+	RulingsArbiters       = "arbiters"
+	RulingsAppeals        = "appeals"
+)
+
+// DisqualifiedAsWithdrawn reports whether a disqualified player is placed,
+// scored and kept in the tournament like a withdrawn one (Disqualified).
+func (r Ruleset) DisqualifiedAsWithdrawn() bool { return r.Disqualified == DisqualifiedWithdrawn }
+
+// ArbitersRule reports whether the arbiter role may rule on contestations
+// (Rulings); the appeals role always may.
+func (r Ruleset) ArbitersRule() bool { return r.Rulings == RulingsArbiters }
 
 // allClosings is every way a game may end.
 func allClosings() []string { return []string{"objective", "closing_roll", "time"} }
@@ -161,28 +194,31 @@ func Preset(id string) (Ruleset, bool) {
 	case "rur-2015":
 		return Ruleset{Preset: id, Scoring: "tp_bonus", Bonus: 50, TieChain: "rur", TieAtTop: "chain",
 			Tiebreak: "rur", TableSizes: []int{4}, QualifyingRounds: 2, Knockout: "rur", Draw: "rur",
-			Sanctions: "rur", Objectives: ObjectiveRef{ID: "rtu-16"}, ArmyLimit: 130, Annulment: AnnulNone, Closings: allClosings()}, true
+			Sanctions: "rur", Objectives: ObjectiveRef{ID: "rtu-16"}, ArmyLimit: 130, Annulment: AnnulNone, Closings: allClosings(),
+			Disqualified: DisqualifiedWithdrawn, Rulings: RulingsArbiters}, true
 	case "campionato-2003":
 		return Ruleset{Preset: id, Scoring: "conv2003", Bonus: 0, TieChain: "2003", TieAtTop: "chain",
 			Tiebreak: "rur", TableSizes: []int{4, 5}, SmallTableMax: 11, QualifyingRounds: 3, Knockout: "none",
 			Draw: "seeded-2003", Sanctions: "2003", Objectives: ObjectiveRef{ID: "rtu-16"},
 			LatePenaltyAfter: 10, LateRefuseAfter: 20, WithdrawalMalus: 150, ArmyLimit: 130, Annulment: AnnulNextRound,
-			Closings: allClosings()}, true
+			Closings: allClosings(), Disqualified: DisqualifiedLast, Rulings: RulingsArbiters}, true
 	case "master":
 		// Organizer's choice of rounds: three by default.
 		return Ruleset{Preset: id, Scoring: "tp_bonus", Bonus: 50, TieChain: "rur", TieAtTop: "chain",
 			Tiebreak: "rur", TableSizes: []int{4, 5}, QualifyingRounds: 3, Knockout: "semis16", Draw: "random",
-			Sanctions: "master", Objectives: ObjectiveRef{ID: "rtu-16"}, Annulment: AnnulNone, Closings: allClosings()}, true
+			Sanctions: "master", Objectives: ObjectiveRef{ID: "rtu-16"}, Annulment: AnnulNone, Closings: allClosings(),
+			Disqualified: DisqualifiedLast, Rulings: RulingsArbiters}, true
 	case "cirki-2001":
 		// CIRKI plays continent-plus-strip objective sets of its own: no
 		// board-checked reports unless the organizer supplies the set.
 		return Ruleset{Preset: id, Scoring: "cirki", Bonus: 0, TieChain: "rur", TieAtTop: "chain",
 			Tiebreak: "cirki", TableSizes: []int{4, 5}, QualifyingRounds: 3, Knockout: "none", Draw: "random",
-			Sanctions: "arbiter", Annulment: AnnulNone, Closings: []string{"objective"}}, true
+			Sanctions: "arbiter", Annulment: AnnulNone, Closings: []string{"objective"}, Disqualified: DisqualifiedLast, Rulings: RulingsArbiters}, true
 	case "rtu":
 		return Ruleset{Preset: id, Scoring: "tp_bonus", Bonus: 50, TieChain: "rtu", TieAtTop: "split_bonus",
 			Tiebreak: "rur", TableSizes: []int{4, 5}, QualifyingRounds: 3, Knockout: "none", Draw: "random",
-			Sanctions: "rur", Objectives: ObjectiveRef{ID: "rtu-16"}, Annulment: AnnulNone, Closings: allClosings()}, true
+			Sanctions: "rur", Objectives: ObjectiveRef{ID: "rtu-16"}, Annulment: AnnulNone, Closings: allClosings(),
+			Disqualified: DisqualifiedLast, Rulings: RulingsArbiters}, true
 	}
 	return Ruleset{}, false
 }
@@ -227,6 +263,9 @@ func (r Ruleset) Amend(params json.RawMessage) (Ruleset, error) {
 			one, _ := json.Marshal(map[string]json.RawMessage{k: fields[k]})
 			if err := json.Unmarshal(one, &out); err != nil {
 				errs = append(errs, &ParamError{Param: k, Msg: "wrong type: " + typeMsg(err)})
+			} else if legacy := legacyEmpty(out, k); legacy != "" {
+				// Empty is how an old log reads; a tournament chooses.
+				errs = append(errs, &ParamError{Param: k, Msg: legacy})
 			}
 		}
 		if len(errs) > 0 {
@@ -310,6 +349,13 @@ func (r Ruleset) Validate() error {
 	if r.ContestBy != "" && r.ContestBy != "anyone" && r.ContestBy != "involved" {
 		bad("contest_by", fmt.Sprintf("%q is not anyone or involved", r.ContestBy))
 	}
+	// Empty only in a log recorded before these parameters existed.
+	if r.Disqualified != "" {
+		oneOf("disqualified", r.Disqualified, []string{DisqualifiedLast, DisqualifiedWithdrawn})
+	}
+	if r.Rulings != "" {
+		oneOf("rulings", r.Rulings, []string{RulingsArbiters, RulingsAppeals})
+	}
 	if len(r.Closings) == 0 {
 		bad("closings", "must list at least one way a game may end: objective, closing_roll, time")
 	}
@@ -330,7 +376,20 @@ func (r Ruleset) Validate() error {
 func paramNames() []string {
 	return []string{"scoring", "bonus", "tie_chain", "tie_at_top", "tiebreak", "discards", "table_sizes",
 		"small_table_max", "qualifying_rounds", "knockout", "draw", "sanctions", "objectives",
-		"late_penalty_after", "late_refuse_after", "withdrawal_malus", "army_limit", "annulment", "closings", "contest_within", "contest_by"}
+		"late_penalty_after", "late_refuse_after", "withdrawal_malus", "army_limit", "annulment", "closings", "contest_within", "contest_by",
+		"disqualified", "rulings"}
+}
+
+// legacyEmpty refuses an empty value given for a parameter whose empty
+// value only stands for "recorded before the parameter existed".
+func legacyEmpty(r Ruleset, param string) string {
+	switch {
+	case param == "disqualified" && r.Disqualified == "":
+		return fmt.Sprintf("must be %s or %s", DisqualifiedLast, DisqualifiedWithdrawn)
+	case param == "rulings" && r.Rulings == "":
+		return fmt.Sprintf("must be %s or %s", RulingsArbiters, RulingsAppeals)
+	}
+	return ""
 }
 
 func sortedKeys[V any](m map[string]V) []string {

@@ -16,8 +16,14 @@ const (
 	PhaseFinalina     = "finalina"
 )
 
-// Sanction kinds that remove a player from the tournament.
-func expels(kind string) bool { return kind == "expulsion" || kind == "disqualification" }
+// Expels reports whether a sanction of this kind puts the player out of the
+// tournament: an expulsion always; a disqualification unless the ruleset
+// equates the disqualified player to a withdrawn one, who stays (RULES.md
+// §10, rur-2015 art. 29); an offence that also expels then appends its
+// expulsion.
+func (t *Tournament) Expels(kind string) bool {
+	return kind == "expulsion" || kind == "disqualification" && !t.Ruleset.DisqualifiedAsWithdrawn()
+}
 
 // applyKnockout folds renunciations, repechages, withdrawals, revocations,
 // annulments and the classification.
@@ -133,10 +139,12 @@ func (t *Tournament) sanctionEffects(player string, round, table int, kind strin
 	if _, ok := t.Players[player]; !ok {
 		return fmt.Errorf("sanction on unknown player %s", player)
 	}
-	if expels(kind) {
+	if t.Expels(kind) {
 		t.refreshStatus(player)
 	}
-	if kind == "table_points" || kind == "disqualification" {
+	// An expulsion may be the one a disqualification at that table caused,
+	// which changes how the disqualified player is placed (ScoringTable).
+	if kind == "table_points" || kind == "disqualification" || kind == "expulsion" {
 		if tb := t.Round(round).Table(table); tb != nil && tb.Report != nil {
 			if err := t.score(round, tb); err != nil {
 				return err
@@ -151,7 +159,7 @@ func (t *Tournament) sanctionEffects(player string, round, table int, kind strin
 // Expelled reports whether a sanction in force expels the player.
 func (t *Tournament) Expelled(player string) bool {
 	for _, s := range t.Sanctions {
-		if s.Player == player && !s.Revoked && expels(s.Kind) {
+		if s.Player == player && !s.Revoked && t.Expels(s.Kind) {
 			return true
 		}
 	}

@@ -142,11 +142,25 @@ func (t *Tournament) Rules() scoring.Rules {
 // ScoringTable turns a table report into the scorer's input, with the
 // table-points penalties in force for that table.
 func (t *Tournament) ScoringTable(round int, rep *events.ResultRecorded) scoring.Table {
+	// What a disqualification makes of a player's game (RULES.md §4, §10):
+	// placed last with 0 points, or, where the ruleset equates the two
+	// (rur-2015 art. 29: "Il giocatore squalificato è equiparato al
+	// giocatore ritirato (vedi art. 31)"), placed and scored like a
+	// withdrawn player, by his recorded table points (art. 31: "gli saranno
+	// assegnati quelli relativi alla posizione ottenuta").
+	disqualified := scoring.Disqualified
+	if t.Ruleset.DisqualifiedAsWithdrawn() {
+		disqualified = scoring.Withdrawn
+	}
 	st := scoring.Table{Winner: rep.Winner, Risiko: rep.Risiko, Rolls: rep.Rolls}
 	for _, p := range rep.Players {
+		status := scoring.Status(p.Status)
+		if status == scoring.Disqualified {
+			status = disqualified
+		}
 		st.Players = append(st.Players, scoring.Seat{Player: p.Player, Turn: p.Turn, TablePoints: p.TablePoints,
 			OffObjectivePoints: p.OffObjectivePoints, ObjectiveTerritories: p.ObjectiveTerritories, Territories: p.Territories,
-			Armies: p.Armies, ObjectiveArmies: p.ObjectiveArmies, Cards: p.Cards, Status: scoring.Status(p.Status),
+			Armies: p.Armies, ObjectiveArmies: p.ObjectiveArmies, Cards: p.Cards, Status: status,
 			EliminatedOrder: p.EliminatedOrder})
 	}
 	for _, s := range t.Sanctions {
@@ -160,19 +174,43 @@ func (t *Tournament) ScoringTable(round int, rep *events.ResultRecorded) scoring
 			}
 			st.Penalties[s.Player] += s.Amount
 		case "disqualification":
-			// 0 points for that game and placed last (RULES.md §4, §10).
+			// Out of the game: no RisiKo! of his stands. Equated to a
+			// withdrawn player, one eliminated before he was disqualified
+			// stays eliminated: a withdrawn player later eliminated is
+			// placed as eliminated (art. 31: "se non è stato nel proseguo
+			// della partita eliminato"). Where the article applied also
+			// expels (the expulsion caused by this disqualification: art.
+			// 19, 32, 33 third time, 34), he is not equated to a withdrawn
+			// player: out of the game with 0 points, placed last (RULES.md
+			// §10, §12: art. 34's culprit is "out of it with 0 points").
+			status := disqualified
+			if t.expelledBy(s.Sanction) {
+				status = scoring.Disqualified
+			}
 			for i := range st.Players {
-				if st.Players[i].Player == s.Player {
-					st.Players[i].Status = scoring.Disqualified
-					st.Players[i].EliminatedOrder = 0
-					if st.Winner == s.Player {
-						st.Winner, st.Risiko = "", false
-					}
+				seat := &st.Players[i]
+				if seat.Player != s.Player || status == scoring.Withdrawn && seat.Status == scoring.Eliminated {
+					continue
+				}
+				seat.Status, seat.EliminatedOrder = status, 0
+				if st.Winner == s.Player {
+					st.Winner, st.Risiko = "", false
 				}
 			}
 		}
 	}
 	return st
+}
+
+// expelledBy reports whether an expulsion in force was caused by sanction id
+// (the expulsion an article appends to its disqualification).
+func (t *Tournament) expelledBy(id string) bool {
+	for _, x := range t.Sanctions {
+		if !x.Revoked && x.Kind == "expulsion" && x.Cause == id {
+			return true
+		}
+	}
+	return false
 }
 
 // score (re)computes a reported table's placement and scores.

@@ -393,7 +393,8 @@ func affectsStandings(ev events.Event) bool {
 		events.ContestationFiled, events.ContestationRuled:
 		return false
 	case events.SanctionImposed:
-		return e.Kind == "table_points" || e.Kind == "classification_points" || expels(e.Kind)
+		// A disqualification rescores its table, whether or not it expels.
+		return e.Kind == "table_points" || e.Kind == "classification_points" || e.Kind == "expulsion" || e.Kind == "disqualification"
 	case events.PlayerWithdrew:
 		return e.Scope == "tournament"
 	}

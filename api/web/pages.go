@@ -743,7 +743,13 @@ func sanctionsData(st *projections.State) map[string]any {
 	for _, id := range order {
 		ladder = append(ladder, by[id])
 	}
-	return map[string]any{"Ladder": ladder, "Kinds": sanctionKinds, "Regime": st.Summary.Ruleset.Sanctions, "CurrentRound": max(len(st.Rounds), 1)}
+	// Offences climb a ladder only under the rur regime (RULES.md §10).
+	var offences []string
+	if st.Summary.Ruleset.Sanctions == "rur" {
+		offences = events.Offences()
+	}
+	return map[string]any{"Ladder": ladder, "Kinds": sanctionKinds, "Offences": offences, "Regime": st.Summary.Ruleset.Sanctions,
+		"CurrentRound": max(len(st.Rounds), 1)}
 }
 
 func (u *UI) sanctions(w http.ResponseWriter, r *http.Request) {
@@ -767,6 +773,10 @@ func (u *UI) sanctionsPost(w http.ResponseWriter, r *http.Request) {
 	default:
 		cmd = map[string]any{"type": "ImposeSanction", "player": f.Get("player"), "round": atoiOr(f.Get("round"), 0),
 			"kind": f.Get("kind"), "article": f.Get("article"), "reason": f.Get("reason")}
+		// The offence picks the ladder; the article then defaults to it.
+		if v := f.Get("offence"); v != "" {
+			cmd["offence"] = v
+		}
 		if v := f.Get("table"); v != "" {
 			cmd["table"] = atoiOr(v, -1)
 		}

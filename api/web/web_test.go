@@ -149,3 +149,44 @@ func TestFormsGoThroughTheCommandEndpoint(t *testing.T) {
 		t.Errorf("standings page: %d, CSP %q", code, h.Get("Content-Security-Policy"))
 	}
 }
+
+// TestSanctionFormNamesTheOffence: under the rur regime the sanction form
+// offers the offence list, and the ladder follows the offence chosen, not
+// the article typed (rur-2015 art. 33, RULES.md §10): a first art. 33
+// offence is a reminder recorded with its offence and the article it
+// defaults to; a second reminder is refused with the rule.
+func TestSanctionFormNamesTheOffence(t *testing.T) {
+	u := newUI(t)
+	if code, _ := u.api("POST", "/v1/tournaments", admin, `{"id":"t1","name":"T","ruleset":"rur-2015"}`); code != 201 {
+		t.Fatalf("create: %d", code)
+	}
+	_, m := u.api("POST", "/v1/tournaments/t1/officials", admin, `{"name":"N","role":"arbiter"}`)
+	arbiter, _ := m["token"].(string)
+	for _, cmd := range []string{`{"type":"RegisterPlayer","player":"p1","name":"A"}`, `{"type":"RegisterPlayer","player":"p2","name":"B"}`,
+		`{"type":"RegisterPlayer","player":"p3","name":"C"}`, `{"type":"RegisterPlayer","player":"p4","name":"D"}`, `{"type":"CloseRegistration"}`,
+		`{"type":"DrawTables","round":1,"tables":[{"table":1,"players":["p1","p2","p3","p4"]}]}`} {
+		if code, m := u.api("POST", "/v1/tournaments/t1/commands", arbiter, cmd); code != 201 {
+			t.Fatalf("%s: %d %v", cmd, code, m)
+		}
+	}
+	if _, _, body := u.get("/ui/t/t1/sanctions", arbiter); !strings.Contains(body, `name="offence"`) || !strings.Contains(body, "rur-2015 art. 33") {
+		t.Error("the sanction form of a rur-2015 tournament offers no offence")
+	}
+	form := url.Values{"_action": {"impose"}, "player": {"p3"}, "round": {"1"}, "table": {"1"}, "kind": {"reminder"}, "offence": {"rur-2015 art. 33"}}
+	form.Set("_key", "s1")
+	if code, loc, body := u.post("/ui/t/t1/sanctions", arbiter, "", form); code != http.StatusSeeOther {
+		t.Fatalf("first offence: %d %s\n%s", code, loc, body)
+	}
+	_, st := u.api("GET", "/v1/tournaments/t1/state", "", "")
+	sanctions, _ := st["sanctions"].([]any)
+	if len(sanctions) != 1 {
+		t.Fatalf("%d sanctions after the form, want 1", len(sanctions))
+	}
+	if s := sanctions[0].(map[string]any); s["offence"] != "rur-2015 art. 33" || s["article"] != "rur-2015 art. 33" {
+		t.Errorf("recorded sanction %v: want offence and article rur-2015 art. 33", s)
+	}
+	form.Set("_key", "s2")
+	if code, _, body := u.post("/ui/t/t1/sanctions", arbiter, "", form); code != http.StatusUnprocessableEntity || !strings.Contains(body, "offence 2") {
+		t.Errorf("a second reminder for art. 33: %d\n%s", code, body)
+	}
+}

@@ -450,7 +450,7 @@ func TestReplayAtDiffWhatIf(t *testing.T) {
 			for i, p := range tb.Players {
 				tp := 10 + i
 				if p == row.Player {
-					tp = 90
+					tp = 86
 				}
 				players = append(players, map[string]any{"player": p, "turn": i + 1, "table_points": tp, "status": "finished"})
 			}

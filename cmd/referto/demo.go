@@ -253,10 +253,11 @@ func (d *raduno) run(n int) (err error) {
 		}
 		if round == 1 {
 			// rur-2015 art. 33 at table 1: a reminder, then the card loss the
-			// second offence carries.
+			// second offence carries. The offence field, not the article,
+			// puts them on the ladder.
 			p := drawn.Tables[0].Players[0]
-			d.must(map[string]any{"type": "ImposeSanction", "player": p, "round": 1, "table": 1, "kind": "reminder", "article": "rur-2015 art. 33", "reason": "advice to a neighbour"})
-			d.must(map[string]any{"type": "ImposeSanction", "player": p, "round": 1, "table": 1, "kind": "card_loss", "article": "rur-2015 art. 33", "reason": "advice again"})
+			d.must(map[string]any{"type": "ImposeSanction", "player": p, "round": 1, "table": 1, "kind": "reminder", "offence": "rur-2015 art. 33", "reason": "advice to a neighbour"})
+			d.must(map[string]any{"type": "ImposeSanction", "player": p, "round": 1, "table": 1, "kind": "card_loss", "offence": "rur-2015 art. 33", "reason": "advice again"})
 			d.printf("  sanctions: %s reminded, then a card loss (rur-2015 art. 33, second offence)\n", p)
 		}
 		if drawn.Phase == projections.PhaseSemifinal {
