@@ -94,7 +94,7 @@ func TestRefusedRequestsLeaveTheLogUnchanged(t *testing.T) {
 		{name: "create: bad token", method: "POST", path: "/v1/tournaments", token: "guess", body: `{"id":"x","name":"X","ruleset":"rtu"}`, status: 401, code: "unauthorized"},
 		{name: "create: arbiter", method: "POST", path: "/v1/tournaments", token: arb, body: `{"id":"x","name":"X","ruleset":"rtu"}`, status: 403, code: "forbidden"},
 		{name: "create: duplicate", method: "POST", path: "/v1/tournaments", token: adminToken, body: `{"id":"bo","name":"X","ruleset":"rtu"}`, status: 409, code: "conflict"},
-		{name: "create: unknown ruleset", method: "POST", path: "/v1/tournaments", token: adminToken, body: `{"id":"x","name":"X","ruleset":"risiko-1970"}`, status: 422, code: "rule_violation", rule: "RULES §2"},
+		{name: "create: unknown ruleset", method: "POST", path: "/v1/tournaments", token: adminToken, body: `{"id":"x","name":"X","ruleset":"risiko-1970"}`, status: 422, code: "rule_violation", rule: "docs/rules.md#2-rulesets"},
 		{name: "create: bad id", method: "POST", path: "/v1/tournaments", token: adminToken, body: `{"id":"x.>","name":"X","ruleset":"rtu"}`, status: 400, code: "invalid", field: "id"},
 		{name: "create: missing name", method: "POST", path: "/v1/tournaments", token: adminToken, body: `{"id":"x","ruleset":"rtu"}`, status: 400, code: "invalid", field: "name"},
 		{name: "create: unknown param", method: "POST", path: "/v1/tournaments", token: adminToken, body: `{"id":"x","name":"X","ruleset":"rtu","params":{"bonuz":3}}`, status: 400, code: "invalid", field: "params.bonuz"},

@@ -106,7 +106,7 @@ func TestContestationThroughTheAPI(t *testing.T) {
 
 // TestWhoRulesOnAContestation: rur-2015 art. 9 gives the controversies to
 // the arbiters ("giudica sulle controversie"), so by default an arbiter
-// rules on a contestation as the appeals committee does (RULES.md §13);
+// rules on a contestation as the appeals committee does (docs/rules.md#13-contestation);
 // with rulings: appeals the arbiter gets 403 with a problem that says why,
 // the log unchanged, and /v1/me stops offering him RuleContestation.
 func TestWhoRulesOnAContestation(t *testing.T) {

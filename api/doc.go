@@ -1,4 +1,4 @@
-// Package api serves referto over HTTP: the v1 JSON API of DESIGN.md
+// Package api serves referto over HTTP: the v1 JSON API of api/openapi.yaml
 // (tournament creation, officials, the command endpoint, public reads of
 // summaries and entry lists, the event log for officials), health and
 // readiness probes (ready.go), Prometheus metrics (metrics.go), one log

@@ -171,7 +171,7 @@ func TestHostileInputIsRefusedCleanly(t *testing.T) {
 		{name: "C1 next line", body: register("name", "Mario\u0085Luigi"), field: "name"},
 		{name: "C1 control sequence introducer", body: register("name", "\u009b2JMario"), field: "name"},
 		{name: "a blank waiver", body: `{"type":"RegisterPlayer","player":"p002","name":"Kid","minor":true,"waiver":"   "}`, status: 422, rule: "rur-2015 art. 1"},
-		{name: "create: a NUL in the ruleset", path: create, body: `{"id":"x","name":"X","ruleset":"rtu\u0000"}`, status: 422, rule: "RULES §2"},
+		{name: "create: a NUL in the ruleset", path: create, body: `{"id":"x","name":"X","ruleset":"rtu\u0000"}`, status: 422, rule: "docs/rules.md#2-rulesets"},
 		{name: "10k-character name", body: register("name", strings.Repeat("M", 10_000)), field: "name"},
 		{name: "10k combining marks", body: register("name", "M"+strings.Repeat("\u0301", 10_000)), field: "name"},
 		{name: "waiver", body: `{"type":"RegisterPlayer","player":"p002","name":"Kid","minor":true,"waiver":"firmato\u202e"}`, field: "waiver"},

@@ -131,7 +131,7 @@ func (rc *racer) race(attempts []*attempt, send func(i int, a *attempt)) {
 // rest 412), the same table (exactly one result, the rest 409), and the
 // next round's draw against the current round's last result (the draw
 // wins only once every table has its result; a draw too early is refused
-// by RULES §8, one too late by 409). Nothing else may answer (no 500), and
+// by docs/rules.md#8-table-formation, one too late by 409). Nothing else may answer (no 500), and
 // the log read back must show every accepted command exactly once, each
 // precondition holding where it was appended, and no refused one.
 func TestRacingCommandsHaveOneWinner(t *testing.T) {
@@ -390,8 +390,8 @@ func runRaces(t *testing.T, nodes []*stack) {
 			t.Errorf("round %d: %d draws of round %d won", r, len(drawWon), r+1)
 		}
 		for _, d := range draws {
-			if d.status == 422 && d.rule != "RULES §8" {
-				t.Errorf("round %d: draw refused by %q, want RULES §8 (a table without a result)", r, d.rule)
+			if d.status == 422 && d.rule != "docs/rules.md#8-table-formation" {
+				t.Errorf("round %d: draw refused by %q, want docs/rules.md#8-table-formation (a table without a result)", r, d.rule)
 			}
 			if len(resWon) == 1 && len(drawWon) == 1 && d.status == 201 && d.seq <= resWon[0].seq {
 				t.Errorf("round %d: the draw (seq %d) was accepted before the last result (seq %d)", r, d.seq, resWon[0].seq)

@@ -244,7 +244,7 @@ func (s *Server) stateAt(ctx context.Context, t string, seq uint64) (*projection
 }
 
 // getClassification serves the final classification as it stands, with the
-// signed checkpoint once published (RULES.md §7).
+// signed checkpoint once published (docs/rules.md#7-formats-and-the-rur-knockout).
 func (s *Server) getClassification(w http.ResponseWriter, r *http.Request) {
 	t := mux.Vars(r)["t"]
 	s.serveRanking(w, r, t, true, func(st *projections.Tournament) any { return st.Classification() })

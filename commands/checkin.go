@@ -10,7 +10,7 @@ import (
 	"github.com/referto/referto/projections"
 )
 
-// DesignateReserve makes a player a reserve (RULES.md §11): a registered
+// DesignateReserve makes a player a reserve (docs/rules.md#11-check-in-and-lateness): a registered
 // player who has not played yet, or a new player registered as a reserve,
 // also after registration closed.
 type DesignateReserve struct {
@@ -42,9 +42,9 @@ func (c *DesignateReserve) decide(t *projections.Tournament) ([]events.Event, er
 	case ok && p.Reserve:
 		return nil, conflict("%s is already a reserve", c.Player)
 	case ok && p.Status != projections.StatusActive:
-		return nil, ruleErr("RULES §11", "%s is %s and cannot be a reserve", c.Player, p.Status)
+		return nil, ruleErr("docs/rules.md#11-check-in-and-lateness", "%s is %s and cannot be a reserve", c.Player, p.Status)
 	case ok && hasPlayed(t, c.Player):
-		return nil, ruleErr("RULES §11", "%s has already been seated in a game and cannot become a reserve", c.Player)
+		return nil, ruleErr("docs/rules.md#11-check-in-and-lateness", "%s has already been seated in a game and cannot become a reserve", c.Player)
 	}
 	ev := events.ReserveDesignated{Player: c.Player}
 	if !ok {
@@ -63,7 +63,7 @@ func hasPlayed(t *projections.Tournament, player string) bool {
 }
 
 // CheckIn records a player's presence at the call of a round, with minutes
-// of lateness (RULES.md §11), or their absence. It is taken before the
+// of lateness (docs/rules.md#11-check-in-and-lateness), or their absence. It is taken before the
 // round's draw; a player seated in the drawn round who arrives late is
 // recorded too (the lateness penalty applies at the table).
 type CheckIn struct {
@@ -104,7 +104,7 @@ func (c *CheckIn) decide(t *projections.Tournament) ([]events.Event, error) {
 		return nil, notFound("player %s", c.Player)
 	}
 	if p.Status != projections.StatusActive && p.Status != projections.StatusReserve {
-		return nil, ruleErr("RULES §9", "%s is %s and cannot play", c.Player, p.Status)
+		return nil, ruleErr("docs/rules.md#9-withdrawal-renunciation-repechage", "%s is %s and cannot play", c.Player, p.Status)
 	}
 	if _, dup := t.CheckIns[c.Round][c.Player]; dup {
 		return nil, conflict("%s already checked in for round %d", c.Player, c.Round)
@@ -144,7 +144,7 @@ func nextRound(t *projections.Tournament, round int, what string) error {
 	case round < next:
 		return conflict("round %d is already drawn: too late to %s it", round, what)
 	case round > next:
-		return ruleErr("RULES §8", "round %d is not next: round %d has not been drawn", round, next)
+		return ruleErr("docs/rules.md#8-table-formation", "round %d is not next: round %d has not been drawn", round, next)
 	}
 	return nil
 }
@@ -157,7 +157,7 @@ func checkRound(r int) error {
 }
 
 // SubstituteReserve seats a reserve in place of an entrant absent at the
-// call (RULES.md §11): at their table if the round is drawn, otherwise in
+// call (docs/rules.md#11-check-in-and-lateness): at their table if the round is drawn, otherwise in
 // the coming draw.
 type SubstituteReserve struct {
 	typed
@@ -178,14 +178,14 @@ func (c *SubstituteReserve) decide(t *projections.Tournament) ([]events.Event, e
 		return nil, notFound("player %s", c.Reserve)
 	}
 	if res.Status != projections.StatusReserve {
-		return nil, ruleErr("RULES §11", "%s is not an unseated reserve", c.Reserve)
+		return nil, ruleErr("docs/rules.md#11-check-in-and-lateness", "%s is not an unseated reserve", c.Reserve)
 	}
 	abs, ok := t.Players[c.Absent]
 	if !ok {
 		return nil, notFound("player %s", c.Absent)
 	}
 	if abs.Status != projections.StatusActive {
-		return nil, ruleErr("RULES §11", "%s is %s, not an entrant to replace", c.Absent, abs.Status)
+		return nil, ruleErr("docs/rules.md#11-check-in-and-lateness", "%s is %s, not an entrant to replace", c.Absent, abs.Status)
 	}
 	for _, r := range t.Pending[c.Round] {
 		if r == c.Reserve {
@@ -197,11 +197,11 @@ func (c *SubstituteReserve) decide(t *projections.Tournament) ([]events.Event, e
 		tb := r.Seat(c.Absent)
 		switch {
 		case tb == nil:
-			return nil, ruleErr("RULES §11", "%s is not seated in round %d", c.Absent, c.Round)
+			return nil, ruleErr("docs/rules.md#11-check-in-and-lateness", "%s is not seated in round %d", c.Absent, c.Round)
 		case tb.Report != nil:
 			return nil, conflict("table %d of round %d already has a result", tb.Number, c.Round)
 		case c.Round != len(t.Rounds):
-			return nil, ruleErr("RULES §11", "round %d is over", c.Round)
+			return nil, ruleErr("docs/rules.md#11-check-in-and-lateness", "round %d is over", c.Round)
 		}
 		ev.Table = tb.Number
 	} else if err := nextRound(t, c.Round, "substitute in"); err != nil {

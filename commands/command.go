@@ -137,10 +137,10 @@ func PermittedUnder(rs events.Ruleset, role, typ string) bool {
 
 // rulesetForbids says why the ruleset withholds commands of type typ from
 // role, or "": only rulings, which a ruleset may leave to the appeals
-// committee alone (RULES.md §13, rulings: appeals).
+// committee alone (docs/rules.md#13-contestation, rulings: appeals).
 func rulesetForbids(rs events.Ruleset, role, typ string) string {
 	if typ == "RuleContestation" && !rs.ArbitersRule() && role != events.RoleAppeals && role != events.RoleAdmin {
-		return fmt.Sprintf("role %s may not rule on a contestation in this tournament: its ruleset (rulings: appeals) leaves rulings to the appeals committee (RULES §13)", orNone(role))
+		return fmt.Sprintf("role %s may not rule on a contestation in this tournament: its ruleset (rulings: appeals) leaves rulings to the appeals committee (docs/rules.md#13-contestation)", orNone(role))
 	}
 	return ""
 }
@@ -176,7 +176,7 @@ func Decide(t *projections.Tournament, cmd Command, in Input) ([]events.Event, e
 	case *FileContestation, *RuleContestation:
 	default:
 		if t.Closed {
-			return nil, ruleErr("RULES §13", "the tournament is closed: only contestations and their rulings change it now")
+			return nil, ruleErr("docs/rules.md#13-contestation", "the tournament is closed: only contestations and their rulings change it now")
 		}
 	}
 	switch c := cmd.(type) {

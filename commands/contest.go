@@ -12,7 +12,7 @@ import (
 	"github.com/referto/referto/projections"
 )
 
-// Contestations (RULES.md §13, rur-2015 art. 20, master "gestione delle
+// Contestations (docs/rules.md#13-contestation, rur-2015 art. 20, master "gestione delle
 // controversie"). A contestation names the event it contests; the ledger
 // decides from the log alone whether it is admissible:
 //
@@ -107,12 +107,12 @@ func locate(t *projections.Tournament, seq uint64) (contested, bool) {
 				}
 			}
 			return contested{kind: "draw", seq: seq, round: r.Number, open: open && !finalPublished(t), players: seated,
-				window: fmt.Sprintf("RULES §13: a draw is open until the first result of its round (round %d)", r.Number)}, true
+				window: fmt.Sprintf("docs/rules.md#13-contestation: a draw is open until the first result of its round (round %d)", r.Number)}, true
 		}
 		for _, tb := range r.Tables {
 			if tb.Reported == seq || tb.Amended == seq {
 				return contested{kind: "result", seq: seq, open: t.Round(r.Number+1) == nil && !finalPublished(t), players: tb.Players,
-					window: fmt.Sprintf("RULES §13: a result is open until the next round's draw or the final classification (round %d, table %d)", r.Number, tb.Number)}, true
+					window: fmt.Sprintf("docs/rules.md#13-contestation: a result is open until the next round's draw or the final classification (round %d, table %d)", r.Number, tb.Number)}, true
 			}
 		}
 	}
@@ -121,13 +121,13 @@ func locate(t *projections.Tournament, seq uint64) (contested, bool) {
 			r := t.Round(s.Round)
 			open := (r == nil || !r.Complete()) && !finalPublished(t)
 			return contested{kind: "sanction", seq: seq, open: open, players: []string{s.Player}, sanct: s,
-				window: fmt.Sprintf("RULES §13: a sanction is open until the end of its round (round %d)", s.Round)}, true
+				window: fmt.Sprintf("docs/rules.md#13-contestation: a sanction is open until the end of its round (round %d)", s.Round)}, true
 		}
 	}
 	for _, p := range t.Publications {
 		if p.Seq == seq {
 			return contested{kind: "classification", seq: seq, open: !finalPublished(t),
-				window: "RULES §13: the classification is open until the final one is published"}, true
+				window: "docs/rules.md#13-contestation: the classification is open until the final one is published"}, true
 		}
 	}
 	for _, id := range t.Order {
@@ -140,7 +140,7 @@ func locate(t *projections.Tournament, seq uint64) (contested, bool) {
 		for id, ci := range byPlayer {
 			if ci.Seq == seq {
 				return contested{kind: "check-in", seq: seq, open: t.Round(round) == nil, players: []string{id},
-					window: fmt.Sprintf("RULES §11: a check-in is open until round %d is drawn", round)}, true
+					window: fmt.Sprintf("docs/rules.md#11-check-in-and-lateness: a check-in is open until round %d is drawn", round)}, true
 			}
 		}
 	}
@@ -201,7 +201,7 @@ func persisting(t *projections.Tournament, effect string, ev contested) (bool, s
 
 // expelsBy reports whether a sanction expels, itself or by the expulsion
 // appended with it (a disqualification for an offence that also expels,
-// RULES.md §10): either is its direct effect.
+// docs/rules.md#10-sanctions): either is its direct effect.
 func expelsBy(t *projections.Tournament, s *projections.Sanction) bool {
 	if t.Expels(s.Kind) {
 		return true

@@ -112,7 +112,7 @@ func checkRefusal(t *testing.T, err error) {
 }
 
 // parseSeeds are one payload of every command type: the examples of
-// DESIGN.md "Command payloads", and the other types as the web UI sends them.
+// api/openapi.yaml's command payloads, and the other types as the web UI sends them.
 var parseSeeds = []string{
 	`{"type":"RegisterPlayer","player":"p001","name":"Mario Rossi","club":"Bologna – Asinelli","region":"Emilia-Romagna","rank":12}`,
 	`{"type":"CloseRegistration"}`,

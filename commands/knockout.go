@@ -10,7 +10,7 @@ import (
 	"github.com/referto/referto/projections/scoring"
 )
 
-// Knockout formats (RULES.md §7). rur-2015 art. 1 and 8 give the Raduno:
+// Knockout formats (docs/rules.md#7-formats-and-the-rur-knockout). rur-2015 art. 1 and 8 give the Raduno:
 // quarterfinals when more than 130 played game 1, semifinals of 16 seeded
 // by bands, a final of the four semifinal winners. The rtu formats: the top
 // 4 to a final (with the 5th-8th at a "finalina"); with fewer than 32
@@ -33,7 +33,7 @@ func ruleKnockout(rs events.Ruleset) string {
 // players played game 1 (rur-2015 art. 1).
 const quarterThreshold = 130
 
-// entrants counts the players seated in game 1, reserves included (RULES.md §7).
+// entrants counts the players seated in game 1, reserves included (docs/rules.md#7-formats-and-the-rur-knockout).
 func entrantsOf(t *projections.Tournament) int {
 	r := t.Round(1)
 	if r == nil {
@@ -128,7 +128,7 @@ func planKnockout(t *projections.Tournament, round int) (*plan, error) {
 	phases := knockoutPhases(t)
 	i := round - rs.QualifyingRounds - 1
 	if len(phases) == 0 {
-		return nil, ruleErr("RULES §7", "the ruleset has %d qualifying rounds and no knockout phase", rs.QualifyingRounds)
+		return nil, ruleErr("docs/rules.md#7-formats-and-the-rur-knockout", "the ruleset has %d qualifying rounds and no knockout phase", rs.QualifyingRounds)
 	}
 	if i >= len(phases) {
 		return nil, ruleErr(ruleKnockout(rs), "the %s was the last phase: there is no round %d", phases[len(phases)-1], round)
@@ -462,7 +462,7 @@ func describePhase(p string) string {
 // told (no knockout, a tie at a boundary, results missing).
 func NextQualifiers(t *projections.Tournament) (string, []string, error) {
 	if len(knockoutPhases(t)) == 0 {
-		return "", nil, ruleErr("RULES §7", "the ruleset has no knockout phase")
+		return "", nil, ruleErr("docs/rules.md#7-formats-and-the-rur-knockout", "the ruleset has no knockout phase")
 	}
 	round := max(len(t.Rounds)+1, t.Ruleset.QualifyingRounds+1)
 	if r := t.Round(round - 1); r != nil && round-1 > t.Ruleset.QualifyingRounds && !r.Complete() {

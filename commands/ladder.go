@@ -9,7 +9,7 @@ import (
 	"github.com/referto/referto/projections"
 )
 
-// The sanction regimes of RULES.md §10, one per ruleset "sanctions" value.
+// The sanction regimes of docs/rules.md#10-sanctions, one per ruleset "sanctions" value.
 // Each checks a sanction against its rules and returns it with the
 // escalations it triggers, all appended in one commit.
 type sanctionRegime interface {
@@ -66,7 +66,7 @@ func (bounds2003) impose(_ *projections.Tournament, c *ImposeSanction, s events.
 // rurRegime (rur-2015 art. 16-19 and 29-34): the arbiters sanction at their
 // discretion, except where the sanction names an offence (events.Offences)
 // whose article fixes what follows. The offence is a field of the command
-// from a fixed list, never read from the free-text article (RULES.md §10).
+// from a fixed list, never read from the free-text article (docs/rules.md#10-sanctions).
 type rurRegime struct{}
 
 const ruleArt33 = "rur-2015 art. 33"
@@ -193,7 +193,7 @@ func (masterLadder) impose(t *projections.Tournament, c *ImposeSanction, s event
 	}
 	// "penalità in punti classifica: cioé riduzione di punti dalla
 	// classifica nel turno corrente, sino al massimo al 25% dei punti
-	// disponibili": cumulative per player and round (RULES.md §10), so a
+	// disponibili": cumulative per player and round (docs/rules.md#10-sanctions), so a
 	// penalty beyond what the earlier ones left is refused, not trimmed:
 	// the amount is the arbiters' to decide ("a discrezione degli Arbitri").
 	var used int64

@@ -7,7 +7,7 @@ import (
 	"github.com/referto/referto/projections"
 )
 
-// PublishClassification publishes the classification (RULES.md §7). It is
+// PublishClassification publishes the classification (docs/rules.md#7-formats-and-the-rur-knockout). It is
 // refused while a table has no result or a tie awaits a die roll; a final
 // publication also needs every phase of the format played.
 type PublishClassification struct {
@@ -28,7 +28,7 @@ func (c *PublishClassification) decide(t *projections.Tournament) ([]events.Even
 	}
 	cl := t.Classification()
 	if len(cl.Open) > 0 {
-		return nil, ruleErr("RULES §7", "tables without a result: %s", strings.Join(cl.Open, "; "))
+		return nil, ruleErr("docs/rules.md#7-formats-and-the-rur-knockout", "tables without a result: %s", strings.Join(cl.Open, "; "))
 	}
 	if cl.Unresolved {
 		var tied []string
@@ -39,7 +39,7 @@ func (c *PublishClassification) decide(t *projections.Tournament) ([]events.Even
 	}
 	if c.Final {
 		if played := len(t.Rounds); played < t.Ruleset.QualifyingRounds+len(knockoutPhases(t)) {
-			return nil, ruleErr("RULES §7", "the format has %d qualifying rounds and the %v; %d rounds played",
+			return nil, ruleErr("docs/rules.md#7-formats-and-the-rur-knockout", "the format has %d qualifying rounds and the %v; %d rounds played",
 				t.Ruleset.QualifyingRounds, knockoutPhases(t), played)
 		}
 	}
@@ -62,7 +62,7 @@ func (c *CloseTournament) Check() error { return checkText("reason", c.Reason, m
 
 func (c *CloseTournament) decide(t *projections.Tournament) ([]events.Event, error) {
 	if t.Published == nil || !t.Published.Final {
-		return nil, ruleErr("RULES §7", "publish the final classification before closing the tournament")
+		return nil, ruleErr("docs/rules.md#7-formats-and-the-rur-knockout", "publish the final classification before closing the tournament")
 	}
 	return []events.Event{events.TournamentClosed{Reason: clean(c.Reason)}}, nil
 }

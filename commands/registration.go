@@ -40,7 +40,7 @@ func (c *CreateTournament) decide(t *projections.Tournament) ([]events.Event, er
 	}
 	rs, err := events.Resolve(c.Ruleset, c.Params)
 	if errors.Is(err, events.ErrUnknownRuleset) {
-		return nil, ruleErr("RULES §2", "unknown ruleset %q: choose one of %s", c.Ruleset, strings.Join(events.Presets(), ", "))
+		return nil, ruleErr("docs/rules.md#2-rulesets", "unknown ruleset %q: choose one of %s", c.Ruleset, strings.Join(events.Presets(), ", "))
 	}
 	if err != nil {
 		return nil, paramErrs(err)

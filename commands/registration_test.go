@@ -129,7 +129,7 @@ func TestCreateTournamentDecisions(t *testing.T) {
 	}{
 		{"create", fresh, `{"id":"t","name":"T","ruleset":"rtu"}`, then{types: []string{"TournamentCreated"}}},
 		{"create existing", exists, `{"id":"t","name":"T","ruleset":"rtu"}`, then{is: commands.ErrConflict}},
-		{"unknown ruleset", fresh, `{"id":"t","name":"T","ruleset":"risiko-1970"}`, then{rule: "RULES §2"}},
+		{"unknown ruleset", fresh, `{"id":"t","name":"T","ruleset":"risiko-1970"}`, then{rule: "docs/rules.md#2-rulesets"}},
 		{"unknown param", fresh, `{"id":"t","name":"T","ruleset":"rtu","params":{"x":1}}`, then{field: "params.x"}},
 	} {
 		c, err := commands.ParseAs("CreateTournament", []byte(tc.when))

@@ -295,7 +295,7 @@ func nextPhase(t *projections.Tournament) string {
 	return ""
 }
 
-// Renounce records that a player declines a knockout phase (RULES.md §9):
+// Renounce records that a player declines a knockout phase (docs/rules.md#9-withdrawal-renunciation-repechage):
 // the cut is recomputed before the knockout starts, otherwise the repechage
 // chain of rur-2015 art. 8 runs in the same commit.
 type Renounce struct {
@@ -318,7 +318,7 @@ func (c *Renounce) Check() error {
 
 func (c *Renounce) decide(t *projections.Tournament) ([]events.Event, error) {
 	if len(t.Rounds) == 0 {
-		return nil, ruleErr("RULES §7", "the knockout phases are known once game 1 is drawn")
+		return nil, ruleErr("docs/rules.md#7-formats-and-the-rur-knockout", "the knockout phases are known once game 1 is drawn")
 	}
 	if phaseIndex(t, c.Phase) < 0 {
 		return nil, fieldErr("phase", "%q is not a knockout phase of this tournament (%v)", c.Phase, knockoutPhases(t))
@@ -328,7 +328,7 @@ func (c *Renounce) decide(t *projections.Tournament) ([]events.Event, error) {
 		return nil, notFound("player %s", c.Player)
 	}
 	if p.Status != projections.StatusActive {
-		return nil, ruleErr("RULES §9", "%s is %s", c.Player, p.Status)
+		return nil, ruleErr("docs/rules.md#9-withdrawal-renunciation-repechage", "%s is %s", c.Player, p.Status)
 	}
 	if r, done := t.Renounced[c.Player]; done {
 		return nil, conflict("%s already renounced the %s", c.Player, describePhase(r))

@@ -32,7 +32,7 @@ type SeatInput struct {
 	TerritoriesHeld      []string `json:"territories_held"`
 }
 
-// RecordResult records a table report (RULES.md §3).
+// RecordResult records a table report (docs/rules.md#3-table-report-referto).
 type RecordResult struct {
 	typed
 	Round    int            `json:"round"`
@@ -46,12 +46,12 @@ type RecordResult struct {
 
 func (*RecordResult) CommandType() string { return "RecordResult" }
 
-// Closing procedures of a game (RULES.md §3).
+// Closing procedures of a game (docs/rules.md#3-table-report-referto).
 var closings = []string{"objective", "closing_roll", "time"}
 
 // Check verifies what needs no state: ids, bounds (so that no figure can
 // overflow a sum) and the shape of board-checked lines. The rules of the
-// report (RULES.md §3) are checked by Decide, all problems at once.
+// report (docs/rules.md#3-table-report-referto) are checked by Decide, all problems at once.
 func (c *RecordResult) Check() error {
 	errs := []error{checkRound(c.Round), checkTable(c.Table)}
 	if c.Winner != "" {
@@ -141,13 +141,13 @@ func (c *RecordResult) report(t *projections.Tournament, tb *projections.Table) 
 	if !slices.Contains(closings, c.ClosedBy) {
 		errs = append(errs, fieldErr("closed_by", "must be objective, closing_roll or time, not %q", c.ClosedBy))
 	} else if !slices.Contains(t.Ruleset.Closings, c.ClosedBy) {
-		rule := "RULES §3"
+		rule := "docs/rules.md#3-table-report-referto"
 		if t.Ruleset.Preset == "cirki-2001" {
 			rule = "cirki-2001 §12"
 		}
 		errs = append(errs, &FieldError{Field: "closed_by", Rule: rule, Msg: fmt.Sprintf("this ruleset ends games only by %s, not %s", strings.Join(t.Ruleset.Closings, " or "), c.ClosedBy)})
 	} else if c.Risiko != (c.ClosedBy == "objective") {
-		errs = append(errs, &FieldError{Field: "risiko", Rule: "RULES §3", Msg: fmt.Sprintf("a game closes by objective exactly when the winner made risiko (closed_by %q, risiko %v)", c.ClosedBy, c.Risiko)})
+		errs = append(errs, &FieldError{Field: "risiko", Rule: "docs/rules.md#3-table-report-referto", Msg: fmt.Sprintf("a game closes by objective exactly when the winner made risiko (closed_by %q, risiko %v)", c.ClosedBy, c.Risiko)})
 	}
 	for i, p := range ev.Players {
 		if slices.Contains(tb.Withdrew, p.Player) && p.Status != "withdrawn" && p.Status != "eliminated" && p.Status != "disqualified" {
@@ -180,7 +180,7 @@ func (c *RecordResult) report(t *projections.Tournament, tb *projections.Table) 
 		}
 	}
 	if len(tied) > 0 {
-		return events.ResultRecorded{}, &FieldError{Field: "rolls", Rule: "RULES §4", Msg: fmt.Sprintf("%s are level on every step of the %s tie chain: record the die roll at the table in rolls, e.g. {%q: 5, %q: 2}",
+		return events.ResultRecorded{}, &FieldError{Field: "rolls", Rule: "docs/rules.md#4-placement-at-a-table", Msg: fmt.Sprintf("%s are level on every step of the %s tie chain: record the die roll at the table in rolls, e.g. {%q: 5, %q: 2}",
 			strings.Join(tied, ", "), t.Ruleset.TieChain, tied[0], tied[1%len(tied)])}
 	}
 	if c.Winner != "" && !c.Risiko {
@@ -191,7 +191,7 @@ func (c *RecordResult) report(t *projections.Tournament, tb *projections.Table) 
 			}
 		}
 		if !slices.Contains(first, c.Winner) {
-			return events.ResultRecorded{}, ruleErr("RULES §4", "the placement rules put %s first, not %s (tie chain %s)", strings.Join(first, " and "), c.Winner, t.Ruleset.TieChain)
+			return events.ResultRecorded{}, ruleErr("docs/rules.md#4-placement-at-a-table", "the placement rules put %s first, not %s (tie chain %s)", strings.Join(first, " and "), c.Winner, t.Ruleset.TieChain)
 		}
 	}
 	return ev, nil
@@ -247,7 +247,7 @@ func (c *RecordResult) boardCheck(t *projections.Tournament, ev *events.ResultRe
 	return setName, errors.Join(errs...)
 }
 
-// boardBounds refuses figures the board cannot produce (RULES.md §3, board
+// boardBounds refuses figures the board cannot produce (docs/rules.md#3-table-report-referto, board
 // bounds), each problem naming its bound and where the bound comes from:
 //
 //   - table points at most the points of the most valuable objective of the
@@ -271,15 +271,15 @@ func boardBounds(rs events.Ruleset, seats []events.SeatReport) []error {
 	for i, p := range seats {
 		f := func(name string) string { return fmt.Sprintf("players[%d].%s", i, name) }
 		if p.TablePoints > most {
-			errs = append(errs, &FieldError{Field: f("table_points"), Rule: "RULES §3",
+			errs = append(errs, &FieldError{Field: f("table_points"), Rule: "docs/rules.md#31-pinned-board-bounds",
 				Msg: fmt.Sprintf("%d table points is more than the board can give: at most %d, %s", p.TablePoints, most, source)})
 		} else if p.TablePoints+p.OffObjectivePoints > board.BoardPoints {
-			errs = append(errs, &FieldError{Field: f("off_objective_points"), Rule: "RULES §3",
+			errs = append(errs, &FieldError{Field: f("off_objective_points"), Rule: "docs/rules.md#31-pinned-board-bounds",
 				Msg: fmt.Sprintf("%d table points and %d off-objective points make %d; every territory of the board together is worth %d (projections/board/data/map.json)",
 					p.TablePoints, p.OffObjectivePoints, p.TablePoints+p.OffObjectivePoints, board.BoardPoints)})
 		}
 		if rs.ArmyLimit > 0 && p.Armies > rs.ArmyLimit {
-			rule := "RULES §3"
+			rule := "docs/rules.md#31-pinned-board-bounds"
 			switch rs.Preset {
 			case "rur-2015":
 				rule = "rur-2015 art. 30"
@@ -292,7 +292,7 @@ func boardBounds(rs events.Ruleset, seats []events.SeatReport) []error {
 		territories += p.Territories
 	}
 	if territories > board.TerritoryCount {
-		errs = append(errs, &FieldError{Field: "players", Rule: "RULES §3",
+		errs = append(errs, &FieldError{Field: "players", Rule: "docs/rules.md#31-pinned-board-bounds",
 			Msg: fmt.Sprintf("the players hold %d territories in all; the board has %d (projections/board/data/map.json)", territories, board.TerritoryCount)})
 	}
 	return errs
@@ -334,9 +334,9 @@ func objectiveSet(rs events.Ruleset) (*board.Map, *board.ObjectiveSet, error) {
 		set, err := board.DefaultObjectives(m)
 		return m, set, err
 	case rs.Objectives.ID == "":
-		return nil, nil, ruleErr("RULES §3", "the ruleset names no objective set: report the figures, or amend the ruleset's objectives")
+		return nil, nil, ruleErr("docs/rules.md#3-table-report-referto", "the ruleset names no objective set: report the figures, or amend the ruleset's objectives")
 	}
-	return nil, nil, ruleErr("RULES §3", "unknown objective set %q", rs.Objectives.ID)
+	return nil, nil, ruleErr("docs/rules.md#3-table-report-referto", "unknown objective set %q", rs.Objectives.ID)
 }
 
 // boardErr names the payload line a board error is about.

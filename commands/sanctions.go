@@ -10,7 +10,7 @@ import (
 	"github.com/referto/referto/projections"
 )
 
-// Sanction kinds (RULES.md §10).
+// Sanction kinds (docs/rules.md#10-sanctions).
 var sanctionKinds = []string{"reminder", "warning", "turn_loss", "card_loss", "army_loss", "army_cap",
 	"table_points", "classification_points", "disqualification", "expulsion"}
 
@@ -21,7 +21,7 @@ type PenaltySpec struct {
 	Amount int    `json:"amount"`
 }
 
-// ImposeSanction imposes a sanction (RULES.md §10). The ruleset's regime
+// ImposeSanction imposes a sanction (docs/rules.md#10-sanctions). The ruleset's regime
 // checks it and appends the escalations it triggers in the same commit.
 type ImposeSanction struct {
 	typed
@@ -82,7 +82,7 @@ func (c *ImposeSanction) decide(t *projections.Tournament, in Input) ([]events.E
 		return nil, conflict("%s is already expelled", c.Player)
 	}
 	if c.Round > len(t.Rounds)+1 {
-		return nil, ruleErr("RULES §10", "round %d has not begun", c.Round)
+		return nil, ruleErr("docs/rules.md#10-sanctions", "round %d has not begun", c.Round)
 	}
 	if c.Table != 0 {
 		tb := t.Round(c.Round).Table(c.Table)
@@ -90,7 +90,7 @@ func (c *ImposeSanction) decide(t *projections.Tournament, in Input) ([]events.E
 			return nil, fieldErr("table", "%s is not seated at table %d of round %d", c.Player, c.Table, c.Round)
 		}
 		if tb.Report != nil && c.Kind != "table_points" && c.Kind != "disqualification" && c.Kind != "classification_points" && c.Kind != "expulsion" && c.Kind != "reminder" && c.Kind != "warning" {
-			return nil, ruleErr("RULES §10", "the game at table %d is over: a %s can no longer be applied at the table", c.Table, c.Kind)
+			return nil, ruleErr("docs/rules.md#10-sanctions", "the game at table %d is over: a %s can no longer be applied at the table", c.Table, c.Kind)
 		}
 	}
 	if c.Offence != "" && !slices.Contains(offencesOf(t.Ruleset.Sanctions), c.Offence) {

@@ -11,7 +11,7 @@ import (
 	"github.com/referto/referto/projections"
 )
 
-// DrawTables forms the tables of the next round (RULES.md §8): by the
+// DrawTables forms the tables of the next round (docs/rules.md#8-table-formation): by the
 // ruleset's algorithm with a recorded seed, or by hand when Tables is given.
 type DrawTables struct {
 	typed
@@ -48,7 +48,7 @@ func drawRule(rs events.Ruleset) string {
 	case "cirki-2001":
 		return "cirki-2001 §1"
 	}
-	return "RULES §8"
+	return "docs/rules.md#8-table-formation"
 }
 
 func (c *DrawTables) decide(t *projections.Tournament, in Input) ([]events.Event, error) {
@@ -65,7 +65,7 @@ func (c *DrawTables) decide(t *projections.Tournament, in Input) ([]events.Event
 				open = append(open, fmt.Sprint(tb.Number))
 			}
 		}
-		return nil, ruleErr("RULES §8", "round %d still has tables without a result: %s", prev.Number, strings.Join(open, ", "))
+		return nil, ruleErr("docs/rules.md#8-table-formation", "round %d still has tables without a result: %s", prev.Number, strings.Join(open, ", "))
 	}
 	if c.Round > t.Ruleset.QualifyingRounds {
 		return c.decideKnockout(t, in)
@@ -94,7 +94,7 @@ func (c *DrawTables) decideQualifying(t *projections.Tournament, in Input) ([]ev
 		if len(shown) > 10 {
 			shown = append(slices.Clone(shown[:10]), fmt.Sprintf("and %d more", len(missing)-10))
 		}
-		return nil, ruleErr("RULES §11", "the call of round %d is incomplete: check in or mark absent %s", c.Round, strings.Join(shown, ", "))
+		return nil, ruleErr("docs/rules.md#11-check-in-and-lateness", "the call of round %d is incomplete: check in or mark absent %s", c.Round, strings.Join(shown, ", "))
 	}
 	players, pool := participants(t, c.Round)
 	alg := qualifyingAlgorithm(rs, c.Round)

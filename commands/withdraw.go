@@ -8,7 +8,7 @@ import (
 	"github.com/referto/referto/projections"
 )
 
-// Withdraw records a withdrawal (RULES.md §9). From a game: the table
+// Withdraw records a withdrawal (docs/rules.md#9-withdrawal-renunciation-repechage). From a game: the table
 // report must then list the player as withdrawn, placed by their table
 // points (rur-2015 art. 31). From the tournament: the player is drawn no
 // more, and a qualifier's place goes to repechage. A withdrawal because a
@@ -116,7 +116,7 @@ func (c *Withdraw) decide(t *projections.Tournament) ([]events.Event, error) {
 }
 
 // AnnulGame declares a table's game void, by the ruleset's annulment rule
-// (RULES.md §12, events.Ruleset.Annulment):
+// (docs/rules.md#12-annulled-game, events.Ruleset.Annulment):
 //
 //   - next_round (campionato-2003 "interruzioni partita"): the game is void;
 //     the culprit, if any, is out of it with 0 points and the arbitration
@@ -195,7 +195,7 @@ func annulArticle(rs events.Ruleset) string {
 	case "master":
 		return "master §annullamento della partita"
 	}
-	return "RULES §12"
+	return "docs/rules.md#121-pinned-rur-2015-and-master-have-no-such-remedy"
 }
 
 // expelCulprit is AnnulGame under the annulment rule "none": the culprit is

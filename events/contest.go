@@ -7,7 +7,7 @@ const (
 	TypeResultAmended     = "ResultAmended"
 )
 
-// ContestationFiled records a contestation (RULES.md §13) and the ledger's
+// ContestationFiled records a contestation (docs/rules.md#13-contestation) and the ledger's
 // verdict on its admissibility, decided from the log alone: the contested
 // event is still open, or the claimed persisting effect is present. Rule
 // names the window or effect that decided it.

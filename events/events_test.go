@@ -63,7 +63,7 @@ func allEvents(t *testing.T) []events.Event {
 		events.GameAnnulled{Round: 1, Table: 2, Culprit: "p1", Reason: "board overturned"},
 		events.ClassificationPublished{Final: true, Rows: []events.ClassificationRow{{Rank: 1, Player: "p1", Phase: "final", Total: 100}}},
 		events.TournamentClosed{},
-		events.ContestationFiled{Contestation: "c1", Against: 12, Claim: "wrong table points", Admissible: true, Rule: "RULES §13"},
+		events.ContestationFiled{Contestation: "c1", Against: 12, Claim: "wrong table points", Admissible: true, Rule: "docs/rules.md#13-contestation"},
 		events.ContestationRuled{Contestation: "c1", Admissible: true, Upheld: true, Ruling: "amended", Corrections: 1},
 		events.ResultAmended{ResultRecorded: events.ResultRecorded{Round: 1, Table: 1, ClosedBy: "time",
 			Players: []events.SeatReport{{Player: "p1", Turn: 1, TablePoints: 10, Status: "finished"}}}, Contestation: "c1"},
@@ -274,7 +274,7 @@ func TestPresetsResolveAndValidate(t *testing.T) {
 			t.Errorf("%s: preset recorded as %q", id, rs.Preset)
 		}
 	}
-	// RULES.md §2, column by column.
+	// docs/rules.md#2-rulesets, column by column.
 	rur, _ := events.Resolve("rur-2015", nil)
 	if rur.Scoring != "tp_bonus" || rur.Bonus != 50 || len(rur.TableSizes) != 1 || rur.TableSizes[0] != 4 || rur.QualifyingRounds != 2 || rur.Knockout != "rur" {
 		t.Errorf("rur-2015 = %+v", rur)
@@ -291,7 +291,7 @@ func TestPresetsResolveAndValidate(t *testing.T) {
 	if rtu.TieAtTop != "split_bonus" {
 		t.Errorf("rtu = %+v", rtu)
 	}
-	// RULES.md §10: only rur-2015 equates the disqualified player to a
+	// docs/rules.md#10-sanctions: only rur-2015 equates the disqualified player to a
 	// withdrawn one (art. 29); §13: the arbiters rule under every preset.
 	for _, id := range events.Presets() {
 		rs, _ := events.Resolve(id, nil)

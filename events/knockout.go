@@ -47,7 +47,7 @@ type Repechaged struct {
 	Candidates []RepechageCandidate `json:"candidates"`
 }
 
-// PlayerWithdrew records a withdrawal (RULES.md §9). Scope "game": the
+// PlayerWithdrew records a withdrawal (docs/rules.md#9-withdrawal-renunciation-repechage). Scope "game": the
 // player leaves the game in progress at Round/Table (the table report then
 // records them as withdrawn). Scope "tournament": the player leaves the
 // tournament; scores already earned stay. Reason is force_majeure,

@@ -15,7 +15,7 @@ const (
 )
 
 // ReserveDesignated makes a player a reserve: a stand-by used to complete
-// tables (RULES.md §11). A reserve not yet registered is registered by it.
+// tables (docs/rules.md#11-check-in-and-lateness). A reserve not yet registered is registered by it.
 type ReserveDesignated struct {
 	Player string `json:"player"`
 	Name   string `json:"name,omitempty"`
@@ -38,7 +38,7 @@ type PlayerCheckedIn struct {
 }
 
 // ReserveSubstituted seats a reserve in place of an entrant absent at the
-// call (RULES.md §11). Table is 0 when the round is not drawn yet: the
+// call (docs/rules.md#11-check-in-and-lateness). Table is 0 when the round is not drawn yet: the
 // reserve then enters the draw instead of the absent player.
 type ReserveSubstituted struct {
 	Round   int    `json:"round"`
@@ -106,7 +106,7 @@ type UnmetConstraint struct {
 }
 
 // TablesDrawn records the tables of a round with the algorithm (id and
-// version), seed and inputs that produced them (RULES.md §8).
+// version), seed and inputs that produced them (docs/rules.md#8-table-formation).
 type TablesDrawn struct {
 	Round     int               `json:"round"`
 	Phase     string            `json:"phase"`
@@ -117,7 +117,7 @@ type TablesDrawn struct {
 	Tables    []DrawnTable      `json:"tables"`
 	Unmet     []UnmetConstraint `json:"unmet,omitempty"`
 	// ReservesSeated lists reserves the draw seated to complete tables;
-	// seated, they are entrants ranked like everyone else (RULES.md §7).
+	// seated, they are entrants ranked like everyone else (docs/rules.md#7-formats-and-the-rur-knockout).
 	ReservesSeated []string `json:"reserves_seated,omitempty"`
 	// Seeds are the qualifiers of a knockout phase in seed order (seed 1
 	// first); Byes are players qualified past this phase straight to the
@@ -136,7 +136,7 @@ type TurnOrderSet struct {
 	Order []string `json:"order"`
 }
 
-// SeatReport is one player's line of a table report (RULES.md §3).
+// SeatReport is one player's line of a table report (docs/rules.md#3-table-report-referto).
 type SeatReport struct {
 	Player               string `json:"player"`
 	Turn                 int    `json:"turn"`
@@ -180,7 +180,7 @@ type TieBreakRolled struct {
 	Signatures []string `json:"signatures,omitempty"`
 }
 
-// SanctionImposed records a sanction (RULES.md §10).
+// SanctionImposed records a sanction (docs/rules.md#10-sanctions).
 type SanctionImposed struct {
 	Sanction string `json:"sanction"`
 	Player   string `json:"player"`
@@ -200,13 +200,13 @@ type SanctionImposed struct {
 	// Offence is the rule breach the arbiter named from the fixed list of
 	// Offences, when he named one: the ladder the sanction climbs and
 	// whether it also expels follow from it, never from the free-text
-	// Article (RULES.md §10). Absent from sanctions recorded before it
+	// Article (docs/rules.md#10-sanctions). Absent from sanctions recorded before it
 	// existed, and from automatic escalations.
 	Offence string `json:"offence,omitempty"`
 }
 
 // Offences lists the rule breaches a sanction may name so that the ledger
-// applies that rule's own consequences (RULES.md §10): rur-2015 art. 19
+// applies that rule's own consequences (docs/rules.md#10-sanctions): rur-2015 art. 19
 // (grave infractions: "la squalifica … l'espulsione dal torneo"), art. 29
 // (armies beyond the allowance: "Il giocatore squalificato è equiparato al
 // giocatore ritirato"), art. 32 (showing the objective), art. 33 (the

@@ -10,7 +10,7 @@ import (
 )
 
 // Ruleset is the complete, resolved set of parameters a tournament is played
-// under (RULES.md §2). It is stored whole in TournamentCreated (and in
+// under (docs/rules.md#2-rulesets). It is stored whole in TournamentCreated (and in
 // RulesetAmended), so that replay uses the ruleset recorded in the log and
 // never the code's current presets.
 type Ruleset struct {
@@ -18,36 +18,36 @@ type Ruleset struct {
 	// (rur-2015, campionato-2003, master, cirki-2001, rtu).
 	Preset string `json:"preset"`
 	// Scoring is the formula converting table points into tournament points
-	// (RULES.md §5).
+	// (docs/rules.md#5-scoring-formulas).
 	Scoring string `json:"scoring"`
 	// Bonus is the winner's bonus in table points for tp_bonus and wins.
 	Bonus int `json:"bonus"`
-	// TieChain breaks ties in table points at a table (RULES.md §4): rur, 2003, rtu.
+	// TieChain breaks ties in table points at a table (docs/rules.md#4-placement-at-a-table): rur, 2003, rtu.
 	TieChain string `json:"tie_chain"`
 	// TieAtTop is chain (the tie chain decides first place) or split_bonus.
 	TieAtTop string `json:"tie_at_top"`
-	// Tiebreak orders tied standings (RULES.md §6): rur or cirki.
+	// Tiebreak orders tied standings (docs/rules.md#6-standings): rur or cirki.
 	Tiebreak string `json:"tiebreak"`
 	// Discards is how many worst game scores are dropped from the total.
 	Discards int `json:"discards"`
-	// TableSizes lists the allowed table sizes in preference order (RULES.md §8).
+	// TableSizes lists the allowed table sizes in preference order (docs/rules.md#8-table-formation).
 	TableSizes []int `json:"table_sizes"`
 	// SmallTableMax, when positive, allows tables of 3 only with fewer than
 	// this many players (campionato-2003: 11).
 	SmallTableMax int `json:"small_table_max"`
 	// QualifyingRounds is the number of qualifying games.
 	QualifyingRounds int `json:"qualifying_rounds"`
-	// Knockout names the phases after qualifying (RULES.md §7).
+	// Knockout names the phases after qualifying (docs/rules.md#7-formats-and-the-rur-knockout).
 	Knockout string `json:"knockout"`
 	// Draw names the table formation algorithm of the qualifying rounds.
 	Draw string `json:"draw"`
-	// Sanctions names the sanction regime (RULES.md §10).
+	// Sanctions names the sanction regime (docs/rules.md#10-sanctions).
 	Sanctions string `json:"sanctions"`
 	// Objectives is the objective set table reports are checked against: a
 	// set id ("rtu-16"), an inline set, or empty for none.
 	Objectives ObjectiveRef `json:"objectives"`
 	// LatePenaltyAfter and LateRefuseAfter are minutes of lateness at check-in
-	// (RULES.md §11): more than LatePenaltyAfter plays with a penalty, more
+	// (docs/rules.md#11-check-in-and-lateness): more than LatePenaltyAfter plays with a penalty, more
 	// than LateRefuseAfter may not play. Zero disables each.
 	LatePenaltyAfter int `json:"late_penalty_after"`
 	LateRefuseAfter  int `json:"late_refuse_after"`
@@ -55,7 +55,7 @@ type Ruleset struct {
 	// a withdrawal (campionato-2003: 150), never discarded.
 	WithdrawalMalus int `json:"withdrawal_malus"`
 	// ContestWithin, in minutes, closes every contestation window that long
-	// after the contested event (0: only RULES.md §13's windows); ContestBy
+	// after the contested event (0: only docs/rules.md#13-contestation's windows); ContestBy
 	// is "anyone" or "involved" (only a player the contested event concerns
 	// may contest: the EG online appeals chamber's rule).
 	ContestWithin int    `json:"contest_within,omitempty"`
@@ -66,7 +66,7 @@ type Ruleset struct {
 	// utilizzabili, a disposizione di ogni giocatore, è di 130"). 0 sets
 	// none; a log recorded before the parameter existed has none.
 	ArmyLimit int `json:"army_limit,omitempty"`
-	// Annulment is what a game declared void scores (RULES.md §12):
+	// Annulment is what a game declared void scores (docs/rules.md#12-annulled-game):
 	// "next_round" (campionato-2003: "dall'arbitro verrà segnato lo stesso
 	// punteggio ottenuto al turno successivo", the previous round's in the
 	// last) or "none" (rur-2015 art. 34, master: the culprit is expelled and
@@ -74,12 +74,12 @@ type Ruleset struct {
 	// so the table's result is the ordinary report of that game). A log
 	// recorded before the parameter existed has "": see [Ruleset.AnnulmentRule].
 	Annulment string `json:"annulment,omitempty"`
-	// Closings are the ways a game may end (RULES.md §3): objective,
+	// Closings are the ways a game may end (docs/rules.md#3-table-report-referto): objective,
 	// closing_roll, time. cirki-2001 §12: "La partita termina SOLO con il
 	// raggiungimento dell'obiettivo strategico".
 	Closings []string `json:"closings"`
-	// Disqualified is what a disqualification from a game does (RULES.md
-	// §4, §10): "last" places the player last with 0 points and expels him
+	// Disqualified is what a disqualification from a game does (docs/rules.md#4-placement-at-a-table,
+	// docs/rules.md#10-sanctions): "last" places the player last with 0 points and expels him
 	// from the tournament (master "squalifica": "l'assegnazione di 0 punti
 	// partita e l'espulsione dal torneo"); "withdrawn" places and scores him
 	// like a withdrawn player and keeps him in the tournament unless the
@@ -88,7 +88,7 @@ type Ruleset struct {
 	// before the parameter existed has none: it reads as "last", the rule
 	// that log was played and published under, so that it replays the same.
 	Disqualified string `json:"disqualified,omitempty"`
-	// Rulings is who rules on a contestation (RULES.md §13): "arbiters",
+	// Rulings is who rules on a contestation (docs/rules.md#13-contestation): "arbiters",
 	// the arbiter role as well as the appeals role (rur-2015 art. 9: the
 	// arbiters "giudica[no] sulle controversie"); "appeals", the appeals
 	// role only. A log recorded before the parameter existed has none: it
@@ -181,13 +181,13 @@ var (
 	sanctionIDs = []string{"rur", "2003", "master", "arbiter"}
 )
 
-// Presets lists the ruleset ids of RULES.md §2.
+// Presets lists the ruleset ids of docs/rules.md#2-rulesets.
 func Presets() []string {
 	return []string{"rur-2015", "campionato-2003", "master", "cirki-2001", "rtu"}
 }
 
 // Preset returns the named preset with every parameter resolved.
-// "organizer" entries of RULES.md §2 get the default documented here and
+// "organizer" entries of docs/rules.md#2-rulesets get the default documented here and
 // may be overridden by params at creation.
 func Preset(id string) (Ruleset, bool) {
 	switch id {

@@ -33,7 +33,7 @@ func (r ClassificationRow) Published() events.ClassificationRow {
 	return events.ClassificationRow{Rank: r.Rank, Player: r.Player, Name: r.Name, Phase: r.Phase, Total: int64(r.Total), Status: r.Status}
 }
 
-// Classification is the final classification as it stands (RULES.md §7).
+// Classification is the final classification as it stands (docs/rules.md#7-formats-and-the-rur-knockout).
 type Classification struct {
 	Tournament string              `json:"tournament"`
 	Seq        uint64              `json:"seq"`
@@ -51,7 +51,7 @@ type Classification struct {
 // finalina, then the losers of each earlier phase, then the rest.
 var groupOrder = []string{PhaseFinal, PhaseFinalina, PhaseSemifinal, PhaseQuarterfinal, PhaseSecondChance, PhaseQualifying}
 
-// Classification computes the final classification (RULES.md §7): the
+// Classification computes the final classification (docs/rules.md#7-formats-and-the-rur-knockout): the
 // final's placement; the finalina's; then the losers of each earlier phase,
 // latest phase first, each ranked by their counted qualifying games plus the
 // game of the phase they lost, and nothing else: rur-2015 art. 1 ranks the

@@ -9,7 +9,7 @@ import (
 	"github.com/referto/referto/projections/scoring"
 )
 
-// TestGamesOfAnnulledTables pins RULES.md §12 in Games: a player not at
+// TestGamesOfAnnulledTables pins docs/rules.md#12-annulled-game in Games: a player not at
 // fault at an annulled table scores what they scored in the next round (the
 // previous one when the last round was annulled), and is left out until
 // that score exists; the culprit scores 0, eliminated.

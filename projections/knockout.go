@@ -7,7 +7,7 @@ import (
 	"github.com/referto/referto/events"
 )
 
-// Knockout phases of a round (RULES.md §7).
+// Knockout phases of a round (docs/rules.md#7-formats-and-the-rur-knockout).
 const (
 	PhaseSecondChance = "second_chance"
 	PhaseQuarterfinal = "quarterfinal"
@@ -18,8 +18,8 @@ const (
 
 // Expels reports whether a sanction of this kind puts the player out of the
 // tournament: an expulsion always; a disqualification unless the ruleset
-// equates the disqualified player to a withdrawn one, who stays (RULES.md
-// §10, rur-2015 art. 29); an offence that also expels then appends its
+// equates the disqualified player to a withdrawn one, who stays (docs/rules.md#10-sanctions,
+// rur-2015 art. 29); an offence that also expels then appends its
 // expulsion.
 func (t *Tournament) Expels(kind string) bool {
 	return kind == "expulsion" || kind == "disqualification" && !t.Ruleset.DisqualifiedAsWithdrawn()

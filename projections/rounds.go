@@ -142,7 +142,7 @@ func (t *Tournament) Rules() scoring.Rules {
 // ScoringTable turns a table report into the scorer's input, with the
 // table-points penalties in force for that table.
 func (t *Tournament) ScoringTable(round int, rep *events.ResultRecorded) scoring.Table {
-	// What a disqualification makes of a player's game (RULES.md §4, §10):
+	// What a disqualification makes of a player's game (docs/rules.md#4-placement-at-a-table, §10):
 	// placed last with 0 points, or, where the ruleset equates the two
 	// (rur-2015 art. 29: "Il giocatore squalificato è equiparato al
 	// giocatore ritirato (vedi art. 31)"), placed and scored like a
@@ -181,8 +181,10 @@ func (t *Tournament) ScoringTable(round int, rep *events.ResultRecorded) scoring
 			// della partita eliminato"). Where the article applied also
 			// expels (the expulsion caused by this disqualification: art.
 			// 19, 32, 33 third time, 34), he is not equated to a withdrawn
-			// player: out of the game with 0 points, placed last (RULES.md
-			// §10, §12: art. 34's culprit is "out of it with 0 points").
+			// player: out of the game with 0 points, placed last
+			// (docs/rules.md#103-pinned-disqualification-depends-on-the-rulebook;
+			// docs/rules.md#12-annulled-game: art. 34's culprit is "out of it
+			// with 0 points").
 			status := disqualified
 			if t.expelledBy(s.Sanction) {
 				status = scoring.Disqualified

@@ -45,7 +45,7 @@ type Standings struct {
 	Phase  string         `json:"phase"`
 	Rounds int            `json:"rounds"`
 	Rows   []StandingsRow `json:"rows"`
-	// Expelled players are listed apart from the ranked rows (RULES.md §10).
+	// Expelled players are listed apart from the ranked rows (docs/rules.md#10-sanctions).
 	Expelled []StandingsRow `json:"expelled,omitempty"`
 	// Unresolved reports that some row awaits a die roll.
 	Unresolved bool `json:"unresolved,omitempty"`
@@ -72,7 +72,7 @@ func (t *Tournament) Ranked() []string {
 }
 
 // Games returns every scored game of the qualifying rounds. A game of an
-// annulled table (RULES.md §12) scores, for each player not at fault, what
+// annulled table (docs/rules.md#12-annulled-game) scores, for each player not at fault, what
 // that player scored in the next round, or in the previous round when the
 // annulled round was the last; it is left out until that score exists. The
 // culprit scores 0.
@@ -175,7 +175,7 @@ func (t *Tournament) ClassificationPenalties() map[string]int64 {
 	return pen
 }
 
-// StandingRows ranks the qualifying rounds (RULES.md §6).
+// StandingRows ranks the qualifying rounds (docs/rules.md#6-standings).
 func (t *Tournament) StandingRows() []scoring.Row {
 	return t.standingRows(t.Games())
 }

@@ -17,7 +17,7 @@ import (
 // projection stops rather than guessing.
 var ErrFold = errors.New("projections: event does not fold")
 
-// Player statuses (RULES.md §9–§11).
+// Player statuses (docs/rules.md#9-withdrawal-renunciation-repechage to #11-check-in-and-lateness).
 const (
 	StatusActive    = "active"
 	StatusReserve   = "reserve"
@@ -48,7 +48,7 @@ type Tournament struct {
 	Players   map[string]*Player   `json:"players"`
 	Order     []string             `json:"order"`
 	Officials map[string]*Official `json:"officials"`
-	// Reserves lists reserve designations in order (RULES.md §11).
+	// Reserves lists reserve designations in order (docs/rules.md#11-check-in-and-lateness).
 	Reserves []string `json:"reserves,omitempty"`
 	// CheckIns holds the check-ins of rounds not drawn yet and of drawn
 	// rounds, by round then player.
@@ -75,7 +75,7 @@ type Tournament struct {
 	Contestations []*Contestation `json:"contestations,omitempty"`
 	// Times holds when each event was recorded, by seq (index seq-1), in
 	// unix milliseconds: contestation windows in time are judged from the
-	// recorded times of the events (RULES.md §13).
+	// recorded times of the events (docs/rules.md#13-contestation).
 	Times []int64 `json:"times,omitempty"`
 	// Closed is set by TournamentClosed.
 	Closed bool `json:"closed,omitempty"`
@@ -90,7 +90,7 @@ type CheckIn struct {
 	Seq         uint64 `json:"seq"`
 }
 
-// Sanction is an imposed sanction (RULES.md §10).
+// Sanction is an imposed sanction (docs/rules.md#10-sanctions).
 type Sanction struct {
 	events.SanctionImposed
 	Seq     uint64    `json:"seq"`

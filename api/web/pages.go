@@ -743,7 +743,7 @@ func sanctionsData(st *projections.State) map[string]any {
 	for _, id := range order {
 		ladder = append(ladder, by[id])
 	}
-	// Offences climb a ladder only under the rur regime (RULES.md §10).
+	// Offences climb a ladder only under the rur regime (docs/rules.md#10-sanctions).
 	var offences []string
 	if st.Summary.Ruleset.Sanctions == "rur" {
 		offences = events.Offences()

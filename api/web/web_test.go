@@ -152,7 +152,7 @@ func TestFormsGoThroughTheCommandEndpoint(t *testing.T) {
 
 // TestSanctionFormNamesTheOffence: under the rur regime the sanction form
 // offers the offence list, and the ladder follows the offence chosen, not
-// the article typed (rur-2015 art. 33, RULES.md §10): a first art. 33
+// the article typed (rur-2015 art. 33, docs/rules.md#10-sanctions): a first art. 33
 // offence is a reminder recorded with its offence and the article it
 // defaults to; a second reminder is refused with the rule.
 func TestSanctionFormNamesTheOffence(t *testing.T) {

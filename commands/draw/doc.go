@@ -18,7 +18,7 @@
 // # Table sizes
 //
 // Plan splits n players into tables of the Request's sizes, in preference order, using a
-// fallback size only as needed (RULES.md §8). rur-2015 art. 1 allows only tables of 4 ("sarà
+// fallback size only as needed (docs/rules.md#8-table-formation). rur-2015 art. 1 allows only tables of 4 ("sarà
 // quindi compito del Club Organizzatore predisporre un numero adeguato di riserve"), so a
 // count that is not a multiple of 4 is refused with the number of reserves to designate or
 // players to withdraw. campionato-2003 §formazione tavoli prefers 4 to 5 and allows tables of

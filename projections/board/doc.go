@@ -1,5 +1,5 @@
 // Package board holds the RisiKo! board and the tournament objectives, and computes
-// what a player's end-of-game holdings are worth in table points (RULES.md §3).
+// what a player's end-of-game holdings are worth in table points (docs/rules.md#3-table-report-referto).
 //
 // A territory is worth its neighbour count. A player's table points are the sum over
 // the territories they hold that are in their secret objective; their off-objective

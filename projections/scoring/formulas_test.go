@@ -2,7 +2,7 @@ package scoring
 
 import "testing"
 
-// TestFormulas proves every formula of RULES.md §5 and its pinned readings. Each case:
+// TestFormulas proves every formula of docs/rules.md#5-scoring-formulas and its pinned readings. Each case:
 // given rules and a table, when it is scored, then placement and scores are as written
 // (player:place:score in hundredths).
 func TestFormulas(t *testing.T) {

@@ -40,7 +40,7 @@ func (c *tableContext) isWinner(i int) bool {
 	return p.place == 1 && p.shared == 1 && p.active()
 }
 
-// w is the winner's table points W of RULES.md §5: 100 after a risiko
+// w is the winner's table points W of docs/rules.md#5-scoring-formulas: 100 after a risiko
 // (campionato-2003 "Il raggiungimento dell'obbiettivo viene conteggiato … 100"),
 // otherwise the table points of the player placed first.
 func (c *tableContext) w() int {
@@ -84,7 +84,7 @@ type chain struct {
 	cmp func(a, b *placed) int
 }
 
-// chainFor returns the tie chain named by id (RULES.md §4).
+// chainFor returns the tie chain named by id (docs/rules.md#4-placement-at-a-table).
 func chainFor(id string) (chain, error) {
 	switch id {
 	case "", ChainRUR, ChainMaster:
@@ -140,7 +140,7 @@ func cmpDesc(pairs ...int) int {
 	return 0
 }
 
-// place orders the seats of t (RULES.md §4):
+// place orders the seats of t (docs/rules.md#4-placement-at-a-table):
 //
 //   - the risiko winner (who must be seated and finished) first, whatever the table
 //     points and penalties;

@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// TestPlacement proves the placement rules and pinned readings of RULES.md §4. Each
+// TestPlacement proves the placement rules and pinned readings of docs/rules.md#4-placement-at-a-table. Each
 // case: given a table and rules, when it is scored, then the placement order with
 // places and scores is as written (player:place:score, "?" = unresolved).
 func TestPlacement(t *testing.T) {

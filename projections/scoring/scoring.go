@@ -5,7 +5,7 @@ import (
 	"fmt"
 )
 
-// Status is how a player's game ended (RULES.md §3).
+// Status is how a player's game ended (docs/rules.md#3-table-report-referto).
 type Status string
 
 // The four statuses a table report may give a player.
@@ -55,7 +55,7 @@ type Table struct {
 	Winner string
 	// Risiko reports that Winner completed the secret objective.
 	Risiko bool
-	// Penalties are table-points penalties by player (RULES.md §10), subtracted from
+	// Penalties are table-points penalties by player (docs/rules.md#10-sanctions), subtracted from
 	// the recorded table points before placement.
 	Penalties map[string]int
 	// Rolls are die rolls recorded for the final step of a tie-break chain, by player.
@@ -64,7 +64,7 @@ type Table struct {
 	Rolls map[string]int
 }
 
-// Tie chains (Rules.TieChain, RULES.md §4).
+// Tie chains (Rules.TieChain, docs/rules.md#4-placement-at-a-table).
 const (
 	ChainRUR    = "rur"    // rur-2015: off-objective points, then reverse turn order
 	ChainMaster = "master" // master: the same chain as rur
@@ -72,7 +72,7 @@ const (
 	ChainRTU    = "rtu"    // rtu list, ending with a recorded die roll
 )
 
-// Tie-at-top modes (Rules.TieAtTop, RULES.md §4).
+// Tie-at-top modes (Rules.TieAtTop, docs/rules.md#4-placement-at-a-table).
 const (
 	TieAtTopChain = "chain"       // ties at the top go through the tie chain (also "")
 	SplitBonus    = "split_bonus" // two tied first share the bonus, three or more get none
@@ -93,7 +93,7 @@ const CampionatoWithdrawalPenalty int64 = 150_00
 // Rules selects placement and scoring.
 type Rules struct {
 	// Formula is one of tp_bonus conv150 conv200 conv2003 standard faentino spartaco
-	// maialino veronese triestino wins medals cirki (RULES.md §5).
+	// maialino veronese triestino wins medals cirki (docs/rules.md#5-scoring-formulas).
 	Formula string
 	// TieChain is "rur" (also "master"), "2003" or "rtu"; "" means "rur".
 	TieChain string
@@ -147,7 +147,7 @@ const (
 	tieShared                    // ties share the place (maialino)
 )
 
-// formula is one scoring formula of RULES.md §5.
+// formula is one scoring formula of docs/rules.md#5-scoring-formulas.
 type formula struct {
 	ties  tieMode
 	score func(c *tableContext, out []Result)

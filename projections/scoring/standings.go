@@ -94,7 +94,7 @@ type standing struct {
 	tieHead *standing
 }
 
-// Rank computes the standings (RULES.md §6). players lists every ranked player (a
+// Rank computes the standings (docs/rules.md#6-standings). players lists every ranked player (a
 // player with no games still gets a row, total 0); games of anyone else are ignored.
 // penalties are classification penalties in hundredths (positive numbers,
 // subtracted; never discarded). rolls are the recorded standings die rolls.
@@ -221,7 +221,7 @@ func (s *standing) tally(discards int) {
 	s.row.Total = total - s.penalty
 }
 
-// primaryFor returns the primary order of a formula (RULES.md §6, §5).
+// primaryFor returns the primary order of a formula (docs/rules.md#6-standings, §5).
 func primaryFor(formula string) func(a, b *standing) int {
 	switch formula {
 	case "wins", "triestino":
@@ -248,7 +248,7 @@ func at(s []int, k int) int {
 	return 0
 }
 
-// cmpRURStandings is the rur-2015 art. 1 chain, literally (RULES.md §6): "in caso di
+// cmpRURStandings is the rur-2015 art. 1 chain, literally (docs/rules.md#6-standings): "in caso di
 // parità … il singolo punteggio più alto": the higher best single game score (a player
 // without a game has none, lower than any); "in caso di stesso punteggio più alto sarà
 // preferito chi lo ha ottenuto per primo": the one who obtained that best score in the

@@ -33,7 +33,7 @@ func ranking(rows []Row) string {
 	return strings.Join(parts, " ")
 }
 
-// TestRank proves RULES.md §6 and its pinned readings. Each case: given rules, players,
+// TestRank proves docs/rules.md#6-standings and its pinned readings. Each case: given rules, players,
 // games, penalties and rolls, when the standings are computed, then the rows are as
 // written (player:total in rank order, "?" = tie unresolved).
 func TestRank(t *testing.T) {
@@ -101,7 +101,7 @@ func TestRank(t *testing.T) {
 			want:    "B:12000 A:12000",
 		},
 		{
-			// Literally (RULES.md §6): only the best score and when it was
+			// Literally (docs/rules.md#6-standings): only the best score and when it was
 			// obtained; the second-best scores are not compared, so B's 60
 			// against A's 50 does not count.
 			name:    "rur-2015: the best score obtained first wins, the second-best are not compared",

@@ -7,7 +7,7 @@ import (
 )
 
 // ErrInvalidReport is what every [FieldError] wraps: the table report breaks a rule of
-// RULES.md §3–§4 and must be refused.
+// docs/rules.md#3-table-report-referto to #4-placement-at-a-table and must be refused.
 var ErrInvalidReport = errors.New("scoring: invalid table report")
 
 // FieldError is one problem of a table report.
@@ -18,7 +18,7 @@ type FieldError struct {
 	Field string
 	// Msg says, in English, what is wrong and what is allowed.
 	Msg string
-	// Rule is the rule cited, e.g. "RULES §3" or "rur-2015 art. 31"; it may be empty.
+	// Rule is the rule cited, e.g. "docs/rules.md#3-table-report-referto" or "rur-2015 art. 31"; it may be empty.
 	Rule string
 }
 
@@ -33,13 +33,13 @@ func (e *FieldError) Error() string {
 // Unwrap returns ErrInvalidReport.
 func (e *FieldError) Unwrap() error { return ErrInvalidReport }
 
-// Table sizes (RULES.md §1: "a table of 3–5 players").
+// Table sizes (docs/rules.md#1-glossary: "a table of 3–5 players").
 const (
 	MinPlayers = 3
 	MaxPlayers = 5
 )
 
-// Validate checks a table report field by field (RULES.md §3 and the placement rules of
+// Validate checks a table report field by field (docs/rules.md#3-table-report-referto and the placement rules of
 // §4) without knowing the draw: every problem is reported, joined with errors.Join,
 // each as a *FieldError. It returns nil for a valid report.
 //
@@ -60,7 +60,7 @@ func Validate(r Rules, t Table) error {
 	}
 	n := len(t.Players)
 	if n < MinPlayers || n > MaxPlayers {
-		add("players", "RULES §1", "a table seats %d to %d players, the report has %d", MinPlayers, MaxPlayers, n)
+		add("players", "docs/rules.md#1-glossary", "a table seats %d to %d players, the report has %d", MinPlayers, MaxPlayers, n)
 	}
 
 	seated := make(map[string]int, n)
@@ -76,24 +76,24 @@ func Validate(r Rules, t Table) error {
 		f := func(name string) string { return fmt.Sprintf("players[%d].%s", i, name) }
 		switch j, dup := seated[s.Player]; {
 		case s.Player == "":
-			add(f("player"), "RULES §3", "player is empty; every seat names its player")
+			add(f("player"), "docs/rules.md#3-table-report-referto", "player is empty; every seat names its player")
 		case dup:
-			add(f("player"), "RULES §3", "player %q already appears at players[%d]; every seated player appears exactly once", s.Player, j)
+			add(f("player"), "docs/rules.md#3-table-report-referto", "player %q already appears at players[%d]; every seated player appears exactly once", s.Player, j)
 		default:
 			seated[s.Player] = i
 		}
 
 		switch j, dup := turns[s.Turn]; {
 		case s.Turn < 1 || s.Turn > n:
-			add(f("turn"), "RULES §3", "turn %d is out of range; turn orders are a permutation of 1..%d", s.Turn, n)
+			add(f("turn"), "docs/rules.md#3-table-report-referto", "turn %d is out of range; turn orders are a permutation of 1..%d", s.Turn, n)
 		case dup:
-			add(f("turn"), "RULES §3", "turn %d is also players[%d]'s; turn orders are a permutation of 1..%d", s.Turn, j, n)
+			add(f("turn"), "docs/rules.md#3-table-report-referto", "turn %d is also players[%d]'s; turn orders are a permutation of 1..%d", s.Turn, j, n)
 		default:
 			turns[s.Turn] = i
 		}
 
 		if s.TablePoints < 0 {
-			add(f("table_points"), "RULES §3", "table points %d are negative; they must be 0 or more", s.TablePoints)
+			add(f("table_points"), "docs/rules.md#3-table-report-referto", "table points %d are negative; they must be 0 or more", s.TablePoints)
 		}
 		for _, c := range []struct {
 			name string
@@ -107,14 +107,14 @@ func Validate(r Rules, t Table) error {
 			{"cards", s.Cards},
 		} {
 			if c.v < 0 {
-				add(f(c.name), "RULES §3", "%s is %d; it must be 0 or more", c.name, c.v)
+				add(f(c.name), "docs/rules.md#3-table-report-referto", "%s is %d; it must be 0 or more", c.name, c.v)
 			}
 		}
 		if s.Territories > 0 && s.ObjectiveTerritories > s.Territories {
-			add(f("objective_territories"), "RULES §3", "objective territories %d exceed the %d territories held", s.ObjectiveTerritories, s.Territories)
+			add(f("objective_territories"), "docs/rules.md#3-table-report-referto", "objective territories %d exceed the %d territories held", s.ObjectiveTerritories, s.Territories)
 		}
 		if s.Armies > 0 && s.ObjectiveArmies > s.Armies {
-			add(f("objective_armies"), "RULES §3", "armies on objective territories %d exceed the %d armies", s.ObjectiveArmies, s.Armies)
+			add(f("objective_armies"), "docs/rules.md#3-table-report-referto", "armies on objective territories %d exceed the %d armies", s.ObjectiveArmies, s.Armies)
 		}
 
 		switch s.Status {
@@ -123,62 +123,62 @@ func Validate(r Rules, t Table) error {
 		case Withdrawn, Disqualified:
 		case Eliminated:
 			if s.TablePoints != 0 {
-				add(f("table_points"), "RULES §3", "an eliminated player has 0 table points, not %d", s.TablePoints)
+				add(f("table_points"), "docs/rules.md#3-table-report-referto", "an eliminated player has 0 table points, not %d", s.TablePoints)
 			}
 			switch j, dup := orders[s.EliminatedOrder]; {
 			case s.EliminatedOrder < 1 || s.EliminatedOrder > eliminated:
-				add(f("eliminated_order"), "RULES §3", "elimination order %d is out of range; the %d eliminated players are numbered 1..%d without gaps", s.EliminatedOrder, eliminated, eliminated)
+				add(f("eliminated_order"), "docs/rules.md#3-table-report-referto", "elimination order %d is out of range; the %d eliminated players are numbered 1..%d without gaps", s.EliminatedOrder, eliminated, eliminated)
 			case dup:
-				add(f("eliminated_order"), "RULES §3", "elimination order %d is also players[%d]'s; the eliminated players are numbered 1..%d without gaps", s.EliminatedOrder, j, eliminated)
+				add(f("eliminated_order"), "docs/rules.md#3-table-report-referto", "elimination order %d is also players[%d]'s; the eliminated players are numbered 1..%d without gaps", s.EliminatedOrder, j, eliminated)
 			default:
 				orders[s.EliminatedOrder] = i
 			}
 		default:
-			add(f("status"), "RULES §3", "status %q is unknown; it is one of finished, eliminated, withdrawn, disqualified", s.Status)
+			add(f("status"), "docs/rules.md#3-table-report-referto", "status %q is unknown; it is one of finished, eliminated, withdrawn, disqualified", s.Status)
 		}
 		if s.Status != Eliminated && s.EliminatedOrder != 0 {
-			add(f("eliminated_order"), "RULES §3", "only an eliminated player has an elimination order; this player is %s", s.Status)
+			add(f("eliminated_order"), "docs/rules.md#3-table-report-referto", "only an eliminated player has an elimination order; this player is %s", s.Status)
 		}
 	}
 	if n > 0 && finished == 0 {
-		add("players", "RULES §3", "nobody finished the game; at least one player is finished")
+		add("players", "docs/rules.md#3-table-report-referto", "nobody finished the game; at least one player is finished")
 	}
 
 	if t.Winner != "" {
 		i, ok := seated[t.Winner]
 		switch {
 		case !ok:
-			add("winner", "RULES §3", "winner %q is not seated at this table", t.Winner)
+			add("winner", "docs/rules.md#3-table-report-referto", "winner %q is not seated at this table", t.Winner)
 		case t.Players[i].Status != Finished:
-			add("winner", "RULES §3", "winner %q is %s; the winner is a finished player", t.Winner, t.Players[i].Status)
+			add("winner", "docs/rules.md#3-table-report-referto", "winner %q is %s; the winner is a finished player", t.Winner, t.Players[i].Status)
 		case !t.Risiko:
 			w := t.Players[i]
 			for j, s := range t.Players {
 				if (s.Status == Finished || s.Status == Withdrawn && !leave) && s.TablePoints > w.TablePoints {
-					add("winner", "RULES §4", "winner %q has %d table points but players[%d] (%q) has %d; without risiko the winner is the player placed first by table points", t.Winner, w.TablePoints, j, s.Player, s.TablePoints)
+					add("winner", "docs/rules.md#4-placement-at-a-table", "winner %q has %d table points but players[%d] (%q) has %d; without risiko the winner is the player placed first by table points", t.Winner, w.TablePoints, j, s.Player, s.TablePoints)
 					break
 				}
 			}
 		}
 	}
 	if t.Risiko && t.Winner == "" {
-		add("risiko", "RULES §3", "risiko is set but no winner is named; risiko implies the winner")
+		add("risiko", "docs/rules.md#3-table-report-referto", "risiko is set but no winner is named; risiko implies the winner")
 	}
 
 	for _, p := range sortedKeys(t.Penalties) {
 		if _, ok := seated[p]; !ok {
-			add("penalties."+p, "RULES §10", "penalty for %q, who is not seated at this table", p)
+			add("penalties."+p, "docs/rules.md#10-sanctions", "penalty for %q, who is not seated at this table", p)
 		}
 		if v := t.Penalties[p]; v <= 0 {
-			add("penalties."+p, "RULES §10", "table-points penalty %d must be positive", v)
+			add("penalties."+p, "docs/rules.md#10-sanctions", "table-points penalty %d must be positive", v)
 		}
 	}
 	for _, p := range sortedKeys(t.Rolls) {
 		if _, ok := seated[p]; !ok {
-			add("rolls."+p, "RULES §4", "die roll for %q, who is not seated at this table", p)
+			add("rolls."+p, "docs/rules.md#4-placement-at-a-table", "die roll for %q, who is not seated at this table", p)
 		}
 		if v := t.Rolls[p]; v < 1 || v > 6 {
-			add("rolls."+p, "RULES §4", "die roll %d must be 1 to 6", v)
+			add("rolls."+p, "docs/rules.md#4-placement-at-a-table", "die roll %d must be 1 to 6", v)
 		}
 	}
 	return errors.Join(errs...)

@@ -31,7 +31,7 @@ func fieldErrors(t testing.TB, err error) []*FieldError {
 	return out
 }
 
-// TestValidate proves each validation rule of RULES.md §3 (and the §4 placement check
+// TestValidate proves each validation rule of docs/rules.md#3-table-report-referto (and the §4 placement check
 // on the winner): given a report breaking one rule, when it is validated, then exactly
 // the listed fields are reported, citing the rule.
 func TestValidate(t *testing.T) {
@@ -51,60 +51,60 @@ func TestValidate(t *testing.T) {
 			t.Rolls = map[string]int{"A": 6, "B": 1}
 		}, nil, ""},
 		{"a table seats 3 to 5 players: too few", func(t *Table) { t.Players = t.Players[:2]; t.Players[1] = fin("B", 2, 40) },
-			[]string{"players"}, "RULES §1"},
+			[]string{"players"}, "docs/rules.md#1-glossary"},
 		{"a table seats 3 to 5 players: too many", func(t *Table) {
 			t.Players = append(t.Players, fin("E", 5, 1), fin("F", 6, 1))
-		}, []string{"players"}, "RULES §1"},
+		}, []string{"players"}, "docs/rules.md#1-glossary"},
 		{"every seated player appears: name empty", func(t *Table) { t.Players[1].Player = "" },
-			[]string{"players[1].player"}, "RULES §3"},
+			[]string{"players[1].player"}, "docs/rules.md#3-table-report-referto"},
 		{"every seated player appears exactly once", func(t *Table) { t.Players[2].Player = "A" },
-			[]string{"players[2].player"}, "RULES §3"},
+			[]string{"players[2].player"}, "docs/rules.md#3-table-report-referto"},
 		{"turn orders are a permutation of 1..n: out of range", func(t *Table) { t.Players[0].Turn = 5 },
-			[]string{"players[0].turn"}, "RULES §3"},
+			[]string{"players[0].turn"}, "docs/rules.md#3-table-report-referto"},
 		{"turn orders are a permutation of 1..n: zero", func(t *Table) { t.Players[0].Turn = 0 },
-			[]string{"players[0].turn"}, "RULES §3"},
+			[]string{"players[0].turn"}, "docs/rules.md#3-table-report-referto"},
 		{"turn orders are a permutation of 1..n: repeated", func(t *Table) { t.Players[3].Turn = 2 },
-			[]string{"players[3].turn"}, "RULES §3"},
+			[]string{"players[3].turn"}, "docs/rules.md#3-table-report-referto"},
 		{"table points ≥ 0", func(t *Table) { t.Players[1].TablePoints = -1 },
-			[]string{"players[1].table_points"}, "RULES §3"},
+			[]string{"players[1].table_points"}, "docs/rules.md#3-table-report-referto"},
 		{"counts ≥ 0", func(t *Table) {
 			t.Players[0].OffObjectivePoints = -1
 			t.Players[0].Cards = -2
-		}, []string{"players[0].off_objective_points", "players[0].cards"}, "RULES §3"},
+		}, []string{"players[0].off_objective_points", "players[0].cards"}, "docs/rules.md#3-table-report-referto"},
 		{"objective part not above the whole", func(t *Table) {
 			t.Players[0].Territories, t.Players[0].ObjectiveTerritories = 5, 6
 			t.Players[0].Armies, t.Players[0].ObjectiveArmies = 20, 21
-		}, []string{"players[0].objective_territories", "players[0].objective_armies"}, "RULES §3"},
+		}, []string{"players[0].objective_territories", "players[0].objective_armies"}, "docs/rules.md#3-table-report-referto"},
 		{"exactly one known status", func(t *Table) { t.Players[1].Status = "asleep" },
-			[]string{"players[1].status"}, "RULES §3"},
+			[]string{"players[1].status"}, "docs/rules.md#3-table-report-referto"},
 		{"an eliminated player has 0 table points", func(t *Table) { t.Players[3].TablePoints = 4 },
-			[]string{"players[3].table_points"}, "RULES §3"},
+			[]string{"players[3].table_points"}, "docs/rules.md#3-table-report-referto"},
 		{"elimination orders are 1..k without gaps", func(t *Table) { t.Players[3].EliminatedOrder = 2 },
-			[]string{"players[3].eliminated_order"}, "RULES §3"},
+			[]string{"players[3].eliminated_order"}, "docs/rules.md#3-table-report-referto"},
 		{"elimination orders are 1..k: missing", func(t *Table) { t.Players[3].EliminatedOrder = 0 },
-			[]string{"players[3].eliminated_order"}, "RULES §3"},
+			[]string{"players[3].eliminated_order"}, "docs/rules.md#3-table-report-referto"},
 		{"elimination orders are 1..k: repeated", func(t *Table) { t.Players[2] = elim("C", 3, 1) },
-			[]string{"players[3].eliminated_order"}, "RULES §3"},
+			[]string{"players[3].eliminated_order"}, "docs/rules.md#3-table-report-referto"},
 		{"only the eliminated have an elimination order", func(t *Table) { t.Players[0].EliminatedOrder = 1 },
-			[]string{"players[0].eliminated_order"}, "RULES §3"},
+			[]string{"players[0].eliminated_order"}, "docs/rules.md#3-table-report-referto"},
 		{"somebody finished the game", func(t *Table) {
 			t.Players = []Seat{wd("A", 1, 3), elim("B", 2, 1), dq("C", 3, 0)}
-		}, []string{"players"}, "RULES §3"},
-		{"the winner is seated", func(t *Table) { t.Winner = "Z" }, []string{"winner"}, "RULES §3"},
-		{"the winner is finished: not withdrawn", func(t *Table) { t.Winner = "C" }, []string{"winner"}, "RULES §3"},
-		{"the winner is finished: not eliminated", func(t *Table) { t.Winner, t.Risiko = "D", true }, []string{"winner"}, "RULES §3"},
+		}, []string{"players"}, "docs/rules.md#3-table-report-referto"},
+		{"the winner is seated", func(t *Table) { t.Winner = "Z" }, []string{"winner"}, "docs/rules.md#3-table-report-referto"},
+		{"the winner is finished: not withdrawn", func(t *Table) { t.Winner = "C" }, []string{"winner"}, "docs/rules.md#3-table-report-referto"},
+		{"the winner is finished: not eliminated", func(t *Table) { t.Winner, t.Risiko = "D", true }, []string{"winner"}, "docs/rules.md#3-table-report-referto"},
 		{"without risiko the winner is placed first by table points", func(t *Table) { t.Winner = "B" },
-			[]string{"winner"}, "RULES §4"},
-		{"risiko implies the winner", func(t *Table) { t.Risiko = true }, []string{"risiko"}, "RULES §3"},
+			[]string{"winner"}, "docs/rules.md#4-placement-at-a-table"},
+		{"risiko implies the winner", func(t *Table) { t.Risiko = true }, []string{"risiko"}, "docs/rules.md#3-table-report-referto"},
 		{"penalties: only seated players, positive amounts", func(t *Table) { t.Penalties = map[string]int{"A": 0, "Z": 5} },
-			[]string{"penalties.A", "penalties.Z"}, "RULES §10"},
+			[]string{"penalties.A", "penalties.Z"}, "docs/rules.md#10-sanctions"},
 		{"rolls: only seated players, 1 to 6", func(t *Table) { t.Rolls = map[string]int{"A": 7, "Z": 3} },
-			[]string{"rolls.A", "rolls.Z"}, "RULES §4"},
+			[]string{"rolls.A", "rolls.Z"}, "docs/rules.md#4-placement-at-a-table"},
 		{"every problem is reported at once", func(t *Table) {
 			t.Players[0].Turn = 9
 			t.Players[1].TablePoints = -5
 			t.Risiko = true
-		}, []string{"players[0].turn", "players[1].table_points", "risiko"}, "RULES §3"},
+		}, []string{"players[0].turn", "players[1].table_points", "risiko"}, "docs/rules.md#3-table-report-referto"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
