@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -31,6 +32,7 @@ import (
 //	standings                             rank, player, total, ties
 //	players                               statuses
 //	replay-draws                          re-runs every recorded draw from its event
+//	as-recorded-before-editions           refolds the log without its rules edition (edition 1)
 func TestDecide(t *testing.T) {
 	datadriven.Walk(t, "testdata/decide", func(t *testing.T, path string) {
 		h := &harness{t: t}
@@ -243,6 +245,23 @@ func (h *harness) run(t *testing.T, d *datadriven.TestData) string {
 			b.WriteString("\n")
 		}
 		return b.String()
+	case "as-recorded-before-editions":
+		// Fold the log again as an older referto recorded it: its
+		// TournamentCreated carries no rules edition (edition 1). Later
+		// directives read that state; decisions still go through Decide.
+		created := map[string]any{}
+		if err := json.Unmarshal(h.envs[0].Data, &created); err != nil {
+			t.Fatal(err)
+		}
+		delete(created["ruleset"].(map[string]any), "edition")
+		envs := slices.Clone(h.envs)
+		envs[0].Data, _ = json.Marshal(created)
+		st, err := projections.Fold("t", envs, 0)
+		if err != nil {
+			return "error: " + err.Error()
+		}
+		h.st, h.envs = st, envs
+		return fmt.Sprintf("edition %d", st.Ruleset.RulesEdition())
 	case "replay-draws":
 		var b strings.Builder
 		for _, env := range h.envs {

@@ -347,7 +347,7 @@ func orderByGames(t *projections.Tournament, players []string, ko int) ([]string
 			}
 		}
 	}
-	rows := scoring.Rank(scoring.StandingsRules{Tiebreak: t.Ruleset.Tiebreak}, players, games, t.ClassificationPenalties(), rollsOf(t))
+	rows := scoring.Rank(scoring.StandingsRules{Edition: t.ScoringEdition(), Tiebreak: t.Ruleset.Tiebreak}, players, games, t.ClassificationPenalties(), rollsOf(t))
 	var out []string
 	for i, r := range rows {
 		out = append(out, r.Player)

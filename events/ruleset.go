@@ -78,6 +78,12 @@ type Ruleset struct {
 	// closing_roll, time. cirki-2001 §12: "La partita termina SOLO con il
 	// raggiungimento dell'obiettivo strategico".
 	Closings []string `json:"closings"`
+	// Edition is the edition of the ledger's reading of the rules the
+	// tournament was created under ([CurrentEdition] for a new one). It is
+	// not a parameter: the code sets it, so that a log is replayed and
+	// verified by the reading it was decided under. A log recorded before
+	// the field existed has none: edition 1 (see [Ruleset.RulesEdition]).
+	Edition int `json:"edition,omitempty"`
 	// Disqualified is what a disqualification from a game does (docs/rules.md#4-placement-at-a-table,
 	// docs/rules.md#10-sanctions): "last" places the player last with 0 points and expels him
 	// from the tournament (master "squalifica": "l'assegnazione di 0 punti
@@ -96,6 +102,31 @@ type Ruleset struct {
 	// tournament does not change once it is under way.
 	Rulings string `json:"rulings,omitempty"`
 }
+
+// CurrentEdition is the edition of the rules' reading that new tournaments
+// record. Edition 2 (issue 17's corrections) differs from edition 1 in what
+// a log already holds decides:
+//
+//   - the classification ranks the losers of a knockout phase by their
+//     counted qualifying games plus that phase's game alone (rur-2015 art. 1:
+//     "sommando i punti ottenuti nelle prime due partite e nella
+//     semifinale"; edition 1 added every knockout game), and a qualifier who
+//     renounced before playing ranks with the qualifying group (edition 1:
+//     with the losers of the phase he skipped);
+//   - the rur-2015 standings chain compares the best single score and the
+//     round it was obtained in, then the die (edition 1 compared the whole
+//     sorted list of scores first);
+//   - conv2003: a withdrawn player leaves the game, placed after everyone
+//     still in it (edition 1 placed him by his table points);
+//   - standard: a finished fifth on a table of 5 scores 2 (edition 1: 1).
+//
+// Parameters added since (army_limit, annulment, disqualified, rulings)
+// carry their own defaults for logs that lack them.
+const CurrentEdition = 2
+
+// RulesEdition returns the edition the tournament was created under: Edition,
+// or 1 for a log recorded before the field existed.
+func (r Ruleset) RulesEdition() int { return max(r.Edition, 1) }
 
 // The values of Ruleset.Annulment.
 const (
@@ -190,6 +221,14 @@ func Presets() []string {
 // "organizer" entries of docs/rules.md#2-rulesets get the default documented here and
 // may be overridden by params at creation.
 func Preset(id string) (Ruleset, bool) {
+	r, ok := preset(id)
+	if ok {
+		r.Edition = CurrentEdition
+	}
+	return r, ok
+}
+
+func preset(id string) (Ruleset, bool) {
 	switch id {
 	case "rur-2015":
 		return Ruleset{Preset: id, Scoring: "tp_bonus", Bonus: 50, TieChain: "rur", TieAtTop: "chain",
@@ -336,6 +375,9 @@ func (r Ruleset) Validate() error {
 	}
 	if r.WithdrawalMalus < 0 || r.WithdrawalMalus > 10000 {
 		bad("withdrawal_malus", "must be between 0 and 10000 points")
+	}
+	if r.Edition < 0 || r.Edition > CurrentEdition {
+		bad("edition", fmt.Sprintf("edition %d is not one this referto knows (1 to %d)", r.Edition, CurrentEdition))
 	}
 	if r.ArmyLimit < 0 || r.ArmyLimit > 10000 {
 		bad("army_limit", "must be between 0 (no limit) and 10000 armies")

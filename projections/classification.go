@@ -66,7 +66,8 @@ var groupOrder = []string{PhaseFinal, PhaseFinalina, PhaseSemifinal, PhaseQuarte
 // phase's losers (a semifinal winner who renounces the final, by the same
 // sum). The final's and the finalina's totals count every game, the whole
 // tournament. Ties within a group go through the standings chain; expelled
-// players are listed apart.
+// players are listed apart. A tournament recorded under edition 1 of the
+// rules (events.CurrentEdition) is classified as edition 1 did.
 func (t *Tournament) Classification() Classification {
 	out := Classification{Tournament: t.ID, Seq: t.StandingsSeq, Final: t.Published != nil && t.Published.Final}
 	if t.Published != nil {
@@ -74,6 +75,7 @@ func (t *Tournament) Classification() Classification {
 	}
 	games := t.Games()
 	standings := t.standingRows(games)
+	edition := t.ScoringEdition()
 	qualTotal := map[string]int64{}
 	counted := map[string][]scoring.Game{}
 	for _, r := range standings {
@@ -118,6 +120,17 @@ func (t *Tournament) Classification() Classification {
 				}
 			}
 		}
+		if edition == scoring.Edition1 {
+			// Edition 1 ranked a bye who renounced the phase he was
+			// qualified for with the losers of the phase he skipped.
+			for _, p := range r.Byes {
+				if _, seated := group[p]; !seated {
+					if _, renounced := t.Renounced[p]; renounced {
+						group[p] = r.Phase
+					}
+				}
+			}
+		}
 	}
 	for _, r := range t.Rounds {
 		for _, tb := range r.Tables {
@@ -156,14 +169,15 @@ func (t *Tournament) Classification() Classification {
 			var gs []scoring.Game
 			for _, p := range players {
 				gs = append(gs, counted[p]...)
-				if final {
+				// Edition 1 summed every knockout game in every group.
+				if final || edition == scoring.Edition1 {
 					gs = append(gs, koGames[p]...)
 				} else {
 					gs = append(gs, secondChance[p]...)
 					gs = append(gs, phaseGames[p]...)
 				}
 			}
-			rows = scoring.Rank(scoring.StandingsRules{Tiebreak: t.Ruleset.Tiebreak}, players, gs, pen, t.rolls())
+			rows = scoring.Rank(scoring.StandingsRules{Edition: edition, Tiebreak: t.Ruleset.Tiebreak}, players, gs, pen, t.rolls())
 			if final {
 				rows = byPlace(rows, place)
 			}

@@ -136,7 +136,7 @@ func (t *Tournament) applyRound(env events.Envelope, ev events.Event, ch *Change
 // Rules returns the placement and scoring rules of the tournament's ruleset.
 func (t *Tournament) Rules() scoring.Rules {
 	rs := t.Ruleset
-	return scoring.Rules{Formula: rs.Scoring, TieChain: rs.TieChain, TieAtTop: rs.TieAtTop, Bonus: rs.Bonus}
+	return scoring.Rules{Edition: t.ScoringEdition(), Formula: rs.Scoring, TieChain: rs.TieChain, TieAtTop: rs.TieAtTop, Bonus: rs.Bonus}
 }
 
 // ScoringTable turns a table report into the scorer's input, with the

@@ -54,7 +54,16 @@ type Standings struct {
 // StandingsRules returns the standings rules of the tournament's ruleset.
 func (t *Tournament) StandingsRules() scoring.StandingsRules {
 	rs := t.Ruleset
-	return scoring.StandingsRules{Formula: rs.Scoring, Tiebreak: rs.Tiebreak, Discards: rs.Discards, TieChain: rs.TieChain}
+	return scoring.StandingsRules{Edition: t.ScoringEdition(), Formula: rs.Scoring, Tiebreak: rs.Tiebreak, Discards: rs.Discards, TieChain: rs.TieChain}
+}
+
+// ScoringEdition is the reading of the rules the tournament was created
+// under (events.Ruleset.RulesEdition), as the scorer takes it.
+func (t *Tournament) ScoringEdition() scoring.Edition {
+	if t.Ruleset.RulesEdition() < events.CurrentEdition {
+		return scoring.Edition1
+	}
+	return scoring.EditionCurrent
 }
 
 // Ranked returns the ids of the players the standings rank: entrants who

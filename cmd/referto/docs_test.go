@@ -117,8 +117,8 @@ func TestNothingReachesBesideTheRepository(t *testing.T) {
 
 // TestRulesAreCitedInsideTheRepository: nothing cites the team's
 // documents by their old names ("RULES §7", "RULES.md", "DESIGN.md"), which
-// a user of the repository does not have; rules are cited as
-// docs/rules.md#section, the contract as api/openapi.yaml. The reference
+// a user of the repository does not have; rules are cited by their section
+// of docs/rules.md, the contract as api/openapi.yaml. The reference
 // vectors' own description is theirs, copied as is.
 func TestRulesAreCitedInsideTheRepository(t *testing.T) {
 	old := regexp.MustCompile(`\bRULES(\.md)?\s*§|\bRULES\.md\b|\bDESIGN\.md\b`)
@@ -128,7 +128,7 @@ func TestRulesAreCitedInsideTheRepository(t *testing.T) {
 		}
 		for i, line := range bytes.Split(src, []byte("\n")) {
 			if m := old.Find(line); m != nil {
-				t.Errorf("%s:%d cites %q, outside the repository: cite docs/rules.md#… or api/openapi.yaml", path, i+1, m)
+				t.Errorf("%s:%d cites %q, outside the repository: cite a section of docs/rules.md, or api/openapi.yaml", path, i+1, m)
 			}
 		}
 	})

@@ -24,8 +24,9 @@ func rows2003(n int) []band {
 func scoreConv2003(c *tableContext, out []Result) {
 	scoreConversion(c, out, 200, rows2003)
 	for i, p := range c.seats {
-		if p.left {
+		if p.Status == Withdrawn { // placed after the others (edition 1: by his table points)
 			out[i].Score = hundredths(10)
+			out[i].Win = false
 		}
 	}
 }

@@ -147,6 +147,14 @@ func TestFormulas(t *testing.T) {
 		{"cirki: a withdrawn loser scores 0, a withdrawn player placed first wins (vector cirki-147)", Rules{Formula: "cirki"},
 			Table{Players: []Seat{wd("A", 1, 62), fin("B", 2, 55), wd("C", 3, 40), fin("D", 4, 10)}},
 			"A:1:300 B:2:100 C:3:0 D:4:100"},
+
+		// Edition 1, the reading an older log was decided by, replays as it was.
+		{"edition 1: a campionato withdrawal placed by table points, 10 points, not the winner", Rules{Edition: Edition1, Formula: "conv2003", TieChain: "2003"},
+			Table{Players: []Seat{wd("A", 1, 70), fin("B", 2, 65), wd("C", 3, 50), fin("D", 4, 35)}},
+			"A:1:1000 B:2:9500 C:3:1000 D:4:4000"},
+		{"edition 1: standard, a fifth scores 1", Rules{Edition: Edition1, Formula: "standard"},
+			Table{Players: []Seat{fin("A", 1, 62), fin("B", 2, 55), fin("C", 3, 40), fin("D", 4, 30), fin("E", 5, 20)}},
+			"A:1:1262 B:2:755 C:3:540 D:4:330 E:5:120"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

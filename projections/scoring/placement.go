@@ -31,6 +31,7 @@ type tableContext struct {
 	risiko   bool      // seats[0] made risiko
 	outCount int       // seats out of the game
 	bonus    int       // winner bonus in table points (tp_bonus, wins)
+	edition  Edition   // the reading of the rules
 }
 
 // isWinner reports whether seats[i] won the table: placed first alone and still in

@@ -90,8 +90,24 @@ const DefaultBonus = 50
 // it to [Rank], which never discards penalties.
 const CampionatoWithdrawalPenalty int64 = 150_00
 
+// Edition selects the ledger's reading of the rules by the edition a
+// tournament was recorded under (events.Ruleset.Edition), so that an old log
+// replays as it was decided. The zero value is the current reading.
+type Edition int
+
+const (
+	// EditionCurrent is the reading new tournaments are decided by.
+	EditionCurrent Edition = 0
+	// Edition1 is the reading before issue 17's corrections: conv2003 places
+	// a withdrawn player by his table points, standard gives a fifth 1, and
+	// the rur-2015 standings chain compares the whole sorted list of scores.
+	Edition1 Edition = 1
+)
+
 // Rules selects placement and scoring.
 type Rules struct {
+	// Edition is the reading of the rules (the zero value: the current one).
+	Edition Edition
 	// Formula is one of tp_bonus conv150 conv200 conv2003 standard faentino spartaco
 	// maialino veronese triestino wins medals cirki (docs/rules.md#5-scoring-formulas).
 	Formula string
@@ -218,11 +234,12 @@ func Score(r Rules, t Table) ([]Result, error) {
 			return nil, fmt.Errorf("%w %q for player %q", ErrUnknownStatus, s.Status, s.Player)
 		}
 	}
-	c, err := place(t, chain, mode, f.withdrawnLeave)
+	c, err := place(t, chain, mode, f.withdrawnLeave && r.Edition != Edition1)
 	if err != nil {
 		return nil, err
 	}
 	c.bonus = r.Bonus
+	c.edition = r.Edition
 	out := make([]Result, len(c.seats))
 	for i, p := range c.seats {
 		out[i] = Result{

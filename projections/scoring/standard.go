@@ -22,7 +22,11 @@ func scoreStandard(c *tableContext, out []Result) {
 			v = hundredths(13)
 		default:
 			k := min(max(p.place-1, 0), len(standardPoints)-1)
-			v = hundredths(standardPoints[k]) + int64(p.tp)
+			pts := standardPoints[k]
+			if k == 4 && c.edition == Edition1 {
+				pts = 1 // edition 1 continued the 5, 3 step
+			}
+			v = hundredths(pts) + int64(p.tp)
 		}
 		out[i].Score = v
 	}

@@ -30,6 +30,8 @@ const (
 
 // StandingsRules selects how the standings are computed.
 type StandingsRules struct {
+	// Edition is the reading of the rules (the zero value: the current one).
+	Edition Edition
 	// Formula is the scoring formula of the games. wins and triestino rank by wins
 	// first, medals by medal counts; every other formula by total.
 	Formula string
@@ -135,8 +137,11 @@ func Rank(r StandingsRules, players []string, games []Game, penalties map[string
 
 	primary := primaryFor(r.Formula)
 	chain := cmpRURStandings
-	if r.Tiebreak == TiebreakCirki {
+	switch {
+	case r.Tiebreak == TiebreakCirki:
 		chain = cmpCirki
+	case r.Edition == Edition1:
+		chain = cmpRURStandingsEdition1
 	}
 	full := func(a, b *standing) int {
 		if c := primary(a, b); c != 0 {
@@ -261,6 +266,29 @@ func cmpRURStandings(a, b *standing) int {
 		return cmp.Compare(len(b.scores), len(a.scores))
 	}
 	return cmp.Or(cmp.Compare(b.scores[0], a.scores[0]), cmp.Compare(a.rounds[0], b.rounds[0]))
+}
+
+// cmpRURStandingsEdition1 is the rur-2015 chain as edition 1 read it: the
+// scores sorted descending compared score by score (a missing score lower
+// than any), then the rounds they were obtained in, in the same order.
+func cmpRURStandingsEdition1(a, b *standing) int {
+	for k := range max(len(a.scores), len(b.scores)) {
+		switch {
+		case k >= len(a.scores):
+			return 1
+		case k >= len(b.scores):
+			return -1
+		}
+		if c := cmp.Compare(b.scores[k], a.scores[k]); c != 0 {
+			return c
+		}
+	}
+	for k := range min(len(a.rounds), len(b.rounds)) {
+		if c := cmp.Compare(a.rounds[k], b.rounds[k]); c != 0 {
+			return c
+		}
+	}
+	return 0
 }
 
 // cmpCirki is the cirki-2001 §14 chain: "maggior numero di vittorie ottenute; maggior

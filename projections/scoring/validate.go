@@ -53,7 +53,7 @@ const (
 // a winner; penalties positive and on seated players; rolls 1..6 and on seated players.
 // Whether the table exists in the draw and has no result yet is the command's business.
 func Validate(r Rules, t Table) error {
-	leave := formulas[r.Formula].withdrawnLeave
+	leave := formulas[r.Formula].withdrawnLeave && r.Edition != Edition1
 	var errs []error
 	add := func(field, rule, format string, args ...any) {
 		errs = append(errs, &FieldError{Field: field, Msg: fmt.Sprintf(format, args...), Rule: rule})
