@@ -25,6 +25,8 @@ type submission struct {
 	cmd        commands.Command
 	actor      events.Actor
 	key        string  // idempotency key: the envelopes' command_id
+	route      string  // the route it came through (routeCreate, …)
+	request    string  // its fingerprint, bound to key (fingerprint)
 	ifMatch    *uint64 // expected per-tournament seq, from If-Match
 	seed       string
 }
@@ -67,7 +69,7 @@ func (s *Server) submit(ctx context.Context, sub submission) (outcome, error) {
 		if ref, found, err := st.Command(sub.tournament, sub.key); err != nil {
 			return outcome{}, err
 		} else if found {
-			return s.replayed(ctx, ref.StreamSeq)
+			return s.replayed(ctx, ref.StreamSeq, sub)
 		}
 		if err := s.checkDisk(); err != nil {
 			return outcome{}, err
@@ -91,13 +93,21 @@ func (s *Server) submit(ctx context.Context, sub submission) (outcome, error) {
 		if err != nil {
 			return outcome{}, err
 		}
-		ack, err := s.appendRetrying(ctx, sub.tournament, expected, msgID(sub.tournament, sub.key), body)
+		ack, err := s.appendRetrying(ctx, sub.tournament, expected, msgID(sub.tournament, sub.key), sub.request, body)
 		switch {
 		case err == nil && ack.Duplicate:
+			// JetStream's duplicate window knew the key before the command
+			// index did (another node appended it, or an earlier attempt
+			// of this one): the same checks, then wait until the
+			// projections hold it.
+			o, err := s.replayed(ctx, ack.StreamSeq, sub)
+			if err != nil {
+				return outcome{}, err
+			}
 			if err := rn.WaitFor(ctx, ack.StreamSeq); err != nil {
 				return outcome{}, err
 			}
-			return s.replayed(ctx, ack.StreamSeq)
+			return o, nil
 		case err == nil:
 			s.acknowledged(sub.tournament, ack.StreamSeq)
 			held = false
@@ -116,7 +126,7 @@ func (s *Server) submit(ctx context.Context, sub submission) (outcome, error) {
 		if ref, found, ferr := st.Command(sub.tournament, sub.key); ferr != nil {
 			return outcome{}, ferr
 		} else if found {
-			return s.replayed(ctx, ref.StreamSeq)
+			return s.replayed(ctx, ref.StreamSeq, sub)
 		}
 		if sub.ifMatch != nil {
 			return outcome{}, fmt.Errorf("%w: tournament %s moved past seq %d while the command was decided", errPrecondition, sub.tournament, *sub.ifMatch)
@@ -211,11 +221,12 @@ const appendAttempt = 2 * time.Second
 // going away, a leader election) until ctx ends. A retry carries the same
 // message id and expectation, so if an earlier attempt was stored the retry
 // is deduplicated, or conflicts and the caller finds the command in the index.
-func (s *Server) appendRetrying(ctx context.Context, t string, expected uint64, id string, body []byte) (jetstream.Appended, error) {
+// request is the fingerprint stored with the commit.
+func (s *Server) appendRetrying(ctx context.Context, t string, expected uint64, id, request string, body []byte) (jetstream.Appended, error) {
 	for attempt := 0; ; attempt++ {
 		actx, cancel := context.WithTimeout(ctx, appendAttempt)
 		start := time.Now()
-		ack, err := s.opts.Log.Append(actx, t, expected, id, body)
+		ack, err := s.opts.Log.AppendRequest(actx, t, expected, id, request, body)
 		s.metrics.appendSeconds.WithLabelValues(appendResult(ack, err)).Observe(time.Since(start).Seconds())
 		cancel()
 		if err == nil || !errors.Is(err, events.ErrUnavailable) || ctx.Err() != nil {
@@ -273,8 +284,11 @@ func DecideCommit(t *projections.Tournament, head checkpoint.Head, cmd commands.
 	return envs, events.Chain(envs, head.Last)
 }
 
-// replayed returns the stored outcome of an earlier identical command.
-func (s *Server) replayed(ctx context.Context, streamSeq uint64) (outcome, error) {
+// replayed returns the stored outcome of the commit at streamSeq, which
+// sub's idempotency key already stands for (found by the command index or
+// by JetStream's duplicate window): the outcome of an earlier identical
+// request, or a keyReusedError when that request was another.
+func (s *Server) replayed(ctx context.Context, streamSeq uint64, sub submission) (outcome, error) {
 	m, err := s.opts.Log.Get(ctx, streamSeq)
 	if err != nil {
 		return outcome{}, err
@@ -283,11 +297,15 @@ func (s *Server) replayed(ctx context.Context, streamSeq uint64) (outcome, error
 	if err != nil {
 		return outcome{}, err
 	}
+	if err := sameRequest(m, c, sub); err != nil {
+		return outcome{}, err
+	}
 	return outcome{Seq: c.Envelopes[len(c.Envelopes)-1].Seq, Events: c.Envelopes, replayed: true}, nil
 }
 
-// preconditions reads Idempotency-Key and If-Match.
-func (s *Server) preconditions(r *http.Request, sub *submission) error {
+// preconditions reads Idempotency-Key and If-Match, and binds the key to
+// the request: its route, actor and body.
+func (s *Server) preconditions(r *http.Request, sub *submission, body []byte) error {
 	key := r.Header.Get("Idempotency-Key")
 	if key == "" {
 		k, err := s.randomHex(16)
@@ -299,6 +317,10 @@ func (s *Server) preconditions(r *http.Request, sub *submission) error {
 		return &commands.FieldError{Field: "Idempotency-Key", Msg: "must be 1 to 200 visible ASCII characters"}
 	}
 	sub.key = key
+	var err error
+	if sub.request, err = fingerprint(sub.route, sub.tournament, sub.actor, body); err != nil {
+		return err
+	}
 	if im := r.Header.Get("If-Match"); im != "" {
 		v, err := strconv.ParseUint(strings.Trim(strings.TrimPrefix(im, "W/"), `"`), 10, 64)
 		if err != nil {
