@@ -34,10 +34,10 @@ func TestParseRefusesLoneSurrogateEscapes(t *testing.T) {
 		}
 	}
 	for body, name := range map[string]string{
-		register(`\ud840\udc0b Li`):   "\U0002000b Li",
+		register(`\ud840\udc0b Li`):    "\U0002000b Li",
 		register(`\u674e\u5c0f\u9f99`): "李小龙",
-		register(`Ni\u0063col\u00F2`): "Niccolò",
-		register(`back\\ud800slash`):  `back\ud800slash`,
+		register(`Ni\u0063col\u00F2`):  "Niccolò",
+		register(`back\\ud800slash`):   `back\ud800slash`,
 	} {
 		c, err := commands.Parse([]byte(body))
 		if err != nil {
