@@ -27,7 +27,7 @@ type submission struct {
 	key        string  // idempotency key: the envelopes' command_id
 	route      string  // the route it came through (routeCreate, …)
 	request    string  // its fingerprint, bound to key (fingerprint)
-	ifMatch    *uint64 // expected per-tournament seq, from If-Match
+	ifMatch    *ifMatch // the If-Match condition on the tournament's seq
 	seed       string
 }
 
@@ -129,7 +129,7 @@ func (s *Server) submit(ctx context.Context, sub submission) (outcome, error) {
 			return s.replayed(ctx, ref.StreamSeq, sub)
 		}
 		if sub.ifMatch != nil {
-			return outcome{}, fmt.Errorf("%w: tournament %s moved past seq %d while the command was decided", errPrecondition, sub.tournament, *sub.ifMatch)
+			return outcome{}, fmt.Errorf("%w: tournament %s moved on while the command was decided, past If-Match %s", errPrecondition, sub.tournament, sub.ifMatch)
 		}
 		if attempt >= s.opts.Retries {
 			return outcome{}, fmt.Errorf("%w: gave up after %d attempts", err, attempt+1)
@@ -248,8 +248,8 @@ func (s *Server) decide(sub submission) ([]events.Envelope, uint64, error) {
 	var err error
 	in := commands.Input{Now: s.opts.Clock().UTC(), Actor: sub.actor, Seed: sub.seed}
 	run := func(t *projections.Tournament, head checkpoint.Head) {
-		if sub.ifMatch != nil && t.Seq != *sub.ifMatch {
-			err = fmt.Errorf("%w: tournament %s is at seq %d, not %d", errPrecondition, t.ID, t.Seq, *sub.ifMatch)
+		if sub.ifMatch != nil && !sub.ifMatch.matches(t.Seq) {
+			err = fmt.Errorf("%w: tournament %s is at seq %d, which If-Match %s does not match", errPrecondition, t.ID, t.Seq, sub.ifMatch)
 			return
 		}
 		expected = t.LastStreamSeq
@@ -321,12 +321,12 @@ func (s *Server) preconditions(r *http.Request, sub *submission, body []byte) er
 	if sub.request, err = fingerprint(sub.route, sub.tournament, sub.actor, body); err != nil {
 		return err
 	}
-	if im := r.Header.Get("If-Match"); im != "" {
-		v, err := strconv.ParseUint(strings.Trim(strings.TrimPrefix(im, "W/"), `"`), 10, 64)
+	if lines := r.Header.Values("If-Match"); len(lines) > 0 {
+		c, err := parseIfMatch(lines)
 		if err != nil {
-			return &commands.FieldError{Field: "If-Match", Msg: `must be the tournament's seq as an entity tag, e.g. "42"`}
+			return err
 		}
-		sub.ifMatch = &v
+		sub.ifMatch = c
 	}
 	return nil
 }

@@ -22,6 +22,7 @@ var (
 	errBadRequest      = errors.New("api: bad request")
 	errMethod          = errors.New("api: method not allowed")
 	errTooManyRequests = errors.New("api: too many requests")
+	errHeadersTooLarge = errors.New("api: request header fields too large")
 )
 
 // problem is an RFC 9457 problem detail.
@@ -52,6 +53,8 @@ func statusOf(err error) (int, string, string) {
 	switch {
 	case errors.Is(err, errTooLarge):
 		return http.StatusRequestEntityTooLarge, "too_large", "Request too large"
+	case errors.Is(err, errHeadersTooLarge):
+		return http.StatusRequestHeaderFieldsTooLarge, "headers_too_large", "Request header fields too large"
 	case errors.As(err, &fe), errors.Is(err, errBadRequest), errors.Is(err, events.ErrInvalidID):
 		return http.StatusBadRequest, "invalid", "Invalid request"
 	case errors.Is(err, errTooManyRequests):
@@ -125,7 +128,7 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 // sentinels whose text is noise in front of an arbiter.
 var sentinels = []error{commands.ErrConflict, commands.ErrNotFound, commands.ErrForbidden, events.ErrConflict,
 	events.ErrUnavailable, events.ErrInvalidID, errUnauthorized, errForbidden, errNotFound, errPrecondition,
-	errBadRequest, errTooLarge, errMethod, errTooManyRequests, errKeyReused}
+	errBadRequest, errTooLarge, errMethod, errTooManyRequests, errKeyReused, errHeadersTooLarge}
 
 // detail renders an error for people: the sentinel's package prefix (the
 // problem's code already says it) is left out.
