@@ -40,10 +40,10 @@ func TestIfMatchFollowsRFC9110(t *testing.T) {
 	arb := s.create("bo", "rtu") // seq 2
 	cmds := "/v1/tournaments/bo/commands"
 	reg := func(p string) string { return `{"type":"RegisterPlayer","player":"` + p + `","name":"M"}` }
-	s.must(201, "POST", cmds, arb, reg("p1"), "If-Match", "*")                // seq 3
-	s.must(201, "POST", cmds, arb, reg("p2"), "If-Match", `"1", "3"`)         // seq 4
-	s.must(201, "POST", cmds, arb, reg("p3"), "If-Match", `"9","4" , "10"`)   // seq 5
-	s.must(412, "POST", cmds, arb, reg("p4"), "If-Match", `"1", "2"`)         // not at 1 or 2
+	s.must(201, "POST", cmds, arb, reg("p1"), "If-Match", "*")                                                         // seq 3
+	s.must(201, "POST", cmds, arb, reg("p2"), "If-Match", `"1", "3"`)                                                  // seq 4
+	s.must(201, "POST", cmds, arb, reg("p3"), "If-Match", `"9","4" , "10"`)                                            // seq 5
+	s.must(412, "POST", cmds, arb, reg("p4"), "If-Match", `"1", "2"`)                                                  // not at 1 or 2
 	s.must(412, "POST", "/v1/tournaments", adminToken, `{"id":"mi","name":"Milano","ruleset":"rtu"}`, "If-Match", "*") // no current state
 	size := s.logSize()
 	for _, tc := range []struct{ value, says string }{

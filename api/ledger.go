@@ -24,9 +24,9 @@ type submission struct {
 	tournament string
 	cmd        commands.Command
 	actor      events.Actor
-	key        string  // idempotency key: the envelopes' command_id
-	route      string  // the route it came through (routeCreate, …)
-	request    string  // its fingerprint, bound to key (fingerprint)
+	key        string   // idempotency key: the envelopes' command_id
+	route      string   // the route it came through (routeCreate, …)
+	request    string   // its fingerprint, bound to key (fingerprint)
 	ifMatch    *ifMatch // the If-Match condition on the tournament's seq
 	seed       string
 }
