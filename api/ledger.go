@@ -97,9 +97,10 @@ func (s *Server) submit(ctx context.Context, sub submission) (outcome, error) {
 		switch {
 		case err == nil && ack.Duplicate:
 			// JetStream's duplicate window knew the key before the command
-			// index did (another node appended it, or an earlier attempt
-			// of this one): the same checks, then wait until the
-			// projections hold it.
+			// index did (it answers so only while the expected sequence
+			// still holds: it checks that first, and a conflict leads to
+			// the index below): the same checks as the index's, then wait
+			// until the projections hold the commit.
 			o, err := s.replayed(ctx, ack.StreamSeq, sub)
 			if err != nil {
 				return outcome{}, err
