@@ -41,9 +41,8 @@ func TokenHash(token string) string {
 // failed too often recently is refused before its token is even looked at
 // (see authLimiter).
 func (s *Server) authenticate(r *http.Request) (principal, error) {
-	h := r.Header.Get("Authorization")
-	token, ok := strings.CutPrefix(h, "Bearer ")
-	if !ok || token == "" {
+	token, ok := bearerToken(r.Header.Get("Authorization"))
+	if !ok {
 		return principal{}, fmt.Errorf("%w: send Authorization: Bearer <token>", errUnauthorized)
 	}
 	addr, limited := clientAddr(r)
@@ -85,6 +84,15 @@ func (s *Server) authenticate(r *http.Request) (principal, error) {
 	pr := principal{Role: p.Role, Tournament: p.Tournament, Official: p.Official}
 	recordActor(r, pr)
 	return pr, nil
+}
+
+// bearerToken reads credentials of the Bearer scheme (RFC 6750 §2.1): the
+// scheme's name in any letter case (RFC 9110 §11.1), one or more spaces,
+// the token.
+func bearerToken(h string) (string, bool) {
+	scheme, token, ok := strings.Cut(h, " ")
+	token = strings.TrimLeft(token, " ")
+	return token, ok && strings.EqualFold(scheme, "Bearer") && token != ""
 }
 
 // authorize authenticates and checks that the principal acts for

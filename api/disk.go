@@ -5,6 +5,8 @@ import (
 	"fmt"
 
 	"github.com/referto/referto/events"
+	"github.com/referto/referto/events/jetstream"
+	"github.com/referto/referto/projections/pebble"
 )
 
 // DiskState is the data directory's filesystem as the disk guard sees it.
@@ -13,17 +15,40 @@ type DiskState struct {
 	ReadOnly bool   `json:"read_only"`
 }
 
-// DefaultDiskReserve is the free space below which commands are refused.
-// JetStream and Pebble both treat a write that fails for lack of space as a
-// fault (Pebble stops the process), so the ledger stops taking commands
-// while there is still room for everything already accepted to be applied,
-// snapshotted and compacted, and resumes by itself once space returns.
-const DefaultDiskReserve = 64 << 20
+// LogDiskHeadroom is what the log may still write once the guard refuses
+// commands: the largest commit (jetstream.DefaultMaxPayload; a few in
+// flight are far smaller) and JetStream's block index and stream state.
+const LogDiskHeadroom = jetstream.DefaultMaxPayload + 8<<20
+
+// DefaultDiskReserve is the free space below which commands are refused:
+// the worst case of the projection store with its default memtables
+// (pebble.DiskHeadroom: write-ahead logs, preallocated and recycled, and
+// memtables being flushed: 342 MiB) and the log's (LogDiskHeadroom): 381 MiB. JetStream
+// and Pebble both treat a write that fails for lack of space as a fault, so
+// the ledger stops taking commands while there is still room for
+// everything already accepted to be applied, and resumes by itself once
+// space returns. A smaller reserve (NodeOptions.DiskReserve) gets smaller
+// memtables (MemTableSizeFor).
+const DefaultDiskReserve = pebble.DefaultDiskHeadroom + LogDiskHeadroom
+
+// MemTableSizeFor is the memtable size of a projection store that fits,
+// with the log, in a disk reserve of reserve bytes; an error names the
+// least reserve that fits.
+func MemTableSizeFor(reserve uint64) (uint64, error) {
+	if reserve > LogDiskHeadroom {
+		if size, ok := pebble.MemTableSizeFor(reserve - LogDiskHeadroom); ok {
+			return size, nil
+		}
+	}
+	least := LogDiskHeadroom + pebble.DiskHeadroom(pebble.MinMemTableSize)
+	return 0, fmt.Errorf("api: a disk reserve of %d MiB is less than the log and the projections can need once commands are refused: at least %d MiB",
+		reserve>>20, (least+1<<20-1)>>20)
+}
 
 // checkDisk refuses a command (503, nothing appended) while the data
 // directory is read-only or has less free space than the reserve. A disk it
 // cannot measure does not block commands: the stores then report their own
-// errors.
+// errors. It logs once when it starts refusing and once when it stops.
 func (s *Server) checkDisk() error {
 	if s.opts.Disk == nil {
 		return nil
@@ -32,7 +57,16 @@ func (s *Server) checkDisk() error {
 	if err != nil && !errors.Is(err, errors.ErrUnsupported) {
 		s.opts.Logger.Warn("disk guard: cannot measure the data directory", "err", err)
 	}
-	return diskRefusal(d, err, s.opts.DiskReserve)
+	refusal := diskRefusal(d, err, s.opts.DiskReserve)
+	if refusing := refusal != nil; s.diskRefusing.CompareAndSwap(!refusing, refusing) {
+		if refusing {
+			s.opts.Logger.Warn("disk guard: refusing commands until the data disk has room again", "reason", detail(refusal),
+				"free_mib", d.Free>>20, "reserve_mib", s.opts.DiskReserve>>20)
+		} else {
+			s.opts.Logger.Info("disk guard: the data disk has room again; accepting commands", "free_mib", d.Free>>20, "reserve_mib", s.opts.DiskReserve>>20)
+		}
+	}
+	return refusal
 }
 
 // diskRefusal is why a disk measured as d (or not, err) refuses commands,

@@ -79,7 +79,8 @@ func TestDiskFaultsRefuseAndRecover(t *testing.T) {
 	disk, data := smallDisk(t, 128<<20)
 	var watched atomic.Pointer[string]
 	watched.Store(&data)
-	s := &stack{t: t, dir: data, opts: api.NodeOptions{Disk: func() (api.DiskState, error) { return api.StatDisk(*watched.Load()) }}}
+	const reserve = 64 << 20 // below the default, which a 128 MiB disk could not hold: smaller memtables
+	s := &stack{t: t, dir: data, opts: api.NodeOptions{DiskReserve: reserve, Disk: func() (api.DiskState, error) { return api.StatDisk(*watched.Load()) }}}
 	s.start()
 	t.Cleanup(s.stop)
 	arb := s.create("disk", "rtu")
@@ -108,7 +109,7 @@ func TestDiskFaultsRefuseAndRecover(t *testing.T) {
 		}
 	}
 
-	filler := fill(t, disk, api.DefaultDiskReserve/2)
+	filler := fill(t, disk, reserve/2)
 	refused("a nearly full disk", "below the reserve", 0)
 	if err := os.Remove(filler); err != nil {
 		t.Fatal(err)

@@ -34,8 +34,8 @@ func (s *Server) createTournament(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	sub := submission{tournament: cmd.(*commands.CreateTournament).ID, cmd: cmd, actor: p.actor()}
-	s.run(w, r, sub)
+	sub := submission{tournament: cmd.(*commands.CreateTournament).ID, cmd: cmd, actor: p.actor(), route: routeCreate}
+	s.run(w, r, sub, body)
 }
 
 // officialCreated is the response to an appointment: the token is shown once.
@@ -77,12 +77,12 @@ func (s *Server) appointOfficial(w http.ResponseWriter, r *http.Request) {
 	}
 	ap := cmd.(*commands.AppointOfficial)
 	ap.TokenSHA256 = TokenHash(token)
-	sub := submission{tournament: t, cmd: ap, actor: p.actor()}
+	sub := submission{tournament: t, cmd: ap, actor: p.actor(), route: routeAppoint}
 	if err := s.checkTournamentID(t); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	if err := s.preconditions(r, &sub); err != nil {
+	if err := s.preconditions(r, &sub, body); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
@@ -137,12 +137,12 @@ func (s *Server) postCommand(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	s.run(w, r, submission{tournament: t, cmd: cmd, actor: p.actor(), seed: seed})
+	s.run(w, r, submission{tournament: t, cmd: cmd, actor: p.actor(), route: routeCommands, seed: seed}, body)
 }
 
 // run reads the preconditions, submits and responds.
-func (s *Server) run(w http.ResponseWriter, r *http.Request, sub submission) {
-	if err := s.preconditions(r, &sub); err != nil {
+func (s *Server) run(w http.ResponseWriter, r *http.Request, sub submission, body []byte) {
+	if err := s.preconditions(r, &sub, body); err != nil {
 		s.writeError(w, r, err)
 		return
 	}

@@ -24,8 +24,10 @@ type submission struct {
 	tournament string
 	cmd        commands.Command
 	actor      events.Actor
-	key        string  // idempotency key: the envelopes' command_id
-	ifMatch    *uint64 // expected per-tournament seq, from If-Match
+	key        string   // idempotency key: the envelopes' command_id
+	route      string   // the route it came through (routeCreate, …)
+	request    string   // its fingerprint, bound to key (fingerprint)
+	ifMatch    *ifMatch // the If-Match condition on the tournament's seq
 	seed       string
 }
 
@@ -67,7 +69,7 @@ func (s *Server) submit(ctx context.Context, sub submission) (outcome, error) {
 		if ref, found, err := st.Command(sub.tournament, sub.key); err != nil {
 			return outcome{}, err
 		} else if found {
-			return s.replayed(ctx, ref.StreamSeq)
+			return s.replayed(ctx, ref.StreamSeq, sub)
 		}
 		if err := s.checkDisk(); err != nil {
 			return outcome{}, err
@@ -91,13 +93,22 @@ func (s *Server) submit(ctx context.Context, sub submission) (outcome, error) {
 		if err != nil {
 			return outcome{}, err
 		}
-		ack, err := s.appendRetrying(ctx, sub.tournament, expected, msgID(sub.tournament, sub.key), body)
+		ack, err := s.appendRetrying(ctx, sub.tournament, expected, msgID(sub.tournament, sub.key), sub.request, body)
 		switch {
 		case err == nil && ack.Duplicate:
+			// JetStream's duplicate window knew the key before the command
+			// index did (it answers so only while the expected sequence
+			// still holds: it checks that first, and a conflict leads to
+			// the index below): the same checks as the index's, then wait
+			// until the projections hold the commit.
+			o, err := s.replayed(ctx, ack.StreamSeq, sub)
+			if err != nil {
+				return outcome{}, err
+			}
 			if err := rn.WaitFor(ctx, ack.StreamSeq); err != nil {
 				return outcome{}, err
 			}
-			return s.replayed(ctx, ack.StreamSeq)
+			return o, nil
 		case err == nil:
 			s.acknowledged(sub.tournament, ack.StreamSeq)
 			held = false
@@ -116,10 +127,10 @@ func (s *Server) submit(ctx context.Context, sub submission) (outcome, error) {
 		if ref, found, ferr := st.Command(sub.tournament, sub.key); ferr != nil {
 			return outcome{}, ferr
 		} else if found {
-			return s.replayed(ctx, ref.StreamSeq)
+			return s.replayed(ctx, ref.StreamSeq, sub)
 		}
 		if sub.ifMatch != nil {
-			return outcome{}, fmt.Errorf("%w: tournament %s moved past seq %d while the command was decided", errPrecondition, sub.tournament, *sub.ifMatch)
+			return outcome{}, fmt.Errorf("%w: tournament %s moved on while the command was decided, past If-Match %s", errPrecondition, sub.tournament, sub.ifMatch)
 		}
 		if attempt >= s.opts.Retries {
 			return outcome{}, fmt.Errorf("%w: gave up after %d attempts", err, attempt+1)
@@ -211,11 +222,12 @@ const appendAttempt = 2 * time.Second
 // going away, a leader election) until ctx ends. A retry carries the same
 // message id and expectation, so if an earlier attempt was stored the retry
 // is deduplicated, or conflicts and the caller finds the command in the index.
-func (s *Server) appendRetrying(ctx context.Context, t string, expected uint64, id string, body []byte) (jetstream.Appended, error) {
+// request is the fingerprint stored with the commit.
+func (s *Server) appendRetrying(ctx context.Context, t string, expected uint64, id, request string, body []byte) (jetstream.Appended, error) {
 	for attempt := 0; ; attempt++ {
 		actx, cancel := context.WithTimeout(ctx, appendAttempt)
 		start := time.Now()
-		ack, err := s.opts.Log.Append(actx, t, expected, id, body)
+		ack, err := s.opts.Log.AppendRequest(actx, t, expected, id, request, body)
 		s.metrics.appendSeconds.WithLabelValues(appendResult(ack, err)).Observe(time.Since(start).Seconds())
 		cancel()
 		if err == nil || !errors.Is(err, events.ErrUnavailable) || ctx.Err() != nil {
@@ -237,8 +249,8 @@ func (s *Server) decide(sub submission) ([]events.Envelope, uint64, error) {
 	var err error
 	in := commands.Input{Now: s.opts.Clock().UTC(), Actor: sub.actor, Seed: sub.seed}
 	run := func(t *projections.Tournament, head checkpoint.Head) {
-		if sub.ifMatch != nil && t.Seq != *sub.ifMatch {
-			err = fmt.Errorf("%w: tournament %s is at seq %d, not %d", errPrecondition, t.ID, t.Seq, *sub.ifMatch)
+		if sub.ifMatch != nil && !sub.ifMatch.matches(t.Seq) {
+			err = fmt.Errorf("%w: tournament %s is at seq %d, which If-Match %s does not match", errPrecondition, t.ID, t.Seq, sub.ifMatch)
 			return
 		}
 		expected = t.LastStreamSeq
@@ -273,8 +285,11 @@ func DecideCommit(t *projections.Tournament, head checkpoint.Head, cmd commands.
 	return envs, events.Chain(envs, head.Last)
 }
 
-// replayed returns the stored outcome of an earlier identical command.
-func (s *Server) replayed(ctx context.Context, streamSeq uint64) (outcome, error) {
+// replayed returns the stored outcome of the commit at streamSeq, which
+// sub's idempotency key already stands for (found by the command index or
+// by JetStream's duplicate window): the outcome of an earlier identical
+// request, or a keyReusedError when that request was another.
+func (s *Server) replayed(ctx context.Context, streamSeq uint64, sub submission) (outcome, error) {
 	m, err := s.opts.Log.Get(ctx, streamSeq)
 	if err != nil {
 		return outcome{}, err
@@ -283,11 +298,15 @@ func (s *Server) replayed(ctx context.Context, streamSeq uint64) (outcome, error
 	if err != nil {
 		return outcome{}, err
 	}
+	if err := sameRequest(m, c, sub); err != nil {
+		return outcome{}, err
+	}
 	return outcome{Seq: c.Envelopes[len(c.Envelopes)-1].Seq, Events: c.Envelopes, replayed: true}, nil
 }
 
-// preconditions reads Idempotency-Key and If-Match.
-func (s *Server) preconditions(r *http.Request, sub *submission) error {
+// preconditions reads Idempotency-Key and If-Match, and binds the key to
+// the request: its route, actor and body.
+func (s *Server) preconditions(r *http.Request, sub *submission, body []byte) error {
 	key := r.Header.Get("Idempotency-Key")
 	if key == "" {
 		k, err := s.randomHex(16)
@@ -299,12 +318,16 @@ func (s *Server) preconditions(r *http.Request, sub *submission) error {
 		return &commands.FieldError{Field: "Idempotency-Key", Msg: "must be 1 to 200 visible ASCII characters"}
 	}
 	sub.key = key
-	if im := r.Header.Get("If-Match"); im != "" {
-		v, err := strconv.ParseUint(strings.Trim(strings.TrimPrefix(im, "W/"), `"`), 10, 64)
+	var err error
+	if sub.request, err = fingerprint(sub.route, sub.tournament, sub.actor, body); err != nil {
+		return err
+	}
+	if lines := r.Header.Values("If-Match"); len(lines) > 0 {
+		c, err := parseIfMatch(lines)
 		if err != nil {
-			return &commands.FieldError{Field: "If-Match", Msg: `must be the tournament's seq as an entity tag, e.g. "42"`}
+			return err
 		}
-		sub.ifMatch = &v
+		sub.ifMatch = c
 	}
 	return nil
 }

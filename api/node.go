@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/cockroachdb/pebble/v2/vfs"
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 
@@ -38,8 +39,13 @@ type NodeOptions struct {
 	// AdminTokenSHA256 is the hex SHA-256 of the administrator's token. Required.
 	AdminTokenSHA256 string
 	// DiskReserve is the free space on the data directory's filesystem
-	// below which commands are refused (default api.DefaultDiskReserve).
+	// below which commands are refused; the default is DefaultDiskReserve.
+	// A smaller one gets the projection store smaller memtables, so that
+	// what it may still write fits (MemTableSizeFor).
 	DiskReserve uint64
+	// StoreFS is the filesystem the projections are kept on; the default
+	// is the operating system's. Tests put faults in it.
+	StoreFS vfs.FS
 	// Disk measures the filesystem the guard watches; the default is the
 	// one holding Data.
 	Disk func() (DiskState, error)
@@ -81,6 +87,13 @@ func StartNode(ctx context.Context, o NodeOptions) (n *Node, err error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
+	if o.DiskReserve == 0 {
+		o.DiskReserve = DefaultDiskReserve
+	}
+	memTable, err := MemTableSizeFor(o.DiskReserve)
+	if err != nil {
+		return nil, err
+	}
 	if o.Disk == nil {
 		data := o.Data
 		o.Disk = func() (DiskState, error) { return StatDisk(data) }
@@ -115,10 +128,12 @@ func StartNode(ctx context.Context, o NodeOptions) (n *Node, err error) {
 	if clock == nil {
 		clock = time.Now
 	}
-	n.Store, n.Quarantined, err = pebble.OpenVerified(filepath.Join(o.Data, "projections"), o.Logger, clock)
+	n.Store, n.Quarantined, err = pebble.OpenVerified(filepath.Join(o.Data, "projections"),
+		pebble.StoreOptions{MemTableSize: memTable, Logger: o.Logger, Clock: clock, FS: o.StoreFS})
 	if err != nil {
 		return nil, err
 	}
+	o.Logger.Info("disk guard", "reserve_mib", o.DiskReserve>>20, "memtable_mib", memTable>>20)
 	m := newMetrics()
 	n.Runner = pebble.NewRunner(n.Log, n.Store, pebble.RunnerOptions{Logger: o.Logger, Observe: m.commitApplied})
 	n.Keys, err = checkpoint.LoadOrCreateKeys(filepath.Join(o.Data, "keys"), "referto", o.Random)

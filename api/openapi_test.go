@@ -458,7 +458,8 @@ func TestEveryRouteAndCommandMatchesTheOpenAPIDocument(t *testing.T) {
 	app := s.appoint(tour, "appeals")
 	aud := s.appoint(tour, "auditor")
 	s.must(201, "POST", base+"/officials", adminToken, `{"type":"AppointOfficial","name":"Second arbiter","role":"arbiter"}`, "Idempotency-Key", "arb-2")
-	s.must(409, "POST", base+"/officials", adminToken, `{"name":"Second arbiter","role":"arbiter"}`, "Idempotency-Key", "arb-2")
+	s.must(409, "POST", base+"/officials", adminToken, `{"role":"arbiter","name":"Second arbiter","type":"AppointOfficial"}`, "Idempotency-Key", "arb-2")
+	s.must(422, "POST", base+"/officials", adminToken, `{"name":"Second arbiter","role":"arbiter"}`, "Idempotency-Key", "arb-2")
 	s.must(403, "POST", base+"/officials", arb, `{"name":"X","role":"arbiter"}`)
 	s.must(404, "POST", "/v1/tournaments/nowhere/officials", adminToken, `{"name":"X","role":"arbiter"}`)
 	for _, tok := range []string{adminToken, arb, app, aud} {

@@ -22,6 +22,7 @@ var (
 	errBadRequest      = errors.New("api: bad request")
 	errMethod          = errors.New("api: method not allowed")
 	errTooManyRequests = errors.New("api: too many requests")
+	errHeadersTooLarge = errors.New("api: request header fields too large")
 )
 
 // problem is an RFC 9457 problem detail.
@@ -34,6 +35,9 @@ type problem struct {
 	Rule   string         `json:"rule,omitempty"`
 	Field  string         `json:"field,omitempty"`
 	Errors []problemField `json:"errors,omitempty"`
+	// Seq is, for idempotency_key_reused, the seq of the command the key
+	// already stands for.
+	Seq uint64 `json:"seq,omitempty"`
 }
 
 type problemField struct {
@@ -49,6 +53,8 @@ func statusOf(err error) (int, string, string) {
 	switch {
 	case errors.Is(err, errTooLarge):
 		return http.StatusRequestEntityTooLarge, "too_large", "Request too large"
+	case errors.Is(err, errHeadersTooLarge):
+		return http.StatusRequestHeaderFieldsTooLarge, "headers_too_large", "Request header fields too large"
 	case errors.As(err, &fe), errors.Is(err, errBadRequest), errors.Is(err, events.ErrInvalidID):
 		return http.StatusBadRequest, "invalid", "Invalid request"
 	case errors.Is(err, errTooManyRequests):
@@ -65,6 +71,8 @@ func statusOf(err error) (int, string, string) {
 		return http.StatusPreconditionFailed, "precondition_failed", "Precondition failed"
 	case errors.Is(err, commands.ErrConflict), errors.Is(err, events.ErrConflict):
 		return http.StatusConflict, "conflict", "Conflict"
+	case errors.Is(err, errKeyReused):
+		return http.StatusUnprocessableEntity, "idempotency_key_reused", "Idempotency-Key already used for another request"
 	case errors.As(err, &re):
 		return http.StatusUnprocessableEntity, "rule_violation", "Refused by a tournament rule"
 	case errors.Is(err, events.ErrUnavailable), errors.Is(err, pebble.ErrNotReady),
@@ -85,6 +93,10 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	var re *commands.RuleError
 	if errors.As(err, &re) {
 		p.Rule, p.Detail = re.Rule, re.Msg
+	}
+	var ku *keyReusedError
+	if errors.As(err, &ku) {
+		p.Field, p.Seq = "Idempotency-Key", ku.seq
 	}
 	for _, fe := range fieldErrors(err) {
 		p.Errors = append(p.Errors, problemField{Field: fe.Field, Detail: fe.Msg, Rule: fe.Rule})
@@ -116,7 +128,7 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 // sentinels whose text is noise in front of an arbiter.
 var sentinels = []error{commands.ErrConflict, commands.ErrNotFound, commands.ErrForbidden, events.ErrConflict,
 	events.ErrUnavailable, events.ErrInvalidID, errUnauthorized, errForbidden, errNotFound, errPrecondition,
-	errBadRequest, errTooLarge, errMethod, errTooManyRequests}
+	errBadRequest, errTooLarge, errMethod, errTooManyRequests, errKeyReused, errHeadersTooLarge}
 
 // detail renders an error for people: the sentinel's package prefix (the
 // problem's code already says it) is left out.

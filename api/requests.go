@@ -133,7 +133,7 @@ func (s *Server) observe(next http.Handler) http.Handler {
 		w.Header().Set(RequestIDHeader, id)
 		ri := &requestInfo{}
 		sw := &statusWriter{ResponseWriter: w}
-		next.ServeHTTP(sw, r.WithContext(context.WithValue(r.Context(), requestInfoKey{}, ri)))
+		s.guard(sw, r.WithContext(context.WithValue(r.Context(), requestInfoKey{}, ri)), next)
 		elapsed := time.Since(start)
 
 		status := sw.status

@@ -133,6 +133,7 @@ type Server struct {
 	folds chan struct{}
 
 	authFailures authLimiter // failed authentications per client address (auth.go)
+	diskRefusing atomic.Bool // the disk guard refuses commands (disk.go)
 
 	metrics    *metrics      // served at /metrics (metrics.go)
 	handler    http.Handler  // the router, observed (requests.go)

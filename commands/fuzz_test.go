@@ -9,6 +9,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/go-json-experiment/json/jsontext"
+
 	"github.com/referto/referto/commands"
 	"github.com/referto/referto/commands/sim"
 	"github.com/referto/referto/events"
@@ -155,6 +157,7 @@ var parseSeeds = []string{
 	`{"type":"CloseRegistration"} trailing`,
 	`[[[[[[[[[[]]]]]]]]]]`,
 	`{"type":"FileContestation","against":-1,"claim":1}`,
+	`{"type":"RegisterPlayer","player":"p1","name":"\ud840\udc0b \ud800x \udc00","club":"\\ud800"}`,
 	``,
 }
 
@@ -216,6 +219,9 @@ func checkParsed(t *testing.T, body []byte, c commands.Command, err error) bool 
 	}
 	if !utf8.Valid(body) {
 		t.Fatalf("accepted invalid UTF-8 (decoded as U+FFFD): %q", body)
+	}
+	if !jsontext.Value(body).IsValid() {
+		t.Fatalf("accepted what RFC 7493 refuses (a lone surrogate escape, decoded as U+FFFD?): %q", body)
 	}
 	again, err := json.Marshal(c)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -140,8 +141,9 @@ func jsonKind(k string) string {
 }
 
 // checkPayload refuses what encoding/json would otherwise let through
-// silently, naming the field: invalid UTF-8 (decoded as U+FFFD, so a name
-// would not be what was sent) and a key given twice in one object (the
+// silently, naming the field: invalid UTF-8 and lone surrogate escapes
+// ("\ud800"; both decoded as U+FFFD, so a name would not be what was
+// sent) and a key given twice in one object (the
 // last one would win, in any letter case, where another reader of the
 // same payload may take the first). Malformed JSON is left to the decoder
 // to report.
@@ -190,6 +192,9 @@ func checkPayload(body []byte) error {
 			if !utf8.Valid(body[start:off]) {
 				return fieldErr(path(), "the field name must be valid UTF-8")
 			}
+			if loneSurrogate(body[start:off]) {
+				return fieldErr(path(), "the field name holds a lone surrogate escape (\\ud800–\\udfff not in a pair), which is no character")
+			}
 			folded := foldKey(key)
 			if first, dup := top.keys[folded]; dup {
 				if first == key {
@@ -209,6 +214,9 @@ func checkPayload(body []byte) error {
 		if !utf8.Valid(body[start:off]) {
 			return fieldErr(path(), "must be valid UTF-8")
 		}
+		if loneSurrogate(body[start:off]) {
+			return fieldErr(path(), "holds a lone surrogate escape (\\ud800–\\udfff not in a pair), which is no character")
+		}
 		if d, ok := tok.(json.Delim); ok {
 			if len(stack) >= 10_000 {
 				return nil // too deep: the decoder refuses it
@@ -220,6 +228,57 @@ func checkPayload(body []byte) error {
 			stack = append(stack, f)
 		}
 	}
+}
+
+// loneSurrogate reports whether raw, the bytes of one JSON token (and the
+// separators before it), escapes a UTF-16 surrogate that is not half of a
+// high-then-low pair: it stands for no character, and encoding/json reads
+// it as U+FFFD.
+func loneSurrogate(raw []byte) bool {
+	for i := 0; i+1 < len(raw); i++ {
+		switch {
+		case raw[i] != '\\':
+		case raw[i+1] != 'u':
+			i++ // \\, \", \n, …: the next byte is not the start of an escape
+		default:
+			switch r := hex4(raw[i+2:]); {
+			case r >= 0xd800 && r < 0xdc00: // high: a low one must follow
+				if !bytes.HasPrefix(raw[i+6:], []byte(`\u`)) {
+					return true
+				}
+				if lo := hex4(raw[i+8:]); lo < 0xdc00 || lo > 0xdfff {
+					return true
+				}
+				i += 11
+			case utf16.IsSurrogate(r): // low, alone
+				return true
+			default:
+				i += 5
+			}
+		}
+	}
+	return false
+}
+
+// hex4 reads the four hex digits at the start of b, -1 when there are none.
+func hex4(b []byte) rune {
+	if len(b) < 4 {
+		return -1
+	}
+	var r rune
+	for _, c := range b[:4] {
+		switch {
+		case '0' <= c && c <= '9':
+			r = r<<4 | rune(c-'0')
+		case 'a' <= c && c <= 'f':
+			r = r<<4 | rune(c-'a'+10)
+		case 'A' <= c && c <= 'F':
+			r = r<<4 | rune(c-'A'+10)
+		default:
+			return -1
+		}
+	}
+	return r
 }
 
 // foldKey folds a field name the way encoding/json matches field names

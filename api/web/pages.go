@@ -36,7 +36,7 @@ type page struct {
 	Problem *Problem
 	Errs    map[string]string // field → message, from the problem
 	Flash   string
-	Key     string // the form's idempotency key
+	Key     string // the page's idempotency key, from which each form's is made (FormKey)
 	Form    url.Values
 	Data    any
 	Path    string
@@ -67,6 +67,11 @@ func (p *page) Name(id string) string {
 	return id
 }
 
+// FormKey is the idempotency key of the page's form name: each form of a
+// rendered page has its own, so that sending one form never replays
+// another's command.
+func (p *page) FormKey(name string) string { return p.Key + "-" + name }
+
 // Value is the submitted value of a form field (to re-fill a refused form).
 func (p *page) Value(name string) string { return p.Form.Get(name) }
 
@@ -78,11 +83,61 @@ func (u *UI) newPage(r *http.Request, title string) *page {
 			p.Me = &m
 		}
 	}
-	if f := r.URL.Query().Get("ok"); f != "" {
-		key, arg, _ := strings.Cut(f, ":")
-		p.Flash = strings.TrimSpace(tr(p.Lang, "done_"+key) + " " + arg)
-	}
+	p.Flash = flashText(p.Lang, r.URL.Query())
 	return p
+}
+
+// flash is the banner a page shows after a form was accepted: what the
+// ledger answered, carried through the redirect (post/redirect/get).
+type flash struct {
+	event string // the type of the commit's first event, or "imported"
+	arg   string // what it concerns: a player, a table, a count
+	seq   uint64 // the commit's last seq
+	again bool   // recorded by an earlier submission of the same form: nothing was appended now
+}
+
+// flashOf is the banner for what the ledger answered to a command: its
+// first event that has a banner (a draw may first seat a reserve), or its
+// first event.
+func flashOf(a accepted, arg string) *flash {
+	f := &flash{event: a.Events[0].Type, arg: arg, seq: a.Seq, again: a.Replayed}
+	for _, e := range a.Events {
+		if _, ok := labels["it"]["done_"+e.Type]; ok {
+			f.event = e.Type
+			break
+		}
+	}
+	return f
+}
+
+func (f *flash) query() url.Values {
+	q := url.Values{"ok": {f.event}}
+	if f.arg != "" {
+		q.Set("arg", f.arg)
+	}
+	if f.seq > 0 {
+		q.Set("seq", strconv.FormatUint(f.seq, 10))
+	}
+	if f.again {
+		q.Set("again", "1")
+	}
+	return q
+}
+
+// flashText renders the banner a redirect's query carries.
+func flashText(lang string, q url.Values) string {
+	ev := q.Get("ok")
+	if ev == "" {
+		return ""
+	}
+	text := strings.TrimSpace(tr(lang, "done_"+ev) + " " + q.Get("arg"))
+	if seq, err := strconv.ParseUint(q.Get("seq"), 10, 64); err == nil {
+		text += fmt.Sprintf(" (%s %d)", tr(lang, "seq"), seq)
+	}
+	if q.Get("again") != "" {
+		text = tr(lang, "done_again") + " " + text
+	}
+	return text
 }
 
 // tournamentPage loads the tournament's state (at seq when not 0).
@@ -140,16 +195,28 @@ func (u *UI) fail(w http.ResponseWriter, _ *http.Request, p *page, prob *Problem
 // problem, each message at the field it names.
 func (u *UI) refused(w http.ResponseWriter, r *http.Request, name string, p *page, prob *Problem, err error) {
 	p.Form, p.Problem = r.PostForm, orProblem(prob, err)
+	formUsed(p)
 	p.Errs = p.Problem.Fields()
 	u.render(w, name, p.Problem.Status, p)
 }
 
-// done redirects after an accepted form (post/redirect/get); a fragment
-// ("#player-p001") brings the arbiter back to the row they were on.
-func done(w http.ResponseWriter, r *http.Request, to, flash string) {
+// formUsed says, for a form sent again with other values (the browser's
+// back button, a page kept open), what happened: nothing, and the page
+// now rendered has fresh keys.
+func formUsed(p *page) {
+	if p.Problem.Code == "idempotency_key_reused" {
+		p.Problem.Detail = fmt.Sprintf(tr(p.Lang, "form_used"), p.Problem.Seq)
+		p.Problem.Field = ""
+	}
+}
+
+// done redirects after an accepted form (post/redirect/get) to a page that
+// shows f (nil: no banner); a fragment ("#player-p001") brings the arbiter
+// back to the row they were on.
+func done(w http.ResponseWriter, r *http.Request, to string, f *flash) {
 	to, frag, _ := strings.Cut(to, "#")
-	if flash != "" {
-		to += "?ok=" + url.QueryEscape(flash)
+	if f != nil {
+		to += "?" + f.query().Encode()
 	}
 	if frag != "" {
 		to += "#" + frag
@@ -207,9 +274,9 @@ func (u *UI) createTournament(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	body := map[string]any{"id": r.PostForm.Get("id"), "name": r.PostForm.Get("name"), "ruleset": r.PostForm.Get("ruleset")}
-	res, err := u.call(r, token(r), http.MethodPost, "/v1/tournaments", body)
-	if err == nil && res.status < 300 {
-		done(w, r, tPath(r.PostForm.Get("id")), "created")
+	a, prob, err := u.send(r, "/v1/tournaments", formKey(r, u), body)
+	if err == nil && prob == nil {
+		done(w, r, tPath(r.PostForm.Get("id")), flashOf(a, ""))
 		return
 	}
 	p := u.newPage(r, "tournaments")
@@ -218,7 +285,8 @@ func (u *UI) createTournament(w http.ResponseWriter, r *http.Request) {
 		u.fail(w, r, p, orProblem(nil, err))
 		return
 	}
-	p.Problem = problemOf(res)
+	p.Problem = prob
+	formUsed(p)
 	p.Errs = p.Problem.Fields()
 	var list struct {
 		Tournaments []projections.Summary `json:"tournaments"`
@@ -259,10 +327,10 @@ func (u *UI) login(w http.ResponseWriter, r *http.Request) {
 	_ = json.Unmarshal(res.body, &m)
 	http.SetCookie(w, &http.Cookie{Name: tokenCookie, Value: tok, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
 	if m.Tournament != "" {
-		done(w, r, tPath(m.Tournament), "")
+		done(w, r, tPath(m.Tournament), nil)
 		return
 	}
-	done(w, r, "/ui/", "")
+	done(w, r, "/ui/", nil)
 }
 
 func (u *UI) logout(w http.ResponseWriter, r *http.Request) {
@@ -271,7 +339,7 @@ func (u *UI) logout(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	http.SetCookie(w, &http.Cookie{Name: tokenCookie, Value: "", Path: "/", MaxAge: -1, HttpOnly: true, SameSite: http.SameSiteStrictMode})
-	done(w, r, "/ui/", "")
+	done(w, r, "/ui/", nil)
 }
 
 func (u *UI) setLang(w http.ResponseWriter, r *http.Request) {
@@ -313,7 +381,7 @@ func (u *UI) overviewPost(w http.ResponseWriter, r *http.Request) {
 	case "appoint":
 		var res apiResponse
 		res, err = u.call(r, token(r), http.MethodPost, "/v1/tournaments/"+url.PathEscape(t)+"/officials",
-			map[string]any{"name": f.Get("name"), "role": f.Get("role")}, "Idempotency-Key", "ui-"+f.Get("_key"))
+			map[string]any{"name": f.Get("name"), "role": f.Get("role")}, "Idempotency-Key", formKey(r, u))
 		if err == nil && res.status >= 300 {
 			prob = problemOf(res)
 		} else if err == nil {
@@ -324,13 +392,14 @@ func (u *UI) overviewPost(w http.ResponseWriter, r *http.Request) {
 			newToken = out.Token
 		}
 	case "publish":
-		prob, err = u.command(r, t, map[string]any{"type": "PublishClassification", "final": f.Get("final") != ""})
+		var a accepted
+		a, prob, err = u.command(r, t, map[string]any{"type": "PublishClassification", "final": f.Get("final") != ""})
+		if err == nil && prob == nil {
+			done(w, r, tPath(t), flashOf(a, ""))
+			return
+		}
 	default:
 		prob = &Problem{Status: 400, Field: "_action", Detail: "unknown action"}
-	}
-	if err == nil && prob == nil && newToken == "" {
-		done(w, r, tPath(t), "published")
-		return
 	}
 	p, ok := u.tournamentPage(w, r, "overview", 0)
 	if !ok {
@@ -339,6 +408,7 @@ func (u *UI) overviewPost(w http.ResponseWriter, r *http.Request) {
 	status := http.StatusOK
 	if err != nil || prob != nil {
 		p.Form, p.Problem = f, orProblem(prob, err)
+		formUsed(p)
 		p.Errs = p.Problem.Fields()
 		status = p.Problem.Status
 	}
@@ -376,29 +446,36 @@ func (u *UI) playersPost(w http.ResponseWriter, r *http.Request) {
 	f := r.PostForm
 	var prob *Problem
 	var err error
-	flash := ""
+	var a accepted
+	var fl *flash
 	switch f.Get("_action") {
 	case "register":
 		cmd := map[string]any{"type": "RegisterPlayer", "player": f.Get("player"), "name": f.Get("name"), "club": f.Get("club"), "region": f.Get("region")}
 		if v := f.Get("rank"); v != "" {
 			cmd["rank"] = atoiOr(v, -1)
 		}
-		prob, err = u.command(r, t, cmd)
-		flash = "registered:" + f.Get("player")
+		if a, prob, err = u.command(r, t, cmd); err == nil && prob == nil {
+			fl = flashOf(a, f.Get("player"))
+		}
 	case "import":
-		var n int
-		n, prob, err = u.importCSV(r, t, f.Get("csv"))
-		flash = fmt.Sprintf("imported:%d", n)
+		var n, again int
+		n, again, prob, err = u.importCSV(r, t, f.Get("csv"))
+		fl = &flash{event: "imported", arg: strconv.Itoa(n)}
+		if again > 0 {
+			fl.arg += fmt.Sprintf(" (+%d %s)", again, tr(lang(r), "recorded_before"))
+		}
 	case "close":
-		prob, err = u.command(r, t, map[string]any{"type": "CloseRegistration"})
-		flash = "closed"
+		if a, prob, err = u.command(r, t, map[string]any{"type": "CloseRegistration"}); err == nil && prob == nil {
+			fl = flashOf(a, "")
+		}
 	case "checkin":
 		cmd := map[string]any{"type": "CheckIn", "round": atoiOr(f.Get("round"), 0), "player": f.Get("player"), "minutes_late": atoiOr(f.Get("minutes_late"), 0)}
 		if f.Get("absent") != "" {
 			cmd["absent"] = true
 		}
-		prob, err = u.command(r, t, cmd)
-		flash = "checked_in:" + f.Get("player")
+		if a, prob, err = u.command(r, t, cmd); err == nil && prob == nil {
+			fl = flashOf(a, f.Get("player"))
+		}
 	default:
 		prob = &Problem{Status: 400, Detail: "unknown action", Field: "_action"}
 	}
@@ -407,7 +484,7 @@ func (u *UI) playersPost(w http.ResponseWriter, r *http.Request) {
 		if f.Get("_action") == "checkin" {
 			to += "#player-" + f.Get("player")
 		}
-		done(w, r, to, flash)
+		done(w, r, to, fl)
 		return
 	}
 	if p, ok := u.tournamentPage(w, r, "players", 0); ok {
@@ -419,29 +496,27 @@ func (u *UI) playersPost(w http.ResponseWriter, r *http.Request) {
 // importCSV registers one player per CSV line: player,name[,club[,region[,rank]]]
 // (a header line naming "player" is skipped). Each line is its own command,
 // keyed by the form's key and the line, so re-sending the form registers
-// no one twice. It stops at the first refused line and says which.
-func (u *UI) importCSV(r *http.Request, t, text string) (int, *Problem, error) {
+// no one twice. It stops at the first refused line and says which. It
+// counts the players registered now and those an earlier sending of the
+// form had registered.
+func (u *UI) importCSV(r *http.Request, t, text string) (n, again int, _ *Problem, _ error) {
 	cr := csv.NewReader(strings.NewReader(text))
 	cr.FieldsPerRecord = -1
 	cr.TrimLeadingSpace = true
-	base := r.PostFormValue("_key")
-	if base == "" {
-		base = u.newKey()
-	}
-	n := 0
+	base := formKey(r, u)
 	for line := 1; ; line++ {
 		rec, err := cr.Read()
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
-			return n, &Problem{Status: 400, Field: "csv", Detail: fmt.Sprintf("line %d: %v", line, err)}, nil
+			return n, again, &Problem{Status: 400, Field: "csv", Detail: fmt.Sprintf("line %d: %v", line, err)}, nil
 		}
 		if line == 1 && strings.EqualFold(strings.TrimSpace(rec[0]), "player") {
 			continue
 		}
 		if len(rec) < 2 {
-			return n, &Problem{Status: 400, Field: "csv", Detail: fmt.Sprintf("line %d: want player,name[,club[,region[,rank]]]", line)}, nil
+			return n, again, &Problem{Status: 400, Field: "csv", Detail: fmt.Sprintf("line %d: want player,name[,club[,region[,rank]]]", line)}, nil
 		}
 		cmd := map[string]any{"type": "RegisterPlayer", "player": strings.TrimSpace(rec[0]), "name": strings.TrimSpace(rec[1])}
 		for i, k := range []string{"club", "region"} {
@@ -452,20 +527,22 @@ func (u *UI) importCSV(r *http.Request, t, text string) (int, *Problem, error) {
 		if len(rec) > 4 && strings.TrimSpace(rec[4]) != "" {
 			cmd["rank"] = atoiOr(strings.TrimSpace(rec[4]), -1)
 		}
-		res, err := u.call(r, token(r), http.MethodPost, "/v1/tournaments/"+url.PathEscape(t)+"/commands", cmd,
-			"Idempotency-Key", fmt.Sprintf("ui-%s-%d", base, line))
+		a, prob, err := u.send(r, "/v1/tournaments/"+url.PathEscape(t)+"/commands", fmt.Sprintf("%s-%d", base, line), cmd)
 		if err != nil {
-			return n, nil, err
+			return n, again, nil, err
 		}
-		if res.status >= 300 {
-			prob := problemOf(res)
+		if prob != nil {
 			prob.Detail = fmt.Sprintf("line %d (%s): %s", line, cmd["player"], prob.Detail)
 			prob.Field = "csv"
-			return n, prob, nil
+			return n, again, prob, nil
 		}
-		n++
+		if a.Replayed {
+			again++
+		} else {
+			n++
+		}
 	}
-	return n, nil, nil
+	return n, again, nil, nil
 }
 
 func atoiOr(s string, def int) int {
@@ -517,9 +594,9 @@ func (u *UI) roundPost(w http.ResponseWriter, r *http.Request) {
 	if s := strings.TrimSpace(r.PostForm.Get("seed")); s != "" {
 		cmd["seed"] = s
 	}
-	prob, err := u.command(r, t, cmd)
+	a, prob, err := u.command(r, t, cmd)
 	if err == nil && prob == nil {
-		done(w, r, fmt.Sprintf("%srounds/%d", tPath(t), n), "drawn")
+		done(w, r, fmt.Sprintf("%srounds/%d", tPath(t), n), flashOf(a, ""))
 		return
 	}
 	if p, ok := u.roundPage(w, r, "round"); ok {
@@ -609,9 +686,9 @@ func (u *UI) resultPost(w http.ResponseWriter, r *http.Request) {
 		seats = append(seats, seat)
 	}
 	cmd["players"] = seats
-	prob, err := u.command(r, r.PathValue("t"), cmd)
+	a, prob, err := u.command(r, r.PathValue("t"), cmd)
 	if err == nil && prob == nil {
-		done(w, r, fmt.Sprintf("%srounds/%s#table-%d", tPath(r.PathValue("t")), r.PathValue("r"), tb.Number), fmt.Sprintf("recorded:%d", tb.Number))
+		done(w, r, fmt.Sprintf("%srounds/%s#table-%d", tPath(r.PathValue("t")), r.PathValue("r"), tb.Number), flashOf(a, strconv.Itoa(tb.Number)))
 		return
 	}
 	u.refused(w, r, "result", p, prob, err)
@@ -784,9 +861,9 @@ func (u *UI) sanctionsPost(w http.ResponseWriter, r *http.Request) {
 			cmd["amount"] = atoiOr(v, -1)
 		}
 	}
-	prob, err := u.command(r, t, cmd)
+	a, prob, err := u.command(r, t, cmd)
 	if err == nil && prob == nil {
-		done(w, r, tPath(t)+"sanctions", "sanction")
+		done(w, r, tPath(t)+"sanctions", flashOf(a, ""))
 		return
 	}
 	if p, ok := u.tournamentPage(w, r, "sanctions", 0); ok {
@@ -833,11 +910,12 @@ func (u *UI) contestationsPost(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	var err error
+	var a accepted
 	if prob == nil {
-		prob, err = u.command(r, t, cmd)
+		a, prob, err = u.command(r, t, cmd)
 	}
 	if err == nil && prob == nil {
-		done(w, r, tPath(t)+"contestations", "contestation")
+		done(w, r, tPath(t)+"contestations", flashOf(a, ""))
 		return
 	}
 	if p, ok := u.tournamentPage(w, r, "contestations", 0); ok {

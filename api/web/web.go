@@ -134,6 +134,7 @@ type Problem struct {
 	Status int    `json:"status"`
 	Detail string `json:"detail"`
 	Code   string `json:"code"`
+	Seq    uint64 `json:"seq"`
 	Rule   string `json:"rule"`
 	Field  string `json:"field"`
 	Errors []struct {
@@ -221,21 +222,48 @@ func (u *UI) get(r *http.Request, path string, out any) (*Problem, error) {
 	return nil, json.Unmarshal(res.body, out)
 }
 
+// accepted is what the ledger answered to an accepted command: the events
+// of its commit, and whether they were recorded by an earlier submission
+// of the same form (Idempotent-Replayed) rather than now.
+type accepted struct {
+	Seq    uint64 `json:"seq"`
+	Events []struct {
+		Type string `json:"type"`
+	} `json:"events"`
+	Replayed bool `json:"-"`
+}
+
 // command submits one command for tournament t with the form's
-// idempotency key; nil when accepted.
-func (u *UI) command(r *http.Request, t string, cmd map[string]any) (*Problem, error) {
+// idempotency key; a *Problem when refused.
+func (u *UI) command(r *http.Request, t string, cmd map[string]any) (accepted, *Problem, error) {
+	return u.send(r, "/v1/tournaments/"+url.PathEscape(t)+"/commands", formKey(r, u), cmd)
+}
+
+// send posts a command to path under an idempotency key.
+func (u *UI) send(r *http.Request, path, key string, cmd map[string]any) (accepted, *Problem, error) {
+	res, err := u.call(r, token(r), http.MethodPost, path, cmd, "Idempotency-Key", key)
+	if err != nil {
+		return accepted{}, nil, err
+	}
+	if res.status >= 300 {
+		return accepted{}, problemOf(res), nil
+	}
+	var a accepted
+	if err := json.Unmarshal(res.body, &a); err != nil || len(a.Events) == 0 {
+		return accepted{}, nil, fmt.Errorf("web: the API accepted the command but answered %q", res.body)
+	}
+	a.Replayed = res.header.Get("Idempotent-Replayed") == "true"
+	return a, nil, nil
+}
+
+// formKey is the idempotency key of the submitted form: its _key (one per
+// form of a rendered page, FormKey), or a fresh one.
+func formKey(r *http.Request, u *UI) string {
 	key := r.PostFormValue("_key")
 	if key == "" {
 		key = u.newKey()
 	}
-	res, err := u.call(r, token(r), http.MethodPost, "/v1/tournaments/"+url.PathEscape(t)+"/commands", cmd, "Idempotency-Key", "ui-"+key)
-	if err != nil {
-		return nil, err
-	}
-	if res.status >= 300 {
-		return problemOf(res), nil
-	}
-	return nil, nil
+	return "ui-" + key
 }
 
 func problemOf(res apiResponse) *Problem {
@@ -246,8 +274,10 @@ func problemOf(res apiResponse) *Problem {
 	return p
 }
 
-// newKey is a fresh idempotency key for a form: submitting the same form
-// twice (a double click, a reload) records the command once.
+// newKey is a fresh idempotency key for a rendered page; each of its forms
+// has its own, derived from it (FormKey): submitting the same form twice
+// (a double click, a reload) records the command once, and every other
+// form of the page is a command of its own.
 func (u *UI) newKey() string {
 	b := make([]byte, 12)
 	if _, err := io.ReadFull(u.opts.Random, b); err != nil {

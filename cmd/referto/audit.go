@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"golang.org/x/mod/sumdb/note"
 
 	"github.com/referto/referto/api"
 	"github.com/referto/referto/events/checkpoint"
@@ -136,8 +137,8 @@ func export(ctx context.Context, args []string, getenv func(string) string, stdo
 	url := fs.String("url", "", "base URL of a running referto, e.g. http://127.0.0.1:8080")
 	token := fs.String("token", getenv("REFERTO_TOKEN"), "with --url: an arbiter, appeals or auditor token [REFERTO_TOKEN]")
 	t := fs.String("tournament", "", "tournament id (required)")
-	out := fs.String("out", "", "where to write the log (default <tournament>.ndjson)")
-	cpOut := fs.String("checkpoint", "", "where to write the signed checkpoint (default: beside --out, ending .checkpoint)")
+	out := fs.String("out", "", "where to write the log (default <tournament>.ndjson in the working directory)")
+	cpOut := fs.String("checkpoint", "", "where to write the signed checkpoint (default: --out's name followed by .checkpoint)")
 	if err := parseFlags(fs, args); err != nil {
 		return flagErr(err)
 	}
@@ -149,10 +150,24 @@ func export(ctx context.Context, args []string, getenv func(string) string, stdo
 		*out = *t + ".ndjson"
 	}
 	if *cpOut == "" {
-		*cpOut = strings.TrimSuffix(*out, ".ndjson") + ".checkpoint"
+		*cpOut = *out + ".checkpoint"
 	}
-	// Write beside the destination and rename at the end, so a failed
-	// export never leaves a log that looks complete.
+	// Absolute, so that what export says names the files wherever it ran.
+	for _, p := range []struct {
+		flag string
+		path *string
+	}{{"--out", out}, {"--checkpoint", cpOut}} {
+		abs, err := filepath.Abs(*p.path)
+		if err != nil {
+			return fmt.Errorf("%s %s: %w", p.flag, *p.path, err)
+		}
+		if fi, err := os.Stat(filepath.Dir(abs)); err != nil || !fi.IsDir() {
+			return fmt.Errorf("%s %s: there is no directory %s to write it in", p.flag, *p.path, filepath.Dir(abs))
+		}
+		*p.path = abs
+	}
+	// Write beside the destinations and rename at the end, so a failed
+	// export never leaves a log or a checkpoint that looks complete.
 	f, err := os.CreateTemp(filepath.Dir(*out), filepath.Base(*out)+".partial-*")
 	if err != nil {
 		return err
@@ -176,10 +191,24 @@ func export(ctx context.Context, args []string, getenv func(string) string, stdo
 	if err := f.Sync(); err != nil {
 		return err
 	}
-	if err := os.WriteFile(*cpOut, []byte(note), 0o644); err != nil {
+	cp, err := os.CreateTemp(filepath.Dir(*cpOut), filepath.Base(*cpOut)+".partial-*")
+	if err != nil {
+		return err
+	}
+	defer func() { cp.Close(); os.Remove(cp.Name()) }()
+	if _, err := cp.WriteString(note); err != nil {
+		return err
+	}
+	if err := cp.Sync(); err != nil {
+		return err
+	}
+	if err := os.Chmod(cp.Name(), 0o644); err != nil {
 		return err
 	}
 	if err := os.Rename(f.Name(), *out); err != nil {
+		return err
+	}
+	if err := os.Rename(cp.Name(), *cpOut); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "exported %d events of %s to %s, signed checkpoint in %s (%s)\n", n, *t, *out, *cpOut, time.Since(start).Round(time.Millisecond))
@@ -355,8 +384,10 @@ func verify(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	start := time.Now()
 	var o replay.VerifyOptions
-	if beside := strings.TrimSuffix(*logPath, ".ndjson") + ".checkpoint"; *cpPath == "" && beside != *logPath {
-		if _, err := os.Stat(beside); err == nil {
+	// Beside the log: export writes LOG.checkpoint; exports made before
+	// it did wrote LOG's name with .checkpoint for .ndjson.
+	for _, beside := range []string{*logPath + ".checkpoint", strings.TrimSuffix(*logPath, ".ndjson") + ".checkpoint"} {
+		if _, err := os.Stat(beside); *cpPath == "" && beside != *logPath && err == nil {
 			*cpPath = beside
 			fmt.Fprintf(stdout, "checkpoint: %s\n", beside)
 		}
@@ -369,11 +400,7 @@ func verify(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		o.Checkpoint = b
 	}
 	if *key != "" {
-		k := *key
-		if b, err := os.ReadFile(k); err == nil {
-			k = string(b)
-		}
-		v, err := checkpoint.NewVerifier(k)
+		v, err := readVerifierKey(*key)
 		if err != nil {
 			return err
 		}
@@ -409,6 +436,29 @@ func verify(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	fmt.Fprintf(stdout, "verdict: OK (%d events, %s)\n", sc.Line(), time.Since(start).Round(time.Millisecond))
 	return nil
+}
+
+// readVerifierKey reads verify's --key: the verifier key itself, or a file
+// holding it, or a file holding a GET /v1/keys answer ({"checkpoint": key}).
+func readVerifierKey(arg string) (note.Verifier, error) {
+	k := arg
+	if b, err := os.ReadFile(arg); err == nil {
+		k = strings.TrimSpace(string(b))
+		var answer struct {
+			Checkpoint string `json:"checkpoint"`
+		}
+		if strings.HasPrefix(k, "{") {
+			if err := json.Unmarshal([]byte(k), &answer); err != nil || answer.Checkpoint == "" {
+				return nil, fmt.Errorf("--key %s: a JSON file but not a GET /v1/keys answer (no \"checkpoint\" key)", arg)
+			}
+			k = answer.Checkpoint
+		}
+	}
+	v, err := note.NewVerifier(strings.TrimSpace(k))
+	if err != nil {
+		return nil, fmt.Errorf("--key %s: not a verifier key (as GET /v1/keys serves it: name+hash+key), nor a file holding one or that answer: %v", arg, err)
+	}
+	return v, nil
 }
 
 // where names the line or lines a check concerns, followed by sep; "" for

@@ -32,6 +32,7 @@ type demoConfig struct {
 	players int
 	seed    uint64
 	data    string
+	addr    string
 }
 
 func parseDemo(args []string, stderr io.Writer) (demoConfig, error) {
@@ -41,11 +42,16 @@ func parseDemo(args []string, stderr io.Writer) (demoConfig, error) {
 	fs.IntVar(&c.players, "players", 140, "players registered (more than 130 who play game 1 bring the quarterfinals)")
 	fs.Uint64Var(&c.seed, "seed", 1, "seed of every random choice: the same seed gives the same tournament and the same output")
 	fs.StringVar(&c.data, "data", "", "data directory (default: a new temporary directory, kept afterwards)")
+	fs.StringVar(&c.addr, "addr", "127.0.0.1:0", "HTTP listen address of the API the demo plays through; port 0 picks a free port")
 	if err := parseFlags(fs, args); err != nil {
 		return c, err
 	}
 	if c.players < 16 || c.players > 5000 {
 		fmt.Fprintln(stderr, "--players must be between 16 and 5000")
+		return c, errUsage
+	}
+	if _, _, err := net.SplitHostPort(c.addr); err != nil {
+		fmt.Fprintf(stderr, "--addr %q: %v\n", c.addr, err)
 		return c, errUsage
 	}
 	return c, nil
@@ -83,11 +89,11 @@ func demo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err := node.Runner.WaitReady(ctx); err != nil {
 		return err
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	ln, err := net.Listen("tcp", c.addr)
 	if err != nil {
-		return err
+		return fmt.Errorf("--addr %s: %w", c.addr, err)
 	}
-	srv := &http.Server{Handler: node.API.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	srv := api.HTTPServer(node.API.Handler())
 	go func() { _ = srv.Serve(ln) }()
 	defer func() {
 		sctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)

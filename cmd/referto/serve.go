@@ -10,7 +10,6 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -25,13 +24,15 @@ import (
 // serveConfig is the configuration of `referto serve`. Every flag may also
 // come from the environment variable named beside it.
 type serveConfig struct {
-	Data     string        // --data, REFERTO_DATA
-	Addr     string        // --addr, REFERTO_ADDR
-	NATS     string        // --nats, REFERTO_NATS
-	Replicas int           // --replicas, REFERTO_REPLICAS
-	Sync     string        // --sync, REFERTO_SYNC
-	LogLevel string        // --log-level, REFERTO_LOG_LEVEL
-	syncIvl  time.Duration // parsed Sync
+	Data     string // --data, REFERTO_DATA
+	Addr     string // --addr, REFERTO_ADDR
+	NATS     string // --nats, REFERTO_NATS
+	Replicas int    // --replicas, REFERTO_REPLICAS
+	Sync     string // --sync, REFERTO_SYNC
+	LogLevel string // --log-level, REFERTO_LOG_LEVEL
+	// DiskReserve is --disk-reserve, REFERTO_DISK_RESERVE, parsed (0: the default).
+	DiskReserve uint64
+	syncIvl     time.Duration // parsed Sync
 }
 
 func parseServe(args []string, getenv func(string) string, stderr io.Writer) (serveConfig, error) {
@@ -54,6 +55,11 @@ func parseServe(args []string, getenv func(string) string, stderr io.Writer) (se
 	})
 	fs.StringVar(&c.Sync, "sync", env("REFERTO_SYNC", "always"), "embedded JetStream fsync policy: 'always' (every write is on disk before it is acknowledged) or an interval such as 2m (faster; acknowledged writes can be lost on power failure) [REFERTO_SYNC]")
 	fs.StringVar(&c.LogLevel, "log-level", env("REFERTO_LOG_LEVEL", "info"), "debug, info, warn or error [REFERTO_LOG_LEVEL]")
+	reserve := env("REFERTO_DISK_RESERVE", "")
+	fs.Func("disk-reserve", fmt.Sprintf("free space on the data disk below which commands are refused, e.g. 128MiB; a reserve below the default gets the projections smaller memtables, to fit [REFERTO_DISK_RESERVE] (default %dMiB)", api.DefaultDiskReserve>>20), func(s string) error {
+		reserve = s
+		return nil
+	})
 	if err := parseFlags(fs, args); err != nil {
 		return c, err
 	}
@@ -82,12 +88,35 @@ func parseServe(args []string, getenv func(string) string, stderr io.Writer) (se
 	if _, err := parseLevel(c.LogLevel); err != nil {
 		errs = append(errs, err)
 	}
+	if reserve != "" {
+		n, err := parseBytes(reserve)
+		if err == nil {
+			_, err = api.MemTableSizeFor(n)
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("--disk-reserve %q: %v", reserve, err))
+		}
+		c.DiskReserve = n
+	}
 	if len(errs) > 0 {
 		err := errors.Join(errs...)
 		fmt.Fprintf(stderr, "invalid configuration:\n%v\n", err)
 		return c, err
 	}
 	return c, nil
+}
+
+// parseBytes reads a size: bytes, or a number followed by KiB, MiB, GiB or
+// TiB.
+func parseBytes(s string) (uint64, error) {
+	num := strings.TrimRight(s, "KMGTiBkmgtib ")
+	unit := strings.ToLower(strings.TrimSpace(s[len(num):]))
+	shift, ok := map[string]uint{"": 0, "b": 0, "kib": 10, "mib": 20, "gib": 30, "tib": 40}[unit]
+	n, err := strconv.ParseUint(num, 10, 64)
+	if err != nil || !ok || n > (1<<63)>>shift {
+		return 0, errors.New("want a size such as 512MiB or 2GiB")
+	}
+	return n << shift, nil
 }
 
 func parseLevel(s string) (slog.Level, error) {
@@ -117,7 +146,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		return err
 	}
 	node, err := api.StartNode(ctx, api.NodeOptions{Data: c.Data, NATS: c.NATS, Replicas: c.Replicas,
-		SyncInterval: c.syncIvl, AdminTokenSHA256: adminHash, Logger: logger})
+		SyncInterval: c.syncIvl, AdminTokenSHA256: adminHash, Logger: logger, DiskReserve: c.DiskReserve})
 	if err != nil {
 		return err
 	}
@@ -127,14 +156,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if err != nil {
 		return fmt.Errorf("listen %s: %w", c.Addr, err)
 	}
-	srv := &http.Server{
-		Handler:           node.API.Handler(),
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       30 * time.Second,
-		WriteTimeout:      60 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-		MaxHeaderBytes:    64 << 10,
-	}
+	srv := api.HTTPServer(node.API.Handler())
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()
 	// Say where this server answers, for `referto backup --data`.

@@ -189,6 +189,15 @@ func Subject(tournament string) string { return SubjectPrefix + tournament }
 // MsgIDHeader is the JetStream deduplication header.
 const MsgIDHeader = jetstream.MsgIDHeader
 
+// RequestHeader carries, on a commit appended for a client's request, the
+// fingerprint of that request (its route, actor and canonical body, as the
+// API computes it). It is stored with the message, so it lasts as long as
+// the log, through restarts, rebuilds of the projections and backups: an
+// idempotency key found again, by the command index or by JetStream's
+// duplicate window, is compared with the request it was first used for.
+// Commits appended before it existed do not carry it.
+const RequestHeader = "Referto-Request"
+
 // Appended is what JetStream acknowledged for an append.
 type Appended struct {
 	// StreamSeq is the stream sequence of the stored message (of the first
@@ -206,10 +215,21 @@ type Appended struct {
 // or failing store is events.ErrUnavailable (the outcome is then unknown:
 // retry with the same msgID).
 func (l *Log) Append(ctx context.Context, tournament string, expected uint64, msgID string, body []byte) (Appended, error) {
+	return l.AppendRequest(ctx, tournament, expected, msgID, "", body)
+}
+
+// AppendRequest is Append for a commit made for a client's request: request
+// is the request's fingerprint, stored in the RequestHeader ("" stores none).
+// When msgID is a duplicate, nothing is stored and the Appended names the
+// original, whose fingerprint Get returns.
+func (l *Log) AppendRequest(ctx context.Context, tournament string, expected uint64, msgID, request string, body []byte) (Appended, error) {
 	if err := events.CheckID("tournament", tournament); err != nil {
 		return Appended{}, err
 	}
 	m := &nats.Msg{Subject: Subject(tournament), Data: body, Header: nats.Header{}}
+	if request != "" {
+		m.Header.Set(RequestHeader, request)
+	}
 	opts := []jetstream.PublishOpt{jetstream.WithExpectLastSequencePerSubject(expected)}
 	if msgID != "" {
 		opts = append(opts, jetstream.WithMsgID(msgID))
@@ -258,8 +278,11 @@ type Msg struct {
 	StreamSeq  uint64
 	Tournament string
 	MsgID      string
-	Time       time.Time
-	Data       []byte
+	// Request is the fingerprint of the request the commit was appended
+	// for (RequestHeader), "" on commits that carry none.
+	Request string
+	Time    time.Time
+	Data    []byte
 }
 
 func tournamentOf(subject string) string {
@@ -275,7 +298,8 @@ func (l *Log) Get(ctx context.Context, streamSeq uint64) (Msg, error) {
 		}
 		return Msg{}, fmt.Errorf("jetstream: get %d: %w", streamSeq, err)
 	}
-	return Msg{StreamSeq: raw.Sequence, Tournament: tournamentOf(raw.Subject), MsgID: raw.Header.Get(MsgIDHeader), Time: raw.Time, Data: raw.Data}, nil
+	return Msg{StreamSeq: raw.Sequence, Tournament: tournamentOf(raw.Subject), MsgID: raw.Header.Get(MsgIDHeader),
+		Request: raw.Header.Get(RequestHeader), Time: raw.Time, Data: raw.Data}, nil
 }
 
 // LastSubjectSeq returns the stream sequence of the tournament's last
@@ -355,6 +379,7 @@ func (l *Log) Follow(ctx context.Context, from uint64, tournament string, fn fun
 			StreamSeq:  md.Sequence.Stream,
 			Tournament: tournamentOf(m.Subject()),
 			MsgID:      m.Headers().Get(MsgIDHeader),
+			Request:    m.Headers().Get(RequestHeader),
 			Time:       md.Timestamp,
 			Data:       m.Data(),
 		}

@@ -87,6 +87,35 @@ func TestAppendDuplicateReturnsOriginalSequence(t *testing.T) {
 	}
 }
 
+// TestTheRequestIsStoredWithTheCommit: a commit's request fingerprint is
+// read back by Get and Follow, and a duplicate keeps the original's.
+func TestTheRequestIsStoredWithTheCommit(t *testing.T) {
+	ctx := context.Background()
+	l := startLog(t)
+	a, err := l.AppendRequest(ctx, "t1", 0, "t1/k", "sha256:one", []byte("x\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := l.AppendRequest(ctx, "t1", a.StreamSeq, "t1/k", "sha256:two", []byte("y\n"))
+	if err != nil || !d.Duplicate || d.StreamSeq != a.StreamSeq {
+		t.Fatalf("duplicate: %+v %v", d, err)
+	}
+	if _, err := l.Append(ctx, "t1", a.StreamSeq, "t1/old", []byte("z\n")); err != nil {
+		t.Fatal(err)
+	}
+	m, err := l.Get(ctx, a.StreamSeq)
+	if err != nil || m.Request != "sha256:one" || m.MsgID != "t1/k" {
+		t.Errorf("Get: %+v %v, want the original's request", m, err)
+	}
+	var got []string
+	if err := l.Scan(ctx, 1, 2, "", func(m Msg) error { got = append(got, m.Request); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(got) != "[sha256:one ]" {
+		t.Errorf("Follow: requests %q, want the first commit's and none", got)
+	}
+}
+
 func TestAppendRejectsBadTournamentID(t *testing.T) {
 	l := startLog(t)
 	for _, id := range []string{"x.>", "*", ">", "a.b", ""} {

@@ -8,14 +8,15 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/vfs"
 
 	"github.com/referto/referto/events/checkpoint"
 	"github.com/referto/referto/projections"
@@ -76,31 +77,119 @@ type Principal struct {
 	Name       string `json:"name"`
 }
 
-// Open opens (or creates) the store in dir. Pebble's own messages go to
-// logger (nil discards them).
-func Open(dir string, logger *slog.Logger) (*Store, error) {
-	if logger == nil {
-		logger = slog.New(slog.DiscardHandler)
+// StoreOptions configures the store.
+type StoreOptions struct {
+	// MemTableSize is the size of Pebble's memtables; the default is
+	// DefaultMemTableSize. It bounds what the store may take on disk
+	// beyond its data (DiskHeadroom).
+	MemTableSize uint64
+	// Logger receives Pebble's messages (nil discards them); an error
+	// repeated within a minute is logged once, then counted.
+	Logger *slog.Logger
+	// Clock times that; the default is time.Now.
+	Clock func() time.Time
+	// FS is the filesystem the store is kept on; the default is the
+	// operating system's. Tests put faults in it.
+	FS vfs.FS
+}
+
+// DefaultMemTableSize is the default size of Pebble's memtables. One larger
+// than Pebble's 4 MiB default absorbs more of the views' rewrites before
+// they reach L0 (a 100,000-event rebuild: 42 MB compacted at 4 MiB, 28 MB
+// at 16, none at 64; referto bench --only rebuild).
+const DefaultMemTableSize = 32 << 20
+
+// MinMemTableSize is the smallest memtable MemTableSizeFor picks.
+const MinMemTableSize = 1 << 20
+
+// memTableStopWrites is Pebble's MemTableStopWritesThreshold, set rather
+// than defaulted because DiskHeadroom counts on it: writes stop while the
+// queued memtables hold this many memtables' worth.
+const memTableStopWrites = 2
+
+// DefaultDiskHeadroom is DiskHeadroom(DefaultMemTableSize).
+const DefaultDiskHeadroom = walFiles*(DefaultMemTableSize+DefaultMemTableSize/10) + flushing*DefaultMemTableSize
+
+// How many write-ahead logs and memtables being flushed DiskHeadroom counts:
+// the live logs (the memtables queued until writes stop, and the one
+// rotated in then), as many recycled ones (Pebble keeps
+// MemTableStopWritesThreshold+1 old logs to reuse), and the next one,
+// preallocated; the queued memtables, written out as tables before their
+// logs go.
+const (
+	walFiles = 2*(memTableStopWrites+1) + 1
+	flushing = memTableStopWrites + 1
+)
+
+// DiskHeadroom is the most disk a store with memtables of memTableSize may
+// take, under a burst of writes, beyond the data it holds: its write-ahead
+// logs, each preallocated to 110% of a memtable (walFiles of them), and the
+// tables its queued memtables are flushed to before their logs are freed.
+// A guard that refuses new commands while the disk has less free than this
+// (and what the log needs) leaves room for every accepted command to be
+// applied. Compactions in progress need room too; Pebble retries one that
+// finds none, so they are reported (Store.CompactingBytes), not reserved.
+func DiskHeadroom(memTableSize uint64) uint64 {
+	return walFiles*(memTableSize+memTableSize/10) + flushing*memTableSize
+}
+
+// MemTableSizeFor is the largest memtable size, a power of two from
+// MinMemTableSize to DefaultMemTableSize, whose DiskHeadroom fits in
+// budget; false when even the smallest does not.
+func MemTableSizeFor(budget uint64) (uint64, bool) {
+	for size := uint64(DefaultMemTableSize); size >= MinMemTableSize; size /= 2 {
+		if DiskHeadroom(size) <= budget {
+			return size, true
+		}
 	}
+	return 0, false
+}
+
+// EnsureDefaults fills unset fields with their documented defaults.
+func (o *StoreOptions) EnsureDefaults() {
+	if o.MemTableSize == 0 {
+		o.MemTableSize = DefaultMemTableSize
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Clock == nil {
+		o.Clock = time.Now
+	}
+	if o.FS == nil {
+		o.FS = vfs.Default
+	}
+}
+
+// Open opens (or creates) the store in dir with the default options.
+// Pebble's own messages go to logger (nil discards them).
+func Open(dir string, logger *slog.Logger) (*Store, error) {
+	return OpenWith(dir, StoreOptions{Logger: logger})
+}
+
+// OpenWith opens (or creates) the store in dir.
+func OpenWith(dir string, o StoreOptions) (*Store, error) {
+	o.EnsureDefaults()
+	logger := o.Logger
 	// Corruption found while reading is reported to the caller as an
 	// error (and logged), not turned into Fatalf: the projections are
 	// derived data, and a corrupt store is moved aside and rebuilt from
 	// the log (OpenVerified).
 	events := &pebble.EventListener{DataCorruption: func(info pebble.DataCorruptionInfo) {
-		if logger != nil {
-			logger.Error("pebble: data corruption", "path", info.Path, "err", info.Details)
-		}
+		logger.Error("pebble: data corruption", "path", info.Path, "err", info.Details)
 	}}
-	// A memtable larger than Pebble's 4 MiB default absorbs more of the
-	// views' rewrites before they reach L0 (a 100,000-event rebuild:
-	// 42 MB compacted at 4 MiB, 28 MB at 16, none at 64; referto bench
-	// --only rebuild). Pebble preallocates each WAL file to 110% of it,
-	// on disk: 32 MiB keeps that small beside the disk guard's reserve.
-	db, err := pebble.Open(dir, &pebble.Options{Logger: pebbleLogger{logger}, EventListener: events, MemTableSize: 32 << 20})
+	db, err := pebble.Open(dir, &pebble.Options{FS: o.FS, Logger: &pebbleLogger{l: logger, now: o.Clock}, EventListener: events,
+		MemTableSize: o.MemTableSize, MemTableStopWritesThreshold: memTableStopWrites})
 	if err != nil {
 		return nil, fmt.Errorf("pebble: open %s: %w", dir, err)
 	}
 	return &Store{db: db}, nil
+}
+
+// CompactingBytes is what the compactions in progress read, about as much
+// as they may still write.
+func (s *Store) CompactingBytes() uint64 {
+	return uint64(max(s.db.Metrics().Compact.InProgressBytes, 0))
 }
 
 // Metrics returns Pebble's metrics of the store: what a benchmark reports
@@ -385,20 +474,64 @@ func (s *Store) dump(w io.Writer, all bool) error {
 }
 
 // pebbleLogger routes Pebble's messages to slog: informational ones at
-// debug level, errors at error level.
-type pebbleLogger struct{ l *slog.Logger }
+// debug level, errors at error level. An error Pebble repeats (a flush or
+// a compaction it retries while the disk is full) is logged once a minute
+// at most, with how many times it came since: thousands of lines a second
+// would drown the one that says why.
+type pebbleLogger struct {
+	l   *slog.Logger
+	now func() time.Time
 
-func (p pebbleLogger) Infof(format string, args ...any) {
+	mu       sync.Mutex
+	repeated map[string]*repeatedError // by format
+}
+
+// repeatedError is one kind of error: when it was last logged and how many
+// times it came since.
+type repeatedError struct {
+	logged     time.Time
+	suppressed int
+}
+
+// errorRepeatWindow is how long an error is not logged again.
+const errorRepeatWindow = time.Minute
+
+func (p *pebbleLogger) Infof(format string, args ...any) {
 	p.l.Debug(fmt.Sprintf(format, args...), "component", "pebble")
 }
 
-func (p pebbleLogger) Errorf(format string, args ...any) {
-	p.l.Error(fmt.Sprintf(format, args...), "component", "pebble")
+func (p *pebbleLogger) Errorf(format string, args ...any) {
+	now := p.now()
+	p.mu.Lock()
+	if p.repeated == nil {
+		p.repeated = map[string]*repeatedError{}
+	}
+	r := p.repeated[format]
+	if r != nil && now.Sub(r.logged) < errorRepeatWindow {
+		r.suppressed++
+		p.mu.Unlock()
+		return
+	}
+	if r == nil {
+		if len(p.repeated) >= 256 { // formats are Pebble's constants; bound it anyway
+			clear(p.repeated)
+		}
+		r = &repeatedError{}
+		p.repeated[format] = r
+	}
+	suppressed := r.suppressed
+	r.logged, r.suppressed = now, 0
+	p.mu.Unlock()
+	attrs := []any{"component", "pebble"}
+	if suppressed > 0 {
+		attrs = append(attrs, "repeated", suppressed, "since", errorRepeatWindow.String())
+	}
+	p.l.Error(fmt.Sprintf(format, args...), attrs...)
 }
 
 // Fatalf is called by Pebble on unrecoverable corruption; Pebble requires
 // that it does not return.
-func (p pebbleLogger) Fatalf(format string, args ...any) {
+func (p *pebbleLogger) Fatalf(format string, args ...any) {
 	msg := fmt.Sprintf(format, args...)
 	p.l.Error(msg, "component", "pebble", "fatal", true)
 	panic("pebble: " + msg)
@@ -424,8 +557,10 @@ func (s *Store) Verify() error {
 // and an empty one is opened in its place: the projections are derived
 // data, and the runner rebuilds them from the log. It reports where the
 // corrupt store went, "" when nothing was moved.
-func OpenVerified(dir string, logger *slog.Logger, now func() time.Time) (*Store, string, error) {
-	st, err := Open(dir, logger)
+func OpenVerified(dir string, o StoreOptions) (*Store, string, error) {
+	o.EnsureDefaults()
+	logger, now := o.Logger, o.Clock
+	st, err := OpenWith(dir, o)
 	if err == nil {
 		if err = st.Verify(); err != nil {
 			_ = st.db.Close()
@@ -438,12 +573,10 @@ func OpenVerified(dir string, logger *slog.Logger, now func() time.Time) (*Store
 		return nil, "", err
 	}
 	aside := fmt.Sprintf("%s.corrupt-%d", dir, now().Unix())
-	if rerr := os.Rename(dir, aside); rerr != nil {
+	if rerr := o.FS.Rename(dir, aside); rerr != nil {
 		return nil, "", fmt.Errorf("%w (and moving it aside failed: %v)", err, rerr)
 	}
-	if logger != nil {
-		logger.Error("projection store corrupt: moved aside, rebuilding from the log", "store", dir, "aside", aside, "err", err)
-	}
-	st, err = Open(dir, logger)
+	logger.Error("projection store corrupt: moved aside, rebuilding from the log", "store", dir, "aside", aside, "err", err)
+	st, err = OpenWith(dir, o)
 	return st, aside, err
 }

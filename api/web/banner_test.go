@@ -1,0 +1,53 @@
+package web_test
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+)
+
+// TestTheBannerSaysWhatTheLedgerAnswered: a form sent twice (a reload)
+// says the second time that nothing new was recorded; a form sent again
+// with other values (the back button) is refused, says so, and records
+// nothing; the banner comes from the events, not from the form.
+func TestTheBannerSaysWhatTheLedgerAnswered(t *testing.T) {
+	u := newUI(t)
+	if code, _ := u.api("POST", "/v1/tournaments", admin, `{"id":"t1","name":"T","ruleset":"rtu"}`); code != 201 {
+		t.Fatalf("create: %d", code)
+	}
+	_, m := u.api("POST", "/v1/tournaments/t1/officials", admin, `{"name":"N","role":"arbiter"}`)
+	arbiter, _ := m["token"].(string)
+	banner := func(loc string) string {
+		t.Helper()
+		_, _, body := u.get(loc, arbiter)
+		_, after, _ := strings.Cut(body, `class="flash" role="status">`)
+		text, _, _ := strings.Cut(after, "</p>")
+		return text
+	}
+	form := url.Values{"_action": {"register"}, "_key": {"page1-register"}, "player": {"p001"}, "name": {"Anna"}}
+	code, loc, _ := u.post("/ui/t/t1/players", arbiter, "", form)
+	if got := banner(loc); code != http.StatusSeeOther || got != "Iscritto: p001 (Evento 3)" {
+		t.Errorf("registered: %d, banner %q", code, got)
+	}
+	code, loc, _ = u.post("/ui/t/t1/players", arbiter, "", form)
+	if got := banner(loc); code != http.StatusSeeOther || !strings.HasPrefix(got, "Già registrato") || !strings.HasSuffix(got, "Iscritto: p001 (Evento 3)") {
+		t.Errorf("sent again: %d, banner %q", code, got)
+	}
+	before := u.seq("t1")
+	form.Set("player", "p002")
+	code, _, body := u.post("/ui/t/t1/players", arbiter, "", form)
+	if code != http.StatusUnprocessableEntity || !strings.Contains(body, "già stato inviato con altri valori (evento 3)") || strings.Contains(body, `class="flash"`) {
+		t.Errorf("the form sent again with other values: %d\n%s", code, body)
+	}
+	if u.seq("t1") != before {
+		t.Error("a form sent again with other values changed the log")
+	}
+	// A banner names the events the ledger holds, whatever the form was:
+	// a check-in marked absent is a check-in recorded, not "present".
+	code, loc, _ = u.post("/ui/t/t1/players", arbiter, "", url.Values{"_action": {"checkin"}, "_key": {"page2-checkin-p001"},
+		"round": {"1"}, "player": {"p001"}, "absent": {"1"}})
+	if got := banner(loc); code != http.StatusSeeOther || got != "Appello registrato: p001 (Evento 4)" {
+		t.Errorf("checked in absent: %d, banner %q", code, got)
+	}
+}
