@@ -7,6 +7,7 @@ import (
 
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/projections"
+	"github.com/referto/referto/projections/scoring"
 )
 
 // The sanction regimes of docs/rules.md#10-sanctions, one per ruleset "sanctions" value.
@@ -203,7 +204,7 @@ func (masterLadder) impose(t *projections.Tournament, c *ImposeSanction, s event
 		}
 	}
 	capOf := func(amount int) error {
-		available := maxRoundPoints(t.Ruleset.Scoring)
+		available := maxRoundPoints(t)
 		limit := available / 4
 		switch {
 		case int64(amount)*100 <= limit-used:
@@ -297,29 +298,27 @@ func (masterLadder) due(t *projections.Tournament, s *projections.Sanction, revo
 	return false
 }
 
-// maxRoundPoints is the most one player can score in one game under a
-// formula, in hundredths: the "points available in that round" of the
-// master 25% cap (pinned reading).
-func maxRoundPoints(formula string) int64 {
-	switch formula {
-	case "tp_bonus", "wins":
-		return 15000 // a RisiKo! scores 150
-	case "conv150":
-		return 15100
-	case "conv200", "conv2003":
-		return 20100
-	case "standard":
-		return 1300
-	case "faentino":
-		return 11000
-	case "spartaco", "veronese":
-		return 18600
-	case "maialino":
-		return 10300 // 86/2 + 60
-	case "triestino":
-		return 50000
-	case "cirki":
-		return 300
+// maxRoundPoints is the most one player can score in one game under the
+// tournament's scoring rules, in hundredths: the "points available in that
+// round" of the master 25% cap (pinned reading). It is what the scorer gives
+// a RisiKo! winner whose opponents scored nothing, at the largest table the
+// ruleset allows (triestino shares 400 on a table of 4, 500 on one of 5); no
+// game without a RisiKo! scores more under any formula. The winner's bonus is
+// the ruleset's.
+func maxRoundPoints(t *projections.Tournament) int64 {
+	var most int64
+	for _, n := range t.Ruleset.TableSizes {
+		seats := make([]scoring.Seat, n)
+		for i := range seats {
+			seats[i] = scoring.Seat{Player: fmt.Sprintf("s%d", i), Turn: i + 1, Status: scoring.Finished}
+		}
+		res, err := scoring.Score(t.Rules(), scoring.Table{Players: seats, Winner: "s0", Risiko: true})
+		if err != nil {
+			continue
+		}
+		for _, r := range res {
+			most = max(most, r.Score)
+		}
 	}
-	return 0
+	return most
 }

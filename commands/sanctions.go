@@ -67,8 +67,13 @@ func (c *ImposeSanction) Check() error {
 	if c.Kind == "disqualification" && c.Table == 0 {
 		errs = append(errs, fieldErr("table", "a disqualification is from a game: name the table"))
 	}
+	if c.Kind == "table_points" && c.Table == 0 {
+		errs = append(errs, fieldErr("table", "a table-points penalty lowers the table points of one game: name the table"))
+	}
 	if p := c.Penalty; p != nil && (p.Kind != "table_points" && p.Kind != "classification_points" || p.Amount < 1 || p.Amount > 10_000) {
 		errs = append(errs, fieldErr("penalty", "a table_points or classification_points penalty with an amount"))
+	} else if p != nil && p.Kind == "table_points" && c.Table == 0 {
+		errs = append(errs, fieldErr("table", "the penalty lowers the table points of one game: name the table, or choose a classification_points penalty"))
 	}
 	return errors.Join(errs...)
 }

@@ -90,9 +90,13 @@ type Ruleset struct {
 	// partita e l'espulsione dal torneo"); "withdrawn" places and scores him
 	// like a withdrawn player and keeps him in the tournament unless the
 	// offence also expels (rur-2015 art. 29: "Il giocatore squalificato è
-	// equiparato al giocatore ritirato (vedi art. 31)"). A log recorded
-	// before the parameter existed has none: it reads as "last", the rule
-	// that log was played and published under, so that it replays the same.
+	// equiparato al giocatore ritirato (vedi art. 31)"); "game" places him
+	// last with 0 points and keeps him in the tournament (campionato-2003:
+	// the arbiters may "espellere dalla partita uno o più giocatori in casi
+	// gravi", an expulsion from the tournament being the arbitration
+	// committee's separate decision). A log recorded before the parameter
+	// existed has none: it reads as "last", the rule that log was played and
+	// published under, so that it replays the same.
 	Disqualified string `json:"disqualified,omitempty"`
 	// Rulings is who rules on a contestation (docs/rules.md#13-contestation): "arbiters",
 	// the arbiter role as well as the appeals role (rur-2015 art. 9: the
@@ -151,6 +155,7 @@ func (r Ruleset) AnnulmentRule() string {
 const (
 	DisqualifiedLast      = "last"
 	DisqualifiedWithdrawn = "withdrawn"
+	DisqualifiedGame      = "game"
 	RulingsArbiters       = "arbiters"
 	RulingsAppeals        = "appeals"
 )
@@ -158,6 +163,13 @@ const (
 // DisqualifiedAsWithdrawn reports whether a disqualified player is placed,
 // scored and kept in the tournament like a withdrawn one (Disqualified).
 func (r Ruleset) DisqualifiedAsWithdrawn() bool { return r.Disqualified == DisqualifiedWithdrawn }
+
+// DisqualificationExpels reports whether a disqualification from a game
+// also expels the player from the tournament ("last", or a log that
+// predates the parameter).
+func (r Ruleset) DisqualificationExpels() bool {
+	return r.Disqualified == DisqualifiedLast || r.Disqualified == ""
+}
 
 // ArbitersRule reports whether the arbiter role may rule on contestations
 // (Rulings); the appeals role always may.
@@ -240,7 +252,7 @@ func preset(id string) (Ruleset, bool) {
 			Tiebreak: "rur", TableSizes: []int{4, 5}, SmallTableMax: 11, QualifyingRounds: 3, Knockout: "none",
 			Draw: "seeded-2003", Sanctions: "2003", Objectives: ObjectiveRef{ID: "rtu-16"},
 			LatePenaltyAfter: 10, LateRefuseAfter: 20, WithdrawalMalus: 150, ArmyLimit: 130, Annulment: AnnulNextRound,
-			Closings: allClosings(), Disqualified: DisqualifiedLast, Rulings: RulingsArbiters}, true
+			Closings: allClosings(), Disqualified: DisqualifiedGame, Rulings: RulingsArbiters}, true
 	case "master":
 		// Organizer's choice of rounds: three by default.
 		return Ruleset{Preset: id, Scoring: "tp_bonus", Bonus: 50, TieChain: "rur", TieAtTop: "chain",
@@ -393,7 +405,7 @@ func (r Ruleset) Validate() error {
 	}
 	// Empty only in a log recorded before these parameters existed.
 	if r.Disqualified != "" {
-		oneOf("disqualified", r.Disqualified, []string{DisqualifiedLast, DisqualifiedWithdrawn})
+		oneOf("disqualified", r.Disqualified, []string{DisqualifiedLast, DisqualifiedWithdrawn, DisqualifiedGame})
 	}
 	if r.Rulings != "" {
 		oneOf("rulings", r.Rulings, []string{RulingsArbiters, RulingsAppeals})
@@ -427,7 +439,7 @@ func paramNames() []string {
 func legacyEmpty(r Ruleset, param string) string {
 	switch {
 	case param == "disqualified" && r.Disqualified == "":
-		return fmt.Sprintf("must be %s or %s", DisqualifiedLast, DisqualifiedWithdrawn)
+		return fmt.Sprintf("must be %s, %s or %s", DisqualifiedLast, DisqualifiedWithdrawn, DisqualifiedGame)
 	case param == "rulings" && r.Rulings == "":
 		return fmt.Sprintf("must be %s or %s", RulingsArbiters, RulingsAppeals)
 	}

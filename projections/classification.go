@@ -177,7 +177,13 @@ func (t *Tournament) Classification() Classification {
 					gs = append(gs, phaseGames[p]...)
 				}
 			}
-			rows = scoring.Rank(scoring.StandingsRules{Edition: edition, Tiebreak: t.Ruleset.Tiebreak}, players, gs, pen, t.rolls())
+			// The formula's primary order (wins, medals) holds in every
+			// group as in the standings (edition 1 ranked groups by total).
+			rules := scoring.StandingsRules{Edition: edition, Tiebreak: t.Ruleset.Tiebreak}
+			if edition != scoring.Edition1 {
+				rules.Formula = t.Ruleset.Scoring
+			}
+			rows = scoring.Rank(rules, players, gs, pen, t.rolls())
 			if final {
 				rows = byPlace(rows, place)
 			}

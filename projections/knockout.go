@@ -22,7 +22,7 @@ const (
 // rur-2015 art. 29); an offence that also expels then appends its
 // expulsion.
 func (t *Tournament) Expels(kind string) bool {
-	return kind == "expulsion" || kind == "disqualification" && !t.Ruleset.DisqualifiedAsWithdrawn()
+	return kind == "expulsion" || kind == "disqualification" && t.Ruleset.DisqualificationExpels()
 }
 
 // applyKnockout folds renunciations, repechages, withdrawals, revocations,

@@ -41,7 +41,8 @@ func scoreConversion(c *tableContext, out []Result, base int, rows convRows) {
 		case p.Status == Eliminated:
 			v = hundredths(10 * p.EliminatedOrder)
 		case p.risiko:
-			v = hundredths(base+1) - int64(c.secondTP())
+			// base + (100 − tp(second))/100, W = 100 less his penalty.
+			v = hundredths(base) + int64(max(0, p.effTP()-c.secondTP()))
 		case out[i].Win:
 			v = hundredths(base) + int64(max(0, p.tp-c.secondTP()))
 		default:

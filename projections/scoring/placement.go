@@ -9,8 +9,11 @@ import (
 // placed is a seat with what placement computed for it.
 type placed struct {
 	Seat
-	tp         int  // table points after penalties
-	risiko     bool // the risiko winner
+	tp     int  // table points after penalties
+	risiko bool // the risiko winner
+	// risikoTP is what the risiko winner's table points count: 100, less his
+	// table-points penalty (edition 1: 100 whatever the penalty).
+	risikoTP   int
 	place      int
 	shared     int // how many players share this place (1 when alone)
 	unresolved bool
@@ -41,13 +44,11 @@ func (c *tableContext) isWinner(i int) bool {
 	return p.place == 1 && p.shared == 1 && p.active()
 }
 
-// w is the winner's table points W of docs/rules.md#5-scoring-formulas: 100 after a risiko
-// (campionato-2003 "Il raggiungimento dell'obbiettivo viene conteggiato … 100"),
-// otherwise the table points of the player placed first.
+// w is the winner's table points W of docs/rules.md#5-scoring-formulas: 100 after a
+// risiko (campionato-2003 "Il raggiungimento dell'obbiettivo viene conteggiato … 100")
+// less the winner's table-points penalty, otherwise the table points of the player
+// placed first.
 func (c *tableContext) w() int {
-	if c.risiko {
-		return 100
-	}
 	return c.seats[0].effTP()
 }
 
@@ -64,13 +65,15 @@ func (c *tableContext) secondTP() int {
 	return c.seats[1].effTP()
 }
 
-// effTP is the table points a formula uses: the risiko winner counts 100, an
+// effTP is the table points a formula uses: the risiko winner counts 100 (less
+// his table-points penalty: it "lowers the player's table points", and he
+// stays first; docs/rules.md#44-pinned-a-table-points-penalty-re-places-the-table), an
 // eliminated or disqualified player, or a withdrawn one who left the game, 0;
 // anyone else the points after penalties.
 func (p *placed) effTP() int {
 	switch {
 	case p.risiko:
-		return 100
+		return p.risikoTP
 	case p.Status == Eliminated || p.Status == Disqualified || p.left:
 		return 0
 	}
@@ -153,7 +156,7 @@ func cmpDesc(pairs ...int) int {
 //     after every player still in it, sharing one place;
 //   - eliminated players after them, the last eliminated highest;
 //   - disqualified players last, sharing the last place.
-func place(t Table, ch chain, mode tieMode, leave bool) (*tableContext, error) {
+func place(t Table, ch chain, mode tieMode, leave bool, edition Edition) (*tableContext, error) {
 	c := &tableContext{n: len(t.Players)}
 	var top, active, left, elim, disq []*placed
 	for _, s := range t.Players {
@@ -163,7 +166,10 @@ func place(t Table, ch chain, mode tieMode, leave bool) (*tableContext, error) {
 		}
 		switch {
 		case t.Risiko && s.Player == t.Winner && top == nil && s.Status == Finished:
-			p.risiko = true
+			p.risiko, p.risikoTP = true, 100
+			if edition != Edition1 {
+				p.risikoTP -= t.Penalties[s.Player]
+			}
 			top = append(top, p)
 		case p.active():
 			active = append(active, p)

@@ -207,8 +207,15 @@ func TestPlacement(t *testing.T) {
 			want:  "B:1:10000 A:2:4500 C:3:1000 D:4:500",
 		},
 		{
-			name:  "penalty: the risiko winner stays first (pinned)",
+			// W = 100 − 25 = 75: A 150 + (75 − 50)/100; B 100 − 25 → at least 80.
+			name:  "penalty: the risiko winner stays first, his W lowered by it (pinned)",
 			rules: Rules{Formula: "conv150"},
+			table: Table{Players: []Seat{fin("A", 1, 20), fin("B", 2, 50), fin("C", 3, 10), fin("D", 4, 5)}, Winner: "A", Risiko: true, Penalties: map[string]int{"A": 25}},
+			want:  "A:1:15025 B:2:8000 C:3:6000 D:4:4000",
+		},
+		{
+			name:  "edition 1: a penalty did not touch the risiko winner's score",
+			rules: Rules{Edition: Edition1, Formula: "conv150"},
 			table: Table{Players: []Seat{fin("A", 1, 20), fin("B", 2, 50), fin("C", 3, 10), fin("D", 4, 5)}, Winner: "A", Risiko: true, Penalties: map[string]int{"A": 25}},
 			want:  "A:1:15050 B:2:8000 C:3:6000 D:4:4000",
 		},

@@ -234,7 +234,7 @@ func Score(r Rules, t Table) ([]Result, error) {
 			return nil, fmt.Errorf("%w %q for player %q", ErrUnknownStatus, s.Status, s.Player)
 		}
 	}
-	c, err := place(t, chain, mode, f.withdrawnLeave && r.Edition != Edition1)
+	c, err := place(t, chain, mode, f.withdrawnLeave && r.Edition != Edition1, r.Edition)
 	if err != nil {
 		return nil, err
 	}

@@ -1,7 +1,7 @@
 package scoring
 
 // scoreSpartaco is rtu formula "Spartaco": the winner 100 + table points (186 with a
-// risiko), the losers 100 − the gap from the winner, eliminated players as losers with
+// risiko, less the winner's table-points penalty), the losers 100 − the gap from the winner, eliminated players as losers with
 // 0 table points. Pinned: "in caso di risiko subito si prende un malus di 14
 // punti-torneo" is the losers' whole score when the winner made risiko: −14, eliminated
 // players included. A disqualified player scores 0.
@@ -12,7 +12,7 @@ func scoreSpartaco(c *tableContext, out []Result) {
 		case p.Status == Disqualified:
 			v = 0
 		case p.risiko:
-			v = hundredths(186)
+			v = hundredths(86 + p.effTP()) // 186, less his table-points penalty
 		case c.risiko:
 			v = hundredths(-14)
 		case out[i].Win:

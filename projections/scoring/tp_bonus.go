@@ -3,7 +3,7 @@ package scoring
 // scoreTPBonus is "punti tavolo più bonus" (rur-2015 art. 1; rtu "punti tavolo con
 // bonus per la vittoria"): the winner scores table points + bonus (default 50), the
 // others their table points, eliminated and disqualified players 0; a risiko scores
-// 100 + bonus (150). Under split_bonus (rtu: "Nel caso ci siano due giocatori primi con
+// 100 + bonus (150), less the winner's table-points penalty. Under split_bonus (rtu: "Nel caso ci siano due giocatori primi con
 // gli stessi punti al tavolo il bonus viene diviso a metà … Se la parità riguarda più di
 // due giocatori il bonus non viene assegnato") two players tied first score their table
 // points + half the bonus each and three or more tied first score their table points.
@@ -15,7 +15,7 @@ func scoreTPBonus(c *tableContext, out []Result) {
 		case p.Status == Eliminated || p.Status == Disqualified:
 			v = 0
 		case p.risiko:
-			v = hundredths(100 + c.bonus)
+			v = hundredths(p.effTP() + c.bonus)
 		case out[i].Win:
 			v = hundredths(p.tp + c.bonus)
 		case p.place == 1 && p.shared == 2:
