@@ -173,9 +173,15 @@ func (c *RecordResult) report(t *projections.Tournament, tb *projections.Table) 
 	// A tie the whole chain cannot break ends in a die roll at the table,
 	// which the report must carry; without it the order would be the order
 	// the lines were typed in.
+	// Where the table's placement decides who goes on (a knockout round, or
+	// game 1 of rtu's direct elimination), a shared place (split_bonus,
+	// maialino) still needs its order: the chain's, then the die's (rtu:
+	// "questi i criteri solitamente usati per stabilire il vincitore della
+	// partita: … lancio del dado").
+	decides := placementDecides(t, c.Round)
 	var tied []string
 	for _, r := range res {
-		if r.Unresolved {
+		if r.Unresolved || decides && r.Level {
 			tied = append(tied, r.Player)
 		}
 	}
@@ -195,6 +201,18 @@ func (c *RecordResult) report(t *projections.Tournament, tb *projections.Table) 
 		}
 	}
 	return ev, nil
+}
+
+// placementDecides reports whether the placement at the tables of round
+// decides who goes on or where they are classified: a knockout round, or the
+// single qualifying game of rtu's direct elimination, whose table winners go
+// to the semifinals.
+func placementDecides(t *projections.Tournament, round int) bool {
+	r := t.Round(round)
+	if r == nil {
+		return false
+	}
+	return r.Phase != projections.PhaseQualifying || t.Ruleset.Knockout == "direct" || t.Ruleset.Knockout == "direct-second-chance"
 }
 
 // boardCheck fills ev.Players from the payload, computing or checking the

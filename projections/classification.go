@@ -96,6 +96,7 @@ func (t *Tournament) Classification() Classification {
 	secondChance := map[string][]scoring.Game{} // rtu: "seconda partita di qualificazione"
 	koGames := map[string][]scoring.Game{}      // every knockout game
 	place := map[string]int{}
+	atTable := map[string]int{} // result order at the final and finalina tables
 	for _, r := range t.Rounds {
 		if r.Phase == PhaseQualifying {
 			continue
@@ -117,6 +118,11 @@ func (t *Tournament) Classification() Classification {
 				koGames[res.Player] = append(koGames[res.Player], g)
 				if label == PhaseFinal || label == PhaseFinalina {
 					place[res.Player] = res.Place
+					if edition != scoring.Edition1 {
+						// Within a shared place, the table's order: the
+						// chain's, then the die's, as at any knockout table.
+						atTable[res.Player] = len(atTable)
+					}
 				}
 			}
 		}
@@ -185,7 +191,7 @@ func (t *Tournament) Classification() Classification {
 			}
 			rows = scoring.Rank(rules, players, gs, pen, t.rolls())
 			if final {
-				rows = byPlace(rows, place)
+				rows = byPlace(rows, place, atTable)
 			}
 		}
 		base := rank
@@ -215,7 +221,12 @@ func (t *Tournament) Classification() Classification {
 // byPlace orders the rows of a final table by placement there; players
 // without a placement yet keep the group ranking after those placed. A place
 // shared by a split bonus keeps the tie chain's order and its tie flags.
-func byPlace(rows []scoring.Row, place map[string]int) []scoring.Row {
+//
+// With atTable (edition 2: each placed player's position in the table's
+// results), a shared place keeps the table's order, the chain's then the
+// die's, which the report had to settle at a knockout table; nothing placed
+// is left tied then.
+func byPlace(rows []scoring.Row, place, atTable map[string]int) []scoring.Row {
 	out := slices.Clone(rows)
 	slices.SortStableFunc(out, func(a, b scoring.Row) int {
 		pa, pb := place[a.Player], place[b.Player]
@@ -227,12 +238,17 @@ func byPlace(rows []scoring.Row, place map[string]int) []scoring.Row {
 		case pb == 0:
 			return -1
 		}
+		if pa == pb && len(atTable) > 0 {
+			return atTable[a.Player] - atTable[b.Player]
+		}
 		return pa - pb
 	})
 	for i := range out {
 		// A placement decided at the table needs no roll; only a shared
 		// place with equal totals can leave a tie.
-		if p := place[out[i].Player]; p > 0 {
+		if p := place[out[i].Player]; p > 0 && len(atTable) > 0 {
+			out[i].TieUnresolved, out[i].TieGroup = false, 0
+		} else if p > 0 {
 			shared := false
 			for j := range out {
 				if j != i && place[out[j].Player] == p {

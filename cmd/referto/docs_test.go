@@ -116,7 +116,7 @@ func TestNothingReachesBesideTheRepository(t *testing.T) {
 }
 
 // TestRulesAreCitedInsideTheRepository: nothing cites the team's
-// documents by their old names ("RULES §7", "RULES.md", "DESIGN.md"), which
+// documents by their old names ("docs/rules.md#7-formats-and-the-rur-knockout", "RULES.md", "DESIGN.md"), which
 // a user of the repository does not have; rules are cited by their section
 // of docs/rules.md, the contract as api/openapi.yaml. The reference
 // vectors' own description is theirs, copied as is.

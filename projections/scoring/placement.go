@@ -17,6 +17,9 @@ type placed struct {
 	place      int
 	shared     int // how many players share this place (1 when alone)
 	unresolved bool
+	// level reports a player sharing his place with one the chain and the
+	// rolls do not separate from him (orderShared).
+	level bool
 	// left reports a withdrawn player who left the game when he withdrew
 	// (campionato-2003: his territories became neutral).
 	left bool
@@ -202,6 +205,13 @@ func place(t Table, ch chain, mode tieMode, leave bool, edition Edition) (*table
 		group := active[i:j]
 		share := mode == tieShared || (mode == tieSplitAtTop && next == 1)
 		if share || len(group) == 1 {
+			if len(group) > 1 && edition != Edition1 {
+				// The place and the bonus are shared; the order within
+				// them is the chain's, then the rolls', so that a
+				// knockout table has one winner who goes through
+				// whatever order the lines were typed in.
+				orderShared(group, ch, t.Rolls)
+			}
 			for _, p := range group {
 				p.place, p.shared = next, len(group)
 			}
@@ -242,6 +252,27 @@ func breakTie(group []*placed, ch chain, rolls map[string]int) {
 		}
 		if j-i > 1 {
 			byRoll(group[i:j], rolls)
+		}
+		i = j
+	}
+}
+
+// orderShared orders a group sharing a place by the chain, then by the
+// recorded die rolls; players neither separates are marked level. Nobody is
+// unresolved: the shared place needs no roll, only a winner who goes on
+// does.
+func orderShared(group []*placed, ch chain, rolls map[string]int) {
+	slices.SortStableFunc(group, ch.cmp)
+	for i := 0; i < len(group); {
+		j := i + 1
+		for j < len(group) && ch.cmp(group[i], group[j]) == 0 {
+			j++
+		}
+		if j-i > 1 {
+			byRoll(group[i:j], rolls)
+			for _, p := range group[i:j] {
+				p.level, p.unresolved = p.unresolved, false
+			}
 		}
 		i = j
 	}

@@ -192,7 +192,7 @@ func TestPlacement(t *testing.T) {
 			name:  "split_bonus: halves an odd bonus exactly",
 			rules: Rules{Formula: "tp_bonus", TieAtTop: SplitBonus, Bonus: 25},
 			table: Table{Players: []Seat{fin("A", 1, 50), fin("B", 2, 50), fin("C", 3, 10), fin("D", 4, 5)}},
-			want:  "A:1:6250 B:1:6250 C:3:1000 D:4:500",
+			want:  "B:1:6250 A:1:6250 C:3:1000 D:4:500",
 		},
 		{
 			name:  "split_bonus: formulas without a winner bonus use the chain",
@@ -296,6 +296,41 @@ func TestScoreErrors(t *testing.T) {
 			rs, err := Score(tc.rules, tc.table)
 			if !errors.Is(err, tc.want) || rs != nil {
 				t.Errorf("got %v, %v; want %v", rs, err, tc.want)
+			}
+		})
+	}
+}
+
+// TestSharedPlaceOrder: given two players sharing first place under
+// split_bonus, then the place and the bonus stay shared, and the order within
+// the place is the tie chain's, then the recorded die rolls'; players neither
+// separates are Level (a knockout report must then carry the rolls).
+func TestSharedPlaceOrder(t *testing.T) {
+	rules := Rules{Formula: "tp_bonus", TieChain: ChainRTU, TieAtTop: SplitBonus, Bonus: 50}
+	seats := func(offA, offB int) []Seat {
+		a, b := fin("A", 1, 60), fin("B", 2, 60)
+		a.OffObjectivePoints, b.OffObjectivePoints = offA, offB
+		return []Seat{a, b, fin("C", 3, 30), fin("D", 4, 10)}
+	}
+	for _, tc := range []struct {
+		name      string
+		table     Table
+		want      string
+		wantLevel bool
+	}{
+		{"the chain orders the shared place: B's off-objective points", Table{Players: seats(5, 20)}, "B:1:8500 A:1:8500 C:3:3000 D:4:1000", false},
+		{"level on the whole chain: the report's order, Level", Table{Players: seats(5, 5)}, "A:1:8500 B:1:8500 C:3:3000 D:4:1000", true},
+		{"level on the chain: the rolls order it", Table{Players: seats(5, 5), Rolls: map[string]int{"A": 2, "B": 6}}, "B:1:8500 A:1:8500 C:3:3000 D:4:1000", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := mustScore(t, rules, tc.table)
+			if got := placing(res); got != tc.want {
+				t.Errorf("got  %s\nwant %s", got, tc.want)
+			}
+			for _, r := range res[:2] {
+				if r.Level != tc.wantLevel || r.Unresolved || r.Win {
+					t.Errorf("%s: level %v unresolved %v win %v, want level %v, resolved, no single winner", r.Player, r.Level, r.Unresolved, r.Win, tc.wantLevel)
+				}
 			}
 		})
 	}

@@ -142,6 +142,11 @@ type Result struct {
 	// Unresolved reports that the player's place depends on a die roll that is not
 	// recorded; the place given is provisional (seat order).
 	Unresolved bool
+	// Level reports a player who shares his place (split_bonus, maialino) with
+	// another whom neither the tie chain nor the recorded die rolls separate:
+	// their order within the place is the report's. It matters only where the
+	// table's winner goes through to the next phase.
+	Level bool
 }
 
 // Errors returned by Score. They are wrapped with the offending value.
@@ -249,6 +254,7 @@ func Score(r Rules, t Table) ([]Result, error) {
 			OthersOut:   c.outCount - boolInt(p.Status.out()),
 			TablePoints: p.tp,
 			Unresolved:  p.unresolved,
+			Level:       p.level,
 			Win:         c.isWinner(i),
 		}
 	}
