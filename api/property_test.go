@@ -110,31 +110,37 @@ func TestPropertyStandingsEqualFoldOfLog(t *testing.T) {
 	}
 }
 
-// rollTies records die rolls, as the arbiters would, until no tie is left
-// (bounded), and returns how many rolls it recorded. Equal rolls leave a
-// smaller tie that rolls again.
+// rollTies records die rolls, as the arbiters would, for every tie the
+// standings show until none is left (bounded), and returns how many rolls
+// it recorded. Equal rolls leave a smaller tie that rolls again.
 func (s *stack) rollTies(tour, token string, rng *rand.Rand) int {
+	s.t.Helper()
+	return s.rollView(tour, "standings", token, rng)
+}
+
+// rollView is rollTies for a view's ties: "standings" or "classification".
+func (s *stack) rollView(tour, view, token string, rng *rand.Rand) int {
 	s.t.Helper()
 	total := 0
 	for range 50 {
-		n := s.rollOnce(tour, token, rng)
+		n := s.rollOnce(tour, view, token, rng)
 		if n == 0 {
 			return total
 		}
 		total += n
 	}
-	s.t.Fatalf("%s: ties still unresolved after 50 rounds of rolls", tour)
+	s.t.Fatalf("%s: ties in the %s still unresolved after 50 rounds of rolls", tour, view)
 	return total
 }
 
-func (s *stack) rollOnce(tour, token string, rng *rand.Rand) int {
+func (s *stack) rollOnce(tour, view, token string, rng *rand.Rand) int {
 	var v struct {
 		Rows []struct {
 			Player   string `json:"player"`
 			TieGroup int    `json:"tie_group"`
 		} `json:"rows"`
 	}
-	json.Unmarshal(s.must(200, "GET", "/v1/tournaments/"+tour+"/standings", "", nil).body, &v)
+	json.Unmarshal(s.must(200, "GET", "/v1/tournaments/"+tour+"/"+view, "", nil).body, &v)
 	groups := map[int][]string{}
 	var order []int
 	for _, r := range v.Rows {

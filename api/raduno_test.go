@@ -248,44 +248,6 @@ func (s *stack) tablesWithResults(tour string, round int) []resultTable {
 	return v.Tables
 }
 
-// rollView records die rolls for every tie a view (standings or
-// classification) shows, until none is left (bounded).
-func (s *stack) rollView(tour, view, token string, rng *rand.Rand) {
-	s.t.Helper()
-	for range 30 {
-		var v struct {
-			Rows []struct {
-				Player   string `json:"player"`
-				TieGroup int    `json:"tie_group"`
-			} `json:"rows"`
-		}
-		if err := json.Unmarshal(s.must(200, "GET", "/v1/tournaments/"+tour+"/"+view, "", nil).body, &v); err != nil {
-			s.t.Fatal(err)
-		}
-		groups := map[int][]string{}
-		var order []int
-		for _, r := range v.Rows {
-			if r.TieGroup > 0 {
-				if groups[r.TieGroup] == nil {
-					order = append(order, r.TieGroup)
-				}
-				groups[r.TieGroup] = append(groups[r.TieGroup], r.Player)
-			}
-		}
-		if len(order) == 0 {
-			return
-		}
-		for _, g := range order {
-			rolls := make([]int, len(groups[g]))
-			for i := range rolls {
-				rolls[i] = 1 + rng.IntN(6)
-			}
-			s.must(201, "POST", "/v1/tournaments/"+tour+"/commands", token, map[string]any{"type": "RecordTieBreakRoll", "players": groups[g], "rolls": rolls})
-		}
-	}
-	s.t.Fatalf("%s: ties in the %s still unresolved after 30 rounds of rolls", tour, view)
-}
-
 // best returns a player's best score among rounds and the earliest round
 // he obtained it in.
 func best(scores map[int]int64, rounds []int) (int64, int) {

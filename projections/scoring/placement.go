@@ -262,19 +262,9 @@ func breakTie(group []*placed, ch chain, rolls map[string]int) {
 // unresolved: the shared place needs no roll, only a winner who goes on
 // does.
 func orderShared(group []*placed, ch chain, rolls map[string]int) {
-	slices.SortStableFunc(group, ch.cmp)
-	for i := 0; i < len(group); {
-		j := i + 1
-		for j < len(group) && ch.cmp(group[i], group[j]) == 0 {
-			j++
-		}
-		if j-i > 1 {
-			byRoll(group[i:j], rolls)
-			for _, p := range group[i:j] {
-				p.level, p.unresolved = p.unresolved, false
-			}
-		}
-		i = j
+	breakTie(group, ch, rolls)
+	for _, p := range group {
+		p.level, p.unresolved = p.unresolved, false
 	}
 }
 
