@@ -119,7 +119,21 @@ func (c *DrawTables) decideQualifying(t *projections.Tournament, in Input) ([]ev
 		}
 	}
 	players = append(players, seated...)
-	req := draw.Request{Algorithm: alg, Round: c.Round, Sizes: rs.TableSizes, SmallTableMax: rs.SmallTableMax,
+	sizes := rs.TableSizes
+	if editionAtLeast(t, 2) {
+		// Direct elimination: every table sends its winner to the
+		// semifinals, which seat at most 5 tables.
+		var fits func(int) bool
+		var err error
+		if sizes, fits, err = feederSizes(t, c.Round, len(players)); err != nil {
+			return nil, err
+		}
+		if fits != nil && len(c.Tables) > 0 && !fits(len(c.Tables)) {
+			return nil, &FieldError{Field: "tables", Rule: ruleKnockout(rs), Msg: fmt.Sprintf("%d tables in round %d send more winners to the semifinals than %d tables seat: %s",
+				len(c.Tables), c.Round, maxSemifinalTables, ruleSemifinals)}
+		}
+	}
+	req := draw.Request{Algorithm: alg, Round: c.Round, Sizes: sizes, SmallTableMax: rs.SmallTableMax,
 		Entrants: entrants(t, players), Past: past(t)}
 	return c.run(t, in, req, projections.PhaseQualifying, seated)
 }
