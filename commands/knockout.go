@@ -574,6 +574,11 @@ func (c *DrawTables) decideKnockout(t *projections.Tournament, in Input) ([]even
 	if len(seated) == 0 {
 		return nil, ruleErr(p.rule, "nobody qualified for the %s", p.phase)
 	}
+	if editionAtLeast(t, 2) {
+		if err := knockoutCall(t, c.Round, append(slices.Clone(seated), p.byes...)); err != nil {
+			return nil, err
+		}
+	}
 	req.Entrants = entrants(t, seated)
 	evs, err := c.run(t, in, req, p.phase, nil)
 	if err != nil {
@@ -586,6 +591,35 @@ func (c *DrawTables) decideKnockout(t *projections.Tournament, in Input) ([]even
 		out = append(out, r)
 	}
 	return append(out, drawn), nil
+}
+
+// knockoutCall: once the call of a knockout round has started, its draw
+// waits until every entrant of the round (the players qualified for the
+// phase, byes included) is checked in or marked absent
+// (docs/rules.md#111-pinned-the-call-of-a-round-is-optional); one marked absent has renounced
+// with his check-in (absentFromKnockout) and is no entrant any more. This is
+// edition 2's reading: edition 1 drew knockout rounds without the call.
+func knockoutCall(t *projections.Tournament, round int, entrants []string) error {
+	called := t.CheckIns[round]
+	if len(called) == 0 {
+		return nil
+	}
+	var missing, absent []string
+	for _, id := range entrants {
+		switch ci, ok := called[id]; {
+		case !ok:
+			missing = append(missing, id)
+		case !ci.Admitted:
+			absent = append(absent, id)
+		}
+	}
+	if len(missing) > 0 {
+		return callIncomplete(round, missing)
+	}
+	if len(absent) > 0 {
+		return ruleErr("docs/rules.md#11-check-in-and-lateness", "%s did not answer the call of round %d and still hold a place: record the renunciation (Renounce) first", strings.Join(absent, ", "), round)
+	}
+	return nil
 }
 
 // describePhase renders a phase for messages.

@@ -90,11 +90,7 @@ func qualifyingAlgorithm(rs events.Ruleset, round int) string {
 func (c *DrawTables) decideQualifying(t *projections.Tournament, in Input) ([]events.Event, error) {
 	rs := t.Ruleset
 	if missing := notCalled(t, c.Round); len(missing) > 0 {
-		shown := missing
-		if len(shown) > 10 {
-			shown = append(slices.Clone(shown[:10]), fmt.Sprintf("and %d more", len(missing)-10))
-		}
-		return nil, ruleErr("docs/rules.md#11-check-in-and-lateness", "the call of round %d is incomplete: check in or mark absent %s", c.Round, strings.Join(shown, ", "))
+		return nil, callIncomplete(c.Round, missing)
 	}
 	players, pool := participants(t, c.Round)
 	alg := qualifyingAlgorithm(rs, c.Round)
@@ -232,6 +228,15 @@ func notCalled(t *projections.Tournament, round int) []string {
 		}
 	}
 	return out
+}
+
+// callIncomplete refuses a draw whose call is not over.
+func callIncomplete(round int, missing []string) error {
+	shown := missing
+	if len(shown) > 10 {
+		shown = append(slices.Clone(shown[:10]), fmt.Sprintf("and %d more", len(missing)-10))
+	}
+	return ruleErr("docs/rules.md#11-check-in-and-lateness", "the call of round %d is incomplete: check in or mark absent %s", round, strings.Join(shown, ", "))
 }
 
 // absentReserves lists unseated reserves who did not check in for a round
