@@ -250,7 +250,7 @@ func planKnockout(t *projections.Tournament, round int) (*plan, error) {
 			// The fewest tables, so that the final seats at most 5.
 			p.sizes = fewestTablesFirst(rs.TableSizes)
 			p.fits = func(tables int) bool { return tables <= maxSemifinalTables }
-			if most := maxSemifinalTables * slices.Max(rs.TableSizes); len(winners) > most {
+			if most := maxSemifinalists(rs); len(winners) > most {
 				return nil, ruleErr(p.rule, "%d players qualified for the semifinals, and the semifinals seat at most %d tables (%d players), so that the final has at most %d: %s",
 					len(winners), maxSemifinalTables, most, maxSemifinalTables, ruleSemifinals)
 			}
@@ -320,6 +320,16 @@ func editionAtLeast(t *projections.Tournament, n int) bool {
 	return t.Ruleset.RulesEdition() >= n
 }
 
+// maxSemifinalists is how many players the semifinals of direct
+// elimination seat at most: 5 tables of the largest size.
+func maxSemifinalists(rs events.Ruleset) int {
+	largest := 0
+	for _, n := range rs.TableSizes {
+		largest = max(largest, n)
+	}
+	return maxSemifinalTables * largest
+}
+
 // directElimination reports whether the ruleset's knockout is rtu's direct
 // elimination, with or without a second chance.
 func directElimination(rs events.Ruleset) bool {
@@ -355,7 +365,7 @@ func feederSizes(t *projections.Tournament, round, n int) (sizes []int, fits fun
 	if !directElimination(rs) || round >= phaseRound(t, projections.PhaseSemifinal) || n == 0 {
 		return pref, nil, nil
 	}
-	most := maxSemifinalTables * slices.Max(rs.TableSizes)
+	most := maxSemifinalists(rs)
 	before := 0
 	for r := 1; r < round; r++ {
 		before += len(tableWinners(t.Round(r)))
