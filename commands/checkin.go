@@ -113,14 +113,17 @@ func (c *CheckIn) decide(t *projections.Tournament) ([]events.Event, error) {
 	ev := events.PlayerCheckedIn{Round: c.Round, Player: c.Player, MinutesLate: c.MinutesLate, Admitted: true}
 	if c.Absent {
 		ev.Admitted, ev.Absent, ev.MinutesLate = false, true, 0
-		return []events.Event{ev}, nil
+		more, err := absentFromKnockout(t, c.Round, c.Player, fmt.Sprintf("absent at the call of round %d", c.Round))
+		return append([]events.Event{ev}, more...), err
 	}
 	if rs.LateRefuseAfter > 0 && c.MinutesLate > rs.LateRefuseAfter {
 		ev.Admitted, ev.Rule = false, lateRule
 		if seatedLate {
 			ev.Rule += ": seated but may not play; substitute a reserve or record the player absent from the game"
+			return []events.Event{ev}, nil
 		}
-		return []events.Event{ev}, nil
+		more, err := absentFromKnockout(t, c.Round, c.Player, fmt.Sprintf("%d minutes late at the call of round %d: may not play", c.MinutesLate, c.Round))
+		return append([]events.Event{ev}, more...), err
 	}
 	out := []events.Event{ev}
 	if rs.LatePenaltyAfter > 0 && c.MinutesLate > rs.LatePenaltyAfter {
@@ -131,6 +134,29 @@ func (c *CheckIn) decide(t *projections.Tournament) ([]events.Event, error) {
 			Reason: fmt.Sprintf("%d minutes late: leaves the first three cards conquered in the deck", c.MinutesLate)})
 	}
 	return out, nil
+}
+
+// absentFromKnockout: a player who will not play a knockout round he is
+// called for (absent, or too late to be admitted) renounces its phase, as
+// if he had said so (docs/rules.md#111-pinned-the-call-of-a-round-is-optional): the Renounced event,
+// and what a renunciation then does (the cut recomputed, or the repechage
+// of rur-2015 art. 8), follow the check-in in the same commit. Nothing
+// follows for a qualifying round, a reserve, or a player who renounced
+// already.
+func absentFromKnockout(t *projections.Tournament, round int, player, reason string) ([]events.Event, error) {
+	phases := knockoutPhases(t)
+	i := round - t.Ruleset.QualifyingRounds - 1
+	if len(t.Rounds) == 0 || i < 0 || i >= len(phases) || t.Players[player].Status != projections.StatusActive {
+		return nil, nil
+	}
+	if _, done := t.Renounced[player]; done {
+		return nil, nil
+	}
+	effect, more, err := replaceQualifier(t, phases[i], player)
+	if err != nil {
+		return nil, err
+	}
+	return append([]events.Event{events.Renounced{Player: player, Phase: phases[i], Effect: effect, Reason: reason}}, more...), nil
 }
 
 // nextSanctionID names the k-th sanction appended by one decision.

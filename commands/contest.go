@@ -21,7 +21,9 @@ import (
 //     its round ends (every table of it has a result); a provisional
 //     classification until the final one is published, the final one until
 //     it is published (that is: never after); a registration until the entry
-//     list is closed; a check-in until its round is drawn;
+//     list is closed; a check-in until its round is drawn; a renunciation,
+//     a repechage or a withdrawal until the first result of the round it
+//     concerns; a tie-break roll until the next draw or publication;
 //   - or the claim names a direct effect that persists in the state as
 //     replayed now (rur-2015 art. 20: "a meno che i loro effetti diretti non
 //     permangano al momento della contestazione");
@@ -144,7 +146,57 @@ func locate(t *projections.Tournament, seq uint64) (contested, bool) {
 			}
 		}
 	}
+	for _, a := range t.Acts {
+		if a.Seq == seq {
+			return locateAct(t, a), true
+		}
+	}
 	return contested{}, false
+}
+
+// locateAct judges the window of a renunciation, a repechage, a withdrawal
+// (docs/rules.md#131-pinned-tournament-level-windows): open, like a draw,
+// until the first result of the round it concerns; and of a tie-break roll:
+// open until the next draw or publication, which are the first to read it.
+func locateAct(t *projections.Tournament, a projections.Act) contested {
+	c := contested{seq: a.Seq, players: a.Players}
+	if a.Type == events.TypeTieBreakRolled {
+		c.kind, c.open = "tie-break roll", !finalPublished(t)
+		for _, r := range t.Rounds {
+			if r.Drawn > a.Seq {
+				c.open = false
+			}
+		}
+		for _, p := range t.Publications {
+			if p.Seq > a.Seq {
+				c.open = false
+			}
+		}
+		c.window = "docs/rules.md#131-pinned-tournament-level-windows: a tie-break roll is open until the next draw or publication"
+		return c
+	}
+	round := a.Round
+	switch a.Type {
+	case events.TypeRenounced:
+		c.kind = "renunciation"
+	case events.TypeRepechaged:
+		c.kind = "repechage"
+	default:
+		c.kind = "withdrawal"
+	}
+	if round == 0 {
+		round = phaseRound(t, a.Phase)
+	}
+	c.round, c.open = round, !finalPublished(t)
+	if r := t.Round(round); r != nil {
+		for _, tb := range r.Tables {
+			if tb.Report != nil {
+				c.open = false
+			}
+		}
+	}
+	c.window = fmt.Sprintf("docs/rules.md#131-pinned-tournament-level-windows: a %s is open until the first result of the round it concerns (round %d)", c.kind, round)
+	return c
 }
 
 // persisting reports whether an effect of the contested event is present in

@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
@@ -115,6 +116,11 @@ type plan struct {
 	bands  [][]string // draw by bands (one of each per table)
 	groups [][]string // fixed tables (final, finalina)
 	random []string   // drawn at random at the ruleset's table sizes
+	// sizes, when set, replace the ruleset's table sizes for random;
+	// fits, when set, tells whether a number of tables is allowed (a manual
+	// draw's too).
+	sizes  []int
+	fits   func(tables int) bool
 	labels map[string]string
 	// repechages decided at this draw, to append before TablesDrawn.
 	repechages []events.Repechaged
@@ -224,6 +230,12 @@ func planKnockout(t *projections.Tournament, round int) (*plan, error) {
 			}
 		}
 		p.seeds = p.random
+		if editionAtLeast(t, 2) {
+			var err error
+			if p.sizes, p.fits, err = feederSizes(t, round, len(p.random)); err != nil {
+				return nil, err
+			}
+		}
 	case p.phase == projections.PhaseSemifinal: // direct elimination
 		var winners []string
 		for r := 1; r < round; r++ {
@@ -234,6 +246,15 @@ func planKnockout(t *projections.Tournament, round int) (*plan, error) {
 			winners = append(winners, q...)
 		}
 		p.random, p.seeds = winners, winners
+		if editionAtLeast(t, 2) {
+			// The fewest tables, so that the final seats at most 5.
+			p.sizes = fewestTablesFirst(rs.TableSizes)
+			p.fits = func(tables int) bool { return tables <= maxSemifinalTables }
+			if most := maxSemifinalists(rs); len(winners) > most {
+				return nil, ruleErr(p.rule, "%d players qualified for the semifinals, and the semifinals seat at most %d tables (%d players), so that the final has at most %d: %s",
+					len(winners), maxSemifinalTables, most, maxSemifinalTables, ruleSemifinals)
+			}
+		}
 	case p.phase == projections.PhaseFinal && (rs.Knockout == "final4" || rs.Knockout == "final4+8"):
 		n := 4
 		if rs.Knockout == "final4+8" {
@@ -271,6 +292,122 @@ func planKnockout(t *projections.Tournament, round int) (*plan, error) {
 		return nil, ruleErr(p.rule, "no plan for the %s of knockout %q", p.phase, rs.Knockout)
 	}
 	return p, nil
+}
+
+// Direct elimination (rtu, "eliminazione diretta senza seconda chance":
+// "prima partita di qualificazione: 16 tavoli da 4 giocatori (nell'ipotesi
+// massima 25 tavoli da 5 giocatori) - seconda partita le semifinali: 4
+// tavoli da 4 giocatori (nell'ipotesi massima 5 tavoli da 5 giocatori) -
+// terza partita la finale: 1 tavolo con i 4 vincitori delle semifinali
+// (nell'ipotesi massima 1 tavolo da 5 giocatori)"; with a second chance the
+// same semifinals and final after "1 tavolo da 4 giocatori e 13 tavoli da 5
+// ... 14 vincitori" and "11 tavoli da 5 ... altri 11 vincitori" at most).
+// Every table before the semifinals sends its winner to them, so those
+// rounds are seated to leave at most 5 semifinal tables: at the ruleset's
+// preferred sizes while that fits, else at the fewest tables; and the
+// semifinals at the fewest tables. These are edition 2 readings: edition 1
+// seated every round at the preferred sizes (docs/rules.md#73-pinned-direct-elimination-reaches-a-final).
+
+// maxSemifinalTables is the most semifinal tables of direct elimination:
+// the final seats their winners, at most 5.
+const maxSemifinalTables = 5
+
+const ruleSemifinals = "rtu: \"seconda partita le semifinali: 4 tavoli da 4 giocatori (nell'ipotesi massima 5 tavoli da 5 giocatori) - terza partita la finale: 1 tavolo con i 4 vincitori delle semifinali (nell'ipotesi massima 1 tavolo da 5 giocatori)\""
+
+// editionAtLeast reports whether the tournament was created under edition
+// n of the rules' reading or a later one (docs/rules.md#22-editions-of-the-reading).
+func editionAtLeast(t *projections.Tournament, n int) bool {
+	return t.Ruleset.RulesEdition() >= n
+}
+
+// maxSemifinalists is how many players the semifinals of direct
+// elimination seat at most: 5 tables of the largest size.
+func maxSemifinalists(rs events.Ruleset) int {
+	largest := 0
+	for _, n := range rs.TableSizes {
+		largest = max(largest, n)
+	}
+	return maxSemifinalTables * largest
+}
+
+// directElimination reports whether the ruleset's knockout is rtu's direct
+// elimination, with or without a second chance.
+func directElimination(rs events.Ruleset) bool {
+	return rs.Knockout == "direct" || rs.Knockout == "direct-second-chance"
+}
+
+// fewestTablesFirst orders table sizes largest first: draw.Plan then seats
+// the players at the fewest tables (24 at 5, 5, 5, 5, 4).
+func fewestTablesFirst(sizes []int) []int {
+	out := slices.Clone(sizes)
+	slices.SortFunc(out, func(a, b int) int { return b - a })
+	return out
+}
+
+// tablesFor is how many tables draw.Plan seats n players at, or false.
+func tablesFor(t *projections.Tournament, n int, sizes []int) (int, bool) {
+	plan, err := draw.Plan(n, sizes, t.Ruleset.SmallTableMax)
+	return len(plan), err == nil
+}
+
+// feederSizes are the table sizes for round `round`, n players, under
+// direct elimination, when its table winners go to the semifinals: the
+// ruleset's preferred sizes if the semifinals can still seat every winner
+// at 5 tables at most, counting the winners of the rounds before and the
+// fewest tables the second chance can follow with; else the fewest tables.
+// fits tells whether a number of tables (a manual draw's) leaves the
+// semifinals seatable; nil when any does. The draw is refused when even
+// the fewest tables leave too many semifinalists. Other rounds and
+// rulesets get the ruleset's sizes.
+func feederSizes(t *projections.Tournament, round, n int) (sizes []int, fits func(int) bool, err error) {
+	rs := t.Ruleset
+	pref := rs.TableSizes
+	if !directElimination(rs) || round >= phaseRound(t, projections.PhaseSemifinal) || n == 0 {
+		return pref, nil, nil
+	}
+	most := maxSemifinalists(rs)
+	before := 0
+	for r := 1; r < round; r++ {
+		before += len(tableWinners(t.Round(r)))
+	}
+	fewest := fewestTablesFirst(pref)
+	// after is the fewest winners the rounds between this one and the
+	// semifinals add: the second chance, played by this round's losers.
+	after := func(tables int) int {
+		if rs.Knockout == "direct-second-chance" && round == rs.QualifyingRounds {
+			k, _ := tablesFor(t, n-tables, fewest)
+			return k
+		}
+		return 0
+	}
+	fits = func(tables int) bool { return before+tables+after(tables) <= most }
+	least, ok := tablesFor(t, n, fewest)
+	if !ok {
+		return pref, fits, nil // the draw names the sizes that cannot seat them
+	}
+	if tables, ok := tablesFor(t, n, pref); ok && fits(tables) {
+		return pref, fits, nil
+	}
+	if fits(least) {
+		return fewest, fits, nil
+	}
+	msg := fmt.Sprintf("%d players sit at %d tables at least in round %d", n, least, round)
+	if before > 0 {
+		msg += fmt.Sprintf(", after %d table winners", before)
+	}
+	if a := after(least); a > 0 {
+		msg += fmt.Sprintf(", and the second chance adds %d more at least", a)
+	}
+	return nil, nil, ruleErr(ruleKnockout(rs), "%s: more than %d players would reach the semifinals, which seat at most %d tables (%s); %s",
+		msg, most, maxSemifinalTables, ruleSemifinals, directRange(rs))
+}
+
+// directRange is rtu's range of entrants for the direct elimination format.
+func directRange(rs events.Ruleset) string {
+	if rs.Knockout == "direct-second-chance" {
+		return "rtu's direct elimination with a second chance \"presuppone un minimo di 37 iscritti ed un massimo di 69 iscritti\""
+	}
+	return "rtu's direct elimination without a second chance \"presuppone un minimo di 64 iscritti ed un massimo 125 iscritti\""
 }
 
 // qualifiers resolves the players qualified from round `from` for the plan's
@@ -428,6 +565,16 @@ func (c *DrawTables) decideKnockout(t *projections.Tournament, in Input) ([]even
 		req.Algorithm, req.Bands = draw.AlgGroups, p.groups
 	default:
 		req.Algorithm, req.Sizes, req.SmallTableMax = draw.AlgRandom, t.Ruleset.TableSizes, t.Ruleset.SmallTableMax
+		if p.sizes != nil {
+			req.Sizes = p.sizes
+		}
+	}
+	if p.fits != nil && len(c.Tables) > 0 && !p.fits(len(c.Tables)) {
+		msg := fmt.Sprintf("%d tables in the %s send more winners to the semifinals than %d tables seat", len(c.Tables), describePhase(p.phase), maxSemifinalTables)
+		if p.phase == projections.PhaseSemifinal {
+			msg = fmt.Sprintf("the semifinals sit at %d tables at most, not %d: the final seats their winners", maxSemifinalTables, len(c.Tables))
+		}
+		return nil, &FieldError{Field: "tables", Rule: p.rule, Msg: msg + ": " + ruleSemifinals}
 	}
 	var seated []string
 	for _, g := range append(slices.Clone(p.bands), p.groups...) {
@@ -436,6 +583,11 @@ func (c *DrawTables) decideKnockout(t *projections.Tournament, in Input) ([]even
 	seated = append(seated, p.random...)
 	if len(seated) == 0 {
 		return nil, ruleErr(p.rule, "nobody qualified for the %s", p.phase)
+	}
+	if editionAtLeast(t, 2) {
+		if err := knockoutCall(t, c.Round, append(slices.Clone(seated), p.byes...)); err != nil {
+			return nil, err
+		}
 	}
 	req.Entrants = entrants(t, seated)
 	evs, err := c.run(t, in, req, p.phase, nil)
@@ -449,6 +601,35 @@ func (c *DrawTables) decideKnockout(t *projections.Tournament, in Input) ([]even
 		out = append(out, r)
 	}
 	return append(out, drawn), nil
+}
+
+// knockoutCall: once the call of a knockout round has started, its draw
+// waits until every entrant of the round (the players qualified for the
+// phase, byes included) is checked in or marked absent
+// (docs/rules.md#111-pinned-the-call-of-a-round-is-optional); one marked absent has renounced
+// with his check-in (absentFromKnockout) and is no entrant any more. This is
+// edition 2's reading: edition 1 drew knockout rounds without the call.
+func knockoutCall(t *projections.Tournament, round int, entrants []string) error {
+	called := t.CheckIns[round]
+	if len(called) == 0 {
+		return nil
+	}
+	var missing, absent []string
+	for _, id := range entrants {
+		switch ci, ok := called[id]; {
+		case !ok:
+			missing = append(missing, id)
+		case !ci.Admitted:
+			absent = append(absent, id)
+		}
+	}
+	if len(missing) > 0 {
+		return callIncomplete(round, missing)
+	}
+	if len(absent) > 0 {
+		return ruleErr("docs/rules.md#11-check-in-and-lateness", "%s did not answer the call of round %d and still hold a place: record the renunciation (Renounce) first", strings.Join(absent, ", "), round)
+	}
+	return nil
 }
 
 // describePhase renders a phase for messages.

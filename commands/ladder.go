@@ -77,9 +77,12 @@ type offenceRule struct {
 	// kinds are the sanctions the article provides (without a ladder).
 	kinds []string
 	// ladder, when set, are the sanctions due at the player's 1st, 2nd and
-	// 3rd offence under the article, counted over the whole tournament;
-	// the last step repeats.
+	// 3rd offence under the article, counted over the whole tournament
+	// (or, with perGame, in one game); the last step repeats.
 	ladder [][]string
+	// perGame counts the ladder's offences in one game (the same round and
+	// table) instead of over the tournament.
+	perGame bool
 	// expels: a disqualification under the article (the last step of a
 	// ladder) also expels from the tournament, appended in the same commit.
 	expels bool
@@ -91,8 +94,16 @@ type offenceRule struct {
 var rurOffences = map[string]offenceRule{
 	"rur-2015 art. 19": {kinds: []string{"table_points", "disqualification"}, expels: true,
 		says: "squalifica: comporta l'esclusione dalla partita in corso e l'espulsione dal torneo"},
-	"rur-2015 art. 29": {kinds: []string{"army_loss", "disqualification"},
-		says: "Il giocatore squalificato è equiparato al giocatore ritirato (vedi art. 31)"},
+	// Art. 29 (armies beyond the allowance): the excess armies, or twice
+	// them, are removed and "Il giocatore può continuare regolarmente il
+	// proprio turno di gioco"; "Nel caso in cui il giocatore dovesse ripetere
+	// dolosamente l'irregolarità, al terzo tentativo, verrà automaticamente
+	// squalificato dalla partita in corso": a ladder counted in the game in
+	// progress (docs/rules.md#104-pinned-rur-2015-art-29-counts-in-the-game).
+	// The disqualification does not expel: "Il giocatore squalificato è
+	// equiparato al giocatore ritirato (vedi art. 31)".
+	"rur-2015 art. 29": {ladder: [][]string{{"army_loss"}, {"army_loss"}, {"disqualification"}}, perGame: true,
+		says: "al terzo tentativo, verrà automaticamente squalificato dalla partita in corso"},
 	"rur-2015 art. 32": {kinds: []string{"disqualification"}, expels: true,
 		says: "verrà immediatamente squalificato dalla partita in corso ed espulso dal torneo"},
 	ruleArt33: {ladder: [][]string{{"reminder"}, {"card_loss", "army_loss"}, {"disqualification"}}, expels: true,
@@ -126,13 +137,23 @@ func (rurRegime) impose(t *projections.Tournament, c *ImposeSanction, s events.S
 	allowed := rule.kinds
 	if rule.ladder != nil {
 		if c.Table == 0 {
-			return nil, &FieldError{Field: "table", Rule: c.Offence, Msg: "the offence is committed at a game (\"tra i giocatori impegnati nella partita\"): name the table"}
+			msg := "the offence is committed at a game (\"tra i giocatori impegnati nella partita\"): name the table"
+			if rule.perGame {
+				msg = "the ladder counts the offences of one game (\"squalificato dalla partita in corso\"): name the table"
+			}
+			return nil, &FieldError{Field: "table", Rule: c.Offence, Msg: msg}
 		}
-		n := 1 + offenceCount(t, c.Player, c.Offence, "", nil)
+		game := gameOf{}
+		where := "counted over the whole tournament"
+		if rule.perGame {
+			game = gameOf{round: c.Round, table: c.Table}
+			where = fmt.Sprintf("counted in this game (round %d, table %d)", c.Round, c.Table)
+		}
+		n := 1 + offenceCount(t, c.Player, c.Offence, game, "", nil)
 		allowed = rule.ladder[min(n, len(rule.ladder))-1]
 		if !slices.Contains(allowed, c.Kind) {
-			return nil, ruleErr(c.Offence, "this is offence %d of %s under the article, counted over the whole tournament: it is sanctioned with %s, not %s",
-				n, c.Player, strings.Join(allowed, " or "), c.Kind)
+			return nil, ruleErr(c.Offence, "this is offence %d of %s under the article, %s: it is sanctioned with %s, not %s",
+				n, c.Player, where, strings.Join(allowed, " or "), c.Kind)
 		}
 	} else if !slices.Contains(allowed, c.Kind) {
 		return nil, ruleErr(c.Offence, "the article provides %s, not %s", strings.Join(allowed, " or "), c.Kind)
@@ -145,14 +166,21 @@ func (rurRegime) impose(t *projections.Tournament, c *ImposeSanction, s events.S
 	return out, nil
 }
 
+// gameOf names the game a per-game ladder counts in; the zero value
+// counts over the whole tournament.
+type gameOf struct{ round, table int }
+
 // offenceCount counts the player's sanctions in force that name offence
-// (escalations name none), up to and excluding the sanction upto ("" for
-// all), leaving out those in revoked.
-func offenceCount(t *projections.Tournament, player, offence, upto string, revoked map[string]bool) int {
+// (escalations name none), in game when it names one, up to and excluding
+// the sanction upto ("" for all), leaving out those in revoked.
+func offenceCount(t *projections.Tournament, player, offence string, game gameOf, upto string, revoked map[string]bool) int {
 	n := 0
 	for _, x := range t.Sanctions {
 		if upto != "" && x.Sanction == upto {
 			break
+		}
+		if game != (gameOf{}) && (x.Round != game.round || x.Table != game.table) {
+			continue
 		}
 		if x.Player == player && x.Offence == offence && !x.Revoked && !revoked[x.Sanction] {
 			n++
@@ -173,7 +201,11 @@ func (rurRegime) due(t *projections.Tournament, s *projections.Sanction, revoked
 		if rule.ladder == nil {
 			return true
 		}
-		return 1+offenceCount(t, x.Player, x.Offence, x.Sanction, revoked) >= len(rule.ladder)
+		game := gameOf{}
+		if rule.perGame {
+			game = gameOf{round: x.Round, table: x.Table}
+		}
+		return 1+offenceCount(t, x.Player, x.Offence, game, x.Sanction, revoked) >= len(rule.ladder)
 	}
 	return true
 }

@@ -2,6 +2,7 @@ package commands
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/referto/referto/events"
@@ -20,7 +21,10 @@ import (
 //   - a direct qualifier (a bye) has no table: the chain starts at the best
 //     second of the round they skipped;
 //   - for a phase drawn from the standings and already drawn, the next
-//     eligible player in the standings takes the seat.
+//     eligible player in the standings takes the seat; at a final drawn
+//     beside a finalina the next of the same group moves up (the 5th from
+//     the finalina) and the next in the standings takes the finalina's
+//     seat (moveUp).
 //
 // Every candidate considered is listed in order with why they were passed over.
 
@@ -201,8 +205,8 @@ func replaceQualifier(t *projections.Tournament, phase, x string) (string, []eve
 		if tb == nil {
 			return "recorded", nil, nil
 		}
-		if r.Label(tb.Number) == projections.PhaseFinalina && phase == projections.PhaseFinal {
-			phase = projections.PhaseFinalina
+		if phase == projections.PhaseFinal || phase == projections.PhaseFinalina {
+			phase = r.Label(tb.Number) // the final's round seats the finalina too
 		}
 		if tb.Report != nil {
 			return "", nil, conflict("%s already played table %d of the %s", x, tb.Number, describePhase(phase))
@@ -214,7 +218,11 @@ func replaceQualifier(t *projections.Tournament, phase, x string) (string, []eve
 			}
 		}
 		root := rootOf(t, phase, x)
-		rep, decided := chooseRepechage(t, phase, root, previousRound(t, phase, root), taken, x)
+		from := previousRound(t, phase, root)
+		if from == nil && phase == projections.PhaseFinal && slices.Contains(slices.Collect(maps.Values(r.Labels)), projections.PhaseFinalina) {
+			return "repechage", moveUp(t, r, tb, root, x), nil
+		}
+		rep, decided := chooseRepechage(t, phase, root, from, taken, x)
 		if !decided {
 			return "", nil, ruleErr("rur-2015 art. 8", "the repechage for %s needs every result of the round before", x)
 		}
@@ -243,6 +251,69 @@ func replaceQualifier(t *projections.Tournament, phase, x string) (string, []eve
 	}
 	rep.Replaces = x
 	return "repechage", []events.Event{rep}, nil
+}
+
+// moveUp fills x's seat at a final drawn from the standings beside a
+// finalina (rtu final4+8: "una finale (fra i primi 4 della classifica) ed
+// eventualmente anche una finalina per il quinto posto (fra i classificati
+// dal 5° all'8° posto)"). As rur-2015 art. 8 does for its phases, the next
+// of the same group moves up: the best placed player of the finalina takes
+// the final's seat, and the finalina seat he leaves goes to the next in the
+// standings not seated at either table. Each step is its own Repechaged
+// event, with every candidate considered and why each was passed over; the
+// players of the final were never candidates and are not listed. A player
+// whose finalina has been played cannot move up.
+func moveUp(t *projections.Tournament, r *projections.Round, tb *projections.Table, root, x string) []events.Event {
+	rule := ruleKnockout(t.Ruleset) + " (rur-2015 art. 8 by analogy)"
+	order, _ := standingsOrder(t)
+	atFinal := map[string]bool{}
+	atFinalina := map[string]*projections.Table{}
+	for _, other := range r.Tables {
+		for _, p := range other.Players {
+			if r.Label(other.Number) == projections.PhaseFinalina {
+				atFinalina[p] = other
+			} else {
+				atFinal[p] = true
+			}
+		}
+	}
+	up := events.Repechaged{Phase: projections.PhaseFinal, Replaces: x, Round: r.Number, Table: tb.Number, Rule: rule}
+	for i, c := range order {
+		if c == root || c == x || atFinal[c] {
+			continue
+		}
+		from := fmt.Sprintf("%s in the standings", ordinal(i+1))
+		reason := skipReason(t, c, projections.PhaseFinal, nil)
+		if ft := atFinalina[c]; ft != nil {
+			from += fmt.Sprintf(", at finalina table %d", ft.Number)
+			if reason == "" && ft.Report != nil {
+				reason = fmt.Sprintf("played finalina table %d", ft.Number)
+			}
+		}
+		up.Candidates = append(up.Candidates, events.RepechageCandidate{Player: c, From: from, Skipped: reason})
+		if reason == "" {
+			up.Player = c
+			break
+		}
+	}
+	out := []events.Event{up}
+	ft := atFinalina[up.Player]
+	if ft == nil {
+		return out
+	}
+	down := events.Repechaged{Phase: projections.PhaseFinalina, Replaces: up.Player, Round: r.Number, Table: ft.Number, Rule: rule}
+	for i, c := range order {
+		if c == root || c == x || atFinal[c] || atFinalina[c] != nil {
+			continue
+		}
+		reason := skipReason(t, c, projections.PhaseFinalina, nil)
+		down.Candidates = append(down.Candidates, events.RepechageCandidate{Player: c, From: fmt.Sprintf("%s in the standings", ordinal(i+1)), Skipped: reason})
+		if reason == "" {
+			down.Player = c
+			break
+		}
+	}
+	return append(out, down)
 }
 
 func anyKnockoutDrawn(t *projections.Tournament) bool {

@@ -90,11 +90,7 @@ func qualifyingAlgorithm(rs events.Ruleset, round int) string {
 func (c *DrawTables) decideQualifying(t *projections.Tournament, in Input) ([]events.Event, error) {
 	rs := t.Ruleset
 	if missing := notCalled(t, c.Round); len(missing) > 0 {
-		shown := missing
-		if len(shown) > 10 {
-			shown = append(slices.Clone(shown[:10]), fmt.Sprintf("and %d more", len(missing)-10))
-		}
-		return nil, ruleErr("docs/rules.md#11-check-in-and-lateness", "the call of round %d is incomplete: check in or mark absent %s", c.Round, strings.Join(shown, ", "))
+		return nil, callIncomplete(c.Round, missing)
 	}
 	players, pool := participants(t, c.Round)
 	alg := qualifyingAlgorithm(rs, c.Round)
@@ -119,7 +115,21 @@ func (c *DrawTables) decideQualifying(t *projections.Tournament, in Input) ([]ev
 		}
 	}
 	players = append(players, seated...)
-	req := draw.Request{Algorithm: alg, Round: c.Round, Sizes: rs.TableSizes, SmallTableMax: rs.SmallTableMax,
+	sizes := rs.TableSizes
+	if editionAtLeast(t, 2) {
+		// Direct elimination: every table sends its winner to the
+		// semifinals, which seat at most 5 tables.
+		var fits func(int) bool
+		var err error
+		if sizes, fits, err = feederSizes(t, c.Round, len(players)); err != nil {
+			return nil, err
+		}
+		if fits != nil && len(c.Tables) > 0 && !fits(len(c.Tables)) {
+			return nil, &FieldError{Field: "tables", Rule: ruleKnockout(rs), Msg: fmt.Sprintf("%d tables in round %d send more winners to the semifinals than %d tables seat: %s",
+				len(c.Tables), c.Round, maxSemifinalTables, ruleSemifinals)}
+		}
+	}
+	req := draw.Request{Algorithm: alg, Round: c.Round, Sizes: sizes, SmallTableMax: rs.SmallTableMax,
 		Entrants: entrants(t, players), Past: past(t)}
 	return c.run(t, in, req, projections.PhaseQualifying, seated)
 }
@@ -218,6 +228,15 @@ func notCalled(t *projections.Tournament, round int) []string {
 		}
 	}
 	return out
+}
+
+// callIncomplete refuses a draw whose call is not over.
+func callIncomplete(round int, missing []string) error {
+	shown := missing
+	if len(shown) > 10 {
+		shown = append(slices.Clone(shown[:10]), fmt.Sprintf("and %d more", len(missing)-10))
+	}
+	return ruleErr("docs/rules.md#11-check-in-and-lateness", "the call of round %d is incomplete: check in or mark absent %s", round, strings.Join(shown, ", "))
 }
 
 // absentReserves lists unseated reserves who did not check in for a round

@@ -122,7 +122,12 @@ type Ruleset struct {
 //     sorted list of scores first);
 //   - conv2003: a withdrawn player leaves the game, placed after everyone
 //     still in it (edition 1 placed him by his table points);
-//   - standard: a finished fifth on a table of 5 scores 2 (edition 1: 1).
+//   - standard: a finished fifth on a table of 5 scores 2 (edition 1: 1);
+//   - direct elimination seats the rounds before the semifinals so that at
+//     most 5 semifinal tables follow, and the semifinals at the fewest
+//     tables (edition 1: every round at the preferred size);
+//   - a knockout round's draw waits for its call once started (edition 1:
+//     drawn without it).
 //
 // Parameters added since (army_limit, annulment, disqualified, rulings)
 // carry their own defaults for logs that lack them.

@@ -39,9 +39,20 @@ func (t *Tournament) applyKnockout(env events.Envelope, ev events.Event, ch *Cha
 		if _, done := t.Renounced[e.Player]; !done {
 			t.Renounced[e.Player] = e.Phase
 		}
+		t.Acts = append(t.Acts, Act{Seq: env.Seq, Type: events.TypeRenounced, Players: []string{e.Player}, Phase: e.Phase})
 		ch.player(e.Player)
 	case events.Repechaged:
 		t.Repechages = append(t.Repechages, e)
+		concerned := []string{e.Replaces}
+		if e.Player != "" {
+			concerned = append(concerned, e.Player)
+		}
+		for _, c := range e.Candidates {
+			if !slices.Contains(concerned, c.Player) {
+				concerned = append(concerned, c.Player)
+			}
+		}
+		t.Acts = append(t.Acts, Act{Seq: env.Seq, Type: events.TypeRepechaged, Players: concerned, Phase: e.Phase, Round: e.Round})
 		if e.Table > 0 && e.Player != "" {
 			tb := t.Round(e.Round).Table(e.Table)
 			i := -1
@@ -61,6 +72,11 @@ func (t *Tournament) applyKnockout(env events.Envelope, ev events.Event, ch *Cha
 		if !ok {
 			return fmt.Errorf("withdrawal of unknown player %s", e.Player)
 		}
+		act := Act{Seq: env.Seq, Type: events.TypePlayerWithdrew, Players: []string{e.Player}, Round: e.Round}
+		if e.Scope == "tournament" {
+			act.Round = t.openRound()
+		}
+		t.Acts = append(t.Acts, act)
 		switch e.Scope {
 		case "tournament":
 			p.Withdrawn = true

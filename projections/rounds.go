@@ -117,6 +117,7 @@ func (t *Tournament) applyRound(env events.Envelope, ev events.Event, ch *Change
 		ch.table(e.Round, e.Table)
 	case events.TieBreakRolled:
 		t.Rolls = append(t.Rolls, e)
+		t.Acts = append(t.Acts, Act{Seq: env.Seq, Type: events.TypeTieBreakRolled, Players: slices.Clone(e.Players)})
 	case events.SanctionImposed:
 		for _, s := range t.Sanctions {
 			if s.Sanction == e.Sanction {

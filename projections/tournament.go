@@ -67,6 +67,12 @@ type Tournament struct {
 	Renounced map[string]string `json:"renounced,omitempty"`
 	// Repechages in the order recorded.
 	Repechages []events.Repechaged `json:"repechages,omitempty"`
+	// Acts are the renunciations, repechages, withdrawals and tie-break
+	// rolls by seq, with the round each concerns: what a contestation
+	// naming one of them judges its window by
+	// (docs/rules.md#131-pinned-tournament-level-windows). A state read from
+	// a snapshot written before the field existed lacks the earlier ones.
+	Acts []Act `json:"acts,omitempty"`
 	// Published is the last published classification; Publications lists
 	// every publication.
 	Published    *events.ClassificationPublished `json:"published,omitempty"`
@@ -79,6 +85,33 @@ type Tournament struct {
 	Times []int64 `json:"times,omitempty"`
 	// Closed is set by TournamentClosed.
 	Closed bool `json:"closed,omitempty"`
+}
+
+// Act is one renunciation, repechage, withdrawal or tie-break roll, as a
+// contestation locates it.
+type Act struct {
+	Seq  uint64 `json:"seq"`
+	Type string `json:"type"`
+	// Players are who the event concerns: the renouncer, the withdrawer,
+	// the players of a roll; for a repechage the player replaced, the
+	// substitute and every candidate considered.
+	Players []string `json:"players"`
+	// Phase is a renunciation's or a repechage's knockout phase.
+	Phase string `json:"phase,omitempty"`
+	// Round is the round the event concerns, when the fold knows it: a
+	// repechage's at a drawn table, a withdrawal's (from a game: that
+	// game's; from the tournament: the first round without every result
+	// when he left).
+	Round int `json:"round,omitempty"`
+}
+
+// openRound is the first round that does not have every result: the last
+// drawn one while it is being played, else the next.
+func (t *Tournament) openRound() int {
+	if n := len(t.Rounds); n > 0 && !t.Rounds[n-1].Complete() {
+		return n
+	}
+	return len(t.Rounds) + 1
 }
 
 // CheckIn is a player's presence at the call of a round.
