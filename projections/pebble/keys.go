@@ -11,6 +11,7 @@ import (
 //
 //	sys/applied                     last applied stream sequence (8 bytes, big endian)
 //	sys/snapshot                    stream sequence a restart resumes after (every commit up to it is in snap/)
+//	sys/format                      the Format of the code that wrote the store (8 bytes); absent: format 1
 //	snapcur/<T>                     generation of the tournament's snapshot (8 bytes): the stream sequence it was taken at
 //	snap/<T>/g<gen:020>/<chunk:06>  tournament state JSON as of its last_stream_seq, in 1 MiB pieces, of that generation;
 //	                                pieces of other generations (an attempt cut short) are ignored and deleted
@@ -29,6 +30,7 @@ import (
 var (
 	keyApplied  = []byte("sys/applied")
 	keySnapshot = []byte("sys/snapshot")
+	keyFormat   = []byte("sys/format")
 )
 
 func keySnap(t string) []byte    { return []byte("snap/" + t) }

@@ -457,7 +457,7 @@ func (s *Store) dump(w io.Writer, all bool) error {
 	defer it.Close()
 	var hdr [8]byte
 	for ok := it.First(); ok; ok = it.Next() {
-		if !all && (bytes.HasPrefix(it.Key(), prefixSnaps()) || bytes.HasPrefix(it.Key(), prefixSnapCur()) || bytes.Equal(it.Key(), keySnapshot)) {
+		if !all && (bytes.HasPrefix(it.Key(), prefixSnaps()) || bytes.HasPrefix(it.Key(), prefixSnapCur()) || bytes.Equal(it.Key(), keySnapshot) || bytes.Equal(it.Key(), keyFormat)) {
 			continue
 		}
 		for _, b := range [][]byte{it.Key(), it.Value()} {
@@ -551,23 +551,72 @@ func (s *Store) Verify() error {
 	return err
 }
 
+// Format is the version of what the projections derive from a log: the
+// views, indexes and resume snapshots. It goes up whenever a change to
+// projections (or to the scoring they use) would store something else for
+// the same log, or a snapshot the new code cannot fully read (format 2: the
+// classification's, standings' and scoring's corrections of issue 17, the
+// contestable acts, a shared place's order). A store written in another
+// format is rebuilt from the log (OpenVerified).
+const Format = 2
+
+// errStale reports a store written by a referto of another Format.
+var errStale = errors.New("pebble: projection store written in another format")
+
+// checkFormat compares the store's format with Format. A store that has
+// applied nothing takes this one's.
+func (s *Store) checkFormat() error {
+	b, ok, err := s.get(keyFormat)
+	if err != nil {
+		return err
+	}
+	applied, err := s.Applied()
+	if err != nil {
+		return err
+	}
+	switch {
+	case !ok && applied == 0:
+		return s.db.Set(keyFormat, binary.BigEndian.AppendUint64(nil, Format), pebble.Sync)
+	case !ok:
+		return fmt.Errorf("%w: format 1, this referto writes format %d", errStale, Format)
+	case len(b) != 8 || binary.BigEndian.Uint64(b) != Format:
+		return fmt.Errorf("%w: format %x, this referto writes format %d", errStale, b, Format)
+	}
+	return nil
+}
+
 // OpenVerified opens the projection store in dir and verifies it. A store
 // that fails to open or verify because its files are corrupt is moved
 // aside to dir.corrupt-<unix time> (kept for inspection, never deleted)
 // and an empty one is opened in its place: the projections are derived
-// data, and the runner rebuilds them from the log. It reports where the
-// corrupt store went, "" when nothing was moved.
+// data, and the runner rebuilds them from the log. A store written in
+// another Format is moved aside to dir.stale-<unix time> and rebuilt the
+// same way. It reports where the store went, "" when nothing was moved.
 func OpenVerified(dir string, o StoreOptions) (*Store, string, error) {
 	o.EnsureDefaults()
 	logger, now := o.Logger, o.Clock
 	st, err := OpenWith(dir, o)
 	if err == nil {
-		if err = st.Verify(); err != nil {
+		if err = st.Verify(); err == nil {
+			err = st.checkFormat()
+		}
+		if err != nil {
 			_ = st.db.Close()
 		}
 	}
 	if err == nil {
 		return st, "", nil
+	}
+	if errors.Is(err, errStale) {
+		aside := fmt.Sprintf("%s.stale-%d", dir, now().Unix())
+		if rerr := o.FS.Rename(dir, aside); rerr != nil {
+			return nil, "", fmt.Errorf("%w (and moving it aside failed: %v)", err, rerr)
+		}
+		logger.Warn("projection store written by another referto: moved aside, rebuilding from the log", "store", dir, "aside", aside, "err", err)
+		if st, err = OpenWith(dir, o); err == nil {
+			err = st.checkFormat()
+		}
+		return st, aside, err
 	}
 	if !errors.Is(err, ErrCorrupt) && !pebble.IsCorruptionError(err) {
 		return nil, "", err
@@ -577,6 +626,8 @@ func OpenVerified(dir string, o StoreOptions) (*Store, string, error) {
 		return nil, "", fmt.Errorf("%w (and moving it aside failed: %v)", err, rerr)
 	}
 	logger.Error("projection store corrupt: moved aside, rebuilding from the log", "store", dir, "aside", aside, "err", err)
-	st, err = OpenWith(dir, o)
+	if st, err = OpenWith(dir, o); err == nil {
+		err = st.checkFormat()
+	}
 	return st, aside, err
 }
