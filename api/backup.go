@@ -19,6 +19,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/referto/referto/commands/ledger"
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/events/checkpoint"
 	"github.com/referto/referto/events/jetstream"
@@ -37,16 +38,17 @@ import (
 // is buffered, and a file without its manifest is a cut transfer.
 const BackupFormat = "referto-backup/1"
 
-// BackupKeyFiles are the files of DATA/keys a backup carries; the ones
-// marked secret are never restored readable by anyone but the owner.
+// BackupKeyFiles are the files of the keys directory (ledger.Layout.Keys)
+// a backup carries; the ones marked secret are never restored readable by
+// anyone but the owner.
 var BackupKeyFiles = []struct {
 	Name     string
 	Required bool
 	Secret   bool
 }{
-	{"checkpoint.key", true, true},
-	{"checkpoint.pub", true, false},
-	{"admin-token.sha256", false, true},
+	{checkpoint.SignerFile, true, true},
+	{checkpoint.VerifierFile, true, false},
+	{ledger.AdminTokenFile, false, true},
 }
 
 // BackupManifest describes a backup: the stream state of the snapshot and,
@@ -94,7 +96,7 @@ type BackupSource struct {
 	Log    *jetstream.Log
 	Store  *pebble.Store
 	Runner *pebble.Runner
-	// KeysDir is DATA/keys.
+	// KeysDir is the keys directory (ledger.Layout.Keys).
 	KeysDir string
 	// Clock stamps the manifest; the default is time.Now.
 	Clock func() time.Time
@@ -506,8 +508,8 @@ func (s *Server) getBackup(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	bw := &backupWriter{w: w, rc: http.NewResponseController(w)}
-	_, err = WriteBackup(r.Context(), bw, BackupSource{Log: s.opts.Log, Store: s.opts.Store, Runner: s.opts.Runner,
-		KeysDir: s.opts.Keys.Dir, Clock: s.opts.Clock})
+	_, err = WriteBackup(r.Context(), bw, BackupSource{Log: s.node.Log, Store: s.node.Store, Runner: s.node.Runner,
+		KeysDir: s.node.Keys.Dir, Clock: s.opts.Clock})
 	if err == nil {
 		return
 	}
