@@ -58,18 +58,18 @@ func (s *Server) authenticate(r *http.Request) (principal, error) {
 		recordActor(r, p)
 		return p, nil
 	}
-	p, found, err := s.node.Store.Token(hash)
+	p, found, err := s.opts.Store.Token(hash)
 	if err == nil && !found {
 		// An official appointed by a command this node answered is known
 		// once the projections have applied it (the answer comes first);
 		// one appointed through another node sharing the cluster, once this
 		// node has caught up with the log. Wait for both before calling the
 		// token unknown.
-		if s.node.Ledger.AwaitAcked(r.Context(), "") == nil {
-			p, found, err = s.node.Store.Token(hash)
+		if s.opts.Ledger.AwaitAcked(r.Context(), "") == nil {
+			p, found, err = s.opts.Store.Token(hash)
 		}
 		if err == nil && !found && s.catchUpAll(r.Context()) == nil {
-			p, found, err = s.node.Store.Token(hash)
+			p, found, err = s.opts.Store.Token(hash)
 		}
 	}
 	if err != nil {
@@ -235,9 +235,9 @@ func (l *authLimiter) fail(addr string, now time.Time) {
 func (s *Server) catchUpAll(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, time.Second)
 	defer cancel()
-	last, err := s.node.Log.LastSeq(ctx)
+	last, err := s.opts.Log.LastSeq(ctx)
 	if err != nil {
 		return err
 	}
-	return s.node.Runner.WaitFor(ctx, last)
+	return s.opts.Runner.WaitFor(ctx, last)
 }

@@ -91,11 +91,12 @@ type BackupFile struct {
 	Data []byte
 }
 
-// BackupSource is what WriteBackup reads.
+// BackupSource is what WriteBackup reads: a node's log, the projections
+// and the runner that keeps them (ledger.Node).
 type BackupSource struct {
-	Log    *jetstream.Log
-	Store  *pebble.Store
-	Runner *pebble.Runner
+	Log    Log
+	Store  Store
+	Runner Runner
 	// KeysDir is the keys directory (ledger.Layout.Keys).
 	KeysDir string
 	// Clock stamps the manifest; the default is time.Now.
@@ -210,7 +211,7 @@ func readKeyFiles(dir string) ([]BackupFile, error) {
 
 // backupTournaments lists every tournament with a commit at or before
 // stream sequence last, with its tree head there as the projections have it.
-func backupTournaments(st *pebble.Store, last uint64) ([]BackupTournament, error) {
+func backupTournaments(st Store, last uint64) ([]BackupTournament, error) {
 	ids, err := st.Tournaments()
 	if err != nil {
 		return nil, err
@@ -236,7 +237,7 @@ func backupTournaments(st *pebble.Store, last uint64) ([]BackupTournament, error
 // commitUpTo returns tournament t's last commit at or before stream
 // sequence seq. A tournament's seqs and stream sequences grow together, so
 // the commits appended since seq are skipped by bisecting its seqs.
-func commitUpTo(st *pebble.Store, t string, seq uint64) (pebble.CommitRef, bool, error) {
+func commitUpTo(st Store, t string, seq uint64) (pebble.CommitRef, bool, error) {
 	last, ok, err := st.LastCommit(t)
 	if err != nil || !ok || last.StreamSeq <= seq {
 		return last, ok && err == nil, err
@@ -508,8 +509,8 @@ func (s *Server) getBackup(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	bw := &backupWriter{w: w, rc: http.NewResponseController(w)}
-	_, err = WriteBackup(r.Context(), bw, BackupSource{Log: s.node.Log, Store: s.node.Store, Runner: s.node.Runner,
-		KeysDir: s.node.Keys.Dir, Clock: s.opts.Clock})
+	_, err = WriteBackup(r.Context(), bw, BackupSource{Log: s.opts.Log, Store: s.opts.Store, Runner: s.opts.Runner,
+		KeysDir: s.opts.Keys.Dir, Clock: s.opts.Clock})
 	if err == nil {
 		return
 	}

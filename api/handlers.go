@@ -87,7 +87,7 @@ func (s *Server) appointOfficial(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	o, err := s.node.Ledger.Submit(r.Context(), sub)
+	o, err := s.opts.Ledger.Submit(r.Context(), sub)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -147,7 +147,7 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, sub ledger.Submissi
 		s.writeError(w, r, err)
 		return
 	}
-	o, err := s.node.Ledger.Submit(r.Context(), sub)
+	o, err := s.opts.Ledger.Submit(r.Context(), sub)
 	if err != nil {
 		s.writeError(w, r, err)
 		return

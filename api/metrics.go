@@ -11,7 +11,6 @@ import (
 
 	"github.com/referto/referto/commands/ledger"
 	"github.com/referto/referto/events/jetstream"
-	"github.com/referto/referto/projections/pebble"
 )
 
 // Metrics are one server's Prometheus collectors, on a registry of its own:
@@ -103,7 +102,7 @@ func (m *Metrics) Retried() { m.conflictRetries.Inc() }
 
 // watchLog registers the gauges read from the log and the runner at each
 // scrape.
-func (m *Metrics) watchLog(log *jetstream.Log, rn *pebble.Runner) {
+func (m *Metrics) watchLog(log Log, rn Runner) {
 	m.reg.MustRegister(&logCollector{log: log, rn: rn,
 		applied: prometheus.NewDesc("referto_projection_applied_seq",
 			"The last stream sequence the projections have applied.", nil, nil),
@@ -119,8 +118,8 @@ const scrapeTimeout = time.Second
 
 // logCollector reads the stream's last sequence once per scrape.
 type logCollector struct {
-	log                *jetstream.Log
-	rn                 *pebble.Runner
+	log                Log
+	rn                 Runner
 	applied, last, lag *prometheus.Desc
 }
 

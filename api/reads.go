@@ -17,14 +17,14 @@ import (
 )
 
 func (s *Server) listTournaments(w http.ResponseWriter, r *http.Request) {
-	ids, err := s.node.Store.Tournaments()
+	ids, err := s.opts.Store.Tournaments()
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
 	out := make([]json.RawMessage, 0, len(ids))
 	for _, id := range ids {
-		b, ok, err := s.node.Store.Summary(id)
+		b, ok, err := s.opts.Store.Summary(id)
 		if err != nil {
 			s.writeError(w, r, err)
 			return
@@ -38,7 +38,7 @@ func (s *Server) listTournaments(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) getTournament(w http.ResponseWriter, r *http.Request) {
 	t := mux.Vars(r)["t"]
-	b, ok, err := s.node.Store.Summary(t)
+	b, ok, err := s.opts.Store.Summary(t)
 	if err == nil && !ok {
 		err = fmt.Errorf("%w: tournament %s", errNotFound, t)
 	}
@@ -51,11 +51,11 @@ func (s *Server) getTournament(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) getPlayers(w http.ResponseWriter, r *http.Request) {
 	t := mux.Vars(r)["t"]
-	if _, ok, err := s.node.Store.Summary(t); err != nil || !ok {
+	if _, ok, err := s.opts.Store.Summary(t); err != nil || !ok {
 		s.writeError(w, r, notFoundOr(err, "tournament "+t))
 		return
 	}
-	rows, err := s.node.Store.Players(t)
+	rows, err := s.opts.Store.Players(t)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -85,11 +85,11 @@ func (s *Server) getEvents(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	from, limit = max(from, 1), min(max(limit, 1), 1000)
-	if _, ok, err := s.node.Store.Summary(t); err != nil || !ok {
+	if _, ok, err := s.opts.Store.Summary(t); err != nil || !ok {
 		s.writeError(w, r, notFoundOr(err, "tournament "+t))
 		return
 	}
-	refs, err := s.node.Store.Commits(t, from, int(limit))
+	refs, err := s.opts.Store.Commits(t, from, int(limit))
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -97,7 +97,7 @@ func (s *Server) getEvents(w http.ResponseWriter, r *http.Request) {
 	var lines [][]byte
 	var envs []events.Envelope
 	for _, ref := range refs {
-		m, err := s.node.Log.Get(r.Context(), ref.StreamSeq)
+		m, err := s.opts.Log.Get(r.Context(), ref.StreamSeq)
 		if err != nil {
 			s.writeError(w, r, err)
 			return
@@ -159,7 +159,7 @@ func (s *Server) getTables(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, &commands.FieldError{Field: "r", Msg: "the round is a positive integer"})
 		return
 	}
-	head, ok, err := s.node.Store.Round(t, round)
+	head, ok, err := s.opts.Store.Round(t, round)
 	if err == nil && !ok {
 		err = fmt.Errorf("%w: round %d of %s has not been drawn", errNotFound, round, t)
 	}
@@ -167,7 +167,7 @@ func (s *Server) getTables(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	tables, err := s.node.Store.Tables(t, round)
+	tables, err := s.opts.Store.Tables(t, round)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -214,11 +214,11 @@ func (s *Server) stateAt(ctx context.Context, t string, seq uint64) (*projection
 	case <-ctx.Done():
 		return nil, fmt.Errorf("%w: too many past states being folded; try again", events.ErrUnavailable)
 	}
-	first, err := s.node.Store.Commits(t, 1, 1)
+	first, err := s.opts.Store.Commits(t, 1, 1)
 	if err != nil {
 		return nil, err
 	}
-	upto, err := s.node.Store.Commits(t, seq, 1)
+	upto, err := s.opts.Store.Commits(t, seq, 1)
 	if err != nil {
 		return nil, err
 	}
@@ -229,7 +229,7 @@ func (s *Server) stateAt(ctx context.Context, t string, seq uint64) (*projection
 		return nil, &commands.FieldError{Field: "at", Msg: fmt.Sprintf("tournament %s has no event %d", t, seq)}
 	}
 	var envs []events.Envelope
-	err = s.node.Log.Scan(ctx, first[0].StreamSeq, upto[0].StreamSeq, t, func(m jetstream.Msg) error {
+	err = s.opts.Log.Scan(ctx, first[0].StreamSeq, upto[0].StreamSeq, t, func(m jetstream.Msg) error {
 		c, err := events.DecodeCommit(m.Data)
 		if err != nil {
 			return err
@@ -258,9 +258,9 @@ func (s *Server) serveRanking(w http.ResponseWriter, r *http.Request, t string,
 	classification bool, fresh func(*projections.Tournament) any) {
 	var b []byte
 	var err error
-	if !s.node.Runner.Stale(t) || !s.node.Runner.Read(t, func(st *projections.Tournament) { b, err = json.Marshal(fresh(st)) }) {
+	if !s.opts.Runner.Stale(t) || !s.opts.Runner.Read(t, func(st *projections.Tournament) { b, err = json.Marshal(fresh(st)) }) {
 		var ok bool
-		b, ok, err = s.node.Runner.Ranking(t, classification)
+		b, ok, err = s.opts.Runner.Ranking(t, classification)
 		if err == nil && !ok {
 			err = fmt.Errorf("%w: tournament %s", errNotFound, t)
 		}
@@ -297,7 +297,7 @@ func (s *Server) getState(w http.ResponseWriter, r *http.Request) {
 		if st, err = s.stateAt(r.Context(), t, at); err == nil {
 			b, err = view(st)
 		}
-	case !s.node.Runner.Read(t, func(st *projections.Tournament) { b, err = view(st) }):
+	case !s.opts.Runner.Read(t, func(st *projections.Tournament) { b, err = view(st) }):
 		err = fmt.Errorf("%w: tournament %s", errNotFound, t)
 	}
 	if err != nil {
@@ -319,7 +319,7 @@ func (s *Server) getMe(w http.ResponseWriter, r *http.Request) {
 	// rules on contestations); the administrator's token names none.
 	permittedHere := func(typ string) bool { return commands.Permitted(p.Role, typ) }
 	if p.Tournament != "" {
-		s.node.Runner.Read(p.Tournament, func(st *projections.Tournament) {
+		s.opts.Runner.Read(p.Tournament, func(st *projections.Tournament) {
 			if o := st.Officials[p.Official]; o != nil {
 				name = o.Name
 			}

@@ -67,20 +67,20 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 	var rd readiness
 	fail := func(format string, args ...any) { rd.NotReady = append(rd.NotReady, fmt.Sprintf(format, args...)) }
 
-	if c := s.node.Conn; c != nil {
+	if c := s.opts.Conn; c != nil {
 		rd.NATS = &natsState{Connected: c.IsConnected(), Status: c.Status().String()}
 		if !rd.NATS.Connected {
 			fail("nats: connection %s", rd.NATS.Status)
 		}
 	}
 
-	rn := s.node.Runner
+	rn := s.opts.Runner
 	applied := rn.Applied()
 	rd.Projections = projectionState{Ready: rn.Ready(), Applied: applied, Lag: rn.Lag()}
-	rd.Stream = streamState{Name: s.node.Log.Stream(), Replicas: s.node.Log.Replicas()}
+	rd.Stream = streamState{Name: s.opts.Log.Stream(), Replicas: s.opts.Log.Replicas()}
 	ctx, cancel := context.WithTimeout(r.Context(), scrapeTimeout)
 	defer cancel()
-	last, err := s.node.Log.LastSeq(ctx)
+	last, err := s.opts.Log.LastSeq(ctx)
 	switch {
 	case err == nil:
 		rd.Stream.Exists, rd.Stream.LastSeq = true, last
@@ -100,7 +100,7 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 		fail("projections: catching up with the log (lag %d)", rn.Lag())
 	}
 
-	if d, ok := s.node.Ledger.Disk(); ok {
+	if d, ok := s.opts.Ledger.Disk(); ok {
 		rd.Disk = &diskState{Free: d.Free, Reserve: d.Reserve, ReadOnly: d.ReadOnly, AcceptingCommands: d.Accepting}
 		if d.Err != nil {
 			rd.Disk.Error = d.Err.Error()

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -13,21 +14,36 @@ import (
 	"time"
 
 	"github.com/gorilla/mux"
+	"github.com/nats-io/nats.go"
 
 	"github.com/referto/referto/api/web"
 	"github.com/referto/referto/commands/ledger"
+	"github.com/referto/referto/events/checkpoint"
 )
 
 // Options configures the API server.
 type Options struct {
-	// Node is what the API serves: commands go to its Ledger, reads to its
-	// log, projections and keys. Required.
+	// Node, when set, provides every one of Ledger, Log, Store, Runner,
+	// Keys and Conn left unset: the API over a running node.
 	Node *ledger.Node
+	// Ledger is where commands go. Required.
+	Ledger *ledger.Ledger
+	// Log is the log reads come from. Required.
+	Log Log
+	// Store holds the projections reads are served from. Required.
+	Store Store
+	// Runner keeps Store current and holds the tournaments' state. Required.
+	Runner Runner
+	// Keys sign checkpoints. Required.
+	Keys *checkpoint.Keys
+	// Conn is the NATS connection the log uses, whose state /readyz
+	// reports; nil leaves it out.
+	Conn *nats.Conn
 	// AdminTokenSHA256 is the hex SHA-256 of the administrator's bearer
 	// token. Required.
 	AdminTokenSHA256 string
 	// Clock stamps log lines and times authentication failures; the
-	// default is time.Now. (The node's clock stamps events.)
+	// default is time.Now. (The ledger's clock stamps events.)
 	Clock func() time.Time
 	// Random supplies token, idempotency-key and seed bytes; the default is
 	// crypto/rand.Reader.
@@ -37,13 +53,33 @@ type Options struct {
 	// Logger receives request errors; nil discards.
 	Logger *slog.Logger
 	// Metrics are served at /metrics; the default is new ones. Pass the
-	// ones the node observes with (NodeOptions.Observer) for its appends,
-	// retries and applied commits to be counted.
+	// ones the node observes with (ledger.NodeOptions.Observer) for its
+	// appends, retries and applied commits to be counted.
 	Metrics *Metrics
 }
 
 // EnsureDefaults fills unset fields with their documented defaults.
 func (o *Options) EnsureDefaults() {
+	if n := o.Node; n != nil {
+		if o.Ledger == nil {
+			o.Ledger = n.Ledger
+		}
+		if o.Log == nil {
+			o.Log = n.Log
+		}
+		if o.Store == nil {
+			o.Store = n.Store
+		}
+		if o.Runner == nil {
+			o.Runner = n.Runner
+		}
+		if o.Keys == nil {
+			o.Keys = n.Keys
+		}
+		if o.Conn == nil {
+			o.Conn = n.Conn
+		}
+	}
 	if o.Clock == nil {
 		o.Clock = time.Now
 	}
@@ -64,8 +100,13 @@ func (o *Options) EnsureDefaults() {
 // Validate reports every problem at once.
 func (o *Options) Validate() error {
 	var errs []error
-	if o.Node == nil {
-		errs = append(errs, errors.New("api: Node is required"))
+	for _, missing := range []struct {
+		name string
+		nil  bool
+	}{{"Ledger", o.Ledger == nil}, {"Log", o.Log == nil}, {"Store", o.Store == nil}, {"Runner", o.Runner == nil}, {"Keys", o.Keys == nil}} {
+		if missing.nil {
+			errs = append(errs, fmt.Errorf("api: %s is required", missing.name))
+		}
 	}
 	if b, err := hex.DecodeString(o.AdminTokenSHA256); err != nil || len(b) != sha256.Size {
 		errs = append(errs, errors.New("api: AdminTokenSHA256 must be a hex SHA-256"))
@@ -79,7 +120,6 @@ func (o *Options) Validate() error {
 // Server is the HTTP API.
 type Server struct {
 	opts   Options
-	node   *ledger.Node
 	router *mux.Router
 
 	// folds bounds the past states folded from the log at once (stateAt).
@@ -101,8 +141,8 @@ func New(opts Options) (*Server, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
-	s := &Server{opts: opts, node: opts.Node, router: mux.NewRouter(), folds: make(chan struct{}, maxFolds), metrics: opts.Metrics}
-	s.metrics.watchLog(s.node.Log, s.node.Runner)
+	s := &Server{opts: opts, router: mux.NewRouter(), folds: make(chan struct{}, maxFolds), metrics: opts.Metrics}
+	s.metrics.watchLog(opts.Log, opts.Runner)
 	if err := s.routes(); err != nil {
 		return nil, err
 	}

@@ -69,7 +69,7 @@ func (s *Server) readYourWrites(next http.Handler) http.Handler {
 		p := r.URL.Path
 		if (r.Method == http.MethodGet || r.Method == http.MethodHead) &&
 			(strings.HasPrefix(p, "/v1/tournaments") || p == "/v1/me" || strings.HasPrefix(p, "/v1/admin/")) {
-			if err := s.node.Ledger.AwaitAcked(r.Context(), mux.Vars(r)["t"]); err != nil {
+			if err := s.opts.Ledger.AwaitAcked(r.Context(), mux.Vars(r)["t"]); err != nil {
 				s.writeError(w, r, err)
 				return
 			}

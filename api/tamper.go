@@ -20,14 +20,14 @@ import (
 // consistency proofs, and the export of a tournament's log byte for byte.
 
 func (s *Server) getKeys(w http.ResponseWriter, _ *http.Request) {
-	writeJSON(w, http.StatusOK, map[string]any{"checkpoint": s.node.Keys.VerifierKey,
+	writeJSON(w, http.StatusOK, map[string]any{"checkpoint": s.opts.Keys.VerifierKey,
 		"format": "golang.org/x/mod/sumdb/note verifier key; checkpoints are notes of origin, size and base64 RFC 6962 root"})
 }
 
 // logSize is the number of events of a tournament the store holds (its
 // Merkle tree's size).
 func (s *Server) logSize(t string) (uint64, error) {
-	ref, ok, err := s.node.Store.LastCommit(t)
+	ref, ok, err := s.opts.Store.LastCommit(t)
 	if err == nil && !ok {
 		err = fmt.Errorf("%w: tournament %s", errNotFound, t)
 	}
@@ -48,11 +48,11 @@ func (s *Server) sizeParam(r *http.Request, name string, size uint64) (uint64, e
 
 // signedCheckpoint signs the checkpoint of the first size events of t.
 func (s *Server) signedCheckpoint(t string, size uint64) (string, error) {
-	root, err := checkpoint.RootAt(size, s.node.Store.NodeGetter(t))
+	root, err := checkpoint.RootAt(size, s.opts.Store.NodeGetter(t))
 	if err != nil {
 		return "", err
 	}
-	return checkpoint.Sign(checkpoint.Checkpoint{Origin: checkpoint.Origin(t), Size: size, Root: root}, s.node.Keys.Signer)
+	return checkpoint.Sign(checkpoint.Checkpoint{Origin: checkpoint.Origin(t), Size: size, Root: root}, s.opts.Keys.Signer)
 }
 
 func (s *Server) getCheckpoint(w http.ResponseWriter, r *http.Request) {
@@ -99,11 +99,11 @@ func (s *Server) getProof(w http.ResponseWriter, r *http.Request) {
 	var path [][]byte
 	var leaf []byte
 	if err == nil {
-		path, err = checkpoint.InclusionProof(seq-1, size, s.node.Store.NodeGetter(t))
+		path, err = checkpoint.InclusionProof(seq-1, size, s.opts.Store.NodeGetter(t))
 	}
 	if err == nil {
 		var hs [][]byte
-		hs, err = s.node.Store.Nodes(t, []checkpoint.NodeID{checkpoint.LeafID(seq - 1)})
+		hs, err = s.opts.Store.Nodes(t, []checkpoint.NodeID{checkpoint.LeafID(seq - 1)})
 		if err == nil {
 			leaf = hs[0]
 		}
@@ -130,7 +130,7 @@ func (s *Server) getConsistency(w http.ResponseWriter, r *http.Request) {
 	}
 	var path [][]byte
 	if err == nil {
-		path, err = checkpoint.ConsistencyProof(from, to, s.node.Store.NodeGetter(t))
+		path, err = checkpoint.ConsistencyProof(from, to, s.opts.Store.NodeGetter(t))
 	}
 	if err != nil {
 		s.writeError(w, r, err)
@@ -153,7 +153,7 @@ func (s *Server) getExport(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	last, ok, err := s.node.Store.LastCommit(t)
+	last, ok, err := s.opts.Store.LastCommit(t)
 	if err == nil && !ok {
 		err = fmt.Errorf("%w: tournament %s", errNotFound, t)
 	}
@@ -163,7 +163,7 @@ func (s *Server) getExport(w http.ResponseWriter, r *http.Request) {
 		note, err = s.signedCheckpoint(t, last.Last)
 	}
 	if err == nil {
-		first, err = s.node.Store.Commits(t, 1, 1)
+		first, err = s.opts.Store.Commits(t, 1, 1)
 	}
 	if err != nil {
 		s.writeError(w, r, err)
@@ -174,7 +174,7 @@ func (s *Server) getExport(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set(CheckpointHeader, base64.StdEncoding.EncodeToString([]byte(note)))
 	w.Header().Set("Referto-Events", strconv.FormatUint(size, 10))
 	bw := bufio.NewWriterSize(w, 256<<10)
-	err = s.node.Log.Scan(r.Context(), first[0].StreamSeq, last.StreamSeq, t, func(m jetstream.Msg) error {
+	err = s.opts.Log.Scan(r.Context(), first[0].StreamSeq, last.StreamSeq, t, func(m jetstream.Msg) error {
 		_, err := bw.Write(m.Data) // a commit body is its events' lines, newline-terminated
 		return err
 	})
