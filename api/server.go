@@ -10,6 +10,8 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"slices"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -185,23 +187,51 @@ func (s *Server) routes() error {
 	r.HandleFunc("/v1/tournaments/{t}/export", s.getExport).Methods(http.MethodGet)
 	r.HandleFunc("/v1/admin/backup", s.getBackup).Methods(http.MethodGet)
 
-	// The web UI is a client of the routes above, called in-process.
+	// The web UI is a client of the routes above, called in-process, and
+	// its pages are routes of this router, behind the same middleware.
 	ui, err := web.New(web.Options{API: r, Random: s.opts.Random, Logger: s.opts.Logger})
 	if err != nil {
 		return err
 	}
-	r.Handle("/", ui).Methods(http.MethodGet)
-	for _, prefix := range web.Paths() {
-		r.PathPrefix(prefix).Handler(ui)
-	}
+	ui.Register(r)
 
 	r.NotFoundHandler = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if uiPath(req.URL.Path) {
+			http.NotFound(w, req)
+			return
+		}
 		s.writeError(w, req, errNotFound)
 	})
 	r.MethodNotAllowedHandler = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if uiPath(req.URL.Path) {
+			w.Header().Set("Allow", strings.Join(s.allowed(req), ", "))
+			http.Error(w, http.StatusText(http.StatusMethodNotAllowed), http.StatusMethodNotAllowed)
+			return
+		}
 		s.writeError(w, req, errMethod)
 	})
 	return nil
+}
+
+// uiPath reports whether path is below the web UI's: a page it does not
+// serve, or a method it does not take there, is answered in plain text, as
+// to a browser, rather than as a problem.
+func uiPath(path string) bool {
+	return slices.ContainsFunc(web.Paths(), func(prefix string) bool { return strings.HasPrefix(path, prefix) })
+}
+
+// allowed lists the methods some route takes for r's path, for Allow.
+func (s *Server) allowed(r *http.Request) []string {
+	var out []string
+	for _, m := range []string{http.MethodGet, http.MethodHead, http.MethodPost} {
+		var match mux.RouteMatch
+		try := r.Clone(r.Context())
+		try.Method = m
+		if s.router.Match(try, &match) && match.MatchErr == nil {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 func (s *Server) healthz(w http.ResponseWriter, _ *http.Request) {
