@@ -70,7 +70,8 @@ func TestTheDuplicateWindowKeepsTheBinding(t *testing.T) {
 	}
 	// This node appends on the state it decided on. JetStream checks the
 	// expected sequence before the message id: a conflict, after which
-	// submit finds the key in the index (TestRacingOneKeyWithDifferentBodies).
+	// Submit finds the key in the index (TestSubmitFindsItsOriginalAfterAConflict;
+	// over HTTP, api's TestRacingOneKeyWithDifferentBodies).
 	if _, err := node.Ledger.appendRetrying(ctx, "bo", expected, MsgID("bo", "K"), mine, myCommit); !errors.Is(err, events.ErrConflict) {
 		t.Fatalf("the second append on the old state: %v, want a conflict", err)
 	}
