@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -102,13 +101,20 @@ func (o *Options) EnsureDefaults() {
 // Validate reports every problem at once.
 func (o *Options) Validate() error {
 	var errs []error
-	for _, missing := range []struct {
-		name string
-		nil  bool
-	}{{"Ledger", o.Ledger == nil}, {"Log", o.Log == nil}, {"Store", o.Store == nil}, {"Runner", o.Runner == nil}, {"Keys", o.Keys == nil}} {
-		if missing.nil {
-			errs = append(errs, fmt.Errorf("api: %s is required", missing.name))
-		}
+	if o.Ledger == nil {
+		errs = append(errs, errors.New("api: Ledger is required"))
+	}
+	if o.Log == nil {
+		errs = append(errs, errors.New("api: Log is required"))
+	}
+	if o.Store == nil {
+		errs = append(errs, errors.New("api: Store is required"))
+	}
+	if o.Runner == nil {
+		errs = append(errs, errors.New("api: Runner is required"))
+	}
+	if o.Keys == nil {
+		errs = append(errs, errors.New("api: Keys are required"))
 	}
 	if b, err := hex.DecodeString(o.AdminTokenSHA256); err != nil || len(b) != sha256.Size {
 		errs = append(errs, errors.New("api: AdminTokenSHA256 must be a hex SHA-256"))
