@@ -19,6 +19,7 @@ import (
 
 	"github.com/referto/referto/api"
 	"github.com/referto/referto/commands"
+	"github.com/referto/referto/commands/ledger"
 )
 
 // testClock is the injected clock: it moves only when a test says so.
@@ -48,7 +49,7 @@ func (c *testClock) Advance(d time.Duration) {
 func newClockedStack(t *testing.T, logger *slog.Logger) (*stack, *testClock) {
 	t.Helper()
 	clk := newTestClock()
-	s := &stack{t: t, dir: t.TempDir(), opts: api.NodeOptions{Clock: clk.Now, Logger: logger}}
+	s := &stack{t: t, dir: t.TempDir(), opts: ledger.NodeOptions{Clock: clk.Now, Logger: logger}}
 	s.start()
 	t.Cleanup(s.stop)
 	return s, clk
@@ -413,7 +414,7 @@ func serveAs(s *stack, addr, method, path, token string, body string, headers ..
 		req.Header.Set(headers[i], headers[i+1])
 	}
 	rec := httptest.NewRecorder()
-	s.node.API.Handler().ServeHTTP(rec, req)
+	s.api.Handler().ServeHTTP(rec, req)
 	return rec
 }
 

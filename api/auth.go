@@ -65,7 +65,7 @@ func (s *Server) authenticate(r *http.Request) (principal, error) {
 		// one appointed through another node sharing the cluster, once this
 		// node has caught up with the log. Wait for both before calling the
 		// token unknown.
-		if s.awaitAcked(r.Context(), "") == nil {
+		if s.opts.Ledger.AwaitAcked(r.Context(), "") == nil {
 			p, found, err = s.opts.Store.Token(hash)
 		}
 		if err == nil && !found && s.catchUpAll(r.Context()) == nil {

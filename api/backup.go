@@ -19,6 +19,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/referto/referto/commands/ledger"
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/events/checkpoint"
 	"github.com/referto/referto/events/jetstream"
@@ -37,16 +38,17 @@ import (
 // is buffered, and a file without its manifest is a cut transfer.
 const BackupFormat = "referto-backup/1"
 
-// BackupKeyFiles are the files of DATA/keys a backup carries; the ones
-// marked secret are never restored readable by anyone but the owner.
+// BackupKeyFiles are the files of the keys directory (ledger.Layout.Keys)
+// a backup carries; the ones marked secret are never restored readable by
+// anyone but the owner.
 var BackupKeyFiles = []struct {
 	Name     string
 	Required bool
 	Secret   bool
 }{
-	{"checkpoint.key", true, true},
-	{"checkpoint.pub", true, false},
-	{"admin-token.sha256", false, true},
+	{checkpoint.SignerFile, true, true},
+	{checkpoint.VerifierFile, true, false},
+	{ledger.AdminTokenFile, false, true},
 }
 
 // BackupManifest describes a backup: the stream state of the snapshot and,
@@ -89,12 +91,13 @@ type BackupFile struct {
 	Data []byte
 }
 
-// BackupSource is what WriteBackup reads.
+// BackupSource is what WriteBackup reads: a node's log, the projections
+// and the runner that keeps them (ledger.Node).
 type BackupSource struct {
-	Log    *jetstream.Log
-	Store  *pebble.Store
-	Runner *pebble.Runner
-	// KeysDir is DATA/keys.
+	Log    Log
+	Store  Store
+	Runner Runner
+	// KeysDir is the keys directory (ledger.Layout.Keys).
 	KeysDir string
 	// Clock stamps the manifest; the default is time.Now.
 	Clock func() time.Time
@@ -208,7 +211,7 @@ func readKeyFiles(dir string) ([]BackupFile, error) {
 
 // backupTournaments lists every tournament with a commit at or before
 // stream sequence last, with its tree head there as the projections have it.
-func backupTournaments(st *pebble.Store, last uint64) ([]BackupTournament, error) {
+func backupTournaments(st Store, last uint64) ([]BackupTournament, error) {
 	ids, err := st.Tournaments()
 	if err != nil {
 		return nil, err
@@ -234,7 +237,7 @@ func backupTournaments(st *pebble.Store, last uint64) ([]BackupTournament, error
 // commitUpTo returns tournament t's last commit at or before stream
 // sequence seq. A tournament's seqs and stream sequences grow together, so
 // the commits appended since seq are skipped by bisecting its seqs.
-func commitUpTo(st *pebble.Store, t string, seq uint64) (pebble.CommitRef, bool, error) {
+func commitUpTo(st Store, t string, seq uint64) (pebble.CommitRef, bool, error) {
 	last, ok, err := st.LastCommit(t)
 	if err != nil || !ok || last.StreamSeq <= seq {
 		return last, ok && err == nil, err

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/referto/referto/commands/ledger"
 	"github.com/referto/referto/events/checkpoint"
 	"github.com/referto/referto/events/jetstream"
 	"github.com/referto/referto/projections/pebble"
@@ -22,7 +23,7 @@ import (
 // ask for a backup.
 func TestBackupIsTheLogAtTheSnapshot(t *testing.T) {
 	const admin = "backup-admin"
-	node, err := StartNode(context.Background(), NodeOptions{Data: t.TempDir(), AdminTokenSHA256: TokenHash(admin)})
+	node, err := ledger.StartNode(context.Background(), ledger.NodeOptions{Data: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,7 +32,11 @@ func TestBackupIsTheLogAtTheSnapshot(t *testing.T) {
 	if err := node.Runner.WaitReady(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(node.API.Handler())
+	a, err := New(Options{Node: node, AdminTokenSHA256: TokenHash(admin)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(a.Handler())
 	defer srv.Close()
 	do := func(method, path, token, body string) (int, []byte) {
 		t.Helper()

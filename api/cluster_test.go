@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/referto/referto/api"
+	"github.com/referto/referto/commands/ledger"
 	"github.com/referto/referto/events/jetstream/jstest"
 )
 
@@ -22,7 +22,7 @@ func TestNodeOnR3Cluster(t *testing.T) {
 		t.Skip("cluster test: skipped in -short mode")
 	}
 	c := jstest.StartCluster(t, 3)
-	s := &stack{t: t, dir: t.TempDir(), opts: api.NodeOptions{NATS: c.URL(), Replicas: 3}}
+	s := &stack{t: t, dir: t.TempDir(), opts: ledger.NodeOptions{NATS: c.URL(), Replicas: 3}}
 	s.start()
 	t.Cleanup(s.stop)
 	if got := s.node.Log.Replicas(); got != 3 {
@@ -70,7 +70,7 @@ func TestClusterFaultsUnderLoad(t *testing.T) {
 		t.Skip("cluster test: skipped in -short mode")
 	}
 	c := jstest.StartCluster(t, 3)
-	s := &stack{t: t, dir: t.TempDir(), opts: api.NodeOptions{NATS: c.URL(), Replicas: 3, CommandTimeout: 3 * time.Second}}
+	s := &stack{t: t, dir: t.TempDir(), opts: ledger.NodeOptions{NATS: c.URL(), Replicas: 3, CommandTimeout: 3 * time.Second}}
 	s.start()
 	t.Cleanup(s.stop)
 	arb := s.create("faults", "rtu")

@@ -6,55 +6,25 @@ import (
 	"strings"
 
 	"github.com/referto/referto/commands"
+	"github.com/referto/referto/commands/ledger"
 )
 
-// ifMatch is a command's If-Match condition (RFC 9110 §13.1.1) on its
-// tournament, whose entity tag is its seq: "*" (any current state: the
-// tournament exists) or a list of seqs, one of which must be the current.
-type ifMatch struct {
-	any  bool
-	seqs []uint64
-}
-
-// matches reports whether a tournament at seq (0: none) meets the condition.
-func (c *ifMatch) matches(seq uint64) bool {
-	if c.any {
-		return seq > 0
-	}
-	for _, s := range c.seqs {
-		if s == seq {
-			return true
-		}
-	}
-	return false
-}
-
-func (c *ifMatch) String() string {
-	if c.any {
-		return "*"
-	}
-	tags := make([]string, len(c.seqs))
-	for i, s := range c.seqs {
-		tags[i] = strconv.Quote(strconv.FormatUint(s, 10))
-	}
-	return strings.Join(tags, ", ")
-}
-
-// parseIfMatch reads the If-Match field lines: "*" or a comma-separated
-// list of strong entity tags, each a seq in double quotes. A weak tag
+// parseIfMatch reads the If-Match field lines into the condition a command
+// is submitted with: "*" or a comma-separated list of strong entity tags,
+// each a seq in double quotes. A weak tag
 // (W/"3") is refused: If-Match compares strongly, so it could never match,
 // and reading it as strong would act on a condition the client did not
 // state. So is an unquoted one.
-func parseIfMatch(lines []string) (*ifMatch, error) {
+func parseIfMatch(lines []string) (*ledger.IfMatch, error) {
 	bad := func(format string, args ...any) error {
 		return &commands.FieldError{Field: "If-Match", Msg: fmt.Sprintf(format, args...) +
 			`; send "*" or the tournament's seq as a quoted entity tag, e.g. "42" (the ETag of a 201)`}
 	}
 	v := strings.TrimSpace(strings.Join(lines, ","))
 	if v == "*" {
-		return &ifMatch{any: true}, nil
+		return &ledger.IfMatch{Any: true}, nil
 	}
-	c := &ifMatch{}
+	c := &ledger.IfMatch{}
 	for rest := v; ; {
 		rest = strings.TrimLeft(rest, " \t")
 		switch {
@@ -62,7 +32,7 @@ func parseIfMatch(lines []string) (*ifMatch, error) {
 			rest = rest[1:]
 			continue
 		case rest == "":
-			if len(c.seqs) == 0 {
+			if len(c.Seqs) == 0 {
 				return nil, bad("names no entity tag")
 			}
 			return c, nil
@@ -82,7 +52,7 @@ func parseIfMatch(lines []string) (*ifMatch, error) {
 		if err != nil {
 			return nil, bad("%q is not a seq", tag)
 		}
-		c.seqs = append(c.seqs, seq)
+		c.Seqs = append(c.Seqs, seq)
 		rest = strings.TrimLeft(rest[end+2:], " \t")
 		if rest != "" && rest[0] != ',' {
 			return nil, bad("entity tags are separated by a comma")

@@ -1,15 +1,16 @@
 // Package api serves referto over HTTP: the v1 JSON API of api/openapi.yaml
 // (tournament creation, officials, the command endpoint, public reads of
-// summaries and entry lists, the event log for officials), health and
-// readiness probes (ready.go), Prometheus metrics (metrics.go), one log
-// line per request (requests.go), bearer-token authentication,
-// problem+json errors, and the administrator's backup (backup.go: a
-// JetStream snapshot of the log, the keys and a manifest of Merkle roots,
-// written and read back).
+// summaries and entry lists, the event log for officials), the web UI of
+// api/web on the same router, health and readiness probes (ready.go),
+// Prometheus metrics (metrics.go), one log line per request (requests.go),
+// bearer-token authentication, problem+json errors, and the
+// administrator's backup (backup.go: a JetStream snapshot of the log, the
+// keys and a manifest of Merkle roots, written and read back).
 //
-// A command goes through one loop (ledger.go): decide against the in-memory
-// state, append to JetStream expecting the tournament's last stream
-// sequence, and on a conflict catch up and decide again, a bounded number of
-// times. A 201 is written only after JetStream stored the commit and the
-// projections reflect it, so a GET that follows sees the command.
+// It translates HTTP only: a command request becomes a ledger.Submission
+// (submit.go: the Idempotency-Key, its request's fingerprint, If-Match) for
+// the node's commands/ledger.Ledger, whose outcome is answered 201, and
+// whose errors map to statuses in one table (problem.go). Reads come from
+// the node's projections, each after the ledger's AwaitAcked, so a GET that
+// follows a 201 sees the command.
 package api

@@ -9,6 +9,7 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/referto/referto/commands"
+	"github.com/referto/referto/commands/ledger"
 	"github.com/referto/referto/events"
 )
 
@@ -34,7 +35,7 @@ func (s *Server) createTournament(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	sub := submission{tournament: cmd.(*commands.CreateTournament).ID, cmd: cmd, actor: p.actor(), route: routeCreate}
+	sub := ledger.Submission{Tournament: cmd.(*commands.CreateTournament).ID, Command: cmd, Actor: p.actor(), Route: ledger.RouteCreate}
 	s.run(w, r, sub, body)
 }
 
@@ -77,7 +78,7 @@ func (s *Server) appointOfficial(w http.ResponseWriter, r *http.Request) {
 	}
 	ap := cmd.(*commands.AppointOfficial)
 	ap.TokenSHA256 = TokenHash(token)
-	sub := submission{tournament: t, cmd: ap, actor: p.actor(), route: routeAppoint}
+	sub := ledger.Submission{Tournament: t, Command: ap, Actor: p.actor(), Route: ledger.RouteAppoint}
 	if err := s.checkTournamentID(t); err != nil {
 		s.writeError(w, r, err)
 		return
@@ -86,12 +87,12 @@ func (s *Server) appointOfficial(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	o, err := s.submit(r.Context(), sub)
+	o, err := s.opts.Ledger.Submit(r.Context(), sub)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	if o.replayed {
+	if o.Replayed {
 		// The token of the original appointment was shown once and is not
 		// stored; a retried appointment cannot show it again.
 		s.writeError(w, r, fmt.Errorf("%w: this Idempotency-Key already appointed an official; the token was shown once", commands.ErrConflict))
@@ -137,16 +138,16 @@ func (s *Server) postCommand(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	s.run(w, r, submission{tournament: t, cmd: cmd, actor: p.actor(), route: routeCommands, seed: seed}, body)
+	s.run(w, r, ledger.Submission{Tournament: t, Command: cmd, Actor: p.actor(), Route: ledger.RouteCommands, Seed: seed}, body)
 }
 
 // run reads the preconditions, submits and responds.
-func (s *Server) run(w http.ResponseWriter, r *http.Request, sub submission, body []byte) {
+func (s *Server) run(w http.ResponseWriter, r *http.Request, sub ledger.Submission, body []byte) {
 	if err := s.preconditions(r, &sub, body); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	o, err := s.submit(r.Context(), sub)
+	o, err := s.opts.Ledger.Submit(r.Context(), sub)
 	if err != nil {
 		s.writeError(w, r, err)
 		return

@@ -77,7 +77,7 @@ func serveHTTP(t *testing.T, s *stack) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := api.HTTPServer(s.node.API.Handler())
+	srv := api.HTTPServer(s.api.Handler())
 	go func() { _ = srv.Serve(ln) }()
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)

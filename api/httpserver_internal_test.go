@@ -18,7 +18,7 @@ import (
 func TestAPanicIsAProblem(t *testing.T) {
 	var logs bytes.Buffer
 	s := &Server{opts: Options{Logger: slog.New(slog.NewJSONHandler(&logs, nil)), Clock: time.Now, Random: strings.NewReader(strings.Repeat("r", 1<<10))},
-		metrics: newMetrics()}
+		metrics: NewMetrics()}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/boom", func(http.ResponseWriter, *http.Request) { panic("boom") })
 	mux.HandleFunc("/late", func(w http.ResponseWriter, _ *http.Request) {

@@ -9,13 +9,15 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/referto/referto/commands/ledger"
 	"github.com/referto/referto/events/jetstream"
-	"github.com/referto/referto/projections/pebble"
 )
 
-// metrics are one server's Prometheus collectors, on a registry of its own:
-// two servers in one process (tests, a benchmark) never share a count.
-type metrics struct {
+// Metrics are one server's Prometheus collectors, on a registry of its own:
+// two servers in one process (tests, a benchmark) never share a count. They
+// observe the node (a ledger.Observer: NodeOptions.Observer) as well as the
+// HTTP requests.
+type Metrics struct {
 	reg *prometheus.Registry
 
 	commands        *prometheus.CounterVec   // type, outcome
@@ -29,10 +31,10 @@ type metrics struct {
 	httpSeconds     *prometheus.HistogramVec // route, method
 }
 
-// newMetrics returns the collectors of a server, registered together with
+// NewMetrics returns the collectors of a server, registered together with
 // the Go runtime's and the process's.
-func newMetrics() *metrics {
-	m := &metrics{
+func NewMetrics() *Metrics {
+	m := &Metrics{
 		reg: prometheus.NewRegistry(),
 		commands: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "referto_commands_total",
@@ -81,16 +83,26 @@ func newMetrics() *metrics {
 	return m
 }
 
-// commitApplied is the runner's hook (pebble.RunnerOptions.Observe).
-func (m *metrics) commitApplied(events int, merkle time.Duration) {
+var _ ledger.Observer = (*Metrics)(nil)
+
+// Applied counts a commit the projections applied (ledger.Observer).
+func (m *Metrics) Applied(events int, merkle time.Duration) {
 	m.applied.Inc()
 	m.appliedEvents.Add(float64(events))
 	m.merkleSeconds.Observe(merkle.Seconds())
 }
 
+// Appended times one append to the log (ledger.Observer).
+func (m *Metrics) Appended(d time.Duration, ack jetstream.Appended, err error) {
+	m.appendSeconds.WithLabelValues(appendResult(ack, err)).Observe(d.Seconds())
+}
+
+// Retried counts a command decided again after a conflict (ledger.Observer).
+func (m *Metrics) Retried() { m.conflictRetries.Inc() }
+
 // watchLog registers the gauges read from the log and the runner at each
 // scrape.
-func (m *metrics) watchLog(log *jetstream.Log, rn *pebble.Runner) {
+func (m *Metrics) watchLog(log Log, rn Runner) {
 	m.reg.MustRegister(&logCollector{log: log, rn: rn,
 		applied: prometheus.NewDesc("referto_projection_applied_seq",
 			"The last stream sequence the projections have applied.", nil, nil),
@@ -106,8 +118,8 @@ const scrapeTimeout = time.Second
 
 // logCollector reads the stream's last sequence once per scrape.
 type logCollector struct {
-	log                *jetstream.Log
-	rn                 *pebble.Runner
+	log                Log
+	rn                 Runner
 	applied, last, lag *prometheus.Desc
 }
 
@@ -140,7 +152,7 @@ func lagOf(last, applied uint64) uint64 {
 
 // handler serves the registry in the Prometheus text format, two scrapes
 // at a time at most.
-func (m *metrics) handler(errLog promhttp.Logger) http.Handler {
+func (m *Metrics) handler(errLog promhttp.Logger) http.Handler {
 	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{ErrorLog: errLog, ErrorHandling: promhttp.ContinueOnError,
 		MaxRequestsInFlight: 2, Timeout: 10 * time.Second})
 }

@@ -30,6 +30,7 @@ import (
 
 	"github.com/referto/referto/api"
 	"github.com/referto/referto/commands"
+	"github.com/referto/referto/commands/ledger"
 	"github.com/referto/referto/events"
 )
 
@@ -421,8 +422,8 @@ func sorted(s []string) []string {
 // operations went unexercised.
 func TestEveryRouteAndCommandMatchesTheOpenAPIDocument(t *testing.T) {
 	var readOnly atomic.Bool
-	s := &stack{t: t, dir: t.TempDir(), opts: api.NodeOptions{Disk: func() (api.DiskState, error) {
-		return api.DiskState{Free: 1 << 40, ReadOnly: readOnly.Load()}, nil
+	s := &stack{t: t, dir: t.TempDir(), opts: ledger.NodeOptions{Disk: func() (ledger.DiskState, error) {
+		return ledger.DiskState{Free: 1 << 40, ReadOnly: readOnly.Load()}, nil
 	}}}
 	s.spec.ops, s.spec.commands = map[string]int{}, map[string][]int{}
 	s.start()

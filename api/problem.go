@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/referto/referto/commands"
+	"github.com/referto/referto/commands/ledger"
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/projections/pebble"
 )
@@ -18,7 +19,6 @@ var (
 	errForbidden       = errors.New("api: forbidden")
 	errNotFound        = errors.New("api: not found")
 	errTooLarge        = errors.New("api: request body too large")
-	errPrecondition    = errors.New("api: precondition failed")
 	errBadRequest      = errors.New("api: bad request")
 	errMethod          = errors.New("api: method not allowed")
 	errTooManyRequests = errors.New("api: too many requests")
@@ -67,11 +67,11 @@ func statusOf(err error) (int, string, string) {
 		return http.StatusNotFound, "not_found", "Not found"
 	case errors.Is(err, errMethod):
 		return http.StatusMethodNotAllowed, "method_not_allowed", "Method not allowed"
-	case errors.Is(err, errPrecondition):
+	case errors.Is(err, ledger.ErrPrecondition):
 		return http.StatusPreconditionFailed, "precondition_failed", "Precondition failed"
 	case errors.Is(err, commands.ErrConflict), errors.Is(err, events.ErrConflict):
 		return http.StatusConflict, "conflict", "Conflict"
-	case errors.Is(err, errKeyReused):
+	case errors.Is(err, ledger.ErrKeyReused):
 		return http.StatusUnprocessableEntity, "idempotency_key_reused", "Idempotency-Key already used for another request"
 	case errors.As(err, &re):
 		return http.StatusUnprocessableEntity, "rule_violation", "Refused by a tournament rule"
@@ -94,9 +94,9 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	if errors.As(err, &re) {
 		p.Rule, p.Detail = re.Rule, re.Msg
 	}
-	var ku *keyReusedError
+	var ku *ledger.KeyReusedError
 	if errors.As(err, &ku) {
-		p.Field, p.Seq = "Idempotency-Key", ku.seq
+		p.Field, p.Seq = "Idempotency-Key", ku.Seq
 	}
 	for _, fe := range fieldErrors(err) {
 		p.Errors = append(p.Errors, problemField{Field: fe.Field, Detail: fe.Msg, Rule: fe.Rule})
@@ -127,8 +127,8 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 
 // sentinels whose text is noise in front of an arbiter.
 var sentinels = []error{commands.ErrConflict, commands.ErrNotFound, commands.ErrForbidden, events.ErrConflict,
-	events.ErrUnavailable, events.ErrInvalidID, errUnauthorized, errForbidden, errNotFound, errPrecondition,
-	errBadRequest, errTooLarge, errMethod, errTooManyRequests, errKeyReused, errHeadersTooLarge}
+	events.ErrUnavailable, events.ErrInvalidID, ledger.ErrPrecondition, ledger.ErrKeyReused, errUnauthorized, errForbidden,
+	errNotFound, errBadRequest, errTooLarge, errMethod, errTooManyRequests, errHeadersTooLarge}
 
 // detail renders an error for people: the sentinel's package prefix (the
 // problem's code already says it) is left out.

@@ -100,12 +100,10 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 		fail("projections: catching up with the log (lag %d)", rn.Lag())
 	}
 
-	if s.opts.Disk != nil {
-		d, err := s.opts.Disk()
-		rd.Disk = &diskState{Free: d.Free, Reserve: s.opts.DiskReserve, ReadOnly: d.ReadOnly,
-			AcceptingCommands: diskRefusal(d, err, s.opts.DiskReserve) == nil}
-		if err != nil {
-			rd.Disk.Error = err.Error()
+	if d, ok := s.opts.Ledger.Disk(); ok {
+		rd.Disk = &diskState{Free: d.Free, Reserve: d.Reserve, ReadOnly: d.ReadOnly, AcceptingCommands: d.Accepting}
+		if d.Err != nil {
+			rd.Disk.Error = d.Err.Error()
 		}
 	}
 

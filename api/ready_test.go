@@ -6,7 +6,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/referto/referto/api"
+	"github.com/referto/referto/commands/ledger"
 )
 
 // TestReadyzReportsWhatMakesTheNodeReady: a node is ready with its NATS
@@ -17,7 +17,7 @@ func TestReadyzReportsWhatMakesTheNodeReady(t *testing.T) {
 	s := &stack{t: t, dir: t.TempDir()}
 	var free atomic.Uint64 // read by the server's goroutines
 	free.Store(1 << 30)
-	s.opts.Disk = func() (api.DiskState, error) { return api.DiskState{Free: free.Load()}, nil }
+	s.opts.Disk = func() (ledger.DiskState, error) { return ledger.DiskState{Free: free.Load()}, nil }
 	s.start()
 	t.Cleanup(s.stop)
 	arb := s.create("rd", "rtu")
@@ -35,7 +35,7 @@ func TestReadyzReportsWhatMakesTheNodeReady(t *testing.T) {
 		"stream": map[string]any{"name": "REFERTO", "exists": true, "replicas": float64(1),
 			"last_seq": float64(s.logSize())},
 		"projections": map[string]any{"ready": true, "applied": float64(s.logSize()), "lag": float64(0)},
-		"disk": map[string]any{"free": float64(free.Load()), "reserve": float64(api.DefaultDiskReserve),
+		"disk": map[string]any{"free": float64(free.Load()), "reserve": float64(ledger.DefaultDiskReserve),
 			"read_only": false, "accepting_commands": true},
 	}
 	for k, v := range want {
@@ -48,7 +48,7 @@ func TestReadyzReportsWhatMakesTheNodeReady(t *testing.T) {
 	}
 
 	// A full disk refuses commands, and readyz says so, but reads work.
-	free.Store(api.DefaultDiskReserve - 1)
+	free.Store(ledger.DefaultDiskReserve - 1)
 	s.must(503, "POST", "/v1/tournaments/rd/commands", arb, `{"type":"RegisterPlayer","player":"p2","name":"Due"}`)
 	r = s.must(200, "GET", "/readyz", "", nil).json(t)
 	if d := r["disk"].(map[string]any); d["accepting_commands"] != false || d["free"] != float64(free.Load()) {

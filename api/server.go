@@ -1,17 +1,16 @@
 package api
 
 import (
-	"context"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
-	"sync"
+	"slices"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -19,56 +18,69 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/referto/referto/api/web"
-	"github.com/referto/referto/events"
+	"github.com/referto/referto/commands/ledger"
 	"github.com/referto/referto/events/checkpoint"
-	"github.com/referto/referto/events/jetstream"
-	"github.com/referto/referto/projections/pebble"
 )
 
 // Options configures the API server.
 type Options struct {
-	// Log is the JetStream log commands are appended to. Required.
-	Log *jetstream.Log
+	// Node, when set, provides every one of Ledger, Log, Store, Runner,
+	// Keys and Conn left unset: the API over a running node.
+	Node *ledger.Node
+	// Ledger is where commands go. Required.
+	Ledger *ledger.Ledger
+	// Log is the log reads come from. Required.
+	Log Log
 	// Store holds the projections reads are served from. Required.
-	Store *pebble.Store
-	// Runner keeps Store current and holds the state commands decide on. Required.
-	Runner *pebble.Runner
+	Store Store
+	// Runner keeps Store current and holds the tournaments' state. Required.
+	Runner Runner
+	// Keys sign checkpoints. Required.
+	Keys *checkpoint.Keys
+	// Conn is the NATS connection the log uses, whose state /readyz
+	// reports; nil leaves it out.
+	Conn *nats.Conn
 	// AdminTokenSHA256 is the hex SHA-256 of the administrator's bearer
 	// token. Required.
 	AdminTokenSHA256 string
-	// Keys sign checkpoints. Required.
-	Keys *checkpoint.Keys
-	// Clock is the time source stamped on events; the default is time.Now.
+	// Clock stamps log lines and times authentication failures; the
+	// default is time.Now. (The ledger's clock stamps events.)
 	Clock func() time.Time
 	// Random supplies token, idempotency-key and seed bytes; the default is
 	// crypto/rand.Reader.
 	Random io.Reader
 	// MaxBody is the largest request body accepted; the default is 1 MiB.
 	MaxBody int64
-	// Retries is how many times a command is re-decided after losing a
-	// race for its tournament; the default is 8.
-	Retries int
-	// CommandTimeout bounds one command from decision to acknowledgement;
-	// the default is 10 seconds.
-	CommandTimeout time.Duration
 	// Logger receives request errors; nil discards.
 	Logger *slog.Logger
-	// Disk measures the data directory's filesystem; nil turns the disk
-	// guard off. DiskReserve is the free space below which commands are
-	// refused with 503 (default DefaultDiskReserve).
-	Disk        func() (DiskState, error)
-	DiskReserve uint64
-	// Conn is the NATS connection the log uses, whose state /readyz
-	// reports; nil leaves it out.
-	Conn *nats.Conn
-
-	// metrics, when set, are the server's metrics, already fed by its
-	// runner (StartNode); New makes them otherwise.
-	metrics *metrics
+	// Metrics are served at /metrics; the default is new ones. Pass the
+	// ones the node observes with (ledger.NodeOptions.Observer) for its
+	// appends, retries and applied commits to be counted.
+	Metrics *Metrics
 }
 
 // EnsureDefaults fills unset fields with their documented defaults.
 func (o *Options) EnsureDefaults() {
+	if n := o.Node; n != nil {
+		if o.Ledger == nil {
+			o.Ledger = n.Ledger
+		}
+		if o.Log == nil {
+			o.Log = n.Log
+		}
+		if o.Store == nil {
+			o.Store = n.Store
+		}
+		if o.Runner == nil {
+			o.Runner = n.Runner
+		}
+		if o.Keys == nil {
+			o.Keys = n.Keys
+		}
+		if o.Conn == nil {
+			o.Conn = n.Conn
+		}
+	}
 	if o.Clock == nil {
 		o.Clock = time.Now
 	}
@@ -78,23 +90,20 @@ func (o *Options) EnsureDefaults() {
 	if o.MaxBody == 0 {
 		o.MaxBody = 1 << 20
 	}
-	if o.Retries == 0 {
-		o.Retries = 8
-	}
-	if o.CommandTimeout == 0 {
-		o.CommandTimeout = 10 * time.Second
-	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	if o.DiskReserve == 0 {
-		o.DiskReserve = DefaultDiskReserve
+	if o.Metrics == nil {
+		o.Metrics = NewMetrics()
 	}
 }
 
 // Validate reports every problem at once.
 func (o *Options) Validate() error {
 	var errs []error
+	if o.Ledger == nil {
+		errs = append(errs, errors.New("api: Ledger is required"))
+	}
 	if o.Log == nil {
 		errs = append(errs, errors.New("api: Log is required"))
 	}
@@ -110,8 +119,8 @@ func (o *Options) Validate() error {
 	if b, err := hex.DecodeString(o.AdminTokenSHA256); err != nil || len(b) != sha256.Size {
 		errs = append(errs, errors.New("api: AdminTokenSHA256 must be a hex SHA-256"))
 	}
-	if o.MaxBody < 0 || o.Retries < 0 || o.CommandTimeout < 0 {
-		errs = append(errs, errors.New("api: MaxBody, Retries and CommandTimeout must not be negative"))
+	if o.MaxBody < 0 {
+		errs = append(errs, errors.New("api: MaxBody must not be negative"))
 	}
 	return errors.Join(errs...)
 }
@@ -121,46 +130,14 @@ type Server struct {
 	opts   Options
 	router *mux.Router
 
-	mu    sync.Mutex
-	locks map[string]chan struct{} // per tournament: one decision in flight per process (lock)
-
-	// What this process answered as stored, per tournament and overall:
-	// reads wait until the projections hold it (awaitAcked).
-	ackMu    sync.Mutex
-	acked    map[string]uint64
-	ackedMax atomic.Uint64
 	// folds bounds the past states folded from the log at once (stateAt).
 	folds chan struct{}
 
 	authFailures authLimiter // failed authentications per client address (auth.go)
-	diskRefusing atomic.Bool // the disk guard refuses commands (disk.go)
 
-	metrics    *metrics      // served at /metrics (metrics.go)
+	metrics    *Metrics      // served at /metrics (metrics.go)
 	handler    http.Handler  // the router, observed (requests.go)
 	requestSeq atomic.Uint64 // request ids when Random fails
-}
-
-// lock serializes decide-and-append for one tournament within this process.
-// Without it, concurrent requests would race each other through JetStream's
-// expected-sequence check and waste appends; with it, only other processes
-// sharing the cluster can conflict, and the retry loop handles those. The
-// lock is held until the projections have applied the last command
-// (unlockWhenApplied): a command that cannot have it before ctx is done is
-// refused as unavailable.
-func (s *Server) lock(ctx context.Context, tournament string) (func(), error) {
-	s.mu.Lock()
-	l := s.locks[tournament]
-	if l == nil {
-		l = make(chan struct{}, 1)
-		s.locks[tournament] = l
-	}
-	s.mu.Unlock()
-	select {
-	case l <- struct{}{}:
-		return func() { <-l }, nil
-	case <-ctx.Done():
-		return nil, fmt.Errorf("%w: tournament %s is still applying its previous command: %v", events.ErrUnavailable, tournament, ctx.Err())
-	}
 }
 
 // maxFolds is how many ?at= reads fold the log at the same time.
@@ -172,11 +149,7 @@ func New(opts Options) (*Server, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
-	s := &Server{opts: opts, router: mux.NewRouter(), locks: map[string]chan struct{}{}, acked: map[string]uint64{}, folds: make(chan struct{}, maxFolds),
-		metrics: opts.metrics}
-	if s.metrics == nil {
-		s.metrics = newMetrics()
-	}
+	s := &Server{opts: opts, router: mux.NewRouter(), folds: make(chan struct{}, maxFolds), metrics: opts.Metrics}
 	s.metrics.watchLog(opts.Log, opts.Runner)
 	if err := s.routes(); err != nil {
 		return nil, err
@@ -220,23 +193,51 @@ func (s *Server) routes() error {
 	r.HandleFunc("/v1/tournaments/{t}/export", s.getExport).Methods(http.MethodGet)
 	r.HandleFunc("/v1/admin/backup", s.getBackup).Methods(http.MethodGet)
 
-	// The web UI is a client of the routes above, called in-process.
+	// The web UI is a client of the routes above, called in-process, and
+	// its pages are routes of this router, behind the same middleware.
 	ui, err := web.New(web.Options{API: r, Random: s.opts.Random, Logger: s.opts.Logger})
 	if err != nil {
 		return err
 	}
-	r.Handle("/", ui).Methods(http.MethodGet)
-	for _, prefix := range web.Paths() {
-		r.PathPrefix(prefix).Handler(ui)
-	}
+	ui.Register(r)
 
 	r.NotFoundHandler = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if uiPath(req.URL.Path) {
+			http.NotFound(w, req)
+			return
+		}
 		s.writeError(w, req, errNotFound)
 	})
 	r.MethodNotAllowedHandler = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if uiPath(req.URL.Path) {
+			w.Header().Set("Allow", strings.Join(s.allowed(req), ", "))
+			http.Error(w, http.StatusText(http.StatusMethodNotAllowed), http.StatusMethodNotAllowed)
+			return
+		}
 		s.writeError(w, req, errMethod)
 	})
 	return nil
+}
+
+// uiPath reports whether path is below the web UI's: a page it does not
+// serve, or a method it does not take there, is answered in plain text, as
+// to a browser, rather than as a problem.
+func uiPath(path string) bool {
+	return slices.ContainsFunc(web.Paths(), func(prefix string) bool { return strings.HasPrefix(path, prefix) })
+}
+
+// allowed lists the methods some route takes for r's path, for Allow.
+func (s *Server) allowed(r *http.Request) []string {
+	var out []string
+	for _, m := range []string{http.MethodGet, http.MethodHead, http.MethodPost} {
+		var match mux.RouteMatch
+		try := r.Clone(r.Context())
+		try.Method = m
+		if s.router.Match(try, &match) && match.MatchErr == nil {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 func (s *Server) healthz(w http.ResponseWriter, _ *http.Request) {

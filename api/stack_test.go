@@ -13,17 +13,19 @@ import (
 	"time"
 
 	"github.com/referto/referto/api"
+	"github.com/referto/referto/commands/ledger"
 )
 
 const adminToken = "admin-secret"
 
-// stack is a whole referto node (embedded NATS, Pebble, runner, API) behind
-// an httptest server on loopback.
+// stack is a whole referto node (embedded NATS, Pebble, runner, ledger)
+// and its API behind an httptest server on loopback.
 type stack struct {
 	t    testing.TB
-	opts api.NodeOptions
+	opts ledger.NodeOptions
 	dir  string
-	node *api.Node
+	node *ledger.Node
+	api  *api.Server
 	srv  *httptest.Server
 	// spec records what do sent and got, validated against the OpenAPI
 	// document when the test ends (openapi_test.go).
@@ -41,22 +43,31 @@ func newStack(t testing.TB) *stack {
 func (s *stack) start() {
 	s.t.Helper()
 	o := s.opts
-	o.Data, o.AdminTokenSHA256 = s.dir, api.TokenHash(adminToken)
+	o.Data = s.dir
 	if o.Logger == nil {
 		// Server warnings and errors land in the test's output: a 500 in
 		// a failing test then says why.
 		o.Logger = slog.New(slog.NewTextHandler(testLog{s.t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	}
-	n, err := api.StartNode(context.Background(), o)
+	metrics := api.NewMetrics()
+	o.Observer = metrics
+	n, err := ledger.StartNode(context.Background(), o)
 	if err != nil {
 		s.t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	if err := n.Runner.WaitReady(ctx); err != nil {
+		n.Close()
 		s.t.Fatal(err)
 	}
-	s.node, s.srv = n, httptest.NewServer(n.API.Handler())
+	a, err := api.New(api.Options{Node: n, AdminTokenSHA256: api.TokenHash(adminToken), Clock: o.Clock, Random: o.Random,
+		Logger: o.Logger, Metrics: metrics})
+	if err != nil {
+		n.Close()
+		s.t.Fatal(err)
+	}
+	s.node, s.api, s.srv = n, a, httptest.NewServer(a.Handler())
 }
 
 // testLog writes a server's log lines to the test's log.

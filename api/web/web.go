@@ -24,6 +24,8 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+
+	"github.com/gorilla/mux"
 )
 
 //go:embed templates/*.html
@@ -34,7 +36,8 @@ var staticFS embed.FS
 
 // Options configure the UI.
 type Options struct {
-	// API is the handler serving /v1: every read and command goes through it.
+	// API is the handler serving /v1: every read and command goes through
+	// it. It is the router the UI registers its pages on (Register).
 	API http.Handler
 	// Random makes idempotency keys for forms (crypto/rand in production).
 	Random io.Reader
@@ -46,7 +49,6 @@ type Options struct {
 type UI struct {
 	opts  Options
 	pages map[string]*template.Template
-	mux   *http.ServeMux
 }
 
 // Cookie names: the official's token (HttpOnly, SameSite=Strict) and the
@@ -64,7 +66,7 @@ func New(opts Options) (*UI, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	u := &UI{opts: opts, pages: map[string]*template.Template{}, mux: http.NewServeMux()}
+	u := &UI{opts: opts, pages: map[string]*template.Template{}}
 	names, err := fs.Glob(templateFS, "templates/*.html")
 	if err != nil {
 		return nil, err
@@ -80,45 +82,71 @@ func New(opts Options) (*UI, error) {
 		}
 		u.pages[base] = t
 	}
-	u.routes()
 	return u, nil
 }
 
-// ServeHTTP serves the UI.
-func (u *UI) ServeHTTP(w http.ResponseWriter, r *http.Request) { u.mux.ServeHTTP(w, r) }
-
-// Paths lists the path prefixes the UI owns, for the API router to mount.
+// Paths lists the path prefixes the UI owns: below them, a path or method
+// the UI does not serve is answered in plain text, as to a browser.
 func Paths() []string { return []string{"/ui/", "/static/"} }
 
-func (u *UI) routes() {
-	m := u.mux
+// Register adds the UI's pages to r, the router of the API it is a client
+// of, so that one router and one middleware chain serve both. A GET page
+// answers HEAD too.
+func (u *UI) Register(r *mux.Router) {
 	static, _ := fs.Sub(staticFS, "static")
-	m.Handle("GET /static/", http.StripPrefix("/static/", http.FileServerFS(static)))
-	m.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/ui/", http.StatusFound) })
-	m.HandleFunc("GET /ui/{$}", u.home)
-	m.HandleFunc("POST /ui/{$}", u.createTournament)
-	m.HandleFunc("GET /ui/login", u.loginPage)
-	m.HandleFunc("POST /ui/login", u.login)
-	m.HandleFunc("POST /ui/logout", u.logout)
-	m.HandleFunc("GET /ui/lang/{lang}", u.setLang)
-	m.HandleFunc("GET /ui/t/{t}/{$}", u.overview)
-	m.HandleFunc("POST /ui/t/{t}/{$}", u.overviewPost)
-	m.HandleFunc("GET /ui/t/{t}/players", u.players)
-	m.HandleFunc("POST /ui/t/{t}/players", u.playersPost)
-	m.HandleFunc("GET /ui/t/{t}/rounds/{r}", u.round)
-	m.HandleFunc("POST /ui/t/{t}/rounds/{r}", u.roundPost)
-	m.HandleFunc("GET /ui/t/{t}/rounds/{r}/screen", u.screen)
-	m.HandleFunc("GET /ui/t/{t}/rounds/{r}/slips", u.slips)
-	m.HandleFunc("GET /ui/t/{t}/rounds/{r}/tables/{n}", u.resultForm)
-	m.HandleFunc("POST /ui/t/{t}/rounds/{r}/tables/{n}", u.resultPost)
-	m.HandleFunc("GET /ui/t/{t}/standings", u.standings)
-	m.HandleFunc("GET /ui/t/{t}/standings.csv", u.standingsCSV)
-	m.HandleFunc("GET /ui/t/{t}/sanctions", u.sanctions)
-	m.HandleFunc("POST /ui/t/{t}/sanctions", u.sanctionsPost)
-	m.HandleFunc("GET /ui/t/{t}/contestations", u.contestations)
-	m.HandleFunc("POST /ui/t/{t}/contestations", u.contestationsPost)
-	m.HandleFunc("GET /ui/t/{t}/events", u.eventLog)
-	m.HandleFunc("GET /ui/t/{t}/at/{seq}", u.at)
+	r.PathPrefix("/static/").Methods(http.MethodGet, http.MethodHead).Handler(http.StripPrefix("/static/", http.FileServerFS(static)))
+	r.Path("/").Methods(http.MethodGet).HandlerFunc(func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/ui/", http.StatusFound) })
+	// A tournament's overview is its directory: without the slash, redirect.
+	r.Path("/ui/t/{t}").Methods(http.MethodGet, http.MethodHead, http.MethodPost).HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, (&url.URL{Path: r.URL.Path + "/", RawQuery: r.URL.RawQuery}).String(), http.StatusTemporaryRedirect)
+	})
+	for _, p := range []struct {
+		method, path string
+		h            http.HandlerFunc
+	}{
+		{"GET", "/ui/", u.home},
+		{"POST", "/ui/", u.createTournament},
+		{"GET", "/ui/login", u.loginPage},
+		{"POST", "/ui/login", u.login},
+		{"POST", "/ui/logout", u.logout},
+		{"GET", "/ui/lang/{lang}", u.setLang},
+		{"GET", "/ui/t/{t}/", u.overview},
+		{"POST", "/ui/t/{t}/", u.overviewPost},
+		{"GET", "/ui/t/{t}/players", u.players},
+		{"POST", "/ui/t/{t}/players", u.playersPost},
+		{"GET", "/ui/t/{t}/rounds/{r}", u.round},
+		{"POST", "/ui/t/{t}/rounds/{r}", u.roundPost},
+		{"GET", "/ui/t/{t}/rounds/{r}/screen", u.screen},
+		{"GET", "/ui/t/{t}/rounds/{r}/slips", u.slips},
+		{"GET", "/ui/t/{t}/rounds/{r}/tables/{n}", u.resultForm},
+		{"POST", "/ui/t/{t}/rounds/{r}/tables/{n}", u.resultPost},
+		{"GET", "/ui/t/{t}/standings", u.standings},
+		{"GET", "/ui/t/{t}/standings.csv", u.standingsCSV},
+		{"GET", "/ui/t/{t}/sanctions", u.sanctions},
+		{"POST", "/ui/t/{t}/sanctions", u.sanctionsPost},
+		{"GET", "/ui/t/{t}/contestations", u.contestations},
+		{"POST", "/ui/t/{t}/contestations", u.contestationsPost},
+		{"GET", "/ui/t/{t}/events", u.eventLog},
+		{"GET", "/ui/t/{t}/at/{seq}", u.at},
+	} {
+		methods := []string{p.method}
+		if p.method == http.MethodGet {
+			methods = append(methods, http.MethodHead)
+		}
+		r.Path(p.path).Methods(methods...).Handler(pathValues(p.h))
+	}
+}
+
+// pathValues hands the route's variables to h as the request's path
+// values, which the pages read (Request.PathValue): gorilla/mux keeps them
+// apart (mux.Vars).
+func pathValues(h http.HandlerFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		for k, v := range mux.Vars(r) {
+			r.SetPathValue(k, v)
+		}
+		h(w, r)
+	})
 }
 
 // apiResponse is an in-process API answer.

@@ -9,14 +9,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/referto/referto/api"
 	"github.com/referto/referto/api/apitest"
+	"github.com/referto/referto/commands/ledger"
 )
 
 // ui is a node behind a loopback server, for form posts without a browser.
 type ui struct {
 	t    *testing.T
-	node *api.Node
+	node *ledger.Node
 	srv  *httptest.Server
 }
 

@@ -22,6 +22,7 @@ import (
 	"golang.org/x/mod/sumdb/note"
 
 	"github.com/referto/referto/api"
+	"github.com/referto/referto/commands/ledger"
 	"github.com/referto/referto/events/checkpoint"
 	"github.com/referto/referto/events/jetstream"
 	"github.com/referto/referto/projections/pebble"
@@ -32,10 +33,11 @@ import (
 // listener) and opens its log. The server that owns the directory must not
 // be running: use --url to read from it instead.
 func openData(ctx context.Context, dir string) (*jetstream.Log, func(), error) {
-	if _, err := os.Stat(filepath.Join(dir, "nats")); err != nil {
+	layout := ledger.Layout{Dir: dir}
+	if _, err := os.Stat(layout.NATS()); err != nil {
 		return nil, nil, fmt.Errorf("%s is not a referto data directory: %w", dir, err)
 	}
-	ns, err := jetstream.StartServer(jetstream.ServerOptions{StoreDir: filepath.Join(dir, "nats")})
+	ns, err := jetstream.StartServer(jetstream.ServerOptions{StoreDir: layout.NATS()})
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w (is referto serve running on %s? read from it with --url)", err, dir)
 	}
@@ -63,7 +65,7 @@ type anchor struct {
 // storedAnchor reads the tree head from DATA/projections. It returns nil,
 // with a warning, when the directory has no projections to compare against.
 func storedAnchor(dir, t string, stderr io.Writer) (*anchor, error) {
-	pdir := filepath.Join(dir, "projections")
+	pdir := ledger.Layout{Dir: dir}.Projections()
 	if _, err := os.Stat(pdir); err != nil {
 		fmt.Fprintf(stderr, "warning: %s has no projections; the exported log is signed without a cross-check\n", dir)
 		return nil, nil
@@ -285,7 +287,7 @@ func exportURL(ctx context.Context, base, token, t string, w io.Writer, stderr i
 // checkpoint with that server's key, after the log read back has reproduced
 // the Merkle head the server's projections recorded.
 func exportData(ctx context.Context, dir, t string, w io.Writer, stderr io.Writer) (uint64, string, error) {
-	keys, err := checkpoint.LoadKeys(filepath.Join(dir, "keys"))
+	keys, err := checkpoint.LoadKeys(ledger.Layout{Dir: dir}.Keys())
 	if err != nil {
 		return 0, "", fmt.Errorf("%w: export --data signs with the server's own key and will not make a new one", err)
 	}

@@ -4,9 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/rand"
 	"encoding/base64"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -26,23 +24,23 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/referto/referto/api"
+	"github.com/referto/referto/commands/ledger"
 	"github.com/referto/referto/events/checkpoint"
 	"github.com/referto/referto/events/jetstream"
 )
 
-// serveInfoFile is where a running `referto serve` says where it answers,
-// in its data directory; it is removed at a clean stop.
-const serveInfoFile = "serve.json"
-
+// serveInfo is what a running `referto serve` says of itself in its data
+// directory (ledger.Layout.ServeInfo); it is removed at a clean stop.
 type serveInfo struct {
 	URL     string    `json:"url"`
 	PID     int       `json:"pid"`
 	Started time.Time `json:"started"`
 }
 
-// writeServeInfo records the listen address of a server on dir, for
-// `referto backup --data dir` to find it; the returned func removes it.
-func writeServeInfo(dir string, addr net.Addr) (func(), error) {
+// writeServeInfo records the listen address of a server on a data
+// directory, for `referto backup --data` to find it; the returned func
+// removes it.
+func writeServeInfo(layout ledger.Layout, addr net.Addr) (func(), error) {
 	host, port, err := net.SplitHostPort(addr.String())
 	if err != nil {
 		return nil, err
@@ -58,7 +56,7 @@ func writeServeInfo(dir string, addr net.Addr) (func(), error) {
 	if err != nil {
 		return nil, err
 	}
-	path := filepath.Join(dir, serveInfoFile)
+	path := layout.ServeInfo()
 	tmp := path + ".tmp"
 	if err := os.WriteFile(tmp, append(b, '\n'), 0o600); err != nil {
 		return nil, err
@@ -69,9 +67,9 @@ func writeServeInfo(dir string, addr net.Addr) (func(), error) {
 	return func() { _ = os.Remove(path) }, nil
 }
 
-func readServeInfo(dir string) (serveInfo, bool) {
+func readServeInfo(layout ledger.Layout) (serveInfo, bool) {
 	var si serveInfo
-	b, err := os.ReadFile(filepath.Join(dir, serveInfoFile))
+	b, err := os.ReadFile(layout.ServeInfo())
 	if err != nil || json.Unmarshal(b, &si) != nil || si.URL == "" {
 		return si, false
 	}
@@ -115,7 +113,7 @@ meanwhile; otherwise DIR is read directly. FILE appears only once the backup is 
 	from := *url
 	fromServeInfo := false
 	if from == "" {
-		if si, ok := readServeInfo(*data); ok {
+		if si, ok := readServeInfo(ledger.Layout{Dir: *data}); ok {
 			from, fromServeInfo = si.URL, true
 		}
 	}
@@ -126,7 +124,7 @@ meanwhile; otherwise DIR is read directly. FILE appears only once the backup is 
 			// A server killed without a clean stop leaves serve.json
 			// behind: nobody answers there, so the directory is free.
 			fmt.Fprintf(stderr, "nobody answers at %s (%s is left from a server that stopped); reading %s directly\n",
-				from, filepath.Join(*data, serveInfoFile), *data)
+				from, ledger.Layout{Dir: *data}.ServeInfo(), *data)
 			from = ""
 			err = backupData(ctx, *data, bw)
 		}
@@ -180,16 +178,17 @@ func sameKey(dir string, keys []api.BackupFile) error {
 	if dir == "" {
 		return nil
 	}
-	want, err := os.ReadFile(filepath.Join(dir, "keys", "checkpoint.pub"))
+	pub := ledger.Layout{Dir: dir}.CheckpointPub()
+	want, err := os.ReadFile(pub)
 	if err != nil {
 		return nil
 	}
 	for _, k := range keys {
-		if k.Name == "checkpoint.pub" && bytes.Equal(k.Data, want) {
+		if k.Name == checkpoint.VerifierFile && bytes.Equal(k.Data, want) {
 			return nil
 		}
 	}
-	return errors.New("the backup's checkpoint key is not the one in keys/checkpoint.pub")
+	return fmt.Errorf("the backup's checkpoint key is not the one in %s", pub)
 }
 
 // backupURL asks a running server for its backup.
@@ -226,25 +225,21 @@ func backupURL(ctx context.Context, base, token string, w io.Writer) error {
 // the node in-process (embedded JetStream, the projections caught up with
 // the log, no HTTP) and takes the same backup a server would.
 func backupData(ctx context.Context, dir string, w io.Writer) error {
-	if _, err := os.Stat(filepath.Join(dir, "nats")); err != nil {
+	layout := ledger.Layout{Dir: dir}
+	if _, err := os.Stat(layout.NATS()); err != nil {
 		return fmt.Errorf("%s is not a referto data directory with an embedded log: %w", dir, err)
 	}
 	// Never make a key: a backup carries the server's own or none.
-	if _, err := checkpoint.LoadKeys(filepath.Join(dir, "keys")); err != nil {
+	if _, err := checkpoint.LoadKeys(layout.Keys()); err != nil {
 		return err
 	}
-	raw := make([]byte, 32)
-	if _, err := rand.Read(raw); err != nil {
-		return err
-	}
-	node, err := api.StartNode(ctx, api.NodeOptions{Data: dir, AdminTokenSHA256: api.TokenHash(hex.EncodeToString(raw)),
-		Logger: slog.New(slog.DiscardHandler)})
+	node, err := ledger.StartNode(ctx, ledger.NodeOptions{Data: dir, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
-		return fmt.Errorf("%w (is referto serve running on %s without %s? use --url)", err, dir, serveInfoFile)
+		return fmt.Errorf("%w (is referto serve running on %s without %s? use --url)", err, dir, filepath.Base(layout.ServeInfo()))
 	}
 	defer node.Close()
 	_, err = api.WriteBackup(ctx, w, api.BackupSource{Log: node.Log, Store: node.Store, Runner: node.Runner,
-		KeysDir: filepath.Join(dir, "keys"), CatchUp: 10 * time.Minute})
+		KeysDir: layout.Keys(), CatchUp: 10 * time.Minute})
 	return err
 }
 
@@ -306,7 +301,7 @@ nothing is left behind. The projections are rebuilt from the log when referto se
 			os.RemoveAll(tmp)
 		}
 	}()
-	if err := restoreKeys(filepath.Join(tmp, "keys"), b.Keys); err != nil {
+	if err := restoreKeys(ledger.Layout{Dir: tmp}.Keys(), b.Keys); err != nil {
 		return err
 	}
 	checked, err := restoreLog(ctx, tmp, f, b.Manifest)
@@ -414,7 +409,7 @@ func restoreKeys(dir string, keys []api.BackupFile) error {
 	return nil
 }
 
-// restoreLog restores the snapshot in backup r into dir/nats through an
+// restoreLog restores the snapshot in backup r into dir's log (Layout.NATS) through an
 // embedded JetStream and checks the restored log against the manifest: the
 // stream's sequences, then every tournament's events, last stream sequence
 // and Merkle root, rebuilt from the restored lines. It returns a line
@@ -423,7 +418,7 @@ func restoreLog(ctx context.Context, dir string, r io.Reader, m api.BackupManife
 	// No fsync per restored message (JetStream's restore gives up on a
 	// piece that takes 5 s to store, and a piece holds hundreds): the
 	// store is synced whole once the server has stopped (syncTree).
-	ns, err := jetstream.StartServer(jetstream.ServerOptions{StoreDir: filepath.Join(dir, "nats"), SyncInterval: time.Hour})
+	ns, err := jetstream.StartServer(jetstream.ServerOptions{StoreDir: ledger.Layout{Dir: dir}.NATS(), SyncInterval: time.Hour})
 	if err != nil {
 		return "", err
 	}

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/referto/referto/api"
+	"github.com/referto/referto/commands/ledger"
 	"github.com/referto/referto/events/jetstream"
 )
 
@@ -104,7 +105,7 @@ func TestBackupWhileServingRestoresTheSameLedger(t *testing.T) {
 		t.Fatal(err)
 	}
 	orig := startChild(t, data)
-	if si, ok := readServeInfo(data); !ok || si.URL != orig.url {
+	if si, ok := readServeInfo(ledger.Layout{Dir: data}); !ok || si.URL != orig.url {
 		t.Fatalf("serve.json: %+v, %v; want the URL %s", si, ok, orig.url)
 	}
 
@@ -208,7 +209,7 @@ func TestBackupWhileServingRestoresTheSameLedger(t *testing.T) {
 	if d, err := orig.terminate(); err != nil {
 		t.Fatalf("stop the original: %v (%v)", err, d)
 	}
-	if _, err := os.Stat(filepath.Join(data, serveInfoFile)); !os.IsNotExist(err) {
+	if _, err := os.Stat(ledger.Layout{Dir: data}.ServeInfo()); !os.IsNotExist(err) {
 		t.Errorf("serve.json is still there after a clean stop: %v", err)
 	}
 
@@ -295,7 +296,7 @@ func TestBackupOfAStoppedDirectory(t *testing.T) {
 	data, restored, file := filepath.Join(dir, "data"), filepath.Join(dir, "restored"), filepath.Join(dir, "b.tar")
 	mustCLI(t, "demo", "--data", data, "--players", "24", "--seed", "5")
 	// A serve.json left by a server that was killed points nowhere.
-	if err := os.WriteFile(filepath.Join(data, serveInfoFile), []byte(`{"url":"http://127.0.0.1:1"}`), 0o600); err != nil {
+	if err := os.WriteFile(ledger.Layout{Dir: data}.ServeInfo(), []byte(`{"url":"http://127.0.0.1:1"}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	if out := mustCLI(t, "backup", "--data", data, "--out", file); !strings.Contains(out, "directly from "+data) {

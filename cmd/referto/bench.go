@@ -29,6 +29,7 @@ import (
 	natsjs "github.com/nats-io/nats.go/jetstream"
 
 	"github.com/referto/referto/api"
+	"github.com/referto/referto/commands/ledger"
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/events/jetstream"
 	"github.com/referto/referto/projections/pebble"
@@ -617,8 +618,8 @@ const benchAdmin = "bench-admin"
 
 // serve starts a node on data, waits until it is ready and serves it on
 // 127.0.0.1 until stop.
-func (b *bencher) serve(data string) (*api.Node, string, func(), error) {
-	node, err := api.StartNode(b.ctx, api.NodeOptions{Data: data, AdminTokenSHA256: api.TokenHash(benchAdmin), Logger: slog.New(slog.DiscardHandler)})
+func (b *bencher) serve(data string) (*ledger.Node, string, func(), error) {
+	node, handler, err := startNode(b.ctx, ledger.NodeOptions{Data: data, Logger: slog.New(slog.DiscardHandler)}, api.TokenHash(benchAdmin))
 	if err != nil {
 		return nil, "", nil, err
 	}
@@ -631,16 +632,17 @@ func (b *bencher) serve(data string) (*api.Node, string, func(), error) {
 		node.Close()
 		return nil, "", nil, err
 	}
-	srv := &http.Server{Handler: node.API.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = srv.Serve(l) }()
 	return node, "http://" + l.Addr().String(), func() { _ = srv.Close(); node.Close() }, nil
 }
 
 // generated returns a data directory holding a generated tournament "bench"
-// of about n events over the given rounds, generating it once per --dir.
+// of about n events over the given rounds, generating it once per --dir
+// (name.done beside it says it is whole).
 func (b *bencher) generated(name string, n, rounds int) (string, error) {
-	data := filepath.Join(b.work, name)
-	if _, err := os.Stat(filepath.Join(data, "done")); err == nil {
+	data, done := filepath.Join(b.work, name), filepath.Join(b.work, name+".done")
+	if _, err := os.Stat(done); err == nil {
 		return data, nil
 	}
 	_ = os.RemoveAll(data)
@@ -648,7 +650,7 @@ func (b *bencher) generated(name string, n, rounds int) (string, error) {
 	if err := generate(b.ctx, []string{"--data", data, "--events", fmt.Sprint(n), "--rounds", fmt.Sprint(rounds)}, io.Discard, b.stderr); err != nil {
 		return "", err
 	}
-	return data, os.WriteFile(filepath.Join(data, "done"), nil, 0o600)
+	return data, os.WriteFile(done, nil, 0o600)
 }
 
 // rebuild: the projections of the whole log rebuilt into an empty store,
@@ -763,7 +765,7 @@ func (b *bencher) verify(data string, n int) error {
 		return err
 	}
 	mb := float64(info.Size()) / (1 << 20)
-	key := filepath.Join(data, "keys", "checkpoint.pub")
+	key := ledger.Layout{Dir: data}.CheckpointPub()
 	var ref, raw []float64
 	err = b.interleave(func() error {
 		start := time.Now()

@@ -22,6 +22,7 @@ import (
 
 	"github.com/referto/referto/api"
 	"github.com/referto/referto/commands"
+	"github.com/referto/referto/commands/ledger"
 	"github.com/referto/referto/commands/sim"
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/projections"
@@ -81,7 +82,7 @@ func demo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	admin := hex.EncodeToString(tok)
-	node, err := api.StartNode(ctx, api.NodeOptions{Data: dir, AdminTokenSHA256: api.TokenHash(admin), Logger: slog.New(slog.DiscardHandler)})
+	node, handler, err := startNode(ctx, ledger.NodeOptions{Data: dir, Logger: slog.New(slog.DiscardHandler)}, api.TokenHash(admin))
 	if err != nil {
 		return err
 	}
@@ -93,7 +94,7 @@ func demo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("--addr %s: %w", c.addr, err)
 	}
-	srv := api.HTTPServer(node.API.Handler())
+	srv := api.HTTPServer(handler)
 	go func() { _ = srv.Serve(ln) }()
 	defer func() {
 		sctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)

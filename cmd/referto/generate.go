@@ -8,13 +8,12 @@ import (
 	"io"
 	mrand "math/rand/v2"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/nats-io/nats.go"
 
-	"github.com/referto/referto/api"
 	"github.com/referto/referto/commands"
+	"github.com/referto/referto/commands/ledger"
 	"github.com/referto/referto/commands/sim"
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/events/checkpoint"
@@ -25,9 +24,10 @@ import (
 // generate writes a synthetic tournament of about --events events straight
 // into a data directory's log: registrations, a check-in of every player
 // for every round, random draws, simulated table reports and the final
-// classification. Every command is decided exactly as the API decides it
-// (api.DecideCommit, the same fold, the same signing key), only without
-// HTTP: it is the load for measuring export, verify and replay at scale.
+// classification. Every command is decided exactly as the ledger decides it
+// (ledger.DecideCommit, the same fold, the same signing key), only without
+// its loop and the projections: it is the load for measuring export,
+// verify and replay at scale.
 // `referto serve --data DIR` then builds the projections from the log.
 func generate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("generate", flag.ContinueOnError)
@@ -49,14 +49,15 @@ func generate(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	// report per round for each player, plus a few for the tournament.
 	players := max(16, int(float64(*target-*rounds-4)/(1+1.25*float64(*rounds))))
 
-	if err := os.MkdirAll(filepath.Join(*data, "nats"), 0o700); err != nil {
+	layout := ledger.Layout{Dir: *data}
+	if err := os.MkdirAll(layout.NATS(), 0o700); err != nil {
 		return err
 	}
-	keys, err := checkpoint.LoadOrCreateKeys(filepath.Join(*data, "keys"), "referto", nil)
+	keys, err := checkpoint.LoadOrCreateKeys(layout.Keys(), "referto", nil)
 	if err != nil {
 		return err
 	}
-	ns, err := jetstream.StartServer(jetstream.ServerOptions{StoreDir: filepath.Join(*data, "nats"), SyncInterval: *sync})
+	ns, err := jetstream.StartServer(jetstream.ServerOptions{StoreDir: layout.NATS(), SyncInterval: *sync})
 	if err != nil {
 		return fmt.Errorf("%w (is referto serve running on %s?)", err, *data)
 	}
@@ -119,7 +120,7 @@ var (
 func (g *generator) do(actor events.Actor, cmd commands.Command, seed string) ([]events.Envelope, error) {
 	g.now = g.now.Add(time.Second) // a simulated clock: the same seed, the same log
 	key := fmt.Sprintf("gen-%d-%d", g.seed, g.commits+1)
-	envs, err := api.DecideCommit(g.t, g.tree.Head(), cmd, commands.Input{Now: g.now, Actor: actor, Seed: seed}, key, g.keys.Signer)
+	envs, err := ledger.DecideCommit(g.t, g.tree.Head(), cmd, commands.Input{Now: g.now, Actor: actor, Seed: seed}, key, g.keys.Signer)
 	if err != nil {
 		return nil, err
 	}
@@ -127,7 +128,7 @@ func (g *generator) do(actor events.Actor, cmd commands.Command, seed string) ([
 	if err != nil {
 		return nil, err
 	}
-	ack, err := g.lg.Append(g.ctx, g.t.ID, g.t.LastStreamSeq, g.t.ID+"/"+key, body)
+	ack, err := g.lg.Append(g.ctx, g.t.ID, g.t.LastStreamSeq, ledger.MsgID(g.t.ID, key), body)
 	if err != nil {
 		return nil, err
 	}

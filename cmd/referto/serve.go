@@ -10,8 +10,8 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/http"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -19,6 +19,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/referto/referto/api"
+	"github.com/referto/referto/commands/ledger"
 )
 
 // serveConfig is the configuration of `referto serve`. Every flag may also
@@ -56,7 +57,7 @@ func parseServe(args []string, getenv func(string) string, stderr io.Writer) (se
 	fs.StringVar(&c.Sync, "sync", env("REFERTO_SYNC", "always"), "embedded JetStream fsync policy: 'always' (every write is on disk before it is acknowledged) or an interval such as 2m (faster; acknowledged writes can be lost on power failure) [REFERTO_SYNC]")
 	fs.StringVar(&c.LogLevel, "log-level", env("REFERTO_LOG_LEVEL", "info"), "debug, info, warn or error [REFERTO_LOG_LEVEL]")
 	reserve := env("REFERTO_DISK_RESERVE", "")
-	fs.Func("disk-reserve", fmt.Sprintf("free space on the data disk below which commands are refused, e.g. 128MiB; a reserve below the default gets the projections smaller memtables, to fit [REFERTO_DISK_RESERVE] (default %dMiB)", api.DefaultDiskReserve>>20), func(s string) error {
+	fs.Func("disk-reserve", fmt.Sprintf("free space on the data disk below which commands are refused, e.g. 128MiB; a reserve below the default gets the projections smaller memtables, to fit [REFERTO_DISK_RESERVE] (default %dMiB)", ledger.DefaultDiskReserve>>20), func(s string) error {
 		reserve = s
 		return nil
 	})
@@ -91,7 +92,7 @@ func parseServe(args []string, getenv func(string) string, stderr io.Writer) (se
 	if reserve != "" {
 		n, err := parseBytes(reserve)
 		if err == nil {
-			_, err = api.MemTableSizeFor(n)
+			_, err = ledger.MemTableSizeFor(n)
 		}
 		if err != nil {
 			errs = append(errs, fmt.Errorf("--disk-reserve %q: %v", reserve, err))
@@ -138,15 +139,16 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	level, _ := parseLevel(c.LogLevel)
 	logger := newLogger(stderr, level)
 
-	if err := os.MkdirAll(filepath.Join(c.Data, "keys"), 0o700); err != nil {
+	layout := ledger.Layout{Dir: c.Data}
+	if err := os.MkdirAll(layout.Keys(), 0o700); err != nil {
 		return err
 	}
-	adminHash, err := adminToken(filepath.Join(c.Data, "keys"), getenv, stdout)
+	adminHash, err := adminToken(layout, getenv, stdout)
 	if err != nil {
 		return err
 	}
-	node, err := api.StartNode(ctx, api.NodeOptions{Data: c.Data, NATS: c.NATS, Replicas: c.Replicas,
-		SyncInterval: c.syncIvl, AdminTokenSHA256: adminHash, Logger: logger, DiskReserve: c.DiskReserve})
+	node, handler, err := startNode(ctx, ledger.NodeOptions{Data: c.Data, NATS: c.NATS, Replicas: c.Replicas,
+		SyncInterval: c.syncIvl, Logger: logger, DiskReserve: c.DiskReserve}, adminHash)
 	if err != nil {
 		return err
 	}
@@ -156,12 +158,12 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if err != nil {
 		return fmt.Errorf("listen %s: %w", c.Addr, err)
 	}
-	srv := api.HTTPServer(node.API.Handler())
+	srv := api.HTTPServer(handler)
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()
 	// Say where this server answers, for `referto backup --data`.
-	if removeInfo, err := writeServeInfo(c.Data, ln.Addr()); err != nil {
-		logger.Warn("cannot write "+serveInfoFile, "err", err)
+	if removeInfo, err := writeServeInfo(layout, ln.Addr()); err != nil {
+		logger.Warn("cannot write "+layout.ServeInfo(), "err", err)
 	} else {
 		defer removeInfo()
 	}
@@ -203,14 +205,33 @@ func natsDesc(c serveConfig) string {
 	return "embedded"
 }
 
+// startNode starts a node with o and the API over it, for the
+// administrator whose token's hex SHA-256 is adminHash; the API's metrics
+// observe the node.
+func startNode(ctx context.Context, o ledger.NodeOptions, adminHash string) (*ledger.Node, http.Handler, error) {
+	metrics := api.NewMetrics()
+	o.Observer = metrics
+	node, err := ledger.StartNode(ctx, o)
+	if err != nil {
+		return nil, nil, err
+	}
+	srv, err := api.New(api.Options{Node: node, AdminTokenSHA256: adminHash, Logger: o.Logger, Metrics: metrics})
+	if err != nil {
+		node.Close()
+		return nil, nil, err
+	}
+	return node, srv.Handler(), nil
+}
+
 // adminToken returns the hex SHA-256 of the administrator's token: from
-// REFERTO_ADMIN_TOKEN, or the hash kept in keys/admin-token.sha256, or a new
-// token printed once to stdout whose hash is then kept there (mode 0600).
-func adminToken(keys string, getenv func(string) string, stdout io.Writer) (string, error) {
+// REFERTO_ADMIN_TOKEN, or the hash kept in the layout's AdminToken file, or
+// a new token printed once to stdout whose hash is then kept there (mode
+// 0600).
+func adminToken(layout ledger.Layout, getenv func(string) string, stdout io.Writer) (string, error) {
 	if t := getenv("REFERTO_ADMIN_TOKEN"); t != "" {
 		return api.TokenHash(t), nil
 	}
-	path := filepath.Join(keys, "admin-token.sha256")
+	path := layout.AdminToken()
 	b, err := os.ReadFile(path)
 	if err == nil {
 		return strings.TrimSpace(string(b)), nil

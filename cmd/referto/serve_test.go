@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/referto/referto/api"
+	"github.com/referto/referto/commands/ledger"
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/projections/pebble"
 )
@@ -353,9 +354,12 @@ func compareWithRebuild(t *testing.T, dir string) {
 // first start prints a new token once and keeps only its hash, readable by
 // the owner alone; later starts reuse the hash and print nothing.
 func TestAdminTokenIsPrintedOnceAndKeptHashed(t *testing.T) {
-	keys := t.TempDir()
+	layout := ledger.Layout{Dir: t.TempDir()}
+	if err := os.MkdirAll(layout.Keys(), 0o700); err != nil {
+		t.Fatal(err)
+	}
 	var out bytes.Buffer
-	hash, err := adminToken(keys, func(string) string { return "" }, &out)
+	hash, err := adminToken(layout, func(string) string { return "" }, &out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -363,7 +367,7 @@ func TestAdminTokenIsPrintedOnceAndKeptHashed(t *testing.T) {
 	if api.TokenHash(token) != hash {
 		t.Fatalf("printed %q, kept hash %s", out.String(), hash)
 	}
-	path := filepath.Join(keys, "admin-token.sha256")
+	path := filepath.Join(layout.Dir, "keys", "admin-token.sha256")
 	info, err := os.Stat(path)
 	if err != nil || info.Mode().Perm() != 0o600 {
 		t.Fatalf("%s: mode %v, %v; want 0600", path, info.Mode().Perm(), err)
@@ -372,7 +376,7 @@ func TestAdminTokenIsPrintedOnceAndKeptHashed(t *testing.T) {
 		t.Error("the token itself is on disk")
 	}
 	out.Reset()
-	again, err := adminToken(keys, func(string) string { return "" }, &out)
+	again, err := adminToken(layout, func(string) string { return "" }, &out)
 	if err != nil || again != hash || out.Len() != 0 {
 		t.Errorf("second start: %s %v, printed %q", again, err, out.String())
 	}

@@ -127,7 +127,7 @@ func TestSignedCheckpoints(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{signerFile, verifierFile} {
+	for _, f := range []string{SignerFile, VerifierFile} {
 		if fi, err := os.Stat(filepath.Join(dir, f)); err != nil || fi.Mode().Perm() != 0o600 {
 			t.Errorf("%s: mode %v, %v; want 0600", f, fi.Mode().Perm(), err)
 		}

@@ -107,10 +107,12 @@ type Keys struct {
 	Dir string
 }
 
-// Key file names under DATA/keys.
+// The files of a keys directory (LoadOrCreateKeys, LoadKeys).
 const (
-	signerFile   = "checkpoint.key"
-	verifierFile = "checkpoint.pub"
+	// SignerFile holds the signing key (mode 0600).
+	SignerFile = "checkpoint.key"
+	// VerifierFile holds the verifier key.
+	VerifierFile = "checkpoint.pub"
 )
 
 // LoadOrCreateKeys reads the signing key from dir, creating an Ed25519 key
@@ -127,7 +129,7 @@ func LoadOrCreateKeys(dir, name string, random io.Reader) (*Keys, error) {
 	if err := os.Chmod(dir, 0o700); err != nil {
 		return nil, err
 	}
-	_, err := os.Stat(filepath.Join(dir, signerFile))
+	_, err := os.Stat(filepath.Join(dir, SignerFile))
 	if errors.Is(err, os.ErrNotExist) {
 		s, v, gerr := note.GenerateKey(random, name)
 		if gerr != nil {
@@ -136,10 +138,10 @@ func LoadOrCreateKeys(dir, name string, random io.Reader) (*Keys, error) {
 		// The signing key's file is what says a key exists, so it is
 		// written last, and each file whole or not at all: a crash in
 		// between leaves no key and the next start makes a new pair.
-		if err := writeAtomic(filepath.Join(dir, verifierFile), []byte(v+"\n")); err != nil {
+		if err := writeAtomic(filepath.Join(dir, VerifierFile), []byte(v+"\n")); err != nil {
 			return nil, err
 		}
-		if err := writeAtomic(filepath.Join(dir, signerFile), []byte(s+"\n")); err != nil {
+		if err := writeAtomic(filepath.Join(dir, SignerFile), []byte(s+"\n")); err != nil {
 			return nil, err
 		}
 	} else if err != nil {
@@ -178,25 +180,25 @@ func writeAtomic(path string, b []byte) error {
 // one: a tool that signs on behalf of an existing server (referto export
 // --data) must sign with that server's key or not at all.
 func LoadKeys(dir string) (*Keys, error) {
-	skey, err := os.ReadFile(filepath.Join(dir, signerFile))
+	skey, err := os.ReadFile(filepath.Join(dir, SignerFile))
 	if err != nil {
 		return nil, fmt.Errorf("checkpoint: signing key: %w", err)
 	}
 	signer, err := note.NewSigner(strings.TrimSpace(string(skey)))
 	if err != nil {
-		return nil, fmt.Errorf("checkpoint: %s: %w", filepath.Join(dir, signerFile), err)
+		return nil, fmt.Errorf("checkpoint: %s: %w", filepath.Join(dir, SignerFile), err)
 	}
-	vb, err := os.ReadFile(filepath.Join(dir, verifierFile))
+	vb, err := os.ReadFile(filepath.Join(dir, VerifierFile))
 	if err != nil {
 		return nil, err
 	}
 	vkey := strings.TrimSpace(string(vb))
 	verifier, err := note.NewVerifier(vkey)
 	if err != nil {
-		return nil, fmt.Errorf("checkpoint: %s: %w", filepath.Join(dir, verifierFile), err)
+		return nil, fmt.Errorf("checkpoint: %s: %w", filepath.Join(dir, VerifierFile), err)
 	}
 	if verifier.KeyHash() != signer.KeyHash() || verifier.Name() != signer.Name() {
-		return nil, fmt.Errorf("checkpoint: %s and %s are not one key pair", signerFile, verifierFile)
+		return nil, fmt.Errorf("checkpoint: %s and %s are not one key pair", SignerFile, VerifierFile)
 	}
 	return &Keys{Signer: signer, Verifier: verifier, VerifierKey: vkey, Dir: dir}, nil
 }

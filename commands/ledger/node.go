@@ -1,4 +1,4 @@
-package api
+package ledger
 
 import (
 	"context"
@@ -7,7 +7,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/cockroachdb/pebble/v2/vfs"
@@ -20,13 +19,12 @@ import (
 )
 
 // NodeOptions configures one running referto: where its data lives, which
-// NATS it uses, and the API on top.
+// NATS it uses, and the ledger on top.
 type NodeOptions struct {
-	// Data is the data directory: nats/ (embedded JetStream), projections/
-	// (Pebble), keys/. Required.
+	// Data is the data directory (see Layout). Required.
 	Data string
 	// NATS is the URL of an existing NATS cluster; empty (the default)
-	// starts an embedded server with its store under Data/nats.
+	// starts an embedded server with its store in Layout.NATS.
 	NATS string
 	// Replicas is the stream replication factor; the default is 1.
 	Replicas int
@@ -36,8 +34,6 @@ type NodeOptions struct {
 	// DuplicateWindow is JetStream's Nats-Msg-Id window; the default is 2
 	// minutes. Idempotency outlives it through the command index.
 	DuplicateWindow time.Duration
-	// AdminTokenSHA256 is the hex SHA-256 of the administrator's token. Required.
-	AdminTokenSHA256 string
 	// DiskReserve is the free space on the data directory's filesystem
 	// below which commands are refused; the default is DefaultDiskReserve.
 	// A smaller one gets the projection store smaller memtables, so that
@@ -50,26 +46,33 @@ type NodeOptions struct {
 	// one holding Data.
 	Disk func() (DiskState, error)
 	// CommandTimeout bounds one command, decision to acknowledgement
-	// (default 10 s): without a quorum a command is refused with 503 when
-	// it runs out.
+	// (default 10 s): without a quorum a command is refused with
+	// events.ErrUnavailable when it runs out.
 	CommandTimeout time.Duration
-	// Clock and Random are passed to the API (defaults: time.Now, crypto/rand).
-	Clock  func() time.Time
+	// Clock is the time stamped on events; the default is time.Now.
+	Clock func() time.Time
+	// Random makes the checkpoint key on first start; the default is
+	// crypto/rand.
 	Random io.Reader
 	// Logger receives operational logs; nil discards.
 	Logger *slog.Logger
+	// Observer, when set, is told of the ledger's appends and retries and
+	// of every commit the projections apply.
+	Observer Observer
 }
 
-// Node is a running referto: NATS connection (and embedded server when
-// used), the log, the projections and the API over them.
+// Node is a running referto without its HTTP API: the NATS connection (and
+// embedded server when used), the log, the projections and their runner,
+// the keys, and the Ledger over them.
 type Node struct {
+	Layout Layout
 	Server *server.Server // nil with an external NATS
 	Conn   *nats.Conn
 	Log    *jetstream.Log
 	Store  *pebble.Store
 	Runner *pebble.Runner
 	Keys   *checkpoint.Keys
-	API    *Server
+	Ledger *Ledger
 	// Quarantined is where a corrupt projection store was moved at start
 	// ("" when none was): the runner rebuilt the projections from the log.
 	Quarantined string
@@ -79,13 +82,17 @@ type Node struct {
 }
 
 // StartNode starts a node and its projection runner. It does not wait for
-// the projections to catch up: /readyz reports that.
+// the projections to catch up: Runner.Ready reports that, and Submit
+// refuses commands until then.
 func StartNode(ctx context.Context, o NodeOptions) (n *Node, err error) {
 	if o.Data == "" {
-		return nil, errors.New("api: NodeOptions.Data is required")
+		return nil, errors.New("ledger: NodeOptions.Data is required")
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Observer == nil {
+		o.Observer = nopObserver{}
 	}
 	if o.DiskReserve == 0 {
 		o.DiskReserve = DefaultDiskReserve
@@ -98,7 +105,7 @@ func StartNode(ctx context.Context, o NodeOptions) (n *Node, err error) {
 		data := o.Data
 		o.Disk = func() (DiskState, error) { return StatDisk(data) }
 	}
-	n = &Node{runnerDone: make(chan struct{})}
+	n = &Node{Layout: Layout{Dir: o.Data}, runnerDone: make(chan struct{})}
 	defer func() {
 		if err != nil {
 			n.Close()
@@ -107,42 +114,26 @@ func StartNode(ctx context.Context, o NodeOptions) (n *Node, err error) {
 	if err := os.MkdirAll(o.Data, 0o700); err != nil {
 		return nil, err
 	}
-	if o.NATS == "" {
-		n.Server, err = jetstream.StartServer(jetstream.ServerOptions{StoreDir: filepath.Join(o.Data, "nats"), SyncInterval: o.SyncInterval})
-		if err != nil {
-			return nil, err
-		}
-		n.Conn, err = nats.Connect("", nats.InProcessServer(n.Server), nats.Name("referto"), nats.DrainTimeout(time.Second))
-	} else {
-		n.Conn, err = nats.Connect(o.NATS, nats.Name("referto"), nats.MaxReconnects(-1),
-			nats.ReconnectWait(250*time.Millisecond), nats.DrainTimeout(time.Second))
-	}
-	if err != nil {
-		return nil, fmt.Errorf("nats: %w", err)
-	}
-	n.Log, err = jetstream.Open(ctx, n.Conn, jetstream.Options{Replicas: o.Replicas, Duplicates: o.DuplicateWindow})
-	if err != nil {
+	if err := n.connect(ctx, o); err != nil {
 		return nil, err
 	}
 	clock := o.Clock
 	if clock == nil {
 		clock = time.Now
 	}
-	n.Store, n.Quarantined, err = pebble.OpenVerified(filepath.Join(o.Data, "projections"),
+	n.Store, n.Quarantined, err = pebble.OpenVerified(n.Layout.Projections(),
 		pebble.StoreOptions{MemTableSize: memTable, Logger: o.Logger, Clock: clock, FS: o.StoreFS})
 	if err != nil {
 		return nil, err
 	}
 	o.Logger.Info("disk guard", "reserve_mib", o.DiskReserve>>20, "memtable_mib", memTable>>20)
-	m := newMetrics()
-	n.Runner = pebble.NewRunner(n.Log, n.Store, pebble.RunnerOptions{Logger: o.Logger, Observe: m.commitApplied})
-	n.Keys, err = checkpoint.LoadOrCreateKeys(filepath.Join(o.Data, "keys"), "referto", o.Random)
+	n.Runner = pebble.NewRunner(n.Log, n.Store, pebble.RunnerOptions{Logger: o.Logger, Observe: o.Observer.Applied})
+	n.Keys, err = checkpoint.LoadOrCreateKeys(n.Layout.Keys(), "referto", o.Random)
 	if err != nil {
 		return nil, err
 	}
-	n.API, err = New(Options{Log: n.Log, Store: n.Store, Runner: n.Runner, AdminTokenSHA256: o.AdminTokenSHA256,
-		Keys: n.Keys, Clock: o.Clock, Random: o.Random, Logger: o.Logger, CommandTimeout: o.CommandTimeout,
-		Disk: o.Disk, DiskReserve: o.DiskReserve, Conn: n.Conn, metrics: m})
+	n.Ledger, err = New(Options{Log: n.Log, State: n.Runner, Index: n.Store, Signer: n.Keys.Signer, Clock: clock,
+		CommandTimeout: o.CommandTimeout, Disk: o.Disk, DiskReserve: o.DiskReserve, Logger: o.Logger, Observer: o.Observer})
 	if err != nil {
 		return nil, err
 	}
@@ -153,6 +144,26 @@ func StartNode(ctx context.Context, o NodeOptions) (n *Node, err error) {
 		_ = n.Runner.Run(rctx)
 	}()
 	return n, nil
+}
+
+// connect starts the embedded NATS server (or connects to o.NATS) and
+// opens the log.
+func (n *Node) connect(ctx context.Context, o NodeOptions) (err error) {
+	if o.NATS == "" {
+		n.Server, err = jetstream.StartServer(jetstream.ServerOptions{StoreDir: n.Layout.NATS(), SyncInterval: o.SyncInterval})
+		if err != nil {
+			return err
+		}
+		n.Conn, err = nats.Connect("", nats.InProcessServer(n.Server), nats.Name("referto"), nats.DrainTimeout(time.Second))
+	} else {
+		n.Conn, err = nats.Connect(o.NATS, nats.Name("referto"), nats.MaxReconnects(-1),
+			nats.ReconnectWait(250*time.Millisecond), nats.DrainTimeout(time.Second))
+	}
+	if err != nil {
+		return fmt.Errorf("nats: %w", err)
+	}
+	n.Log, err = jetstream.Open(ctx, n.Conn, jetstream.Options{Replicas: o.Replicas, Duplicates: o.DuplicateWindow})
+	return err
 }
 
 // RunnerDone is closed when the projection runner stops.

@@ -1,11 +1,8 @@
-package api
+package ledger
 
 import (
 	"context"
 	"errors"
-	"net/http"
-	"net/http/httptest"
-	"strings"
 	"testing"
 	"time"
 
@@ -20,8 +17,7 @@ import (
 // key reaches JetStream's duplicate window before this node's index), and
 // commits stored before requests carried a fingerprint.
 func TestTheDuplicateWindowKeepsTheBinding(t *testing.T) {
-	const admin = "dup-admin"
-	node, err := StartNode(context.Background(), NodeOptions{Data: t.TempDir(), AdminTokenSHA256: TokenHash(admin)})
+	node, err := StartNode(context.Background(), NodeOptions{Data: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,15 +27,11 @@ func TestTheDuplicateWindowKeepsTheBinding(t *testing.T) {
 	if err := node.Runner.WaitReady(ctx); err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(node.API.Handler())
-	defer srv.Close()
-	req, _ := http.NewRequest("POST", srv.URL+"/v1/tournaments", strings.NewReader(`{"id":"bo","name":"Bologna","ruleset":"rtu"}`))
-	req.Header.Set("Authorization", "Bearer "+admin)
-	res, err := http.DefaultClient.Do(req)
-	if err != nil || res.StatusCode != 201 {
-		t.Fatalf("create: %v %v", res, err)
+	create := &commands.CreateTournament{ID: "bo", Name: "Bologna", Ruleset: "rtu"}
+	if _, err := node.Ledger.Submit(ctx, Submission{Tournament: "bo", Command: create, Actor: events.Actor{ID: "admin", Role: events.RoleAdmin},
+		Key: "create", Route: RouteCreate}); err != nil {
+		t.Fatalf("create: %v", err)
 	}
-	res.Body.Close()
 	if err := node.Runner.WaitFor(ctx, 1); err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +56,7 @@ func TestTheDuplicateWindowKeepsTheBinding(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		fp, err := fingerprint(routeCommands, "bo", arbiter, []byte(body))
+		fp, err := Fingerprint(RouteCommands, "bo", arbiter, []byte(body))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -72,30 +64,31 @@ func TestTheDuplicateWindowKeepsTheBinding(t *testing.T) {
 	}
 	theirs, theirCommit, expected := decided(`{"type":"RegisterPlayer","player":"p1","name":"Uno"}`)
 	mine, myCommit, _ := decided(`{"type":"RegisterPlayer","player":"p2","name":"Due"}`)
-	first, err := node.Log.AppendRequest(ctx, "bo", expected, msgID("bo", "K"), theirs, theirCommit)
+	first, err := node.Log.AppendRequest(ctx, "bo", expected, MsgID("bo", "K"), theirs, theirCommit)
 	if err != nil || first.Duplicate {
 		t.Fatalf("the other node's append: %+v %v", first, err)
 	}
 	// This node appends on the state it decided on. JetStream checks the
 	// expected sequence before the message id: a conflict, after which
-	// submit finds the key in the index (TestRacingOneKeyWithDifferentBodies).
-	if _, err := node.API.appendRetrying(ctx, "bo", expected, msgID("bo", "K"), mine, myCommit); !errors.Is(err, events.ErrConflict) {
+	// Submit finds the key in the index (TestSubmitFindsItsOriginalAfterAConflict;
+	// over HTTP, api's TestRacingOneKeyWithDifferentBodies).
+	if _, err := node.Ledger.appendRetrying(ctx, "bo", expected, MsgID("bo", "K"), mine, myCommit); !errors.Is(err, events.ErrConflict) {
 		t.Fatalf("the second append on the old state: %v, want a conflict", err)
 	}
 	// With the expected sequence right, the message id decides: JetStream
 	// answers with the other node's commit, and that must not replay.
-	ack, err := node.API.appendRetrying(ctx, "bo", first.StreamSeq, msgID("bo", "K"), mine, myCommit)
+	ack, err := node.Ledger.appendRetrying(ctx, "bo", first.StreamSeq, MsgID("bo", "K"), mine, myCommit)
 	if err != nil || !ack.Duplicate || ack.StreamSeq != first.StreamSeq {
 		t.Fatalf("the second append: %+v %v, want a duplicate of stream sequence %d", ack, err, first.StreamSeq)
 	}
-	sub := submission{tournament: "bo", key: "K", route: routeCommands, actor: arbiter, request: mine}
-	_, err = node.API.replayed(ctx, ack.StreamSeq, sub)
-	var ku *keyReusedError
-	if !errors.As(err, &ku) || ku.seq != 2 || ku.key != "K" {
-		t.Errorf("another request under the key: %v, want a keyReusedError naming K and seq 2", err)
+	sub := Submission{Tournament: "bo", Key: "K", Route: RouteCommands, Actor: arbiter, Request: mine}
+	_, err = node.Ledger.replayed(ctx, ack.StreamSeq, sub)
+	var ku *KeyReusedError
+	if !errors.As(err, &ku) || ku.Seq != 2 || ku.Key != "K" {
+		t.Errorf("another request under the key: %v, want a KeyReusedError naming K and seq 2", err)
 	}
-	sub.request = theirs
-	if o, err := node.API.replayed(ctx, ack.StreamSeq, sub); err != nil || !o.replayed || o.Seq != 2 {
+	sub.Request = theirs
+	if o, err := node.Ledger.replayed(ctx, ack.StreamSeq, sub); err != nil || !o.Replayed || o.Seq != 2 {
 		t.Errorf("the same request under the key: %+v %v, want seq 2 replayed", o, err)
 	}
 
@@ -105,23 +98,23 @@ func TestTheDuplicateWindowKeepsTheBinding(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, legacyCommit, expected := decided(`{"type":"RegisterPlayer","player":"p3","name":"Tre"}`)
-	old, err := node.Log.Append(ctx, "bo", expected, msgID("bo", "K-old"), legacyCommit)
+	old, err := node.Log.Append(ctx, "bo", expected, MsgID("bo", "K-old"), legacyCommit)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
 		what   string
-		sub    submission
+		sub    Submission
 		reused bool
 	}{
-		{"same official and route", submission{route: routeCommands, actor: arbiter, request: mine}, false},
-		{"another official", submission{route: routeCommands, actor: events.Actor{ID: "o8", Role: events.RoleArbiter}, request: mine}, true},
-		{"another role", submission{route: routeCommands, actor: events.Actor{ID: "o9", Role: events.RoleAppeals}, request: mine}, true},
-		{"another route", submission{route: routeAppoint, actor: arbiter, request: mine}, true},
+		{"same official and route", Submission{Route: RouteCommands, Actor: arbiter, Request: mine}, false},
+		{"another official", Submission{Route: RouteCommands, Actor: events.Actor{ID: "o8", Role: events.RoleArbiter}, Request: mine}, true},
+		{"another role", Submission{Route: RouteCommands, Actor: events.Actor{ID: "o9", Role: events.RoleAppeals}, Request: mine}, true},
+		{"another route", Submission{Route: RouteAppoint, Actor: arbiter, Request: mine}, true},
 	} {
-		tc.sub.tournament, tc.sub.key = "bo", "K-old"
-		_, err := node.API.replayed(ctx, old.StreamSeq, tc.sub)
-		if got := errors.Is(err, errKeyReused); got != tc.reused || (!tc.reused && err != nil) {
+		tc.sub.Tournament, tc.sub.Key = "bo", "K-old"
+		_, err := node.Ledger.replayed(ctx, old.StreamSeq, tc.sub)
+		if got := errors.Is(err, ErrKeyReused); got != tc.reused || (!tc.reused && err != nil) {
 			t.Errorf("legacy commit, %s: %v, want reused %v", tc.what, err, tc.reused)
 		}
 	}
@@ -135,18 +128,18 @@ func TestFingerprintCanonicalizesTheBody(t *testing.T) {
 	base := `{"type":"RegisterPlayer","player":"p1","name":"Né","rank":1}`
 	fp := func(route, tournament string, actor events.Actor, body string) string {
 		t.Helper()
-		f, err := fingerprint(route, tournament, actor, []byte(body))
+		f, err := Fingerprint(route, tournament, actor, []byte(body))
 		if err != nil {
 			t.Fatal(err)
 		}
 		return f
 	}
-	want := fp(routeCommands, "bo", arb, base)
+	want := fp(RouteCommands, "bo", arb, base)
 	for _, same := range []string{
 		"{ \"rank\": 1,\n\t\"name\": \"N\\u00e9\", \"player\": \"p\\u0031\", \"type\": \"RegisterPlayer\" }",
 		`{"name":"Né","player":"p1","rank":1,"type":"RegisterPlayer"}`,
 	} {
-		if got := fp(routeCommands, "bo", arb, same); got != want {
+		if got := fp(RouteCommands, "bo", arb, same); got != want {
 			t.Errorf("%s: another fingerprint than %s", same, base)
 		}
 	}
@@ -156,17 +149,17 @@ func TestFingerprintCanonicalizesTheBody(t *testing.T) {
 		`{"type":"RegisterPlayer","player":"p1","name":"Né"}`,
 		`{"type":"RegisterPlayer","player":"p1","name":"Né","rank":1,"club":null}`,
 	} {
-		if got := fp(routeCommands, "bo", arb, other); got == want {
+		if got := fp(RouteCommands, "bo", arb, other); got == want {
 			t.Errorf("%s: the fingerprint of %s", other, base)
 		}
 	}
 	for what, got := range map[string]string{
-		"route":      fp(routeAppoint, "bo", arb, base),
-		"tournament": fp(routeCommands, "mi", arb, base),
-		"official":   fp(routeCommands, "bo", events.Actor{ID: "o2", Role: events.RoleArbiter}, base),
-		"role":       fp(routeCommands, "bo", events.Actor{ID: "o1", Role: events.RoleAppeals}, base),
+		"route":      fp(RouteAppoint, "bo", arb, base),
+		"tournament": fp(RouteCommands, "mi", arb, base),
+		"official":   fp(RouteCommands, "bo", events.Actor{ID: "o2", Role: events.RoleArbiter}, base),
+		"role":       fp(RouteCommands, "bo", events.Actor{ID: "o1", Role: events.RoleAppeals}, base),
 		// Length-prefixed parts: moving bytes between them is another request.
-		"boundary": fp(routeCommands, "b", events.Actor{ID: "oo1", Role: events.RoleArbiter}, base),
+		"boundary": fp(RouteCommands, "b", events.Actor{ID: "oo1", Role: events.RoleArbiter}, base),
 	} {
 		if got == want {
 			t.Errorf("another %s, the same fingerprint", what)

@@ -1,6 +1,6 @@
 //go:build unix
 
-package api
+package ledger
 
 import "golang.org/x/sys/unix"
 

@@ -1,0 +1,55 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/referto/referto/events/checkpoint"
+	"github.com/referto/referto/events/jetstream"
+	"github.com/referto/referto/projections"
+	"github.com/referto/referto/projections/pebble"
+)
+
+// What the API reads, as it uses it: the methods it calls of a node's log,
+// projection store and runner (ledger.Node: *jetstream.Log, *pebble.Store,
+// *pebble.Runner), so that nothing in the API depends on how they are
+// built. Commands go through the node's ledger.Ledger.
+
+// Log is the log reads come from: event pages, exports, past states,
+// backups and the stream's state.
+type Log interface {
+	Get(ctx context.Context, streamSeq uint64) (jetstream.Msg, error)
+	Scan(ctx context.Context, from, until uint64, tournament string, fn func(jetstream.Msg) error) error
+	LastSeq(ctx context.Context) (uint64, error)
+	Stream() string
+	Replicas() int
+	Snapshot(ctx context.Context, begin func(jetstream.SnapshotInfo) error, chunk func([]byte) error) error
+}
+
+// Store is the projections: the read models, the indexes and the Merkle
+// trees.
+type Store interface {
+	Tournaments() ([]string, error)
+	Summary(t string) ([]byte, bool, error)
+	Players(t string) ([]json.RawMessage, error)
+	Round(t string, r int) ([]byte, bool, error)
+	Tables(t string, r int) ([]json.RawMessage, error)
+	Commits(t string, from uint64, limit int) ([]pebble.CommitRef, error)
+	LastCommit(t string) (pebble.CommitRef, bool, error)
+	NodeGetter(t string) checkpoint.NodeGetter
+	Nodes(t string, ids []checkpoint.NodeID) ([][]byte, error)
+	Token(hash string) (pebble.Principal, bool, error)
+}
+
+// Runner keeps the Store current from the Log and holds every
+// tournament's state in memory.
+type Runner interface {
+	Ready() bool
+	Lag() uint64
+	Applied() uint64
+	Err() error
+	WaitFor(ctx context.Context, seq uint64) error
+	Read(t string, fn func(*projections.Tournament)) bool
+	Stale(t string) bool
+	Ranking(t string, classification bool) ([]byte, bool, error)
+}

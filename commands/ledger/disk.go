@@ -1,0 +1,110 @@
+package ledger
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/referto/referto/events"
+	"github.com/referto/referto/events/jetstream"
+	"github.com/referto/referto/projections/pebble"
+)
+
+// DiskState is the data directory's filesystem as the disk guard sees it.
+type DiskState struct {
+	Free     uint64 `json:"free"`
+	ReadOnly bool   `json:"read_only"`
+}
+
+// LogDiskHeadroom is what the log may still write once the guard refuses
+// commands: the largest commit (jetstream.DefaultMaxPayload; a few in
+// flight are far smaller) and JetStream's block index and stream state.
+const LogDiskHeadroom = jetstream.DefaultMaxPayload + 8<<20
+
+// DefaultDiskReserve is the free space below which commands are refused:
+// the worst case of the projection store with its default memtables
+// (pebble.DiskHeadroom: write-ahead logs, preallocated and recycled, and
+// memtables being flushed: 342 MiB) and the log's (LogDiskHeadroom): 381 MiB. JetStream
+// and Pebble both treat a write that fails for lack of space as a fault, so
+// the ledger stops taking commands while there is still room for
+// everything already accepted to be applied, and resumes by itself once
+// space returns. A smaller reserve (NodeOptions.DiskReserve) gets smaller
+// memtables (MemTableSizeFor).
+const DefaultDiskReserve = pebble.DefaultDiskHeadroom + LogDiskHeadroom
+
+// MemTableSizeFor is the memtable size of a projection store that fits,
+// with the log, in a disk reserve of reserve bytes; an error names the
+// least reserve that fits.
+func MemTableSizeFor(reserve uint64) (uint64, error) {
+	if reserve > LogDiskHeadroom {
+		if size, ok := pebble.MemTableSizeFor(reserve - LogDiskHeadroom); ok {
+			return size, nil
+		}
+	}
+	least := LogDiskHeadroom + pebble.DiskHeadroom(pebble.MinMemTableSize)
+	return 0, fmt.Errorf("ledger: a disk reserve of %d MiB is less than the log and the projections can need once commands are refused: at least %d MiB",
+		reserve>>20, (least+1<<20-1)>>20)
+}
+
+// checkDisk refuses a command (ErrUnavailable, nothing appended) while the
+// data directory is read-only or has less free space than the reserve. A
+// disk it cannot measure does not block commands: the stores then report
+// their own errors. It logs once when it starts refusing and once when it
+// stops.
+func (l *Ledger) checkDisk() error {
+	if l.opts.Disk == nil {
+		return nil
+	}
+	d, err := l.opts.Disk()
+	if err != nil && !errors.Is(err, errors.ErrUnsupported) {
+		l.opts.Logger.Warn("disk guard: cannot measure the data directory", "err", err)
+	}
+	reason := diskRefusal(d, err, l.opts.DiskReserve)
+	if refusing := reason != ""; l.diskRefusing.CompareAndSwap(!refusing, refusing) {
+		if refusing {
+			l.opts.Logger.Warn("disk guard: refusing commands until the data disk has room again", "reason", reason,
+				"free_mib", d.Free>>20, "reserve_mib", l.opts.DiskReserve>>20)
+		} else {
+			l.opts.Logger.Info("disk guard: the data disk has room again; accepting commands", "free_mib", d.Free>>20, "reserve_mib", l.opts.DiskReserve>>20)
+		}
+	}
+	if reason != "" {
+		return fmt.Errorf("%w: %s", events.ErrUnavailable, reason)
+	}
+	return nil
+}
+
+// DiskStatus is the disk guard's view of the data directory's filesystem.
+type DiskStatus struct {
+	DiskState
+	// Reserve is the free space below which commands are refused.
+	Reserve uint64
+	// Err is why the disk could not be measured (commands are then not
+	// refused for it).
+	Err error
+	// Accepting reports whether the guard lets commands through.
+	Accepting bool
+}
+
+// Disk measures the data directory's filesystem as the disk guard sees it,
+// without logging; ok is false when the guard is off (Options.Disk nil).
+func (l *Ledger) Disk() (st DiskStatus, ok bool) {
+	if l.opts.Disk == nil {
+		return DiskStatus{}, false
+	}
+	d, err := l.opts.Disk()
+	return DiskStatus{DiskState: d, Reserve: l.opts.DiskReserve, Err: err, Accepting: diskRefusal(d, err, l.opts.DiskReserve) == ""}, true
+}
+
+// diskRefusal is why a disk measured as d (or not, err) refuses commands,
+// or "".
+func diskRefusal(d DiskState, err error, reserve uint64) string {
+	switch {
+	case err != nil:
+		return ""
+	case d.ReadOnly:
+		return "the data directory is on a read-only filesystem"
+	case d.Free < reserve:
+		return fmt.Sprintf("%d MiB free on the data disk, below the reserve of %d MiB: free some space", d.Free>>20, reserve>>20)
+	}
+	return ""
+}

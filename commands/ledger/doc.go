@@ -1,0 +1,15 @@
+// Package ledger is referto's application service: the one way a command
+// enters the log, whoever sends it (the HTTP API, the command line, a
+// federation hub, a test). Submit decides a command on the tournament's
+// current state, appends its commit to the log expecting the tournament's
+// last stream sequence, and on a conflict catches up and decides again; it
+// answers a retried idempotency key with the original outcome, refuses a
+// key reused for another request, checks an If-Match condition and refuses
+// commands while the data disk is below its reserve.
+//
+// The Ledger depends only on the small interfaces it declares (Log, State,
+// Index), so the loop is tested without NATS or Pebble. StartNode wires the
+// real ones: the JetStream log (embedded or an external cluster), the
+// Pebble projections and their runner, and the checkpoint keys, on a data
+// directory whose every path Layout names.
+package ledger

@@ -1,0 +1,50 @@
+package ledger
+
+import (
+	"path/filepath"
+
+	"github.com/referto/referto/events/checkpoint"
+)
+
+// Layout names every path of a data directory. It is the one place that
+// spells them:
+//
+//	DIR/
+//	  nats/          the embedded JetStream file store: the log (absent with an external NATS)
+//	  projections/   Pebble: read models, indexes, state snapshots, Merkle nodes
+//	  keys/          checkpoint.key (0600), checkpoint.pub, admin-token.sha256 (0600)
+//	  serve.json     while referto serve runs: where it answers
+//
+// Only nats/ and keys/ hold anything that cannot be rebuilt.
+type Layout struct {
+	// Dir is the data directory.
+	Dir string
+}
+
+// AdminTokenFile, in the keys directory (Layout.Keys), holds the hex
+// SHA-256 of the administrator's token; the checkpoint keys beside it are
+// checkpoint.SignerFile and checkpoint.VerifierFile.
+const AdminTokenFile = "admin-token.sha256"
+
+// NATS is the embedded JetStream server's store directory.
+func (l Layout) NATS() string { return filepath.Join(l.Dir, "nats") }
+
+// Projections is the Pebble store of the projections.
+func (l Layout) Projections() string { return filepath.Join(l.Dir, "projections") }
+
+// Keys is the directory of the checkpoint keys and the administrator's
+// token hash.
+func (l Layout) Keys() string { return filepath.Join(l.Dir, "keys") }
+
+// CheckpointKey is the checkpoint signing key's file.
+func (l Layout) CheckpointKey() string { return filepath.Join(l.Keys(), checkpoint.SignerFile) }
+
+// CheckpointPub is the checkpoint verifier key's file.
+func (l Layout) CheckpointPub() string { return filepath.Join(l.Keys(), checkpoint.VerifierFile) }
+
+// AdminToken is the file holding the administrator's token hash.
+func (l Layout) AdminToken() string { return filepath.Join(l.Keys(), AdminTokenFile) }
+
+// ServeInfo is where a running referto serve says where it answers; it is
+// removed at a clean stop.
+func (l Layout) ServeInfo() string { return filepath.Join(l.Dir, "serve.json") }

@@ -1,0 +1,488 @@
+package ledger
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/mod/sumdb/note"
+
+	"github.com/referto/referto/commands"
+	"github.com/referto/referto/events"
+	"github.com/referto/referto/events/checkpoint"
+	"github.com/referto/referto/events/jetstream"
+	"github.com/referto/referto/projections"
+	"github.com/referto/referto/projections/pebble"
+)
+
+// Log is the log commands are appended to, as the ledger uses it
+// (*jetstream.Log in a node).
+type Log interface {
+	// AppendRequest appends the commit body of tournament t, expecting
+	// t's last stream sequence to be expected, under message id id, with
+	// the fingerprint of the request it came from.
+	AppendRequest(ctx context.Context, t string, expected uint64, id, request string, body []byte) (jetstream.Appended, error)
+	// Get reads the message at stream sequence seq.
+	Get(ctx context.Context, seq uint64) (jetstream.Msg, error)
+	// LastSubjectSeq is the stream sequence of t's last message (0: none).
+	LastSubjectSeq(ctx context.Context, t string) (uint64, error)
+}
+
+// State is the state commands are decided on: every tournament's fold,
+// kept current from the log (*pebble.Runner in a node).
+type State interface {
+	// Ready reports whether the state has caught up with the log as it
+	// was at start; Lag is how far behind it is.
+	Ready() bool
+	Lag() uint64
+	// Applied is the last stream sequence the state holds.
+	Applied() uint64
+	// ReadHead calls fn with tournament t's state and its log's Merkle
+	// head, and reports whether t exists.
+	ReadHead(t string, fn func(*projections.Tournament, checkpoint.Head)) bool
+	// WaitFor waits until the state holds stream sequence seq.
+	WaitFor(ctx context.Context, seq uint64) error
+}
+
+// Index finds a command's commit by its idempotency key (*pebble.Store in
+// a node). It is current up to State.Applied.
+type Index interface {
+	Command(t, key string) (pebble.CommitRef, bool, error)
+}
+
+// Observer is told what a node does, for its metrics. Its methods must be
+// quick and safe for concurrent use.
+type Observer interface {
+	// Appended: one append to the log took d and came out as ack, err.
+	Appended(d time.Duration, ack jetstream.Appended, err error)
+	// Retried: a command lost a race for its tournament and is decided again.
+	Retried()
+	// Applied: the projections applied a commit of n events, whose Merkle
+	// tree append took merkle (the node's runner tells it).
+	Applied(n int, merkle time.Duration)
+}
+
+// Options configures a Ledger.
+type Options struct {
+	// Log is where commands are appended. Required.
+	Log Log
+	// State is what commands are decided on. Required.
+	State State
+	// Index finds retried commands by their idempotency key. Required.
+	Index Index
+	// Signer signs the checkpoint a published classification carries.
+	// Required.
+	Signer note.Signer
+	// Clock is the time stamped on events; the default is time.Now.
+	Clock func() time.Time
+	// Retries is how many times a command is decided again after losing a
+	// race for its tournament; the default is 8.
+	Retries int
+	// CommandTimeout bounds one command from decision to acknowledgement;
+	// the default is 10 seconds. Without a quorum a command is refused with
+	// ErrUnavailable when it runs out.
+	CommandTimeout time.Duration
+	// Disk measures the data directory's filesystem; nil (the default)
+	// turns the disk guard off. DiskReserve is the free space below which
+	// commands are refused (default DefaultDiskReserve).
+	Disk        func() (DiskState, error)
+	DiskReserve uint64
+	// Logger receives the disk guard's warnings; nil discards.
+	Logger *slog.Logger
+	// Observer, when set, is told of every append and retry.
+	Observer Observer
+}
+
+// EnsureDefaults fills unset fields with their documented defaults.
+func (o *Options) EnsureDefaults() {
+	if o.Clock == nil {
+		o.Clock = time.Now
+	}
+	if o.Retries == 0 {
+		o.Retries = 8
+	}
+	if o.CommandTimeout == 0 {
+		o.CommandTimeout = 10 * time.Second
+	}
+	if o.DiskReserve == 0 {
+		o.DiskReserve = DefaultDiskReserve
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Observer == nil {
+		o.Observer = nopObserver{}
+	}
+}
+
+// Validate reports every problem at once.
+func (o *Options) Validate() error {
+	var errs []error
+	if o.Log == nil {
+		errs = append(errs, errors.New("ledger: Log is required"))
+	}
+	if o.State == nil {
+		errs = append(errs, errors.New("ledger: State is required"))
+	}
+	if o.Index == nil {
+		errs = append(errs, errors.New("ledger: Index is required"))
+	}
+	if o.Signer == nil {
+		errs = append(errs, errors.New("ledger: Signer is required"))
+	}
+	if o.Retries < 0 || o.CommandTimeout < 0 {
+		errs = append(errs, errors.New("ledger: Retries and CommandTimeout must not be negative"))
+	}
+	return errors.Join(errs...)
+}
+
+type nopObserver struct{}
+
+func (nopObserver) Appended(time.Duration, jetstream.Appended, error) {}
+func (nopObserver) Retried()                                          {}
+func (nopObserver) Applied(int, time.Duration)                        {}
+
+// ErrPrecondition refuses a command whose If-Match condition the
+// tournament does not meet.
+var ErrPrecondition = errors.New("ledger: precondition failed")
+
+// Submission is one command on its way into the log.
+type Submission struct {
+	Tournament string
+	Command    commands.Command
+	Actor      events.Actor
+	// Key is the idempotency key: the envelopes' command_id. A retry of a
+	// command under its key gets the original outcome.
+	Key string
+	// Route is the route the command came through (RouteCreate, …) and
+	// Request the fingerprint of the request (Fingerprint), bound to Key:
+	// another request under the key is refused with ErrKeyReused.
+	Route   string
+	Request string
+	// IfMatch, when set, is the condition on the tournament's seq.
+	IfMatch *IfMatch
+	// Seed is the randomness a draw records.
+	Seed string
+}
+
+// Outcome is what an accepted command produced.
+type Outcome struct {
+	// Seq is the tournament's seq after the command: its last event's.
+	Seq uint64
+	// Events are the envelopes of the command's commit.
+	Events []events.Envelope
+	// Replayed is true when the key already stood for this request, whose
+	// stored outcome this is: nothing was appended.
+	Replayed bool
+}
+
+// Ledger is the application service: every command goes through Submit.
+// It is safe for concurrent use.
+type Ledger struct {
+	opts Options
+
+	mu    sync.Mutex
+	locks map[string]chan struct{} // per tournament: one decision in flight per process (lock)
+
+	// What this process answered as stored, per tournament and overall:
+	// reads wait until the state holds it (AwaitAcked).
+	ackMu    sync.Mutex
+	acked    map[string]uint64
+	ackedMax atomic.Uint64
+
+	diskRefusing atomic.Bool // the disk guard refuses commands (disk.go)
+}
+
+// New returns a Ledger.
+func New(opts Options) (*Ledger, error) {
+	opts.EnsureDefaults()
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	return &Ledger{opts: opts, locks: map[string]chan struct{}{}, acked: map[string]uint64{}}, nil
+}
+
+// Submit decides and appends sub's command, retrying on conflict, and
+// returns once the log has stored the commit. The tournament stays locked
+// until the state has applied it (the next command decides on a state that
+// has it), and reads wait for it (AwaitAcked): the answer need not.
+//
+// A key that already stands for this request is answered with the stored
+// outcome (Replayed); one that stands for another request is refused with
+// a *KeyReusedError. A condition the tournament does not meet is refused
+// with ErrPrecondition; a refusal of the command itself comes from
+// commands.Decide. While the state is catching up, the disk is below its
+// reserve or the log is unreachable for CommandTimeout, the error is
+// events.ErrUnavailable.
+func (l *Ledger) Submit(ctx context.Context, sub Submission) (Outcome, error) {
+	ctx, cancel := context.WithTimeout(ctx, l.opts.CommandTimeout)
+	defer cancel()
+	if st := l.opts.State; !st.Ready() {
+		return Outcome{}, fmt.Errorf("%w: projections are catching up with the log (lag %d)", events.ErrUnavailable, st.Lag())
+	}
+	unlock, err := l.lock(ctx, sub.Tournament)
+	if err != nil {
+		return Outcome{}, err
+	}
+	o, appended, err := l.submit(ctx, sub)
+	if appended == 0 {
+		unlock()
+		return o, err
+	}
+	l.acknowledged(sub.Tournament, appended)
+	go l.unlockWhenApplied(appended, unlock)
+	return o, nil
+}
+
+// submit is Submit's loop, under the tournament's lock. appended is the
+// stream sequence of the commit it stored, 0 when it stored none.
+func (l *Ledger) submit(ctx context.Context, sub Submission) (o Outcome, appended uint64, err error) {
+	// caughtUp: the state decided on has caught up with the log since the
+	// command arrived.
+	for attempt, caughtUp := 0, false; ; {
+		if ref, found, err := l.opts.Index.Command(sub.Tournament, sub.Key); err != nil {
+			return Outcome{}, 0, err
+		} else if found {
+			o, err := l.replayed(ctx, ref.StreamSeq, sub)
+			return o, 0, err
+		}
+		if err := l.checkDisk(); err != nil {
+			return Outcome{}, 0, err
+		}
+		envs, expected, err := l.decide(sub)
+		if err != nil && !caughtUp {
+			// Another node sharing the log may have appended what this
+			// refusal lacks (the player registered, the round drawn, the
+			// seq an If-Match names, this very command): refuse only on a
+			// state caught up with the log.
+			if cerr := l.catchUp(ctx, sub.Tournament); cerr != nil {
+				return Outcome{}, 0, cerr
+			}
+			caughtUp = true
+			continue
+		}
+		if err != nil {
+			return Outcome{}, 0, err
+		}
+		body, err := events.EncodeCommit(envs)
+		if err != nil {
+			return Outcome{}, 0, err
+		}
+		ack, err := l.appendRetrying(ctx, sub.Tournament, expected, MsgID(sub.Tournament, sub.Key), sub.Request, body)
+		switch {
+		case err == nil && ack.Duplicate:
+			// The log's duplicate window knew the key before the command
+			// index did (JetStream answers so only while the expected
+			// sequence still holds: it checks that first, and a conflict
+			// leads to the index below): the same checks as the index's,
+			// then wait until the state holds the commit.
+			o, err := l.replayed(ctx, ack.StreamSeq, sub)
+			if err == nil {
+				err = l.opts.State.WaitFor(ctx, ack.StreamSeq)
+			}
+			if err != nil {
+				return Outcome{}, 0, err
+			}
+			return o, 0, nil
+		case err == nil:
+			return Outcome{Seq: envs[len(envs)-1].Seq, Events: envs}, ack.StreamSeq, nil
+		case !errors.Is(err, events.ErrConflict):
+			return Outcome{}, 0, err
+		}
+		// Someone else appended first. Catch up with the tournament's last
+		// message, then look for our own key (a retry whose original won)
+		// before deciding again.
+		if cerr := l.catchUp(ctx, sub.Tournament); cerr != nil {
+			return Outcome{}, 0, cerr
+		}
+		caughtUp = true
+		if ref, found, ferr := l.opts.Index.Command(sub.Tournament, sub.Key); ferr != nil {
+			return Outcome{}, 0, ferr
+		} else if found {
+			o, err := l.replayed(ctx, ref.StreamSeq, sub)
+			return o, 0, err
+		}
+		if sub.IfMatch != nil {
+			return Outcome{}, 0, fmt.Errorf("%w: tournament %s moved on while the command was decided, past If-Match %s", ErrPrecondition, sub.Tournament, sub.IfMatch)
+		}
+		if attempt >= l.opts.Retries {
+			return Outcome{}, 0, fmt.Errorf("%w: gave up after %d attempts", err, attempt+1)
+		}
+		attempt++
+		l.opts.Observer.Retried()
+	}
+}
+
+// lock serializes decide-and-append for one tournament within this process.
+// Without it, concurrent commands would race each other through the log's
+// expected-sequence check and waste appends; with it, only other processes
+// sharing the log can conflict, and the retry loop handles those. The lock
+// is held until the state has applied the last command (unlockWhenApplied):
+// a command that cannot have it before ctx is done is refused as
+// unavailable.
+func (l *Ledger) lock(ctx context.Context, tournament string) (func(), error) {
+	l.mu.Lock()
+	c := l.locks[tournament]
+	if c == nil {
+		c = make(chan struct{}, 1)
+		l.locks[tournament] = c
+	}
+	l.mu.Unlock()
+	select {
+	case c <- struct{}{}:
+		return func() { <-c }, nil
+	case <-ctx.Done():
+		return nil, fmt.Errorf("%w: tournament %s is still applying its previous command: %v", events.ErrUnavailable, tournament, ctx.Err())
+	}
+}
+
+// acknowledged records that a command of tournament t was answered as
+// stored at stream sequence seq, for AwaitAcked.
+func (l *Ledger) acknowledged(t string, seq uint64) {
+	l.ackMu.Lock()
+	l.acked[t] = max(l.acked[t], seq)
+	l.ackMu.Unlock()
+	for {
+		cur := l.ackedMax.Load()
+		if cur >= seq || l.ackedMax.CompareAndSwap(cur, seq) {
+			return
+		}
+	}
+}
+
+// unlockWhenApplied releases a tournament's lock once the state has
+// applied stream sequence seq, or has stopped, or after CommandTimeout:
+// the next command of the tournament then decides on (or catches up with)
+// a state that holds the last one.
+func (l *Ledger) unlockWhenApplied(seq uint64, unlock func()) {
+	defer unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), l.opts.CommandTimeout)
+	defer cancel()
+	_ = l.opts.State.WaitFor(ctx, seq)
+}
+
+// AwaitAcked waits until the state holds every command of tournament t
+// this process has answered as stored (of every tournament when t is ""):
+// read-your-writes, a read that follows an accepted command reflects it.
+// A state that cannot get there before ctx ends is events.ErrUnavailable.
+func (l *Ledger) AwaitAcked(ctx context.Context, t string) error {
+	var seq uint64
+	if t == "" {
+		seq = l.ackedMax.Load()
+	} else {
+		l.ackMu.Lock()
+		seq = l.acked[t]
+		l.ackMu.Unlock()
+	}
+	if seq == 0 || l.opts.State.Applied() >= seq {
+		return nil
+	}
+	if err := l.opts.State.WaitFor(ctx, seq); err != nil {
+		return fmt.Errorf("%w: %v", events.ErrUnavailable, err)
+	}
+	return nil
+}
+
+// catchUp waits until the state holds the tournament's last message in the
+// log.
+func (l *Ledger) catchUp(ctx context.Context, tournament string) error {
+	last, err := l.opts.Log.LastSubjectSeq(ctx, tournament)
+	if err != nil {
+		return err
+	}
+	return l.opts.State.WaitFor(ctx, last)
+}
+
+// appendAttempt bounds one append: a reply lost while the NATS connection
+// moves to another node must not consume the whole command timeout.
+const appendAttempt = 2 * time.Second
+
+// appendRetrying appends, retrying while the log is unavailable (a NATS node
+// going away, a leader election) until ctx ends. A retry carries the same
+// message id and expectation, so if an earlier attempt was stored the retry
+// is deduplicated, or conflicts and the caller finds the command in the index.
+// request is the fingerprint stored with the commit.
+func (l *Ledger) appendRetrying(ctx context.Context, t string, expected uint64, id, request string, body []byte) (jetstream.Appended, error) {
+	for attempt := 0; ; attempt++ {
+		actx, cancel := context.WithTimeout(ctx, appendAttempt)
+		start := time.Now()
+		ack, err := l.opts.Log.AppendRequest(actx, t, expected, id, request, body)
+		l.opts.Observer.Appended(time.Since(start), ack, err)
+		cancel()
+		if err == nil || !errors.Is(err, events.ErrUnavailable) || ctx.Err() != nil {
+			return ack, err
+		}
+		select {
+		case <-ctx.Done():
+			return ack, err
+		case <-time.After(time.Duration(min(attempt+1, 10)) * 50 * time.Millisecond):
+		}
+	}
+}
+
+// decide runs the pure decision against the current state and seals the
+// events. It returns the stream sequence the append must expect.
+func (l *Ledger) decide(sub Submission) ([]events.Envelope, uint64, error) {
+	var envs []events.Envelope
+	var expected uint64
+	var err error
+	in := commands.Input{Now: l.opts.Clock().UTC(), Actor: sub.Actor, Seed: sub.Seed}
+	run := func(t *projections.Tournament, head checkpoint.Head) {
+		if sub.IfMatch != nil && !sub.IfMatch.Matches(t.Seq) {
+			err = fmt.Errorf("%w: tournament %s is at seq %d, which If-Match %s does not match", ErrPrecondition, t.ID, t.Seq, sub.IfMatch)
+			return
+		}
+		expected = t.LastStreamSeq
+		envs, err = DecideCommit(t, head, sub.Command, in, sub.Key, l.opts.Signer)
+	}
+	if !l.opts.State.ReadHead(sub.Tournament, run) {
+		run(projections.New(sub.Tournament), checkpoint.NewTree().Head())
+	}
+	return envs, expected, err
+}
+
+// DecideCommit is the whole command side for one command: it decides cmd
+// against t, whose log has the given head, and returns the envelopes of the
+// commit to append, sealed under commandID and linked to the head. A
+// classification being published gets the signed checkpoint of the log it
+// is derived from. Nothing is appended.
+func DecideCommit(t *projections.Tournament, head checkpoint.Head, cmd commands.Command, in commands.Input, commandID string, signer note.Signer) ([]events.Envelope, error) {
+	if pc, ok := cmd.(*commands.PublishClassification); ok {
+		var err error
+		if pc.Checkpoint, err = checkpoint.Sign(checkpoint.Checkpoint{Origin: checkpoint.Origin(t.ID), Size: t.Seq, Root: head.Root}, signer); err != nil {
+			return nil, err
+		}
+	}
+	evs, err := commands.Decide(t, cmd, in)
+	if err != nil {
+		return nil, err
+	}
+	envs, err := events.Seal(t.ID, t.Seq+1, in.Now, in.Actor, commandID, evs)
+	if err != nil {
+		return nil, err
+	}
+	return envs, events.Chain(envs, head.Last)
+}
+
+// replayed returns the stored outcome of the commit at streamSeq, which
+// sub's idempotency key already stands for (found by the command index or
+// by the log's duplicate window): the outcome of an earlier identical
+// request, or a *KeyReusedError when that request was another.
+func (l *Ledger) replayed(ctx context.Context, streamSeq uint64, sub Submission) (Outcome, error) {
+	m, err := l.opts.Log.Get(ctx, streamSeq)
+	if err != nil {
+		return Outcome{}, err
+	}
+	c, err := events.DecodeCommit(m.Data)
+	if err != nil {
+		return Outcome{}, err
+	}
+	if err := sameRequest(m, c, sub); err != nil {
+		return Outcome{}, err
+	}
+	return Outcome{Seq: c.Envelopes[len(c.Envelopes)-1].Seq, Events: c.Envelopes, Replayed: true}, nil
+}
