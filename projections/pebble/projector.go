@@ -40,6 +40,13 @@ func newProjector(store *Store, states *stateCache, rk *rankings, snaps *snapsho
 	return &projector{store: store, states: states, rankings: rk, snaps: snaps, opts: opts, deferred: touched{}}
 }
 
+// resume sets where the projector starts: the stream sequence the store
+// holds (sys/applied), and whether the states restored from snapshots
+// already reach the log's end seen at start.
+func (p *projector) resume(stored uint64, caughtUp bool) {
+	p.stored, p.caughtUp = stored, caughtUp
+}
+
 // decoded is a message with its commit and events decoded, or why they
 // could not be.
 type decoded struct {

@@ -66,17 +66,20 @@ func (o *RunnerOptions) EnsureDefaults() {
 }
 
 // Runner keeps the store current with the log and holds the in-memory
-// tournament states the command side decides against. It composes, on
-// one goroutine (Run), the parts that do the work, each in its own file:
+// tournament states the command side decides against. It is a façade
+// over the parts that do the work, each a type in its own file; Run
+// drives them, on its goroutine but the flusher's:
 //
-//   - the state cache (states.go): the states, their Merkle heads, the
-//     applied sequence, readiness, WaitFor; what the command side reads;
-//   - the projector (projector.go): applies batches of commits, folding
-//     them and writing views, indexes and Merkle nodes;
-//   - the rankings (rankings.go) and the flusher (flusher.go): which
-//     standings and classifications are stale, and their writing on a
-//     goroutine of their own;
-//   - the snapshotter (snapshot.go): the states a restart resumes from.
+//   - stateCache (states.go): the states, the heads of their Merkle
+//     trees, the applied sequence, readiness, WaitFor: what the command
+//     side reads;
+//   - projector (projector.go): applies batches of commits, folding them
+//     and writing views, indexes and Merkle nodes;
+//   - rankings (rankings.go): which standings and classifications the
+//     store lacks, and the stored ones in memory;
+//   - flusher (flusher.go): ranks and writes them, on a goroutine of its
+//     own;
+//   - snapshotter (snapshot.go): the states a restart resumes from.
 type Runner struct {
 	log   *jetstream.Log
 	store *Store
@@ -201,7 +204,6 @@ func (r *Runner) start(ctx context.Context) (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
-	r.proj.stored = stored
 	r.states.advance(snap)
 	last, err := r.log.LastSeq(ctx)
 	if err != nil {
@@ -210,7 +212,7 @@ func (r *Runner) start(ctx context.Context) (uint64, error) {
 	if stored > last {
 		return 0, fmt.Errorf("pebble: projections are at stream sequence %d but the log ends at %d: this store belongs to another log; rebuild it", stored, last)
 	}
-	r.proj.caughtUp = snap >= last
+	r.proj.resume(stored, snap >= last)
 	r.states.start(last)
 	r.opts.Logger.Info("projections resuming", "snapshot", snap, "stored", stored, "log", last)
 	return snap + 1, nil
