@@ -196,3 +196,18 @@ func TestStateCacheStates(t *testing.T) {
 		t.Error("the commit after beta's snapshot is not folded into the restored state")
 	}
 }
+
+// decideSide is what the decide-and-append loop reads of the state cache:
+// the Runner passes it on unchanged, and the cache alone has it too.
+type decideSide interface {
+	Ready() bool
+	Lag() uint64
+	Applied() uint64
+	ReadHead(t string, fn func(*projections.Tournament, checkpoint.Head)) bool
+	WaitFor(ctx context.Context, seq uint64) error
+}
+
+var (
+	_ decideSide = (*Runner)(nil)
+	_ decideSide = (*stateCache)(nil)
+)
