@@ -94,7 +94,7 @@ func (s *snapshotter) write(at uint64) error {
 	}
 	b := s.store.db.NewBatch()
 	defer b.Close()
-	for i, id := range due {
+	for _, id := range due {
 		gen := prefixSnapGen(id, at)
 		// Every other generation goes, and the pieces of an older store.
 		if err := b.DeleteRange(prefixSnap(id), gen, nil); err != nil {
@@ -109,10 +109,6 @@ func (s *snapshotter) write(at uint64) error {
 		if err := b.Set(keySnapCur(id), u64(at), nil); err != nil {
 			return err
 		}
-		delete(s.dirty, id)
-		if s.observe != nil {
-			s.observe(id, sizes[i])
-		}
 	}
 	if err := b.Set(keySnapshot, u64(resume), nil); err != nil {
 		return err
@@ -123,10 +119,21 @@ func (s *snapshotter) write(at uint64) error {
 		}
 		return nil
 	}
-	if len(due) == 0 {
-		return commit()
+	if len(due) > 0 {
+		err = s.flusher.write(b, due, commit)
+	} else {
+		err = commit()
 	}
-	return s.flusher.write(b, due, commit)
+	if err != nil {
+		return err
+	}
+	for i, id := range due {
+		delete(s.dirty, id)
+		if s.observe != nil {
+			s.observe(id, sizes[i])
+		}
+	}
+	return nil
 }
 
 // due returns the tournaments due a snapshot at stream sequence at, in id
