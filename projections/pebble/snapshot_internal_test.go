@@ -98,9 +98,10 @@ func TestSnapshotOverwritesAnAttemptCutShort(t *testing.T) {
 	rs, _ := events.Preset("rtu")
 	tr := projections.New("alpha")
 	tr.Name, tr.Ruleset, tr.Seq, tr.LastStreamSeq = "Raduno", rs, 1, 40
-	r := NewRunner(nil, st, RunnerOptions{SnapshotEvery: 1})
-	r.states["alpha"] = &entry{t: tr}
-	r.dirtySnap["alpha"] = 40
+	states := newStateCache()
+	states.put(tr, nil)
+	snaps := newSnapshotter(st, states, newFlusher(st, states, newRankings(st)), RunnerOptions{SnapshotEvery: 1})
+	snaps.changed("alpha", 40)
 	b := st.db.NewBatch()
 	for _, k := range [][]byte{keySnapChunk(prefixSnapGen("alpha", 40), 999), keySnapChunk(prefixSnapGen("alpha", 7), 0), keySnap("alpha")} {
 		if err := b.Set(k, []byte(`"left over"`), nil); err != nil {
@@ -110,7 +111,7 @@ func TestSnapshotOverwritesAnAttemptCutShort(t *testing.T) {
 	if err := b.Commit(nil); err != nil {
 		t.Fatal(err)
 	}
-	if err := r.writeSnapshots(40); err != nil {
+	if err := snaps.write(40); err != nil {
 		t.Fatal(err)
 	}
 	var got []*projections.Tournament
