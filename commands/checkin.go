@@ -34,7 +34,7 @@ func (c *DesignateReserve) Check() error {
 	return errors.Join(errs...)
 }
 
-func (c *DesignateReserve) decide(t *projections.Tournament) ([]events.Event, error) {
+func (c *DesignateReserve) decide(t *projections.Tournament, _ Input) ([]events.Event, error) {
 	p, ok := t.Players[c.Player]
 	switch {
 	case !ok && strings.TrimSpace(c.Name) == "":
@@ -88,7 +88,7 @@ func (c *CheckIn) Check() error {
 // lateRule is the article the lateness thresholds come from.
 const lateRule = "campionato-2003 §ritardi"
 
-func (c *CheckIn) decide(t *projections.Tournament) ([]events.Event, error) {
+func (c *CheckIn) decide(t *projections.Tournament, _ Input) ([]events.Event, error) {
 	seatedLate, table := false, 0
 	if r := t.Round(c.Round); r != nil && c.Round == len(t.Rounds) {
 		tb := r.Seat(c.Player)
@@ -198,7 +198,7 @@ func (c *SubstituteReserve) Check() error {
 	return errors.Join(checkRound(c.Round), checkID("absent", c.Absent), checkID("reserve", c.Reserve))
 }
 
-func (c *SubstituteReserve) decide(t *projections.Tournament) ([]events.Event, error) {
+func (c *SubstituteReserve) decide(t *projections.Tournament, _ Input) ([]events.Event, error) {
 	res, ok := t.Players[c.Reserve]
 	if !ok {
 		return nil, notFound("player %s", c.Reserve)
@@ -266,7 +266,7 @@ func checkTable(n int) error {
 	return nil
 }
 
-func (c *SetTurnOrder) decide(t *projections.Tournament) ([]events.Event, error) {
+func (c *SetTurnOrder) decide(t *projections.Tournament, _ Input) ([]events.Event, error) {
 	tb, err := openTable(t, c.Round, c.Table)
 	if err != nil {
 		return nil, err
@@ -335,7 +335,7 @@ func (c *RecordTieBreakRoll) Check() error {
 	return errors.Join(errs...)
 }
 
-func (c *RecordTieBreakRoll) decide(t *projections.Tournament) ([]events.Event, error) {
+func (c *RecordTieBreakRoll) decide(t *projections.Tournament, _ Input) ([]events.Event, error) {
 	groups, sigs := t.TiesAwaitingRoll()
 	for _, g := range groups {
 		if samePlayers(g, c.Players) {

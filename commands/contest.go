@@ -368,9 +368,7 @@ func Corrections(t *projections.Tournament, payloads []json.RawMessage, contesta
 		switch c := cmd.(type) {
 		case *RecordResult:
 			evs, err = c.amend(st, contestation)
-		case *RevokeSanction:
-			evs, err = c.decide(st)
-		case *ImposeSanction:
+		case *RevokeSanction, *ImposeSanction:
 			evs, err = c.decide(st, in)
 		default:
 			return nil, fieldErr(field+".type", "a ruling corrects with RecordResult, RevokeSanction or ImposeSanction, not %s", cmd.CommandType())

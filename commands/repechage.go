@@ -387,7 +387,7 @@ func (c *Renounce) Check() error {
 	return joinErrs(errs)
 }
 
-func (c *Renounce) decide(t *projections.Tournament) ([]events.Event, error) {
+func (c *Renounce) decide(t *projections.Tournament, _ Input) ([]events.Event, error) {
 	if len(t.Rounds) == 0 {
 		return nil, ruleErr("docs/rules.md#7-formats-and-the-rur-knockout", "the knockout phases are known once game 1 is drawn")
 	}
@@ -429,7 +429,7 @@ func (c *Repechage) Check() error {
 	return joinErrs(errs)
 }
 
-func (c *Repechage) decide(t *projections.Tournament) ([]events.Event, error) {
+func (c *Repechage) decide(t *projections.Tournament, _ Input) ([]events.Event, error) {
 	if phaseIndex(t, c.Phase) < 0 {
 		return nil, fieldErr("phase", "%q is not a knockout phase of this tournament", c.Phase)
 	}

@@ -92,7 +92,7 @@ func bounded(p SeatInput) map[string]int {
 		"objective": p.Objective}
 }
 
-func (c *RecordResult) decide(t *projections.Tournament) ([]events.Event, error) {
+func (c *RecordResult) decide(t *projections.Tournament, _ Input) ([]events.Event, error) {
 	tb, err := openTable(t, c.Round, c.Table)
 	if err != nil {
 		return nil, err

@@ -152,7 +152,7 @@ func (c *RevokeSanction) Check() error {
 	return errors.Join(checkRequired("sanction", c.Sanction), checkText("ruling", c.Ruling, maxReason, true))
 }
 
-func (c *RevokeSanction) decide(t *projections.Tournament) ([]events.Event, error) {
+func (c *RevokeSanction) decide(t *projections.Tournament, _ Input) ([]events.Event, error) {
 	var target *projections.Sanction
 	for _, s := range t.Sanctions {
 		if s.Sanction == c.Sanction {

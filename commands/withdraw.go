@@ -69,7 +69,7 @@ func (c *Withdraw) expulsion(rs events.Ruleset) (rule, why string) {
 	return "", ""
 }
 
-func (c *Withdraw) decide(t *projections.Tournament) ([]events.Event, error) {
+func (c *Withdraw) decide(t *projections.Tournament, _ Input) ([]events.Event, error) {
 	p, ok := t.Players[c.Player]
 	if !ok {
 		return nil, notFound("player %s", c.Player)
@@ -153,7 +153,7 @@ func (c *AnnulGame) Check() error {
 
 const ruleAnnul = "campionato-2003 §interruzioni partita"
 
-func (c *AnnulGame) decide(t *projections.Tournament) ([]events.Event, error) {
+func (c *AnnulGame) decide(t *projections.Tournament, _ Input) ([]events.Event, error) {
 	r := t.Round(c.Round)
 	if r == nil {
 		return nil, notFound("round %d has not been drawn", c.Round)
