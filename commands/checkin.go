@@ -41,7 +41,7 @@ func (c *DesignateReserve) decide(t *projections.Tournament, _ Input) ([]events.
 		return nil, fieldErr("name", "required to register %s as a new reserve", c.Player)
 	case ok && p.Reserve:
 		return nil, conflict("%s is already a reserve", c.Player)
-	case ok && p.Status != projections.StatusActive:
+	case ok && p.Status != events.StatusActive:
 		return nil, ruleErr("docs/rules.md#11-check-in-and-lateness", "%s is %s and cannot be a reserve", c.Player, p.Status)
 	case ok && hasPlayed(t, c.Player):
 		return nil, ruleErr("docs/rules.md#11-check-in-and-lateness", "%s has already been seated in a game and cannot become a reserve", c.Player)
@@ -103,7 +103,7 @@ func (c *CheckIn) decide(t *projections.Tournament, _ Input) ([]events.Event, er
 	if !ok {
 		return nil, notFound("player %s", c.Player)
 	}
-	if p.Status != projections.StatusActive && p.Status != projections.StatusReserve {
+	if !p.Status.MayPlay() {
 		return nil, ruleErr("docs/rules.md#9-withdrawal-renunciation-repechage", "%s is %s and cannot play", c.Player, p.Status)
 	}
 	if _, dup := t.CheckIns[c.Round][c.Player]; dup {
@@ -130,7 +130,7 @@ func (c *CheckIn) decide(t *projections.Tournament, _ Input) ([]events.Event, er
 		// "per le prime tre volte dovrà lasciare la carta eventualmente
 		// conquistata nel mazzo": the penalty is a card loss.
 		out = append(out, events.SanctionImposed{Sanction: nextSanctionID(t, 0), Player: c.Player, Round: c.Round, Table: table,
-			Kind: "card_loss", Article: lateRule, Automatic: true,
+			Kind: events.SanctionCardLoss, Article: lateRule, Automatic: true,
 			Reason: fmt.Sprintf("%d minutes late: leaves the first three cards conquered in the deck", c.MinutesLate)})
 	}
 	return out, nil
@@ -146,7 +146,7 @@ func (c *CheckIn) decide(t *projections.Tournament, _ Input) ([]events.Event, er
 func absentFromKnockout(t *projections.Tournament, round int, player, reason string) ([]events.Event, error) {
 	phases := knockoutPhases(t)
 	i := round - t.Ruleset.QualifyingRounds - 1
-	if len(t.Rounds) == 0 || i < 0 || i >= len(phases) || t.Players[player].Status != projections.StatusActive {
+	if len(t.Rounds) == 0 || i < 0 || i >= len(phases) || t.Players[player].Status != events.StatusActive {
 		return nil, nil
 	}
 	if _, done := t.Renounced[player]; done {
@@ -203,14 +203,14 @@ func (c *SubstituteReserve) decide(t *projections.Tournament, _ Input) ([]events
 	if !ok {
 		return nil, notFound("player %s", c.Reserve)
 	}
-	if res.Status != projections.StatusReserve {
+	if res.Status != events.StatusReserve {
 		return nil, ruleErr("docs/rules.md#11-check-in-and-lateness", "%s is not an unseated reserve", c.Reserve)
 	}
 	abs, ok := t.Players[c.Absent]
 	if !ok {
 		return nil, notFound("player %s", c.Absent)
 	}
-	if abs.Status != projections.StatusActive {
+	if abs.Status != events.StatusActive {
 		return nil, ruleErr("docs/rules.md#11-check-in-and-lateness", "%s is %s, not an entrant to replace", c.Absent, abs.Status)
 	}
 	for _, r := range t.Pending[c.Round] {

@@ -168,7 +168,7 @@ func (c *RefuseRegistration) decide(t *projections.Tournament, _ Input) ([]event
 	}
 	p, ok := t.Players[c.Player]
 	switch {
-	case ok && p.Status == projections.StatusRefused:
+	case ok && p.Status == events.StatusRefused:
 		return nil, conflict("the registration of %s was already refused", c.Player)
 	case !ok && strings.TrimSpace(c.Name) == "":
 		return nil, fieldErr("name", "required when refusing someone who is not in the entry list")

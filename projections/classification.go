@@ -16,13 +16,13 @@ type ClassificationRow struct {
 	Club   string `json:"club,omitempty"`
 	// Phase is the group the player is ranked in: final, finalina,
 	// semifinal, quarterfinal, second_chance or qualifying.
-	Phase string `json:"phase"`
+	Phase events.Phase `json:"phase"`
 	// Place is the placement at the final or finalina table.
-	Place         int    `json:"place,omitempty"`
-	Total         Points `json:"total"`
-	Status        string `json:"status"`
-	TieUnresolved bool   `json:"tie_unresolved,omitempty"`
-	TieGroup      int    `json:"tie_group,omitempty"`
+	Place         int                 `json:"place,omitempty"`
+	Total         Points              `json:"total"`
+	Status        events.PlayerStatus `json:"status"`
+	TieUnresolved bool                `json:"tie_unresolved,omitempty"`
+	TieGroup      int                 `json:"tie_group,omitempty"`
 	// Signature pins a tie-break roll to this row's tie (scoring.Signature).
 	Signature string `json:"-"`
 }
@@ -49,7 +49,7 @@ type Classification struct {
 
 // groupOrder ranks the groups: the final's placement first, then the
 // finalina, then the losers of each earlier phase, then the rest.
-var groupOrder = []string{PhaseFinal, PhaseFinalina, PhaseSemifinal, PhaseQuarterfinal, PhaseSecondChance, PhaseQualifying}
+var groupOrder = []events.Phase{events.PhaseFinal, events.PhaseFinalina, events.PhaseSemifinal, events.PhaseQuarterfinal, events.PhaseSecondChance, events.PhaseQualifying}
 
 // Classification computes the final classification (docs/rules.md#7-formats-and-the-rur-knockout): the
 // final's placement; the finalina's; then the losers of each earlier phase,
@@ -91,14 +91,14 @@ func (t *Tournament) Classification() Classification {
 	// games they played there. A player never seated in a knockout phase (a
 	// bye or a qualifier who renounced before playing) stays with the
 	// qualifying group.
-	group := map[string]string{}
+	group := map[string]events.Phase{}
 	phaseGames := map[string][]scoring.Game{}   // at the table of group[player]
 	secondChance := map[string][]scoring.Game{} // rtu: "seconda partita di qualificazione"
 	koGames := map[string][]scoring.Game{}      // every knockout game
 	place := map[string]int{}
 	atTable := map[string]int{} // result order at the final and finalina tables
 	for _, r := range t.Rounds {
-		if r.Phase == PhaseQualifying {
+		if r.Phase == events.PhaseQualifying {
 			continue
 		}
 		for _, tb := range r.Tables {
@@ -110,13 +110,13 @@ func (t *Tournament) Classification() Classification {
 			for _, res := range tb.Results {
 				g := scoring.Game{Player: res.Player, Round: r.Number, Table: tb.Number,
 					Place: res.Place, Score: res.Score, TablePoints: res.TablePoints, Win: res.Win, Eliminated: res.Out, OthersOut: res.OthersOut}
-				if label == PhaseSecondChance {
+				if label == events.PhaseSecondChance {
 					secondChance[res.Player] = append(secondChance[res.Player], g)
 				} else {
 					phaseGames[res.Player] = []scoring.Game{g}
 				}
 				koGames[res.Player] = append(koGames[res.Player], g)
-				if label == PhaseFinal || label == PhaseFinalina {
+				if label == events.PhaseFinal || label == events.PhaseFinalina {
 					place[res.Player] = res.Place
 					if edition != scoring.Edition1 {
 						// Within a shared place, the table's order: the
@@ -146,11 +146,11 @@ func (t *Tournament) Classification() Classification {
 		}
 	}
 
-	members := map[string][]string{}
+	members := map[events.Phase][]string{}
 	for _, r := range standings { // standings order within each group
 		g := group[r.Player]
 		if g == "" {
-			g = PhaseQualifying
+			g = events.PhaseQualifying
 		}
 		members[g] = append(members[g], r.Player)
 	}
@@ -162,16 +162,16 @@ func (t *Tournament) Classification() Classification {
 			continue
 		}
 		var rows []scoring.Row
-		if g == PhaseQualifying && len(players) == len(standings) {
+		if g == events.PhaseQualifying && len(players) == len(standings) {
 			rows = standings // nobody went further: the standings are the classification
-		} else if g == PhaseQualifying {
+		} else if g == events.PhaseQualifying {
 			// The rest rank by the standings rules among themselves, so that
 			// a tie is never shared with someone ranked in another group.
 			rows = scoring.Rank(t.StandingsRules(), players, games, pen, t.rolls())
 		} else {
 			// The final and the finalina are ordered by their placement;
 			// their totals show the whole tournament.
-			final := g == PhaseFinal || g == PhaseFinalina
+			final := g == events.PhaseFinal || g == events.PhaseFinalina
 			var gs []scoring.Game
 			for _, p := range players {
 				gs = append(gs, counted[p]...)
@@ -200,7 +200,7 @@ func (t *Tournament) Classification() Classification {
 			p := t.Players[r.Player]
 			row := ClassificationRow{Rank: rank, Player: r.Player, Name: p.Name, Club: p.Club, Phase: g, Place: place[r.Player],
 				Total: Points(r.Total), Status: p.Status, TieUnresolved: r.TieUnresolved, Signature: scoring.Signature(r)}
-			if g == PhaseQualifying {
+			if g == events.PhaseQualifying {
 				row.Total = Points(qualTotal[r.Player])
 			}
 			if r.TieGroup > 0 {
@@ -211,7 +211,7 @@ func (t *Tournament) Classification() Classification {
 		}
 	}
 	for _, id := range t.Order {
-		if t.Players[id].Status == StatusExpelled {
+		if t.Players[id].Status == events.StatusExpelled {
 			out.Expelled = append(out.Expelled, id)
 		}
 	}
