@@ -86,69 +86,12 @@ func (t *Tournament) Classification() Classification {
 			}
 		}
 	}
-
-	// Where each player ends: the last knockout table they sat at, and the
-	// games they played there. A player never seated in a knockout phase (a
-	// bye or a qualifier who renounced before playing) stays with the
-	// qualifying group.
-	group := map[string]events.Phase{}
-	phaseGames := map[string][]scoring.Game{}   // at the table of group[player]
-	secondChance := map[string][]scoring.Game{} // rtu: "seconda partita di qualificazione"
-	koGames := map[string][]scoring.Game{}      // every knockout game
-	place := map[string]int{}
-	atTable := map[string]int{} // result order at the final and finalina tables
-	for _, r := range t.Rounds {
-		if r.Phase == events.PhaseQualifying {
-			continue
-		}
-		for _, tb := range r.Tables {
-			label := r.Label(tb.Number)
-			for _, p := range tb.Players {
-				group[p] = label
-				phaseGames[p] = nil
-			}
-			for _, res := range tb.Results {
-				g := scoring.Game{Player: res.Player, Round: r.Number, Table: tb.Number,
-					Place: res.Place, Score: res.Score, TablePoints: res.TablePoints, Win: res.Win, Eliminated: res.Out, OthersOut: res.OthersOut}
-				if label == events.PhaseSecondChance {
-					secondChance[res.Player] = append(secondChance[res.Player], g)
-				} else {
-					phaseGames[res.Player] = []scoring.Game{g}
-				}
-				koGames[res.Player] = append(koGames[res.Player], g)
-				if label == events.PhaseFinal || label == events.PhaseFinalina {
-					place[res.Player] = res.Place
-					if edition != scoring.Edition1 {
-						// Within a shared place, the table's order: the
-						// chain's, then the die's, as at any knockout table.
-						atTable[res.Player] = len(atTable)
-					}
-				}
-			}
-		}
-		if edition == scoring.Edition1 {
-			// Edition 1 ranked a bye who renounced the phase he was
-			// qualified for with the losers of the phase he skipped.
-			for _, p := range r.Byes {
-				if _, seated := group[p]; !seated {
-					if _, renounced := t.Renounced[p]; renounced {
-						group[p] = r.Phase
-					}
-				}
-			}
-		}
-	}
-	for _, r := range t.Rounds {
-		for _, tb := range r.Tables {
-			if tb.Report == nil && tb.Annulled == nil {
-				out.Open = append(out.Open, fmt.Sprintf("round %d (%s) table %d", r.Number, r.Label(tb.Number), tb.Number))
-			}
-		}
-	}
+	ends := t.knockoutEnds(edition)
+	out.Open = t.openTables()
 
 	members := map[events.Phase][]string{}
 	for _, r := range standings { // standings order within each group
-		g := group[r.Player]
+		g := ends.group[r.Player]
 		if g == "" {
 			g = events.PhaseQualifying
 		}
@@ -169,36 +112,13 @@ func (t *Tournament) Classification() Classification {
 			// a tie is never shared with someone ranked in another group.
 			rows = scoring.Rank(t.StandingsRules(), players, games, pen, t.rolls())
 		} else {
-			// The final and the finalina are ordered by their placement;
-			// their totals show the whole tournament.
-			final := g == events.PhaseFinal || g == events.PhaseFinalina
-			var gs []scoring.Game
-			for _, p := range players {
-				gs = append(gs, counted[p]...)
-				// Edition 1 summed every knockout game in every group.
-				if final || edition == scoring.Edition1 {
-					gs = append(gs, koGames[p]...)
-				} else {
-					gs = append(gs, secondChance[p]...)
-					gs = append(gs, phaseGames[p]...)
-				}
-			}
-			// The formula's primary order (wins, medals) holds in every
-			// group as in the standings (edition 1 ranked groups by total).
-			rules := scoring.StandingsRules{Edition: edition, Tiebreak: t.Ruleset.Tiebreak}
-			if edition != scoring.Edition1 {
-				rules.Formula = t.Ruleset.Scoring
-			}
-			rows = scoring.Rank(rules, players, gs, pen, t.rolls())
-			if final {
-				rows = byPlace(rows, place, atTable)
-			}
+			rows = t.knockoutGroup(g, players, counted, ends, pen, edition)
 		}
 		base := rank
 		for _, r := range rows {
 			rank++
 			p := t.Players[r.Player]
-			row := ClassificationRow{Rank: rank, Player: r.Player, Name: p.Name, Club: p.Club, Phase: g, Place: place[r.Player],
+			row := ClassificationRow{Rank: rank, Player: r.Player, Name: p.Name, Club: p.Club, Phase: g, Place: ends.place[r.Player],
 				Total: Points(r.Total), Status: p.Status, TieUnresolved: r.TieUnresolved, Signature: scoring.Signature(r)}
 			if g == events.PhaseQualifying {
 				row.Total = Points(qualTotal[r.Player])
@@ -216,6 +136,108 @@ func (t *Tournament) Classification() Classification {
 		}
 	}
 	return out
+}
+
+// knockoutEnd is where each player ends: the last knockout table they sat
+// at, and the games they played there. A player never seated in a knockout
+// phase (a bye or a qualifier who renounced before playing) stays with the
+// qualifying group.
+type knockoutEnd struct {
+	group        map[string]events.Phase
+	phaseGames   map[string][]scoring.Game // at the table of group[player]
+	secondChance map[string][]scoring.Game // rtu: "seconda partita di qualificazione"
+	koGames      map[string][]scoring.Game // every knockout game
+	place        map[string]int
+	atTable      map[string]int // result order at the final and finalina tables
+}
+
+func (t *Tournament) knockoutEnds(edition scoring.Edition) knockoutEnd {
+	e := knockoutEnd{group: map[string]events.Phase{}, phaseGames: map[string][]scoring.Game{}, secondChance: map[string][]scoring.Game{},
+		koGames: map[string][]scoring.Game{}, place: map[string]int{}, atTable: map[string]int{}}
+	for _, r := range t.Rounds {
+		if r.Phase == events.PhaseQualifying {
+			continue
+		}
+		for _, tb := range r.Tables {
+			label := r.Label(tb.Number)
+			for _, p := range tb.Players {
+				e.group[p] = label
+				e.phaseGames[p] = nil
+			}
+			for _, res := range tb.Results {
+				g := scoring.Game{Player: res.Player, Round: r.Number, Table: tb.Number,
+					Place: res.Place, Score: res.Score, TablePoints: res.TablePoints, Win: res.Win, Eliminated: res.Out, OthersOut: res.OthersOut}
+				if label == events.PhaseSecondChance {
+					e.secondChance[res.Player] = append(e.secondChance[res.Player], g)
+				} else {
+					e.phaseGames[res.Player] = []scoring.Game{g}
+				}
+				e.koGames[res.Player] = append(e.koGames[res.Player], g)
+				if label == events.PhaseFinal || label == events.PhaseFinalina {
+					e.place[res.Player] = res.Place
+					if edition != scoring.Edition1 {
+						// Within a shared place, the table's order: the
+						// chain's, then the die's, as at any knockout table.
+						e.atTable[res.Player] = len(e.atTable)
+					}
+				}
+			}
+		}
+		if edition == scoring.Edition1 {
+			// Edition 1 ranked a bye who renounced the phase he was
+			// qualified for with the losers of the phase he skipped.
+			for _, p := range r.Byes {
+				if _, seated := e.group[p]; !seated {
+					if _, renounced := t.Renounced[p]; renounced {
+						e.group[p] = r.Phase
+					}
+				}
+			}
+		}
+	}
+	return e
+}
+
+// openTables lists the tables still without a result.
+func (t *Tournament) openTables() []string {
+	var open []string
+	for _, r := range t.Rounds {
+		for _, tb := range r.Tables {
+			if tb.Report == nil && tb.Annulled == nil {
+				open = append(open, fmt.Sprintf("round %d (%s) table %d", r.Number, r.Label(tb.Number), tb.Number))
+			}
+		}
+	}
+	return open
+}
+
+// knockoutGroup ranks the players who ended in knockout phase g.
+func (t *Tournament) knockoutGroup(g events.Phase, players []string, counted map[string][]scoring.Game, e knockoutEnd, pen map[string]int64, edition scoring.Edition) []scoring.Row {
+	// The final and the finalina are ordered by their placement; their
+	// totals show the whole tournament.
+	final := g == events.PhaseFinal || g == events.PhaseFinalina
+	var gs []scoring.Game
+	for _, p := range players {
+		gs = append(gs, counted[p]...)
+		// Edition 1 summed every knockout game in every group.
+		if final || edition == scoring.Edition1 {
+			gs = append(gs, e.koGames[p]...)
+		} else {
+			gs = append(gs, e.secondChance[p]...)
+			gs = append(gs, e.phaseGames[p]...)
+		}
+	}
+	// The formula's primary order (wins, medals) holds in every group as in
+	// the standings (edition 1 ranked groups by total).
+	rules := scoring.StandingsRules{Edition: edition, Tiebreak: t.Ruleset.Tiebreak}
+	if edition != scoring.Edition1 {
+		rules.Formula = t.Ruleset.Scoring
+	}
+	rows := scoring.Rank(rules, players, gs, pen, t.rolls())
+	if final {
+		rows = byPlace(rows, e.place, e.atTable)
+	}
+	return rows
 }
 
 // byPlace orders the rows of a final table by placement there; players
