@@ -57,7 +57,7 @@ func init() {
 
 // noKnockout: N games summed (rtu "none"), no phase after them.
 var noKnockout = knockoutFormat{
-	rule:   "docs/rules.md#7-formats-and-the-rur-knockout",
+	rule:   ruleRTU,
 	phases: func(*projections.Tournament) []events.Phase { return nil },
 	cut:    func(*projections.Tournament) int { return 0 },
 	plan:   func(d *draft) error { return d.noPlan() },
