@@ -70,6 +70,9 @@ func formatOf(rs events.Ruleset) knockoutFormat { return knockouts[rs.Knockout] 
 // ruleKnockout cites the format of a ruleset.
 func ruleKnockout(rs events.Ruleset) string { return formatOf(rs).rule }
 
+// ruleRTU cites rtu's formats.
+const ruleRTU = "rtu §formule torneo"
+
 // ruleRepechage is the repechage every format follows, rur-2015's own or by
 // analogy.
 const ruleRepechage = "rur-2015 art. 8"

@@ -33,6 +33,3 @@ func final4Knockout(n int) knockoutFormat {
 		},
 	}
 }
-
-// ruleRTU cites rtu's formats.
-const ruleRTU = "rtu §formule torneo"
