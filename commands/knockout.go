@@ -63,9 +63,15 @@ var noKnockout = knockoutFormat{
 	plan:   func(d *draft) error { return d.noPlan() },
 }
 
-// formatOf returns the knockout format of a ruleset (validated: its id is
-// one of events.Knockouts).
-func formatOf(rs events.Ruleset) knockoutFormat { return knockouts[rs.Knockout] }
+// formatOf returns the knockout format of a ruleset. An id no format has,
+// which only a ruleset that skipped validation can hold (a forged log being
+// verified), plays no knockout.
+func formatOf(rs events.Ruleset) knockoutFormat {
+	if f, ok := knockouts[rs.Knockout]; ok {
+		return f
+	}
+	return noKnockout
+}
 
 // ruleKnockout cites the format of a ruleset.
 func ruleKnockout(rs events.Ruleset) string { return formatOf(rs).rule }

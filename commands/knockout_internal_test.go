@@ -1,9 +1,11 @@
 package commands
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/referto/referto/events"
+	"github.com/referto/referto/projections"
 )
 
 // TestEveryKnockoutHasAFormat: the knockout ids a ruleset may name
@@ -22,5 +24,19 @@ func TestEveryKnockoutHasAFormat(t *testing.T) {
 	}
 	if got, want := len(knockouts), len(events.Knockouts()); got != want {
 		t.Errorf("%d knockout formats, events lists %d", got, want)
+	}
+}
+
+// TestUnknownKnockoutPlaysNone: a ruleset that skipped validation (a forged
+// log under verification) with a knockout id no format has is refused as
+// one without knockout, not a panic.
+func TestUnknownKnockoutPlaysNone(t *testing.T) {
+	st := projections.New("t")
+	st.Ruleset = events.Ruleset{Knockout: "nonesuch", QualifyingRounds: 2}
+	if got := knockoutPhases(st); got != nil {
+		t.Errorf("phases %v, want none", got)
+	}
+	if _, err := planKnockout(st, 3); err == nil || !strings.Contains(err.Error(), "no knockout phase") {
+		t.Errorf("planKnockout: got %v, want no knockout phase", err)
 	}
 }
