@@ -641,8 +641,9 @@ func TestNoSecretInTheLogs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// PRIVATE+KEY+<name>+<hash>+<base64 key>: the key material is the last part.
-	parts := strings.Split(strings.TrimSpace(string(key)), "+")
+	// PRIVATE+KEY+<name>+<hash>+<base64 key>: the key material is the last
+	// part, which may hold a "+" of its own.
+	parts := strings.SplitN(strings.TrimSpace(string(key)), "+", 5)
 	logs := out.String()
 	if logs == "" {
 		t.Fatal("the node logged nothing at debug level: the test would prove nothing")

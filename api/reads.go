@@ -285,7 +285,7 @@ func (s *Server) getState(w http.ResponseWriter, r *http.Request) {
 		v := st.StateView()
 		if phase, players, err := commands.NextQualifiers(st); err == nil {
 			v.Next = &projections.NextPhase{Phase: phase, Players: players}
-		} else if len(st.Rounds) >= st.Ruleset.QualifyingRounds && st.Ruleset.Knockout != "none" {
+		} else if len(st.Rounds) >= st.Ruleset.QualifyingRounds && st.Ruleset.Knockout != events.KnockoutNone {
 			v.Next = &projections.NextPhase{Note: err.Error()}
 		}
 		return json.Marshal(v)

@@ -34,14 +34,14 @@ func (c *DesignateReserve) Check() error {
 	return errors.Join(errs...)
 }
 
-func (c *DesignateReserve) decide(t *projections.Tournament) ([]events.Event, error) {
+func (c *DesignateReserve) decide(t *projections.Tournament, _ Input) ([]events.Event, error) {
 	p, ok := t.Players[c.Player]
 	switch {
 	case !ok && strings.TrimSpace(c.Name) == "":
 		return nil, fieldErr("name", "required to register %s as a new reserve", c.Player)
 	case ok && p.Reserve:
 		return nil, conflict("%s is already a reserve", c.Player)
-	case ok && p.Status != projections.StatusActive:
+	case ok && p.Status != events.StatusActive:
 		return nil, ruleErr("docs/rules.md#11-check-in-and-lateness", "%s is %s and cannot be a reserve", c.Player, p.Status)
 	case ok && hasPlayed(t, c.Player):
 		return nil, ruleErr("docs/rules.md#11-check-in-and-lateness", "%s has already been seated in a game and cannot become a reserve", c.Player)
@@ -88,7 +88,7 @@ func (c *CheckIn) Check() error {
 // lateRule is the article the lateness thresholds come from.
 const lateRule = "campionato-2003 §ritardi"
 
-func (c *CheckIn) decide(t *projections.Tournament) ([]events.Event, error) {
+func (c *CheckIn) decide(t *projections.Tournament, _ Input) ([]events.Event, error) {
 	seatedLate, table := false, 0
 	if r := t.Round(c.Round); r != nil && c.Round == len(t.Rounds) {
 		tb := r.Seat(c.Player)
@@ -103,7 +103,7 @@ func (c *CheckIn) decide(t *projections.Tournament) ([]events.Event, error) {
 	if !ok {
 		return nil, notFound("player %s", c.Player)
 	}
-	if p.Status != projections.StatusActive && p.Status != projections.StatusReserve {
+	if !p.Status.MayPlay() {
 		return nil, ruleErr("docs/rules.md#9-withdrawal-renunciation-repechage", "%s is %s and cannot play", c.Player, p.Status)
 	}
 	if _, dup := t.CheckIns[c.Round][c.Player]; dup {
@@ -130,7 +130,7 @@ func (c *CheckIn) decide(t *projections.Tournament) ([]events.Event, error) {
 		// "per le prime tre volte dovrà lasciare la carta eventualmente
 		// conquistata nel mazzo": the penalty is a card loss.
 		out = append(out, events.SanctionImposed{Sanction: nextSanctionID(t, 0), Player: c.Player, Round: c.Round, Table: table,
-			Kind: "card_loss", Article: lateRule, Automatic: true,
+			Kind: events.SanctionCardLoss, Article: lateRule, Automatic: true,
 			Reason: fmt.Sprintf("%d minutes late: leaves the first three cards conquered in the deck", c.MinutesLate)})
 	}
 	return out, nil
@@ -146,7 +146,7 @@ func (c *CheckIn) decide(t *projections.Tournament) ([]events.Event, error) {
 func absentFromKnockout(t *projections.Tournament, round int, player, reason string) ([]events.Event, error) {
 	phases := knockoutPhases(t)
 	i := round - t.Ruleset.QualifyingRounds - 1
-	if len(t.Rounds) == 0 || i < 0 || i >= len(phases) || t.Players[player].Status != projections.StatusActive {
+	if len(t.Rounds) == 0 || i < 0 || i >= len(phases) || t.Players[player].Status != events.StatusActive {
 		return nil, nil
 	}
 	if _, done := t.Renounced[player]; done {
@@ -198,19 +198,19 @@ func (c *SubstituteReserve) Check() error {
 	return errors.Join(checkRound(c.Round), checkID("absent", c.Absent), checkID("reserve", c.Reserve))
 }
 
-func (c *SubstituteReserve) decide(t *projections.Tournament) ([]events.Event, error) {
+func (c *SubstituteReserve) decide(t *projections.Tournament, _ Input) ([]events.Event, error) {
 	res, ok := t.Players[c.Reserve]
 	if !ok {
 		return nil, notFound("player %s", c.Reserve)
 	}
-	if res.Status != projections.StatusReserve {
+	if res.Status != events.StatusReserve {
 		return nil, ruleErr("docs/rules.md#11-check-in-and-lateness", "%s is not an unseated reserve", c.Reserve)
 	}
 	abs, ok := t.Players[c.Absent]
 	if !ok {
 		return nil, notFound("player %s", c.Absent)
 	}
-	if abs.Status != projections.StatusActive {
+	if abs.Status != events.StatusActive {
 		return nil, ruleErr("docs/rules.md#11-check-in-and-lateness", "%s is %s, not an entrant to replace", c.Absent, abs.Status)
 	}
 	for _, r := range t.Pending[c.Round] {
@@ -266,7 +266,7 @@ func checkTable(n int) error {
 	return nil
 }
 
-func (c *SetTurnOrder) decide(t *projections.Tournament) ([]events.Event, error) {
+func (c *SetTurnOrder) decide(t *projections.Tournament, _ Input) ([]events.Event, error) {
 	tb, err := openTable(t, c.Round, c.Table)
 	if err != nil {
 		return nil, err
@@ -335,7 +335,7 @@ func (c *RecordTieBreakRoll) Check() error {
 	return errors.Join(errs...)
 }
 
-func (c *RecordTieBreakRoll) decide(t *projections.Tournament) ([]events.Event, error) {
+func (c *RecordTieBreakRoll) decide(t *projections.Tournament, _ Input) ([]events.Event, error) {
 	groups, sigs := t.TiesAwaitingRoll()
 	for _, g := range groups {
 		if samePlayers(g, c.Players) {

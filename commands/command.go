@@ -12,11 +12,15 @@ import (
 
 // Command is one request to change a tournament.
 type Command interface {
-	// CommandType is the payload's "type".
+	// CommandType is the payload's "type": the one place a command's name
+	// is spelled (the registry reads it).
 	CommandType() string
 	// Check validates the payload's fields without looking at any state.
 	Check() error
 	typeField() string
+	// decide returns the events the command produces against t, or why it
+	// is refused, once Decide has checked what every command shares.
+	decide(t *projections.Tournament, in Input) ([]events.Event, error)
 }
 
 // Input is everything outside the command that a decision may depend on.
@@ -37,96 +41,110 @@ type Input struct {
 	Draw func(draw.Request) (draw.Result, error)
 }
 
-// newCommand returns a zero command of the named type, or nil. This is the
-// closed list of commands the API accepts.
+// spec is what the ledger knows of one command type besides its own
+// decision: who may issue it and where it applies.
+type spec struct {
+	new func() Command
+	// roles may issue it besides the administrator, who may issue every
+	// command; none: the administrator's alone.
+	roles []string
+	// route, when set, is where the command is sent instead of the commands
+	// endpoint (Types), as Parse's refusal says.
+	route string
+	// creates: decided against a tournament that does not exist yet.
+	creates bool
+	// afterClose: still decided once the tournament is closed.
+	afterClose bool
+	// narrowed says why a tournament's ruleset withholds the command from
+	// role, or "" (nil: it never does).
+	narrowed func(rs events.Ruleset, role string) string
+}
+
+// command is the spec of command type C.
+func command[C any, P interface {
+	*C
+	Command
+}](s spec) spec {
+	s.new = func() Command { return P(new(C)) }
+	return s
+}
+
+var (
+	arbiters = []string{events.RoleArbiter}
+	// A revocation is a ruling: the appeals committee's, or the arbiters'
+	// own. A contestation is filed by an official on a player's behalf.
+	// The arbiters rule on it too (rur-2015 art. 9: "giudica sulle
+	// controversie"), unless the ruleset leaves it to the appeals
+	// committee (rulingsLeftToAppeals).
+	arbitersAndAppeals = []string{events.RoleArbiter, events.RoleAppeals}
+)
+
+// registry is the closed list of commands, in the order Types lists them.
+// Parsing, permissions and Decide all read it.
+var registry = []spec{
+	command[CreateTournament](spec{route: "create tournaments with POST /v1/tournaments", creates: true}),
+	command[AppointOfficial](spec{route: "appoint officials with POST /v1/tournaments/{t}/officials"}),
+	command[AmendRuleset](spec{roles: arbiters}),
+	command[RegisterPlayer](spec{roles: arbiters}),
+	command[RefuseRegistration](spec{roles: arbiters}),
+	command[CloseRegistration](spec{roles: arbiters}),
+	command[DesignateReserve](spec{roles: arbiters}),
+	command[CheckIn](spec{roles: arbiters}),
+	command[SubstituteReserve](spec{roles: arbiters}),
+	command[DrawTables](spec{roles: arbiters}),
+	command[SetTurnOrder](spec{roles: arbiters}),
+	command[RecordResult](spec{roles: arbiters}),
+	command[RecordTieBreakRoll](spec{roles: arbiters}),
+	command[Renounce](spec{roles: arbiters}),
+	command[Repechage](spec{roles: arbiters}),
+	command[Withdraw](spec{roles: arbiters}),
+	command[ImposeSanction](spec{roles: arbiters}),
+	command[RevokeSanction](spec{roles: arbitersAndAppeals}),
+	command[AnnulGame](spec{roles: arbiters}),
+	command[PublishClassification](spec{roles: arbiters}),
+	command[CloseTournament](spec{roles: arbiters}),
+	command[FileContestation](spec{roles: arbitersAndAppeals, afterClose: true}),
+	command[RuleContestation](spec{roles: arbitersAndAppeals, afterClose: true, narrowed: rulingsLeftToAppeals}),
+}
+
+// specs indexes the registry by command type; types lists those accepted
+// at the commands endpoint.
+var specs, types = func() (map[string]*spec, []string) {
+	byType := make(map[string]*spec, len(registry))
+	var types []string
+	for i := range registry {
+		s := &registry[i]
+		typ := s.new().CommandType()
+		if byType[typ] != nil {
+			panic("commands: " + typ + " registered twice")
+		}
+		byType[typ] = s
+		if s.route == "" {
+			types = append(types, typ)
+		}
+	}
+	return byType, types
+}()
+
+// newCommand returns a zero command of the named type, or nil.
 func newCommand(typ string) Command {
-	switch typ {
-	case "CreateTournament":
-		return &CreateTournament{}
-	case "AmendRuleset":
-		return &AmendRuleset{}
-	case "AppointOfficial":
-		return &AppointOfficial{}
-	case "RegisterPlayer":
-		return &RegisterPlayer{}
-	case "RefuseRegistration":
-		return &RefuseRegistration{}
-	case "CloseRegistration":
-		return &CloseRegistration{}
-	case "DesignateReserve":
-		return &DesignateReserve{}
-	case "CheckIn":
-		return &CheckIn{}
-	case "SubstituteReserve":
-		return &SubstituteReserve{}
-	case "DrawTables":
-		return &DrawTables{}
-	case "SetTurnOrder":
-		return &SetTurnOrder{}
-	case "RecordResult":
-		return &RecordResult{}
-	case "RecordTieBreakRoll":
-		return &RecordTieBreakRoll{}
-	case "Renounce":
-		return &Renounce{}
-	case "Repechage":
-		return &Repechage{}
-	case "Withdraw":
-		return &Withdraw{}
-	case "ImposeSanction":
-		return &ImposeSanction{}
-	case "RevokeSanction":
-		return &RevokeSanction{}
-	case "AnnulGame":
-		return &AnnulGame{}
-	case "PublishClassification":
-		return &PublishClassification{}
-	case "CloseTournament":
-		return &CloseTournament{}
-	case "FileContestation":
-		return &FileContestation{}
-	case "RuleContestation":
-		return &RuleContestation{}
+	if s := specs[typ]; s != nil {
+		return s.new()
 	}
 	return nil
 }
 
 // Types lists the command types accepted at the commands endpoint.
-func Types() []string {
-	return []string{"AmendRuleset", "RegisterPlayer", "RefuseRegistration", "CloseRegistration", "DesignateReserve",
-		"CheckIn", "SubstituteReserve", "DrawTables", "SetTurnOrder", "RecordResult", "RecordTieBreakRoll",
-		"Renounce", "Repechage", "Withdraw", "ImposeSanction", "RevokeSanction", "AnnulGame",
-		"PublishClassification", "CloseTournament", "FileContestation", "RuleContestation"}
-}
-
-// permissions is who may issue what. The administrator may issue every
-// command; CreateTournament and AppointOfficial are the administrator's alone.
-func permitted(typ string) []string {
-	switch typ {
-	case "CreateTournament", "AppointOfficial":
-		return nil
-	case "AmendRuleset", "RegisterPlayer", "RefuseRegistration", "CloseRegistration", "DesignateReserve",
-		"CheckIn", "SubstituteReserve", "DrawTables", "SetTurnOrder", "RecordResult", "RecordTieBreakRoll",
-		"Renounce", "Repechage", "Withdraw", "ImposeSanction", "AnnulGame", "PublishClassification", "CloseTournament":
-		return []string{events.RoleArbiter}
-	case "RevokeSanction", "FileContestation", "RuleContestation":
-		// A revocation is a ruling: the appeals committee's, or the arbiters'
-		// own. A contestation is filed by an official on a player's behalf.
-		// The arbiters rule on it too (rur-2015 art. 9: "giudica sulle
-		// controversie"), unless the ruleset leaves it to the appeals
-		// committee (rulesetForbids).
-		return []string{events.RoleArbiter, events.RoleAppeals}
-	}
-	return nil
-}
+func Types() []string { return slices.Clone(types) }
 
 // Permitted reports whether role may issue commands of type typ in some
 // tournament; the tournament's ruleset may narrow it (PermittedUnder).
 func Permitted(role, typ string) bool {
-	if newCommand(typ) == nil {
+	s := specs[typ]
+	if s == nil {
 		return false
 	}
-	return role == events.RoleAdmin || slices.Contains(permitted(typ), role)
+	return role == events.RoleAdmin || slices.Contains(s.roles, role)
 }
 
 // PermittedUnder reports whether role may issue commands of type typ in a
@@ -136,10 +154,18 @@ func PermittedUnder(rs events.Ruleset, role, typ string) bool {
 }
 
 // rulesetForbids says why the ruleset withholds commands of type typ from
-// role, or "": only rulings, which a ruleset may leave to the appeals
-// committee alone (docs/rules.md#13-contestation, rulings: appeals).
+// role, or "".
 func rulesetForbids(rs events.Ruleset, role, typ string) string {
-	if typ == "RuleContestation" && !rs.ArbitersRule() && role != events.RoleAppeals && role != events.RoleAdmin {
+	if s := specs[typ]; s != nil && s.narrowed != nil {
+		return s.narrowed(rs, role)
+	}
+	return ""
+}
+
+// rulingsLeftToAppeals: a ruleset may leave rulings on contestations to the
+// appeals committee alone (docs/rules.md#13-contestation, rulings: appeals).
+func rulingsLeftToAppeals(rs events.Ruleset, role string) string {
+	if !rs.ArbitersRule() && role != events.RoleAppeals && role != events.RoleAdmin {
 		return fmt.Sprintf("role %s may not rule on a contestation in this tournament: its ruleset (rulings: appeals) leaves rulings to the appeals committee (docs/rules.md#13-contestation)", orNone(role))
 	}
 	return ""
@@ -161,8 +187,12 @@ func Decide(t *projections.Tournament, cmd Command, in Input) ([]events.Event, e
 	if err := cmd.Check(); err != nil {
 		return nil, err
 	}
-	if c, ok := cmd.(*CreateTournament); ok {
-		return c.decide(t)
+	s := specs[cmd.CommandType()]
+	if s == nil {
+		return nil, fieldErr("type", "no decision for %s", cmd.CommandType())
+	}
+	if s.creates {
+		return cmd.decide(t, in)
 	}
 	if !t.Exists() {
 		return nil, notFound("tournament %s", t.ID)
@@ -172,58 +202,8 @@ func Decide(t *projections.Tournament, cmd Command, in Input) ([]events.Event, e
 	if why := rulesetForbids(t.Ruleset, in.Actor.Role, cmd.CommandType()); why != "" {
 		return nil, fmt.Errorf("%w: %s", ErrForbidden, why)
 	}
-	switch cmd.(type) {
-	case *FileContestation, *RuleContestation:
-	default:
-		if t.Closed {
-			return nil, ruleErr("docs/rules.md#13-contestation", "the tournament is closed: only contestations and their rulings change it now")
-		}
+	if t.Closed && !s.afterClose {
+		return nil, ruleErr("docs/rules.md#13-contestation", "the tournament is closed: only contestations and their rulings change it now")
 	}
-	switch c := cmd.(type) {
-	case *AmendRuleset:
-		return c.decide(t)
-	case *AppointOfficial:
-		return c.decide(t)
-	case *RegisterPlayer:
-		return c.decide(t)
-	case *RefuseRegistration:
-		return c.decide(t)
-	case *CloseRegistration:
-		return c.decide(t)
-	case *DesignateReserve:
-		return c.decide(t)
-	case *CheckIn:
-		return c.decide(t)
-	case *SubstituteReserve:
-		return c.decide(t)
-	case *DrawTables:
-		return c.decide(t, in)
-	case *SetTurnOrder:
-		return c.decide(t)
-	case *RecordResult:
-		return c.decide(t)
-	case *RecordTieBreakRoll:
-		return c.decide(t)
-	case *Renounce:
-		return c.decide(t)
-	case *Repechage:
-		return c.decide(t)
-	case *Withdraw:
-		return c.decide(t)
-	case *ImposeSanction:
-		return c.decide(t, in)
-	case *RevokeSanction:
-		return c.decide(t)
-	case *AnnulGame:
-		return c.decide(t)
-	case *PublishClassification:
-		return c.decide(t)
-	case *CloseTournament:
-		return c.decide(t)
-	case *FileContestation:
-		return c.decide(t, in)
-	case *RuleContestation:
-		return c.decide(t, in)
-	}
-	return nil, fieldErr("type", "no decision for %s", cmd.CommandType())
+	return cmd.decide(t, in)
 }

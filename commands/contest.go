@@ -214,7 +214,7 @@ func persisting(t *projections.Tournament, effect string, ev contested) (bool, s
 			for _, tb := range r.Tables {
 				for _, p := range tb.Players {
 					s := t.Players[p].Status
-					if tb.Report != nil || s != projections.StatusExpelled && s != projections.StatusWithdrawn {
+					if tb.Report != nil || s != events.StatusExpelled && s != events.StatusWithdrawn {
 						continue
 					}
 					if ev.kind == "draw" && ev.round == r.Number || ev.sanct != nil && ev.sanct.Player == p {
@@ -243,7 +243,7 @@ func persisting(t *projections.Tournament, effect string, ev contested) (bool, s
 		}
 		return false, "the published classification is the one the log derives"
 	case EffectExpulsionInForce:
-		if ev.sanct != nil && expelsBy(t, ev.sanct) && !ev.sanct.Revoked && t.Players[ev.sanct.Player].Status == projections.StatusExpelled && !t.Closed {
+		if ev.sanct != nil && expelsBy(t, ev.sanct) && !ev.sanct.Revoked && t.Players[ev.sanct.Player].Status == events.StatusExpelled && !t.Closed {
 			return true, fmt.Sprintf("%s is still expelled by %s", ev.sanct.Player, ev.sanct.Sanction)
 		}
 		return false, "the contested event expels no one now"
@@ -368,9 +368,7 @@ func Corrections(t *projections.Tournament, payloads []json.RawMessage, contesta
 		switch c := cmd.(type) {
 		case *RecordResult:
 			evs, err = c.amend(st, contestation)
-		case *RevokeSanction:
-			evs, err = c.decide(st)
-		case *ImposeSanction:
+		case *RevokeSanction, *ImposeSanction:
 			evs, err = c.decide(st, in)
 		default:
 			return nil, fieldErr(field+".type", "a ruling corrects with RecordResult, RevokeSanction or ImposeSanction, not %s", cmd.CommandType())

@@ -157,7 +157,7 @@ func (h *harness) run(t *testing.T, d *datadriven.TestData) string {
 			if row.Penalties != 0 {
 				fmt.Fprintf(&b, " (penalties %s)", row.Penalties)
 			}
-			if row.Status != projections.StatusActive {
+			if row.Status != events.StatusActive {
 				fmt.Fprintf(&b, " [%s]", row.Status)
 			}
 			if row.TieUnresolved {
@@ -174,7 +174,7 @@ func (h *harness) run(t *testing.T, d *datadriven.TestData) string {
 			if r.Place > 0 {
 				fmt.Fprintf(&b, " (place %d)", r.Place)
 			}
-			if r.Status != projections.StatusActive {
+			if r.Status != events.StatusActive {
 				fmt.Fprintf(&b, " [%s]", r.Status)
 			}
 			if r.TieUnresolved {

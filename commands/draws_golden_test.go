@@ -68,7 +68,7 @@ func playTournament(t *testing.T, g goldenTournament) []string {
 		}
 		for k := range g.withdraw {
 			id := fmt.Sprintf("p%02d", (round*17+k*5)%g.players+1)
-			if h.st.Players[id].Status != projections.StatusActive {
+			if h.st.Players[id].Status != events.StatusActive {
 				continue
 			}
 			if out := h.do(fmt.Sprintf(`{"type":"Withdraw","player":%q,"scope":"tournament","reason":"voluntary"}`, id)); out != "" {

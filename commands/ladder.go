@@ -56,9 +56,9 @@ const rule2003 = "campionato-2003 §penalità"
 
 func (bounds2003) impose(_ *projections.Tournament, c *ImposeSanction, s events.SanctionImposed) ([]events.Event, error) {
 	switch {
-	case c.Kind == "classification_points" && (c.Amount < 10 || c.Amount > 150):
+	case c.Kind == events.SanctionClassificationPoints && (c.Amount < 10 || c.Amount > 150):
 		return nil, ruleErr(rule2003, "a classification penalty is 10 to 150 points, not %d", c.Amount)
-	case c.Kind == "table_points" && (c.Amount < 7 || c.Amount > 25):
+	case c.Kind == events.SanctionTablePoints && (c.Amount < 7 || c.Amount > 25):
 		return nil, ruleErr(rule2003, "a table-points penalty is 7 to 25 points, not %d", c.Amount)
 	}
 	return []events.Event{s}, nil
@@ -75,11 +75,11 @@ const ruleArt33 = "rur-2015 art. 33"
 // offenceRule is what one article of rur-2015 provides.
 type offenceRule struct {
 	// kinds are the sanctions the article provides (without a ladder).
-	kinds []string
+	kinds []events.SanctionKind
 	// ladder, when set, are the sanctions due at the player's 1st, 2nd and
 	// 3rd offence under the article, counted over the whole tournament
 	// (or, with perGame, in one game); the last step repeats.
-	ladder [][]string
+	ladder [][]events.SanctionKind
 	// perGame counts the ladder's offences in one game (the same round and
 	// table) instead of over the tournament.
 	perGame bool
@@ -92,7 +92,7 @@ type offenceRule struct {
 
 // rurOffences are the offences of events.Offences under the rur regime.
 var rurOffences = map[string]offenceRule{
-	"rur-2015 art. 19": {kinds: []string{"table_points", "disqualification"}, expels: true,
+	"rur-2015 art. 19": {kinds: []events.SanctionKind{events.SanctionTablePoints, events.SanctionDisqualification}, expels: true,
 		says: "squalifica: comporta l'esclusione dalla partita in corso e l'espulsione dal torneo"},
 	// Art. 29 (armies beyond the allowance): the excess armies, or twice
 	// them, are removed and "Il giocatore può continuare regolarmente il
@@ -102,13 +102,13 @@ var rurOffences = map[string]offenceRule{
 	// progress (docs/rules.md#104-pinned-rur-2015-art-29-counts-in-the-game).
 	// The disqualification does not expel: "Il giocatore squalificato è
 	// equiparato al giocatore ritirato (vedi art. 31)".
-	"rur-2015 art. 29": {ladder: [][]string{{"army_loss"}, {"army_loss"}, {"disqualification"}}, perGame: true,
+	"rur-2015 art. 29": {ladder: [][]events.SanctionKind{{events.SanctionArmyLoss}, {events.SanctionArmyLoss}, {events.SanctionDisqualification}}, perGame: true,
 		says: "al terzo tentativo, verrà automaticamente squalificato dalla partita in corso"},
-	"rur-2015 art. 32": {kinds: []string{"disqualification"}, expels: true,
+	"rur-2015 art. 32": {kinds: []events.SanctionKind{events.SanctionDisqualification}, expels: true,
 		says: "verrà immediatamente squalificato dalla partita in corso ed espulso dal torneo"},
-	ruleArt33: {ladder: [][]string{{"reminder"}, {"card_loss", "army_loss"}, {"disqualification"}}, expels: true,
+	ruleArt33: {ladder: [][]events.SanctionKind{{events.SanctionReminder}, {events.SanctionCardLoss, events.SanctionArmyLoss}, {events.SanctionDisqualification}}, expels: true,
 		says: "terza volta: esclusione. […] Il giocatore escluso sarà anche espulso dal torneo"},
-	"rur-2015 art. 34": {kinds: []string{"disqualification", "expulsion"}, expels: true,
+	"rur-2015 art. 34": {kinds: []events.SanctionKind{events.SanctionDisqualification, events.SanctionExpulsion}, expels: true,
 		says: "Sarà eliminato dal torneo il giocatore che interrompe una partita"},
 }
 
@@ -123,7 +123,7 @@ func offencesOf(regimeID string) []string {
 
 func (rurRegime) impose(t *projections.Tournament, c *ImposeSanction, s events.SanctionImposed) ([]events.Event, error) {
 	if c.Offence == "" {
-		if c.Kind == "disqualification" && t.Ruleset.DisqualifiedAsWithdrawn() {
+		if c.Kind == events.SanctionDisqualification && t.Ruleset.DisqualifiedAsWithdrawn() {
 			return nil, &FieldError{Field: "offence", Rule: "rur-2015 art. 29", Msg: fmt.Sprintf(
 				"a disqualification names its offence, one of %s: the disqualified player \"è equiparato al giocatore ritirato\" and stays in the tournament (art. 29) unless the article also expels (art. 19, 32, 33, 34)",
 				strings.Join(events.Offences(), ", "))}
@@ -153,15 +153,15 @@ func (rurRegime) impose(t *projections.Tournament, c *ImposeSanction, s events.S
 		allowed = rule.ladder[min(n, len(rule.ladder))-1]
 		if !slices.Contains(allowed, c.Kind) {
 			return nil, ruleErr(c.Offence, "this is offence %d of %s under the article, %s: it is sanctioned with %s, not %s",
-				n, c.Player, where, strings.Join(allowed, " or "), c.Kind)
+				n, c.Player, where, events.Join(allowed, " or "), c.Kind)
 		}
 	} else if !slices.Contains(allowed, c.Kind) {
-		return nil, ruleErr(c.Offence, "the article provides %s, not %s", strings.Join(allowed, " or "), c.Kind)
+		return nil, ruleErr(c.Offence, "the article provides %s, not %s", events.Join(allowed, " or "), c.Kind)
 	}
 	out := []events.Event{s}
-	if c.Kind == "disqualification" && rule.expels {
+	if c.Kind == events.SanctionDisqualification && rule.expels {
 		out = append(out, events.SanctionImposed{Sanction: nextSanctionID(t, 1), Player: c.Player, Round: c.Round, Table: c.Table,
-			Kind: "expulsion", Article: c.Offence, Reason: rule.says, Automatic: true, Cause: s.Sanction})
+			Kind: events.SanctionExpulsion, Article: c.Offence, Reason: rule.says, Automatic: true, Cause: s.Sanction})
 	}
 	return out, nil
 }
@@ -221,7 +221,7 @@ type masterLadder struct{}
 const ruleMaster = "master §penalità"
 
 func (masterLadder) impose(t *projections.Tournament, c *ImposeSanction, s events.SanctionImposed) ([]events.Event, error) {
-	if r := t.Round(c.Round); r != nil && r.Phase != projections.PhaseQualifying && c.Kind != "disqualification" {
+	if r := t.Round(c.Round); r != nil && r.Phase != events.PhaseQualifying && c.Kind != events.SanctionDisqualification {
 		return nil, ruleErr(ruleMaster, "in knockout games (the %s) disqualification is the only sanction", describePhase(r.Phase))
 	}
 	// "penalità in punti classifica: cioé riduzione di punti dalla
@@ -231,7 +231,7 @@ func (masterLadder) impose(t *projections.Tournament, c *ImposeSanction, s event
 	// the amount is the arbiters' to decide ("a discrezione degli Arbitri").
 	var used int64
 	for _, x := range t.Sanctions {
-		if !x.Revoked && x.Player == c.Player && x.Round == c.Round && x.Kind == "classification_points" {
+		if !x.Revoked && x.Player == c.Player && x.Round == c.Round && x.Kind == events.SanctionClassificationPoints {
 			used += int64(x.Amount) * 100
 		}
 	}
@@ -248,13 +248,13 @@ func (masterLadder) impose(t *projections.Tournament, c *ImposeSanction, s event
 		return ruleErr(ruleMaster, "classification penalties of one player in one round add up to at most 25%% of the points available (%s of %s under %s): %s has %s in round %d already, so at most %s more, not %d",
 			projections.Points(limit), projections.Points(available), t.Ruleset.Scoring, c.Player, projections.Points(used), c.Round, projections.Points(max(0, limit-used)), amount)
 	}
-	if c.Kind == "classification_points" {
+	if c.Kind == events.SanctionClassificationPoints {
 		if err := capOf(c.Amount); err != nil {
 			return nil, err
 		}
 	}
 	out := []events.Event{s}
-	count := func(kind string) int {
+	count := func(kind events.SanctionKind) int {
 		n := 0
 		for _, x := range t.Sanctions {
 			if !x.Revoked && x.Player == c.Player && x.Kind == kind {
@@ -264,26 +264,26 @@ func (masterLadder) impose(t *projections.Tournament, c *ImposeSanction, s event
 		return n
 	}
 	k := 1
-	next := func(kind, article, reason string, amount int) events.SanctionImposed {
+	next := func(kind events.SanctionKind, article, reason string, amount int) events.SanctionImposed {
 		e := events.SanctionImposed{Sanction: nextSanctionID(t, k), Player: c.Player, Round: c.Round, Table: c.Table,
 			Kind: kind, Amount: amount, Article: article, Reason: reason, Automatic: true, Cause: s.Sanction}
 		k++
 		return e
 	}
-	warning := c.Kind == "warning"
-	if c.Kind == "reminder" && (count("reminder")+1)%3 == 0 {
-		w := next("warning", ruleMaster+" (richiamo)", fmt.Sprintf("reminder %d: every third reminder is a warning", count("reminder")+1), 0)
+	warning := c.Kind == events.SanctionWarning
+	if c.Kind == events.SanctionReminder && (count(events.SanctionReminder)+1)%3 == 0 {
+		w := next(events.SanctionWarning, ruleMaster+" (richiamo)", fmt.Sprintf("reminder %d: every third reminder is a warning", count(events.SanctionReminder)+1), 0)
 		out = append(out, w)
 		s = w
 		warning = true
 	}
 	if warning {
-		switch warnings := count("warning") + 1; warnings {
+		switch warnings := count(events.SanctionWarning) + 1; warnings {
 		case 2:
 			if c.Penalty == nil {
 				return nil, &FieldError{Field: "penalty", Rule: ruleMaster, Msg: fmt.Sprintf("this is %s's second warning, which carries a penalty: give penalty.kind (table_points or classification_points) and penalty.amount", c.Player)}
 			}
-			if c.Penalty.Kind == "classification_points" {
+			if c.Penalty.Kind == events.SanctionClassificationPoints {
 				if err := capOf(c.Penalty.Amount); err != nil {
 					return nil, err
 				}
@@ -292,7 +292,7 @@ func (masterLadder) impose(t *projections.Tournament, c *ImposeSanction, s event
 			pen.Cause = s.Sanction
 			out = append(out, pen)
 		case 3:
-			exp := next("expulsion", ruleMaster+" (ammonizione)", "third warning", 0)
+			exp := next(events.SanctionExpulsion, ruleMaster+" (ammonizione)", "third warning", 0)
 			exp.Cause = s.Sanction
 			out = append(out, exp)
 		}
@@ -310,21 +310,21 @@ func (masterLadder) due(t *projections.Tournament, s *projections.Sanction, revo
 			continue
 		}
 		switch x.Kind {
-		case "reminder":
+		case events.SanctionReminder:
 			reminders++
-		case "warning":
+		case events.SanctionWarning:
 			warnings++
 		}
 		if x.Sanction != s.Cause {
 			continue
 		}
 		switch {
-		case s.Kind == "warning":
-			return x.Kind == "reminder" && reminders%3 == 0
-		case s.Kind == "expulsion":
-			return x.Kind == "warning" && warnings == 3
+		case s.Kind == events.SanctionWarning:
+			return x.Kind == events.SanctionReminder && reminders%3 == 0
+		case s.Kind == events.SanctionExpulsion:
+			return x.Kind == events.SanctionWarning && warnings == 3
 		default: // the penalty of a second warning
-			return x.Kind == "warning" && warnings == 2
+			return x.Kind == events.SanctionWarning && warnings == 2
 		}
 	}
 	return false

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf16"
@@ -28,17 +27,14 @@ func Parse(body []byte) (Command, error) {
 		return nil, jsonErr(err)
 	}
 	if head.Type == nil || *head.Type == "" {
-		return nil, fieldErr("type", "required: one of %s", strings.Join(Types(), ", "))
+		return nil, fieldErr("type", "required: one of %s", strings.Join(types, ", "))
 	}
-	if !slices.Contains(Types(), *head.Type) {
+	if s := specs[*head.Type]; s == nil || s.route != "" {
 		hint := ""
-		switch *head.Type {
-		case "CreateTournament":
-			hint = "; create tournaments with POST /v1/tournaments"
-		case "AppointOfficial":
-			hint = "; appoint officials with POST /v1/tournaments/{t}/officials"
+		if s != nil {
+			hint = "; " + s.route
 		}
-		return nil, fieldErr("type", "unknown command type %q (known: %s)%s", *head.Type, strings.Join(Types(), ", "), hint)
+		return nil, fieldErr("type", "unknown command type %q (known: %s)%s", *head.Type, strings.Join(types, ", "), hint)
 	}
 	return parseAs(*head.Type, body)
 }
@@ -55,7 +51,7 @@ func ParseAs(typ string, body []byte) (Command, error) {
 func parseAs(typ string, body []byte) (Command, error) {
 	cmd := newCommand(typ)
 	if cmd == nil {
-		return nil, fieldErr("type", "unknown command type %q (known: %s)", typ, strings.Join(Types(), ", "))
+		return nil, fieldErr("type", "unknown command type %q (known: %s)", typ, strings.Join(types, ", "))
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()

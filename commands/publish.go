@@ -22,7 +22,7 @@ func (*PublishClassification) CommandType() string { return "PublishClassificati
 
 func (*PublishClassification) Check() error { return nil }
 
-func (c *PublishClassification) decide(t *projections.Tournament) ([]events.Event, error) {
+func (c *PublishClassification) decide(t *projections.Tournament, _ Input) ([]events.Event, error) {
 	if t.Published != nil && t.Published.Final {
 		return nil, conflict("the final classification is already published (seq %d of the log is its source)", t.Seq)
 	}
@@ -60,7 +60,7 @@ func (*CloseTournament) CommandType() string { return "CloseTournament" }
 
 func (c *CloseTournament) Check() error { return checkText("reason", c.Reason, maxReason, false) }
 
-func (c *CloseTournament) decide(t *projections.Tournament) ([]events.Event, error) {
+func (c *CloseTournament) decide(t *projections.Tournament, _ Input) ([]events.Event, error) {
 	if t.Published == nil || !t.Published.Final {
 		return nil, ruleErr("docs/rules.md#7-formats-and-the-rur-knockout", "publish the final classification before closing the tournament")
 	}

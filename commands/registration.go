@@ -34,7 +34,7 @@ func (c *CreateTournament) Check() error {
 		checkRequired("ruleset", c.Ruleset))
 }
 
-func (c *CreateTournament) decide(t *projections.Tournament) ([]events.Event, error) {
+func (c *CreateTournament) decide(t *projections.Tournament, _ Input) ([]events.Event, error) {
 	if t.Exists() {
 		return nil, conflict("tournament %s already exists", c.ID)
 	}
@@ -65,7 +65,7 @@ func (c *AmendRuleset) Check() error {
 	return errors.Join(append(errs, checkText("reason", c.Reason, maxReason, false))...)
 }
 
-func (c *AmendRuleset) decide(t *projections.Tournament) ([]events.Event, error) {
+func (c *AmendRuleset) decide(t *projections.Tournament, _ Input) ([]events.Event, error) {
 	if t.TablesDrawn() {
 		return nil, ruleErr("campionato-2003 preamble", "the ruleset may not change once tables have been drawn (\"non potrà essere variato in corso di torneo\")")
 	}
@@ -99,7 +99,7 @@ func (c *AppointOfficial) Check() error {
 	return errors.Join(errs...)
 }
 
-func (c *AppointOfficial) decide(t *projections.Tournament) ([]events.Event, error) {
+func (c *AppointOfficial) decide(t *projections.Tournament, _ Input) ([]events.Event, error) {
 	if len(c.TokenSHA256) != 64 {
 		return nil, fieldErr("token", "the server must supply a SHA-256 token hash")
 	}
@@ -132,7 +132,7 @@ func (c *RegisterPlayer) Check() error {
 	return errors.Join(errs...)
 }
 
-func (c *RegisterPlayer) decide(t *projections.Tournament) ([]events.Event, error) {
+func (c *RegisterPlayer) decide(t *projections.Tournament, _ Input) ([]events.Event, error) {
 	if _, dup := t.Players[c.Player]; dup {
 		return nil, conflict("player %s is already in the entry list of %s", c.Player, t.ID)
 	}
@@ -162,13 +162,13 @@ func (c *RefuseRegistration) Check() error {
 		checkText("reason", c.Reason, maxReason, true))
 }
 
-func (c *RefuseRegistration) decide(t *projections.Tournament) ([]events.Event, error) {
+func (c *RefuseRegistration) decide(t *projections.Tournament, _ Input) ([]events.Event, error) {
 	if t.TablesDrawn() {
 		return nil, ruleErr("rur-2015 art. 11", "registrations can be refused only before the first draw; withdraw or expel the player instead")
 	}
 	p, ok := t.Players[c.Player]
 	switch {
-	case ok && p.Status == projections.StatusRefused:
+	case ok && p.Status == events.StatusRefused:
 		return nil, conflict("the registration of %s was already refused", c.Player)
 	case !ok && strings.TrimSpace(c.Name) == "":
 		return nil, fieldErr("name", "required when refusing someone who is not in the entry list")
@@ -185,7 +185,7 @@ func (*CloseRegistration) CommandType() string { return "CloseRegistration" }
 
 func (*CloseRegistration) Check() error { return nil }
 
-func (c *CloseRegistration) decide(t *projections.Tournament) ([]events.Event, error) {
+func (c *CloseRegistration) decide(t *projections.Tournament, _ Input) ([]events.Event, error) {
 	if t.RegistrationClosed {
 		return nil, conflict("registration of %s is already closed", t.ID)
 	}

@@ -29,7 +29,7 @@ import (
 // Every candidate considered is listed in order with why they were passed over.
 
 // recordedRepechage returns the repechage already recorded for x in phase.
-func recordedRepechage(t *projections.Tournament, phase, x string) (events.Repechaged, bool) {
+func recordedRepechage(t *projections.Tournament, phase events.Phase, x string) (events.Repechaged, bool) {
 	for i := len(t.Repechages) - 1; i >= 0; i-- {
 		if r := t.Repechages[i]; r.Phase == phase && r.Replaces == x {
 			return r, true
@@ -39,17 +39,17 @@ func recordedRepechage(t *projections.Tournament, phase, x string) (events.Repec
 }
 
 // skipReason says why candidate c cannot take a place in phase, or "".
-func skipReason(t *projections.Tournament, c, phase string, taken map[string]bool) string {
+func skipReason(t *projections.Tournament, c string, phase events.Phase, taken map[string]bool) string {
 	p := t.Players[c]
 	switch {
 	case p == nil:
 		return "not registered"
-	case p.Status == projections.StatusExpelled:
+	case p.Status == events.StatusExpelled:
 		return "expelled"
-	case p.Status == projections.StatusWithdrawn:
+	case p.Status == events.StatusWithdrawn:
 		return "withdrew from the tournament"
-	case p.Status != projections.StatusActive:
-		return p.Status
+	case p.Status != events.StatusActive:
+		return string(p.Status)
 	}
 	if r, ok := t.Renounced[c]; ok && phaseIndex(t, r) <= phaseIndex(t, phase) {
 		return "renounced the " + describePhase(r)
@@ -68,11 +68,8 @@ func skipReason(t *projections.Tournament, c, phase string, taken map[string]boo
 // chooseRepechage walks the chain for x's place in phase. from is the round
 // the place was won in (nil when the phase is drawn from the standings).
 // It reports false when the chain needs results not recorded yet.
-func chooseRepechage(t *projections.Tournament, phase, x string, from *projections.Round, taken map[string]bool, leaving ...string) (events.Repechaged, bool) {
-	out := events.Repechaged{Phase: phase, Replaces: x, Rule: "rur-2015 art. 8"}
-	if t.Ruleset.Knockout != "rur" {
-		out.Rule = ruleKnockout(t.Ruleset) + " (rur-2015 art. 8 by analogy)"
-	}
+func chooseRepechage(t *projections.Tournament, phase events.Phase, x string, from *projections.Round, taken map[string]bool, leaving ...string) (events.Repechaged, bool) {
+	out := events.Repechaged{Phase: phase, Replaces: x, Rule: formatOf(t.Ruleset).repechageRule()}
 	order, _ := standingsOrder(t)
 	pos := map[string]int{}
 	for i, id := range order {
@@ -160,17 +157,17 @@ func chooseRepechage(t *projections.Tournament, phase, x string, from *projectio
 // previousRound is the round whose results qualify players for phase:
 // the round of the phase before it, or for direct elimination the game
 // the player won; nil when the phase is drawn from the standings.
-func previousRound(t *projections.Tournament, phase, player string) *projections.Round {
+func previousRound(t *projections.Tournament, phase events.Phase, player string) *projections.Round {
 	i := phaseIndex(t, phase)
 	if i > 0 {
 		prev := t.Round(phaseRound(t, phase) - 1)
-		if prev != nil && prev.Phase == projections.PhaseSecondChance && phase == projections.PhaseSemifinal && prev.Seat(player) == nil {
+		if prev != nil && prev.Phase == events.PhaseSecondChance && phase == events.PhaseSemifinal && prev.Seat(player) == nil {
 			// direct-second-chance: a game-1 winner qualified from round 1.
 			return t.Round(1)
 		}
 		return prev
 	}
-	if i == 0 && (t.Ruleset.Knockout == "direct" || t.Ruleset.Knockout == "direct-second-chance") {
+	if i == 0 && formatOf(t.Ruleset).direct {
 		return t.Round(t.Ruleset.QualifyingRounds)
 	}
 	return nil
@@ -178,7 +175,7 @@ func previousRound(t *projections.Tournament, phase, player string) *projections
 
 // rootOf follows recorded repechages back to the qualifier whose place x
 // holds: a substitute who renounces in turn continues that place's chain.
-func rootOf(t *projections.Tournament, phase, x string) string {
+func rootOf(t *projections.Tournament, phase events.Phase, x string) string {
 	for range 64 {
 		found := false
 		for _, r := range t.Repechages {
@@ -197,7 +194,7 @@ func rootOf(t *projections.Tournament, phase, x string) string {
 // replaceQualifier decides what happens to x's place in phase when x
 // renounces it, withdraws or is expelled: the effect to record and any
 // repechage to append.
-func replaceQualifier(t *projections.Tournament, phase, x string) (string, []events.Event, error) {
+func replaceQualifier(t *projections.Tournament, phase events.Phase, x string) (string, []events.Event, error) {
 	round := phaseRound(t, phase)
 	if r := t.Round(round); r != nil {
 		// The phase is drawn: replace x at their table if it has not played.
@@ -205,7 +202,7 @@ func replaceQualifier(t *projections.Tournament, phase, x string) (string, []eve
 		if tb == nil {
 			return "recorded", nil, nil
 		}
-		if phase == projections.PhaseFinal || phase == projections.PhaseFinalina {
+		if phase == events.PhaseFinal || phase == events.PhaseFinalina {
 			phase = r.Label(tb.Number) // the final's round seats the finalina too
 		}
 		if tb.Report != nil {
@@ -219,7 +216,7 @@ func replaceQualifier(t *projections.Tournament, phase, x string) (string, []eve
 		}
 		root := rootOf(t, phase, x)
 		from := previousRound(t, phase, root)
-		if from == nil && phase == projections.PhaseFinal && slices.Contains(slices.Collect(maps.Values(r.Labels)), projections.PhaseFinalina) {
+		if from == nil && phase == events.PhaseFinal && slices.Contains(slices.Collect(maps.Values(r.Labels)), events.PhaseFinalina) {
 			return "repechage", moveUp(t, r, tb, root, x), nil
 		}
 		rep, decided := chooseRepechage(t, phase, root, from, taken, x)
@@ -264,26 +261,26 @@ func replaceQualifier(t *projections.Tournament, phase, x string) (string, []eve
 // players of the final were never candidates and are not listed. A player
 // whose finalina has been played cannot move up.
 func moveUp(t *projections.Tournament, r *projections.Round, tb *projections.Table, root, x string) []events.Event {
-	rule := ruleKnockout(t.Ruleset) + " (rur-2015 art. 8 by analogy)"
+	rule := formatOf(t.Ruleset).repechageRule()
 	order, _ := standingsOrder(t)
 	atFinal := map[string]bool{}
 	atFinalina := map[string]*projections.Table{}
 	for _, other := range r.Tables {
 		for _, p := range other.Players {
-			if r.Label(other.Number) == projections.PhaseFinalina {
+			if r.Label(other.Number) == events.PhaseFinalina {
 				atFinalina[p] = other
 			} else {
 				atFinal[p] = true
 			}
 		}
 	}
-	up := events.Repechaged{Phase: projections.PhaseFinal, Replaces: x, Round: r.Number, Table: tb.Number, Rule: rule}
+	up := events.Repechaged{Phase: events.PhaseFinal, Replaces: x, Round: r.Number, Table: tb.Number, Rule: rule}
 	for i, c := range order {
 		if c == root || c == x || atFinal[c] {
 			continue
 		}
 		from := fmt.Sprintf("%s in the standings", ordinal(i+1))
-		reason := skipReason(t, c, projections.PhaseFinal, nil)
+		reason := skipReason(t, c, events.PhaseFinal, nil)
 		if ft := atFinalina[c]; ft != nil {
 			from += fmt.Sprintf(", at finalina table %d", ft.Number)
 			if reason == "" && ft.Report != nil {
@@ -301,12 +298,12 @@ func moveUp(t *projections.Tournament, r *projections.Round, tb *projections.Tab
 	if ft == nil {
 		return out
 	}
-	down := events.Repechaged{Phase: projections.PhaseFinalina, Replaces: up.Player, Round: r.Number, Table: ft.Number, Rule: rule}
+	down := events.Repechaged{Phase: events.PhaseFinalina, Replaces: up.Player, Round: r.Number, Table: ft.Number, Rule: rule}
 	for i, c := range order {
 		if c == root || c == x || atFinal[c] || atFinalina[c] != nil {
 			continue
 		}
-		reason := skipReason(t, c, projections.PhaseFinalina, nil)
+		reason := skipReason(t, c, events.PhaseFinalina, nil)
 		down.Candidates = append(down.Candidates, events.RepechageCandidate{Player: c, From: fmt.Sprintf("%s in the standings", ordinal(i+1)), Skipped: reason})
 		if reason == "" {
 			down.Player = c
@@ -324,10 +321,7 @@ func anyKnockoutDrawn(t *projections.Tournament) bool {
 // phase as the standings stand.
 func qualifiesByCut(t *projections.Tournament, x string) bool {
 	order, _ := standingsOrder(t)
-	cut := map[string]int{"rur": 16, "semis16": 16, "final-lt32-1": 12, "final-lt32-2": 10, "final4": 4, "final4+8": 8}[t.Ruleset.Knockout]
-	if t.Ruleset.Knockout == "rur" && entrantsOf(t) > quarterThreshold {
-		cut = 34
-	}
+	cut := formatOf(t.Ruleset).cut(t)
 	i := slices.Index(order, x)
 	return i >= 0 && i < cut
 }
@@ -355,7 +349,7 @@ func currentQualifiers(t *projections.Tournament, r *projections.Round) map[stri
 }
 
 // nextPhase is the first knockout phase not played yet, or "".
-func nextPhase(t *projections.Tournament) string {
+func nextPhase(t *projections.Tournament) events.Phase {
 	phases := knockoutPhases(t)
 	for i, ph := range phases {
 		r := t.Round(t.Ruleset.QualifyingRounds + 1 + i)
@@ -371,9 +365,9 @@ func nextPhase(t *projections.Tournament) string {
 // chain of rur-2015 art. 8 runs in the same commit.
 type Renounce struct {
 	typed
-	Player string `json:"player"`
-	Phase  string `json:"phase"`
-	Reason string `json:"reason,omitempty"`
+	Player string       `json:"player"`
+	Phase  events.Phase `json:"phase"`
+	Reason string       `json:"reason,omitempty"`
 }
 
 func (*Renounce) CommandType() string { return "Renounce" }
@@ -387,7 +381,7 @@ func (c *Renounce) Check() error {
 	return joinErrs(errs)
 }
 
-func (c *Renounce) decide(t *projections.Tournament) ([]events.Event, error) {
+func (c *Renounce) decide(t *projections.Tournament, _ Input) ([]events.Event, error) {
 	if len(t.Rounds) == 0 {
 		return nil, ruleErr("docs/rules.md#7-formats-and-the-rur-knockout", "the knockout phases are known once game 1 is drawn")
 	}
@@ -398,7 +392,7 @@ func (c *Renounce) decide(t *projections.Tournament) ([]events.Event, error) {
 	if !ok {
 		return nil, notFound("player %s", c.Player)
 	}
-	if p.Status != projections.StatusActive {
+	if p.Status != events.StatusActive {
 		return nil, ruleErr("docs/rules.md#9-withdrawal-renunciation-repechage", "%s is %s", c.Player, p.Status)
 	}
 	if r, done := t.Renounced[c.Player]; done {
@@ -415,8 +409,8 @@ func (c *Renounce) decide(t *projections.Tournament) ([]events.Event, error) {
 // renunciation was recorded (the results it needed were not in yet).
 type Repechage struct {
 	typed
-	Phase    string `json:"phase"`
-	Replaces string `json:"replaces"`
+	Phase    events.Phase `json:"phase"`
+	Replaces string       `json:"replaces"`
 }
 
 func (*Repechage) CommandType() string { return "Repechage" }
@@ -429,7 +423,7 @@ func (c *Repechage) Check() error {
 	return joinErrs(errs)
 }
 
-func (c *Repechage) decide(t *projections.Tournament) ([]events.Event, error) {
+func (c *Repechage) decide(t *projections.Tournament, _ Input) ([]events.Event, error) {
 	if phaseIndex(t, c.Phase) < 0 {
 		return nil, fieldErr("phase", "%q is not a knockout phase of this tournament", c.Phase)
 	}

@@ -37,7 +37,7 @@ type RecordResult struct {
 	typed
 	Round    int            `json:"round"`
 	Table    int            `json:"table"`
-	ClosedBy string         `json:"closed_by"`
+	ClosedBy events.Closing `json:"closed_by"`
 	Winner   string         `json:"winner,omitempty"`
 	Risiko   bool           `json:"risiko,omitempty"`
 	Players  []SeatInput    `json:"players"`
@@ -45,9 +45,6 @@ type RecordResult struct {
 }
 
 func (*RecordResult) CommandType() string { return "RecordResult" }
-
-// Closing procedures of a game (docs/rules.md#3-table-report-referto).
-var closings = []string{"objective", "closing_roll", "time"}
 
 // Check verifies what needs no state: ids, bounds (so that no figure can
 // overflow a sum) and the shape of board-checked lines. The rules of the
@@ -92,7 +89,7 @@ func bounded(p SeatInput) map[string]int {
 		"objective": p.Objective}
 }
 
-func (c *RecordResult) decide(t *projections.Tournament) ([]events.Event, error) {
+func (c *RecordResult) decide(t *projections.Tournament, _ Input) ([]events.Event, error) {
 	tb, err := openTable(t, c.Round, c.Table)
 	if err != nil {
 		return nil, err
@@ -138,15 +135,15 @@ func (c *RecordResult) report(t *projections.Tournament, tb *projections.Table) 
 	}
 	ev.ObjectiveSet = setName
 	errs := boardBounds(t.Ruleset, ev.Players)
-	if !slices.Contains(closings, c.ClosedBy) {
-		errs = append(errs, fieldErr("closed_by", "must be objective, closing_roll or time, not %q", c.ClosedBy))
+	if !slices.Contains(events.Closings(), c.ClosedBy) {
+		errs = append(errs, fieldErr("closed_by", "must be %s, not %q", events.JoinOr(events.Closings()), c.ClosedBy))
 	} else if !slices.Contains(t.Ruleset.Closings, c.ClosedBy) {
 		rule := "docs/rules.md#3-table-report-referto"
 		if t.Ruleset.Preset == "cirki-2001" {
 			rule = "cirki-2001 §12"
 		}
-		errs = append(errs, &FieldError{Field: "closed_by", Rule: rule, Msg: fmt.Sprintf("this ruleset ends games only by %s, not %s", strings.Join(t.Ruleset.Closings, " or "), c.ClosedBy)})
-	} else if c.Risiko != (c.ClosedBy == "objective") {
+		errs = append(errs, &FieldError{Field: "closed_by", Rule: rule, Msg: fmt.Sprintf("this ruleset ends games only by %s, not %s", events.Join(t.Ruleset.Closings, " or "), c.ClosedBy)})
+	} else if c.Risiko != (c.ClosedBy == events.ClosingObjective) {
 		errs = append(errs, &FieldError{Field: "risiko", Rule: "docs/rules.md#3-table-report-referto", Msg: fmt.Sprintf("a game closes by objective exactly when the winner made risiko (closed_by %q, risiko %v)", c.ClosedBy, c.Risiko)})
 	}
 	for i, p := range ev.Players {
@@ -212,7 +209,7 @@ func placementDecides(t *projections.Tournament, round int) bool {
 	if r == nil {
 		return false
 	}
-	return r.Phase != projections.PhaseQualifying || t.Ruleset.Knockout == "direct" || t.Ruleset.Knockout == "direct-second-chance"
+	return r.Phase != events.PhaseQualifying || formatOf(t.Ruleset).direct
 }
 
 // boardCheck fills ev.Players from the payload, computing or checking the

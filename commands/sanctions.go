@@ -10,28 +10,24 @@ import (
 	"github.com/referto/referto/projections"
 )
 
-// Sanction kinds (docs/rules.md#10-sanctions).
-var sanctionKinds = []string{"reminder", "warning", "turn_loss", "card_loss", "army_loss", "army_cap",
-	"table_points", "classification_points", "disqualification", "expulsion"}
-
 // PenaltySpec is the penalty an arbiter sets for a master-ladder second
 // warning ("alla seconda ammonizione il giocatore riceve una penalità").
 type PenaltySpec struct {
-	Kind   string `json:"kind"`
-	Amount int    `json:"amount"`
+	Kind   events.SanctionKind `json:"kind"`
+	Amount int                 `json:"amount"`
 }
 
 // ImposeSanction imposes a sanction (docs/rules.md#10-sanctions). The ruleset's regime
 // checks it and appends the escalations it triggers in the same commit.
 type ImposeSanction struct {
 	typed
-	Player  string `json:"player"`
-	Round   int    `json:"round"`
-	Table   int    `json:"table,omitempty"`
-	Kind    string `json:"kind"`
-	Amount  int    `json:"amount,omitempty"`
-	Article string `json:"article"`
-	Reason  string `json:"reason,omitempty"`
+	Player  string              `json:"player"`
+	Round   int                 `json:"round"`
+	Table   int                 `json:"table,omitempty"`
+	Kind    events.SanctionKind `json:"kind"`
+	Amount  int                 `json:"amount,omitempty"`
+	Article string              `json:"article"`
+	Reason  string              `json:"reason,omitempty"`
 	// Offence names the rule breached, from events.Offences, when the
 	// ruleset's regime gives that rule consequences of its own (the rur-2015
 	// art. 33 ladder, an expulsion that goes with a disqualification). The
@@ -54,25 +50,25 @@ func (c *ImposeSanction) Check() error {
 	if c.Table != 0 {
 		errs = append(errs, checkTable(c.Table))
 	}
-	if !slices.Contains(sanctionKinds, c.Kind) {
-		errs = append(errs, fieldErr("kind", "must be one of %s", strings.Join(sanctionKinds, ", ")))
+	if !slices.Contains(events.SanctionKinds(), c.Kind) {
+		errs = append(errs, fieldErr("kind", "must be one of %s", events.Join(events.SanctionKinds(), ", ")))
 	}
-	points := c.Kind == "table_points" || c.Kind == "classification_points"
+	points := c.Kind.Points()
 	switch {
 	case points && (c.Amount < 1 || c.Amount > 10_000):
 		errs = append(errs, fieldErr("amount", "a %s sanction needs an amount between 1 and 10000", c.Kind))
 	case !points && c.Amount != 0:
 		errs = append(errs, fieldErr("amount", "only table_points and classification_points sanctions carry an amount"))
 	}
-	if c.Kind == "disqualification" && c.Table == 0 {
+	if c.Kind == events.SanctionDisqualification && c.Table == 0 {
 		errs = append(errs, fieldErr("table", "a disqualification is from a game: name the table"))
 	}
-	if c.Kind == "table_points" && c.Table == 0 {
+	if c.Kind == events.SanctionTablePoints && c.Table == 0 {
 		errs = append(errs, fieldErr("table", "a table-points penalty lowers the table points of one game: name the table"))
 	}
-	if p := c.Penalty; p != nil && (p.Kind != "table_points" && p.Kind != "classification_points" || p.Amount < 1 || p.Amount > 10_000) {
+	if p := c.Penalty; p != nil && (!p.Kind.Points() || p.Amount < 1 || p.Amount > 10_000) {
 		errs = append(errs, fieldErr("penalty", "a table_points or classification_points penalty with an amount"))
-	} else if p != nil && p.Kind == "table_points" && c.Table == 0 {
+	} else if p != nil && p.Kind == events.SanctionTablePoints && c.Table == 0 {
 		errs = append(errs, fieldErr("table", "the penalty lowers the table points of one game: name the table, or choose a classification_points penalty"))
 	}
 	return errors.Join(errs...)
@@ -83,7 +79,7 @@ func (c *ImposeSanction) decide(t *projections.Tournament, in Input) ([]events.E
 	if !ok {
 		return nil, notFound("player %s", c.Player)
 	}
-	if p.Status == projections.StatusExpelled {
+	if p.Status == events.StatusExpelled {
 		return nil, conflict("%s is already expelled", c.Player)
 	}
 	if c.Round > len(t.Rounds)+1 {
@@ -94,7 +90,7 @@ func (c *ImposeSanction) decide(t *projections.Tournament, in Input) ([]events.E
 		if tb == nil || !slices.Contains(tb.Players, c.Player) {
 			return nil, fieldErr("table", "%s is not seated at table %d of round %d", c.Player, c.Table, c.Round)
 		}
-		if tb.Report != nil && c.Kind != "table_points" && c.Kind != "disqualification" && c.Kind != "classification_points" && c.Kind != "expulsion" && c.Kind != "reminder" && c.Kind != "warning" {
+		if tb.Report != nil && c.Kind != events.SanctionTablePoints && c.Kind != events.SanctionDisqualification && c.Kind != events.SanctionClassificationPoints && c.Kind != events.SanctionExpulsion && c.Kind != events.SanctionReminder && c.Kind != events.SanctionWarning {
 			return nil, ruleErr("docs/rules.md#10-sanctions", "the game at table %d is over: a %s can no longer be applied at the table", c.Table, c.Kind)
 		}
 	}
@@ -152,7 +148,7 @@ func (c *RevokeSanction) Check() error {
 	return errors.Join(checkRequired("sanction", c.Sanction), checkText("ruling", c.Ruling, maxReason, true))
 }
 
-func (c *RevokeSanction) decide(t *projections.Tournament) ([]events.Event, error) {
+func (c *RevokeSanction) decide(t *projections.Tournament, _ Input) ([]events.Event, error) {
 	var target *projections.Sanction
 	for _, s := range t.Sanctions {
 		if s.Sanction == c.Sanction {

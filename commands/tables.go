@@ -131,11 +131,11 @@ func (c *DrawTables) decideQualifying(t *projections.Tournament, in Input) ([]ev
 	}
 	req := draw.Request{Algorithm: alg, Round: c.Round, Sizes: sizes, SmallTableMax: rs.SmallTableMax,
 		Entrants: entrants(t, players), Past: past(t)}
-	return c.run(t, in, req, projections.PhaseQualifying, seated)
+	return c.run(t, in, req, events.PhaseQualifying, seated)
 }
 
 // run executes the draw (or validates the manual one) and records it.
-func (c *DrawTables) run(t *projections.Tournament, in Input, req draw.Request, phase string, seated []string) ([]events.Event, error) {
+func (c *DrawTables) run(t *projections.Tournament, in Input, req draw.Request, phase events.Phase, seated []string) ([]events.Event, error) {
 	rs := t.Ruleset
 	if len(c.Tables) > 0 {
 		req.ManualAs, req.Algorithm = req.Algorithm, draw.AlgManual
@@ -192,7 +192,7 @@ func participants(t *projections.Tournament, round int) (players, pool []string)
 	used := map[string]bool{}
 	for _, id := range t.Order {
 		p := t.Players[id]
-		if p.Status != projections.StatusActive {
+		if p.Status != events.StatusActive {
 			continue
 		}
 		if r, ok := subs[id]; ok {
@@ -205,7 +205,7 @@ func participants(t *projections.Tournament, round int) (players, pool []string)
 		}
 	}
 	for _, id := range t.Reserves {
-		if t.Players[id].Status == projections.StatusReserve && !used[id] && present(id) {
+		if t.Players[id].Status == events.StatusReserve && !used[id] && present(id) {
 			pool = append(pool, id)
 		}
 	}
@@ -221,7 +221,7 @@ func notCalled(t *projections.Tournament, round int) []string {
 	}
 	var out []string
 	for _, id := range t.Order {
-		if _, ok := called[id]; !ok && t.Players[id].Status == projections.StatusActive {
+		if _, ok := called[id]; !ok && t.Players[id].Status == events.StatusActive {
 			if _, replaced := t.Pending[round][id]; !replaced {
 				out = append(out, id)
 			}
@@ -247,7 +247,7 @@ func absentReserves(t *projections.Tournament, round int) []string {
 		return nil
 	}
 	for _, id := range t.Reserves {
-		if _, in := t.CheckIns[round][id]; !in && t.Players[id].Status == projections.StatusReserve {
+		if _, in := t.CheckIns[round][id]; !in && t.Players[id].Status == events.StatusReserve {
 			out = append(out, id)
 		}
 	}

@@ -69,12 +69,12 @@ func (c *Withdraw) expulsion(rs events.Ruleset) (rule, why string) {
 	return "", ""
 }
 
-func (c *Withdraw) decide(t *projections.Tournament) ([]events.Event, error) {
+func (c *Withdraw) decide(t *projections.Tournament, _ Input) ([]events.Event, error) {
 	p, ok := t.Players[c.Player]
 	if !ok {
 		return nil, notFound("player %s", c.Player)
 	}
-	if p.Status != projections.StatusActive && p.Status != projections.StatusReserve {
+	if !p.Status.MayPlay() {
 		return nil, conflict("%s is already %s", c.Player, p.Status)
 	}
 	ev := events.PlayerWithdrew{Player: c.Player, Scope: c.Scope, Reason: c.Reason, Detail: clean(c.Detail)}
@@ -99,7 +99,7 @@ func (c *Withdraw) decide(t *projections.Tournament) ([]events.Event, error) {
 	rule, why := c.expulsion(t.Ruleset)
 	if rule != "" {
 		s := events.SanctionImposed{Sanction: nextSanctionID(t, 0), Player: c.Player, Round: max(c.Round, len(t.Rounds)),
-			Table: ev.Table, Kind: "expulsion", Article: rule, Automatic: true, Reason: why}
+			Table: ev.Table, Kind: events.SanctionExpulsion, Article: rule, Automatic: true, Reason: why}
 		if s.Round == 0 {
 			s.Round = 1
 		}
@@ -153,7 +153,7 @@ func (c *AnnulGame) Check() error {
 
 const ruleAnnul = "campionato-2003 §interruzioni partita"
 
-func (c *AnnulGame) decide(t *projections.Tournament) ([]events.Event, error) {
+func (c *AnnulGame) decide(t *projections.Tournament, _ Input) ([]events.Event, error) {
 	r := t.Round(c.Round)
 	if r == nil {
 		return nil, notFound("round %d has not been drawn", c.Round)
@@ -171,13 +171,13 @@ func (c *AnnulGame) decide(t *projections.Tournament) ([]events.Event, error) {
 	if t.Ruleset.AnnulmentRule() != events.AnnulNextRound {
 		return c.expelCulprit(t)
 	}
-	if r.Phase != projections.PhaseQualifying {
+	if r.Phase != events.PhaseQualifying {
 		return nil, ruleErr(ruleAnnul, "a knockout game has no next round to take a score from: it is resumed or replayed; record its result")
 	}
 	out := []events.Event{events.GameAnnulled{Round: c.Round, Table: c.Table, Culprit: c.Culprit, Reason: clean(c.Reason)}}
 	if c.Expel {
 		out = append(out, events.SanctionImposed{Sanction: nextSanctionID(t, 0), Player: c.Culprit, Round: c.Round, Table: c.Table,
-			Kind: "expulsion", Article: ruleAnnul, Reason: clean(c.Reason)})
+			Kind: events.SanctionExpulsion, Article: ruleAnnul, Reason: clean(c.Reason)})
 		more, err := vacate(t, c.Culprit)
 		if err != nil {
 			return nil, err
@@ -207,12 +207,12 @@ func (c *AnnulGame) expelCulprit(t *projections.Tournament) ([]events.Event, err
 		return nil, ruleErr(rule, "this ruleset does not annul a game (the next-round score is campionato-2003's remedy): "+
 			"the players continue the game or restart it from the beginning; record its result")
 	}
-	if p := t.Players[c.Culprit]; p == nil || p.Status == projections.StatusExpelled {
+	if p := t.Players[c.Culprit]; p == nil || p.Status == events.StatusExpelled {
 		return nil, conflict("%s is already expelled", c.Culprit)
 	}
 	reason := clean(c.Reason)
 	dq := events.SanctionImposed{Sanction: nextSanctionID(t, 0), Player: c.Culprit, Round: c.Round, Table: c.Table,
-		Kind: "disqualification", Article: rule, Reason: reason, Automatic: true}
+		Kind: events.SanctionDisqualification, Article: rule, Reason: reason, Automatic: true}
 	if slices.Contains(events.Offences(), rule) {
 		dq.Offence = rule
 	}
@@ -220,7 +220,7 @@ func (c *AnnulGame) expelCulprit(t *projections.Tournament) ([]events.Event, err
 		// Caused by the disqualification: the two stand or fall together,
 		// and the culprit is out of the game with 0 points.
 		events.SanctionImposed{Sanction: nextSanctionID(t, 1), Player: c.Culprit, Round: c.Round, Table: c.Table,
-			Kind: "expulsion", Article: rule, Reason: reason, Automatic: true, Cause: dq.Sanction},
+			Kind: events.SanctionExpulsion, Article: rule, Reason: reason, Automatic: true, Cause: dq.Sanction},
 	}
 	more, err := vacate(t, c.Culprit)
 	if err != nil {

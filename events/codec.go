@@ -28,61 +28,63 @@ func decodeAs[T Event](into func(any) error) (Event, error) {
 	return ev, nil
 }
 
-// lookup is the closed table from (type, version) to decoder. Adding a
-// schema version adds a case; old versions keep decoding forever.
-func lookup(typ string, v int) decoder {
-	switch {
-	case typ == TypeTournamentCreated && v == 1:
-		return decodeAs[TournamentCreated]
-	case typ == TypeRulesetAmended && v == 1:
-		return decodeAs[RulesetAmended]
-	case typ == TypeOfficialAppointed && v == 1:
-		return decodeAs[OfficialAppointed]
-	case typ == TypePlayerRegistered && v == 1:
-		return decodeAs[PlayerRegistered]
-	case typ == TypeRegistrationRefused && v == 1:
-		return decodeAs[RegistrationRefused]
-	case typ == TypeRegistrationClosed && v == 1:
-		return decodeAs[RegistrationClosed]
-	case typ == TypeReserveDesignated && v == 1:
-		return decodeAs[ReserveDesignated]
-	case typ == TypePlayerCheckedIn && v == 1:
-		return decodeAs[PlayerCheckedIn]
-	case typ == TypeReserveSubstituted && v == 1:
-		return decodeAs[ReserveSubstituted]
-	case typ == TypeTablesDrawn && v == 1:
-		return decodeAs[TablesDrawn]
-	case typ == TypeTurnOrderSet && v == 1:
-		return decodeAs[TurnOrderSet]
-	case typ == TypeResultRecorded && v == 1:
-		return decodeAs[ResultRecorded]
-	case typ == TypeTieBreakRolled && v == 1:
-		return decodeAs[TieBreakRolled]
-	case typ == TypeSanctionImposed && v == 1:
-		return decodeAs[SanctionImposed]
-	case typ == TypeRenounced && v == 1:
-		return decodeAs[Renounced]
-	case typ == TypeRepechaged && v == 1:
-		return decodeAs[Repechaged]
-	case typ == TypePlayerWithdrew && v == 1:
-		return decodeAs[PlayerWithdrew]
-	case typ == TypeSanctionRevoked && v == 1:
-		return decodeAs[SanctionRevoked]
-	case typ == TypeGameAnnulled && v == 1:
-		return decodeAs[GameAnnulled]
-	case typ == TypeClassificationPublished && v == 1:
-		return decodeAs[ClassificationPublished]
-	case typ == TypeTournamentClosed && v == 1:
-		return decodeAs[TournamentClosed]
-	case typ == TypeContestationFiled && v == 1:
-		return decodeAs[ContestationFiled]
-	case typ == TypeContestationRuled && v == 1:
-		return decodeAs[ContestationRuled]
-	case typ == TypeResultAmended && v == 1:
-		return decodeAs[ResultAmended]
-	}
-	return nil
+// codecKey is a stored event's type name and schema version.
+type codecKey struct {
+	typ string
+	v   int
 }
+
+// codec is the closed table from (type, version) to decoder. Each entry
+// takes its type name and version from the event type's own constants, so
+// a name is spelled once. Adding a schema version adds an entry (a type of
+// its own for the old shape); old versions keep decoding forever.
+var codec = codecTable(
+	decoderOf[TournamentCreated],
+	decoderOf[RulesetAmended],
+	decoderOf[OfficialAppointed],
+	decoderOf[PlayerRegistered],
+	decoderOf[RegistrationRefused],
+	decoderOf[RegistrationClosed],
+	decoderOf[ReserveDesignated],
+	decoderOf[PlayerCheckedIn],
+	decoderOf[ReserveSubstituted],
+	decoderOf[TablesDrawn],
+	decoderOf[TurnOrderSet],
+	decoderOf[ResultRecorded],
+	decoderOf[TieBreakRolled],
+	decoderOf[SanctionImposed],
+	decoderOf[Renounced],
+	decoderOf[Repechaged],
+	decoderOf[PlayerWithdrew],
+	decoderOf[SanctionRevoked],
+	decoderOf[GameAnnulled],
+	decoderOf[ClassificationPublished],
+	decoderOf[TournamentClosed],
+	decoderOf[ContestationFiled],
+	decoderOf[ContestationRuled],
+	decoderOf[ResultAmended],
+)
+
+// decoderOf is T's entry in the codec.
+func decoderOf[T Event]() (codecKey, decoder) {
+	var ev T
+	return codecKey{ev.EventType(), ev.EventVersion()}, decodeAs[T]
+}
+
+func codecTable(entries ...func() (codecKey, decoder)) map[codecKey]decoder {
+	out := make(map[codecKey]decoder, len(entries))
+	for _, entry := range entries {
+		k, dec := entry()
+		if out[k] != nil {
+			panic(fmt.Sprintf("events: %s v%d decoded twice", k.typ, k.v))
+		}
+		out[k] = dec
+	}
+	return out
+}
+
+// lookup returns the decoder of (typ, v), or nil.
+func lookup(typ string, v int) decoder { return codec[codecKey{typ, v}] }
 
 // lookupFor is lookup for a decoding that will only be folded
 // (DecodeForFold) when fold is set.

@@ -19,7 +19,7 @@ const (
 // or "recorded" (the player has not qualified; nothing to replace).
 type Renounced struct {
 	Player string `json:"player"`
-	Phase  string `json:"phase"`
+	Phase  Phase  `json:"phase"`
 	Effect string `json:"effect"`
 	Reason string `json:"reason,omitempty"`
 }
@@ -38,7 +38,7 @@ type RepechageCandidate struct {
 // Player is empty when no candidate was available. Table is set when the
 // phase was already drawn: the substitute takes the seat.
 type Repechaged struct {
-	Phase      string               `json:"phase"`
+	Phase      Phase                `json:"phase"`
 	Replaces   string               `json:"replaces"`
 	Player     string               `json:"player"`
 	Round      int                  `json:"round,omitempty"`
@@ -84,10 +84,10 @@ type ClassificationRow struct {
 	Rank   int    `json:"rank"`
 	Player string `json:"player"`
 	Name   string `json:"name,omitempty"`
-	Phase  string `json:"phase"`
+	Phase  Phase  `json:"phase"`
 	// Total is in hundredths of a tournament point.
-	Total  int64  `json:"total"`
-	Status string `json:"status"`
+	Total  int64        `json:"total"`
+	Status PlayerStatus `json:"status"`
 }
 
 // ClassificationPublished publishes the classification. Checkpoint is the

@@ -109,7 +109,7 @@ type UnmetConstraint struct {
 // version), seed and inputs that produced them (docs/rules.md#8-table-formation).
 type TablesDrawn struct {
 	Round     int               `json:"round"`
-	Phase     string            `json:"phase"`
+	Phase     Phase             `json:"phase"`
 	Algorithm string            `json:"algorithm"`
 	Version   int               `json:"version"`
 	Seed      string            `json:"seed"`
@@ -126,7 +126,7 @@ type TablesDrawn struct {
 	Byes  []string `json:"byes,omitempty"`
 	// Labels names tables that play something other than the round's
 	// phase, by table number: {"2": "finalina"} (rtu 5th-8th table).
-	Labels map[string]string `json:"labels,omitempty"`
+	Labels map[string]Phase `json:"labels,omitempty"`
 }
 
 // TurnOrderSet records the turn order drawn at a table (primo di mano).
@@ -159,7 +159,7 @@ type SeatReport struct {
 type ResultRecorded struct {
 	Round    int          `json:"round"`
 	Table    int          `json:"table"`
-	ClosedBy string       `json:"closed_by"`
+	ClosedBy Closing      `json:"closed_by"`
 	Winner   string       `json:"winner,omitempty"`
 	Risiko   bool         `json:"risiko,omitempty"`
 	Players  []SeatReport `json:"players"`
@@ -182,11 +182,11 @@ type TieBreakRolled struct {
 
 // SanctionImposed records a sanction (docs/rules.md#10-sanctions).
 type SanctionImposed struct {
-	Sanction string `json:"sanction"`
-	Player   string `json:"player"`
-	Round    int    `json:"round"`
-	Table    int    `json:"table,omitempty"`
-	Kind     string `json:"kind"`
+	Sanction string       `json:"sanction"`
+	Player   string       `json:"player"`
+	Round    int          `json:"round"`
+	Table    int          `json:"table,omitempty"`
+	Kind     SanctionKind `json:"kind"`
 	// Amount is in table points (table_points) or tournament points
 	// (classification_points), positive.
 	Amount  int    `json:"amount,omitempty"`

@@ -19,7 +19,7 @@ type Ruleset struct {
 	Preset string `json:"preset"`
 	// Scoring is the formula converting table points into tournament points
 	// (docs/rules.md#5-scoring-formulas).
-	Scoring string `json:"scoring"`
+	Scoring Formula `json:"scoring"`
 	// Bonus is the winner's bonus in table points for tp_bonus and wins.
 	Bonus int `json:"bonus"`
 	// TieChain breaks ties in table points at a table (docs/rules.md#4-placement-at-a-table): rur, 2003, rtu.
@@ -38,7 +38,7 @@ type Ruleset struct {
 	// QualifyingRounds is the number of qualifying games.
 	QualifyingRounds int `json:"qualifying_rounds"`
 	// Knockout names the phases after qualifying (docs/rules.md#7-formats-and-the-rur-knockout).
-	Knockout string `json:"knockout"`
+	Knockout Knockout `json:"knockout"`
 	// Draw names the table formation algorithm of the qualifying rounds.
 	Draw string `json:"draw"`
 	// Sanctions names the sanction regime (docs/rules.md#10-sanctions).
@@ -77,7 +77,7 @@ type Ruleset struct {
 	// Closings are the ways a game may end (docs/rules.md#3-table-report-referto): objective,
 	// closing_roll, time. cirki-2001 §12: "La partita termina SOLO con il
 	// raggiungimento dell'obiettivo strategico".
-	Closings []string `json:"closings"`
+	Closings []Closing `json:"closings"`
 	// Edition is the edition of the ledger's reading of the rules the
 	// tournament was created under ([CurrentEdition] for a new one). It is
 	// not a parameter: the code sets it, so that a log is replayed and
@@ -180,9 +180,6 @@ func (r Ruleset) DisqualificationExpels() bool {
 // (Rulings); the appeals role always may.
 func (r Ruleset) ArbitersRule() bool { return r.Rulings == RulingsArbiters }
 
-// allClosings is every way a game may end.
-func allClosings() []string { return []string{"objective", "closing_roll", "time"} }
-
 // ObjectiveRef is an objective set named by id, or given inline as JSON.
 type ObjectiveRef struct {
 	ID     string
@@ -220,11 +217,9 @@ func (o *ObjectiveRef) UnmarshalJSON(b []byte) error {
 
 // Parameter value sets.
 var (
-	scoringIDs  = []string{"tp_bonus", "conv150", "conv200", "conv2003", "standard", "faentino", "spartaco", "maialino", "veronese", "triestino", "wins", "medals", "cirki"}
 	tieChains   = []string{"rur", "2003", "rtu"}
 	tieAtTops   = []string{"chain", "split_bonus"}
 	tiebreaks   = []string{"rur", "cirki"}
-	knockouts   = []string{"none", "rur", "semis16", "final4", "final4+8", "final-lt32-1", "final-lt32-2", "direct", "direct-second-chance"}
 	draws       = []string{"rur", "seeded-2003", "random"}
 	sanctionIDs = []string{"rur", "2003", "master", "arbiter"}
 )
@@ -248,32 +243,32 @@ func Preset(id string) (Ruleset, bool) {
 func preset(id string) (Ruleset, bool) {
 	switch id {
 	case "rur-2015":
-		return Ruleset{Preset: id, Scoring: "tp_bonus", Bonus: 50, TieChain: "rur", TieAtTop: "chain",
-			Tiebreak: "rur", TableSizes: []int{4}, QualifyingRounds: 2, Knockout: "rur", Draw: "rur",
-			Sanctions: "rur", Objectives: ObjectiveRef{ID: "rtu-16"}, ArmyLimit: 130, Annulment: AnnulNone, Closings: allClosings(),
+		return Ruleset{Preset: id, Scoring: FormulaTPBonus, Bonus: 50, TieChain: "rur", TieAtTop: "chain",
+			Tiebreak: "rur", TableSizes: []int{4}, QualifyingRounds: 2, Knockout: KnockoutRUR, Draw: "rur",
+			Sanctions: "rur", Objectives: ObjectiveRef{ID: "rtu-16"}, ArmyLimit: 130, Annulment: AnnulNone, Closings: Closings(),
 			Disqualified: DisqualifiedWithdrawn, Rulings: RulingsArbiters}, true
 	case "campionato-2003":
-		return Ruleset{Preset: id, Scoring: "conv2003", Bonus: 0, TieChain: "2003", TieAtTop: "chain",
-			Tiebreak: "rur", TableSizes: []int{4, 5}, SmallTableMax: 11, QualifyingRounds: 3, Knockout: "none",
+		return Ruleset{Preset: id, Scoring: FormulaConv2003, Bonus: 0, TieChain: "2003", TieAtTop: "chain",
+			Tiebreak: "rur", TableSizes: []int{4, 5}, SmallTableMax: 11, QualifyingRounds: 3, Knockout: KnockoutNone,
 			Draw: "seeded-2003", Sanctions: "2003", Objectives: ObjectiveRef{ID: "rtu-16"},
 			LatePenaltyAfter: 10, LateRefuseAfter: 20, WithdrawalMalus: 150, ArmyLimit: 130, Annulment: AnnulNextRound,
-			Closings: allClosings(), Disqualified: DisqualifiedGame, Rulings: RulingsArbiters}, true
+			Closings: Closings(), Disqualified: DisqualifiedGame, Rulings: RulingsArbiters}, true
 	case "master":
 		// Organizer's choice of rounds: three by default.
-		return Ruleset{Preset: id, Scoring: "tp_bonus", Bonus: 50, TieChain: "rur", TieAtTop: "chain",
-			Tiebreak: "rur", TableSizes: []int{4, 5}, QualifyingRounds: 3, Knockout: "semis16", Draw: "random",
-			Sanctions: "master", Objectives: ObjectiveRef{ID: "rtu-16"}, Annulment: AnnulNone, Closings: allClosings(),
+		return Ruleset{Preset: id, Scoring: FormulaTPBonus, Bonus: 50, TieChain: "rur", TieAtTop: "chain",
+			Tiebreak: "rur", TableSizes: []int{4, 5}, QualifyingRounds: 3, Knockout: KnockoutSemis16, Draw: "random",
+			Sanctions: "master", Objectives: ObjectiveRef{ID: "rtu-16"}, Annulment: AnnulNone, Closings: Closings(),
 			Disqualified: DisqualifiedLast, Rulings: RulingsArbiters}, true
 	case "cirki-2001":
 		// CIRKI plays continent-plus-strip objective sets of its own: no
 		// board-checked reports unless the organizer supplies the set.
-		return Ruleset{Preset: id, Scoring: "cirki", Bonus: 0, TieChain: "rur", TieAtTop: "chain",
-			Tiebreak: "cirki", TableSizes: []int{4, 5}, QualifyingRounds: 3, Knockout: "none", Draw: "random",
-			Sanctions: "arbiter", Annulment: AnnulNone, Closings: []string{"objective"}, Disqualified: DisqualifiedLast, Rulings: RulingsArbiters}, true
+		return Ruleset{Preset: id, Scoring: FormulaCirki, Bonus: 0, TieChain: "rur", TieAtTop: "chain",
+			Tiebreak: "cirki", TableSizes: []int{4, 5}, QualifyingRounds: 3, Knockout: KnockoutNone, Draw: "random",
+			Sanctions: "arbiter", Annulment: AnnulNone, Closings: []Closing{ClosingObjective}, Disqualified: DisqualifiedLast, Rulings: RulingsArbiters}, true
 	case "rtu":
-		return Ruleset{Preset: id, Scoring: "tp_bonus", Bonus: 50, TieChain: "rtu", TieAtTop: "split_bonus",
-			Tiebreak: "rur", TableSizes: []int{4, 5}, QualifyingRounds: 3, Knockout: "none", Draw: "random",
-			Sanctions: "rur", Objectives: ObjectiveRef{ID: "rtu-16"}, Annulment: AnnulNone, Closings: allClosings(),
+		return Ruleset{Preset: id, Scoring: FormulaTPBonus, Bonus: 50, TieChain: "rtu", TieAtTop: "split_bonus",
+			Tiebreak: "rur", TableSizes: []int{4, 5}, QualifyingRounds: 3, Knockout: KnockoutNone, Draw: "random",
+			Sanctions: "rur", Objectives: ObjectiveRef{ID: "rtu-16"}, Annulment: AnnulNone, Closings: Closings(),
 			Disqualified: DisqualifiedLast, Rulings: RulingsArbiters}, true
 	}
 	return Ruleset{}, false
@@ -354,11 +349,11 @@ func (r Ruleset) Validate() error {
 	if _, ok := Preset(r.Preset); !ok {
 		bad("preset", fmt.Sprintf("unknown preset %q", r.Preset))
 	}
-	oneOf("scoring", r.Scoring, scoringIDs)
+	oneOf("scoring", string(r.Scoring), strs(Formulas()))
 	oneOf("tie_chain", r.TieChain, tieChains)
 	oneOf("tie_at_top", r.TieAtTop, tieAtTops)
 	oneOf("tiebreak", r.Tiebreak, tiebreaks)
-	oneOf("knockout", r.Knockout, knockouts)
+	oneOf("knockout", string(r.Knockout), strs(Knockouts()))
 	oneOf("draw", r.Draw, draws)
 	oneOf("sanctions", r.Sanctions, sanctionIDs)
 	if r.Bonus < 0 || r.Bonus > 1000 {
@@ -416,14 +411,14 @@ func (r Ruleset) Validate() error {
 		oneOf("rulings", r.Rulings, []string{RulingsArbiters, RulingsAppeals})
 	}
 	if len(r.Closings) == 0 {
-		bad("closings", "must list at least one way a game may end: objective, closing_roll, time")
+		bad("closings", "must list at least one way a game may end: "+Join(Closings(), ", "))
 	}
 	for i, c := range r.Closings {
-		if !slices.Contains(allClosings(), c) || slices.Index(r.Closings, c) != i {
-			bad(fmt.Sprintf("closings[%d]", i), fmt.Sprintf("%q is not objective, closing_roll or time, or is listed twice", c))
+		if !slices.Contains(Closings(), c) || slices.Index(r.Closings, c) != i {
+			bad(fmt.Sprintf("closings[%d]", i), fmt.Sprintf("%q is not %s, or is listed twice", c, JoinOr(Closings())))
 		}
 	}
-	if (r.Knockout == "direct" || r.Knockout == "direct-second-chance") && r.QualifyingRounds != 1 {
+	if (r.Knockout == KnockoutDirect || r.Knockout == KnockoutDirectSecondChance) && r.QualifyingRounds != 1 {
 		bad("qualifying_rounds", "direct elimination plays one qualifying game (rtu)")
 	}
 	if r.Objectives.ID != "" && !ValidID(r.Objectives.ID) {

@@ -16,13 +16,13 @@ type ClassificationRow struct {
 	Club   string `json:"club,omitempty"`
 	// Phase is the group the player is ranked in: final, finalina,
 	// semifinal, quarterfinal, second_chance or qualifying.
-	Phase string `json:"phase"`
+	Phase events.Phase `json:"phase"`
 	// Place is the placement at the final or finalina table.
-	Place         int    `json:"place,omitempty"`
-	Total         Points `json:"total"`
-	Status        string `json:"status"`
-	TieUnresolved bool   `json:"tie_unresolved,omitempty"`
-	TieGroup      int    `json:"tie_group,omitempty"`
+	Place         int                 `json:"place,omitempty"`
+	Total         Points              `json:"total"`
+	Status        events.PlayerStatus `json:"status"`
+	TieUnresolved bool                `json:"tie_unresolved,omitempty"`
+	TieGroup      int                 `json:"tie_group,omitempty"`
 	// Signature pins a tie-break roll to this row's tie (scoring.Signature).
 	Signature string `json:"-"`
 }
@@ -49,7 +49,7 @@ type Classification struct {
 
 // groupOrder ranks the groups: the final's placement first, then the
 // finalina, then the losers of each earlier phase, then the rest.
-var groupOrder = []string{PhaseFinal, PhaseFinalina, PhaseSemifinal, PhaseQuarterfinal, PhaseSecondChance, PhaseQualifying}
+var groupOrder = []events.Phase{events.PhaseFinal, events.PhaseFinalina, events.PhaseSemifinal, events.PhaseQuarterfinal, events.PhaseSecondChance, events.PhaseQualifying}
 
 // Classification computes the final classification (docs/rules.md#7-formats-and-the-rur-knockout): the
 // final's placement; the finalina's; then the losers of each earlier phase,
@@ -86,71 +86,14 @@ func (t *Tournament) Classification() Classification {
 			}
 		}
 	}
+	ends := t.knockoutEnds(edition)
+	out.Open = t.openTables()
 
-	// Where each player ends: the last knockout table they sat at, and the
-	// games they played there. A player never seated in a knockout phase (a
-	// bye or a qualifier who renounced before playing) stays with the
-	// qualifying group.
-	group := map[string]string{}
-	phaseGames := map[string][]scoring.Game{}   // at the table of group[player]
-	secondChance := map[string][]scoring.Game{} // rtu: "seconda partita di qualificazione"
-	koGames := map[string][]scoring.Game{}      // every knockout game
-	place := map[string]int{}
-	atTable := map[string]int{} // result order at the final and finalina tables
-	for _, r := range t.Rounds {
-		if r.Phase == PhaseQualifying {
-			continue
-		}
-		for _, tb := range r.Tables {
-			label := r.Label(tb.Number)
-			for _, p := range tb.Players {
-				group[p] = label
-				phaseGames[p] = nil
-			}
-			for _, res := range tb.Results {
-				g := scoring.Game{Player: res.Player, Round: r.Number, Table: tb.Number,
-					Place: res.Place, Score: res.Score, TablePoints: res.TablePoints, Win: res.Win, Eliminated: res.Out, OthersOut: res.OthersOut}
-				if label == PhaseSecondChance {
-					secondChance[res.Player] = append(secondChance[res.Player], g)
-				} else {
-					phaseGames[res.Player] = []scoring.Game{g}
-				}
-				koGames[res.Player] = append(koGames[res.Player], g)
-				if label == PhaseFinal || label == PhaseFinalina {
-					place[res.Player] = res.Place
-					if edition != scoring.Edition1 {
-						// Within a shared place, the table's order: the
-						// chain's, then the die's, as at any knockout table.
-						atTable[res.Player] = len(atTable)
-					}
-				}
-			}
-		}
-		if edition == scoring.Edition1 {
-			// Edition 1 ranked a bye who renounced the phase he was
-			// qualified for with the losers of the phase he skipped.
-			for _, p := range r.Byes {
-				if _, seated := group[p]; !seated {
-					if _, renounced := t.Renounced[p]; renounced {
-						group[p] = r.Phase
-					}
-				}
-			}
-		}
-	}
-	for _, r := range t.Rounds {
-		for _, tb := range r.Tables {
-			if tb.Report == nil && tb.Annulled == nil {
-				out.Open = append(out.Open, fmt.Sprintf("round %d (%s) table %d", r.Number, r.Label(tb.Number), tb.Number))
-			}
-		}
-	}
-
-	members := map[string][]string{}
+	members := map[events.Phase][]string{}
 	for _, r := range standings { // standings order within each group
-		g := group[r.Player]
+		g := ends.group[r.Player]
 		if g == "" {
-			g = PhaseQualifying
+			g = events.PhaseQualifying
 		}
 		members[g] = append(members[g], r.Player)
 	}
@@ -162,45 +105,22 @@ func (t *Tournament) Classification() Classification {
 			continue
 		}
 		var rows []scoring.Row
-		if g == PhaseQualifying && len(players) == len(standings) {
+		if g == events.PhaseQualifying && len(players) == len(standings) {
 			rows = standings // nobody went further: the standings are the classification
-		} else if g == PhaseQualifying {
+		} else if g == events.PhaseQualifying {
 			// The rest rank by the standings rules among themselves, so that
 			// a tie is never shared with someone ranked in another group.
 			rows = scoring.Rank(t.StandingsRules(), players, games, pen, t.rolls())
 		} else {
-			// The final and the finalina are ordered by their placement;
-			// their totals show the whole tournament.
-			final := g == PhaseFinal || g == PhaseFinalina
-			var gs []scoring.Game
-			for _, p := range players {
-				gs = append(gs, counted[p]...)
-				// Edition 1 summed every knockout game in every group.
-				if final || edition == scoring.Edition1 {
-					gs = append(gs, koGames[p]...)
-				} else {
-					gs = append(gs, secondChance[p]...)
-					gs = append(gs, phaseGames[p]...)
-				}
-			}
-			// The formula's primary order (wins, medals) holds in every
-			// group as in the standings (edition 1 ranked groups by total).
-			rules := scoring.StandingsRules{Edition: edition, Tiebreak: t.Ruleset.Tiebreak}
-			if edition != scoring.Edition1 {
-				rules.Formula = t.Ruleset.Scoring
-			}
-			rows = scoring.Rank(rules, players, gs, pen, t.rolls())
-			if final {
-				rows = byPlace(rows, place, atTable)
-			}
+			rows = t.knockoutGroup(g, players, counted, ends, pen, edition)
 		}
 		base := rank
 		for _, r := range rows {
 			rank++
 			p := t.Players[r.Player]
-			row := ClassificationRow{Rank: rank, Player: r.Player, Name: p.Name, Club: p.Club, Phase: g, Place: place[r.Player],
+			row := ClassificationRow{Rank: rank, Player: r.Player, Name: p.Name, Club: p.Club, Phase: g, Place: ends.place[r.Player],
 				Total: Points(r.Total), Status: p.Status, TieUnresolved: r.TieUnresolved, Signature: scoring.Signature(r)}
-			if g == PhaseQualifying {
+			if g == events.PhaseQualifying {
 				row.Total = Points(qualTotal[r.Player])
 			}
 			if r.TieGroup > 0 {
@@ -211,11 +131,113 @@ func (t *Tournament) Classification() Classification {
 		}
 	}
 	for _, id := range t.Order {
-		if t.Players[id].Status == StatusExpelled {
+		if t.Players[id].Status == events.StatusExpelled {
 			out.Expelled = append(out.Expelled, id)
 		}
 	}
 	return out
+}
+
+// knockoutEnd is where each player ends: the last knockout table they sat
+// at, and the games they played there. A player never seated in a knockout
+// phase (a bye or a qualifier who renounced before playing) stays with the
+// qualifying group.
+type knockoutEnd struct {
+	group        map[string]events.Phase
+	phaseGames   map[string][]scoring.Game // at the table of group[player]
+	secondChance map[string][]scoring.Game // rtu: "seconda partita di qualificazione"
+	koGames      map[string][]scoring.Game // every knockout game
+	place        map[string]int
+	atTable      map[string]int // result order at the final and finalina tables
+}
+
+func (t *Tournament) knockoutEnds(edition scoring.Edition) knockoutEnd {
+	e := knockoutEnd{group: map[string]events.Phase{}, phaseGames: map[string][]scoring.Game{}, secondChance: map[string][]scoring.Game{},
+		koGames: map[string][]scoring.Game{}, place: map[string]int{}, atTable: map[string]int{}}
+	for _, r := range t.Rounds {
+		if r.Phase == events.PhaseQualifying {
+			continue
+		}
+		for _, tb := range r.Tables {
+			label := r.Label(tb.Number)
+			for _, p := range tb.Players {
+				e.group[p] = label
+				e.phaseGames[p] = nil
+			}
+			for _, res := range tb.Results {
+				g := scoring.Game{Player: res.Player, Round: r.Number, Table: tb.Number,
+					Place: res.Place, Score: res.Score, TablePoints: res.TablePoints, Win: res.Win, Eliminated: res.Out, OthersOut: res.OthersOut}
+				if label == events.PhaseSecondChance {
+					e.secondChance[res.Player] = append(e.secondChance[res.Player], g)
+				} else {
+					e.phaseGames[res.Player] = []scoring.Game{g}
+				}
+				e.koGames[res.Player] = append(e.koGames[res.Player], g)
+				if label == events.PhaseFinal || label == events.PhaseFinalina {
+					e.place[res.Player] = res.Place
+					if edition != scoring.Edition1 {
+						// Within a shared place, the table's order: the
+						// chain's, then the die's, as at any knockout table.
+						e.atTable[res.Player] = len(e.atTable)
+					}
+				}
+			}
+		}
+		if edition == scoring.Edition1 {
+			// Edition 1 ranked a bye who renounced the phase he was
+			// qualified for with the losers of the phase he skipped.
+			for _, p := range r.Byes {
+				if _, seated := e.group[p]; !seated {
+					if _, renounced := t.Renounced[p]; renounced {
+						e.group[p] = r.Phase
+					}
+				}
+			}
+		}
+	}
+	return e
+}
+
+// openTables lists the tables still without a result.
+func (t *Tournament) openTables() []string {
+	var open []string
+	for _, r := range t.Rounds {
+		for _, tb := range r.Tables {
+			if tb.Report == nil && tb.Annulled == nil {
+				open = append(open, fmt.Sprintf("round %d (%s) table %d", r.Number, r.Label(tb.Number), tb.Number))
+			}
+		}
+	}
+	return open
+}
+
+// knockoutGroup ranks the players who ended in knockout phase g.
+func (t *Tournament) knockoutGroup(g events.Phase, players []string, counted map[string][]scoring.Game, e knockoutEnd, pen map[string]int64, edition scoring.Edition) []scoring.Row {
+	// The final and the finalina are ordered by their placement; their
+	// totals show the whole tournament.
+	final := g == events.PhaseFinal || g == events.PhaseFinalina
+	var gs []scoring.Game
+	for _, p := range players {
+		gs = append(gs, counted[p]...)
+		// Edition 1 summed every knockout game in every group.
+		if final || edition == scoring.Edition1 {
+			gs = append(gs, e.koGames[p]...)
+		} else {
+			gs = append(gs, e.secondChance[p]...)
+			gs = append(gs, e.phaseGames[p]...)
+		}
+	}
+	// The formula's primary order (wins, medals) holds in every group as in
+	// the standings (edition 1 ranked groups by total).
+	rules := scoring.StandingsRules{Edition: edition, Tiebreak: t.Ruleset.Tiebreak}
+	if edition != scoring.Edition1 {
+		rules.Formula = t.Ruleset.Scoring
+	}
+	rows := scoring.Rank(rules, players, gs, pen, t.rolls())
+	if final {
+		rows = byPlace(rows, e.place, e.atTable)
+	}
+	return rows
 }
 
 // byPlace orders the rows of a final table by placement there; players

@@ -63,7 +63,7 @@ func TestDisqualificationFollowsTheRecordedRuleset(t *testing.T) {
 	}
 
 	now := fold(nil)
-	if pl, sc := place(now, "b"); pl != 1 || sc != 12000 || now.Players["b"].Status != projections.StatusActive {
+	if pl, sc := place(now, "b"); pl != 1 || sc != 12000 || now.Players["b"].Status != events.StatusActive {
 		t.Errorf("under the preset: b place %d score %s status %s, want 1st with 70 + 50 and active", pl, sc, now.Players["b"].Status)
 	}
 
@@ -81,7 +81,7 @@ func TestDisqualificationFollowsTheRecordedRuleset(t *testing.T) {
 	if then.Ruleset.Disqualified != "" || then.Ruleset.ArbitersRule() {
 		t.Fatalf("the old log's ruleset reads disqualified %q, arbiters rule %v", then.Ruleset.Disqualified, then.Ruleset.ArbitersRule())
 	}
-	if pl, sc := place(then, "b"); pl != 4 || sc != 0 || then.Players["b"].Status != projections.StatusExpelled {
+	if pl, sc := place(then, "b"); pl != 4 || sc != 0 || then.Players["b"].Status != events.StatusExpelled {
 		t.Errorf("old log: b place %d score %s status %s, want last with 0 and expelled, as published then", pl, sc, then.Players["b"].Status)
 	}
 	if pl, sc := place(then, "a"); pl != 1 || sc != 11000 {

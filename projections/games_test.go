@@ -24,7 +24,7 @@ func TestGamesOfAnnulledTables(t *testing.T) {
 	annulled := func(n, round int, culprit string, players ...string) *projections.Table {
 		return &projections.Table{Number: n, Players: players, Annulled: &events.GameAnnulled{Round: round, Table: n, Culprit: culprit, Reason: "irregular"}}
 	}
-	q := projections.PhaseQualifying
+	q := events.PhaseQualifying
 	tr := projections.New("t1")
 	tr.Ruleset.QualifyingRounds = 3
 	tr.Rounds = []*projections.Round{

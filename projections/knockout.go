@@ -7,22 +7,13 @@ import (
 	"github.com/referto/referto/events"
 )
 
-// Knockout phases of a round (docs/rules.md#7-formats-and-the-rur-knockout).
-const (
-	PhaseSecondChance = "second_chance"
-	PhaseQuarterfinal = "quarterfinal"
-	PhaseSemifinal    = "semifinal"
-	PhaseFinal        = "final"
-	PhaseFinalina     = "finalina"
-)
-
 // Expels reports whether a sanction of this kind puts the player out of the
 // tournament: an expulsion always; a disqualification unless the ruleset
 // equates the disqualified player to a withdrawn one, who stays (docs/rules.md#10-sanctions,
 // rur-2015 art. 29); an offence that also expels then appends its
 // expulsion.
-func (t *Tournament) Expels(kind string) bool {
-	return kind == "expulsion" || kind == "disqualification" && t.Ruleset.DisqualificationExpels()
+func (t *Tournament) Expels(kind events.SanctionKind) bool {
+	return kind == events.SanctionExpulsion || kind == events.SanctionDisqualification && t.Ruleset.DisqualificationExpels()
 }
 
 // applyKnockout folds renunciations, repechages, withdrawals, revocations,
@@ -34,7 +25,7 @@ func (t *Tournament) applyKnockout(env events.Envelope, ev events.Event, ch *Cha
 			return fmt.Errorf("renunciation of unknown player %s", e.Player)
 		}
 		if t.Renounced == nil {
-			t.Renounced = map[string]string{}
+			t.Renounced = map[string]events.Phase{}
 		}
 		if _, done := t.Renounced[e.Player]; !done {
 			t.Renounced[e.Player] = e.Phase
@@ -151,7 +142,7 @@ func (t *Tournament) applyKnockout(env events.Envelope, ev events.Event, ch *Cha
 
 // sanctionEffects applies (or, after a revocation, undoes) what a sanction
 // changes: the player's status and the placement at their table.
-func (t *Tournament) sanctionEffects(player string, round, table int, kind string, ch *Changes) error {
+func (t *Tournament) sanctionEffects(player string, round, table int, kind events.SanctionKind, ch *Changes) error {
 	if _, ok := t.Players[player]; !ok {
 		return fmt.Errorf("sanction on unknown player %s", player)
 	}
@@ -160,7 +151,7 @@ func (t *Tournament) sanctionEffects(player string, round, table int, kind strin
 	}
 	// An expulsion may be the one a disqualification at that table caused,
 	// which changes how the disqualified player is placed (ScoringTable).
-	if kind == "table_points" || kind == "disqualification" || kind == "expulsion" {
+	if kind == events.SanctionTablePoints || kind == events.SanctionDisqualification || kind == events.SanctionExpulsion {
 		if tb := t.Round(round).Table(table); tb != nil && tb.Report != nil {
 			if err := t.score(round, tb); err != nil {
 				return err
@@ -186,7 +177,7 @@ func (t *Tournament) Expelled(player string) bool {
 // remembering the base status to return to if both are lifted.
 func (t *Tournament) refreshStatus(id string) {
 	p := t.Players[id]
-	if p.Status == StatusRefused {
+	if p.Status == events.StatusRefused {
 		return
 	}
 	base := p.Status
@@ -195,9 +186,9 @@ func (t *Tournament) refreshStatus(id string) {
 	}
 	switch {
 	case t.Expelled(id):
-		p.Base, p.Status = base, StatusExpelled
+		p.Base, p.Status = base, events.StatusExpelled
 	case p.Withdrawn:
-		p.Base, p.Status = base, StatusWithdrawn
+		p.Base, p.Status = base, events.StatusWithdrawn
 	default:
 		p.Status, p.Base = base, ""
 	}

@@ -8,11 +8,6 @@ import (
 	"github.com/referto/referto/projections/scoring"
 )
 
-// Phases of a round.
-const (
-	PhaseQualifying = "qualifying"
-)
-
 // applyRound folds the events of check-in, draws, results, rolls and
 // sanctions.
 func (t *Tournament) applyRound(env events.Envelope, ev events.Event, ch *Changes) error {
@@ -24,10 +19,10 @@ func (t *Tournament) applyRound(env events.Envelope, ev events.Event, ch *Change
 			t.Players[e.Player] = p
 			t.Order = append(t.Order, e.Player)
 		}
-		if p.Reserve || p.Status != StatusActive && ok {
+		if p.Reserve || p.Status != events.StatusActive && ok {
 			return fmt.Errorf("player %s (%s) cannot become a reserve", e.Player, p.Status)
 		}
-		p.Reserve, p.Status = true, StatusReserve
+		p.Reserve, p.Status = true, events.StatusReserve
 		t.Reserves = append(t.Reserves, e.Player)
 		ch.player(e.Player)
 	case events.PlayerCheckedIn:
@@ -44,7 +39,7 @@ func (t *Tournament) applyRound(env events.Envelope, ev events.Event, ch *Change
 		ch.player(e.Player)
 	case events.ReserveSubstituted:
 		res, ok := t.Players[e.Reserve]
-		if !ok || res.Status != StatusReserve {
+		if !ok || res.Status != events.StatusReserve {
 			return fmt.Errorf("%s is not an unseated reserve", e.Reserve)
 		}
 		if e.Table == 0 {
@@ -66,7 +61,7 @@ func (t *Tournament) applyRound(env events.Envelope, ev events.Event, ch *Change
 			}
 			tb.Players[i] = e.Reserve
 			tb.TurnOrder = nil
-			res.Status = StatusActive
+			res.Status = events.StatusActive
 			ch.table(e.Round, e.Table)
 		}
 		ch.player(e.Reserve)
@@ -83,15 +78,15 @@ func (t *Tournament) applyRound(env events.Envelope, ev events.Event, ch *Change
 		}
 		for _, id := range e.ReservesSeated {
 			p, ok := t.Players[id]
-			if !ok || p.Status != StatusReserve {
+			if !ok || p.Status != events.StatusReserve {
 				return fmt.Errorf("seats %s, who is not an unseated reserve", id)
 			}
-			p.Status = StatusActive
+			p.Status = events.StatusActive
 			ch.player(id)
 		}
 		for _, res := range t.Pending[e.Round] {
-			if p := t.Players[res]; p != nil && p.Status == StatusReserve {
-				p.Status = StatusActive
+			if p := t.Players[res]; p != nil && p.Status == events.StatusReserve {
+				p.Status = events.StatusActive
 				ch.player(res)
 			}
 		}
@@ -169,12 +164,12 @@ func (t *Tournament) ScoringTable(round int, rep *events.ResultRecorded) scoring
 			continue
 		}
 		switch s.Kind {
-		case "table_points":
+		case events.SanctionTablePoints:
 			if st.Penalties == nil {
 				st.Penalties = map[string]int{}
 			}
 			st.Penalties[s.Player] += s.Amount
-		case "disqualification":
+		case events.SanctionDisqualification:
 			// Out of the game: no RisiKo! of his stands. Equated to a
 			// withdrawn player, one eliminated before he was disqualified
 			// stays eliminated: a withdrawn player later eliminated is
@@ -209,7 +204,7 @@ func (t *Tournament) ScoringTable(round int, rep *events.ResultRecorded) scoring
 // (the expulsion an article appends to its disqualification).
 func (t *Tournament) expelledBy(id string) bool {
 	for _, x := range t.Sanctions {
-		if !x.Revoked && x.Kind == "expulsion" && x.Cause == id {
+		if !x.Revoked && x.Kind == events.SanctionExpulsion && x.Cause == id {
 			return true
 		}
 	}

@@ -23,15 +23,15 @@ type GameView struct {
 
 // StandingsRow is one line of GET …/standings.
 type StandingsRow struct {
-	Rank          int        `json:"rank"`
-	Player        string     `json:"player"`
-	Name          string     `json:"name"`
-	Club          string     `json:"club,omitempty"`
-	Total         Points     `json:"total"`
-	Games         []GameView `json:"games"`
-	Penalties     Points     `json:"penalties,omitempty"`
-	Status        string     `json:"status"`
-	TieUnresolved bool       `json:"tie_unresolved,omitempty"`
+	Rank          int                 `json:"rank"`
+	Player        string              `json:"player"`
+	Name          string              `json:"name"`
+	Club          string              `json:"club,omitempty"`
+	Total         Points              `json:"total"`
+	Games         []GameView          `json:"games"`
+	Penalties     Points              `json:"penalties,omitempty"`
+	Status        events.PlayerStatus `json:"status"`
+	TieUnresolved bool                `json:"tie_unresolved,omitempty"`
 	// TieGroup is the rank of the first row of the unresolved tie this row
 	// is in: rows with the same tie_group roll the die together.
 	TieGroup int `json:"tie_group,omitempty"`
@@ -42,7 +42,7 @@ type Standings struct {
 	Tournament string `json:"tournament"`
 	// Seq is the last event that changed the standings: they are as of it.
 	Seq    uint64         `json:"seq"`
-	Phase  string         `json:"phase"`
+	Phase  events.Phase   `json:"phase"`
 	Rounds int            `json:"rounds"`
 	Rows   []StandingsRow `json:"rows"`
 	// Expelled players are listed apart from the ranked rows (docs/rules.md#10-sanctions).
@@ -73,7 +73,7 @@ func (t *Tournament) Ranked() []string {
 	var out []string
 	for _, id := range t.Order {
 		switch t.Players[id].Status {
-		case StatusActive, StatusWithdrawn:
+		case events.StatusActive, events.StatusWithdrawn:
 			out = append(out, id)
 		}
 	}
@@ -91,7 +91,7 @@ func (t *Tournament) Games() []scoring.Game {
 	// a dozen times over.
 	n := 0
 	for _, r := range t.Rounds {
-		if r.Phase == PhaseQualifying {
+		if r.Phase == events.PhaseQualifying {
 			for _, tb := range r.Tables {
 				n += max(len(tb.Results), len(tb.Players))
 			}
@@ -101,7 +101,7 @@ func (t *Tournament) Games() []scoring.Game {
 	var annulled []*Table
 	var annulledRound []int
 	for _, r := range t.Rounds {
-		if r.Phase != PhaseQualifying {
+		if r.Phase != events.PhaseQualifying {
 			continue
 		}
 		for _, tb := range r.Tables {
@@ -163,7 +163,7 @@ func (t *Tournament) annulledScore(played map[int]scoring.Game, r int) (scoring.
 func (t *Tournament) ClassificationPenalties() map[string]int64 {
 	pen := map[string]int64{}
 	for _, s := range t.Sanctions {
-		if !s.Revoked && s.Kind == "classification_points" {
+		if !s.Revoked && s.Kind == events.SanctionClassificationPoints {
 			pen[s.Player] += int64(s.Amount) * 100
 		}
 	}
@@ -216,7 +216,7 @@ func (t *Tournament) Standings() Standings {
 	annulled := t.annulledQualifying()
 	out := Standings{Tournament: t.ID, Seq: t.StandingsSeq, Phase: t.Phase(), Rows: make([]StandingsRow, 0, len(rows))}
 	for _, r := range t.Rounds {
-		if r.Phase == PhaseQualifying {
+		if r.Phase == events.PhaseQualifying {
 			out.Rounds++
 		}
 	}
@@ -234,7 +234,7 @@ func (t *Tournament) Standings() Standings {
 	// Expelled players: listed apart, with the games they played.
 	var expelled []string
 	for _, id := range t.Order {
-		if t.Players[id].Status == StatusExpelled {
+		if t.Players[id].Status == events.StatusExpelled {
 			expelled = append(expelled, id)
 		}
 	}
@@ -242,7 +242,7 @@ func (t *Tournament) Standings() Standings {
 		for _, r := range scoring.Rank(t.StandingsRules(), expelled, games, pen, nil) {
 			p := t.Players[r.Player]
 			row := StandingsRow{Player: r.Player, Name: p.Name, Club: p.Club, Total: Points(r.Total), Penalties: Points(pen[r.Player]),
-				Status: StatusExpelled, Games: make([]GameView, 0, len(r.Games))}
+				Status: events.StatusExpelled, Games: make([]GameView, 0, len(r.Games))}
 			for _, g := range r.Games {
 				row.Games = append(row.Games, t.gameView(g, slices.Contains(r.Discarded, g.Round)))
 			}
@@ -271,7 +271,7 @@ type roundTable struct {
 func (t *Tournament) annulledQualifying() []roundTable {
 	var out []roundTable
 	for _, r := range t.Rounds {
-		if r.Phase != PhaseQualifying {
+		if r.Phase != events.PhaseQualifying {
 			continue
 		}
 		for _, tb := range r.Tables {
@@ -333,7 +333,7 @@ func tieGroups(rows []scoring.Row) [][]string {
 // RoundView is the public view of a drawn round (without its tables).
 type RoundView struct {
 	Round          int                      `json:"round"`
-	Phase          string                   `json:"phase"`
+	Phase          events.Phase             `json:"phase"`
 	Algorithm      string                   `json:"algorithm"`
 	Version        int                      `json:"version"`
 	Seed           string                   `json:"seed"`
@@ -342,10 +342,10 @@ type RoundView struct {
 	// Seeds, Byes and Labels of a knockout round: the qualifiers in seed
 	// order, who went straight to the next phase, and tables playing
 	// another phase (the finalina).
-	Seeds  []string          `json:"seeds,omitempty"`
-	Byes   []string          `json:"byes,omitempty"`
-	Labels map[string]string `json:"labels,omitempty"`
-	Drawn  uint64            `json:"drawn"`
+	Seeds  []string                `json:"seeds,omitempty"`
+	Byes   []string                `json:"byes,omitempty"`
+	Labels map[string]events.Phase `json:"labels,omitempty"`
+	Drawn  uint64                  `json:"drawn"`
 }
 
 // TableView is one table in GET …/rounds/{r}/tables.

@@ -17,14 +17,11 @@ import (
 // projection stops rather than guessing.
 var ErrFold = errors.New("projections: event does not fold")
 
-// Player statuses (docs/rules.md#9-withdrawal-renunciation-repechage to #11-check-in-and-lateness).
-const (
-	StatusActive    = "active"
-	StatusReserve   = "reserve"
-	StatusWithdrawn = "withdrawn"
-	StatusExpelled  = "expelled"
-	StatusRefused   = "refused"
-)
+// StatusActive is events.StatusActive.
+//
+// Deprecated: name events.StatusActive. It stays only while
+// projections/pebble's tests, which another change owns, still name it.
+const StatusActive = events.StatusActive
 
 // Tournament is the state of one tournament after its events up to Seq.
 // It is JSON-serializable: the Pebble store snapshots it.
@@ -64,7 +61,7 @@ type Tournament struct {
 	Sanctions []*Sanction `json:"sanctions,omitempty"`
 	// Renounced maps a player to the knockout phase they declined (and
 	// every later one).
-	Renounced map[string]string `json:"renounced,omitempty"`
+	Renounced map[string]events.Phase `json:"renounced,omitempty"`
 	// Repechages in the order recorded.
 	Repechages []events.Repechaged `json:"repechages,omitempty"`
 	// Acts are the renunciations, repechages, withdrawals and tie-break
@@ -97,7 +94,7 @@ type Act struct {
 	// substitute and every candidate considered.
 	Players []string `json:"players"`
 	// Phase is a renunciation's or a repechage's knockout phase.
-	Phase string `json:"phase,omitempty"`
+	Phase events.Phase `json:"phase,omitempty"`
 	// Round is the round the event concerns, when the fold knows it: a
 	// repechage's at a drawn table, a withdrawal's (from a game: that
 	// game's; from the tournament: the first round without every result
@@ -148,14 +145,14 @@ type Contestation struct {
 
 // Player is one entry of the tournament.
 type Player struct {
-	ID     string `json:"id"`
-	Name   string `json:"name"`
-	Club   string `json:"club,omitempty"`
-	Region string `json:"region,omitempty"`
-	Rank   int    `json:"rank,omitempty"`
-	Minor  bool   `json:"minor,omitempty"`
-	Waiver string `json:"waiver,omitempty"`
-	Status string `json:"status"`
+	ID     string              `json:"id"`
+	Name   string              `json:"name"`
+	Club   string              `json:"club,omitempty"`
+	Region string              `json:"region,omitempty"`
+	Rank   int                 `json:"rank,omitempty"`
+	Minor  bool                `json:"minor,omitempty"`
+	Waiver string              `json:"waiver,omitempty"`
+	Status events.PlayerStatus `json:"status"`
 	// Reserve marks a player designated as a reserve; while unseated their
 	// status is "reserve", once seated in a game "active".
 	Reserve bool `json:"reserve,omitempty"`
@@ -165,7 +162,7 @@ type Player struct {
 	Withdrawn bool `json:"withdrawn,omitempty"`
 	// Base is the status (active or reserve) to return to if an expulsion
 	// or withdrawal is revoked; empty while it applies to no one.
-	Base string `json:"base,omitempty"`
+	Base events.PlayerStatus `json:"base,omitempty"`
 	// Registered is the seq of the registration event.
 	Registered uint64 `json:"registered"`
 }
@@ -182,17 +179,17 @@ type Official struct {
 // Round is one drawn round of games.
 type Round struct {
 	Number         int                      `json:"number"`
-	Phase          string                   `json:"phase"`
+	Phase          events.Phase             `json:"phase"`
 	Algorithm      string                   `json:"algorithm"`
 	Version        int                      `json:"version"`
 	Seed           string                   `json:"seed"`
 	Unmet          []events.UnmetConstraint `json:"unmet,omitempty"`
 	ReservesSeated []string                 `json:"reserves_seated,omitempty"`
 	// Seeds, Byes and Labels as in events.TablesDrawn.
-	Seeds  []string          `json:"seeds,omitempty"`
-	Byes   []string          `json:"byes,omitempty"`
-	Labels map[string]string `json:"labels,omitempty"`
-	Tables []*Table          `json:"tables"`
+	Seeds  []string                `json:"seeds,omitempty"`
+	Byes   []string                `json:"byes,omitempty"`
+	Labels map[string]events.Phase `json:"labels,omitempty"`
+	Tables []*Table                `json:"tables"`
 	// Drawn is the seq of the TablesDrawn event, DrawnAt its time.
 	Drawn   uint64    `json:"drawn"`
 	DrawnAt time.Time `json:"drawn_at"`
@@ -220,7 +217,7 @@ type Table struct {
 
 // Label is the table's own phase when it differs from the round's (the
 // rtu "finalina"), else the round's phase.
-func (r *Round) Label(table int) string {
+func (r *Round) Label(table int) events.Phase {
 	if l, ok := r.Labels[fmt.Sprint(table)]; ok {
 		return l
 	}
@@ -395,11 +392,11 @@ func (t *Tournament) apply(env events.Envelope, ev events.Event, ch *Changes) er
 		}
 		t.Order = append(t.Order, e.Player)
 		t.Players[e.Player] = &Player{ID: e.Player, Name: e.Name, Club: e.Club, Region: e.Region, Rank: e.Rank,
-			Minor: e.Minor, Waiver: e.Waiver, Status: StatusActive, Registered: env.Seq}
+			Minor: e.Minor, Waiver: e.Waiver, Status: events.StatusActive, Registered: env.Seq}
 		ch.player(e.Player)
 	case events.RegistrationRefused:
 		p, ok := t.Players[e.Player]
-		if ok && p.Status == StatusRefused {
+		if ok && p.Status == events.StatusRefused {
 			return fmt.Errorf("registration of %s refused twice", e.Player)
 		}
 		if !ok {
@@ -407,7 +404,7 @@ func (t *Tournament) apply(env events.Envelope, ev events.Event, ch *Changes) er
 			t.Players[e.Player] = p
 			t.Order = append(t.Order, e.Player)
 		}
-		p.Status, p.Reason = StatusRefused, e.Reason
+		p.Status, p.Reason = events.StatusRefused, e.Reason
 		ch.player(e.Player)
 	case events.RegistrationClosed:
 		t.RegistrationClosed = true
@@ -427,7 +424,7 @@ func affectsStandings(ev events.Event) bool {
 		return false
 	case events.SanctionImposed:
 		// A disqualification rescores its table, whether or not it expels.
-		return e.Kind == "table_points" || e.Kind == "classification_points" || e.Kind == "expulsion" || e.Kind == "disqualification"
+		return e.Kind.Points() || e.Kind == events.SanctionExpulsion || e.Kind == events.SanctionDisqualification
 	case events.PlayerWithdrew:
 		return e.Scope == "tournament"
 	}
@@ -438,7 +435,7 @@ func affectsStandings(ev events.Event) bool {
 func (t *Tournament) ActivePlayers() []string {
 	var out []string
 	for _, id := range t.Order {
-		if t.Players[id].Status == StatusActive {
+		if t.Players[id].Status == events.StatusActive {
 			out = append(out, id)
 		}
 	}
@@ -447,11 +444,11 @@ func (t *Tournament) ActivePlayers() []string {
 
 // Phase names where the tournament stands: registration, qualifying, a
 // knockout phase, or closed.
-func (t *Tournament) Phase() string {
+func (t *Tournament) Phase() events.Phase {
 	if len(t.Rounds) > 0 {
 		return t.Rounds[len(t.Rounds)-1].Phase
 	}
-	return "registration"
+	return events.PhaseRegistration
 }
 
 // TablesDrawn reports whether any round has been drawn.

@@ -42,10 +42,10 @@ func TestFoldRegistration(t *testing.T) {
 	if got := st.ActivePlayers(); len(got) != 1 || got[0] != "p1" {
 		t.Errorf("active players = %v, want [p1]", got)
 	}
-	if p := st.Players["p2"]; p.Status != projections.StatusRefused || p.Reason == "" {
+	if p := st.Players["p2"]; p.Status != events.StatusRefused || p.Reason == "" {
 		t.Errorf("p2 = %+v, want refused with reason", p)
 	}
-	if p := st.Players["p3"]; p == nil || p.Name != "Wario" || p.Status != projections.StatusRefused {
+	if p := st.Players["p3"]; p == nil || p.Name != "Wario" || p.Status != events.StatusRefused {
 		t.Errorf("refused applicant p3 = %+v", p)
 	}
 	if !st.RegistrationClosed {
@@ -92,10 +92,10 @@ func TestFoldUpTo(t *testing.T) {
 func TestCloneIsDeep(t *testing.T) {
 	st := given(t, created(), events.PlayerRegistered{Player: "p1", Name: "A"})
 	c := st.Clone()
-	c.Players["p1"].Status = projections.StatusExpelled
+	c.Players["p1"].Status = events.StatusExpelled
 	c.Order[0] = "zz"
 	c.Ruleset.TableSizes[0] = 5
-	if st.Players["p1"].Status != projections.StatusActive || st.Order[0] != "p1" || st.Ruleset.TableSizes[0] != 4 {
+	if st.Players["p1"].Status != events.StatusActive || st.Order[0] != "p1" || st.Ruleset.TableSizes[0] != 4 {
 		t.Error("modifying the clone changed the original")
 	}
 }

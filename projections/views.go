@@ -11,7 +11,7 @@ type Summary struct {
 	ID                 string         `json:"id"`
 	Name               string         `json:"name"`
 	Ruleset            events.Ruleset `json:"ruleset"`
-	Phase              string         `json:"phase"`
+	Phase              events.Phase   `json:"phase"`
 	Rounds             int            `json:"rounds"`
 	Seq                uint64         `json:"seq"`
 	RegistrationClosed bool           `json:"registration_closed"`
@@ -24,7 +24,7 @@ type Summary struct {
 func (t *Tournament) SummaryView() Summary {
 	n := 0
 	for _, p := range t.Players {
-		if p.Status != StatusRefused {
+		if p.Status != events.StatusRefused {
 			n++
 		}
 	}
@@ -34,15 +34,15 @@ func (t *Tournament) SummaryView() Summary {
 
 // PlayerRow is one line of the public entry list.
 type PlayerRow struct {
-	Player     string `json:"player"`
-	Name       string `json:"name"`
-	Club       string `json:"club,omitempty"`
-	Region     string `json:"region,omitempty"`
-	Rank       int    `json:"rank,omitempty"`
-	Status     string `json:"status"`
-	Reserve    bool   `json:"reserve,omitempty"`
-	Reason     string `json:"reason,omitempty"`
-	Registered uint64 `json:"registered"`
+	Player     string              `json:"player"`
+	Name       string              `json:"name"`
+	Club       string              `json:"club,omitempty"`
+	Region     string              `json:"region,omitempty"`
+	Rank       int                 `json:"rank,omitempty"`
+	Status     events.PlayerStatus `json:"status"`
+	Reserve    bool                `json:"reserve,omitempty"`
+	Reason     string              `json:"reason,omitempty"`
+	Registered uint64              `json:"registered"`
 	// CheckIns by round.
 	CheckIns map[int]*CheckIn `json:"check_ins,omitempty"`
 }
@@ -83,8 +83,8 @@ type State struct {
 
 // NextPhase is the cut for the next knockout phase.
 type NextPhase struct {
-	Phase   string   `json:"phase,omitempty"`
-	Players []string `json:"players,omitempty"`
+	Phase   events.Phase `json:"phase,omitempty"`
+	Players []string     `json:"players,omitempty"`
 	// Note says why no cut can be told yet.
 	Note string `json:"note,omitempty"`
 }

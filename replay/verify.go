@@ -158,175 +158,226 @@ func Verify(sc *Scanner, o VerifyOptions) *Report {
 	// decoded only when they are not, byte for byte, the inputs deciding
 	// the draw again gives (recordedInputs).
 	sc.SkipDrawInputs()
-	r := &Report{}
-	var st *projections.Tournament
-	tree := checkpoint.NewTree()
-	// Roots are kept at the sizes checkpoints name: the given one's, known
-	// before the scan, and size L-1 for a publication at line L.
-	roots := map[uint64][]byte{0: checkpoint.EmptyRoot()}
-	var given uint64
-	var cps []checkpointAt
-	if len(o.Checkpoint) > 0 {
-		cps = append(cps, checkpointAt{signed: o.Checkpoint, from: "the checkpoint given"})
-		if cp, _, err := checkpoint.OpenUnverified(o.Checkpoint); err == nil {
-			given = cp.Size
-		}
-	}
-	broken := map[int]bool{} // lines whose link to the line before fails
-	var links []int
-	draws, publications, lastDraw, drawFailed := 0, 0, 0, 0
-	var settle []int // findings at a line the lines before it could explain
-	lastPub := 0
-	foldOK := true
-	// The searches of the draws re-run beside the fold, at most one per
-	// CPU; their findings are added in line order (settleDraws, before
-	// any finding of a later line).
-	var pending []*drawCheck
-	slots := make(chan struct{}, runtime.GOMAXPROCS(0))
-	// settleDraws adds the findings of the draws up to line through,
-	// waiting for their searches; with wait false, only of those at the
-	// head whose search is done (a clean log's draws, and the inputs they
-	// hold, are let go as the scan goes on).
-	settleDraws := func(through int, wait bool) {
-		for len(pending) > 0 && pending[0].line <= through {
-			dc := pending[0]
-			msg := dc.msg
-			if dc.rerun != nil {
-				if wait {
-					msg = <-dc.rerun
-				} else {
-					select {
-					case msg = <-dc.rerun:
-					default:
-						return
-					}
-				}
-			}
-			pending[0] = nil
-			pending = pending[1:]
-			if msg == "" {
-				continue
-			}
-			if err := commands.ReplayDraw(dc.d); err != nil {
-				r.add(false, dc.line, "the draw of round %d does not re-run to the recorded tables: %v", dc.d.Round, err)
-				continue
-			}
-			// The first draw that differs follows a draw that agreed:
-			// what changed lies between them. A later one may only
-			// inherit that change.
-			from := dc.prev + 1
-			if drawFailed > 0 {
-				from = 1
-			} else {
-				drawFailed = dc.line
-			}
-			r.addRange(from, dc.line, "the draw of round %d at line %d is not what the events before it decide (%s)", dc.d.Round, dc.line, msg)
-			settle = append(settle, len(r.Checks)-1)
-		}
-	}
-	defer settleDraws(math.MaxInt, true) // no search outlives Verify
+	v := newVerifier(o)
+	defer v.settleDraws(math.MaxInt, true) // no search outlives Verify
 	for sc.Scan() {
-		settleDraws(math.MaxInt, false)
-		line, env := sc.Line(), sc.Envelope()
-		if st == nil {
-			st = projections.New(env.Tournament)
-		}
-		if env.Type == events.TypeClassificationPublished {
-			roots[uint64(line-1)] = tree.Root() // what the publication claims to derive from
-		}
-		if env.Prev != events.LinkTo(tree.Last()) {
-			broken[line] = true
-			links = append(links, line)
-		}
-		_ = tree.AppendLeaf(sc.LeafHash(), nil)
-		if uint64(line) == given {
-			roots[given] = tree.Root()
-		}
-		if !foldOK {
-			continue
-		}
-		ev, err := sc.Event()
-		if err != nil {
-			settleDraws(line, true)
-			r.add(false, line, "event %s does not decode: %v", env.ID, err)
-			foldOK = false
-			continue
-		}
-		if pub, ok := ev.(events.ClassificationPublished); ok {
-			publications++
-			if pub.Checkpoint != "" {
-				cps = append(cps, checkpointAt{signed: []byte(pub.Checkpoint), from: fmt.Sprintf("the classification published at line %d", line), line: line})
-			}
-			lastPub = line
-			if msg := classificationDiffers(st, pub); msg != "" {
-				// The publication, or any line before it, is at fault;
-				// settled below once the roots are known.
-				settleDraws(line, true)
-				r.addRange(1, line, "the classification published at line %d is not the one events 1..%d derive: %s", line, env.Seq-1, msg)
-				settle = append(settle, len(r.Checks)-1)
-			}
-		}
-		if d, ok := ev.(events.TablesDrawn); ok {
-			draws++
-			// Deciding the draw again from the state re-runs it on the
-			// inputs the state gives: only when that disagrees with the
-			// record does re-running the recorded inputs tell more.
-			rec := recordedInputs{env: env}
-			req, msg := redecideDraw(st, d, env, rec.equal)
-			d, err = rec.draw(d)
-			if err != nil {
-				settleDraws(line, true)
-				r.add(false, line, "event %s does not decode: %v", env.ID, err)
-				foldOK = false
-				continue
-			}
-			dc := &drawCheck{line: line, prev: lastDraw, d: d, msg: msg}
-			if msg == "" {
-				dc.rerun = make(chan string, 1)
-				slots <- struct{}{}
-				go func() {
-					defer func() { <-slots }()
-					dc.rerun <- rerunDraw(req, d)
-				}()
-			}
-			pending = append(pending, dc)
-			lastDraw = line
-		}
-		if err := st.Apply(env, ev, nil); err != nil {
-			settleDraws(line, true)
-			r.addRange(1, line, "event %s cannot follow the events before it: %v", env.ID, err)
-			settle = append(settle, len(r.Checks)-1)
-			foldOK = false
-			continue
-		}
+		v.line(sc)
 	}
-	settleDraws(math.MaxInt, true)
+	v.settleDraws(math.MaxInt, true)
 	if err := sc.Err(); err != nil {
 		// A line that is no event of this log, out of place: nothing
 		// after it can be checked against it.
 		var le *LineError
 		if errors.As(err, &le) {
-			r.add(false, le.Line, "%v", le.Err)
+			v.r.add(false, le.Line, "%v", le.Err)
 		} else {
-			r.add(false, 0, "reading the export: %v", err)
+			v.r.add(false, 0, "reading the export: %v", err)
 		}
-		return r
+		return v.r
 	}
-	n := sc.Line()
-	r.Checks = slices.Insert(r.Checks, 0, Check{OK: true, What: fmt.Sprintf("log: %d events of tournament %s, seqs 1..%d", n, st.ID, n)})
-	for i := range settle {
-		settle[i]++
-	}
-	if foldOK {
-		r.add(true, 0, "every event decodes and follows; %d draws re-run to their recorded tables; %d classifications published", draws, publications)
-	}
-	r.add(true, 0, "Merkle root of the %d leaves: %x", tree.Size(), tree.Root())
+	return v.verdict(sc.Line(), o)
+}
 
+// verifier is a verification under way: what the lines scanned so far
+// showed, and what the verdict will weigh.
+type verifier struct {
+	r    *Report
+	st   *projections.Tournament
+	tree *checkpoint.Tree
+	// roots are kept at the sizes checkpoints name: the given one's
+	// (given), known before the scan, and size L-1 for a publication at
+	// line L.
+	roots map[uint64][]byte
+	given uint64
+	cps   []checkpointAt
+	// broken are the lines whose link to the line before fails; links
+	// lists them in order.
+	broken map[int]bool
+	links  []int
+	// foldOK: every line so far decoded and folded; after the first that
+	// did not, lines are only linked and hashed.
+	foldOK               bool
+	draws, publications  int
+	lastDraw, drawFailed int   // the line of the last draw, and of the first that failed
+	lastPub              int   // the line of the last publication
+	settle               []int // findings at a line the lines before it could explain
+	pending              []*drawCheck
+	slots                chan struct{} // the searches of draws re-run beside the fold, at most one per CPU
+}
+
+func newVerifier(o VerifyOptions) *verifier {
+	v := &verifier{r: &Report{}, tree: checkpoint.NewTree(), roots: map[uint64][]byte{0: checkpoint.EmptyRoot()},
+		broken: map[int]bool{}, foldOK: true, slots: make(chan struct{}, runtime.GOMAXPROCS(0))}
+	if len(o.Checkpoint) > 0 {
+		v.cps = append(v.cps, checkpointAt{signed: o.Checkpoint, from: "the checkpoint given"})
+		if cp, _, err := checkpoint.OpenUnverified(o.Checkpoint); err == nil {
+			v.given = cp.Size
+		}
+	}
+	return v
+}
+
+// line checks the line sc holds: its link and leaf, then, while the log
+// still folds, its event.
+func (v *verifier) line(sc *Scanner) {
+	v.settleDraws(math.MaxInt, false)
+	line, env := sc.Line(), sc.Envelope()
+	if v.st == nil {
+		v.st = projections.New(env.Tournament)
+	}
+	if env.Type == events.TypeClassificationPublished {
+		v.roots[uint64(line-1)] = v.tree.Root() // what the publication claims to derive from
+	}
+	if env.Prev != events.LinkTo(v.tree.Last()) {
+		v.broken[line] = true
+		v.links = append(v.links, line)
+	}
+	_ = v.tree.AppendLeaf(sc.LeafHash(), nil)
+	if uint64(line) == v.given {
+		v.roots[v.given] = v.tree.Root()
+	}
+	if !v.foldOK {
+		return
+	}
+	ev, err := sc.Event()
+	if err != nil {
+		v.stop(line, "event %s does not decode: %v", env.ID, err)
+		return
+	}
+	if pub, ok := ev.(events.ClassificationPublished); ok {
+		v.publication(line, env, pub)
+	}
+	if d, ok := ev.(events.TablesDrawn); ok {
+		if err := v.draw(line, env, d); err != nil {
+			v.stop(line, "event %s does not decode: %v", env.ID, err)
+			return
+		}
+	}
+	if err := v.st.Apply(env, ev, nil); err != nil {
+		v.settleDraws(line, true)
+		v.r.addRange(1, line, "event %s cannot follow the events before it: %v", env.ID, err)
+		v.settle = append(v.settle, len(v.r.Checks)-1)
+		v.foldOK = false
+	}
+}
+
+// stop reports that line is no event, after the findings of the draws
+// before it, and folds no further.
+func (v *verifier) stop(line int, format string, args ...any) {
+	v.settleDraws(line, true)
+	v.r.add(false, line, format, args...)
+	v.foldOK = false
+}
+
+// publication checks a published classification against the one the state
+// before it derives, and keeps the checkpoint it embeds.
+func (v *verifier) publication(line int, env events.Envelope, pub events.ClassificationPublished) {
+	v.publications++
+	if pub.Checkpoint != "" {
+		v.cps = append(v.cps, checkpointAt{signed: []byte(pub.Checkpoint), from: fmt.Sprintf("the classification published at line %d", line), line: line})
+	}
+	v.lastPub = line
+	if msg := classificationDiffers(v.st, pub); msg != "" {
+		// The publication, or any line before it, is at fault; settled
+		// by the verdict once the roots are known.
+		v.settleDraws(line, true)
+		v.r.addRange(1, line, "the classification published at line %d is not the one events 1..%d derive: %s", line, env.Seq-1, msg)
+		v.settle = append(v.settle, len(v.r.Checks)-1)
+	}
+}
+
+// draw decides a recorded draw again from the state and, when that agrees,
+// starts re-running its search beside the fold on its recorded inputs. It
+// returns the error that its line does not decode.
+func (v *verifier) draw(line int, env events.Envelope, d events.TablesDrawn) error {
+	v.draws++
+	// Deciding the draw again from the state re-runs it on the inputs the
+	// state gives: only when that disagrees with the record does
+	// re-running the recorded inputs tell more.
+	rec := recordedInputs{env: env}
+	req, msg := redecideDraw(v.st, d, env, rec.equal)
+	d, err := rec.draw(d)
+	if err != nil {
+		return err
+	}
+	dc := &drawCheck{line: line, prev: v.lastDraw, d: d, msg: msg}
+	if msg == "" {
+		dc.rerun = make(chan string, 1)
+		v.slots <- struct{}{}
+		go func() {
+			defer func() { <-v.slots }()
+			dc.rerun <- rerunDraw(req, d)
+		}()
+	}
+	v.pending = append(v.pending, dc)
+	v.lastDraw = line
+	return nil
+}
+
+// settleDraws adds the findings of the draws up to line through, in line
+// order, waiting for their searches; with wait false, only of those at the
+// head whose search is done (a clean log's draws, and the inputs they hold,
+// are let go as the scan goes on).
+func (v *verifier) settleDraws(through int, wait bool) {
+	for len(v.pending) > 0 && v.pending[0].line <= through {
+		dc := v.pending[0]
+		msg := dc.msg
+		if dc.rerun != nil {
+			if wait {
+				msg = <-dc.rerun
+			} else {
+				select {
+				case msg = <-dc.rerun:
+				default:
+					return
+				}
+			}
+		}
+		v.pending[0] = nil
+		v.pending = v.pending[1:]
+		if msg != "" {
+			v.drawDiffers(dc, msg)
+		}
+	}
+}
+
+// drawDiffers reports a recorded draw that is not what deciding it again
+// gives.
+func (v *verifier) drawDiffers(dc *drawCheck, msg string) {
+	if err := commands.ReplayDraw(dc.d); err != nil {
+		v.r.add(false, dc.line, "the draw of round %d does not re-run to the recorded tables: %v", dc.d.Round, err)
+		return
+	}
+	// The first draw that differs follows a draw that agreed: what changed
+	// lies between them. A later one may only inherit that change.
+	from := dc.prev + 1
+	if v.drawFailed > 0 {
+		from = 1
+	} else {
+		v.drawFailed = dc.line
+	}
+	v.r.addRange(from, dc.line, "the draw of round %d at line %d is not what the events before it decide (%s)", dc.d.Round, dc.line, msg)
+	v.settle = append(v.settle, len(v.r.Checks)-1)
+}
+
+// verdict weighs what the scan of n lines found against the signed
+// checkpoints: which lines a verified root proves, and so where each
+// finding lies.
+func (v *verifier) verdict(n int, o VerifyOptions) *Report {
+	r := v.r
+	r.Checks = slices.Insert(r.Checks, 0, Check{OK: true, What: fmt.Sprintf("log: %d events of tournament %s, seqs 1..%d", n, v.st.ID, n)})
+	for i := range v.settle {
+		v.settle[i]++
+	}
+	if v.foldOK {
+		r.add(true, 0, "every event decodes and follows; %d draws re-run to their recorded tables; %d classifications published", v.draws, v.publications)
+	}
+	r.add(true, 0, "Merkle root of the %d leaves: %x", v.tree.Size(), v.tree.Root())
 	r.Unsigned = o.Verifier == nil
 	if r.Unsigned {
 		r.add(false, 0, "no trusted key given (--key, as served at GET /v1/keys): the signatures could be anyone's, so nothing below is proved")
 	}
-	good, bad, unusable := r.checkCheckpoints(st.ID, n, cps, roots, o.Verifier)
+	good, bad, unusable := r.checkCheckpoints(v.st.ID, n, v.cps, v.roots, o.Verifier)
 	// Lines up to the largest verified root are the server's own.
 	covered := 0
 	for _, g := range good {
@@ -335,12 +386,20 @@ func Verify(sc *Scanner, o VerifyOptions) *Report {
 	// A finding at line L that the lines before it could explain (a fold
 	// error, a draw or a classification that does not follow) is L's own
 	// when a verified root proves lines 1..L-1.
-	for _, i := range settle {
+	for _, i := range v.settle {
 		if c := &r.Checks[i]; c.Upto-1 <= covered {
 			c.Line, c.Upto = c.Upto, 0
 		}
 	}
-	r.reportLinks(links, broken, n, covered)
+	r.reportLinks(v.links, v.broken, n, covered)
+	v.coverage(n, o, good, bad, unusable, covered)
+	return r
+}
+
+// coverage reports the lines no verified root proves: up to a root that
+// does not match, or after the last one that does.
+func (v *verifier) coverage(n int, o VerifyOptions, good, bad []uint64, unusable bool, covered int) {
+	r := v.r
 	switch {
 	case len(bad) > 0:
 		// A root mismatch says some line up to its size changed; the
@@ -356,17 +415,16 @@ func Verify(sc *Scanner, o VerifyOptions) *Report {
 	case r.Unsigned || unusable || covered >= n:
 	case len(o.Checkpoint) > 0:
 		r.addRange(covered+1, n, "lines %d..%d are not covered by the checkpoint given: events added after it was signed?", covered+1, n)
-	case covered > 0 && lastPub == covered+1:
+	case covered > 0 && v.lastPub == covered+1:
 		// Only a publication's own checkpoint anchors the log: the
 		// publication line is proved by the re-derivation, what follows it
 		// by nothing.
-		if n > lastPub {
-			r.add(true, 0, "lines %d..%d, after the last publication, are covered by no signature: give the export's checkpoint (--checkpoint) to cover them", lastPub+1, n)
+		if n > v.lastPub {
+			r.add(true, 0, "lines %d..%d, after the last publication, are covered by no signature: give the export's checkpoint (--checkpoint) to cover them", v.lastPub+1, n)
 		}
 	default:
 		r.addRange(covered+1, n, "lines %d..%d are not covered by any signed checkpoint", covered+1, n)
 	}
-	return r
 }
 
 // reportLinks turns the lines whose link fails into findings. Line L's link

@@ -90,31 +90,45 @@ type Change struct {
 	StatusBefore, StatusAfter string
 }
 
+// rankRow is one player's line of a ranking, as a change compares it.
+type rankRow struct {
+	player string
+	rank   int
+	total  projections.Points
+	// status is the player's status in the standings, his group in the
+	// classification.
+	status string
+}
+
 // ranked is every row of the standings, the expelled (listed apart,
 // unranked: rank 0) included, so that a change that expels someone shows.
-func ranked(s projections.Standings) []projections.StandingsRow {
-	return append(slices.Clip(s.Rows), s.Expelled...)
+func ranked(s projections.Standings) []rankRow {
+	out := make([]rankRow, 0, len(s.Rows)+len(s.Expelled))
+	for _, r := range append(slices.Clip(s.Rows), s.Expelled...) {
+		out = append(out, rankRow{player: r.Player, rank: r.Rank, total: r.Total, status: string(r.Status)})
+	}
+	return out
 }
 
 // rankChanges compares two rankings; a player in one only is reported too.
-func rankChanges(before, after []projections.StandingsRow) []Change {
-	b := map[string]projections.StandingsRow{}
+func rankChanges(before, after []rankRow) []Change {
+	b := map[string]rankRow{}
 	for _, r := range before {
-		b[r.Player] = r
+		b[r.player] = r
 	}
 	var out []Change
 	seen := map[string]bool{}
 	for _, r := range after {
-		seen[r.Player] = true
-		p, ok := b[r.Player]
-		if !ok || p.Rank != r.Rank || p.Total != r.Total || p.Status != r.Status {
-			out = append(out, Change{Player: r.Player, RankBefore: p.Rank, RankAfter: r.Rank, TotalBefore: p.Total, TotalAfter: r.Total,
-				StatusBefore: p.Status, StatusAfter: r.Status})
+		seen[r.player] = true
+		p, ok := b[r.player]
+		if !ok || p.rank != r.rank || p.total != r.total || p.status != r.status {
+			out = append(out, Change{Player: r.player, RankBefore: p.rank, RankAfter: r.rank, TotalBefore: p.total, TotalAfter: r.total,
+				StatusBefore: p.status, StatusAfter: r.status})
 		}
 	}
 	for _, p := range before {
-		if !seen[p.Player] {
-			out = append(out, Change{Player: p.Player, RankBefore: p.Rank, TotalBefore: p.Total, StatusBefore: p.Status, StatusAfter: "not ranked"})
+		if !seen[p.player] {
+			out = append(out, Change{Player: p.player, RankBefore: p.rank, TotalBefore: p.total, StatusBefore: p.status, StatusAfter: "not ranked"})
 		}
 	}
 	return out
@@ -136,7 +150,7 @@ func Diff(sc *Scanner, from, to uint64) (*DiffReport, error) {
 	}
 	f := &folder{sc: sc}
 	// Only the standings at from are compared: keep those, not the state.
-	var before []projections.StandingsRow
+	var before []rankRow
 	if from > 0 {
 		st, err := f.to(from)
 		if err != nil {
@@ -209,7 +223,7 @@ type WhatIfReport struct {
 	At         uint64
 	Applied    []events.Event
 	Standings  []Change
-	Phase      string
+	Phase      events.Phase
 	CutBefore  []string
 	CutAfter   []string
 	CutErr     string
@@ -273,14 +287,14 @@ func firstErr(errs ...error) error {
 }
 
 func classChanges(before, after []projections.ClassificationRow) []Change {
-	toStandings := func(rows []projections.ClassificationRow) []projections.StandingsRow {
-		out := make([]projections.StandingsRow, len(rows))
+	byGroup := func(rows []projections.ClassificationRow) []rankRow {
+		out := make([]rankRow, len(rows))
 		for i, r := range rows {
-			out[i] = projections.StandingsRow{Rank: r.Rank, Player: r.Player, Total: r.Total, Status: r.Phase}
+			out[i] = rankRow{player: r.Player, rank: r.Rank, total: r.Total, status: string(r.Phase)}
 		}
 		return out
 	}
-	return rankChanges(toStandings(before), toStandings(after))
+	return rankChanges(byGroup(before), byGroup(after))
 }
 
 // Print renders the what-if.

@@ -1,9 +1,15 @@
 package web
 
-import "net/http"
+import (
+	"net/http"
+
+	"github.com/referto/referto/events"
+	"github.com/referto/referto/projections/scoring"
+)
 
 // labels are the UI's words: Italian first (the venue's language), English
-// available. A key missing in a language falls back to Italian, then to the
+// available. The words of the ledger's vocabularies (phases, statuses, the
+// ways a game ends) are keyed by their constants, never spelled again here. A key missing in a language falls back to Italian, then to the
 // key itself, so a new label never breaks a page.
 var labels = map[string]map[string]string{
 	"it": {
@@ -23,10 +29,10 @@ var labels = map[string]map[string]string{
 		"turn": "Ordine di gioco", "table_points": "Punti tavolo", "off_objective_points": "Punti fuori obiettivo",
 		"objective_territories": "Territori obiettivo", "territories": "Territori", "armies": "Armate", "cards": "Carte",
 		"eliminated_order": "Ordine di eliminazione", "closed_by": "Chiusura", "winner": "Vincitore", "risiko": "RisiKo!",
-		"finished": "in gioco a fine partita", "withdrawn": "ritirato", "eliminated": "eliminato",
-		"objective": "obiettivo", "closing_roll": "tiro di chiusura", "time": "tempo",
+		string(scoring.Finished): "in gioco a fine partita", string(events.StatusWithdrawn): "ritirato", string(scoring.Eliminated): "eliminato",
+		string(events.ClosingObjective): "obiettivo", string(events.ClosingRoll): "tiro di chiusura", string(events.ClosingTime): "tempo",
 		"save_result": "Registra il referto", "total": "Totale", "penalties": "Penalità", "games": "Partite",
-		"cut": "Taglio", "qualifies": "qualificato", "expelled": "Espulsi", "csv": "Esporta CSV",
+		"cut": "Taglio", "qualifies": "qualificato", string(events.StatusExpelled): "Espulsi", "csv": "Esporta CSV",
 		"tie_unresolved": "spareggio da tirare", "impose": "Infliggi sanzione", "kind": "Tipo", "amount": "Entità",
 		"article": "Articolo", "reason": "Motivo", "revoke": "Revoca", "ruling": "Decisione", "revoked": "revocata",
 		"automatic": "automatica", "ladder": "Scala disciplinare", "regime": "Regime", "offence": "Infrazione",
@@ -40,9 +46,9 @@ var labels = map[string]map[string]string{
 		"error": "Errore", "ok": "Fatto", "not_allowed": "Il tuo ruolo non può farlo.",
 		"next_phase": "Qualificati alla fase successiva", "player": "Giocatore", "signature": "Firma",
 		"back": "Indietro", "language": "Lingua", "create_admin_only": "Solo l'amministratore crea tornei.",
-		"qualifying": "qualificazione", "semifinal": "semifinale", "final": "finale", "quarterfinal": "quarti di finale",
-		"registration": "iscrizioni", "second_chance": "seconda possibilità", "finalina": "finalina", "final_classification": "definitiva",
-		"active": "attivo", "reserve": "riserva", "refused": "rifiutato",
+		string(events.PhaseQualifying): "qualificazione", string(events.PhaseSemifinal): "semifinale", string(events.PhaseFinal): "finale", string(events.PhaseQuarterfinal): "quarti di finale",
+		string(events.PhaseRegistration): "iscrizioni", string(events.PhaseSecondChance): "seconda possibilità", string(events.PhaseFinalina): "finalina", "final_classification": "definitiva",
+		string(events.StatusActive): "attivo", string(events.StatusReserve): "riserva", string(events.StatusRefused): "rifiutato",
 		// Banners, by the type of the first event the ledger appended.
 		"done_TournamentCreated": "Torneo creato.", "done_ClassificationPublished": "Classifica pubblicata.",
 		"done_PlayerRegistered": "Iscritto:", "done_imported": "Giocatori importati:", "done_RegistrationClosed": "Iscrizioni chiuse.",
@@ -70,10 +76,10 @@ var labels = map[string]map[string]string{
 		"turn": "Turn", "table_points": "Table points", "off_objective_points": "Off-objective points",
 		"objective_territories": "Objective territories", "territories": "Territories", "armies": "Armies", "cards": "Cards",
 		"eliminated_order": "Elimination order", "closed_by": "Closed by", "winner": "Winner", "risiko": "RisiKo!",
-		"finished": "finished", "withdrawn": "withdrawn", "eliminated": "eliminated",
-		"objective": "objective", "closing_roll": "closing roll", "time": "time",
+		string(scoring.Finished): "finished", string(events.StatusWithdrawn): "withdrawn", string(scoring.Eliminated): "eliminated",
+		string(events.ClosingObjective): "objective", string(events.ClosingRoll): "closing roll", string(events.ClosingTime): "time",
 		"save_result": "Record the report", "total": "Total", "penalties": "Penalties", "games": "Games",
-		"cut": "Cut", "qualifies": "qualifies", "expelled": "Expelled", "csv": "Export CSV",
+		"cut": "Cut", "qualifies": "qualifies", string(events.StatusExpelled): "Expelled", "csv": "Export CSV",
 		"tie_unresolved": "die roll owed", "impose": "Impose sanction", "kind": "Kind", "amount": "Amount",
 		"article": "Article", "reason": "Reason", "revoke": "Revoke", "ruling": "Ruling", "revoked": "revoked",
 		"automatic": "automatic", "ladder": "Sanction ladder", "regime": "Regime", "offence": "Offence",
@@ -87,9 +93,9 @@ var labels = map[string]map[string]string{
 		"error": "Error", "ok": "Done", "not_allowed": "Your role may not do this.",
 		"next_phase": "Qualifiers for the next phase", "player": "Player", "signature": "Signature",
 		"back": "Back", "language": "Language", "create_admin_only": "Only the administrator creates tournaments.",
-		"qualifying": "qualifying", "semifinal": "semifinal", "final": "final", "quarterfinal": "quarterfinal",
-		"registration": "registration", "second_chance": "second chance", "finalina": "finalina", "final_classification": "final",
-		"active": "active", "reserve": "reserve", "refused": "refused",
+		string(events.PhaseQualifying): "qualifying", string(events.PhaseSemifinal): "semifinal", string(events.PhaseFinal): "final", string(events.PhaseQuarterfinal): "quarterfinal",
+		string(events.PhaseRegistration): "registration", string(events.PhaseSecondChance): "second chance", string(events.PhaseFinalina): "finalina", "final_classification": "final",
+		string(events.StatusActive): "active", string(events.StatusReserve): "reserve", string(events.StatusRefused): "refused",
 		"done_TournamentCreated": "Tournament created.", "done_ClassificationPublished": "Classification published.",
 		"done_PlayerRegistered": "Registered:", "done_imported": "Players imported:", "done_RegistrationClosed": "Registration closed.",
 		"done_PlayerCheckedIn": "Check-in recorded:", "done_TablesDrawn": "Tables drawn.",

@@ -15,6 +15,7 @@ import (
 
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/projections"
+	"github.com/referto/referto/projections/scoring"
 )
 
 // me is GET /v1/me: who the token acts as and what it may send.
@@ -45,8 +46,10 @@ type page struct {
 	AsOf uint64
 }
 
-// Tr is the label for key in the page's language.
-func (p *page) Tr(key string) string { return tr(p.Lang, key) }
+// Tr is the label for key in the page's language: a label's name, or a word
+// of one of the ledger's vocabularies (a phase, a player's status, a way a
+// game ends: events.Phase, events.PlayerStatus, events.Closing, …).
+func (p *page) Tr(key any) string { return tr(p.Lang, fmt.Sprint(key)) }
 
 // Can reports whether the official may send commands of type typ: what
 // they may not do is not offered (the server refuses it anyway).
@@ -770,7 +773,7 @@ func (u *UI) standingsCSV(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 		rec = append(rec, by...)
-		_ = cw.Write(append(rec, row.Penalties.String(), row.Total.String(), row.Status))
+		_ = cw.Write(append(rec, row.Penalties.String(), row.Total.String(), string(row.Status)))
 	}
 	for _, row := range st.Rows {
 		write(row, strconv.Itoa(row.Rank))
@@ -794,12 +797,9 @@ func csvSafe(s string) string {
 // ladderRow is one player's sanctions, counted by kind, in force.
 type ladderRow struct {
 	Player string
-	Counts map[string]int
+	Counts map[events.SanctionKind]int
 	List   []*projections.Sanction
 }
-
-var sanctionKinds = []string{"reminder", "warning", "turn_loss", "card_loss", "army_loss", "army_cap",
-	"table_points", "classification_points", "disqualification", "expulsion"}
 
 func sanctionsData(st *projections.State) map[string]any {
 	by := map[string]*ladderRow{}
@@ -807,7 +807,7 @@ func sanctionsData(st *projections.State) map[string]any {
 	for _, s := range st.Sanctions {
 		lr := by[s.Player]
 		if lr == nil {
-			lr = &ladderRow{Player: s.Player, Counts: map[string]int{}}
+			lr = &ladderRow{Player: s.Player, Counts: map[events.SanctionKind]int{}}
 			by[s.Player] = lr
 			order = append(order, s.Player)
 		}
@@ -825,7 +825,7 @@ func sanctionsData(st *projections.State) map[string]any {
 	if st.Summary.Ruleset.Sanctions == "rur" {
 		offences = events.Offences()
 	}
-	return map[string]any{"Ladder": ladder, "Kinds": sanctionKinds, "Offences": offences, "Regime": st.Summary.Ruleset.Sanctions,
+	return map[string]any{"Ladder": ladder, "Kinds": events.SanctionKinds(), "Offences": offences, "Regime": st.Summary.Ruleset.Sanctions,
 		"CurrentRound": max(len(st.Rounds), 1)}
 }
 
@@ -970,9 +970,14 @@ var funcs = template.FuncMap{
 	"field": func(i int, name string) string {
 		return fmt.Sprintf("players[%d].%s", i, name)
 	},
-	"join": strings.Join,
-	"list": func(s ...string) []string { return s },
-	"pts":  func(hundredths int64) string { return projections.Points(hundredths).String() },
+	// closings are every way a game may end, as a paper slip offers them.
+	"closings": events.Closings,
+	// reportStatuses are how a player's game may end, as the report form
+	// offers them (a disqualification is a sanction's).
+	"reportStatuses": func() []scoring.Status {
+		return []scoring.Status{scoring.Finished, scoring.Withdrawn, scoring.Eliminated}
+	},
+	"pts": func(hundredths int64) string { return projections.Points(hundredths).String() },
 	"eventData": func(env events.Envelope) string {
 		s := string(env.Data)
 		if len(s) > 160 {

@@ -468,7 +468,7 @@ func TestReplayAtDiffWhatIf(t *testing.T) {
 	}
 	before, _ := os.ReadFile(a.log)
 	out = mustCLI(t, "replay", "--log", a.log, "--at", fmt.Sprint(endQ), "--what-if", file)
-	for _, want := range []string{"ResultAmended", target + " ", "qualifiers for the " + phase + ":", " would take it", "nothing was appended to the log"} {
+	for _, want := range []string{"ResultAmended", target + " ", "qualifiers for the " + string(phase) + ":", " would take it", "nothing was appended to the log"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("what-if lacks %q:\n%s", want, out)
 		}

@@ -263,14 +263,14 @@ func (d *raduno) run(n int) (err error) {
 			// second offence carries. The offence field, not the article,
 			// puts them on the ladder.
 			p := drawn.Tables[0].Players[0]
-			d.must(map[string]any{"type": "ImposeSanction", "player": p, "round": 1, "table": 1, "kind": "reminder", "offence": "rur-2015 art. 33", "reason": "advice to a neighbour"})
-			d.must(map[string]any{"type": "ImposeSanction", "player": p, "round": 1, "table": 1, "kind": "card_loss", "offence": "rur-2015 art. 33", "reason": "advice again"})
+			d.must(map[string]any{"type": "ImposeSanction", "player": p, "round": 1, "table": 1, "kind": events.SanctionReminder, "offence": "rur-2015 art. 33", "reason": "advice to a neighbour"})
+			d.must(map[string]any{"type": "ImposeSanction", "player": p, "round": 1, "table": 1, "kind": events.SanctionCardLoss, "offence": "rur-2015 art. 33", "reason": "advice again"})
 			d.printf("  sanctions: %s reminded, then a card loss (rur-2015 art. 33, second offence)\n", p)
 		}
-		if drawn.Phase == projections.PhaseSemifinal {
+		if drawn.Phase == events.PhaseSemifinal {
 			// A semifinalist renounces before playing: repechage.
 			p := drawn.Tables[1].Players[1]
-			o := d.must(map[string]any{"type": "Renounce", "player": p, "phase": "semifinal", "reason": "train home"})
+			o := d.must(map[string]any{"type": "Renounce", "player": p, "phase": events.PhaseSemifinal, "reason": "train home"})
 			for _, ev := range o.Events {
 				if ev.Type == events.TypeRepechaged {
 					var r events.Repechaged
@@ -432,7 +432,7 @@ func (d *raduno) report() error {
 	w := tabwriter.NewWriter(d.out, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(w, "rank\tplayer\tname\tclub\tphase\ttotal\tstatus")
 	for _, r := range cl.Rows {
-		if r.Rank > 20 && r.Status == projections.StatusActive {
+		if r.Rank > 20 && r.Status == events.StatusActive {
 			continue
 		}
 		fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Rank, r.Player, r.Name, r.Club, r.Phase, r.Total, r.Status)

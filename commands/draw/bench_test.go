@@ -121,40 +121,43 @@ func (b *bigSearch) seats() [][]int {
 	return seats
 }
 
+// searchImpl is one constraint searcher a benchmark times on the same input.
+type searchImpl struct {
+	name string
+	run  func(in *bigSearch, places bool)
+}
+
+// searchImpls are the searchers BenchmarkSearchLarge times: the current one, and with
+// -tags drawref the frozen pre-rewrite one first (search_ref_test.go).
+var searchImpls = []searchImpl{{"new", func(in *bigSearch, places bool) {
+	g := in.g
+	s := newSearcher(&g, in.seats(), in.n)
+	s.useClub, s.useRegion, s.usePlace = true, true, places
+	s.club, s.region, s.place, s.met = in.club, in.region, in.place, in.met
+	s.improve()
+}}}
+
 // BenchmarkSearchLarge times the constraint search alone on large tournaments with many
-// earlier rounds, as randomV1 (places=false) and game2V1 (places=true) run it: impl=ref is the frozen pre-rewrite searcher (search_ref_test.go), impl=new
-// the current one. Both run the same input with the same PRNG and leave the same tables.
+// earlier rounds, as randomV1 (places=false) and game2V1 (places=true) run it: impl=new is
+// the current searcher; with -tags drawref, impl=ref is the frozen pre-rewrite one. Both run
+// the same input with the same PRNG and leave the same tables.
 //
-//	go test ./commands/draw/ -run '^$' -bench SearchLarge -benchtime 3x
+//	go test ./commands/draw/ -tags drawref -run '^$' -bench SearchLarge -benchtime 3x
 func BenchmarkSearchLarge(b *testing.B) {
 	for _, size := range []struct{ n, rounds int }{{20_000, 10}, {38_000, 19}} {
 		for _, places := range []bool{false, true} {
 			var in *bigSearch
 			name := fmt.Sprintf("n=%d/rounds=%d/places=%v", size.n, size.rounds, places)
-			b.Run(name+"/impl=ref", func(b *testing.B) {
-				if in == nil {
-					in = newBigSearch(b, size.n, size.rounds, places)
-				}
-				for b.Loop() {
-					g := in.g
-					s := newRefSearcher(&g, in.seats(), in.n)
-					s.useClub, s.useRegion, s.usePlace = true, true, places
-					s.club, s.region, s.place, s.met = in.club, in.region, in.place, in.met
-					s.improve()
-				}
-			})
-			b.Run(name+"/impl=new", func(b *testing.B) {
-				if in == nil {
-					in = newBigSearch(b, size.n, size.rounds, places)
-				}
-				for b.Loop() {
-					g := in.g
-					s := newSearcher(&g, in.seats(), in.n)
-					s.useClub, s.useRegion, s.usePlace = true, true, places
-					s.club, s.region, s.place, s.met = in.club, in.region, in.place, in.met
-					s.improve()
-				}
-			})
+			for _, impl := range searchImpls {
+				b.Run(name+"/impl="+impl.name, func(b *testing.B) {
+					if in == nil {
+						in = newBigSearch(b, size.n, size.rounds, places)
+					}
+					for b.Loop() {
+						impl.run(in, places)
+					}
+				})
+			}
 		}
 	}
 }
@@ -170,24 +173,27 @@ func BenchmarkDrawLarge(b *testing.B) {
 	}
 }
 
+// prepareImpl is one implementation of what a draw does before the search.
+type prepareImpl struct {
+	name    string
+	prepare func(Request) (*request, error)
+	met     func(*request) ([][]int, error)
+}
+
+// prepareImpls are the implementations BenchmarkPrepareLarge times: the current one, and
+// with -tags drawref the frozen pre-rewrite one first.
+var prepareImpls = []prepareImpl{{"new", prepare, (*request).metBefore}}
+
 // BenchmarkPrepareLarge times what a draw does with its inputs before the search, on a late
 // round of a large tournament (38,000 entrants after 19 rounds: 722,000 past games): prepare
 // (sorting and indexing the entrants, checking every past game) and metBefore (who sat with
-// whom). impl=ref runs the frozen pre-rewrite copies (prepare_ref_test.go), impl=new the
-// current code, on the same request.
+// whom). impl=new runs the current code; with -tags drawref, impl=ref runs the frozen
+// pre-rewrite copies (prepare_ref_test.go) on the same request.
 //
-//	go test ./commands/draw/ -run '^$' -bench PrepareLarge -benchtime 5x -benchmem
+//	go test ./commands/draw/ -tags drawref -run '^$' -bench PrepareLarge -benchtime 5x -benchmem
 func BenchmarkPrepareLarge(b *testing.B) {
 	req := bigRequest(38_000, 19, "bench")
-	impls := []struct {
-		name    string
-		prepare func(Request) (*request, error)
-		met     func(*request) ([][]int, error)
-	}{
-		{"ref", refPrepare, refMetBefore},
-		{"new", prepare, (*request).metBefore},
-	}
-	for _, impl := range impls {
+	for _, impl := range prepareImpls {
 		b.Run("prepare+metBefore/impl="+impl.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
@@ -201,7 +207,7 @@ func BenchmarkPrepareLarge(b *testing.B) {
 			}
 		})
 	}
-	for _, impl := range impls {
+	for _, impl := range prepareImpls {
 		b.Run("prepare/impl="+impl.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
@@ -211,7 +217,7 @@ func BenchmarkPrepareLarge(b *testing.B) {
 			}
 		})
 	}
-	for _, impl := range impls {
+	for _, impl := range prepareImpls {
 		r, err := impl.prepare(req)
 		if err != nil {
 			b.Fatal(err)

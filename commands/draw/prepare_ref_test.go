@@ -1,3 +1,5 @@
+//go:build drawref
+
 package draw
 
 import (
@@ -8,7 +10,7 @@ import (
 
 // This file is a frozen copy of prepare (draw.go), metBefore and previousPlaces (random.go)
 // and lastTwoScores (seeded.go) as they were before they were rewritten around index arrays.
-// prepare_equiv_test.go checks that the current functions return exactly what these return,
+// prepare_ref_equiv_test.go checks that the current functions return exactly what these return,
 // errors included, on random and malformed requests. Do not edit it: a recorded draw is
 // re-run by verify and must give byte-identical tables and the same errors.
 

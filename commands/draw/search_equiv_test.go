@@ -1,3 +1,5 @@
+//go:build drawref
+
 package draw
 
 import (

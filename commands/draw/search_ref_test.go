@@ -1,3 +1,5 @@
+//go:build drawref
+
 package draw
 
 // This file is a frozen copy of search.go as it was before the incremental rewrite (the

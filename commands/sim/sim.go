@@ -11,6 +11,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/referto/referto/commands"
+	"github.com/referto/referto/events"
 	"github.com/referto/referto/projections/board"
 )
 
@@ -63,9 +64,9 @@ func (s *Simulator) Report(rng *rand.Rand, round, table int, players []string) c
 	n := len(players)
 	turns := rng.Perm(n)
 	objs := rng.Perm(len(s.set.Objectives))[:n]
-	out := commands.RecordResult{Round: round, Table: table, ClosedBy: "closing_roll"}
+	out := commands.RecordResult{Round: round, Table: table, ClosedBy: events.ClosingRoll}
 	if rng.Float64() < s.opts.Time {
-		out.ClosedBy = "time"
+		out.ClosedBy = events.ClosingTime
 	}
 
 	// Who leaves the game early.
@@ -99,7 +100,7 @@ func (s *Simulator) Report(rng *rand.Rand, round, table int, players []string) c
 			held[winner] = append(held[winner], id)
 			owner[id] = true
 		}
-		out.Risiko, out.ClosedBy = true, "objective"
+		out.Risiko, out.ClosedBy = true, events.ClosingObjective
 	}
 	ids := s.m.IDs()
 	rng.Shuffle(len(ids), func(i, j int) { ids[i], ids[j] = ids[j], ids[i] })

@@ -167,3 +167,34 @@ func TestSignedCheckpoints(t *testing.T) {
 		t.Errorf("bad size parsed: %v", err)
 	}
 }
+
+// TestTextBytes pins the note body byte for byte (every checkpoint already
+// signed must verify) and what ParseText says of each malformed line, which
+// verify prints.
+func TestTextBytes(t *testing.T) {
+	c := Checkpoint{Origin: Origin("bo-2026"), Size: 42, Root: bytes.Repeat([]byte{7}, 32)}
+	if got, want := c.Text(), "referto/bo-2026\n42\nBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwc=\n"; got != want {
+		t.Errorf("Text() = %q, want %q", got, want)
+	}
+	root := "BwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwc="
+	for _, tc := range []struct{ text, want string }{
+		{"referto/t\n7\n" + root + "\n", ""},
+		{"referto/t\n7\n" + root + "\nother data\n", ""},
+		{"referto/t\n7\n" + root, "checkpoint: malformed: want origin, size and root lines"},
+		{"\n7\n" + root + "\n", "checkpoint: malformed: want origin, size and root lines"},
+		{"referto/t\n-1\n" + root + "\n", `checkpoint: malformed: size "-1"`},
+		{"referto/t\n7\nAAAA\n", `checkpoint: malformed: root "AAAA"`},
+		{"referto/t\n7\nnot base64\n", `checkpoint: malformed: root "not base64"`},
+	} {
+		got, err := ParseText(tc.text)
+		if tc.want == "" {
+			if err != nil || got.Origin != "referto/t" || got.Size != 7 || !bytes.Equal(got.Root, c.Root) {
+				t.Errorf("ParseText(%q) = %+v, %v", tc.text, got, err)
+			}
+			continue
+		}
+		if err == nil || err.Error() != tc.want || !errors.Is(err, ErrFormat) {
+			t.Errorf("ParseText(%q): got %v, want %s", tc.text, err, tc.want)
+		}
+	}
+}

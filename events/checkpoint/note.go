@@ -3,7 +3,6 @@ package checkpoint
 import (
 	"bytes"
 	"crypto/rand"
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/transparency-dev/formats/log"
 	"golang.org/x/mod/sumdb/note"
 )
 
@@ -33,26 +33,29 @@ type Checkpoint struct {
 // Origin names a tournament's log in its checkpoints.
 func Origin(tournament string) string { return "referto/" + tournament }
 
-// Text is the note body: origin, size and base64 root, one per line.
+// Text is the note body: origin, size and base64 root, one per line (the
+// common checkpoint format of github.com/transparency-dev/formats/log).
 func (c Checkpoint) Text() string {
-	return fmt.Sprintf("%s\n%d\n%s\n", c.Origin, c.Size, base64.StdEncoding.EncodeToString(c.Root))
+	return string(log.Checkpoint{Origin: c.Origin, Size: c.Size, Hash: c.Root}.Marshal())
 }
 
-// ParseText reads a note body.
+// ParseText reads a note body: origin, size and a base64 root of 32 bytes,
+// each ending with a newline; lines after them are ignored.
 func ParseText(text string) (Checkpoint, error) {
-	lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
-	if len(lines) < 3 || lines[0] == "" {
+	var c log.Checkpoint
+	_, err := c.Unmarshal([]byte(text))
+	if err == nil && len(c.Hash) == 32 {
+		return Checkpoint{Origin: c.Origin, Size: c.Size, Root: c.Hash}, nil
+	}
+	// Name the line at fault, in the order the format is read.
+	lines := strings.SplitN(text, "\n", 4)
+	if len(lines) < 4 || lines[0] == "" {
 		return Checkpoint{}, fmt.Errorf("%w: want origin, size and root lines", ErrFormat)
 	}
-	size, err := strconv.ParseUint(lines[1], 10, 64)
-	if err != nil {
+	if _, serr := strconv.ParseUint(lines[1], 10, 64); serr != nil {
 		return Checkpoint{}, fmt.Errorf("%w: size %q", ErrFormat, lines[1])
 	}
-	root, err := base64.StdEncoding.DecodeString(lines[2])
-	if err != nil || len(root) != 32 {
-		return Checkpoint{}, fmt.Errorf("%w: root %q", ErrFormat, lines[2])
-	}
-	return Checkpoint{Origin: lines[0], Size: size, Root: root}, nil
+	return Checkpoint{}, fmt.Errorf("%w: root %q", ErrFormat, lines[2])
 }
 
 // Sign renders the checkpoint as a signed note.

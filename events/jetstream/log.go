@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
@@ -16,14 +17,6 @@ import (
 
 // SubjectPrefix is the subject of tournament T's events minus T.
 const SubjectPrefix = "referto.t."
-
-// JetStream error codes that mean "the expected last subject sequence did
-// not match": 10071 carries the actual sequence, 10164 is the constant form
-// a clustered stream may return. Both are one conflict to referto.
-const (
-	codeWrongLastSeq         jetstream.ErrorCode = 10071
-	codeWrongLastSeqConstant jetstream.ErrorCode = 10164
-)
 
 // Options configures the log.
 type Options struct {
@@ -166,10 +159,11 @@ func ensureStream(ctx context.Context, js jetstream.JetStream, want jetstream.St
 	return s, nil
 }
 
-// transient reports errors worth retrying while a server or cluster starts.
-// jsErrCodeClusterNoPeers is the server's JSClusterNoPeersErr.
-const jsErrCodeClusterNoPeers jetstream.ErrorCode = 10005
+// jsErrCodeClusterNoPeers is the server's "no peers" error (10005), which
+// nats.go does not export: nats-server names it.
+var jsErrCodeClusterNoPeers = jetstream.ErrorCode(server.ApiErrors[server.JSClusterNoPeersErrF].ErrCode)
 
+// transient reports errors worth retrying while a server or cluster starts.
 func transient(err error) bool {
 	var apiErr *jetstream.APIError
 	if errors.As(err, &apiErr) {
@@ -246,7 +240,11 @@ func classify(err error, tournament string, expected uint64) error {
 	var apiErr *jetstream.APIError
 	if errors.As(err, &apiErr) {
 		switch {
-		case apiErr.ErrorCode == codeWrongLastSeq || apiErr.ErrorCode == codeWrongLastSeqConstant:
+		// "The expected last subject sequence did not match": 10071 carries
+		// the actual sequence, 10164 is the constant form a clustered
+		// stream may return. Both are one conflict to referto.
+		case apiErr.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequence ||
+			apiErr.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequenceConstant:
 			return fmt.Errorf("%w: tournament %s moved past stream sequence %d: %s", events.ErrConflict, tournament, expected, apiErr.Description)
 		case apiErr.Code >= 500:
 			return fmt.Errorf("%w: %s", events.ErrUnavailable, apiErr.Description)

@@ -126,7 +126,8 @@ func TestAppendRejectsBadTournamentID(t *testing.T) {
 }
 
 func TestWrongLastSequenceCodesAreOneConflict(t *testing.T) {
-	for _, code := range []jetstream.ErrorCode{codeWrongLastSeq, codeWrongLastSeqConstant} {
+	// The codes as the server sends them (10164 from a clustered stream).
+	for _, code := range []jetstream.ErrorCode{10071, 10164} {
 		err := classify(fmt.Errorf("nats: %w", &jetstream.APIError{Code: 400, ErrorCode: code, Description: "wrong last sequence"}), "t", 3)
 		if !errors.Is(err, events.ErrConflict) {
 			t.Errorf("code %d: got %v, want ErrConflict", code, err)

@@ -1,6 +1,10 @@
 package scoring
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/referto/referto/events"
+)
 
 // TestFormulas proves every formula of docs/rules.md#5-scoring-formulas and its pinned readings. Each case:
 // given rules and a table, when it is scored, then placement and scores are as written
@@ -169,7 +173,7 @@ func TestFormulas(t *testing.T) {
 // most table points, under every formula, with and without a risiko, then he is placed
 // last with 0 and is neither the winner nor counted as a finisher.
 func TestDisqualifiedScoresZeroUnderEveryFormula(t *testing.T) {
-	for _, f := range Formulas() {
+	for _, f := range events.Formulas() {
 		for _, risiko := range []bool{false, true} {
 			tab := Table{Players: []Seat{fin("A", 1, 40), dq("Z", 2, 99), fin("B", 3, 30), elim("C", 4, 1)}}
 			if risiko {
@@ -190,7 +194,7 @@ func TestDisqualifiedScoresZeroUnderEveryFormula(t *testing.T) {
 // quelli relativi alla posizione ottenuta"). Under conv2003 he left the game: placed
 // after the players still in it, before the eliminated, with 10 points.
 func TestWithdrawnScoredByPlace(t *testing.T) {
-	for _, f := range Formulas() {
+	for _, f := range events.Formulas() {
 		seats := []Seat{fin("A", 1, 60), fin("B", 2, 50), fin("C", 3, 20), elim("D", 4, 1)}
 		base := mustScore(t, Rules{Formula: f}, Table{Players: seats})
 		seats[1].Status = Withdrawn
@@ -205,5 +209,18 @@ func TestWithdrawnScoredByPlace(t *testing.T) {
 		if got[at].Player != "B" || got[at].Place != at+1 || got[at].Score != want || !got[at].Out {
 			t.Errorf("%s: got %+v, want B placed %d scoring %d", f, got[at], at+1, want)
 		}
+	}
+}
+
+// TestEveryFormulaIsImplemented: the formulas a ruleset may name
+// (events.Formulas) are exactly those Score implements.
+func TestEveryFormulaIsImplemented(t *testing.T) {
+	for _, f := range events.Formulas() {
+		if _, ok := formulas[f]; !ok {
+			t.Errorf("formula %s has no implementation", f)
+		}
+	}
+	if got, want := len(formulas), len(events.Formulas()); got != want {
+		t.Errorf("%d formulas implemented, events lists %d", got, want)
 	}
 }

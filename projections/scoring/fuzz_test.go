@@ -3,6 +3,8 @@ package scoring
 import (
 	"fmt"
 	"testing"
+
+	"github.com/referto/referto/events"
 )
 
 // byteReader hands out fuzz bytes, then zeros.
@@ -34,7 +36,7 @@ var (
 // otherwise every field is arbitrary.
 func fuzzTable(data []byte) (Rules, Table) {
 	r := &byteReader{b: data}
-	formulas := Formulas()
+	formulas := events.Formulas()
 	rules := Rules{
 		Formula:  formulas[r.next()%len(formulas)],
 		TieChain: fuzzChains[r.next()%len(fuzzChains)],

@@ -3,6 +3,8 @@ package scoring
 import (
 	"errors"
 	"fmt"
+
+	"github.com/referto/referto/events"
 )
 
 // Status is how a player's game ended (docs/rules.md#3-table-report-referto).
@@ -108,9 +110,8 @@ const (
 type Rules struct {
 	// Edition is the reading of the rules (the zero value: the current one).
 	Edition Edition
-	// Formula is one of tp_bonus conv150 conv200 conv2003 standard faentino spartaco
-	// maialino veronese triestino wins medals cirki (docs/rules.md#5-scoring-formulas).
-	Formula string
+	// Formula is one of events.Formulas (docs/rules.md#5-scoring-formulas).
+	Formula events.Formula
 	// TieChain is "rur" (also "master"), "2003" or "rtu"; "" means "rur".
 	TieChain string
 	// TieAtTop is "" or "chain" (tie-break chain) or "split_bonus". split_bonus only
@@ -183,26 +184,20 @@ type formula struct {
 }
 
 // formulas maps the formula ids to their implementations, one per file.
-var formulas = map[string]formula{
-	"tp_bonus":  {tieSplitAtTop, scoreTPBonus, false},
-	"wins":      {tieSplitAtTop, scoreWins, false},
-	"conv150":   {tieByChain, scoreConv150, false},
-	"conv200":   {tieByChain, scoreConv200, false},
-	"conv2003":  {tieByChain, scoreConv2003, true},
-	"standard":  {tieByChain, scoreStandard, false},
-	"faentino":  {tieByChain, scoreFaentino, false},
-	"spartaco":  {tieByChain, scoreSpartaco, false},
-	"maialino":  {tieShared, scoreMaialino, false},
-	"veronese":  {tieByChain, scoreVeronese, false},
-	"triestino": {tieByChain, scoreTriestino, false},
-	"medals":    {tieByChain, scoreMedals, false},
-	"cirki":     {tieByChain, scoreCirki, false},
-}
-
-// Formulas lists the formula ids Score accepts.
-func Formulas() []string {
-	return []string{"tp_bonus", "conv150", "conv200", "conv2003", "standard", "faentino",
-		"spartaco", "maialino", "veronese", "triestino", "wins", "medals", "cirki"}
+var formulas = map[events.Formula]formula{
+	events.FormulaTPBonus:   {tieSplitAtTop, scoreTPBonus, false},
+	events.FormulaWins:      {tieSplitAtTop, scoreWins, false},
+	events.FormulaConv150:   {tieByChain, scoreConv150, false},
+	events.FormulaConv200:   {tieByChain, scoreConv200, false},
+	events.FormulaConv2003:  {tieByChain, scoreConv2003, true},
+	events.FormulaStandard:  {tieByChain, scoreStandard, false},
+	events.FormulaFaentino:  {tieByChain, scoreFaentino, false},
+	events.FormulaSpartaco:  {tieByChain, scoreSpartaco, false},
+	events.FormulaMaialino:  {tieShared, scoreMaialino, false},
+	events.FormulaVeronese:  {tieByChain, scoreVeronese, false},
+	events.FormulaTriestino: {tieByChain, scoreTriestino, false},
+	events.FormulaMedals:    {tieByChain, scoreMedals, false},
+	events.FormulaCirki:     {tieByChain, scoreCirki, false},
 }
 
 // Score places the players of one table and converts to tournament points. Results are

@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+
+	"github.com/referto/referto/events"
 )
 
 // Game is one player's scored game, the input of the standings.
@@ -34,7 +36,7 @@ type StandingsRules struct {
 	Edition Edition
 	// Formula is the scoring formula of the games. wins and triestino rank by wins
 	// first, medals by medal counts; every other formula by total.
-	Formula string
+	Formula events.Formula
 	// Tiebreak is "rur" (also "" and anything unknown) or "cirki".
 	Tiebreak string
 	// Discards is how many of a player's worst game scores are dropped from his total.
@@ -227,13 +229,13 @@ func (s *standing) tally(discards int) {
 }
 
 // primaryFor returns the primary order of a formula (docs/rules.md#6-standings, §5).
-func primaryFor(formula string) func(a, b *standing) int {
+func primaryFor(formula events.Formula) func(a, b *standing) int {
 	switch formula {
-	case "wins", "triestino":
+	case events.FormulaWins, events.FormulaTriestino:
 		return func(a, b *standing) int {
 			return cmp.Or(cmp.Compare(b.wins, a.wins), cmp.Compare(b.row.Total, a.row.Total))
 		}
-	case "medals":
+	case events.FormulaMedals:
 		return func(a, b *standing) int {
 			for k := range max(len(a.medals), len(b.medals)) {
 				if c := cmp.Compare(at(b.medals, k), at(a.medals, k)); c != 0 {

@@ -53,135 +53,170 @@ const (
 // a winner; penalties positive and on seated players; rolls 1..6 and on seated players.
 // Whether the table exists in the draw and has no result yet is the command's business.
 func Validate(r Rules, t Table) error {
-	leave := formulas[r.Formula].withdrawnLeave && r.Edition != Edition1
-	var errs []error
-	add := func(field, rule, format string, args ...any) {
-		errs = append(errs, &FieldError{Field: field, Msg: fmt.Sprintf(format, args...), Rule: rule})
-	}
 	n := len(t.Players)
+	v := &validation{t: t, n: n, leave: formulas[r.Formula].withdrawnLeave && r.Edition != Edition1,
+		seated: make(map[string]int, n), turns: make(map[int]int, n), orders: make(map[int]int, n)}
 	if n < MinPlayers || n > MaxPlayers {
-		add("players", "docs/rules.md#1-glossary", "a table seats %d to %d players, the report has %d", MinPlayers, MaxPlayers, n)
+		v.add("players", "docs/rules.md#1-glossary", "a table seats %d to %d players, the report has %d", MinPlayers, MaxPlayers, n)
 	}
-
-	seated := make(map[string]int, n)
-	turns := make(map[int]int, n)
-	orders := make(map[int]int, n)
-	eliminated, finished := 0, 0
 	for _, s := range t.Players {
 		if s.Status == Eliminated {
-			eliminated++
+			v.eliminated++
 		}
 	}
 	for i, s := range t.Players {
 		f := func(name string) string { return fmt.Sprintf("players[%d].%s", i, name) }
-		switch j, dup := seated[s.Player]; {
-		case s.Player == "":
-			add(f("player"), "docs/rules.md#3-table-report-referto", "player is empty; every seat names its player")
-		case dup:
-			add(f("player"), "docs/rules.md#3-table-report-referto", "player %q already appears at players[%d]; every seated player appears exactly once", s.Player, j)
-		default:
-			seated[s.Player] = i
-		}
+		v.identity(i, s, f)
+		v.figures(s, f)
+		v.status(i, s, f)
+	}
+	if n > 0 && v.finished == 0 {
+		v.add("players", "docs/rules.md#3-table-report-referto", "nobody finished the game; at least one player is finished")
+	}
+	v.winner()
+	v.penaltiesAndRolls()
+	return errors.Join(v.errs...)
+}
 
-		switch j, dup := turns[s.Turn]; {
-		case s.Turn < 1 || s.Turn > n:
-			add(f("turn"), "docs/rules.md#3-table-report-referto", "turn %d is out of range; turn orders are a permutation of 1..%d", s.Turn, n)
-		case dup:
-			add(f("turn"), "docs/rules.md#3-table-report-referto", "turn %d is also players[%d]'s; turn orders are a permutation of 1..%d", s.Turn, j, n)
-		default:
-			turns[s.Turn] = i
-		}
+// validation is a table report being checked: the problems found so far,
+// and what the seats checked so far hold.
+type validation struct {
+	t     Table
+	n     int
+	leave bool // a withdrawn player leaves the game (Rules' formula)
+	errs  []error
+	// seated, turns and orders give the seat that named each player, turn
+	// and elimination order first.
+	seated               map[string]int
+	turns, orders        map[int]int
+	eliminated, finished int
+}
 
-		if s.TablePoints < 0 {
-			add(f("table_points"), "docs/rules.md#3-table-report-referto", "table points %d are negative; they must be 0 or more", s.TablePoints)
-		}
-		for _, c := range []struct {
-			name string
-			v    int
-		}{
-			{"off_objective_points", s.OffObjectivePoints},
-			{"objective_territories", s.ObjectiveTerritories},
-			{"territories", s.Territories},
-			{"armies", s.Armies},
-			{"objective_armies", s.ObjectiveArmies},
-			{"cards", s.Cards},
-		} {
-			if c.v < 0 {
-				add(f(c.name), "docs/rules.md#3-table-report-referto", "%s is %d; it must be 0 or more", c.name, c.v)
-			}
-		}
-		if s.Territories > 0 && s.ObjectiveTerritories > s.Territories {
-			add(f("objective_territories"), "docs/rules.md#3-table-report-referto", "objective territories %d exceed the %d territories held", s.ObjectiveTerritories, s.Territories)
-		}
-		if s.Armies > 0 && s.ObjectiveArmies > s.Armies {
-			add(f("objective_armies"), "docs/rules.md#3-table-report-referto", "armies on objective territories %d exceed the %d armies", s.ObjectiveArmies, s.Armies)
-		}
+func (v *validation) add(field, rule, format string, args ...any) {
+	v.errs = append(v.errs, &FieldError{Field: field, Msg: fmt.Sprintf(format, args...), Rule: rule})
+}
 
-		switch s.Status {
-		case Finished:
-			finished++
-		case Withdrawn, Disqualified:
-		case Eliminated:
-			if s.TablePoints != 0 {
-				add(f("table_points"), "docs/rules.md#3-table-report-referto", "an eliminated player has 0 table points, not %d", s.TablePoints)
-			}
-			switch j, dup := orders[s.EliminatedOrder]; {
-			case s.EliminatedOrder < 1 || s.EliminatedOrder > eliminated:
-				add(f("eliminated_order"), "docs/rules.md#3-table-report-referto", "elimination order %d is out of range; the %d eliminated players are numbered 1..%d without gaps", s.EliminatedOrder, eliminated, eliminated)
-			case dup:
-				add(f("eliminated_order"), "docs/rules.md#3-table-report-referto", "elimination order %d is also players[%d]'s; the eliminated players are numbered 1..%d without gaps", s.EliminatedOrder, j, eliminated)
-			default:
-				orders[s.EliminatedOrder] = i
-			}
-		default:
-			add(f("status"), "docs/rules.md#3-table-report-referto", "status %q is unknown; it is one of finished, eliminated, withdrawn, disqualified", s.Status)
-		}
-		if s.Status != Eliminated && s.EliminatedOrder != 0 {
-			add(f("eliminated_order"), "docs/rules.md#3-table-report-referto", "only an eliminated player has an elimination order; this player is %s", s.Status)
+// identity checks that seat i names its player and turn once.
+func (v *validation) identity(i int, s Seat, f func(string) string) {
+	switch j, dup := v.seated[s.Player]; {
+	case s.Player == "":
+		v.add(f("player"), "docs/rules.md#3-table-report-referto", "player is empty; every seat names its player")
+	case dup:
+		v.add(f("player"), "docs/rules.md#3-table-report-referto", "player %q already appears at players[%d]; every seated player appears exactly once", s.Player, j)
+	default:
+		v.seated[s.Player] = i
+	}
+	switch j, dup := v.turns[s.Turn]; {
+	case s.Turn < 1 || s.Turn > v.n:
+		v.add(f("turn"), "docs/rules.md#3-table-report-referto", "turn %d is out of range; turn orders are a permutation of 1..%d", s.Turn, v.n)
+	case dup:
+		v.add(f("turn"), "docs/rules.md#3-table-report-referto", "turn %d is also players[%d]'s; turn orders are a permutation of 1..%d", s.Turn, j, v.n)
+	default:
+		v.turns[s.Turn] = i
+	}
+}
+
+// figures checks that a seat's counts are not negative, and the objective
+// part of territories and armies not above the whole.
+func (v *validation) figures(s Seat, f func(string) string) {
+	if s.TablePoints < 0 {
+		v.add(f("table_points"), "docs/rules.md#3-table-report-referto", "table points %d are negative; they must be 0 or more", s.TablePoints)
+	}
+	for _, c := range []struct {
+		name string
+		v    int
+	}{
+		{"off_objective_points", s.OffObjectivePoints},
+		{"objective_territories", s.ObjectiveTerritories},
+		{"territories", s.Territories},
+		{"armies", s.Armies},
+		{"objective_armies", s.ObjectiveArmies},
+		{"cards", s.Cards},
+	} {
+		if c.v < 0 {
+			v.add(f(c.name), "docs/rules.md#3-table-report-referto", "%s is %d; it must be 0 or more", c.name, c.v)
 		}
 	}
-	if n > 0 && finished == 0 {
-		add("players", "docs/rules.md#3-table-report-referto", "nobody finished the game; at least one player is finished")
+	if s.Territories > 0 && s.ObjectiveTerritories > s.Territories {
+		v.add(f("objective_territories"), "docs/rules.md#3-table-report-referto", "objective territories %d exceed the %d territories held", s.ObjectiveTerritories, s.Territories)
 	}
+	if s.Armies > 0 && s.ObjectiveArmies > s.Armies {
+		v.add(f("objective_armies"), "docs/rules.md#3-table-report-referto", "armies on objective territories %d exceed the %d armies", s.ObjectiveArmies, s.Armies)
+	}
+}
 
+// status checks seat i's status, and the table points and elimination
+// order it allows.
+func (v *validation) status(i int, s Seat, f func(string) string) {
+	switch s.Status {
+	case Finished:
+		v.finished++
+	case Withdrawn, Disqualified:
+	case Eliminated:
+		if s.TablePoints != 0 {
+			v.add(f("table_points"), "docs/rules.md#3-table-report-referto", "an eliminated player has 0 table points, not %d", s.TablePoints)
+		}
+		switch j, dup := v.orders[s.EliminatedOrder]; {
+		case s.EliminatedOrder < 1 || s.EliminatedOrder > v.eliminated:
+			v.add(f("eliminated_order"), "docs/rules.md#3-table-report-referto", "elimination order %d is out of range; the %d eliminated players are numbered 1..%d without gaps", s.EliminatedOrder, v.eliminated, v.eliminated)
+		case dup:
+			v.add(f("eliminated_order"), "docs/rules.md#3-table-report-referto", "elimination order %d is also players[%d]'s; the eliminated players are numbered 1..%d without gaps", s.EliminatedOrder, j, v.eliminated)
+		default:
+			v.orders[s.EliminatedOrder] = i
+		}
+	default:
+		v.add(f("status"), "docs/rules.md#3-table-report-referto", "status %q is unknown; it is one of finished, eliminated, withdrawn, disqualified", s.Status)
+	}
+	if s.Status != Eliminated && s.EliminatedOrder != 0 {
+		v.add(f("eliminated_order"), "docs/rules.md#3-table-report-referto", "only an eliminated player has an elimination order; this player is %s", s.Status)
+	}
+}
+
+// winner checks the named winner: seated, finished and, without risiko,
+// not behind another player still in the game; and risiko only with one.
+func (v *validation) winner() {
+	t := v.t
 	if t.Winner != "" {
-		i, ok := seated[t.Winner]
+		i, ok := v.seated[t.Winner]
 		switch {
 		case !ok:
-			add("winner", "docs/rules.md#3-table-report-referto", "winner %q is not seated at this table", t.Winner)
+			v.add("winner", "docs/rules.md#3-table-report-referto", "winner %q is not seated at this table", t.Winner)
 		case t.Players[i].Status != Finished:
-			add("winner", "docs/rules.md#3-table-report-referto", "winner %q is %s; the winner is a finished player", t.Winner, t.Players[i].Status)
+			v.add("winner", "docs/rules.md#3-table-report-referto", "winner %q is %s; the winner is a finished player", t.Winner, t.Players[i].Status)
 		case !t.Risiko:
 			w := t.Players[i]
 			for j, s := range t.Players {
-				if (s.Status == Finished || s.Status == Withdrawn && !leave) && s.TablePoints > w.TablePoints {
-					add("winner", "docs/rules.md#4-placement-at-a-table", "winner %q has %d table points but players[%d] (%q) has %d; without risiko the winner is the player placed first by table points", t.Winner, w.TablePoints, j, s.Player, s.TablePoints)
+				if (s.Status == Finished || s.Status == Withdrawn && !v.leave) && s.TablePoints > w.TablePoints {
+					v.add("winner", "docs/rules.md#4-placement-at-a-table", "winner %q has %d table points but players[%d] (%q) has %d; without risiko the winner is the player placed first by table points", t.Winner, w.TablePoints, j, s.Player, s.TablePoints)
 					break
 				}
 			}
 		}
 	}
 	if t.Risiko && t.Winner == "" {
-		add("risiko", "docs/rules.md#3-table-report-referto", "risiko is set but no winner is named; risiko implies the winner")
+		v.add("risiko", "docs/rules.md#3-table-report-referto", "risiko is set but no winner is named; risiko implies the winner")
 	}
+}
 
-	for _, p := range sortedKeys(t.Penalties) {
-		if _, ok := seated[p]; !ok {
-			add("penalties."+p, "docs/rules.md#10-sanctions", "penalty for %q, who is not seated at this table", p)
+// penaltiesAndRolls checks that penalties are positive and rolls 1..6, each
+// on a seated player.
+func (v *validation) penaltiesAndRolls() {
+	for _, p := range sortedKeys(v.t.Penalties) {
+		if _, ok := v.seated[p]; !ok {
+			v.add("penalties."+p, "docs/rules.md#10-sanctions", "penalty for %q, who is not seated at this table", p)
 		}
-		if v := t.Penalties[p]; v <= 0 {
-			add("penalties."+p, "docs/rules.md#10-sanctions", "table-points penalty %d must be positive", v)
-		}
-	}
-	for _, p := range sortedKeys(t.Rolls) {
-		if _, ok := seated[p]; !ok {
-			add("rolls."+p, "docs/rules.md#4-placement-at-a-table", "die roll for %q, who is not seated at this table", p)
-		}
-		if v := t.Rolls[p]; v < 1 || v > 6 {
-			add("rolls."+p, "docs/rules.md#4-placement-at-a-table", "die roll %d must be 1 to 6", v)
+		if x := v.t.Penalties[p]; x <= 0 {
+			v.add("penalties."+p, "docs/rules.md#10-sanctions", "table-points penalty %d must be positive", x)
 		}
 	}
-	return errors.Join(errs...)
+	for _, p := range sortedKeys(v.t.Rolls) {
+		if _, ok := v.seated[p]; !ok {
+			v.add("rolls."+p, "docs/rules.md#4-placement-at-a-table", "die roll for %q, who is not seated at this table", p)
+		}
+		if x := v.t.Rolls[p]; x < 1 || x > 6 {
+			v.add("rolls."+p, "docs/rules.md#4-placement-at-a-table", "die roll %d must be 1 to 6", x)
+		}
+	}
 }
 
 func sortedKeys(m map[string]int) []string {

@@ -5,6 +5,8 @@ import (
 	"os"
 	"slices"
 	"testing"
+
+	"github.com/referto/referto/events"
 )
 
 // vectorsPath is the project's copy of the reference vectors for placement,
@@ -21,10 +23,10 @@ type vectorFile struct {
 type tableVector struct {
 	Name  string `json:"name"`
 	Rules struct {
-		Formula  string `json:"formula"`
-		TieChain string `json:"tie_chain"`
-		TieAtTop string `json:"tie_at_top"`
-		Bonus    int    `json:"bonus"`
+		Formula  events.Formula `json:"formula"`
+		TieChain string         `json:"tie_chain"`
+		TieAtTop string         `json:"tie_at_top"`
+		Bonus    int            `json:"bonus"`
 	} `json:"rules"`
 	Table struct {
 		Players   []Seat         `json:"players"`
@@ -41,10 +43,10 @@ type tableVector struct {
 type standVector struct {
 	Name  string `json:"name"`
 	Rules struct {
-		Formula  string `json:"formula"`
-		Tiebreak string `json:"tiebreak"`
-		Discards int    `json:"discards"`
-		TieChain string `json:"tie_chain"`
+		Formula  events.Formula `json:"formula"`
+		Tiebreak string         `json:"tiebreak"`
+		Discards int            `json:"discards"`
+		TieChain string         `json:"tie_chain"`
 	} `json:"rules"`
 	Games []struct {
 		Player     string `json:"player"`
