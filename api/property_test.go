@@ -151,12 +151,22 @@ func (s *stack) rollOnce(tour, view, token string, rng *rand.Rand) int {
 			groups[r.TieGroup] = append(groups[r.TieGroup], r.Player)
 		}
 	}
+	// One tie as a roll of its own; several at once, as the arbiters roll
+	// them at one call.
+	var ties []map[string]any
 	for _, g := range order {
 		rolls := make([]int, len(groups[g]))
 		for i := range rolls {
 			rolls[i] = 1 + rng.IntN(6)
 		}
-		s.must(201, "POST", "/v1/tournaments/"+tour+"/commands", token, map[string]any{"type": "RecordTieBreakRoll", "players": groups[g], "rolls": rolls})
+		ties = append(ties, map[string]any{"players": groups[g], "rolls": rolls})
+	}
+	switch len(ties) {
+	case 0:
+	case 1:
+		s.must(201, "POST", "/v1/tournaments/"+tour+"/commands", token, map[string]any{"type": "RecordTieBreakRoll", "players": ties[0]["players"], "rolls": ties[0]["rolls"]})
+	default:
+		s.must(201, "POST", "/v1/tournaments/"+tour+"/commands", token, map[string]any{"type": "RecordTieBreakRoll", "ties": ties})
 	}
 	return len(order)
 }

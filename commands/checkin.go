@@ -304,32 +304,67 @@ func samePlayers(a, b []string) bool {
 // standings (rur-2015 art. 1). The players must be exactly one tie.
 type RecordTieBreakRoll struct {
 	typed
+	Players []string `json:"players,omitempty"`
+	Rolls   []int    `json:"rolls,omitempty"`
+	// Ties records several ties' rolls at once, each as Players and Rolls
+	// would: what the arbiters roll at one call (every tie at a cut), in one
+	// commit and one decision. It is given instead of Players and Rolls.
+	Ties []TieRoll `json:"ties,omitempty"`
+}
+
+// TieRoll is one tie's die rolls: Rolls[i] is what Players[i] rolled.
+type TieRoll struct {
 	Players []string `json:"players"`
 	Rolls   []int    `json:"rolls"`
 }
 
 func (*RecordTieBreakRoll) CommandType() string { return "RecordTieBreakRoll" }
 
+// ties returns the ties the command records, in the order given.
+func (c *RecordTieBreakRoll) ties() []TieRoll {
+	if len(c.Ties) > 0 {
+		return c.Ties
+	}
+	return []TieRoll{{Players: c.Players, Rolls: c.Rolls}}
+}
+
 func (c *RecordTieBreakRoll) Check() error {
+	if len(c.Ties) > 0 && (c.Players != nil || c.Rolls != nil) {
+		return fieldErr("ties", "give either players and rolls, one tie, or ties, several: not both")
+	}
+	if c.Ties != nil && len(c.Ties) == 0 {
+		return fieldErr("ties", "list at least one tie")
+	}
+	if len(c.Ties) > 1000 {
+		return fieldErr("ties", "at most 1000 ties in one command, not %d", len(c.Ties))
+	}
 	var errs []error
-	if len(c.Players) < 2 {
-		errs = append(errs, fieldErr("players", "a roll is between at least two tied players"))
-	}
-	if len(c.Rolls) != len(c.Players) {
-		errs = append(errs, fieldErr("rolls", "one roll per player: %d players, %d rolls", len(c.Players), len(c.Rolls)))
-	}
-	seen := map[string]bool{}
-	for i, p := range c.Players {
-		if err := checkID(fmt.Sprintf("players[%d]", i), p); err != nil {
-			errs = append(errs, err)
-		} else if seen[p] {
-			errs = append(errs, fieldErr(fmt.Sprintf("players[%d]", i), "%s listed twice", p))
+	inTie := map[string]int{}
+	for k, tie := range c.ties() {
+		at := ""
+		if len(c.Ties) > 0 {
+			at = fmt.Sprintf("ties[%d].", k)
 		}
-		seen[p] = true
-	}
-	for i, r := range c.Rolls {
-		if r < 1 || r > 6 {
-			errs = append(errs, fieldErr(fmt.Sprintf("rolls[%d]", i), "a die shows 1 to 6, not %d", r))
+		if len(tie.Players) < 2 {
+			errs = append(errs, fieldErr(at+"players", "a roll is between at least two tied players"))
+		}
+		if len(tie.Rolls) != len(tie.Players) {
+			errs = append(errs, fieldErr(at+"rolls", "one roll per player: %d players, %d rolls", len(tie.Players), len(tie.Rolls)))
+		}
+		for i, p := range tie.Players {
+			if err := checkID(fmt.Sprintf("%splayers[%d]", at, i), p); err != nil {
+				errs = append(errs, err)
+			} else if j, seen := inTie[p]; seen && j == k {
+				errs = append(errs, fieldErr(fmt.Sprintf("%splayers[%d]", at, i), "%s listed twice", p))
+			} else if seen {
+				errs = append(errs, fieldErr(fmt.Sprintf("%splayers[%d]", at, i), "%s is also in ties[%d]: a player is in one tie", p, j))
+			}
+			inTie[p] = k
+		}
+		for i, r := range tie.Rolls {
+			if r < 1 || r > 6 {
+				errs = append(errs, fieldErr(fmt.Sprintf("%srolls[%d]", at, i), "a die shows 1 to 6, not %d", r))
+			}
 		}
 	}
 	return errors.Join(errs...)
@@ -337,21 +372,34 @@ func (c *RecordTieBreakRoll) Check() error {
 
 func (c *RecordTieBreakRoll) decide(t *projections.Tournament, _ Input) ([]events.Event, error) {
 	groups, sigs := t.TiesAwaitingRoll()
-	for _, g := range groups {
-		if samePlayers(g, c.Players) {
-			ev := events.TieBreakRolled{Players: slices.Clone(c.Players), Rolls: slices.Clone(c.Rolls)}
-			for _, p := range c.Players {
-				ev.Signatures = append(ev.Signatures, sigs[p])
-			}
-			return []events.Event{ev}, nil
+	var out []events.Event
+	for k, tie := range c.ties() {
+		i := slices.IndexFunc(groups, func(g []string) bool { return samePlayers(g, tie.Players) })
+		if i < 0 {
+			return nil, notATie(tie.Players, groups, k, len(c.Ties) > 0)
 		}
+		ev := events.TieBreakRolled{Players: slices.Clone(tie.Players), Rolls: slices.Clone(tie.Rolls)}
+		for _, p := range tie.Players {
+			ev.Signatures = append(ev.Signatures, sigs[p])
+		}
+		out = append(out, ev)
 	}
+	return out, nil
+}
+
+// notATie refuses a roll whose players are not one tie awaiting a roll,
+// listing the ties that are.
+func notATie(players []string, groups [][]string, k int, several bool) error {
 	var desc []string
 	for _, g := range groups {
 		desc = append(desc, strings.Join(g, "/"))
 	}
 	if len(desc) == 0 {
-		return nil, ruleErr("rur-2015 art. 1", "no tie in the standings needs a die roll")
+		return ruleErr("rur-2015 art. 1", "no tie in the standings needs a die roll")
 	}
-	return nil, ruleErr("rur-2015 art. 1", "%s are not one unresolved tie; ties awaiting a roll: %s", strings.Join(c.Players, ", "), strings.Join(desc, "; "))
+	which := strings.Join(players, ", ")
+	if several {
+		which = fmt.Sprintf("ties[%d] (%s)", k, which)
+	}
+	return ruleErr("rur-2015 art. 1", "%s are not one unresolved tie; ties awaiting a roll: %s", which, strings.Join(desc, "; "))
 }

@@ -224,14 +224,23 @@ func (g *generator) run(players, rounds int) error {
 		if len(ties) == 0 || attempt > 10 {
 			return fmt.Errorf("PublishClassification: %w", err)
 		}
+		// Every tie at once, as the arbiters roll them at one call: one
+		// decision instead of one a tie, each ranking tens of thousands of
+		// players.
+		roll := &commands.RecordTieBreakRoll{}
 		for _, group := range ties {
 			rolls := make([]int, len(group))
 			for i := range rolls {
 				rolls[i] = 1 + g.rng.IntN(6)
 			}
-			if err := g.must(genArbiter, &commands.RecordTieBreakRoll{Players: group, Rolls: rolls}); err != nil {
+			roll.Ties = append(roll.Ties, commands.TieRoll{Players: group, Rolls: rolls})
+		}
+		for len(roll.Ties) > 0 {
+			n := min(len(roll.Ties), 1000)
+			if err := g.must(genArbiter, &commands.RecordTieBreakRoll{Ties: roll.Ties[:n]}); err != nil {
 				return err
 			}
+			roll.Ties = roll.Ties[n:]
 		}
 	}
 }
