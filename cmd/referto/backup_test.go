@@ -19,6 +19,7 @@ import (
 
 	"github.com/referto/referto/api"
 	"github.com/referto/referto/commands/ledger"
+	"github.com/referto/referto/commands/ledger/backup"
 	"github.com/referto/referto/events/jetstream"
 )
 
@@ -60,21 +61,21 @@ func bkJSON(t *testing.T, url string) any {
 	return v
 }
 
-func readManifest(t *testing.T, file string) api.BackupManifest {
+func readManifest(t *testing.T, file string) backup.Manifest {
 	t.Helper()
 	f, err := os.Open(file)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	b, err := api.ReadBackup(f, nil)
+	b, err := backup.Read(f, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return b.Manifest
 }
 
-func (m manifestView) tournament(t *testing.T, id string) api.BackupTournament {
+func (m manifestView) tournament(t *testing.T, id string) backup.Tournament {
 	t.Helper()
 	for _, x := range m.Tournaments {
 		if x.ID == id {
@@ -82,10 +83,10 @@ func (m manifestView) tournament(t *testing.T, id string) api.BackupTournament {
 		}
 	}
 	t.Fatalf("the manifest lists no tournament %s: %+v", id, m.Tournaments)
-	return api.BackupTournament{}
+	return backup.Tournament{}
 }
 
-type manifestView struct{ api.BackupManifest }
+type manifestView struct{ backup.Manifest }
 
 // TestBackupWhileServingRestoresTheSameLedger backs up a demo Raduno from
 // the server running on it while another tournament takes registrations,
@@ -105,7 +106,7 @@ func TestBackupWhileServingRestoresTheSameLedger(t *testing.T) {
 		t.Fatal(err)
 	}
 	orig := startChild(t, data)
-	if si, ok := readServeInfo(ledger.Layout{Dir: data}); !ok || si.URL != orig.url {
+	if si, ok := (ledger.Layout{Dir: data}).Announced(); !ok || si.URL != orig.url {
 		t.Fatalf("serve.json: %+v, %v; want the URL %s", si, ok, orig.url)
 	}
 
@@ -390,8 +391,8 @@ func TestRestoreRefusesWhatItCannotTrust(t *testing.T) {
 		{"a byte changed in the snapshot", flip(part + len(partData)/2), "damaged"},
 		{"a byte changed in the signing key", flip(bytes.Index(whole, keyData) + 20), "keys/checkpoint.key is damaged"},
 		{"not a backup", []byte(strings.Repeat("referto\n", 400)), "not a complete referto backup"},
-		{"roots that are not the log's", rewriteManifest(t, whole, func(m *api.BackupManifest) { m.Tournaments[0].Root[0] ^= 1 }), "the Merkle root of the"},
-		{"a sequence the log does not end at", rewriteManifest(t, whole, func(m *api.BackupManifest) { m.Tournaments[0].LastStreamSeq-- }), "up to stream sequence"},
+		{"roots that are not the log's", rewriteManifest(t, whole, func(m *backup.Manifest) { m.Tournaments[0].Root[0] ^= 1 }), "the Merkle root of the"},
+		{"a sequence the log does not end at", rewriteManifest(t, whole, func(m *backup.Manifest) { m.Tournaments[0].LastStreamSeq-- }), "up to stream sequence"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -441,7 +442,7 @@ func entryOf(t *testing.T, whole []byte, name string) (int, []byte) {
 
 // rewriteManifest returns the backup with its manifest changed, every
 // checksum left intact: what only the restored log can contradict.
-func rewriteManifest(t *testing.T, whole []byte, change func(*api.BackupManifest)) []byte {
+func rewriteManifest(t *testing.T, whole []byte, change func(*backup.Manifest)) []byte {
 	t.Helper()
 	var out bytes.Buffer
 	tw := tar.NewWriter(&out)
@@ -459,7 +460,7 @@ func rewriteManifest(t *testing.T, whole []byte, change func(*api.BackupManifest
 			t.Fatal(err)
 		}
 		if hdr.Name == "manifest.json" {
-			var m api.BackupManifest
+			var m backup.Manifest
 			if err := json.Unmarshal(b, &m); err != nil {
 				t.Fatal(err)
 			}

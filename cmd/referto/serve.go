@@ -162,7 +162,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()
 	// Say where this server answers, for `referto backup --data`.
-	if removeInfo, err := writeServeInfo(layout, ln.Addr()); err != nil {
+	if removeInfo, err := layout.Announce(ln.Addr()); err != nil {
 		logger.Warn("cannot write "+layout.ServeInfo(), "err", err)
 	} else {
 		defer removeInfo()
