@@ -147,22 +147,25 @@ func (c *Client) open(ctx context.Context, r request) (*http.Response, error) {
 	}
 }
 
-// do sends r and decodes the JSON answer into out (when not nil); it
-// returns the answer's header.
+// do sends r and decodes the JSON answer into out, or reads it through
+// when out is nil; it returns the answer's header.
 func (c *Client) do(ctx context.Context, r request, out any) (http.Header, error) {
 	res, err := c.open(ctx, r)
 	if err != nil {
 		return nil, err
 	}
 	defer res.Body.Close()
+	if out == nil {
+		// Read through, for the connection's reuse, without keeping it.
+		_, err := io.Copy(io.Discard, res.Body)
+		return res.Header, err
+	}
 	b, err := io.ReadAll(res.Body)
 	if err != nil {
 		return nil, err
 	}
-	if out != nil {
-		if err := json.Unmarshal(b, out); err != nil {
-			return nil, fmt.Errorf("%s %s: %w", r.method, r.path, err)
-		}
+	if err := json.Unmarshal(b, out); err != nil {
+		return nil, fmt.Errorf("%s %s: %w", r.method, r.path, err)
 	}
 	return res.Header, nil
 }

@@ -56,7 +56,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	case "restore":
 		return restoreCmd(ctx, args[1:], stdout, stderr)
 	case "bench":
-		return bench(ctx, args[1:], stdout, stderr)
+		return benchCmd(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil
