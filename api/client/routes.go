@@ -226,7 +226,7 @@ func (c *Client) Export(ctx context.Context, t string) (*Export, error) {
 	note, err := base64.StdEncoding.DecodeString(res.Header.Get(CheckpointHeader))
 	if err != nil {
 		res.Body.Close()
-		return nil, fmt.Errorf("export: the %s header is not base64: %w", CheckpointHeader, err)
+		return nil, fmt.Errorf("the %s header is not base64: %w", CheckpointHeader, err)
 	}
 	return &Export{Body: res.Body, Checkpoint: note, Events: res.Header.Get("Referto-Events"), Size: res.ContentLength}, nil
 }

@@ -42,7 +42,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	case "serve":
 		return serve(ctx, args[1:], getenv, stdout, stderr)
 	case "demo":
-		return demo(ctx, args[1:], stdout, stderr)
+		return demoCmd(ctx, args[1:], stdout, stderr)
 	case "export":
 		return export(ctx, args[1:], getenv, stdout, stderr)
 	case "verify":

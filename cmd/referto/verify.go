@@ -1,0 +1,263 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/mod/sumdb/note"
+
+	"github.com/referto/referto/replay"
+)
+
+func flagErr(err error) error {
+	if errors.Is(err, flag.ErrHelp) {
+		return nil
+	}
+	return err
+}
+
+// openLog opens an export for one pass, with a progress bar by bytes.
+func openLog(path string, stderr io.Writer) (*replay.Scanner, func(), error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	prog := newProgress(stderr, fi.Size(), "read", true)
+	return replay.NewScanner(f, prog.Add), func() { prog.Done(); f.Close() }, nil
+}
+
+// openTournament streams a tournament's log from a data directory as an
+// export, with a progress bar by events.
+func openTournament(ctx context.Context, dir, t string, stderr io.Writer) (*replay.Scanner, func(), error) {
+	lg, closeLog, err := openData(ctx, dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	last, err := lg.LastSubjectSeq(ctx, t)
+	if err != nil {
+		closeLog()
+		return nil, nil, err
+	}
+	prog := newProgress(stderr, int64(last), "read", false)
+	pr, pw := io.Pipe()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_, err := replay.Export(ctx, lg, t, pw, replay.ExportOptions{Progress: prog.Add})
+		pw.CloseWithError(err)
+	}()
+	return replay.NewScanner(pr, nil), func() {
+		pr.Close() // a reader that stopped early ends the stream
+		<-done
+		prog.Done()
+		closeLog()
+	}, nil
+}
+
+// errVerify is a failed verification: the report has been printed.
+var errVerify = errors.New("verification failed")
+
+func verify(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("verify", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	logPath := fs.String("log", "", "the exported log (NDJSON), required")
+	cpPath := fs.String("checkpoint", "", "the signed checkpoint given with it (default: LOG's name with .checkpoint for .ndjson, if it exists)")
+	key := fs.String("key", "", "the trusted verifier key, or a file holding it (as served at GET /v1/keys)")
+	if err := parseFlags(fs, args); err != nil {
+		return flagErr(err)
+	}
+	if *logPath == "" {
+		fmt.Fprintln(stderr, "verify needs --log")
+		return errUsage
+	}
+	start := time.Now()
+	var o replay.VerifyOptions
+	// Beside the log: export writes LOG.checkpoint; exports made before
+	// it did wrote LOG's name with .checkpoint for .ndjson.
+	for _, beside := range []string{*logPath + ".checkpoint", strings.TrimSuffix(*logPath, ".ndjson") + ".checkpoint"} {
+		if _, err := os.Stat(beside); *cpPath == "" && beside != *logPath && err == nil {
+			*cpPath = beside
+			fmt.Fprintf(stdout, "checkpoint: %s\n", beside)
+		}
+	}
+	if *cpPath != "" {
+		b, err := os.ReadFile(*cpPath)
+		if err != nil {
+			return err
+		}
+		o.Checkpoint = b
+	}
+	if *key != "" {
+		v, err := readVerifierKey(*key)
+		if err != nil {
+			return err
+		}
+		o.Verifier = v
+	}
+	sc, closeLog, err := openLog(*logPath, stderr)
+	if err != nil {
+		return err
+	}
+	rep := replay.Verify(sc, o)
+	closeLog()
+	failures := 0
+	for _, c := range rep.Checks {
+		mark := "ok  "
+		if !c.OK {
+			mark = "FAIL"
+			failures++
+		}
+		fmt.Fprintf(stdout, "%s %s%s\n", mark, where(c, ": "), c.What)
+	}
+	first, bad := rep.First()
+	switch {
+	case rep.Unsigned && failures == 1:
+		fmt.Fprintf(stdout, "verdict: NOT VERIFIED: %s agrees with itself and with the checkpoints, but no trusted key was given to check who signed them (--key)\n", *logPath)
+		return errVerify
+	case bad:
+		at := where(first, "")
+		if at == "" {
+			at = "the log"
+		}
+		fmt.Fprintf(stdout, "verdict: FAILED at %s of %s: %s\n", strings.TrimSpace(at), *logPath, first.What)
+		return errVerify
+	}
+	fmt.Fprintf(stdout, "verdict: OK (%d events, %s)\n", sc.Line(), time.Since(start).Round(time.Millisecond))
+	return nil
+}
+
+// readVerifierKey reads verify's --key: the verifier key itself, or a file
+// holding it, or a file holding a GET /v1/keys answer ({"checkpoint": key}).
+func readVerifierKey(arg string) (note.Verifier, error) {
+	k := arg
+	if b, err := os.ReadFile(arg); err == nil {
+		k = strings.TrimSpace(string(b))
+		var answer struct {
+			Checkpoint string `json:"checkpoint"`
+		}
+		if strings.HasPrefix(k, "{") {
+			if err := json.Unmarshal([]byte(k), &answer); err != nil || answer.Checkpoint == "" {
+				return nil, fmt.Errorf("--key %s: a JSON file but not a GET /v1/keys answer (no \"checkpoint\" key)", arg)
+			}
+			k = answer.Checkpoint
+		}
+	}
+	v, err := note.NewVerifier(strings.TrimSpace(k))
+	if err != nil {
+		return nil, fmt.Errorf("--key %s: not a verifier key (as GET /v1/keys serves it: name+hash+key), nor a file holding one or that answer: %v", arg, err)
+	}
+	return v, nil
+}
+
+// where names the line or lines a check concerns, followed by sep; "" for
+// the whole log.
+func where(c replay.Check, sep string) string {
+	switch {
+	case c.Upto > 0 && c.Upto != c.Line:
+		return fmt.Sprintf("lines %d..%d%s", c.Line, c.Upto, sep)
+	case c.Line > 0:
+		return fmt.Sprintf("line %d%s", c.Line, sep)
+	}
+	return ""
+}
+
+func replayCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	data := fs.String("data", "", "data directory of a stopped referto")
+	logPath := fs.String("log", "", "an exported log (NDJSON)")
+	t := fs.String("tournament", "", "tournament id (required with --data)")
+	at := fs.Uint64("at", 0, "print the tournament as it stood after this event (default: the end)")
+	diff := fs.String("diff", "", "A..B: what changed between events A and B")
+	whatIf := fs.String("what-if", "", "a JSON file of corrections (RecordResult, RevokeSanction, ImposeSanction payloads) to apply in memory")
+	top := fs.Int("top", 40, "rows of standings and classification to print")
+	if err := parseFlags(fs, args); err != nil {
+		return flagErr(err)
+	}
+	if (*data == "") == (*logPath == "") || *data != "" && *t == "" {
+		fmt.Fprintln(stderr, "replay needs exactly one of --data (with --tournament) and --log")
+		return errUsage
+	}
+	// Understand the request before reading the log.
+	if *top < 1 {
+		return fmt.Errorf("--top %d: want at least 1 row", *top)
+	}
+	if *diff != "" && (*whatIf != "" || *at != 0) {
+		fmt.Fprintln(stderr, "--diff compares two points of the log as recorded: it takes neither --at nor --what-if")
+		return errUsage
+	}
+	var from, to uint64
+	if *diff != "" {
+		a, b, ok := strings.Cut(*diff, "..")
+		var err1, err2 error
+		from, err1 = strconv.ParseUint(a, 10, 64)
+		to, err2 = strconv.ParseUint(b, 10, 64)
+		if !ok || err1 != nil || err2 != nil || from >= to {
+			return fmt.Errorf("--diff %q: want A..B, two events with A < B", *diff)
+		}
+	}
+	var corr []json.RawMessage
+	if *whatIf != "" {
+		b, err := os.ReadFile(*whatIf)
+		if err != nil {
+			return err
+		}
+		if corr, err = replay.ParseCorrections(b); err != nil {
+			return fmt.Errorf("%s: %w", *whatIf, err)
+		}
+	}
+
+	var sc *replay.Scanner
+	var closeLog func()
+	var err error
+	if *logPath != "" {
+		sc, closeLog, err = openLog(*logPath, stderr)
+	} else {
+		sc, closeLog, err = openTournament(ctx, *data, *t, stderr)
+	}
+	if err != nil {
+		return err
+	}
+	defer closeLog()
+	var show func(io.Writer)
+	switch {
+	case *diff != "":
+		d, err := replay.Diff(sc, from, to)
+		if err != nil {
+			return err
+		}
+		show = d.Print
+	case *whatIf != "":
+		res, err := replay.WhatIf(sc, *at, corr)
+		if err != nil {
+			return err
+		}
+		show = res.Print
+	default:
+		st, err := replay.Fold(sc, *at)
+		if err != nil {
+			return err
+		}
+		show = func(w io.Writer) { replay.PrintState(w, st, *top) }
+	}
+	if *t != "" && sc.Tournament() != *t {
+		return fmt.Errorf("%s holds tournament %s, not %s", *logPath, sc.Tournament(), *t)
+	}
+	w := bufio.NewWriter(stdout)
+	show(w)
+	return w.Flush()
+}
