@@ -129,3 +129,20 @@ func Receive(r io.Reader, w io.Writer, signed []byte, announced string) (uint64,
 	}
 	return tree.Size(), nil
 }
+
+// ScanTournament reads tournament t from a log as an export (Export into
+// a Scanner), for what reads a data directory rather than a file. stop
+// ends the reading, whether or not the scan reached the end.
+func ScanTournament(ctx context.Context, lg ExportLog, t string, progress func(events int)) (sc *Scanner, stop func()) {
+	pr, pw := io.Pipe()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_, err := Export(ctx, lg, t, pw, ExportOptions{Progress: progress})
+		pw.CloseWithError(err)
+	}()
+	return NewScanner(pr, nil), func() {
+		pr.Close() // a reader that stopped early ends the export
+		<-done
+	}
+}

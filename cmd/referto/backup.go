@@ -1,22 +1,19 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
 	"syscall"
 	"time"
 
-	apiclient "github.com/referto/referto/api/client"
+	"github.com/referto/referto/api/client"
 	"github.com/referto/referto/commands/ledger"
 	"github.com/referto/referto/commands/ledger/backup"
-	"github.com/referto/referto/events/checkpoint"
 )
 
 func backupCmd(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
@@ -65,7 +62,7 @@ meanwhile; otherwise DIR is read directly. FILE appears only once the backup is 
 		}
 		return err
 	}, func(b *backup.Archive) error {
-		if err := sameKey(layout, b); from != "" && err != nil {
+		if err := b.SameKey(layout); from != "" && err != nil {
 			return fmt.Errorf("%w: the server at %s does not run on %s", err, from, *data)
 		}
 		return nil
@@ -84,27 +81,10 @@ meanwhile; otherwise DIR is read directly. FILE appears only once the backup is 
 	return nil
 }
 
-// sameKey checks that a backup carries the verifier key of the layout's
-// directory (when it has one): a port named by a stale serve.json may now
-// belong to another server.
-func sameKey(layout ledger.Layout, b *backup.Archive) error {
-	if layout.Dir == "" {
-		return nil
-	}
-	want, err := os.ReadFile(layout.CheckpointPub())
-	if err != nil {
-		return nil
-	}
-	if got, ok := b.Key(checkpoint.VerifierFile); ok && bytes.Equal(got, want) {
-		return nil
-	}
-	return fmt.Errorf("the backup's checkpoint key is not the one in %s", layout.CheckpointPub())
-}
-
 // backupURL asks a running server for its backup.
 func backupURL(ctx context.Context, base, token string, w io.Writer) error {
-	err := (&apiclient.Client{Base: base, Token: token, HTTP: apiclient.BackupHTTP()}).Backup(ctx, w)
-	var p *apiclient.Problem
+	err := (&client.Client{Base: base, Token: token, HTTP: client.BackupHTTP()}).Backup(ctx, w)
+	var p *client.Problem
 	if errors.As(err, &p) && p.Status == 401 && token == "" {
 		return fmt.Errorf("backup: the server at %s runs on this directory: ask it with the administrator's token (--token or REFERTO_ADMIN_TOKEN)", base)
 	}

@@ -2,13 +2,10 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"runtime"
-	"runtime/pprof"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -20,7 +17,7 @@ import (
 // benchCmd measures referto against the storage underneath it (package
 // bench) and prints the figures as they come and the table at the end.
 func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	o, profiles, err := parseBench(args, stderr)
+	o, err := parseBench(args, stderr)
 	if err != nil {
 		return flagErr(err)
 	}
@@ -32,11 +29,6 @@ func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		defer os.RemoveAll(d)
 		o.Dir = d
 	}
-	stop, err := profiles.start(stderr)
-	if err != nil {
-		return err
-	}
-	defer stop()
 	o.Out = stdout
 	o.Progress = func(max int64, desc string) bench.Progress { return newProgress(stderr, max, desc, false) }
 	fmt.Fprintf(stdout, "referto bench: %d rounds per pair, interleaved; medians\n\n", o.Rounds)
@@ -53,9 +45,8 @@ func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	return w.Flush()
 }
 
-func parseBench(args []string, stderr io.Writer) (bench.Options, profiles, error) {
+func parseBench(args []string, stderr io.Writer) (bench.Options, error) {
 	var o bench.Options
-	var p profiles
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.IntVar(&o.Rounds, "rounds", 3, "rounds of each pair")
@@ -69,62 +60,24 @@ func parseBench(args []string, stderr io.Writer) (bench.Options, profiles, error
 	short := fs.Bool("short", false, "seconds, not minutes: small sizes, so that CI keeps the benchmarks from rotting (figures meaningless)")
 	fs.StringVar(&o.Dir, "dir", "", "where to keep the generated logs between runs (default: a temporary directory, removed)")
 	only := fs.String("only", strings.Join(bench.Pairs, ","), "the pairs to run, comma-separated")
-	fs.StringVar(&p.cpu, "cpuprofile", "", "write a CPU profile of the whole run to this file (go tool pprof)")
-	fs.StringVar(&p.mem, "memprofile", "", "write an allocation profile of the whole run to this file (go tool pprof -sample_index=alloc_space)")
+	fs.StringVar(&o.CPUProfile, "cpuprofile", "", "write a CPU profile of the whole run to this file (go tool pprof)")
+	fs.StringVar(&o.MemProfile, "memprofile", "", "write an allocation profile of the whole run to this file (go tool pprof -sample_index=alloc_space)")
 	if err := parseFlags(fs, args); err != nil {
-		return o, p, err
+		return o, err
 	}
 	if *short {
 		o.Rounds, o.Ingest, o.Events, o.Players, o.ReadFor, o.Rate = 2, 200, 3000, 60, 2*time.Second, 200
 	}
 	if o.Rounds < 1 || o.Ingest < 10 || o.Clients < 1 || o.Events < 1000 || o.Players < 16 || o.Rate < 1 || o.ReadFor <= 0 {
 		fmt.Fprintln(stderr, "bench needs --rounds ≥ 1, --ingest ≥ 10, --clients ≥ 1, --events ≥ 1000, --players ≥ 16, --rate ≥ 1, --read-for > 0")
-		return o, p, errUsage
+		return o, errUsage
 	}
 	for _, pair := range strings.Split(*only, ",") {
 		if pair = strings.TrimSpace(pair); !slices.Contains(bench.Pairs, pair) {
 			fmt.Fprintf(stderr, "bench: --only: unknown pair %q (%s)\n", pair, strings.Join(bench.Pairs, ", "))
-			return o, p, errUsage
+			return o, errUsage
 		}
 		o.Only = append(o.Only, pair)
 	}
-	return o, p, nil
-}
-
-// profiles are the profiles a bench run writes.
-type profiles struct{ cpu, mem string }
-
-// start starts the CPU profile; stop ends it and writes the allocation
-// profile.
-func (p profiles) start(stderr io.Writer) (stop func(), err error) {
-	var stops []func()
-	stop = func() {
-		for _, s := range slices.Backward(stops) {
-			s()
-		}
-	}
-	if p.cpu != "" {
-		f, err := os.Create(p.cpu)
-		if err != nil {
-			return nil, err
-		}
-		if err := pprof.StartCPUProfile(f); err != nil {
-			f.Close()
-			return nil, err
-		}
-		stops = append(stops, func() { pprof.StopCPUProfile(); f.Close() })
-	}
-	if p.mem != "" {
-		stops = append(stops, func() {
-			runtime.GC() // the profile counts what was allocated up to the last collection
-			f, err := os.Create(p.mem)
-			if err == nil {
-				err = errors.Join(pprof.Lookup("allocs").WriteTo(f, 0), f.Close())
-			}
-			if err != nil {
-				fmt.Fprintf(stderr, "bench: heap profile: %v\n", err)
-			}
-		})
-	}
-	return stop, nil
+	return o, nil
 }

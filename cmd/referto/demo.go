@@ -74,7 +74,7 @@ func demoCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	admin := hex.EncodeToString(tok)
-	node, handler, err := startNode(ctx, ledger.NodeOptions{Data: dir, Logger: slog.New(slog.DiscardHandler)}, api.TokenHash(admin))
+	node, a, err := api.Start(ctx, ledger.NodeOptions{Data: dir, Logger: slog.New(slog.DiscardHandler)}, api.Options{AdminTokenSHA256: api.TokenHash(admin)})
 	if err != nil {
 		return err
 	}
@@ -86,7 +86,7 @@ func demoCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return fmt.Errorf("--addr %s: %w", c.addr, err)
 	}
-	srv := api.HTTPServer(handler)
+	srv := api.HTTPServer(a.Handler())
 	go func() { _ = srv.Serve(ln) }()
 	defer func() {
 		sctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)

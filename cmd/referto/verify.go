@@ -13,8 +13,7 @@ import (
 	"strings"
 	"time"
 
-	"golang.org/x/mod/sumdb/note"
-
+	"github.com/referto/referto/events/checkpoint"
 	"github.com/referto/referto/replay"
 )
 
@@ -53,19 +52,8 @@ func openTournament(ctx context.Context, dir, t string, stderr io.Writer) (*repl
 		return nil, nil, err
 	}
 	prog := newProgress(stderr, int64(last), "read", false)
-	pr, pw := io.Pipe()
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		_, err := replay.Export(ctx, lg, t, pw, replay.ExportOptions{Progress: prog.Add})
-		pw.CloseWithError(err)
-	}()
-	return replay.NewScanner(pr, nil), func() {
-		pr.Close() // a reader that stopped early ends the stream
-		<-done
-		prog.Done()
-		closeLog()
-	}, nil
+	sc, stop := replay.ScanTournament(ctx, lg, t, prog.Add)
+	return sc, func() { stop(); prog.Done(); closeLog() }, nil
 }
 
 // errVerify is a failed verification: the report has been printed.
@@ -102,9 +90,9 @@ func verify(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		o.Checkpoint = b
 	}
 	if *key != "" {
-		v, err := readVerifierKey(*key)
+		v, err := checkpoint.ReadVerifier(*key)
 		if err != nil {
-			return err
+			return fmt.Errorf("--key %s: %w", *key, err)
 		}
 		o.Verifier = v
 	}
@@ -114,65 +102,10 @@ func verify(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	rep := replay.Verify(sc, o)
 	closeLog()
-	failures := 0
-	for _, c := range rep.Checks {
-		mark := "ok  "
-		if !c.OK {
-			mark = "FAIL"
-			failures++
-		}
-		fmt.Fprintf(stdout, "%s %s%s\n", mark, where(c, ": "), c.What)
-	}
-	first, bad := rep.First()
-	switch {
-	case rep.Unsigned && failures == 1:
-		fmt.Fprintf(stdout, "verdict: NOT VERIFIED: %s agrees with itself and with the checkpoints, but no trusted key was given to check who signed them (--key)\n", *logPath)
-		return errVerify
-	case bad:
-		at := where(first, "")
-		if at == "" {
-			at = "the log"
-		}
-		fmt.Fprintf(stdout, "verdict: FAILED at %s of %s: %s\n", strings.TrimSpace(at), *logPath, first.What)
+	if !rep.Print(stdout, *logPath, sc.Line(), time.Since(start)) {
 		return errVerify
 	}
-	fmt.Fprintf(stdout, "verdict: OK (%d events, %s)\n", sc.Line(), time.Since(start).Round(time.Millisecond))
 	return nil
-}
-
-// readVerifierKey reads verify's --key: the verifier key itself, or a file
-// holding it, or a file holding a GET /v1/keys answer ({"checkpoint": key}).
-func readVerifierKey(arg string) (note.Verifier, error) {
-	k := arg
-	if b, err := os.ReadFile(arg); err == nil {
-		k = strings.TrimSpace(string(b))
-		var answer struct {
-			Checkpoint string `json:"checkpoint"`
-		}
-		if strings.HasPrefix(k, "{") {
-			if err := json.Unmarshal([]byte(k), &answer); err != nil || answer.Checkpoint == "" {
-				return nil, fmt.Errorf("--key %s: a JSON file but not a GET /v1/keys answer (no \"checkpoint\" key)", arg)
-			}
-			k = answer.Checkpoint
-		}
-	}
-	v, err := note.NewVerifier(strings.TrimSpace(k))
-	if err != nil {
-		return nil, fmt.Errorf("--key %s: not a verifier key (as GET /v1/keys serves it: name+hash+key), nor a file holding one or that answer: %v", arg, err)
-	}
-	return v, nil
-}
-
-// where names the line or lines a check concerns, followed by sep; "" for
-// the whole log.
-func where(c replay.Check, sep string) string {
-	switch {
-	case c.Upto > 0 && c.Upto != c.Line:
-		return fmt.Sprintf("lines %d..%d%s", c.Line, c.Upto, sep)
-	case c.Line > 0:
-		return fmt.Sprintf("line %d%s", c.Line, sep)
-	}
-	return ""
 }
 
 func replayCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {

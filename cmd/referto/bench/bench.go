@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -9,6 +10,8 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/pprof"
 	"time"
 
 	"github.com/referto/referto/api"
@@ -42,6 +45,10 @@ type Options struct {
 	// Progress, when set, makes a progress report for generating a log of
 	// max events.
 	Progress func(max int64, desc string) Progress
+	// CPUProfile and MemProfile, when set, are where the run's CPU profile
+	// (go tool pprof) and allocation profile (go tool pprof
+	// -sample_index=alloc_space) are written.
+	CPUProfile, MemProfile string
 }
 
 // Progress reports the advance of a long job.
@@ -61,11 +68,16 @@ type Row struct {
 // Pebble (or SHA-256) figure for the same work, interleaved round by round
 // (A B, then B A, …) so that drift in the machine falls on both, with the
 // medians and their ratio. It returns the table's rows.
-func Run(ctx context.Context, o Options) ([]Row, error) {
+func Run(ctx context.Context, o Options) (rows []Row, err error) {
 	b := &bencher{ctx: ctx, o: o, out: o.Out}
 	if b.out == nil {
 		b.out = io.Discard
 	}
+	stop, err := o.profile()
+	if err != nil {
+		return nil, err
+	}
+	defer func() { err = errors.Join(err, stop()) }()
 	run := map[string]bool{}
 	for _, p := range o.Only {
 		run[p] = true
@@ -97,6 +109,37 @@ func Run(ctx context.Context, o Options) ([]Row, error) {
 		}
 	}
 	return b.rows, nil
+}
+
+// profile starts the CPU profile; stop ends it and writes the allocation
+// profile.
+func (o Options) profile() (stop func() error, err error) {
+	stopCPU := func() error { return nil }
+	if o.CPUProfile != "" {
+		f, err := os.Create(o.CPUProfile)
+		if err != nil {
+			return nil, err
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			f.Close()
+			return nil, err
+		}
+		stopCPU = func() error { pprof.StopCPUProfile(); return f.Close() }
+	}
+	return func() error {
+		if o.MemProfile == "" {
+			return stopCPU()
+		}
+		runtime.GC() // the profile counts what was allocated up to the last collection
+		f, err := os.Create(o.MemProfile)
+		if err == nil {
+			err = errors.Join(pprof.Lookup("allocs").WriteTo(f, 0), f.Close())
+		}
+		if err != nil {
+			err = fmt.Errorf("bench: heap profile: %w", err)
+		}
+		return errors.Join(err, stopCPU())
+	}, nil
 }
 
 // logs rebuilds and verifies the generated logs.
@@ -163,16 +206,12 @@ const benchAdmin = "bench-admin"
 // serve starts a node on data with the API over it, waits until it is
 // ready and serves it on 127.0.0.1 until stop.
 func (b *bencher) serve(data string) (*ledger.Node, string, func(), error) {
-	logger := slog.New(slog.DiscardHandler)
-	metrics := api.NewMetrics()
-	node, err := ledger.StartNode(b.ctx, ledger.NodeOptions{Data: data, Logger: logger, Observer: metrics})
+	node, a, err := api.Start(b.ctx, ledger.NodeOptions{Data: data, Logger: slog.New(slog.DiscardHandler)},
+		api.Options{AdminTokenSHA256: api.TokenHash(benchAdmin)})
 	if err != nil {
 		return nil, "", nil, err
 	}
-	a, err := api.New(api.Options{Node: node, AdminTokenSHA256: api.TokenHash(benchAdmin), Logger: logger, Metrics: metrics})
-	if err == nil {
-		err = node.Runner.WaitReady(b.ctx)
-	}
+	err = node.Runner.WaitReady(b.ctx)
 	var l net.Listener
 	if err == nil {
 		l, err = net.Listen("tcp", "127.0.0.1:0")

@@ -2,6 +2,7 @@ package backup
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -83,4 +84,19 @@ func (b *Archive) Key(name string) ([]byte, bool) {
 		}
 	}
 	return nil, false
+}
+
+// SameKey checks that the backup carries the verifier key of the layout's
+// directory, when it has one: that the server a backup was asked of runs
+// on that directory (a port a stale serve.json names may now be
+// another server's).
+func (b *Archive) SameKey(l ledger.Layout) error {
+	want, err := os.ReadFile(l.CheckpointPub())
+	if l.Dir == "" || err != nil {
+		return nil
+	}
+	if got, ok := b.Key(checkpoint.VerifierFile); ok && bytes.Equal(got, want) {
+		return nil
+	}
+	return fmt.Errorf("the backup's checkpoint key is not the one in %s", l.CheckpointPub())
 }
