@@ -241,7 +241,7 @@ func (c *Client) Backup(ctx context.Context, w io.Writer) error {
 	}
 	defer res.Body.Close()
 	if _, err := io.Copy(w, res.Body); err != nil {
-		return fmt.Errorf("backup: the transfer failed: %w", err)
+		return fmt.Errorf("the transfer failed: %w", err)
 	}
 	return nil
 }

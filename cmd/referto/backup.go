@@ -88,7 +88,10 @@ func backupURL(ctx context.Context, base, token string, w io.Writer) error {
 	if errors.As(err, &p) && p.Status == 401 && token == "" {
 		return fmt.Errorf("backup: the server at %s runs on this directory: ask it with the administrator's token (--token or REFERTO_ADMIN_TOKEN)", base)
 	}
-	return err
+	if err != nil {
+		return fmt.Errorf("backup: %w", err)
+	}
+	return nil
 }
 
 func restoreCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {

@@ -288,7 +288,7 @@ func TestBackupOfAStoppedDirectory(t *testing.T) {
 func streamOf(t *testing.T, dir string) []jetstream.Msg {
 	t.Helper()
 	ctx := context.Background()
-	lg, closeAll, err := openData(ctx, dir)
+	lg, closeAll, err := ledger.OpenLog(ctx, ledger.Layout{Dir: dir}, ledger.LogOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,12 +1,10 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"time"
@@ -14,8 +12,6 @@ import (
 	"github.com/referto/referto/api/client"
 	"github.com/referto/referto/commands/ledger"
 	"github.com/referto/referto/events/checkpoint"
-	"github.com/referto/referto/events/jetstream"
-	"github.com/referto/referto/projections/pebble"
 	"github.com/referto/referto/replay"
 )
 
@@ -39,7 +35,7 @@ func export(ctx context.Context, args []string, getenv func(string) string, stdo
 		*out = *t + ".ndjson"
 	}
 	if *cpOut == "" {
-		*cpOut = *out + ".checkpoint"
+		*cpOut = replay.CheckpointFile(*out)
 	}
 	// Absolute, so that what export says names the files wherever it ran.
 	for _, p := range []struct {
@@ -58,9 +54,7 @@ func export(ctx context.Context, args []string, getenv func(string) string, stdo
 	start := time.Now()
 	var n uint64
 	var note string
-	// Write beside the destinations and rename at the end, so a failed
-	// export never leaves a log or a checkpoint that looks complete.
-	err := writeFiles(*out, *cpOut, func(w io.Writer) (string, error) {
+	err := replay.WriteFiles(*out, *cpOut, func(w io.Writer) (string, error) {
 		var err error
 		if *url != "" {
 			n, note, err = exportURL(ctx, *url, *token, *t, w, stderr)
@@ -74,46 +68,6 @@ func export(ctx context.Context, args []string, getenv func(string) string, stdo
 	}
 	fmt.Fprintf(stdout, "exported %d events of %s to %s, signed checkpoint in %s (%s)\n", n, *t, *out, *cpOut, time.Since(start).Round(time.Millisecond))
 	return nil
-}
-
-// writeFiles writes the log fill writes to out and the checkpoint it
-// returns to cpOut (mode 0644), each synced beside its destination and
-// renamed into place only once both are whole.
-func writeFiles(out, cpOut string, fill func(io.Writer) (string, error)) error {
-	f, err := os.CreateTemp(filepath.Dir(out), filepath.Base(out)+".partial-*")
-	if err != nil {
-		return err
-	}
-	defer func() { f.Close(); os.Remove(f.Name()) }()
-	bw := bufio.NewWriterSize(f, 1<<20)
-	note, err := fill(bw)
-	if err == nil {
-		err = bw.Flush()
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if err != nil {
-		return err
-	}
-	cp, err := os.CreateTemp(filepath.Dir(cpOut), filepath.Base(cpOut)+".partial-*")
-	if err != nil {
-		return err
-	}
-	defer func() { cp.Close(); os.Remove(cp.Name()) }()
-	if _, err := cp.WriteString(note); err != nil {
-		return err
-	}
-	if err := cp.Sync(); err != nil {
-		return err
-	}
-	if err := os.Chmod(cp.Name(), 0o644); err != nil {
-		return err
-	}
-	if err := os.Rename(f.Name(), out); err != nil {
-		return err
-	}
-	return os.Rename(cp.Name(), cpOut)
 }
 
 // exportURL downloads a running server's export and keeps it only if every
@@ -143,7 +97,7 @@ func exportData(ctx context.Context, dir, t string, w io.Writer, stderr io.Write
 	if err != nil {
 		return 0, "", err
 	}
-	lg, closeLog, err := openData(ctx, dir)
+	lg, closeLog, err := ledger.OpenLog(ctx, ledger.Layout{Dir: dir}, ledger.LogOptions{})
 	if err != nil {
 		return 0, "", err
 	}
@@ -162,38 +116,20 @@ func exportData(ctx context.Context, dir, t string, w io.Writer, stderr io.Write
 	return cp.Size, note, err
 }
 
-// openData opens the log of a data directory no server runs on.
-func openData(ctx context.Context, dir string) (*jetstream.Log, func(), error) {
-	return ledger.OpenLog(ctx, ledger.Layout{Dir: dir}, ledger.LogOptions{})
-}
-
-// storedAnchor reads the tree head from the directory's projections. It
-// returns nil, with a warning, when there are none to compare against.
+// storedAnchor is the tree head the directory's projections recorded, or
+// nil, with a warning, when there is none to compare against.
 func storedAnchor(dir, t string, stderr io.Writer) (*replay.Anchor, error) {
-	pdir := ledger.Layout{Dir: dir}.Projections()
-	if _, err := os.Stat(pdir); err != nil {
+	layout := ledger.Layout{Dir: dir}
+	if _, err := os.Stat(layout.Projections()); err != nil {
 		fmt.Fprintf(stderr, "warning: %s has no projections; the exported log is signed without a cross-check\n", dir)
 		return nil, nil
 	}
-	st, err := pebble.Open(pdir, slog.New(slog.DiscardHandler))
-	if err != nil {
+	switch size, root, ok, err := layout.RecordedHead(t); {
+	case err != nil:
 		return nil, err
+	case ok:
+		return &replay.Anchor{Size: size, Root: root}, nil
 	}
-	defer st.Close()
-	ref, ok, err := st.LastCommit(t)
-	if err != nil || !ok {
-		if err == nil {
-			fmt.Fprintf(stderr, "warning: the projections in %s have not seen %s; the exported log is signed without a cross-check\n", dir, t)
-		}
-		return nil, err
-	}
-	root, err := checkpoint.RootAt(ref.Last, st.NodeGetter(t))
-	if err != nil {
-		return nil, err
-	}
-	return &replay.Anchor{Size: ref.Last, Root: root}, nil
+	fmt.Fprintf(stderr, "warning: the projections in %s have not seen %s; the exported log is signed without a cross-check\n", dir, t)
+	return nil, nil
 }
-
-type progressWriter struct{ p progress }
-
-func (w progressWriter) Write(b []byte) (int, error) { w.p.Add(len(b)); return len(b), nil }

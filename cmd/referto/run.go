@@ -80,3 +80,11 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 	}
 	return nil
 }
+
+// flagErr is a subcommand's answer to its flags' error: none for -h.
+func flagErr(err error) error {
+	if errors.Is(err, flag.ErrHelp) {
+		return nil
+	}
+	return err
+}

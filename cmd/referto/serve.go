@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -162,7 +163,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		defer removeInfo()
 	}
 	fmt.Fprintf(stdout, "referto listening on http://%s (data %s)\n", ln.Addr(), c.Data)
-	logger.Info("listening", "addr", ln.Addr().String(), "data", c.Data, "nats", natsDesc(c))
+	logger.Info("listening", "addr", ln.Addr().String(), "data", c.Data, "nats", cmp.Or(c.NATS, "embedded"))
 
 	select {
 	case <-ctx.Done():
@@ -190,13 +191,6 @@ func newLogger(w io.Writer, level slog.Level) *slog.Logger {
 		return slog.New(slog.NewTextHandler(w, opts))
 	}
 	return slog.New(slog.NewJSONHandler(w, opts))
-}
-
-func natsDesc(c serveConfig) string {
-	if c.NATS != "" {
-		return c.NATS
-	}
-	return "embedded"
 }
 
 // adminToken returns the hex SHA-256 of the administrator's token: from

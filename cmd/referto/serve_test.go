@@ -296,7 +296,7 @@ func compareWithRebuild(t *testing.T, dir string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	lg, closeAll, err := openData(ctx, dir)
+	lg, closeAll, err := ledger.OpenLog(ctx, ledger.Layout{Dir: dir}, ledger.LogOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

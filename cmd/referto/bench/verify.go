@@ -86,7 +86,7 @@ func (b *bencher) export(data, path string) error {
 	}
 	note, err := checkpoint.Sign(cp, keys.Signer)
 	if err == nil {
-		err = os.WriteFile(path+".checkpoint", []byte(note), 0o644)
+		err = os.WriteFile(replay.CheckpointFile(path), []byte(note), 0o644)
 	}
 	if err != nil {
 		return err
@@ -103,7 +103,7 @@ func verifyOptions(layout ledger.Layout, path string) (replay.VerifyOptions, err
 		o.Verifier, err = checkpoint.NewVerifier(string(pub))
 	}
 	if err == nil {
-		o.Checkpoint, err = os.ReadFile(path + ".checkpoint")
+		o.Checkpoint, err = os.ReadFile(replay.CheckpointFile(path))
 	}
 	return o, err
 }

@@ -13,16 +13,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/referto/referto/commands/ledger"
 	"github.com/referto/referto/events/checkpoint"
 	"github.com/referto/referto/replay"
 )
-
-func flagErr(err error) error {
-	if errors.Is(err, flag.ErrHelp) {
-		return nil
-	}
-	return err
-}
 
 // openLog opens an export for one pass, with a progress bar by bytes.
 func openLog(path string, stderr io.Writer) (*replay.Scanner, func(), error) {
@@ -42,7 +36,7 @@ func openLog(path string, stderr io.Writer) (*replay.Scanner, func(), error) {
 // openTournament streams a tournament's log from a data directory as an
 // export, with a progress bar by events.
 func openTournament(ctx context.Context, dir, t string, stderr io.Writer) (*replay.Scanner, func(), error) {
-	lg, closeLog, err := openData(ctx, dir)
+	lg, closeLog, err := ledger.OpenLog(ctx, ledger.Layout{Dir: dir}, ledger.LogOptions{})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -74,13 +68,9 @@ func verify(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	start := time.Now()
 	var o replay.VerifyOptions
-	// Beside the log: export writes LOG.checkpoint; exports made before
-	// it did wrote LOG's name with .checkpoint for .ndjson.
-	for _, beside := range []string{*logPath + ".checkpoint", strings.TrimSuffix(*logPath, ".ndjson") + ".checkpoint"} {
-		if _, err := os.Stat(beside); *cpPath == "" && beside != *logPath && err == nil {
-			*cpPath = beside
-			fmt.Fprintf(stdout, "checkpoint: %s\n", beside)
-		}
+	if beside, ok := replay.FindCheckpoint(*logPath); *cpPath == "" && ok {
+		*cpPath = beside
+		fmt.Fprintf(stdout, "checkpoint: %s\n", beside)
 	}
 	if *cpPath != "" {
 		b, err := os.ReadFile(*cpPath)
