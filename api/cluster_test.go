@@ -194,16 +194,23 @@ func TestClusterFaultsUnderLoad(t *testing.T) {
 			acked++
 			continue
 		}
-		for try := 0; try < 10; try++ {
-			res := s.do("POST", "/v1/tournaments/faults/commands", arb, r.body, "Idempotency-Key", r.key)
-			if res.status == 201 {
-				results[i].seq = res.json(t)["seq"].(float64)
+		// A client retries with backoff for a bounded time: right after
+		// the recovery the cluster may still move its leader, and the
+		// state may still be catching up (503, nothing acknowledged).
+		var last resp
+		for retry := time.Now().Add(30 * time.Second); time.Now().Before(retry); {
+			last = s.do("POST", "/v1/tournaments/faults/commands", arb, r.body, "Idempotency-Key", r.key)
+			if last.status == 201 {
+				results[i].seq = last.json(t)["seq"].(float64)
 				break
+			}
+			if last.status != 503 {
+				t.Fatalf("%s retried after the recovery: %d %s, want 201 (or 503 while the cluster settles)", r.key, last.status, last.body)
 			}
 			time.Sleep(500 * time.Millisecond)
 		}
 		if results[i].seq == 0 {
-			t.Fatalf("%s never accepted after the cluster recovered", r.key)
+			t.Fatalf("%s never accepted within 30s of the cluster's recovery; last answer %d %s", r.key, last.status, last.body)
 		}
 	}
 	seqOf := map[string][]float64{}
