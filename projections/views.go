@@ -18,6 +18,9 @@ type Summary struct {
 	Players            int            `json:"players"`
 	Created            time.Time      `json:"created"`
 	Updated            time.Time      `json:"updated"`
+	// Closed is set once the tournament is closed: only contestations and
+	// their rulings change it then.
+	Closed bool `json:"closed,omitempty"`
 }
 
 // SummaryView renders the tournament summary.
@@ -29,7 +32,7 @@ func (t *Tournament) SummaryView() Summary {
 		}
 	}
 	return Summary{ID: t.ID, Name: t.Name, Ruleset: t.Ruleset, Phase: t.Phase(), Rounds: len(t.Rounds),
-		Seq: t.Seq, RegistrationClosed: t.RegistrationClosed, Players: n, Created: t.Created, Updated: t.Updated}
+		Seq: t.Seq, RegistrationClosed: t.RegistrationClosed, Players: n, Created: t.Created, Updated: t.Updated, Closed: t.Closed}
 }
 
 // PlayerRow is one line of the public entry list.
