@@ -320,8 +320,11 @@ func (s *Server) getMe(w http.ResponseWriter, r *http.Request) {
 	permittedHere := func(typ string) bool { return commands.Permitted(p.Role, typ) }
 	if p.Tournament != "" {
 		s.opts.Runner.Read(p.Tournament, func(st *projections.Tournament) {
-			if o := st.Officials[p.Official]; o != nil {
+			if o := st.Officials[p.Official]; o != nil && p.Role != events.RolePlayer {
 				name = o.Name
+			}
+			if pl := st.Players[p.Official]; pl != nil && p.Role == events.RolePlayer {
+				name = pl.Name
 			}
 			rs := st.Ruleset
 			permittedHere = func(typ string) bool { return commands.PermittedUnder(rs, p.Role, typ) }
