@@ -65,7 +65,8 @@ func (c *RecordResult) Check() error {
 		errs = append(errs, checkID("winner", c.Winner))
 	}
 	if len(c.Players) == 0 {
-		errs = append(errs, fieldErr("players", "required: one line per seated player"))
+		errs = append(errs, fieldErr("players", "required: one line per seated player"),
+			fieldErr("proposal", "or, instead of the report, the id of the players' proposal to record"))
 	}
 	for i, p := range c.Players {
 		f := func(name string) string { return fmt.Sprintf("players[%d].%s", i, name) }

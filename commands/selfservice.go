@@ -150,7 +150,16 @@ func (c *ProposeResult) report() *RecordResult {
 }
 
 func (c *ProposeResult) Check() error {
-	return errors.Join(checkID("player", c.Player), c.report().Check())
+	errs := []error{checkID("player", c.Player)}
+	for _, e := range leaves(c.report().Check()) {
+		// A proposal is always a report: RecordResult's alternative of
+		// recording a proposal is not one of its fields.
+		var fe *FieldError
+		if !errors.As(e, &fe) || fe.Field != "proposal" {
+			errs = append(errs, e)
+		}
+	}
+	return errors.Join(errs...)
 }
 
 func (c *ProposeResult) decide(t *projections.Tournament, in Input) ([]events.Event, error) {

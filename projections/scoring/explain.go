@@ -150,4 +150,3 @@ func joinComma(s []string) string {
 	}
 	return out
 }
-
