@@ -285,7 +285,9 @@ func (s *Server) getState(w http.ResponseWriter, r *http.Request) {
 		v := st.StateView()
 		if phase, players, err := commands.NextQualifiers(st); err == nil {
 			v.Next = &projections.NextPhase{Phase: phase, Players: players}
-		} else if len(st.Rounds) >= st.Ruleset.QualifyingRounds && st.Ruleset.Knockout != events.KnockoutNone {
+		} else if len(st.Rounds) >= st.Ruleset.QualifyingRounds && st.Ruleset.Knockout != events.KnockoutNone &&
+			st.Phase() != events.PhaseFinal && st.Phase() != events.PhaseFinalina && !st.Closed {
+			// Why the cut cannot be told yet; after the final there is none.
 			v.Next = &projections.NextPhase{Note: err.Error()}
 		}
 		return json.Marshal(v)
