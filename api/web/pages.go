@@ -481,7 +481,7 @@ func (u *UI) playersPost(w http.ResponseWriter, r *http.Request) {
 		links, _, _ := u.playerLinks(r, pp)
 		player, found := scanned(f.Get("code"), pp.State, links)
 		if !found {
-			prob = &Problem{Status: 404, Code: "not_found", Field: "code", Detail: tr(lang(r), "code_unknown")}
+			prob = &Problem{Status: 404, Code: "not_found", Field: "code", Detail: tr(lang(r), "code_unknown"), Said: true}
 			break
 		}
 		f.Set("player", player)

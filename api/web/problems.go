@@ -187,7 +187,9 @@ func viewProblem(lang string, prob *Problem, seat func(int) string, name func(st
 	}
 	for _, it := range items {
 		line := problemLine{Field: fieldLabel(lang, it.field, seat), Rule: it.rule}
-		if text, ok := say(lang, it.detail); ok {
+		if prob.Said {
+			line.Text = it.detail
+		} else if text, ok := say(lang, it.detail); ok {
 			line.Text = names(text, name)
 		} else {
 			line.Text = codeSentence[langOr(lang)][prob.Code]

@@ -112,7 +112,7 @@ func (u *UI) join(w http.ResponseWriter, r *http.Request) {
 	}
 	if tok == "" || m.Role != events.RolePlayer {
 		p := u.newPage(r, "my_page")
-		p.Problem = &Problem{Status: http.StatusUnauthorized, Code: "unauthorized", Detail: tr(p.Lang, "join_failed")}
+		p.Problem = &Problem{Status: http.StatusUnauthorized, Code: "unauthorized", Detail: tr(p.Lang, "join_failed"), Said: true}
 		u.render(w, "problem", http.StatusUnauthorized, p)
 		return
 	}
@@ -190,7 +190,7 @@ func (u *UI) myPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !p.IsPlayer() || p.Me.Tournament != p.T {
-		p.Problem = &Problem{Status: http.StatusUnauthorized, Code: "unauthorized", Detail: tr(p.Lang, "join_failed")}
+		p.Problem = &Problem{Status: http.StatusUnauthorized, Code: "unauthorized", Detail: tr(p.Lang, "join_failed"), Said: true}
 		u.render(w, "problem", http.StatusUnauthorized, p)
 		return
 	}
@@ -236,7 +236,7 @@ func (u *UI) myPost(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !p.IsPlayer() || p.Me.Tournament != p.T {
-		p.Problem = &Problem{Status: http.StatusUnauthorized, Code: "unauthorized", Detail: tr(p.Lang, "join_failed")}
+		p.Problem = &Problem{Status: http.StatusUnauthorized, Code: "unauthorized", Detail: tr(p.Lang, "join_failed"), Said: true}
 		u.render(w, "problem", http.StatusUnauthorized, p)
 		return
 	}
@@ -251,7 +251,7 @@ func (u *UI) myPost(w http.ResponseWriter, r *http.Request) {
 		cmd = map[string]any{"type": "DisputeProposal", "player": id, "proposal": f.Get("proposal"), "reason": f.Get("reason")}
 	default:
 		if v.Table == nil {
-			prob = &Problem{Status: 404, Code: "not_found", Detail: tr(p.Lang, "not_seated")}
+			prob = &Problem{Status: 404, Code: "not_found", Detail: tr(p.Lang, "not_seated"), Said: true}
 			break
 		}
 		cmd, prob = reportCommand("ProposeResult", f, v.Round.Number, v.Table)

@@ -172,6 +172,8 @@ type Problem struct {
 	Seq    uint64 `json:"seq"`
 	Rule   string `json:"rule"`
 	Field  string `json:"field"`
+	// Said marks a problem the UI itself wrote, in the page's language.
+	Said   bool `json:"-"`
 	Errors []struct {
 		Field  string `json:"field"`
 		Detail string `json:"detail"`

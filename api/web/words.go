@@ -77,7 +77,7 @@ var more = map[string]map[string]string{
 		"unmet_band_club": "Tavolo %d: %s sono dello stesso club.", "unmet_band_mix": "Tavolo %d: non ha un giocatore per fascia (%s).",
 		"unmet_rematch": "Tavolo %d: %s si sono già incontrati.", "unmet_other": "Tavolo %d: vincolo non rispettato (%s).",
 		"draw_warnings": "Vincoli del sorteggio non rispettati", "annulled": "partita annullata", "amended": "corretto all'evento",
-		"from_proposal": "dalla proposta dei giocatori", "refused_precondition_failed": "Il torneo è cambiato nel frattempo:", "algorithm": "Algoritmo", "edition": "Edizione",
+		"from_proposal": "dalla proposta dei giocatori", "seed_word": "seme", "refused_precondition_failed": "Il torneo è cambiato nel frattempo:", "algorithm": "Algoritmo", "edition": "Edizione",
 	},
 	"en": {
 		"or": "or", "and": "and", "because": "", "refused": "Not recorded:", "refused_invalid": "Not recorded, a value is wrong:",
@@ -141,7 +141,7 @@ var more = map[string]map[string]string{
 		"unmet_band_club": "Table %d: %s are of the same club.", "unmet_band_mix": "Table %d: it has not one player of each band (%s).",
 		"unmet_rematch": "Table %d: %s have met before.", "unmet_other": "Table %d: a constraint not met (%s).",
 		"draw_warnings": "Draw constraints not met", "annulled": "game annulled", "amended": "amended at event",
-		"from_proposal": "from the players' proposal", "refused_precondition_failed": "The tournament changed meanwhile:", "algorithm": "Algorithm", "edition": "Edition",
+		"from_proposal": "from the players' proposal", "seed_word": "seed", "refused_precondition_failed": "The tournament changed meanwhile:", "algorithm": "Algorithm", "edition": "Edition",
 	},
 }
 
