@@ -21,10 +21,11 @@ import (
 // session is one browser session (its own cookies): an arbiter at the
 // desk, or one player's phone.
 type session struct {
-	t     *testing.T
-	ctx   context.Context
-	base  string
-	shots string
+	t      *testing.T
+	ctx    context.Context
+	cancel context.CancelFunc
+	base   string
+	shots  string
 }
 
 // newSession opens a session of its own in the browser bctx, with the
@@ -33,7 +34,7 @@ func newSession(t *testing.T, bctx context.Context, base, shots string, w, h int
 	t.Helper()
 	ctx, cancel := chromedp.NewContext(bctx, chromedp.WithNewBrowserContext())
 	t.Cleanup(cancel)
-	s := &session{t: t, ctx: ctx, base: base, shots: shots}
+	s := &session{t: t, ctx: ctx, cancel: cancel, base: base, shots: shots}
 	// Italian, as at the venue (a browser context of its own asks for
 	// English otherwise).
 	s.do("viewport", chromedp.EmulateViewport(w, h), chromedp.Navigate(base+"/ui/lang/it"), chromedp.WaitVisible("h1"))
@@ -167,18 +168,13 @@ func TestPlayersServeThemselvesInABrowser(t *testing.T) {
 
 	t.Run("check-in by typed code", func(t *testing.T) {
 		desk.t = t
-		desk.do("call", chromedp.Navigate(base+"/ui/t/"+tour+"/players"), chromedp.WaitVisible("#code"),
-			chromedp.SendKeys("#code", "p1\n"), chromedp.WaitVisible(".flash"))
-		if got := desk.js(`document.querySelector("#player-p1").innerText`); !strings.Contains(got, "✓") {
-			t.Errorf("p1 is not checked in after typing his code: %q", got)
-		}
+		desk.do("call", chromedp.Navigate(base+"/ui/t/"+tour+"/players"), chromedp.WaitVisible("#code"), chromedp.SendKeys("#code", "p1\n"), chromedp.WaitVisible(".flash"))
+		desk.until("p1 checked in by his typed code", `document.querySelector("#player-p1").innerText.includes("✓")`)
 		// A USB scanner types the slip's whole link.
-		desk.do("scan", chromedp.WaitVisible("#code"), chromedp.SendKeys("#code", link["p2"]+"\n"), chromedp.WaitVisible(".flash"))
-		if got := desk.js(`document.querySelector("#player-p2").innerText`); !strings.Contains(got, "✓") {
-			t.Errorf("p2 is not checked in after scanning his link: %q", got)
-		}
+		desk.do("scan", chromedp.Navigate(base+"/ui/t/"+tour+"/players"), chromedp.WaitVisible("#code"), chromedp.SendKeys("#code", link["p2"]+"\n"), chromedp.WaitVisible(".flash"))
+		desk.until("p2 checked in by his scanned link", `document.querySelector("#player-p2").innerText.includes("✓")`)
 		// An unknown code is said so, in Italian.
-		desk.do("unknown code", chromedp.WaitVisible("#code"), chromedp.SendKeys("#code", "nessuno\n"), chromedp.WaitVisible("#problem"))
+		desk.do("unknown code", chromedp.Navigate(base+"/ui/t/"+tour+"/players"), chromedp.WaitVisible("#code"), chromedp.SendKeys("#code", "nessuno\n"), chromedp.WaitVisible("#problem"))
 		if got := desk.js(`document.querySelector("#problem").innerText`); !strings.Contains(got, "Codice non riconosciuto") {
 			t.Errorf("an unknown code: %q", got)
 		}
@@ -259,6 +255,7 @@ func TestPlayersServeThemselvesInABrowser(t *testing.T) {
 	t.Run("arbiter records in one click", func(t *testing.T) {
 		desk.t = t
 		desk.do("round", chromedp.Navigate(base+"/ui/t/"+tour+"/rounds/1"), chromedp.WaitVisible("#record-1"))
+		checkNavigation(t, desk)
 		desk.shot("14-arbiter-ready")
 		desk.do("record", chromedp.Click("#record-1 button"), chromedp.WaitVisible(".flash"))
 		if got := desk.js(`document.querySelector("#table-1").innerText`); !strings.Contains(got, "dalla proposta dei giocatori") || !strings.Contains(got, names[0][:5]) {
@@ -276,6 +273,11 @@ func TestPlayersServeThemselvesInABrowser(t *testing.T) {
 		desk.shot("15-arbiter-recorded")
 		a.t = t
 		a.until("the phone shows the result", `document.querySelector("#my-table").innerText.includes("registrato")`)
+		// Their phones put away: a browser keeps six connections to a
+		// server, and each open page holds one for its live updates.
+		for _, p := range t1[1:] {
+			phones[p].cancel()
+		}
 	})
 
 	t.Run("disputed report", func(t *testing.T) {
@@ -300,6 +302,8 @@ func TestPlayersServeThemselvesInABrowser(t *testing.T) {
 			t.Errorf("the form does not start from the proposal: %q", v)
 		}
 		desk.do("record", chromedp.SetValue(`input[name="players[1].table_points"]`, "52"), chromedp.Click("#save-result"), chromedp.WaitVisible(".flash"))
+		e.cancel()
+		f.cancel()
 	})
 
 	// The final, its report, the publication.
@@ -391,14 +395,7 @@ func TestPlayersServeThemselvesInABrowser(t *testing.T) {
 		}
 		desk.t = t
 		desk.do("standings", chromedp.Navigate(base+"/ui/t/"+tour+"/standings"), chromedp.WaitVisible("#nav"))
-		// One line: the bar is one line tall (a second line of links would
-		// double it), and nothing of the navigation is cut off.
-		if h := desk.js(`String(Math.round(document.querySelector("header.bar").getBoundingClientRect().height))`); len(h) > 2 || h > "50" {
-			t.Errorf("the bar is %spx tall at 1280 px: more than one line", h)
-		}
-		if w := desk.js(`String(document.querySelector("#nav").scrollWidth > document.querySelector("#nav").clientWidth)`); w != "false" {
-			t.Error("the navigation overflows at 1280 px")
-		}
+		checkNavigation(t, desk)
 	})
 
 	t.Run("venue screen", func(t *testing.T) {
@@ -410,6 +407,18 @@ func TestPlayersServeThemselvesInABrowser(t *testing.T) {
 		screen.until("the clock ticks", `/\d+:\d\d:\d\d/.test(document.querySelector("#clock .ticks").innerText)`)
 		screen.shot("19-venue-screen")
 	})
+}
+
+// checkNavigation: at 1280 px the bar is one line tall (a second line of
+// links would double it), and no link of the navigation is cut off.
+func checkNavigation(t *testing.T, s *session) {
+	t.Helper()
+	if h := s.js(`String(Math.round(document.querySelector("header.bar").getBoundingClientRect().height))`); len(h) > 2 || h > "50" {
+		t.Errorf("the bar is %spx tall at 1280 px: more than one line", h)
+	}
+	if cut := s.js(`String(document.querySelector("#nav").scrollWidth > document.querySelector("#nav").clientWidth)`); cut != "false" {
+		t.Errorf("the navigation is cut off at 1280 px: %s", s.js(`document.querySelector("#nav").innerText`))
+	}
 }
 
 // rollTies records a die roll for every tie awaiting one, as the arbiter

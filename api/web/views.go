@@ -148,4 +148,3 @@ func clock(since time.Time, now time.Time) string {
 	}
 	return fmt.Sprintf("%d:%02d:%02d", int(d.Hours()), int(d.Minutes())%60, int(d.Seconds())%60)
 }
-

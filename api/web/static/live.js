@@ -1,14 +1,16 @@
 // Live updates (no inline scripts: the pages' CSP). A page that names its
-// tournament's stream (data-live-stream) follows it: on each new seq it
-// reads itself again and swaps in its live parts (data-live), except a
-// part holding the field being typed in or a form already touched, which
-// waits for the next one. EventSource reconnects by itself.
+// tournament's stream (data-live-stream) follows it while it is shown: on
+// each new seq it reads itself again and swaps in its live parts
+// (data-live), except a part holding the field being typed in or a form
+// already touched, which waits for the next one. A hidden page closes its
+// stream (a browser keeps few connections to one server) and catches up
+// when shown again. EventSource reconnects by itself.
 (function () {
   const body = document.body;
   const url = body && body.dataset.liveStream;
   if (!url || !window.EventSource || !window.fetch) return;
   let seq = body.dataset.seq || "";
-  let busy = false, again = false;
+  let busy = false, again = false, src = null;
   document.addEventListener("input", (e) => {
     const f = e.target.closest("form");
     if (f) f.dataset.dirty = "1";
@@ -34,8 +36,17 @@
       if (again) { again = false; refresh(); }
     }
   }
-  const src = new EventSource(url);
-  src.addEventListener("seq", (e) => {
-    if (e.data !== seq) { seq = e.data; refresh(); }
-  });
+  function open() {
+    if (src) return;
+    src = new EventSource(url);
+    src.addEventListener("seq", (e) => {
+      if (e.data !== seq) { seq = e.data; refresh(); }
+    });
+  }
+  function close() {
+    if (src) { src.close(); src = null; }
+  }
+  document.addEventListener("visibilitychange", () => (document.hidden ? close() : open()));
+  window.addEventListener("pagehide", close);
+  if (!document.hidden) open();
 })();
