@@ -350,6 +350,12 @@ func TestTokensAreNeverStoredOrEchoed(t *testing.T) {
 	s.must(201, "POST", "/v1/tournaments/bo/commands", arb, `{"type":"RegisterPlayer","player":"p1","name":"M"}`)
 	s.must(200, "GET", "/v1/tournaments/bo/events", aud, nil)
 	s.must(200, "GET", "/v1/me", app, nil)
+	var issued struct {
+		Tokens []struct{ Token string } `json:"tokens"`
+	}
+	json.Unmarshal(s.must(201, "POST", "/v1/tournaments/bo/player-tokens", arb, `{}`).body, &issued)
+	player := issued.Tokens[0].Token
+	s.must(200, "GET", "/v1/me", player, nil)
 
 	// Nearly right (one character off at the end) and wholly wrong tokens
 	// get the same answer: no oracle for how much of a guess was right.
@@ -366,8 +372,10 @@ func TestTokensAreNeverStoredOrEchoed(t *testing.T) {
 	}
 
 	s.stop()
-	secrets := map[string]string{"admin token": adminToken, "arbiter token": arb, "appeals token": app, "auditor token": aud}
-	hashes := map[string]string{"arbiter token hash": api.TokenHash(arb), "appeals token hash": api.TokenHash(app), "auditor token hash": api.TokenHash(aud)}
+	secrets := map[string]string{"admin token": adminToken, "arbiter token": arb, "appeals token": app, "auditor token": aud,
+		"player's token": player}
+	hashes := map[string]string{"arbiter token hash": api.TokenHash(arb), "appeals token hash": api.TokenHash(app), "auditor token hash": api.TokenHash(aud),
+		"player's token hash": api.TokenHash(player)}
 	found := map[string]bool{}
 	files := 0
 	err := filepath.WalkDir(s.dir, func(path string, d fs.DirEntry, err error) error {
@@ -663,6 +671,24 @@ func TestNoSecretInTheLogs(t *testing.T) {
 		serveAs(s, "198.51.100.4:5000", "POST", "/ui/login", "", url.Values{"token": {tok}}.Encode(),
 			"Content-Type", "application/x-www-form-urlencoded", "Origin", "http://example.com")
 	}
+	// A player's personal link: issued, shown to the arbiter, used for the
+	// API and opened in the web UI (its token in the query of /ui/join).
+	clk.Advance(2 * authWindow)
+	var issued struct {
+		Tokens []struct{ Player, Token, Link string } `json:"tokens"`
+	}
+	json.Unmarshal(s.must(201, "POST", "/v1/tournaments/bo/player-tokens", arb, `{"players":["p1"]}`).body, &issued)
+	if len(issued.Tokens) != 1 {
+		t.Fatal("no personal link issued")
+	}
+	player := issued.Tokens[0].Token
+	s.must(200, "GET", "/v1/tournaments/bo/player-tokens", arb, nil)
+	s.must(200, "GET", "/v1/me", player, nil)
+	s.must(403, "POST", cmds, player, `{"type":"CloseRegistration"}`)
+	if rec := serveAs(s, "198.51.100.9:5000", "GET", issued.Tokens[0].Link, "", ""); rec.Code != http.StatusSeeOther {
+		t.Errorf("opening the personal link: %d", rec.Code)
+	}
+	serveAs(s, "198.51.100.9:5000", "GET", "/ui/join?k="+player+"0", "", "")
 	clk.Advance(2 * authWindow)
 	s.restart()
 	s.must(201, "POST", cmds, arb, `{"type":"CloseRegistration"}`)
@@ -680,7 +706,8 @@ func TestNoSecretInTheLogs(t *testing.T) {
 		t.Fatal("the node logged nothing at debug level: the test would prove nothing")
 	}
 	for what, v := range map[string]string{"admin token": adminToken, "arbiter token": arb, "appeals token": app,
-		"auditor token": aud, "signing key": strings.TrimSpace(string(key)), "signing key material": parts[len(parts)-1]} {
+		"auditor token": aud, "player's token": player, "player's token secret": player[strings.IndexByte(player, '.')+1:],
+		"signing key": strings.TrimSpace(string(key)), "signing key material": parts[len(parts)-1]} {
 		if strings.Contains(logs, v) {
 			t.Errorf("the %s is in the log", what)
 		}
