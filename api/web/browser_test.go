@@ -180,6 +180,7 @@ func TestArbiterWorkflowInABrowser(t *testing.T) {
 		sel := fmt.Sprintf(`#player-p%03d button[name="present"]`, i)
 		do("check in", chromedp.WaitVisible(sel), chromedp.Click(sel), chromedp.WaitNotPresent(sel))
 	}
+	do("entry list", chromedp.WaitVisible("#player-p008 td")) // the last check-in's page has loaded
 	if n := text(`String(document.querySelectorAll("#players td").length)`); n == "0" {
 		t.Fatal("no entry list")
 	}
