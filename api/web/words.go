@@ -81,7 +81,7 @@ var more = map[string]map[string]string{
 		"disqualification": "squalifica", "expulsion": "espulsione",
 		"effect_expelled_seated": "un espulso seduto a un tavolo", "effect_classification_differs": "la classifica non segue dai referti",
 		"effect_expulsion_in_force": "un'espulsione in vigore",
-		"draw_warnings": "Vincoli del sorteggio non rispettati", "annulled": "partita annullata", "amended": "corretto all'evento",
+		"draw_warnings":             "Vincoli del sorteggio non rispettati", "annulled": "partita annullata", "amended": "corretto all'evento",
 		"from_proposal": "dalla proposta dei giocatori", "seed_word": "seme", "nav_links": "Link", "nav_screen": "Schermo", "nav_events": "Registro", "at_table": "al tavolo", "refused_precondition_failed": "Il torneo è cambiato nel frattempo:", "algorithm": "Algoritmo", "edition": "Edizione",
 	},
 	"en": {
@@ -150,7 +150,7 @@ var more = map[string]map[string]string{
 		"disqualification": "disqualification", "expulsion": "expulsion",
 		"effect_expelled_seated": "an expelled player seated at a table", "effect_classification_differs": "the classification does not follow from the reports",
 		"effect_expulsion_in_force": "an expulsion in force",
-		"draw_warnings": "Draw constraints not met", "annulled": "game annulled", "amended": "amended at event",
+		"draw_warnings":             "Draw constraints not met", "annulled": "game annulled", "amended": "amended at event",
 		"from_proposal": "from the players' proposal", "seed_word": "seed", "nav_links": "Links", "nav_screen": "Screen", "nav_events": "Log", "at_table": "at the table", "refused_precondition_failed": "The tournament changed meanwhile:", "algorithm": "Algorithm", "edition": "Edition",
 	},
 }
