@@ -3,9 +3,7 @@ package api
 import (
 	"container/list"
 	"context"
-	"crypto/sha256"
 	"crypto/subtle"
-	"encoding/hex"
 	"fmt"
 	"net"
 	"net/http"
@@ -15,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/referto/referto/commands/ledger"
 	"github.com/referto/referto/events"
 )
 
@@ -29,11 +28,9 @@ func (p principal) actor() events.Actor {
 	return events.Actor{ID: p.Official, Role: p.Role}
 }
 
-// TokenHash is the hex SHA-256 of a bearer token, as stored.
-func TokenHash(token string) string {
-	sum := sha256.Sum256([]byte(token))
-	return hex.EncodeToString(sum[:])
-}
+// TokenHash is the hex SHA-256 of a bearer token, as stored
+// (ledger.TokenHash).
+func TokenHash(token string) string { return ledger.TokenHash(token) }
 
 // authenticate resolves the bearer token. Tokens are looked up by their
 // hash, and the administrator's hash is compared in constant time, so

@@ -4,8 +4,8 @@
 // api/web on the same router, health and readiness probes (ready.go),
 // Prometheus metrics (metrics.go), one log line per request (requests.go),
 // bearer-token authentication, problem+json errors, and the
-// administrator's backup (backup.go: a JetStream snapshot of the log, the
-// keys and a manifest of Merkle roots, written and read back).
+// administrator's backup (backup.go: the file of commands/ledger/backup,
+// streamed as it is written).
 //
 // It translates HTTP only: a command request becomes a ledger.Submission
 // (submit.go: the Idempotency-Key, its request's fingerprint, If-Match) for

@@ -164,14 +164,7 @@ func decodeCommit(body []byte, withEvents bool) (Commit, []Event, error) {
 	var c Commit
 	var evs []Event
 	var evErr error // the first event that does not decode, reported once the commit itself is sound
-	rest := body
-	for len(rest) > 0 {
-		i := bytes.IndexByte(rest, '\n')
-		if i < 0 {
-			return Commit{}, nil, fmt.Errorf("%w: line %d is not newline-terminated", ErrCorrupt, len(c.Lines)+1)
-		}
-		line := rest[:i:i]
-		rest = rest[i+1:]
+	err := CommitLines(body, func(line []byte) error {
 		var env Envelope
 		var err error
 		if withEvents {
@@ -186,19 +179,23 @@ func decodeCommit(body []byte, withEvents bool) (Commit, []Event, error) {
 			env, err = DecodeEnvelope(line)
 		}
 		if err != nil {
-			return Commit{}, nil, fmt.Errorf("line %d: %w", len(c.Lines)+1, err)
+			return fmt.Errorf("line %d: %w", len(c.Lines)+1, err)
 		}
 		if n := len(c.Envelopes); n > 0 {
 			prev := c.Envelopes[n-1]
 			if env.Tournament != prev.Tournament || env.CommandID != prev.CommandID || env.Seq != prev.Seq+1 {
-				return Commit{}, nil, fmt.Errorf("%w: event %s does not follow %s in one command", ErrCorrupt, env.ID, prev.ID)
+				return fmt.Errorf("%w: event %s does not follow %s in one command", ErrCorrupt, env.ID, prev.ID)
 			}
 			if (env.Prev != "" || prev.Prev != "") && env.Prev != Link(c.Lines[n-1]) {
-				return Commit{}, nil, fmt.Errorf("%w: event %s is not linked to %s", ErrCorrupt, env.ID, prev.ID)
+				return fmt.Errorf("%w: event %s is not linked to %s", ErrCorrupt, env.ID, prev.ID)
 			}
 		}
 		c.Envelopes = append(c.Envelopes, env)
 		c.Lines = append(c.Lines, line)
+		return nil
+	})
+	if err != nil {
+		return Commit{}, nil, err
 	}
 	if len(c.Envelopes) == 0 {
 		return Commit{}, nil, fmt.Errorf("%w: empty commit", ErrCorrupt)

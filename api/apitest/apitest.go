@@ -18,18 +18,13 @@ import (
 // test ends; the node is closed then.
 func Serve(t testing.TB, data, adminToken string) (*ledger.Node, *httptest.Server) {
 	t.Helper()
-	logger := slog.New(slog.DiscardHandler)
-	metrics := api.NewMetrics()
-	node, err := ledger.StartNode(context.Background(), ledger.NodeOptions{Data: data, Logger: logger, Observer: metrics})
+	node, a, err := api.Start(context.Background(), ledger.NodeOptions{Data: data, Logger: slog.New(slog.DiscardHandler)},
+		api.Options{AdminTokenSHA256: api.TokenHash(adminToken)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(node.Close)
 	if err := node.Runner.WaitReady(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	a, err := api.New(api.Options{Node: node, AdminTokenSHA256: api.TokenHash(adminToken), Logger: logger, Metrics: metrics})
-	if err != nil {
 		t.Fatal(err)
 	}
 	srv := httptest.NewServer(a.Handler())

@@ -23,6 +23,7 @@ import (
 
 	"github.com/referto/referto/api"
 	"github.com/referto/referto/api/apitest"
+	"github.com/referto/referto/api/client"
 	"github.com/referto/referto/commands"
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/events/checkpoint"
@@ -370,11 +371,9 @@ func TestExportOverHTTPIsTheStoredLog(t *testing.T) {
 	}
 	a := exportDemo(t)
 	_, srv := apitest.Serve(t, a.data, testAdmin)
-	c := &client{base: srv.URL, token: testAdmin, http: srv.Client()}
-	var off struct {
-		Token string `json:"token"`
-	}
-	if err := c.do(context.Background(), "POST", "/v1/tournaments/raduno-demo/officials", map[string]any{"name": "Revisore", "role": "auditor"}, "", &off); err != nil {
+	c := &client.Client{Base: srv.URL, Token: testAdmin, HTTP: srv.Client()}
+	off, err := c.AppointOfficial(context.Background(), "raduno-demo", client.Official{Name: "Revisore", Role: events.RoleAuditor})
+	if err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
@@ -516,13 +515,8 @@ func TestGenerateExportVerify(t *testing.T) {
 		t.Errorf("verify of a generated log: %s\n%s", v, out)
 	}
 	_, srv := apitest.Serve(t, data, testAdmin)
-	var cl struct {
-		Final      bool   `json:"final"`
-		Checkpoint string `json:"checkpoint"`
-		Rows       []any  `json:"rows"`
-	}
-	c := &client{base: srv.URL, http: srv.Client()}
-	if err := c.do(context.Background(), "GET", "/v1/tournaments/gen/classification", nil, "", &cl); err != nil {
+	cl, err := (&client.Client{Base: srv.URL, HTTP: srv.Client()}).Classification(context.Background(), "gen")
+	if err != nil {
 		t.Fatal(err)
 	}
 	if !cl.Final || cl.Checkpoint == "" || len(cl.Rows) < 16 {

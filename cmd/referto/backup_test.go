@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -18,63 +17,38 @@ import (
 	"time"
 
 	"github.com/referto/referto/api"
+	"github.com/referto/referto/api/client"
 	"github.com/referto/referto/commands/ledger"
+	"github.com/referto/referto/commands/ledger/backup"
 	"github.com/referto/referto/events/jetstream"
 )
 
-// bkDo sends a request with the test administrator's token and returns the
-// status and body.
-func bkDo(t *testing.T, method, url, body string, headers ...string) (int, []byte) {
+// bkJSON GETs a JSON document with the test administrator's token and
+// decodes it for comparison.
+func bkJSON(t *testing.T, url, path string) any {
 	t.Helper()
-	req, err := http.NewRequest(method, url, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Authorization", "Bearer "+testAdmin)
-	for i := 0; i+1 < len(headers); i += 2 {
-		req.Header.Set(headers[i], headers[i+1])
-	}
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	b, err := io.ReadAll(res.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res.StatusCode, b
-}
-
-// bkJSON GETs a JSON document and decodes it for comparison.
-func bkJSON(t *testing.T, url string) any {
-	t.Helper()
-	code, b := bkDo(t, "GET", url, "")
-	if code != 200 {
-		t.Fatalf("GET %s: %d %s", url, code, b)
-	}
 	var v any
-	if err := json.Unmarshal(b, &v); err != nil {
-		t.Fatalf("GET %s: %v", url, err)
+	if err := (&client.Client{Base: url, Token: testAdmin}).Get(context.Background(), path, &v); err != nil {
+		t.Fatalf("GET %s: %v", path, err)
 	}
 	return v
 }
 
-func readManifest(t *testing.T, file string) api.BackupManifest {
+func readManifest(t *testing.T, file string) backup.Manifest {
 	t.Helper()
 	f, err := os.Open(file)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	b, err := api.ReadBackup(f, nil)
+	b, err := backup.Read(f, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return b.Manifest
 }
 
-func (m manifestView) tournament(t *testing.T, id string) api.BackupTournament {
+func (m manifestView) tournament(t *testing.T, id string) backup.Tournament {
 	t.Helper()
 	for _, x := range m.Tournaments {
 		if x.ID == id {
@@ -82,10 +56,10 @@ func (m manifestView) tournament(t *testing.T, id string) api.BackupTournament {
 		}
 	}
 	t.Fatalf("the manifest lists no tournament %s: %+v", id, m.Tournaments)
-	return api.BackupTournament{}
+	return backup.Tournament{}
 }
 
-type manifestView struct{ api.BackupManifest }
+type manifestView struct{ backup.Manifest }
 
 // TestBackupWhileServingRestoresTheSameLedger backs up a demo Raduno from
 // the server running on it while another tournament takes registrations,
@@ -105,14 +79,16 @@ func TestBackupWhileServingRestoresTheSameLedger(t *testing.T) {
 		t.Fatal(err)
 	}
 	orig := startChild(t, data)
-	if si, ok := readServeInfo(ledger.Layout{Dir: data}); !ok || si.URL != orig.url {
+	if si, ok := (ledger.Layout{Dir: data}).Announced(); !ok || si.URL != orig.url {
 		t.Fatalf("serve.json: %+v, %v; want the URL %s", si, ok, orig.url)
 	}
 
 	// A second tournament takes a registration after another, before,
 	// during and after the backup.
-	if code, b := bkDo(t, "POST", orig.url+"/v1/tournaments", `{"id":"live","name":"Torneo dal vivo","ruleset":"rur-2015"}`); code != 201 {
-		t.Fatalf("create: %d %s", code, b)
+	ctx := context.Background()
+	admin := &client.Client{Base: orig.url, Token: testAdmin}
+	if _, err := admin.CreateTournament(ctx, "", client.NewTournament{ID: "live", Name: "Torneo dal vivo", Ruleset: "rur-2015"}); err != nil {
+		t.Fatalf("create: %v", err)
 	}
 	var mu sync.Mutex
 	seqOf := map[string]uint64{} // player → the seq of its acknowledged registration
@@ -127,15 +103,13 @@ func TestBackupWhileServingRestoresTheSameLedger(t *testing.T) {
 			default:
 			}
 			p := fmt.Sprintf("p%03d", i)
-			code, b := bkDo(t, "POST", orig.url+"/v1/tournaments/live/commands",
-				fmt.Sprintf(`{"type":"RegisterPlayer","player":%q,"name":"Giocatore %d"}`, p, i), "Idempotency-Key", "reg-"+p)
-			var res struct{ Seq uint64 }
-			if code != 201 || json.Unmarshal(b, &res) != nil {
-				t.Errorf("register %s: %d %s", p, code, b)
+			o, err := admin.Command(ctx, "live", "reg-"+p, map[string]any{"type": "RegisterPlayer", "player": p, "name": fmt.Sprint("Giocatore ", i)})
+			if err != nil {
+				t.Errorf("register %s: %v", p, err)
 				return
 			}
 			mu.Lock()
-			seqOf[p] = res.Seq
+			seqOf[p] = o.Seq
 			mu.Unlock()
 		}
 	}()
@@ -162,7 +136,7 @@ func TestBackupWhileServingRestoresTheSameLedger(t *testing.T) {
 	// the server serves now is what it served at the backup's instant.
 	demoWant := map[string]any{}
 	for _, path := range []string{"/players", "/standings", "/classification", ""} {
-		demoWant[path] = bkJSON(t, orig.url+"/v1/tournaments/raduno-demo"+path)
+		demoWant[path] = bkJSON(t, orig.url, "/v1/tournaments/raduno-demo"+path)
 	}
 
 	start := time.Now()
@@ -204,7 +178,7 @@ func TestBackupWhileServingRestoresTheSameLedger(t *testing.T) {
 	}
 	mu.Unlock()
 	slices.Sort(inBackup)
-	liveStandings := bkJSON(t, fmt.Sprintf("%s/v1/tournaments/live/standings?at=%d", orig.url, live.Events))
+	liveStandings := bkJSON(t, orig.url, fmt.Sprintf("/v1/tournaments/live/standings?at=%d", live.Events))
 
 	if d, err := orig.terminate(); err != nil {
 		t.Fatalf("stop the original: %v (%v)", err, d)
@@ -242,17 +216,18 @@ func TestBackupWhileServingRestoresTheSameLedger(t *testing.T) {
 	// The restored node serves what the original served at the backup.
 	rest := startChild(t, restored)
 	for path, want := range demoWant {
-		if got := bkJSON(t, rest.url+"/v1/tournaments/raduno-demo"+path); !reflect.DeepEqual(got, want) {
+		if got := bkJSON(t, rest.url, "/v1/tournaments/raduno-demo"+path); !reflect.DeepEqual(got, want) {
 			t.Errorf("raduno-demo%s differs after the restore", path)
 		}
 	}
-	if got := bkJSON(t, rest.url+"/v1/tournaments/live/standings"); !reflect.DeepEqual(got, liveStandings) {
+	if got := bkJSON(t, rest.url, "/v1/tournaments/live/standings"); !reflect.DeepEqual(got, liveStandings) {
 		t.Errorf("live standings: restored %v\nthe original's at event %d: %v", got, live.Events, liveStandings)
 	}
-	var players struct{ Players []struct{ Player string } }
-	b, _ := json.Marshal(bkJSON(t, rest.url+"/v1/tournaments/live/players"))
-	if err := json.Unmarshal(b, &players); err != nil {
-		t.Fatalf("players: %v: %s", err, b)
+	again := admin.As(testAdmin)
+	again.Base = rest.url
+	players, err := again.Players(ctx, "live")
+	if err != nil {
+		t.Fatal(err)
 	}
 	var got []string
 	for _, p := range players.Players {
@@ -263,9 +238,8 @@ func TestBackupWhileServingRestoresTheSameLedger(t *testing.T) {
 		t.Errorf("restored players %v, want the %d acknowledged up to event %d: %v", got, len(inBackup), live.Events, inBackup)
 	}
 	// The restored node takes commands where the backup left off.
-	if code, b := bkDo(t, "POST", rest.url+"/v1/tournaments/live/commands", `{"type":"RegisterPlayer","player":"q001","name":"Dopo"}`); code != 201 ||
-		!bytes.Contains(b, fmt.Appendf(nil, `"seq":%d`, live.Events+1)) {
-		t.Errorf("a command on the restored node: %d %s, want seq %d", code, b, live.Events+1)
+	if o, err := again.Command(ctx, "live", "", []byte(`{"type":"RegisterPlayer","player":"q001","name":"Dopo"}`)); err != nil || o.Seq != live.Events+1 {
+		t.Errorf("a command on the restored node: seq %d %v, want seq %d", o.Seq, err, live.Events+1)
 	}
 	if _, err := rest.terminate(); err != nil {
 		t.Fatal(err)
@@ -314,7 +288,7 @@ func TestBackupOfAStoppedDirectory(t *testing.T) {
 func streamOf(t *testing.T, dir string) []jetstream.Msg {
 	t.Helper()
 	ctx := context.Background()
-	lg, closeAll, err := openData(ctx, dir)
+	lg, closeAll, err := ledger.OpenLog(ctx, ledger.Layout{Dir: dir}, ledger.LogOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -390,8 +364,8 @@ func TestRestoreRefusesWhatItCannotTrust(t *testing.T) {
 		{"a byte changed in the snapshot", flip(part + len(partData)/2), "damaged"},
 		{"a byte changed in the signing key", flip(bytes.Index(whole, keyData) + 20), "keys/checkpoint.key is damaged"},
 		{"not a backup", []byte(strings.Repeat("referto\n", 400)), "not a complete referto backup"},
-		{"roots that are not the log's", rewriteManifest(t, whole, func(m *api.BackupManifest) { m.Tournaments[0].Root[0] ^= 1 }), "the Merkle root of the"},
-		{"a sequence the log does not end at", rewriteManifest(t, whole, func(m *api.BackupManifest) { m.Tournaments[0].LastStreamSeq-- }), "up to stream sequence"},
+		{"roots that are not the log's", rewriteManifest(t, whole, func(m *backup.Manifest) { m.Tournaments[0].Root[0] ^= 1 }), "the Merkle root of the"},
+		{"a sequence the log does not end at", rewriteManifest(t, whole, func(m *backup.Manifest) { m.Tournaments[0].LastStreamSeq-- }), "up to stream sequence"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -441,7 +415,7 @@ func entryOf(t *testing.T, whole []byte, name string) (int, []byte) {
 
 // rewriteManifest returns the backup with its manifest changed, every
 // checksum left intact: what only the restored log can contradict.
-func rewriteManifest(t *testing.T, whole []byte, change func(*api.BackupManifest)) []byte {
+func rewriteManifest(t *testing.T, whole []byte, change func(*backup.Manifest)) []byte {
 	t.Helper()
 	var out bytes.Buffer
 	tw := tar.NewWriter(&out)
@@ -459,7 +433,7 @@ func rewriteManifest(t *testing.T, whole []byte, change func(*api.BackupManifest
 			t.Fatal(err)
 		}
 		if hdr.Name == "manifest.json" {
-			var m api.BackupManifest
+			var m backup.Manifest
 			if err := json.Unmarshal(b, &m); err != nil {
 				t.Fatal(err)
 			}

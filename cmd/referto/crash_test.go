@@ -3,7 +3,9 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -16,6 +18,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/referto/referto/api/client"
+	"github.com/referto/referto/cmd/referto/demo"
 	"github.com/referto/referto/commands/sim"
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/events/checkpoint"
@@ -80,23 +84,17 @@ func (c *crashClient) next(url string) (*crashCmd, error) {
 			c.queue = append(c.queue, fmt.Sprintf(`{"type":"DrawTables","round":%d}`, c.round))
 			c.stage = stageReports
 		case stageReports:
-			code, m, err := call(http.DefaultClient, "GET", fmt.Sprintf("%s/v1/tournaments/%s/rounds/%d/tables", url, c.t, c.round), "", "")
+			tables, err := (&client.Client{Base: url}).Tables(context.Background(), c.t, c.round)
+			if p, ok := problem(err); ok {
+				return nil, fmt.Errorf("tables of %s round %d: %w", c.t, c.round, p)
+			}
 			if err != nil {
 				return nil, err
 			}
-			if code != 200 {
-				return nil, fmt.Errorf("tables of %s round %d: %d %v", c.t, c.round, code, m)
-			}
-			tables, _ := m["tables"].([]any)
-			for _, x := range tables {
-				tb := x.(map[string]any)
-				var players []string
-				for _, p := range tb["players"].([]any) {
-					players = append(players, p.(string))
-				}
-				rep := c.sim.Report(c.rng, c.round, int(tb["table"].(float64)), players)
-				rep.Rolls = sim.Rolls(c.rng, players)
-				b, _ := json.Marshal(resultPayload(rep))
+			for _, tb := range tables.Tables {
+				rep := c.sim.Report(c.rng, c.round, tb.Table, tb.Players)
+				rep.Rolls = sim.Rolls(c.rng, tb.Players)
+				b, _ := json.Marshal(demo.ResultPayload(rep))
 				c.queue = append(c.queue, string(b))
 			}
 			if c.round++; c.round > crashRounds {
@@ -112,29 +110,26 @@ func (c *crashClient) next(url string) (*crashCmd, error) {
 	return &crashCmd{t: c.t, key: fmt.Sprintf("c%d-%d", c.id, c.sent), body: body}, nil
 }
 
-// send posts one command; err means the server went away mid-request.
-func (c *crashClient) send(url string, cmd *crashCmd) (code int, seq uint64, replayed bool, m map[string]any, err error) {
-	path := "/v1/tournaments/" + cmd.t + "/commands"
+// send posts one command; an error that is not a *client.Problem means
+// the server went away mid-request.
+func (c *crashClient) send(url string, cmd *crashCmd) (client.Outcome, error) {
+	cl := &client.Client{Base: url, Token: testAdmin, HTTP: &http.Client{Timeout: 20 * time.Second}}
+	ctx := context.Background()
 	if strings.HasPrefix(cmd.body, `{"id"`) {
-		path = "/v1/tournaments"
+		var nt client.NewTournament
+		if err := json.Unmarshal([]byte(cmd.body), &nt); err != nil {
+			return client.Outcome{}, err
+		}
+		return cl.CreateTournament(ctx, cmd.key, nt)
 	}
-	req, _ := http.NewRequest("POST", url+path, strings.NewReader(cmd.body))
-	req.Header.Set("Authorization", "Bearer "+testAdmin)
-	req.Header.Set("Idempotency-Key", cmd.key)
-	res, err := (&http.Client{Timeout: 20 * time.Second}).Do(req)
-	if err != nil {
-		return 0, 0, false, nil, err
-	}
-	defer res.Body.Close()
-	b, err := io.ReadAll(res.Body)
-	if err != nil {
-		return 0, 0, false, nil, err
-	}
-	_ = json.Unmarshal(b, &m)
-	if s, ok := m["seq"].(float64); ok {
-		seq = uint64(s)
-	}
-	return res.StatusCode, seq, res.Header.Get("Idempotent-Replayed") == "true", m, nil
+	return cl.Command(ctx, cmd.t, cmd.key, []byte(cmd.body))
+}
+
+// problem reports whether err is the server's refusal, not a failed
+// transfer.
+func problem(err error) (*client.Problem, bool) {
+	var p *client.Problem
+	return p, errors.As(err, &p)
 }
 
 // TestCrashLoopLosesNothing runs referto serve as a child process, drives
@@ -191,15 +186,15 @@ func TestCrashLoopLosesNothing(t *testing.T) {
 						}
 						cl.pending = cmd
 					}
-					code, seq, _, m, err := cl.send(c.url, cl.pending)
+					o, err := cl.send(c.url, cl.pending)
+					if p, ok := problem(err); ok {
+						errs <- fmt.Errorf("%s %s: %w", cl.pending.key, cl.pending.body, p)
+						return
+					}
 					if err != nil {
 						return // in flight at the kill
 					}
-					if code != 201 {
-						errs <- fmt.Errorf("%s %s: %d %v", cl.pending.key, cl.pending.body, code, m)
-						return
-					}
-					cl.pending.seq = seq
+					cl.pending.seq = o.Seq
 					cl.acked = append(cl.acked, cl.pending)
 					cl.pending = nil
 				}
@@ -238,10 +233,11 @@ func TestCrashLoopLosesNothing(t *testing.T) {
 			}
 			if p := cl.pending; p != nil {
 				landed := logs[p.t][p.key]
-				code, seq, replayed, m, err := cl.send(c.url, p)
-				if err != nil || code != 201 {
-					t.Fatalf("cycle %d: retry of in-flight %s: %d %v %v", cycle, p.key, code, m, err)
+				o, err := cl.send(c.url, p)
+				if err != nil {
+					t.Fatalf("cycle %d: retry of in-flight %s: %v", cycle, p.key, err)
 				}
+				seq, replayed := o.Seq, o.Replayed
 				switch {
 				case len(landed) == 1 && (!replayed || seq != landed[0]):
 					t.Fatalf("cycle %d: %s had landed at %d; its retry answered seq %d replayed=%v", cycle, p.key, landed[0], seq, replayed)
@@ -308,20 +304,15 @@ func crashLog(t *testing.T, url, tn string) map[string][]uint64 {
 
 func exportOf(t *testing.T, url, tn string) []byte {
 	t.Helper()
-	req, _ := http.NewRequest("GET", url+"/v1/tournaments/"+tn+"/export", nil)
-	req.Header.Set("Authorization", "Bearer "+testAdmin)
-	res, err := http.DefaultClient.Do(req)
+	ex, err := (&client.Client{Base: url, Token: testAdmin}).Export(context.Background(), tn)
+	if p, ok := problem(err); ok && p.Status == 404 {
+		return nil // created by a command that was lost in flight
+	}
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("export %s: %v", tn, err)
 	}
-	defer res.Body.Close()
-	if res.StatusCode != 200 {
-		if res.StatusCode == 404 {
-			return nil // created by a command that was lost in flight
-		}
-		t.Fatalf("export %s: %d", tn, res.StatusCode)
-	}
-	b, err := io.ReadAll(res.Body)
+	defer ex.Body.Close()
+	b, err := io.ReadAll(ex.Body)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -344,14 +335,14 @@ func checkAgainstLog(t *testing.T, url, tn string) {
 			}
 		}
 	}
-	code, m, err := call(http.DefaultClient, "GET", url+"/v1/tournaments/"+tn+"/checkpoint", "", "")
-	if err != nil || code != 200 {
-		t.Fatalf("checkpoint of %s: %d %v", tn, code, err)
-	}
-	note, _ := m["raw"].(string)
-	cp, _, err := checkpoint.OpenUnverified([]byte(note))
+	c := &client.Client{Base: url}
+	note, err := c.Checkpoint(context.Background(), tn)
 	if err != nil {
-		t.Fatalf("checkpoint of %s: %v (%v)", tn, err, m)
+		t.Fatalf("checkpoint of %s: %v", tn, err)
+	}
+	cp, _, err := checkpoint.OpenUnverified(note)
+	if err != nil {
+		t.Fatalf("checkpoint of %s: %v (%s)", tn, err, note)
 	}
 	if cp.Size != tree.Size() || !bytes.Equal(cp.Root, tree.Root()) {
 		t.Fatalf("%s: the checkpoint (size %d) is not the root of the %d stored lines", tn, cp.Size, tree.Size())
@@ -362,12 +353,12 @@ func checkAgainstLog(t *testing.T, url, tn string) {
 	}
 	same := func(what, path string, want any) {
 		t.Helper()
-		code, got, err := call(http.DefaultClient, "GET", url+path, "", "")
-		if err != nil || code != 200 {
-			t.Fatalf("%s: %d %v", path, code, err)
+		var got any
+		if err := c.Get(context.Background(), path, &got); err != nil {
+			t.Fatalf("%s: %v", path, err)
 		}
 		wb, _ := json.Marshal(want)
-		var w map[string]any
+		var w any
 		_ = json.Unmarshal(wb, &w)
 		if !reflect.DeepEqual(got, w) {
 			t.Fatalf("%s of %s served by the projections differ from a fold of the log:\nserved %v\nfolded %v", what, tn, got, w)

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/referto/referto/api/client"
 )
 
 // TestServeLogsJSONAtItsLevel runs serve with its log going to a buffer (not
@@ -22,9 +24,7 @@ func TestServeLogsJSONAtItsLevel(t *testing.T) {
 		t.Run(level, func(t *testing.T) {
 			var stderr logBuffer
 			serveFor(t, []string{"--log-level", level}, &stderr, func(url string) {
-				req, _ := http.NewRequest("GET", url+"/v1/tournaments", nil)
-				req.Header.Set("X-Request-Id", "log-test-1")
-				res, err := http.DefaultClient.Do(req)
+				res, err := (&client.Client{Base: url}).Send(context.Background(), "GET", "/v1/tournaments", nil, http.Header{"X-Request-Id": {"log-test-1"}})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -109,13 +109,7 @@ func serveFor(t *testing.T, flags []string, stderr io.Writer, fn func(url string
 	if url == "" {
 		t.Fatalf("serve did not print its address: %v", <-done)
 	}
-	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		if res, err := http.Get(url + "/readyz"); err == nil {
-			res.Body.Close()
-			if res.StatusCode == 200 {
-				break
-			}
-		}
+	for deadline := time.Now().Add(20 * time.Second); !(&client.Client{Base: url}).Ready(ctx); time.Sleep(20 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("not ready within 20s")
 		}

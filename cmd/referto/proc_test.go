@@ -3,9 +3,9 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/referto/referto/api/client"
 )
 
 const testAdmin = "test-admin-token"
@@ -81,12 +83,8 @@ func startChild(t *testing.T, dir string, extra ...string) *child {
 	}
 	deadline := time.Now().Add(60 * time.Second)
 	for {
-		res, err := http.Get(c.url + "/readyz")
-		if err == nil {
-			res.Body.Close()
-			if res.StatusCode == 200 {
-				return c
-			}
+		if (&client.Client{Base: c.url}).Ready(context.Background()) {
+			return c
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("referto serve not ready within 60s\n%s", c.log())

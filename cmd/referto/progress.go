@@ -45,3 +45,8 @@ func newBar(w io.Writer, max int64, desc string, bytes bool) bar {
 	}
 	return bar{progressbar.NewOptions64(max, opts...)}
 }
+
+// progressWriter counts the bytes written through it as progress.
+type progressWriter struct{ p progress }
+
+func (w progressWriter) Write(b []byte) (int, error) { w.p.Add(len(b)); return len(b), nil }

@@ -15,6 +15,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/referto/referto/api/client"
 )
 
 // TestReadmeWalkthrough runs the README's first tournament as a reader
@@ -397,12 +399,11 @@ func (sh *shell) curl(args []string) string {
 			header.Set("Content-Type", "application/x-www-form-urlencoded") // curl's default for -d
 		}
 	}
-	req, err := http.NewRequest(method, url, body)
-	if err != nil {
-		sh.t.Fatalf("curl %s: %v", url, err)
+	path, ok := strings.CutPrefix(url, sh.url)
+	if !ok || sh.url == "" {
+		sh.t.Fatalf("curl %s: not the walkthrough's server (%s)", url, sh.url)
 	}
-	req.Header = header
-	res, err := http.DefaultClient.Do(req)
+	res, err := (&client.Client{Base: sh.url}).Send(context.Background(), method, path, body, header)
 	if err != nil {
 		sh.t.Fatalf("curl %s %s: %v", method, url, err)
 	}
@@ -508,7 +509,7 @@ func (sh *shell) referto(args []string, env map[string]string) string {
 		sh.t.Fatalf("serve did not print its address: %v", <-done)
 	}
 	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		if code, _, _ := call(http.DefaultClient, "GET", sh.url+"/readyz", "", ""); code == 200 {
+		if (&client.Client{Base: sh.url}).Ready(context.Background()) {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -521,14 +522,8 @@ func (sh *shell) referto(args []string, env map[string]string) string {
 // getJSON reads a public route of the walkthrough's server.
 func (sh *shell) getJSON(path string, v any) {
 	sh.t.Helper()
-	res, err := http.Get(sh.url + path)
-	if err != nil {
-		sh.t.Fatal(err)
-	}
-	defer res.Body.Close()
-	b, _ := io.ReadAll(res.Body)
-	if res.StatusCode != 200 || json.Unmarshal(b, v) != nil {
-		sh.t.Fatalf("GET %s: %d %s", path, res.StatusCode, b)
+	if err := (&client.Client{Base: sh.url}).Get(context.Background(), path, v); err != nil {
+		sh.t.Fatalf("GET %s: %v", path, err)
 	}
 }
 

@@ -42,7 +42,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	case "serve":
 		return serve(ctx, args[1:], getenv, stdout, stderr)
 	case "demo":
-		return demo(ctx, args[1:], stdout, stderr)
+		return demoCmd(ctx, args[1:], stdout, stderr)
 	case "export":
 		return export(ctx, args[1:], getenv, stdout, stderr)
 	case "verify":
@@ -56,7 +56,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	case "restore":
 		return restoreCmd(ctx, args[1:], stdout, stderr)
 	case "bench":
-		return bench(ctx, args[1:], stdout, stderr)
+		return benchCmd(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil
@@ -79,4 +79,12 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 		return errUsage
 	}
 	return nil
+}
+
+// flagErr is a subcommand's answer to its flags' error: none for -h.
+func flagErr(err error) error {
+	if errors.Is(err, flag.ErrHelp) {
+		return nil
+	}
+	return err
 }

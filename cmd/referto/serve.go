@@ -1,16 +1,14 @@
 package main
 
 import (
+	"cmp"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
-	"net/http"
 	"os"
 	"strconv"
 	"strings"
@@ -140,15 +138,12 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	logger := newLogger(stderr, level)
 
 	layout := ledger.Layout{Dir: c.Data}
-	if err := os.MkdirAll(layout.Keys(), 0o700); err != nil {
-		return err
-	}
 	adminHash, err := adminToken(layout, getenv, stdout)
 	if err != nil {
 		return err
 	}
-	node, handler, err := startNode(ctx, ledger.NodeOptions{Data: c.Data, NATS: c.NATS, Replicas: c.Replicas,
-		SyncInterval: c.syncIvl, Logger: logger, DiskReserve: c.DiskReserve}, adminHash)
+	node, a, err := api.Start(ctx, ledger.NodeOptions{Data: c.Data, NATS: c.NATS, Replicas: c.Replicas,
+		SyncInterval: c.syncIvl, Logger: logger, DiskReserve: c.DiskReserve}, api.Options{AdminTokenSHA256: adminHash})
 	if err != nil {
 		return err
 	}
@@ -158,17 +153,17 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if err != nil {
 		return fmt.Errorf("listen %s: %w", c.Addr, err)
 	}
-	srv := api.HTTPServer(handler)
+	srv := api.HTTPServer(a.Handler())
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()
 	// Say where this server answers, for `referto backup --data`.
-	if removeInfo, err := writeServeInfo(layout, ln.Addr()); err != nil {
+	if removeInfo, err := layout.Announce(ln.Addr()); err != nil {
 		logger.Warn("cannot write "+layout.ServeInfo(), "err", err)
 	} else {
 		defer removeInfo()
 	}
 	fmt.Fprintf(stdout, "referto listening on http://%s (data %s)\n", ln.Addr(), c.Data)
-	logger.Info("listening", "addr", ln.Addr().String(), "data", c.Data, "nats", natsDesc(c))
+	logger.Info("listening", "addr", ln.Addr().String(), "data", c.Data, "nats", cmp.Or(c.NATS, "embedded"))
 
 	select {
 	case <-ctx.Done():
@@ -198,56 +193,16 @@ func newLogger(w io.Writer, level slog.Level) *slog.Logger {
 	return slog.New(slog.NewJSONHandler(w, opts))
 }
 
-func natsDesc(c serveConfig) string {
-	if c.NATS != "" {
-		return c.NATS
-	}
-	return "embedded"
-}
-
-// startNode starts a node with o and the API over it, for the
-// administrator whose token's hex SHA-256 is adminHash; the API's metrics
-// observe the node.
-func startNode(ctx context.Context, o ledger.NodeOptions, adminHash string) (*ledger.Node, http.Handler, error) {
-	metrics := api.NewMetrics()
-	o.Observer = metrics
-	node, err := ledger.StartNode(ctx, o)
-	if err != nil {
-		return nil, nil, err
-	}
-	srv, err := api.New(api.Options{Node: node, AdminTokenSHA256: adminHash, Logger: o.Logger, Metrics: metrics})
-	if err != nil {
-		node.Close()
-		return nil, nil, err
-	}
-	return node, srv.Handler(), nil
-}
-
 // adminToken returns the hex SHA-256 of the administrator's token: from
-// REFERTO_ADMIN_TOKEN, or the hash kept in the layout's AdminToken file, or
-// a new token printed once to stdout whose hash is then kept there (mode
-// 0600).
+// REFERTO_ADMIN_TOKEN, or the hash the layout keeps, or a new token printed
+// once to stdout whose hash the layout then keeps.
 func adminToken(layout ledger.Layout, getenv func(string) string, stdout io.Writer) (string, error) {
 	if t := getenv("REFERTO_ADMIN_TOKEN"); t != "" {
 		return api.TokenHash(t), nil
 	}
-	path := layout.AdminToken()
-	b, err := os.ReadFile(path)
-	if err == nil {
-		return strings.TrimSpace(string(b)), nil
+	hash, token, err := layout.AdminTokenHash(nil)
+	if token != "" {
+		fmt.Fprintf(stdout, "admin token (shown once, only its hash is kept in %s): %s\n", layout.AdminToken(), token)
 	}
-	if !errors.Is(err, os.ErrNotExist) {
-		return "", err
-	}
-	raw := make([]byte, 32)
-	if _, err := rand.Read(raw); err != nil {
-		return "", err
-	}
-	token := hex.EncodeToString(raw)
-	hash := api.TokenHash(token)
-	if err := os.WriteFile(path, []byte(hash+"\n"), 0o600); err != nil {
-		return "", err
-	}
-	fmt.Fprintf(stdout, "admin token (shown once, only its hash is kept in %s): %s\n", path, token)
-	return hash, nil
+	return hash, err
 }

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -16,6 +15,7 @@ import (
 	"time"
 
 	"github.com/referto/referto/api"
+	"github.com/referto/referto/api/client"
 	"github.com/referto/referto/commands/ledger"
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/projections/pebble"
@@ -44,20 +44,18 @@ func TestServeInProcess(t *testing.T) {
 	if url == "" {
 		t.Fatalf("serve did not print its address: %v", <-done)
 	}
-	if code, _, err := call(http.DefaultClient, "GET", url+"/healthz", "", ""); err != nil || code != 200 {
-		t.Fatalf("healthz: %d %v", code, err)
+	c := &client.Client{Base: url, Token: testAdmin}
+	if err := c.Healthy(ctx); err != nil {
+		t.Fatalf("healthz: %v", err)
 	}
 	// Commands wait for readiness (the projections caught up): poll it.
-	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		if code, _, _ := call(http.DefaultClient, "GET", url+"/readyz", "", ""); code == 200 {
-			break
-		}
+	for deadline := time.Now().Add(20 * time.Second); !c.Ready(ctx); time.Sleep(20 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("not ready within 20s")
 		}
 	}
-	if code, _, _ := call(http.DefaultClient, "POST", url+"/v1/tournaments", testAdmin, `{"id":"t1","name":"T","ruleset":"rtu"}`); code != 201 {
-		t.Fatalf("create: %d", code)
+	if _, err := c.CreateTournament(ctx, "", client.NewTournament{ID: "t1", Name: "T", Ruleset: "rtu"}); err != nil {
+		t.Fatalf("create: %v", err)
 	}
 	start := time.Now()
 	cancel()
@@ -125,8 +123,9 @@ func TestSIGTERMShutsDownWithinFiveSeconds(t *testing.T) {
 	}
 	dir := t.TempDir()
 	c := startChild(t, dir)
-	if code, _, err := call(http.DefaultClient, "POST", c.url+"/v1/tournaments", testAdmin, `{"id":"t1","name":"T","ruleset":"rtu"}`); err != nil || code != 201 {
-		t.Fatalf("create: %d %v", code, err)
+	ctx := context.Background()
+	if _, err := (&client.Client{Base: c.url, Token: testAdmin}).CreateTournament(ctx, "", client.NewTournament{ID: "t1", Name: "T", Ruleset: "rtu"}); err != nil {
+		t.Fatalf("create: %v", err)
 	}
 	took, err := c.terminate()
 	if err != nil {
@@ -137,8 +136,8 @@ func TestSIGTERMShutsDownWithinFiveSeconds(t *testing.T) {
 	}
 	t.Logf("SIGTERM to exit: %v", took)
 	c = startChild(t, dir)
-	if code, m, _ := call(http.DefaultClient, "GET", c.url+"/v1/tournaments/t1", "", ""); code != 200 || m["seq"] != float64(1) {
-		t.Errorf("after restart: %d %v", code, m)
+	if s, err := (&client.Client{Base: c.url}).Tournament(ctx, "t1"); err != nil || s.Seq != 1 {
+		t.Errorf("after restart: %+v %v", s, err)
 	}
 }
 
@@ -153,16 +152,21 @@ func TestSIGKILLMidLoadLosesNothing(t *testing.T) {
 	}
 	dir := t.TempDir()
 	c := startChild(t, dir)
-	client := &http.Client{Timeout: 10 * time.Second}
-	if code, m, err := call(client, "POST", c.url+"/v1/tournaments", testAdmin, `{"id":"crash","name":"Crash","ruleset":"rtu"}`); err != nil || code != 201 {
-		t.Fatalf("create: %d %v %v", code, m, err)
+	ctx := context.Background()
+	hc := &http.Client{Timeout: 10 * time.Second}
+	admin := &client.Client{Base: c.url, Token: testAdmin, HTTP: hc}
+	if _, err := admin.CreateTournament(ctx, "", client.NewTournament{ID: "crash", Name: "Crash", Ruleset: "rtu"}); err != nil {
+		t.Fatalf("create: %v", err)
 	}
-	_, m, _ := call(client, "POST", c.url+"/v1/tournaments/crash/officials", testAdmin, `{"name":"A","role":"arbiter"}`)
-	arb, _ := m["token"].(string)
+	off, err := admin.AppointOfficial(ctx, "crash", client.Official{Name: "A", Role: events.RoleArbiter})
+	if err != nil {
+		t.Fatalf("appoint: %v", err)
+	}
+	arb := admin.As(off.Token)
 
 	type sent struct {
 		key, body string
-		seq       float64 // 0 when not acknowledged
+		seq       uint64 // 0 when not acknowledged
 	}
 	var mu sync.Mutex
 	var all []*sent
@@ -182,16 +186,16 @@ func TestSIGKILLMidLoadLosesNothing(t *testing.T) {
 				mu.Lock()
 				all = append(all, s)
 				mu.Unlock()
-				code, m, err := call(client, "POST", c.url+"/v1/tournaments/crash/commands", arb, s.body, "Idempotency-Key", s.key)
+				o, err := arb.Command(ctx, "crash", s.key, []byte(s.body))
+				if p, ok := problem(err); ok {
+					t.Errorf("%s: %v", s.key, p)
+					return
+				}
 				if err != nil {
 					return // the server died under us: this one is in flight
 				}
-				if code != 201 {
-					t.Errorf("%s: %d %v", s.key, code, m)
-					return
-				}
 				mu.Lock()
-				s.seq = m["seq"].(float64)
+				s.seq = o.Seq
 				mu.Unlock()
 			}
 		}()
@@ -230,13 +234,14 @@ func TestSIGKILLMidLoadLosesNothing(t *testing.T) {
 	}
 
 	c = startChild(t, dir)
-	logged := readLog(t, client, c.url, arb)
+	arb.Base = c.url
+	logged := readLog(t, arb)
 	for _, s := range all {
 		if s.seq == 0 {
 			continue
 		}
 		seqs := logged[s.key]
-		if len(seqs) != 1 || float64(seqs[0]) != s.seq {
+		if len(seqs) != 1 || seqs[0] != s.seq {
 			t.Errorf("acknowledged %s at seq %v; the log has it at %v", s.key, s.seq, seqs)
 		}
 	}
@@ -246,16 +251,16 @@ func TestSIGKILLMidLoadLosesNothing(t *testing.T) {
 		if s.seq > 0 {
 			continue
 		}
-		code, m, err := call(client, "POST", c.url+"/v1/tournaments/crash/commands", arb, s.body, "Idempotency-Key", s.key)
-		if err != nil || code != 201 {
-			t.Fatalf("retry %s: %d %v %v", s.key, code, m, err)
+		o, err := arb.Command(ctx, "crash", s.key, []byte(s.body))
+		if err != nil {
+			t.Fatalf("retry %s: %v", s.key, err)
 		}
-		again, m2, _ := call(client, "POST", c.url+"/v1/tournaments/crash/commands", arb, s.body, "Idempotency-Key", s.key)
-		if again != 201 || m2["seq"] != m["seq"] {
-			t.Errorf("second retry of %s: %d seq %v, first retry seq %v", s.key, again, m2["seq"], m["seq"])
+		again, err := arb.Command(ctx, "crash", s.key, []byte(s.body))
+		if err != nil || again.Seq != o.Seq {
+			t.Errorf("second retry of %s: seq %d %v, first retry seq %d", s.key, again.Seq, err, o.Seq)
 		}
 	}
-	logged = readLog(t, client, c.url, arb)
+	logged = readLog(t, arb)
 	for _, s := range all {
 		if n := len(logged[s.key]); n != 1 {
 			t.Errorf("%s is in the log %d times", s.key, n)
@@ -269,39 +274,20 @@ func TestSIGKILLMidLoadLosesNothing(t *testing.T) {
 
 // readLog pages through the tournament's events, checks that seqs are
 // contiguous from 1, and returns the seqs of each command id.
-func readLog(t *testing.T, client *http.Client, url, token string) map[string][]uint64 {
+func readLog(t *testing.T, c *client.Client) map[string][]uint64 {
 	t.Helper()
-	out := map[string][]uint64{}
-	var next uint64 = 1
-	for {
-		req, _ := http.NewRequest("GET", fmt.Sprintf("%s/v1/tournaments/crash/events?from=%d&limit=1000", url, next), nil)
-		req.Header.Set("Authorization", "Bearer "+token)
-		req.Header.Set("Accept", "application/x-ndjson")
-		res, err := client.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, _ := io.ReadAll(res.Body)
-		res.Body.Close()
-		n := 0
-		sc := bufio.NewScanner(bytes.NewReader(b))
-		sc.Buffer(nil, 1<<20)
-		for sc.Scan() {
-			var env events.Envelope
-			if err := json.Unmarshal(sc.Bytes(), &env); err != nil {
-				t.Fatal(err)
-			}
-			if env.Seq != next {
-				t.Fatalf("seq %d follows %d", env.Seq, next-1)
-			}
-			next++
-			n++
-			out[env.CommandID] = append(out[env.CommandID], env.Seq)
-		}
-		if n < 1000 {
-			return out
-		}
+	envs, err := c.AllEvents(context.Background(), "crash")
+	if err != nil {
+		t.Fatal(err)
 	}
+	out := map[string][]uint64{}
+	for i, env := range envs {
+		if env.Seq != uint64(i+1) {
+			t.Fatalf("seq %d follows %d", env.Seq, i)
+		}
+		out[env.CommandID] = append(out[env.CommandID], env.Seq)
+	}
+	return out
 }
 
 // compareWithRebuild rebuilds the projections of a stopped node's log into
@@ -310,7 +296,7 @@ func compareWithRebuild(t *testing.T, dir string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	lg, closeAll, err := openData(ctx, dir)
+	lg, closeAll, err := ledger.OpenLog(ctx, ledger.Layout{Dir: dir}, ledger.LogOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,17 +3,17 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/referto/referto/api/apitest"
+	"github.com/referto/referto/api/client"
 )
 
 // TestToolsDoWhatTheySay: export writes FILE and FILE.checkpoint as the
@@ -64,12 +64,10 @@ func TestToolsDoWhatTheySay(t *testing.T) {
 
 	// verify: the checkpoint beside the log, the key as GET /v1/keys gave it.
 	_, srv := apitest.Serve(t, data, testAdmin)
-	res, err := http.Get(srv.URL + "/v1/keys")
-	if err != nil {
+	var keys json.RawMessage
+	if err := (&client.Client{Base: srv.URL}).Get(context.Background(), "/v1/keys", &keys); err != nil {
 		t.Fatal(err)
 	}
-	keys, _ := io.ReadAll(res.Body)
-	res.Body.Close()
 	saved := filepath.Join(dir, "keys.json")
 	if err := os.WriteFile(saved, keys, 0o644); err != nil {
 		t.Fatal(err)

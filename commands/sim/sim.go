@@ -1,5 +1,5 @@
-// Package sim makes plausible RisiKo! table reports for demos, property
-// tests and benchmark logs: the 42 territories are dealt among the players
+// Package sim makes plausible RisiKo! table reports (and entrants:
+// names.go) for demos, property tests and benchmark logs: the 42 territories are dealt among the players
 // still in the game, each player holds a distinct objective of the default
 // set, and the figures are what the board says those holdings are worth, so
 // every report is consistent and passes the ledger's checks. Everything is

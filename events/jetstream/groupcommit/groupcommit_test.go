@@ -1,4 +1,4 @@
-package main
+package groupcommit
 
 import (
 	"context"
@@ -42,13 +42,13 @@ func atomicStream(t *testing.T) (context.Context, *nats.Conn, natsjs.JetStream, 
 	return ctx, nc, js, stream
 }
 
-// TestGroupCommitSequences runs the bench's group commit under concurrent
+// TestGroupCommitSequences runs the group commit under concurrent
 // appends, each expecting its subject's last sequence to be the one the
 // previous append returned: a sequence told wrong fails the next append of
 // that subject, and the stream must hold every message where it was told.
 func TestGroupCommitSequences(t *testing.T) {
 	ctx, nc, js, stream := atomicStream(t)
-	gc := newGroupCommit(ctx, nc, js)
+	gc := New(ctx, nc, js)
 	const clients, each = 8, 40
 	seqs := make([][]uint64, clients)
 	var wg sync.WaitGroup
@@ -61,7 +61,7 @@ func TestGroupCommitSequences(t *testing.T) {
 				m := &nats.Msg{Subject: fmt.Sprintf("g.%d", c), Data: fmt.Appendf(nil, "%d-%d", c, i), Header: nats.Header{}}
 				m.Header.Set(natsjs.MsgIDHeader, fmt.Sprintf("%d-%d", c, i))
 				m.Header.Set(natsjs.ExpectedLastSubjSeqHeader, strconv.FormatUint(last, 10))
-				seq, err := gc.append(m)
+				seq, err := gc.Append(m)
 				if err != nil {
 					t.Errorf("client %d, append %d: %v", c, i, err)
 					return
@@ -71,11 +71,11 @@ func TestGroupCommitSequences(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	gc.stop()
+	gc.Stop()
 	if t.Failed() {
 		return
 	}
-	if b, m := gc.batches.Load(), gc.msgs.Load(); m != clients*each || b >= m {
+	if b, m := gc.Stats(); m != clients*each || b >= m {
 		t.Errorf("%d messages in %d batches: want %d, some of them grouped", m, b, clients*each)
 	}
 	info, err := stream.Info(ctx)
@@ -102,8 +102,8 @@ func TestGroupCommitSequences(t *testing.T) {
 // message of its batch, and none of them is stored.
 func TestGroupCommitFailsTheWholeBatch(t *testing.T) {
 	ctx, nc, js, stream := atomicStream(t)
-	gc := newGroupCommit(ctx, nc, js)
-	defer gc.stop()
+	gc := New(ctx, nc, js)
+	defer gc.Stop()
 	group := func(expected ...uint64) []*groupedMsg {
 		var g []*groupedMsg
 		for i, e := range expected {

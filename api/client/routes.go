@@ -1,0 +1,276 @@
+package client
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/referto/referto/events"
+	"github.com/referto/referto/projections"
+)
+
+// NewTournament is the body of POST /v1/tournaments.
+type NewTournament struct {
+	ID      string          `json:"id"`
+	Name    string          `json:"name"`
+	Ruleset string          `json:"ruleset"`
+	Params  json.RawMessage `json:"params,omitempty"`
+}
+
+// Outcome is a command's answer (201): the tournament's seq after it and
+// its events, or the original's when the idempotency key was seen before.
+type Outcome struct {
+	Seq uint64 `json:"seq"`
+	// Events are the command's envelopes as JSON (Envelopes decodes them).
+	Events json.RawMessage `json:"events"`
+	// Replayed is true when the key already stood for this request: the
+	// original outcome, nothing appended.
+	Replayed bool `json:"-"`
+}
+
+// Envelopes decodes the outcome's events.
+func (o Outcome) Envelopes() ([]events.Envelope, error) {
+	var envs []events.Envelope
+	return envs, json.Unmarshal(o.Events, &envs)
+}
+
+// CreateTournament creates a tournament (the administrator), under the
+// idempotency key when not empty.
+func (c *Client) CreateTournament(ctx context.Context, key string, t NewTournament) (Outcome, error) {
+	return c.command(ctx, "/v1/tournaments", key, t)
+}
+
+// Command sends a command (a payload with its "type": a struct, a map or
+// JSON as it is) to tournament t, under the idempotency key when not
+// empty.
+func (c *Client) Command(ctx context.Context, t, key string, payload any) (Outcome, error) {
+	return c.command(ctx, "/v1/tournaments/"+url.PathEscape(t)+"/commands", key, payload)
+}
+
+func (c *Client) command(ctx context.Context, path, key string, payload any) (Outcome, error) {
+	var h http.Header
+	if key != "" {
+		h = http.Header{"Idempotency-Key": {key}}
+	}
+	var o Outcome
+	header, err := c.do(ctx, request{method: http.MethodPost, path: path, header: h, body: payload}, &o)
+	if err == nil {
+		o.Replayed = header.Get("Idempotent-Replayed") == "true"
+	}
+	return o, err
+}
+
+// Official is the body of an appointment.
+type Official struct {
+	Name string `json:"name"`
+	Role string `json:"role"`
+}
+
+// Appointed is an appointment's answer; the token is shown this once.
+type Appointed struct {
+	ID    string `json:"id"`
+	Name  string `json:"name"`
+	Role  string `json:"role"`
+	Token string `json:"token"`
+	Seq   uint64 `json:"seq"`
+}
+
+// AppointOfficial appoints an official of tournament t (the
+// administrator).
+func (c *Client) AppointOfficial(ctx context.Context, t string, o Official) (Appointed, error) {
+	var a Appointed
+	_, err := c.do(ctx, request{method: http.MethodPost, path: "/v1/tournaments/" + url.PathEscape(t) + "/officials", body: o}, &a)
+	return a, err
+}
+
+// Get decodes the JSON document at path into out: for what the typed
+// reads do not cover, or to compare documents whole.
+func (c *Client) Get(ctx context.Context, path string, out any) error {
+	_, err := c.do(ctx, request{method: http.MethodGet, path: path}, out)
+	return err
+}
+
+func tpath(t, rest string) string { return "/v1/tournaments/" + url.PathEscape(t) + rest }
+
+// Tournament is GET /v1/tournaments/{t}.
+func (c *Client) Tournament(ctx context.Context, t string) (projections.Summary, error) {
+	var s projections.Summary
+	return s, c.Get(ctx, tpath(t, ""), &s)
+}
+
+// Players is the entry list.
+type Players struct {
+	Tournament string                  `json:"tournament"`
+	Players    []projections.PlayerRow `json:"players"`
+}
+
+// Players is GET /v1/tournaments/{t}/players.
+func (c *Client) Players(ctx context.Context, t string) (Players, error) {
+	var p Players
+	return p, c.Get(ctx, tpath(t, "/players"), &p)
+}
+
+// RoundTables is a drawn round with its tables.
+type RoundTables struct {
+	projections.RoundView
+	Tables []projections.TableView `json:"tables"`
+}
+
+// Tables is GET /v1/tournaments/{t}/rounds/{r}/tables.
+func (c *Client) Tables(ctx context.Context, t string, round int) (RoundTables, error) {
+	var r RoundTables
+	return r, c.Get(ctx, tpath(t, fmt.Sprintf("/rounds/%d/tables", round)), &r)
+}
+
+// Standings is GET /v1/tournaments/{t}/standings: as they stand, or as
+// they stood right after event at (when not 0).
+func (c *Client) Standings(ctx context.Context, t string, at uint64) (projections.Standings, error) {
+	path := tpath(t, "/standings")
+	if at > 0 {
+		path += fmt.Sprintf("?at=%d", at)
+	}
+	var s projections.Standings
+	return s, c.Get(ctx, path, &s)
+}
+
+// Classification is GET /v1/tournaments/{t}/classification.
+func (c *Client) Classification(ctx context.Context, t string) (projections.Classification, error) {
+	var cl projections.Classification
+	return cl, c.Get(ctx, tpath(t, "/classification"), &cl)
+}
+
+// Events is a page of tournament t's envelopes from seq from, at most
+// limit (the server allows 1,000), decoded strictly from the stored lines.
+func (c *Client) Events(ctx context.Context, t string, from uint64, limit int) ([]events.Envelope, error) {
+	res, err := c.open(ctx, request{method: http.MethodGet, path: tpath(t, fmt.Sprintf("/events?from=%d&limit=%d", from, limit)),
+		header: http.Header{"Accept": {"application/x-ndjson"}}})
+	if err != nil {
+		return nil, err
+	}
+	defer res.Body.Close()
+	var envs []events.Envelope
+	sc := bufio.NewScanner(res.Body)
+	sc.Buffer(nil, 64<<20)
+	for sc.Scan() {
+		env, err := events.DecodeEnvelope(bytes.Clone(sc.Bytes()))
+		if err != nil {
+			return nil, fmt.Errorf("event %d of the page from %d: %w", len(envs)+1, from, err)
+		}
+		envs = append(envs, env)
+	}
+	return envs, sc.Err()
+}
+
+// AllEvents is every event of tournament t, a page of 1,000 at a time.
+func (c *Client) AllEvents(ctx context.Context, t string) ([]events.Envelope, error) {
+	var all []events.Envelope
+	for {
+		page, err := c.Events(ctx, t, uint64(len(all))+1, 1000)
+		all = append(all, page...)
+		if err != nil || len(page) < 1000 {
+			return all, err
+		}
+	}
+}
+
+// Checkpoint is the signed checkpoint of tournament t's whole log.
+func (c *Client) Checkpoint(ctx context.Context, t string) ([]byte, error) {
+	res, err := c.open(ctx, request{method: http.MethodGet, path: tpath(t, "/checkpoint")})
+	if err != nil {
+		return nil, err
+	}
+	defer res.Body.Close()
+	return io.ReadAll(res.Body)
+}
+
+// Keys is GET /v1/keys: the checkpoint verifier key.
+type Keys struct {
+	Checkpoint string `json:"checkpoint"`
+	Format     string `json:"format"`
+}
+
+// Keys is GET /v1/keys.
+func (c *Client) Keys(ctx context.Context) (Keys, error) {
+	var k Keys
+	return k, c.Get(ctx, "/v1/keys", &k)
+}
+
+// Export is a tournament's log as the server sends it, still arriving.
+type Export struct {
+	// Body is the stored lines; the caller closes it.
+	Body io.ReadCloser
+	// Checkpoint is the signed checkpoint of the log sent.
+	Checkpoint []byte
+	// Events is how many events the server announced.
+	Events string
+	// Size is the body's length, -1 when unknown.
+	Size int64
+}
+
+// CheckpointHeader carries an export's signed checkpoint, base64.
+const CheckpointHeader = "Referto-Checkpoint"
+
+// Export starts the export of tournament t (an official's token).
+func (c *Client) Export(ctx context.Context, t string) (*Export, error) {
+	res, err := c.open(ctx, request{method: http.MethodGet, path: tpath(t, "/export")})
+	if err != nil {
+		return nil, err
+	}
+	note, err := base64.StdEncoding.DecodeString(res.Header.Get(CheckpointHeader))
+	if err != nil {
+		res.Body.Close()
+		return nil, fmt.Errorf("the %s header is not base64: %w", CheckpointHeader, err)
+	}
+	return &Export{Body: res.Body, Checkpoint: note, Events: res.Header.Get("Referto-Events"), Size: res.ContentLength}, nil
+}
+
+// Backup copies the server's backup (the administrator's token) to w.
+// The server answers once JetStream has started the snapshot; the body
+// then flows as fast as it is read. A transfer cut short is an error.
+func (c *Client) Backup(ctx context.Context, w io.Writer) error {
+	res, err := c.open(ctx, request{method: http.MethodGet, path: "/v1/admin/backup"})
+	if err != nil {
+		return err
+	}
+	defer res.Body.Close()
+	if _, err := io.Copy(w, res.Body); err != nil {
+		return fmt.Errorf("the transfer failed: %w", err)
+	}
+	return nil
+}
+
+// BackupHTTP is an HTTP client for Backup: the proxy of the environment,
+// and a minute for the server to start the snapshot, however long the
+// transfer then takes.
+func BackupHTTP() *http.Client {
+	return &http.Client{Transport: &http.Transport{Proxy: http.ProxyFromEnvironment, ResponseHeaderTimeout: time.Minute}}
+}
+
+// Ready reports whether the server is ready (GET /readyz answers 200).
+func (c *Client) Ready(ctx context.Context) bool {
+	_, err := c.do(ctx, request{method: http.MethodGet, path: "/readyz"}, nil)
+	return err == nil
+}
+
+// Healthy is GET /healthz.
+func (c *Client) Healthy(ctx context.Context) error {
+	_, err := c.do(ctx, request{method: http.MethodGet, path: "/healthz"}, nil)
+	return err
+}
+
+// Metrics is GET /metrics, in Prometheus's text format.
+func (c *Client) Metrics(ctx context.Context) ([]byte, error) {
+	res, err := c.open(ctx, request{method: http.MethodGet, path: "/metrics"})
+	if err != nil {
+		return nil, err
+	}
+	defer res.Body.Close()
+	return io.ReadAll(res.Body)
+}

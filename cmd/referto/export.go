@@ -1,0 +1,135 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/referto/referto/api/client"
+	"github.com/referto/referto/commands/ledger"
+	"github.com/referto/referto/events/checkpoint"
+	"github.com/referto/referto/replay"
+)
+
+func export(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("export", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	data := fs.String("data", "", "data directory of a stopped referto (or use --url)")
+	url := fs.String("url", "", "base URL of a running referto, e.g. http://127.0.0.1:8080")
+	token := fs.String("token", getenv("REFERTO_TOKEN"), "with --url: an arbiter, appeals or auditor token [REFERTO_TOKEN]")
+	t := fs.String("tournament", "", "tournament id (required)")
+	out := fs.String("out", "", "where to write the log (default <tournament>.ndjson in the working directory)")
+	cpOut := fs.String("checkpoint", "", "where to write the signed checkpoint (default: --out's name followed by .checkpoint)")
+	if err := parseFlags(fs, args); err != nil {
+		return flagErr(err)
+	}
+	if *t == "" || (*data == "") == (*url == "") {
+		fmt.Fprintln(stderr, "export needs --tournament and exactly one of --data and --url")
+		return errUsage
+	}
+	if *out == "" {
+		*out = *t + ".ndjson"
+	}
+	if *cpOut == "" {
+		*cpOut = replay.CheckpointFile(*out)
+	}
+	// Absolute, so that what export says names the files wherever it ran.
+	for _, p := range []struct {
+		flag string
+		path *string
+	}{{"--out", out}, {"--checkpoint", cpOut}} {
+		abs, err := filepath.Abs(*p.path)
+		if err != nil {
+			return fmt.Errorf("%s %s: %w", p.flag, *p.path, err)
+		}
+		if fi, err := os.Stat(filepath.Dir(abs)); err != nil || !fi.IsDir() {
+			return fmt.Errorf("%s %s: there is no directory %s to write it in", p.flag, *p.path, filepath.Dir(abs))
+		}
+		*p.path = abs
+	}
+	start := time.Now()
+	var n uint64
+	var note string
+	err := replay.WriteFiles(*out, *cpOut, func(w io.Writer) (string, error) {
+		var err error
+		if *url != "" {
+			n, note, err = exportURL(ctx, *url, *token, *t, w, stderr)
+		} else {
+			n, note, err = exportData(ctx, *data, *t, w, stderr)
+		}
+		return note, err
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "exported %d events of %s to %s, signed checkpoint in %s (%s)\n", n, *t, *out, *cpOut, time.Since(start).Round(time.Millisecond))
+	return nil
+}
+
+// exportURL downloads a running server's export and keeps it only if every
+// line arrived (replay.Receive): a transfer cut short is an error, never a
+// short file.
+func exportURL(ctx context.Context, base, token, t string, w io.Writer, stderr io.Writer) (uint64, string, error) {
+	ex, err := (&client.Client{Base: base, Token: token}).Export(ctx, t)
+	if err != nil {
+		return 0, "", fmt.Errorf("export: %w", err)
+	}
+	defer ex.Body.Close()
+	prog := newProgress(stderr, ex.Size, "export", true)
+	n, err := replay.Receive(io.TeeReader(ex.Body, progressWriter{prog}), w, ex.Checkpoint, ex.Events)
+	prog.Done()
+	return n, string(ex.Checkpoint), err
+}
+
+// exportData reads a stopped server's data directory and signs the
+// checkpoint with that server's key, after the log read back has reproduced
+// the Merkle head the server's projections recorded.
+func exportData(ctx context.Context, dir, t string, w io.Writer, stderr io.Writer) (uint64, string, error) {
+	keys, err := checkpoint.LoadKeys(ledger.Layout{Dir: dir}.Keys())
+	if err != nil {
+		return 0, "", fmt.Errorf("%w: export --data signs with the server's own key and will not make a new one", err)
+	}
+	a, err := storedAnchor(dir, t, stderr)
+	if err != nil {
+		return 0, "", err
+	}
+	lg, closeLog, err := ledger.OpenLog(ctx, ledger.Layout{Dir: dir}, ledger.LogOptions{})
+	if err != nil {
+		return 0, "", err
+	}
+	defer closeLog()
+	last, err := lg.LastSubjectSeq(ctx, t)
+	if err != nil {
+		return 0, "", err
+	}
+	prog := newProgress(stderr, int64(last), "export", false)
+	cp, err := replay.Export(ctx, lg, t, w, replay.ExportOptions{Anchor: a, Progress: prog.Add})
+	prog.Done()
+	if err != nil {
+		return 0, "", err
+	}
+	note, err := checkpoint.Sign(cp, keys.Signer)
+	return cp.Size, note, err
+}
+
+// storedAnchor is the tree head the directory's projections recorded, or
+// nil, with a warning, when there is none to compare against.
+func storedAnchor(dir, t string, stderr io.Writer) (*replay.Anchor, error) {
+	layout := ledger.Layout{Dir: dir}
+	if _, err := os.Stat(layout.Projections()); err != nil {
+		fmt.Fprintf(stderr, "warning: %s has no projections; the exported log is signed without a cross-check\n", dir)
+		return nil, nil
+	}
+	switch size, root, ok, err := layout.RecordedHead(t); {
+	case err != nil:
+		return nil, err
+	case ok:
+		return &replay.Anchor{Size: size, Root: root}, nil
+	}
+	fmt.Fprintf(stderr, "warning: the projections in %s have not seen %s; the exported log is signed without a cross-check\n", dir, t)
+	return nil, nil
+}

@@ -1,0 +1,209 @@
+package backup
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/referto/referto/commands"
+	"github.com/referto/referto/commands/ledger"
+	"github.com/referto/referto/events"
+	"github.com/referto/referto/events/checkpoint"
+	"github.com/referto/referto/events/jetstream"
+	"github.com/referto/referto/projections/pebble"
+)
+
+// TestWriteIsTheLogAtTheSnapshot takes a backup of a node with two
+// tournaments whose commits interleave, and checks the manifest against
+// the projections, every cut of the file against Read, and commitUpTo
+// against a scan of the commits.
+func TestWriteIsTheLogAtTheSnapshot(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	node, err := ledger.StartNode(ctx, ledger.NodeOptions{Data: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer node.Close()
+	if err := node.Runner.WaitReady(ctx); err != nil {
+		t.Fatal(err)
+	}
+	admin := events.Actor{ID: "admin", Role: events.RoleAdmin}
+	n := 0
+	submit := func(tournament string, cmd commands.Command, route string) {
+		t.Helper()
+		n++
+		if _, err := node.Ledger.Submit(ctx, ledger.Submission{Tournament: tournament, Command: cmd, Actor: admin, Key: fmt.Sprint(n), Route: route}); err != nil {
+			t.Fatalf("%s %s: %v", tournament, cmd.CommandType(), err)
+		}
+	}
+	for _, id := range []string{"a", "b"} {
+		submit(id, &commands.CreateTournament{ID: id, Name: "Torneo " + id, Ruleset: "rur-2015"}, ledger.RouteCreate)
+	}
+	for i := 1; i <= 30; i++ {
+		submit("a", &commands.RegisterPlayer{Player: fmt.Sprintf("p%02d", i), Name: fmt.Sprint("P ", i)}, ledger.RouteCommands)
+		if i%3 == 0 {
+			submit("b", &commands.RegisterPlayer{Player: fmt.Sprintf("p%02d", i), Name: fmt.Sprint("P ", i)}, ledger.RouteCommands)
+		}
+	}
+	last, err := node.Log.LastSeq(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := node.Runner.WaitFor(ctx, last); err != nil {
+		t.Fatal(err)
+	}
+	checkCommitUpTo(t, node.Store, last)
+
+	var whole bytes.Buffer
+	m, err := Write(ctx, &whole, Source{Log: node.Log, Store: node.Store, Runner: node.Runner, KeysDir: node.Layout.Keys()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Read(bytes.NewReader(whole.Bytes()), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Manifest.LastSeq != m.LastSeq || m.LastSeq != last || m.Msgs != last || m.FirstSeq != 1 {
+		t.Errorf("manifest: sequences %d..%d (%d), read back to %d; want 1..%d", m.FirstSeq, m.LastSeq, m.Msgs, b.Manifest.LastSeq, last)
+	}
+	if len(m.Tournaments) != 2 {
+		t.Fatalf("manifest tournaments: %+v", m.Tournaments)
+	}
+	for _, mt := range m.Tournaments {
+		ref, _, err := node.Store.LastCommit(mt.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		root, err := checkpoint.RootAt(ref.Last, node.Store.NodeGetter(mt.ID))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if mt.Events != ref.Last || mt.LastStreamSeq != ref.StreamSeq || !bytes.Equal(mt.Root, root) {
+			t.Errorf("manifest %s: %d events up to %d, want %d up to %d with the projections' root", mt.ID, mt.Events, mt.LastStreamSeq, ref.Last, ref.StreamSeq)
+		}
+	}
+	var names []string
+	for _, k := range b.Keys {
+		names = append(names, k.Name)
+		if k.Name == "checkpoint.key" && k.Mode != 0o600 {
+			t.Errorf("checkpoint.key mode %v in the backup", k.Mode)
+		}
+	}
+	if strings.Join(names, " ") != "checkpoint.key checkpoint.pub" {
+		t.Errorf("keys in the backup: %v", names)
+	}
+	if pub, ok := b.Key(checkpoint.VerifierFile); !ok || !strings.HasPrefix(string(pub), "referto+") {
+		t.Errorf("Key(%s): %q, %v", checkpoint.VerifierFile, pub, ok)
+	}
+
+	// Any cut before the manifest's last byte is refused as ErrDamaged
+	// (the padding and end blocks after it carry nothing).
+	end := bytes.LastIndex(whole.Bytes(), []byte("\n}\n")) + 3
+	for n := 0; n < end; n += 1 + n/50 {
+		if _, err := Read(bytes.NewReader(whole.Bytes()[:n]), nil); !errors.Is(err, ErrDamaged) {
+			t.Fatalf("cut at %d of %d: %v, want ErrDamaged", n, whole.Len(), err)
+		}
+	}
+	// A snapshot consumer that fails is told apart from a damaged file.
+	boom := errors.New("boom")
+	if _, err := Read(bytes.NewReader(whole.Bytes()), func(jetstream.SnapshotInfo, io.Reader) error { return boom }); !errors.Is(err, boom) {
+		t.Errorf("consumer failure: %v", err)
+	}
+}
+
+// checkCommitUpTo: for every stream sequence, commitUpTo finds the commit
+// a scan of the tournament's commits finds.
+func checkCommitUpTo(t *testing.T, st *pebble.Store, last uint64) {
+	t.Helper()
+	for _, id := range []string{"a", "b"} {
+		all, err := st.Commits(id, 1, 1000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for seq := uint64(0); seq <= last; seq++ {
+			var want pebble.CommitRef
+			found := false
+			for _, c := range all {
+				if c.StreamSeq <= seq {
+					want, found = c, true
+				}
+			}
+			got, ok, err := commitUpTo(st, id, seq)
+			if err != nil || ok != found || got != want {
+				t.Errorf("commitUpTo(%s, %d) = %+v, %v, %v; want %+v, %v", id, seq, got, ok, err, want, found)
+			}
+		}
+	}
+}
+
+// TestCreateAndRestore: a file Create kept restores into a new directory
+// whose log holds every commit at its stream sequence, byte for byte; a
+// file check refuses is not kept, and a directory with something in it is
+// not restored into.
+func TestCreateAndRestore(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	node, err := ledger.StartNode(ctx, ledger.NodeOptions{Data: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer node.Close()
+	if err := node.Runner.WaitReady(ctx); err != nil {
+		t.Fatal(err)
+	}
+	admin := events.Actor{ID: "admin", Role: events.RoleAdmin}
+	if _, err := node.Ledger.Submit(ctx, ledger.Submission{Tournament: "r", Command: &commands.CreateTournament{ID: "r", Name: "R", Ruleset: "rtu"},
+		Actor: admin, Key: "k", Route: ledger.RouteCreate}); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	fill := func(w io.Writer) error {
+		_, err := Write(ctx, w, Source{Log: node.Log, Store: node.Store, Runner: node.Runner, KeysDir: node.Layout.Keys()})
+		return err
+	}
+	refused := errors.New("not this one")
+	if _, _, err := Create(dir+"/no.tar", fill, func(*Archive) error { return refused }); !errors.Is(err, refused) {
+		t.Errorf("a refused file: %v", err)
+	}
+	file := dir + "/b.tar"
+	if _, size, err := Create(file, fill, nil); err != nil || size == 0 {
+		t.Fatalf("create: %d bytes, %v", size, err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("beside the backup: %v", entries)
+	}
+	full := dir + "/full"
+	if err := os.MkdirAll(full+"/x", 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Restore(ctx, file, full); err == nil || !strings.Contains(err.Error(), "is not empty") {
+		t.Errorf("restore into a directory with something in it: %v", err)
+	}
+	b, err := Restore(ctx, file, dir+"/restored")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lg, closeLog, err := ledger.OpenLog(ctx, ledger.Layout{Dir: dir + "/restored"}, ledger.LogOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeLog()
+	got, err := lg.Get(ctx, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := node.Log.Get(ctx, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Manifest.LastSeq != 1 || !bytes.Equal(got.Data, want.Data) || got.Tournament != "r" {
+		t.Errorf("restored: manifest to %d, message 1 %q; want %q", b.Manifest.LastSeq, got.Data, want.Data)
+	}
+}

@@ -1,0 +1,11 @@
+// Package backup writes, reads and restores referto backups: one tar file
+// holding a JetStream snapshot of the log as it stood at one instant, the
+// keys, and a manifest with every tournament's Merkle root as the
+// projections recorded it (Write, from a running node, or WriteDir, from a
+// stopped data directory; Create keeps a file only once it reads back
+// whole). Read checks a file whole; Restore brings it back into a new data
+// directory and checks the restored log against the manifest.
+//
+// The administrator's HTTP route (api) and referto backup and restore
+// (cmd/referto) are its front ends.
+package backup

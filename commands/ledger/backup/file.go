@@ -1,0 +1,102 @@
+package backup
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/referto/referto/commands/ledger"
+	"github.com/referto/referto/events/checkpoint"
+)
+
+// Create writes a backup file at path, mode 0600 (it holds the signing
+// key): fill writes the backup into a temporary file beside path, which
+// becomes path only once it is on disk, reads back whole (Read) and check,
+// when not nil, accepts what it holds. It returns the backup read back and
+// the file's size.
+func Create(path string, fill func(io.Writer) error, check func(*Archive) error) (*Archive, int64, error) {
+	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".partial-*")
+	if err != nil {
+		return nil, 0, err
+	}
+	defer func() { f.Close(); os.Remove(f.Name()) }()
+	bw := bufio.NewWriterSize(f, 1<<20)
+	if err := fill(bw); err != nil {
+		return nil, 0, err
+	}
+	if err := bw.Flush(); err != nil {
+		return nil, 0, err
+	}
+	if err := f.Sync(); err != nil {
+		return nil, 0, err
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return nil, 0, err
+	}
+	b, err := Read(bufio.NewReaderSize(f, 1<<20), nil)
+	if err != nil {
+		return nil, 0, fmt.Errorf("the backup received does not read back: %w", err)
+	}
+	if check != nil {
+		if err := check(b); err != nil {
+			return nil, 0, err
+		}
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, 0, err
+	}
+	return b, fi.Size(), os.Rename(f.Name(), path)
+}
+
+// WriteDir writes a backup of a data directory no server is running on: it
+// starts the node in-process (embedded JetStream, the projections caught
+// up with the log, no HTTP) and takes the backup a server would. It never
+// makes a key: a backup carries the server's own or none.
+func WriteDir(ctx context.Context, dir string, w io.Writer) error {
+	layout := ledger.Layout{Dir: dir}
+	if _, err := os.Stat(layout.NATS()); err != nil {
+		return fmt.Errorf("%s is not a referto data directory with an embedded log: %w", dir, err)
+	}
+	if _, err := checkpoint.LoadKeys(layout.Keys()); err != nil {
+		return err
+	}
+	node, err := ledger.StartNode(ctx, ledger.NodeOptions{Data: dir, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		return fmt.Errorf("%w (is referto serve running on %s without %s? use --url)", err, dir, filepath.Base(layout.ServeInfo()))
+	}
+	defer node.Close()
+	_, err = Write(ctx, w, Source{Log: node.Log, Store: node.Store, Runner: node.Runner, KeysDir: layout.Keys(), CatchUp: 10 * time.Minute})
+	return err
+}
+
+// Key returns the data of the key file name the backup carries.
+func (b *Archive) Key(name string) ([]byte, bool) {
+	for _, k := range b.Keys {
+		if k.Name == name {
+			return k.Data, true
+		}
+	}
+	return nil, false
+}
+
+// SameKey checks that the backup carries the verifier key of the layout's
+// directory, when it has one: that the server a backup was asked of runs
+// on that directory (a port a stale serve.json names may now be
+// another server's).
+func (b *Archive) SameKey(l ledger.Layout) error {
+	want, err := os.ReadFile(l.CheckpointPub())
+	if l.Dir == "" || err != nil {
+		return nil
+	}
+	if got, ok := b.Key(checkpoint.VerifierFile); ok && bytes.Equal(got, want) {
+		return nil
+	}
+	return fmt.Errorf("the backup's checkpoint key is not the one in %s", l.CheckpointPub())
+}

@@ -1,0 +1,241 @@
+package backup
+
+import (
+	"archive/tar"
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"io/fs"
+	"regexp"
+	"strconv"
+
+	"github.com/referto/referto/events/jetstream"
+)
+
+// ErrDamaged marks a backup file that is damaged, cut short or not a backup.
+var ErrDamaged = errors.New("backup: not a complete referto backup")
+
+// Archive is a backup file read back.
+type Archive struct {
+	Manifest Manifest
+	Keys     []KeyFile
+	Info     jetstream.SnapshotInfo
+}
+
+// Limits on the entries read into memory.
+const (
+	maxKeyFile  = 64 << 10
+	maxMeta     = 1 << 20
+	maxManifest = 64 << 20
+)
+
+var (
+	partRE   = regexp.MustCompile(`^stream/([A-Za-z0-9_-]+)\.snapshot\.([0-9]{6})$`)
+	streamRE = regexp.MustCompile(`^stream/([A-Za-z0-9_-]+)\.json$`)
+)
+
+// Read reads a backup and checks it whole: the entries in their
+// order, every key file and the snapshot against the manifest's SHA-256,
+// the snapshot's state against the manifest, and nothing after the
+// manifest. snapshot, when not nil, is given the snapshot's bytes as they
+// are read (and must read them to the end or fail); they are checked only
+// once read, so a caller that acts on them must undo what it did when
+// Read fails. Damage is reported as ErrDamaged.
+func Read(r io.Reader, snapshot func(info jetstream.SnapshotInfo, data io.Reader) error) (*Archive, error) {
+	tr := tar.NewReader(r)
+	b := &Archive{}
+	sums := map[string]string{}
+	stream := ""
+	hdr, err := tr.Next()
+	for ; err == nil; hdr, err = tr.Next() {
+		name, ok := keyFileName(hdr.Name)
+		if !ok {
+			break
+		}
+		if _, dup := sums[hdr.Name]; dup {
+			return nil, fmt.Errorf("%w: %s twice", ErrDamaged, hdr.Name)
+		}
+		data, err := readEntry(tr, hdr, maxKeyFile)
+		if err != nil {
+			return nil, err
+		}
+		sums[hdr.Name] = hexSum(data)
+		b.Keys = append(b.Keys, KeyFile{Name: name, Mode: fs.FileMode(hdr.Mode).Perm(), Data: data})
+	}
+	if err != nil {
+		return nil, damaged(err, "before the stream")
+	}
+	sm := streamRE.FindStringSubmatch(hdr.Name)
+	if sm == nil {
+		return nil, fmt.Errorf("%w: %s where the stream's snapshot information belongs", ErrDamaged, hdr.Name)
+	}
+	stream = sm[1]
+	meta, err := readEntry(tr, hdr, maxMeta)
+	if err != nil {
+		return nil, err
+	}
+	sums[hdr.Name] = hexSum(meta)
+	if err := json.Unmarshal(meta, &b.Info); err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrDamaged, hdr.Name, err)
+	}
+	parts := &partsReader{tr: tr, stream: stream, sum: sha256.New()}
+	if snapshot != nil {
+		if err := snapshot(b.Info, parts); err != nil {
+			if parts.err != nil {
+				return nil, parts.err // the file, not the consumer, failed
+			}
+			return nil, err
+		}
+	}
+	if _, err := io.Copy(io.Discard, parts); err != nil {
+		return nil, err
+	}
+	hdr = parts.next
+	if hdr == nil || hdr.Name != "manifest.json" {
+		return nil, fmt.Errorf("%w: no manifest after the snapshot", ErrDamaged)
+	}
+	mb, err := readEntry(tr, hdr, maxManifest)
+	if err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(mb, &b.Manifest); err != nil {
+		return nil, fmt.Errorf("%w: manifest.json: %v", ErrDamaged, err)
+	}
+	if hdr, err := tr.Next(); err != io.EOF {
+		if err == nil {
+			return nil, fmt.Errorf("%w: %s after the manifest", ErrDamaged, hdr.Name)
+		}
+		return nil, damaged(err, "after the manifest")
+	}
+	return b, b.check(stream, parts, sums)
+}
+
+// check compares what was read with the manifest.
+func (b *Archive) check(stream string, parts *partsReader, sums map[string]string) error {
+	m := b.Manifest
+	bad := func(format string, a ...any) error {
+		return fmt.Errorf("%w: %s", ErrDamaged, fmt.Sprintf(format, a...))
+	}
+	if m.Format != Format {
+		return bad("format %q, want %q", m.Format, Format)
+	}
+	if m.Stream != stream {
+		return bad("the manifest is of stream %q, the snapshot of %q", m.Stream, stream)
+	}
+	if parts.n != m.Snapshot.Parts || parts.size != m.Snapshot.Size || hex.EncodeToString(parts.sum.Sum(nil)) != m.Snapshot.SHA256 {
+		return bad("the snapshot (%d pieces, %d bytes) is not the one the manifest describes (%d pieces, %d bytes, SHA-256 %s): damaged",
+			parts.n, parts.size, m.Snapshot.Parts, m.Snapshot.Size, m.Snapshot.SHA256)
+	}
+	if len(sums) != len(m.Files) {
+		return bad("%d files beside the snapshot, the manifest lists %d", len(sums), len(m.Files))
+	}
+	for name, want := range m.Files {
+		if got, ok := sums[name]; !ok {
+			return bad("%s is missing", name)
+		} else if got != want {
+			return bad("%s is damaged (SHA-256 %s, the manifest says %s)", name, got, want)
+		}
+	}
+	for _, k := range KeyFiles {
+		if _, ok := sums["keys/"+k.Name]; k.Required && !ok {
+			return bad("keys/%s is missing", k.Name)
+		}
+	}
+	st, err := b.Info.StreamState()
+	if err != nil {
+		return bad("%v", err)
+	}
+	if name, err := b.Info.StreamName(); err != nil || name != stream {
+		return bad("the snapshot's configuration is not of stream %s", stream)
+	}
+	if st.FirstSeq != m.FirstSeq || st.LastSeq != m.LastSeq || st.Msgs != m.Msgs {
+		return bad("the snapshot holds sequences %d..%d (%d messages), the manifest says %d..%d (%d)", st.FirstSeq, st.LastSeq, st.Msgs, m.FirstSeq, m.LastSeq, m.Msgs)
+	}
+	return nil
+}
+
+func keyFileName(entry string) (string, bool) {
+	for _, k := range KeyFiles {
+		if entry == "keys/"+k.Name {
+			return k.Name, true
+		}
+	}
+	return "", false
+}
+
+func readEntry(tr *tar.Reader, hdr *tar.Header, limit int64) ([]byte, error) {
+	if hdr.Typeflag != tar.TypeReg || hdr.Size < 0 || hdr.Size > limit {
+		return nil, fmt.Errorf("%w: %s is not a regular file of at most %d bytes", ErrDamaged, hdr.Name, limit)
+	}
+	var buf bytes.Buffer
+	if _, err := io.Copy(&buf, tr); err != nil {
+		return nil, damaged(err, "in "+hdr.Name)
+	}
+	return buf.Bytes(), nil
+}
+
+// damaged describes a failure to read the archive.
+func damaged(err error, where string) error {
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return fmt.Errorf("%w: the file ends %s: it was cut short", ErrDamaged, where)
+	}
+	return fmt.Errorf("%w: unreadable %s: %v", ErrDamaged, where, err)
+}
+
+// partsReader reads the snapshot's pieces as one stream, hashing them, and
+// stops at the first entry that is not the next piece (kept in next).
+type partsReader struct {
+	tr     *tar.Reader
+	stream string
+	sum    hash.Hash
+	n      int
+	size   int64
+	in     bool // inside a piece
+	done   bool
+	next   *tar.Header
+	err    error // a damaged file
+}
+
+func (p *partsReader) Read(b []byte) (int, error) {
+	for !p.done {
+		if p.in {
+			k, err := p.tr.Read(b)
+			p.sum.Write(b[:k])
+			p.size += int64(k)
+			if err == io.EOF {
+				p.in = false
+				if k > 0 {
+					return k, nil
+				}
+				continue
+			}
+			if err != nil {
+				p.err = damaged(err, "in "+snapshotPart(p.stream, p.n))
+				return k, p.err
+			}
+			return k, nil
+		}
+		hdr, err := p.tr.Next()
+		if err != nil {
+			p.err = damaged(err, "inside the snapshot")
+			return 0, p.err
+		}
+		m := partRE.FindStringSubmatch(hdr.Name)
+		if m == nil {
+			p.done, p.next = true, hdr
+			break
+		}
+		if n, _ := strconv.Atoi(m[2]); m[1] != p.stream || n != p.n+1 || hdr.Typeflag != tar.TypeReg {
+			p.err = fmt.Errorf("%w: %s where %s belongs", ErrDamaged, hdr.Name, snapshotPart(p.stream, p.n+1))
+			return 0, p.err
+		}
+		p.n++
+		p.in = true
+	}
+	return 0, io.EOF
+}

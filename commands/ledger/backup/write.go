@@ -1,0 +1,289 @@
+package backup
+
+import (
+	"archive/tar"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/referto/referto/commands/ledger"
+	"github.com/referto/referto/events/checkpoint"
+	"github.com/referto/referto/events/jetstream"
+	"github.com/referto/referto/projections/pebble"
+)
+
+// A backup is a tar archive of, in this order:
+//
+//	keys/checkpoint.key, keys/checkpoint.pub, keys/admin-token.sha256
+//	                                 the key files (the last when present), with their modes
+//	stream/<S>.json                  what JetStream reported for the snapshot: the restore request
+//	stream/<S>.snapshot.000001, …    the JetStream snapshot of stream S, in the pieces it arrived in
+//	manifest.json                    what the file holds and how to check it (Manifest)
+//
+// The manifest comes last because the snapshot streams through: nothing
+// is buffered, and a file without its manifest is a cut transfer.
+const Format = "referto-backup/1"
+
+// KeyFiles are the files of the keys directory (ledger.Layout.Keys)
+// a backup carries; the ones marked secret are never restored readable by
+// anyone but the owner.
+var KeyFiles = []struct {
+	Name     string
+	Required bool
+	Secret   bool
+}{
+	{checkpoint.SignerFile, true, true},
+	{checkpoint.VerifierFile, true, false},
+	{ledger.AdminTokenFile, false, true},
+}
+
+// Manifest describes a backup: the stream state of the snapshot and,
+// for every tournament in it, its events and their Merkle root as the
+// projections recorded them, so that a restore can check itself.
+type Manifest struct {
+	Format  string    `json:"format"`
+	Created time.Time `json:"created"`
+	Stream  string    `json:"stream"`
+	// The snapshot holds stream sequences FirstSeq..LastSeq, Msgs commits.
+	FirstSeq uint64 `json:"first_seq"`
+	LastSeq  uint64 `json:"last_seq"`
+	Msgs     uint64 `json:"messages"`
+	Bytes    uint64 `json:"bytes"`
+	Snapshot struct {
+		Parts  int    `json:"parts"`
+		Size   int64  `json:"size"`
+		SHA256 string `json:"sha256"`
+	} `json:"snapshot"`
+	// Files maps every other entry but the manifest to its SHA-256 (hex).
+	Files       map[string]string `json:"files"`
+	Tournaments []Tournament      `json:"tournaments"`
+}
+
+// Tournament is one tournament as the snapshot holds it.
+type Tournament struct {
+	ID string `json:"id"`
+	// Events is how many of its events the snapshot holds (its tree size).
+	Events uint64 `json:"events"`
+	// LastStreamSeq is the stream sequence of its last commit in the snapshot.
+	LastStreamSeq uint64 `json:"last_stream_seq"`
+	// Root is the Merkle root of those events (base64 in JSON).
+	Root []byte `json:"root"`
+}
+
+// KeyFile is one key file of a backup.
+type KeyFile struct {
+	Name string // under keys/
+	Mode fs.FileMode
+	Data []byte
+}
+
+// What Write reads of a node (ledger.Node: *jetstream.Log, *pebble.Store,
+// *pebble.Runner), as it uses it.
+type (
+	// Log is the log a snapshot is taken of.
+	Log interface {
+		Stream() string
+		Snapshot(ctx context.Context, begin func(jetstream.SnapshotInfo) error, chunk func([]byte) error) error
+	}
+	// Store is the projections: the tournaments, their commits and Merkle
+	// trees.
+	Store interface {
+		Tournaments() ([]string, error)
+		Commits(t string, from uint64, limit int) ([]pebble.CommitRef, error)
+		LastCommit(t string) (pebble.CommitRef, bool, error)
+		NodeGetter(t string) checkpoint.NodeGetter
+	}
+	// Runner keeps the Store current from the Log.
+	Runner interface {
+		WaitFor(ctx context.Context, seq uint64) error
+	}
+)
+
+// Source is what Write reads: a node's log, the projections
+// and the runner that keeps them (ledger.Node).
+type Source struct {
+	Log    Log
+	Store  Store
+	Runner Runner
+	// KeysDir is the keys directory (ledger.Layout.Keys).
+	KeysDir string
+	// Clock stamps the manifest; the default is time.Now.
+	Clock func() time.Time
+	// CatchUp bounds the wait for the projections to reach the snapshot's
+	// last sequence; the default is one minute.
+	CatchUp time.Duration
+}
+
+// Write writes a backup of a running log to w: the key files, a
+// JetStream snapshot of the stream as it is when asked (commands go on
+// meanwhile; the ones acknowledged after that moment are not in it), and
+// the manifest, whose Merkle roots the projections give once they have
+// applied the snapshot's last commit. Nothing is written to w before the
+// keys have been read and JetStream has started the snapshot.
+func Write(ctx context.Context, w io.Writer, src Source) (Manifest, error) {
+	if src.Clock == nil {
+		src.Clock = time.Now
+	}
+	if src.CatchUp == 0 {
+		src.CatchUp = time.Minute
+	}
+	keys, err := readKeyFiles(src.KeysDir)
+	if err != nil {
+		return Manifest{}, err
+	}
+	m := Manifest{Format: Format, Created: src.Clock().UTC().Truncate(time.Second), Stream: src.Log.Stream(), Files: map[string]string{}}
+	tw := tar.NewWriter(w)
+	entry := func(name string, mode fs.FileMode, b []byte) error {
+		hdr := &tar.Header{Typeflag: tar.TypeReg, Name: name, Mode: int64(mode.Perm()), Size: int64(len(b)), ModTime: m.Created, Format: tar.FormatPAX}
+		if err := tw.WriteHeader(hdr); err != nil {
+			return err
+		}
+		_, err := tw.Write(b)
+		return err
+	}
+	sum := sha256.New()
+	err = src.Log.Snapshot(ctx, func(info jetstream.SnapshotInfo) error {
+		st, err := info.StreamState()
+		if err != nil {
+			return err
+		}
+		m.FirstSeq, m.LastSeq, m.Msgs, m.Bytes = st.FirstSeq, st.LastSeq, st.Msgs, st.Bytes
+		for _, k := range keys {
+			name := "keys/" + k.Name
+			m.Files[name] = hexSum(k.Data)
+			if err := entry(name, k.Mode, k.Data); err != nil {
+				return err
+			}
+		}
+		meta, err := json.Marshal(info)
+		if err != nil {
+			return err
+		}
+		name := "stream/" + m.Stream + ".json"
+		m.Files[name] = hexSum(meta)
+		return entry(name, 0o600, meta)
+	}, func(b []byte) error {
+		m.Snapshot.Parts++
+		m.Snapshot.Size += int64(len(b))
+		sum.Write(b)
+		return entry(snapshotPart(m.Stream, m.Snapshot.Parts), 0o600, b)
+	})
+	if err != nil {
+		return m, err
+	}
+	m.Snapshot.SHA256 = hex.EncodeToString(sum.Sum(nil))
+	// The roots come from the projections, built from the live stream
+	// independently of the snapshot: a restore that reproduces them has
+	// the log the server signed checkpoints of.
+	wctx, cancel := context.WithTimeout(ctx, src.CatchUp)
+	err = src.Runner.WaitFor(wctx, m.LastSeq)
+	cancel()
+	if err != nil {
+		return m, fmt.Errorf("backup: the projections have not reached stream sequence %d: %w", m.LastSeq, err)
+	}
+	if m.Tournaments, err = tournaments(src.Store, m.LastSeq); err != nil {
+		return m, err
+	}
+	mb, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return m, err
+	}
+	if err := entry("manifest.json", 0o600, append(mb, '\n')); err != nil {
+		return m, err
+	}
+	return m, tw.Close()
+}
+
+func readKeyFiles(dir string) ([]KeyFile, error) {
+	if dir == "" {
+		return nil, errors.New("backup: no keys directory")
+	}
+	var out []KeyFile
+	for _, k := range KeyFiles {
+		p := filepath.Join(dir, k.Name)
+		b, err := os.ReadFile(p)
+		if errors.Is(err, os.ErrNotExist) && !k.Required {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("backup: %w", err)
+		}
+		fi, err := os.Stat(p)
+		if err != nil {
+			return nil, fmt.Errorf("backup: %w", err)
+		}
+		out = append(out, KeyFile{Name: k.Name, Mode: fi.Mode().Perm(), Data: b})
+	}
+	return out, nil
+}
+
+// tournaments lists every tournament with a commit at or before
+// stream sequence last, with its tree head there as the projections have it.
+func tournaments(st Store, last uint64) ([]Tournament, error) {
+	ids, err := st.Tournaments()
+	if err != nil {
+		return nil, err
+	}
+	out := []Tournament{}
+	for _, t := range ids {
+		ref, ok, err := commitUpTo(st, t, last)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			continue // created after the snapshot
+		}
+		root, err := checkpoint.RootAt(ref.Last, st.NodeGetter(t))
+		if err != nil {
+			return nil, fmt.Errorf("backup: Merkle root of %s at %d: %w", t, ref.Last, err)
+		}
+		out = append(out, Tournament{ID: t, Events: ref.Last, LastStreamSeq: ref.StreamSeq, Root: root})
+	}
+	return out, nil
+}
+
+// commitUpTo returns tournament t's last commit at or before stream
+// sequence seq. A tournament's seqs and stream sequences grow together, so
+// the commits appended since seq are skipped by bisecting its seqs.
+func commitUpTo(st Store, t string, seq uint64) (pebble.CommitRef, bool, error) {
+	last, ok, err := st.LastCommit(t)
+	if err != nil || !ok || last.StreamSeq <= seq {
+		return last, ok && err == nil, err
+	}
+	var best pebble.CommitRef
+	found := false
+	for lo, hi := uint64(1), last.Last; lo <= hi; {
+		refs, err := st.Commits(t, lo+(hi-lo)/2, 1)
+		if err != nil {
+			return best, false, err
+		}
+		if len(refs) == 0 {
+			return best, false, fmt.Errorf("backup: no commit of %s holds event %d", t, lo+(hi-lo)/2)
+		}
+		c := refs[0]
+		if c.StreamSeq <= seq {
+			best, found = c, true
+			lo = c.Last + 1
+		} else {
+			hi = c.First - 1
+		}
+	}
+	return best, found, nil
+}
+
+func snapshotPart(stream string, n int) string {
+	return fmt.Sprintf("stream/%s.snapshot.%06d", stream, n)
+}
+
+func hexSum(b []byte) string {
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
+}

@@ -1,0 +1,53 @@
+package ledger
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/referto/referto/events/jetstream"
+)
+
+// LogOptions configures OpenLog.
+type LogOptions struct {
+	// Create makes the log's store directory when it is missing; without
+	// it (the default) a directory without one is not a data directory.
+	Create bool
+	// SyncInterval relaxes the embedded server's per-write fsync, for a
+	// bulk load; 0 (the default) fsyncs every write.
+	SyncInterval time.Duration
+}
+
+// OpenLog starts an embedded JetStream server on the layout's log (no
+// listener, no projections) and opens the log, for the tools that read or
+// write a data directory no server runs on: export, replay, generate, the
+// benchmarks; closeLog stops it all. A server running on the directory
+// holds its store: the error then says so.
+func OpenLog(ctx context.Context, l Layout, o LogOptions) (lg *jetstream.Log, closeLog func(), err error) {
+	if o.Create {
+		err = os.MkdirAll(l.NATS(), 0o700)
+	} else {
+		_, err = os.Stat(l.NATS())
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s is not a referto data directory: %w", l.Dir, err)
+	}
+	ns, err := jetstream.StartServer(jetstream.ServerOptions{StoreDir: l.NATS(), SyncInterval: o.SyncInterval})
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w (is referto serve running on %s?)", err, l.Dir)
+	}
+	nc, err := nats.Connect("", nats.InProcessServer(ns))
+	if err != nil {
+		ns.Shutdown()
+		return nil, nil, err
+	}
+	closeLog = func() { nc.Close(); ns.Shutdown(); ns.WaitForShutdown() }
+	if lg, err = jetstream.Open(ctx, nc, jetstream.Options{}); err != nil {
+		closeLog()
+		return nil, nil, err
+	}
+	return lg, closeLog, nil
+}

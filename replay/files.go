@@ -1,0 +1,67 @@
+package replay
+
+import (
+	"bufio"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// CheckpointFile is where an export's signed checkpoint is kept beside its
+// log: the log's name followed by .checkpoint.
+func CheckpointFile(log string) string { return log + ".checkpoint" }
+
+// FindCheckpoint finds the signed checkpoint beside the export log, if
+// there is one: CheckpointFile's, or (where exports made before it wrote
+// it) the log's name with .checkpoint for .ndjson.
+func FindCheckpoint(log string) (string, bool) {
+	for _, beside := range []string{CheckpointFile(log), strings.TrimSuffix(log, ".ndjson") + ".checkpoint"} {
+		if _, err := os.Stat(beside); beside != log && err == nil {
+			return beside, true
+		}
+	}
+	return "", false
+}
+
+// WriteFiles writes an export to the file log and its signed checkpoint
+// to the file cp (mode 0644): fill writes the log's lines and returns the
+// checkpoint. Each is written and synced beside its destination and
+// renamed into place only once both are whole, so a failed export never
+// leaves a log or a checkpoint that looks complete.
+func WriteFiles(log, cp string, fill func(io.Writer) (checkpoint string, err error)) error {
+	f, err := os.CreateTemp(filepath.Dir(log), filepath.Base(log)+".partial-*")
+	if err != nil {
+		return err
+	}
+	defer func() { f.Close(); os.Remove(f.Name()) }()
+	bw := bufio.NewWriterSize(f, 1<<20)
+	note, err := fill(bw)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if err != nil {
+		return err
+	}
+	c, err := os.CreateTemp(filepath.Dir(cp), filepath.Base(cp)+".partial-*")
+	if err != nil {
+		return err
+	}
+	defer func() { c.Close(); os.Remove(c.Name()) }()
+	if _, err := c.WriteString(note); err != nil {
+		return err
+	}
+	if err := c.Sync(); err != nil {
+		return err
+	}
+	if err := os.Chmod(c.Name(), 0o644); err != nil {
+		return err
+	}
+	if err := os.Rename(f.Name(), log); err != nil {
+		return err
+	}
+	return os.Rename(c.Name(), cp)
+}
