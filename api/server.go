@@ -130,8 +130,10 @@ type Server struct {
 	opts   Options
 	router *mux.Router
 
-	// folds bounds the past states folded from the log at once (stateAt).
-	folds chan struct{}
+	// folds bounds the past states folded from the log at once (stateAt);
+	// streams the live streams served at once (stream.go).
+	folds   chan struct{}
+	streams chan struct{}
 
 	authFailures authLimiter // failed authentications per client address (auth.go)
 
@@ -149,7 +151,7 @@ func New(opts Options) (*Server, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
-	s := &Server{opts: opts, router: mux.NewRouter(), folds: make(chan struct{}, maxFolds), metrics: opts.Metrics}
+	s := &Server{opts: opts, router: mux.NewRouter(), folds: make(chan struct{}, maxFolds), streams: make(chan struct{}, maxStreams), metrics: opts.Metrics}
 	s.metrics.watchLog(opts.Log, opts.Runner)
 	if err := s.routes(); err != nil {
 		return nil, err
@@ -192,6 +194,10 @@ func (s *Server) routes() error {
 	r.HandleFunc("/v1/tournaments/{t}/consistency", s.getConsistency).Methods(http.MethodGet)
 	r.HandleFunc("/v1/tournaments/{t}/export", s.getExport).Methods(http.MethodGet)
 	r.HandleFunc("/v1/admin/backup", s.getBackup).Methods(http.MethodGet)
+	r.HandleFunc("/v1/tournaments/{t}/player-tokens", s.issuePlayerTokens).Methods(http.MethodPost)
+	r.HandleFunc("/v1/tournaments/{t}/player-tokens", s.getPlayerTokens).Methods(http.MethodGet)
+	r.HandleFunc("/v1/tournaments/{t}/stream", s.getStream).Methods(http.MethodGet)
+	r.HandleFunc("/v1/tournaments/{t}/classification/rows/{player}/proof", s.getRowProof).Methods(http.MethodGet)
 
 	// The web UI is a client of the routes above, called in-process, and
 	// its pages are routes of this router, behind the same middleware.
