@@ -60,6 +60,9 @@ func browser(t *testing.T, path string) context.Context {
 		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-sync", true), chromedp.Flag("disable-quic", true), chromedp.Flag("disable-dev-shm-usage", true),
 		chromedp.Flag("lang", "it-IT"),
+		// Chromium's own scratch files (org.chromium.Chromium.*) go to
+		// the test's directory, which the test removes, not to /tmp.
+		chromedp.Env("TMPDIR=" + t.TempDir()),
 	}
 	actx, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
 	bctx, cancelBrowser := chromedp.NewContext(actx)
