@@ -184,14 +184,25 @@ func (u *UI) myData(p *page) *myView {
 	return v
 }
 
-func (u *UI) myPage(w http.ResponseWriter, r *http.Request) {
-	p, ok := u.tournamentPage(w, r, "my_page", 0)
+// playerPage is the page of the player whose personal link signed the
+// session in; anyone else is answered 401 with the page that says how to
+// join, and ok is false.
+func (u *UI) playerPage(w http.ResponseWriter, r *http.Request) (p *page, ok bool) {
+	p, ok = u.tournamentPage(w, r, "my_page", 0)
 	if !ok {
-		return
+		return nil, false
 	}
 	if !p.IsPlayer() || p.Me.Tournament != p.T {
 		p.Problem = &Problem{Status: http.StatusUnauthorized, Code: "unauthorized", Detail: tr(p.Lang, "join_failed"), Said: true}
 		u.render(w, "problem", http.StatusUnauthorized, p)
+		return nil, false
+	}
+	return p, true
+}
+
+func (u *UI) myPage(w http.ResponseWriter, r *http.Request) {
+	p, ok := u.playerPage(w, r)
+	if !ok {
 		return
 	}
 	v := u.myData(p)
@@ -231,13 +242,8 @@ func (u *UI) myPost(w http.ResponseWriter, r *http.Request) {
 	if !postForm(w, r) {
 		return
 	}
-	p, ok := u.tournamentPage(w, r, "my_page", 0)
+	p, ok := u.playerPage(w, r)
 	if !ok {
-		return
-	}
-	if !p.IsPlayer() || p.Me.Tournament != p.T {
-		p.Problem = &Problem{Status: http.StatusUnauthorized, Code: "unauthorized", Detail: tr(p.Lang, "join_failed"), Said: true}
-		u.render(w, "problem", http.StatusUnauthorized, p)
 		return
 	}
 	v := u.myData(p)
