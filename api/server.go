@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -47,7 +48,8 @@ type Options struct {
 	// default is time.Now. (The ledger's clock stamps events.)
 	Clock func() time.Time
 	// Random supplies token, idempotency-key and seed bytes; the default is
-	// crypto/rand.Reader.
+	// crypto/rand.Reader. Concurrent requests read it under one lock, so
+	// any reader will do (a fixed one in tests, to replay decisions).
 	Random io.Reader
 	// MaxBody is the largest request body accepted; the default is 1 MiB.
 	MaxBody int64
@@ -86,6 +88,8 @@ func (o *Options) EnsureDefaults() {
 	}
 	if o.Random == nil {
 		o.Random = rand.Reader
+	} else {
+		o.Random = &lockedReader{r: o.Random}
 	}
 	if o.MaxBody == 0 {
 		o.MaxBody = 1 << 20
@@ -285,4 +289,17 @@ func (s *Server) randomHex(n int) (string, error) {
 		return "", err
 	}
 	return hex.EncodeToString(b), nil
+}
+
+// lockedReader serializes reads of an injected Random: requests are served
+// concurrently, and a reader such as a strings.Reader is not safe for that.
+type lockedReader struct {
+	mu sync.Mutex
+	r  io.Reader
+}
+
+func (l *lockedReader) Read(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.r.Read(p)
 }

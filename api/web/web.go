@@ -40,6 +40,8 @@ type Options struct {
 	// it. It is the router the UI registers its pages on (Register).
 	API http.Handler
 	// Random makes idempotency keys for forms (crypto/rand in production).
+	// Pages are served concurrently: it must be safe for concurrent reads
+	// (api.Server passes its own, read under a lock).
 	Random io.Reader
 	// Logger receives rendering errors; nil discards.
 	Logger *slog.Logger
