@@ -24,6 +24,9 @@ func (s *Server) listTournaments(w http.ResponseWriter, r *http.Request) {
 	}
 	out := make([]json.RawMessage, 0, len(ids))
 	for _, id := range ids {
+		if s.opts.Hub != nil && s.opts.Hub.Served(id) != nil {
+			continue // held or quarantined at the hub
+		}
 		b, ok, err := s.opts.Store.Summary(id)
 		if err != nil {
 			s.writeError(w, r, err)

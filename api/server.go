@@ -53,6 +53,10 @@ type Options struct {
 	MaxBody int64
 	// Logger receives request errors; nil discards.
 	Logger *slog.Logger
+	// Hub, when set, makes this the API of a national hub: read-only,
+	// serving only the venues' tournaments it verified, with POST and GET
+	// /v1/venues and the checkpoints it cosigned.
+	Hub Hub
 	// Metrics are served at /metrics; the default is new ones. Pass the
 	// ones the node observes with (ledger.NodeOptions.Observer) for its
 	// appends, retries and applied commits to be counted.
@@ -155,6 +159,9 @@ func New(opts Options) (*Server, error) {
 		return nil, err
 	}
 	s.router.Use(recordRoute, s.readYourWrites)
+	if opts.Hub != nil {
+		s.router.Use(s.hubGate)
+	}
 	s.handler = s.observe(s.router)
 	return s, nil
 }
@@ -187,10 +194,15 @@ func (s *Server) routes() error {
 	r.HandleFunc("/v1/rulesets", s.getRulesets).Methods(http.MethodGet)
 	r.HandleFunc("/v1/keys", s.getKeys).Methods(http.MethodGet)
 	r.HandleFunc("/v1/openapi.yaml", s.getOpenAPI).Methods(http.MethodGet)
-	r.HandleFunc("/v1/tournaments/{t}/checkpoint", s.getCheckpoint).Methods(http.MethodGet)
+	checkpointH, exportH := s.getCheckpoint, s.getExport
+	if s.opts.Hub != nil {
+		checkpointH, exportH = s.hubCheckpoint, s.hubExport
+		s.hubRoutes(r)
+	}
+	r.HandleFunc("/v1/tournaments/{t}/checkpoint", checkpointH).Methods(http.MethodGet)
 	r.HandleFunc("/v1/tournaments/{t}/events/{seq}/proof", s.getProof).Methods(http.MethodGet)
 	r.HandleFunc("/v1/tournaments/{t}/consistency", s.getConsistency).Methods(http.MethodGet)
-	r.HandleFunc("/v1/tournaments/{t}/export", s.getExport).Methods(http.MethodGet)
+	r.HandleFunc("/v1/tournaments/{t}/export", exportH).Methods(http.MethodGet)
 	r.HandleFunc("/v1/admin/backup", s.getBackup).Methods(http.MethodGet)
 
 	// The web UI is a client of the routes above, called in-process, and

@@ -48,3 +48,7 @@ func (l Layout) AdminToken() string { return filepath.Join(l.Keys(), AdminTokenF
 // ServeInfo is where a running referto serve says where it answers; it is
 // removed at a clean stop.
 func (l Layout) ServeInfo() string { return filepath.Join(l.Dir, "serve.json") }
+
+// HubState is, at a national hub (referto hub), the file of its venues,
+// their keys, the checkpoints it cosigned and its quarantines.
+func (l Layout) HubState() string { return filepath.Join(l.Dir, "hub.json") }
