@@ -67,7 +67,17 @@ func hubCmd(ctx context.Context, args []string, getenv func(string) string, stdo
 		return err
 	}
 	metrics := api.NewMetrics()
-	node, err := ledger.StartNode(ctx, ledger.NodeOptions{Data: *data, Logger: logger, Observer: metrics, Domain: "hub", Sourced: true,
+	// A venue's tournament the hub's projections cannot apply is set
+	// aside and quarantined, not the end of the hub.
+	var setAside = make(chan [2]string, 16)
+	tolerate := func(t string, _ uint64, err error) bool {
+		select {
+		case setAside <- [2]string{t, err.Error()}:
+		default:
+		}
+		return true
+	}
+	node, err := ledger.StartNode(ctx, ledger.NodeOptions{Data: *data, Logger: logger, Observer: metrics, Domain: "hub", Sourced: true, Tolerate: tolerate,
 		LeafListen: &jetstream.LeafListenOptions{Host: lhost, Port: port, Username: *user, Password: *pass, TLSCert: *cert, TLSKey: *key, TLSCA: *ca}})
 	if err != nil {
 		return err
@@ -85,6 +95,16 @@ func hubCmd(ctx context.Context, args []string, getenv func(string) string, stdo
 	hctx, stopHub := context.WithCancel(ctx)
 	hubDone := make(chan struct{})
 	go func() { defer close(hubDone); _ = h.Run(hctx) }()
+	go func() {
+		for {
+			select {
+			case <-hctx.Done():
+				return
+			case a := <-setAside:
+				h.Quarantine(a[0], 0, "the hub cannot apply its events: "+a[1])
+			}
+		}
+	}()
 	defer func() { stopHub(); <-hubDone }()
 	a, err := api.New(api.Options{Node: node, AdminTokenSHA256: adminHash, Logger: logger, Metrics: metrics, Hub: h})
 	if err != nil {

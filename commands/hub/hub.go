@@ -140,7 +140,11 @@ func (h *Hub) Venues() ([]Venue, []Tournament) {
 	}
 	var ts []Tournament
 	for _, k := range sortedKeys(h.st.Tournaments) {
-		ts = append(ts, *h.st.Tournaments[k])
+		tr := *h.st.Tournaments[k]
+		if ref, ok, err := h.o.Store.LastCommit(k); err == nil && ok {
+			tr.Arrived = ref.Last
+		}
+		ts = append(ts, tr)
 	}
 	return vs, ts
 }
@@ -338,18 +342,19 @@ func (h *Hub) addCheckpoint(ctx context.Context, venue string, body []byte) (int
 		}
 	}
 	// The hub's own copy must hold what the checkpoint covers, and
-	// verify as referto verify would.
-	ref, ok, err := h.o.Store.LastCommit(t)
+	// verify as referto verify would. Both read the log, not the
+	// projections (which set aside a log they cannot apply).
+	n, err := countLines(ctx, h.o.Log, t)
 	if err != nil {
 		return 503, []byte(err.Error())
 	}
-	if !ok || ref.Last < cp.Size {
-		return 503, fmt.Appendf(nil, "the hub holds %d of the %d events of %s so far: syncing", ref.Last, cp.Size, t)
+	if n < cp.Size {
+		return 503, fmt.Appendf(nil, "the hub holds %d of the %d events of %s so far: syncing", n, cp.Size, t)
 	}
 	rep := verifyPrefix(ctx, h.o.Log, t, cp.Size, req.Signed, verifier)
 	if !rep.OK() {
 		c, _ := rep.First()
-		h.quarantine(t, c.Line, c.What)
+		h.Quarantine(t, c.Line, c.What)
 		return 422, fmt.Appendf(nil, "tournament %s fails verification at the hub, line %d: %s", t, c.Line, c.What)
 	}
 	cosigned, err := checkpoint.Cosign(req.Signed, verifier, h.o.Witness.Cosigner)
@@ -386,7 +391,9 @@ func (h *Hub) forked(venue, t, cosigned string, offered []byte, detail string) (
 	return 422, fmt.Appendf(nil, "refused: %s\ncosigned before:\n%s\noffered now:\n%s", detail, cosigned, offered)
 }
 
-func (h *Hub) quarantine(t string, line int, what string) {
+// Quarantine sets tournament t aside: never served, with why (line, when
+// not 0, is the first bad line of its log).
+func (h *Hub) Quarantine(t string, line int, what string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if tr := h.st.Tournaments[t]; tr != nil {
@@ -419,6 +426,20 @@ func verifyPrefix(ctx context.Context, lg *jetstream.Log, t string, size uint64,
 }
 
 var errEnough = errors.New("hub: enough lines")
+
+// countLines counts the events of t in lg.
+func countLines(ctx context.Context, lg *jetstream.Log, t string) (uint64, error) {
+	last, err := lg.LastSubjectSeq(ctx, t)
+	if err != nil || last == 0 {
+		return 0, err
+	}
+	var n uint64
+	err = lg.Scan(ctx, 1, last, t, func(m jetstream.Msg) error {
+		n += uint64(bytes.Count(m.Data, []byte{'\n'}))
+		return nil
+	})
+	return n, err
+}
 
 // lineLimit passes on the first left lines written to it.
 type lineLimit struct {

@@ -62,6 +62,9 @@ type Tournament struct {
 	// its log as the verifier reports it (0 when not a line).
 	Problem string `json:"problem,omitempty"`
 	Line    int    `json:"line,omitempty"`
+	// Arrived is how many of its events the hub's projections hold (in
+	// Venues' answer only).
+	Arrived uint64 `json:"arrived"`
 }
 
 // state is the hub's whole state, kept in one JSON file written whole.

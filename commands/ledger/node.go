@@ -69,6 +69,9 @@ type NodeOptions struct {
 	// Sourced opens the log as a hub's: a stream that holds only what it
 	// sources from its venues (jetstream.Options.Sourced).
 	Sourced bool
+	// Tolerate is the projections' pebble.RunnerOptions.Tolerate: a hub
+	// sets aside a venue's tournament its events cannot be applied to.
+	Tolerate func(tournament string, streamSeq uint64, err error) bool
 }
 
 // Node is a running referto without its HTTP API: the NATS connection (and
@@ -137,7 +140,7 @@ func StartNode(ctx context.Context, o NodeOptions) (n *Node, err error) {
 		return nil, err
 	}
 	o.Logger.Info("disk guard", "reserve_mib", o.DiskReserve>>20, "memtable_mib", memTable>>20)
-	n.Runner = pebble.NewRunner(n.Log, n.Store, pebble.RunnerOptions{Logger: o.Logger, Observe: o.Observer.Applied})
+	n.Runner = pebble.NewRunner(n.Log, n.Store, pebble.RunnerOptions{Logger: o.Logger, Observe: o.Observer.Applied, Tolerate: o.Tolerate})
 	n.Keys, err = checkpoint.LoadOrCreateKeys(n.Layout.Keys(), "referto", o.Random)
 	if err != nil {
 		return nil, err
