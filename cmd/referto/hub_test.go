@@ -280,6 +280,9 @@ func TestHubFederation(t *testing.T) {
 		if strings.Contains(l, "set aside") || strings.Contains(l, "quarantined") {
 			t.Logf("hub: %.300s", l)
 		}
+		if os.Getenv("HUBLOG") != "" {
+			t.Log(l)
+		}
 	}
 	if ok, why := converged(t, hc, bc, "tb"); !ok {
 		t.Errorf("tb after A's rewrite: %s\n%s", why, hub.log())

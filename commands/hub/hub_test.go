@@ -22,7 +22,9 @@ import (
 // noStore: the hub's verification reads its log, not its projections.
 type noStore struct{}
 
-func (noStore) LastCommit(string) (pebble.CommitRef, bool, error) { return pebble.CommitRef{}, false, nil }
+func (noStore) LastCommit(string) (pebble.CommitRef, bool, error) {
+	return pebble.CommitRef{}, false, nil
+}
 
 func openLog(t *testing.T, o jetstream.ServerOptions, sourced bool) (*jetstream.Log, *nats.Conn) {
 	t.Helper()
