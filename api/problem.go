@@ -67,11 +67,11 @@ func statusOf(err error) (int, string, string) {
 	case errors.Is(err, errNotFound), errors.Is(err, commands.ErrNotFound):
 		return http.StatusNotFound, "not_found", "Not found"
 	case errors.Is(err, errReadOnly):
-		return http.StatusMethodNotAllowed, "read_only", "Read-only hub"
-	case errors.Is(err, hub.ErrHeld):
-		return http.StatusForbidden, "held", "Held at the hub"
-	case errors.Is(err, hub.ErrQuarantined):
-		return http.StatusForbidden, "quarantined", "Quarantined at the hub"
+		// One code per status: the detail says it is a hub.
+		return http.StatusMethodNotAllowed, "method_not_allowed", "Method not allowed"
+	case errors.Is(err, hub.ErrHeld), errors.Is(err, hub.ErrQuarantined):
+		// The detail keeps "hub: held" or "hub: quarantined".
+		return http.StatusForbidden, "forbidden", "Forbidden"
 	case errors.Is(err, hub.ErrVenue):
 		return http.StatusBadRequest, "invalid", "Invalid request"
 	case errors.Is(err, errMethod):
@@ -138,7 +138,7 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 var sentinels = []error{commands.ErrConflict, commands.ErrNotFound, commands.ErrForbidden, events.ErrConflict,
 	events.ErrUnavailable, events.ErrInvalidID, ledger.ErrPrecondition, ledger.ErrKeyReused, errUnauthorized, errForbidden,
 	errNotFound, errBadRequest, errTooLarge, errMethod, errTooManyRequests, errHeadersTooLarge, errReadOnly,
-	hub.ErrHeld, hub.ErrQuarantined, hub.ErrVenue}
+	hub.ErrVenue}
 
 // detail renders an error for people: the sentinel's package prefix (the
 // problem's code already says it) is left out.
