@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -248,8 +249,17 @@ func (s *Server) stateAt(ctx context.Context, t string, seq uint64) (*projection
 
 // getClassification serves the final classification as it stands, with the
 // signed checkpoint once published (docs/rules.md#7-formats-and-the-rur-knockout).
+// CosignedHeader carries, on a classification, the last checkpoint of its
+// tournament a hub cosigned (base64 of the note), once the venue synced.
+const CosignedHeader = "Referto-Cosigned-Checkpoint"
+
 func (s *Server) getClassification(w http.ResponseWriter, r *http.Request) {
 	t := mux.Vars(r)["t"]
+	if s.opts.Cosigned != nil {
+		if signed, _, ok := s.opts.Cosigned(t); ok {
+			w.Header().Set(CosignedHeader, base64.StdEncoding.EncodeToString([]byte(signed)))
+		}
+	}
 	s.serveRanking(w, r, t, true, func(st *projections.Tournament) any { return st.Classification() })
 }
 

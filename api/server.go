@@ -57,6 +57,11 @@ type Options struct {
 	// serving only the venues' tournaments it verified, with POST and GET
 	// /v1/venues and the checkpoints it cosigned.
 	Hub Hub
+	// Cosigned, when set, gives the last checkpoint of a tournament a
+	// hub cosigned (at a venue: commands/hub.Cosignatures; at a hub, the
+	// default, its own): the checkpoint of that size is served with the
+	// cosignature, and the classification carries it (CosignedHeader).
+	Cosigned func(t string) (signed string, size uint64, ok bool)
 	// Metrics are served at /metrics; the default is new ones. Pass the
 	// ones the node observes with (ledger.NodeOptions.Observer) for its
 	// appends, retries and applied commits to be counted.
@@ -84,6 +89,9 @@ func (o *Options) EnsureDefaults() {
 		if o.Conn == nil {
 			o.Conn = n.Conn
 		}
+	}
+	if o.Hub != nil && o.Cosigned == nil {
+		o.Cosigned = o.Hub.Cosigned
 	}
 	if o.Clock == nil {
 		o.Clock = time.Now

@@ -73,6 +73,12 @@ func (s *Server) getCheckpoint(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
+	// Once a hub cosigned this very checkpoint, it is served cosigned.
+	if s.opts.Cosigned != nil {
+		if cosigned, cs, ok := s.opts.Cosigned(t); ok && cs == size {
+			note = cosigned
+		}
+	}
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	_, _ = w.Write([]byte(note))
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -209,6 +210,39 @@ func TestHubFederation(t *testing.T) {
 	out.Reset()
 	if err := run(ctx, []string{"verify", "--log", logPath, "--key", bk.Checkpoint, "--witness", ak.Checkpoint}, func(string) string { return "" }, &out, &out); err == nil {
 		t.Errorf("verify --witness with a key that did not cosign passed:\n%s", out.String())
+	}
+	// Once synced, B's published classification carries the hub's
+	// cosignature, at B and at the hub, and B serves its checkpoint
+	// cosigned.
+	wv, err := checkpoint.NewWitnessVerifier(hk.Witness)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []*client.Client{bc, hc} {
+		until(t, 30*time.Second, c.Base+"'s classification of tb carries the hub's cosignature", func() (bool, string) {
+			res, err := c.Send(ctx, "GET", "/v1/tournaments/tb/classification", nil, nil)
+			if err != nil {
+				return false, err.Error()
+			}
+			res.Body.Close()
+			note, err := base64.StdEncoding.DecodeString(res.Header.Get("Referto-Cosigned-Checkpoint"))
+			if err != nil || len(note) == 0 {
+				return false, fmt.Sprintf("status %d, no cosigned checkpoint", res.StatusCode)
+			}
+			if err := checkpoint.CheckCosigned(note, wv); err != nil {
+				return false, err.Error()
+			}
+			return true, ""
+		})
+	}
+	res, err := bc.Send(ctx, "GET", "/v1/tournaments/tb/checkpoint", nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bNote, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if err := checkpoint.CheckCosigned(bNote, wv); err != nil {
+		t.Errorf("venue B's checkpoint of tb: %v\n%s", err, bNote)
 	}
 	// B's ta is refused with a clear error; A's ta stays A's.
 	until(t, 30*time.Second, "the hub reports B's ta", func() (bool, string) {

@@ -171,7 +171,12 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		no.Domain = c.Venue
 		no.LeafRemote = &jetstream.LeafRemoteOptions{URL: c.Hub, Credentials: c.HubCreds, TLSCA: c.HubCA, TLSCert: c.HubCert, TLSKey: c.HubKey}
 	}
-	node, a, err := api.Start(ctx, no, api.Options{AdminTokenSHA256: adminHash})
+	ao := api.Options{AdminTokenSHA256: adminHash}
+	cosigned := &hub.Cosignatures{}
+	if c.Hub != "" {
+		ao.Cosigned = cosigned.Cosigned
+	}
+	node, a, err := api.Start(ctx, no, ao)
 	if err != nil {
 		return err
 	}
@@ -180,7 +185,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		wctx, stopWitness := context.WithCancel(ctx)
 		witnessDone := make(chan struct{})
 		defer func() { stopWitness(); <-witnessDone }()
-		wc := &hub.Client{Venue: c.Venue, Conn: node.Conn, Store: node.Store, Signer: node.Keys.Signer, Logger: logger}
+		wc := &hub.Client{Venue: c.Venue, Conn: node.Conn, Store: node.Store, Signer: node.Keys.Signer, Logger: logger, Cosigned: cosigned}
 		go func() { defer close(witnessDone); _ = wc.Run(wctx) }()
 		logger.Info("venue of a hub", "venue", c.Venue, "hub", c.Hub)
 	}

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -39,8 +40,34 @@ type Client struct {
 	// cosigned is, per tournament, the size the hub last cosigned (as the
 	// hub says: a 409 answer names it) and that cosigned checkpoint.
 	cosigned map[string]cosignedAt
-	// Cosigned, when set, is told of every checkpoint the hub cosigned.
-	Cosigned func(t string, size uint64, note string)
+	// Cosigned, when set, keeps every checkpoint the hub cosigned, for
+	// the venue's API to serve.
+	Cosigned *Cosignatures
+}
+
+// Cosignatures are, at a venue, the last checkpoint of each tournament
+// the hub cosigned: the venue's signed note with the hub's cosignature.
+// Safe for concurrent use.
+type Cosignatures struct {
+	mu sync.Mutex
+	m  map[string]cosignedAt
+}
+
+func (c *Cosignatures) set(t string, size uint64, note string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil {
+		c.m = map[string]cosignedAt{}
+	}
+	c.m[t] = cosignedAt{size: size, note: note}
+}
+
+// Cosigned returns the last checkpoint of t the hub cosigned.
+func (c *Cosignatures) Cosigned(t string) (signed string, size uint64, ok bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	a, ok := c.m[t]
+	return a.note, a.size, ok
 }
 
 type cosignedAt struct {
@@ -124,7 +151,7 @@ func (c *Client) submit(ctx context.Context, t string) error {
 		n := signed + string(resp.Data)
 		c.cosigned[t] = cosignedAt{size: ref.Last, note: n}
 		if c.Cosigned != nil {
-			c.Cosigned(t, ref.Last, n)
+			c.Cosigned.set(t, ref.Last, n)
 		}
 		c.Logger.Info("hub cosigned", "tournament", t, "size", ref.Last)
 	case 409:
