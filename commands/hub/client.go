@@ -3,6 +3,7 @@ package hub
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"strconv"
 	"strings"
@@ -40,6 +41,8 @@ type Client struct {
 	// cosigned is, per tournament, the size the hub last cosigned (as the
 	// hub says: a 409 answer names it) and that cosigned checkpoint.
 	cosigned map[string]cosignedAt
+	// refused is the hub's last refusal per tournament, logged once.
+	refused map[string]string
 	// Cosigned, when set, keeps every checkpoint the hub cosigned, for
 	// the venue's API to serve.
 	Cosigned *Cosignatures
@@ -84,7 +87,7 @@ func (c *Client) Run(ctx context.Context) error {
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}
-	c.cosigned = map[string]cosignedAt{}
+	c.cosigned, c.refused = map[string]cosignedAt{}, map[string]string{}
 	t := time.NewTicker(c.Interval)
 	defer t.Stop()
 	for {
@@ -159,8 +162,15 @@ func (c *Client) submit(ctx context.Context, t string) error {
 		if err == nil {
 			c.cosigned[t] = cosignedAt{size: size}
 		}
+	case 503:
+		c.Logger.Debug("hub syncing", "tournament", t, "answer", string(resp.Data))
 	default:
-		c.Logger.Warn("hub refused checkpoint", "tournament", t, "size", ref.Last, "status", status, "answer", string(resp.Data))
+		// Said once per answer, not every round: the venue keeps
+		// offering its checkpoint, the hub keeps its reasons.
+		if a := fmt.Sprintf("%d %s", status, resp.Data); c.refused[t] != a {
+			c.refused[t] = a
+			c.Logger.Warn("hub refused checkpoint", "tournament", t, "size", ref.Last, "status", status, "answer", string(resp.Data))
+		}
 	}
 	return nil
 }
