@@ -55,6 +55,13 @@ type Options struct {
 	Interval time.Duration
 	// Logger receives what the hub does; nil discards.
 	Logger *slog.Logger
+	// Grace is how long events past a tournament's last verified
+	// checkpoint may be served before a checkpoint covering them is
+	// verified (a venue offers one every second while it changes); then
+	// the tournament is held until one is. The default is 30 seconds.
+	Grace time.Duration
+	// Clock is the default time.Now.
+	Clock func() time.Time
 }
 
 // Hub is a running national hub.
@@ -65,6 +72,9 @@ type Hub struct {
 	// reachable records the venues the last poll reached: one reached
 	// again has its sources restarted.
 	reachable map[string]bool
+	// beyond is when events past a tournament's verified size were
+	// first seen (Served).
+	beyond map[string]time.Time
 }
 
 // New loads the hub's state.
@@ -78,11 +88,17 @@ func New(o Options) (*Hub, error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
+	if o.Grace == 0 {
+		o.Grace = 30 * time.Second
+	}
+	if o.Clock == nil {
+		o.Clock = time.Now
+	}
 	st, err := loadState(o.StatePath)
 	if err != nil {
 		return nil, fmt.Errorf("hub: state %s: %w", o.StatePath, err)
 	}
-	return &Hub{o: o, st: st, reachable: map[string]bool{}}, nil
+	return &Hub{o: o, st: st, reachable: map[string]bool{}, beyond: map[string]time.Time{}}, nil
 }
 
 // Run answers venues' checkpoints and polls the venues until ctx is done.
@@ -171,6 +187,18 @@ func (h *Hub) Served(t string) error {
 		return fmt.Errorf("%w: tournament %s: venue %s's key is not registered (POST /v1/venues)", ErrHeld, t, tr.Venue)
 	case tr.Status != Verified:
 		return fmt.Errorf("%w: tournament %s: no checkpoint of venue %s verified yet", ErrHeld, t, tr.Venue)
+	}
+	// Events past the verified checkpoint are served only while one
+	// covering them is on its way.
+	if ref, ok, err := h.o.Store.LastCommit(t); err == nil && ok && ref.Last > tr.Size {
+		since, seen := h.beyond[t]
+		if !seen {
+			h.beyond[t] = h.o.Clock()
+		} else if wait := h.o.Clock().Sub(since); wait > h.o.Grace {
+			return fmt.Errorf("%w: tournament %s: %d events arrived past the last checkpoint venue %s had verified (%d events) %v ago", ErrHeld, t, ref.Last-tr.Size, tr.Venue, tr.Size, wait.Round(time.Second))
+		}
+	} else {
+		delete(h.beyond, t)
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"errors"
 	"fmt"
 	"net"
 	"path/filepath"
@@ -239,4 +240,48 @@ func TestWitness(t *testing.T) {
 	if vs2, ts2 := h2.Venues(); len(vs2) != 2 || len(ts2) != 2 || vs2[0].Fork == nil {
 		t.Errorf("after a restart: %+v %+v", vs2, ts2)
 	}
+}
+
+// TestUnverifiedEventsAreHeldAfterTheGrace: events past the last verified
+// checkpoint are served for Grace, then held until one covers them.
+func TestUnverifiedEventsAreHeldAfterTheGrace(t *testing.T) {
+	now := time.Unix(1700000000, 0)
+	arrived := uint64(5)
+	dir := t.TempDir()
+	w, err := checkpoint.LoadOrCreateWitness(dir, "hub", rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := New(Options{Log: &jetstream.Log{}, Store: storeAt{&arrived}, Conn: &nats.Conn{}, Witness: w,
+		StatePath: filepath.Join(dir, "hub.json"), Grace: 30 * time.Second, Clock: func() time.Time { return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.st.Venues["v"] = &Venue{Name: "v", Key: "k"}
+	h.st.Tournaments["t"] = &Tournament{ID: "t", Venue: "v", Status: Verified, Size: 5}
+	for _, step := range []struct {
+		advance time.Duration
+		arrived uint64
+		held    bool
+	}{
+		{0, 5, false},                // all verified
+		{0, 7, false},                // two more arrive: served while a checkpoint is due
+		{29 * time.Second, 7, false}, // within the grace
+		{2 * time.Second, 7, true},   // past it: held
+		{0, 5, false},                // (a checkpoint covering them verified)
+	} {
+		now = now.Add(step.advance)
+		arrived = step.arrived
+		err := h.Served("t")
+		if held := errors.Is(err, ErrHeld); held != step.held {
+			t.Errorf("at %v with %d arrived: Served = %v, want held %v", now.Unix()-1700000000, arrived, err, step.held)
+		}
+	}
+}
+
+// storeAt says the projections hold *n events of every tournament.
+type storeAt struct{ n *uint64 }
+
+func (s storeAt) LastCommit(string) (pebble.CommitRef, bool, error) {
+	return pebble.CommitRef{Last: *s.n}, *s.n > 0, nil
 }
