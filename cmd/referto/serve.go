@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -187,7 +188,11 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		defer func() { stopWitness(); <-witnessDone }()
 		wc := &hub.Client{Venue: c.Venue, Conn: node.Conn, Store: node.Store, Signer: node.Keys.Signer, Logger: logger, Cosigned: cosigned}
 		go func() { defer close(witnessDone); _ = wc.Run(wctx) }()
-		logger.Info("venue of a hub", "venue", c.Venue, "hub", c.Hub)
+		hubURL := c.Hub
+		if u, err := url.Parse(c.Hub); err == nil {
+			hubURL = u.Redacted() // no password in the log
+		}
+		logger.Info("venue of a hub", "venue", c.Venue, "hub", hubURL)
 	}
 
 	ln, err := net.Listen("tcp", c.Addr)

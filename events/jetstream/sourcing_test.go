@@ -183,3 +183,20 @@ func TestSourcingAcrossDomains(t *testing.T) {
 		t.Error("appended to the hub's sourced stream")
 	}
 }
+
+// TestLeafLinkNeedsItsCredentials: a hub with a leaf user takes only the
+// venues that present it.
+func TestLeafLinkNeedsItsCredentials(t *testing.T) {
+	port := freeLeafPort(t)
+	hub := startFed(t, t.TempDir(), ServerOptions{Name: "hub", Domain: "hub",
+		LeafListen: &LeafListenOptions{Port: port, Username: "venue", Password: "s3cret"}}, Options{Sourced: true})
+	startFed(t, t.TempDir(), ServerOptions{Name: "va", Domain: "va",
+		LeafRemote: &LeafRemoteOptions{URL: fmt.Sprintf("nats://venue:wrong@127.0.0.1:%d", port)}}, Options{})
+	time.Sleep(2 * time.Second)
+	if n := hub.ns.NumLeafNodes(); n != 0 {
+		t.Fatalf("%d leaf nodes with a wrong password, want 0", n)
+	}
+	startFed(t, t.TempDir(), ServerOptions{Name: "vb", Domain: "vb",
+		LeafRemote: &LeafRemoteOptions{URL: fmt.Sprintf("nats://venue:s3cret@127.0.0.1:%d", port)}}, Options{})
+	waitFor(t, 10*time.Second, "the venue with the password connected", func() bool { return hub.ns.NumLeafNodes() == 1 })
+}
