@@ -62,6 +62,10 @@ type Options struct {
 	Grace time.Duration
 	// Clock is the default time.Now.
 	Clock func() time.Time
+	// VerifyWait is how long a venue's offer waits for its verification
+	// before it is answered 503 (the verification goes on; the venue's
+	// next offer finds it done). The default is 5 seconds.
+	VerifyWait time.Duration
 }
 
 // Hub is a running national hub.
@@ -75,6 +79,10 @@ type Hub struct {
 	// beyond is when events past a tournament's verified size were
 	// first seen (Served).
 	beyond map[string]time.Time
+	// verifying are the tournaments being verified, with the size;
+	// verifications counts those running (Run waits for them).
+	verifying     map[string]uint64
+	verifications sync.WaitGroup
 }
 
 // New loads the hub's state.
@@ -94,21 +102,45 @@ func New(o Options) (*Hub, error) {
 	if o.Clock == nil {
 		o.Clock = time.Now
 	}
+	if o.VerifyWait == 0 {
+		o.VerifyWait = 5 * time.Second
+	}
 	st, err := loadState(o.StatePath)
 	if err != nil {
 		return nil, fmt.Errorf("hub: state %s: %w", o.StatePath, err)
 	}
-	return &Hub{o: o, st: st, reachable: map[string]bool{}, beyond: map[string]time.Time{}}, nil
+	return &Hub{o: o, st: st, reachable: map[string]bool{}, beyond: map[string]time.Time{}, verifying: map[string]uint64{}}, nil
 }
 
 // Run answers venues' checkpoints and polls the venues until ctx is done.
 func (h *Hub) Run(ctx context.Context) error {
-	sub, err := h.o.Conn.Subscribe(AddCheckpointSubject, func(m *nats.Msg) {
-		status, body := h.addCheckpoint(ctx, m.Header.Get(VenueHeader), m.Data)
+	// Offers are answered side by side, a few at a time: one venue's
+	// long verification does not keep the others waiting.
+	var wg sync.WaitGroup
+	// Once ctx is done, which ends every verification.
+	defer h.verifications.Wait()
+	defer wg.Wait()
+	slots := make(chan struct{}, 4)
+	respond := func(m *nats.Msg, status int, body []byte) {
 		reply := nats.NewMsg(m.Reply)
 		reply.Header.Set(StatusHeader, strconv.Itoa(status))
 		reply.Data = body
 		_ = m.RespondMsg(reply)
+	}
+	sub, err := h.o.Conn.Subscribe(AddCheckpointSubject, func(m *nats.Msg) {
+		select {
+		case slots <- struct{}{}:
+		default:
+			respond(m, 503, []byte("the hub is busy: offer it again"))
+			return
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-slots }()
+			status, body := h.addCheckpoint(ctx, m.Header.Get(VenueHeader), m.Data)
+			respond(m, status, body)
+		}()
 	})
 	if err != nil {
 		return fmt.Errorf("hub: subscribe: %w", err)
@@ -379,26 +411,75 @@ func (h *Hub) addCheckpoint(ctx context.Context, venue string, body []byte) (int
 	if n < cp.Size {
 		return 503, fmt.Appendf(nil, "the hub holds %d of the %d events of %s so far: syncing", n, cp.Size, t)
 	}
-	rep := verifyPrefix(ctx, h.o.Log, t, cp.Size, req.Signed, verifier)
-	if !rep.OK() {
-		c, _ := rep.First()
-		h.Quarantine(t, c.Line, c.What)
-		return 422, fmt.Appendf(nil, "tournament %s fails verification at the hub, line %d: %s", t, c.Line, c.What)
+	// Verifying a long log takes a while: it runs beside the answers to
+	// other venues, once per tournament at a time, and the venue's next
+	// offer of the same checkpoint finds it cosigned (or quarantined).
+	h.mu.Lock()
+	if size, busy := h.verifying[t]; busy {
+		h.mu.Unlock()
+		return 503, fmt.Appendf(nil, "verifying %s up to %d events", t, size)
 	}
-	cosigned, err := checkpoint.Cosign(req.Signed, verifier, h.o.Witness.Cosigner)
-	if err != nil {
-		return 500, []byte(err.Error())
+	h.verifying[t] = cp.Size
+	h.mu.Unlock()
+	done := make(chan struct{})
+	h.verifications.Add(1)
+	go func() {
+		defer h.verifications.Done()
+		defer close(done)
+		h.verifyAndCosign(ctx, venue, t, cp.Size, req.Signed, verifier)
+	}()
+	select {
+	case <-done:
+	case <-time.After(h.o.VerifyWait):
+		return 503, fmt.Appendf(nil, "verifying %s up to %d events", t, cp.Size)
 	}
 	h.mu.Lock()
 	tr = h.st.Tournaments[t]
-	tr.Status, tr.Size, tr.Cosigned, tr.Problem, tr.Line = Verified, cp.Size, cosigned, "", 0
-	err = h.st.save(h.o.StatePath)
+	status, body := 200, cosignatureLines(tr.Cosigned, req.Signed)
+	if tr.Status == Quarantined {
+		status, body = 422, fmt.Appendf(nil, "tournament %s fails verification at the hub, line %d: %s", t, tr.Line, tr.Problem)
+	} else if tr.Size != cp.Size {
+		status, body = 503, fmt.Appendf(nil, "%s not cosigned at %d events", t, cp.Size)
+	}
+	h.mu.Unlock()
+	return status, body
+}
+
+// verifyAndCosign verifies the first size events of t with replay's
+// verifier and, when they verify, cosigns; else quarantines t.
+func (h *Hub) verifyAndCosign(ctx context.Context, venue, t string, size uint64, signed []byte, verifier note.Verifier) {
+	defer func() {
+		h.mu.Lock()
+		delete(h.verifying, t)
+		h.mu.Unlock()
+	}()
+	start := h.o.Clock()
+	rep := verifyPrefix(ctx, h.o.Log, t, size, signed, verifier)
+	if ctx.Err() != nil {
+		return
+	}
+	if !rep.OK() {
+		c, _ := rep.First()
+		h.Quarantine(t, c.Line, c.What)
+		return
+	}
+	cosigned, err := checkpoint.Cosign(signed, verifier, h.o.Witness.Cosigner)
+	if err != nil {
+		h.o.Logger.Error("cosign", "tournament", t, "err", err)
+		return
+	}
+	h.mu.Lock()
+	tr := h.st.Tournaments[t]
+	if tr.Status != Quarantined && tr.Size < size {
+		tr.Status, tr.Size, tr.Cosigned, tr.Problem, tr.Line = Verified, size, cosigned, "", 0
+		err = h.st.save(h.o.StatePath)
+	}
 	h.mu.Unlock()
 	if err != nil {
-		return 500, []byte(err.Error())
+		h.o.Logger.Error("save hub state", "err", err)
+		return
 	}
-	h.o.Logger.Info("cosigned", "venue", venue, "tournament", t, "size", cp.Size)
-	return 200, cosignatureLines(cosigned, req.Signed)
+	h.o.Logger.Info("cosigned", "venue", venue, "tournament", t, "size", size, "verified_in", h.o.Clock().Sub(start).String())
 }
 
 // cosignatureLines is what cosigned has beyond signed: the cosignature.
