@@ -30,8 +30,10 @@ import (
 
 	"github.com/referto/referto/api"
 	"github.com/referto/referto/commands"
+	"github.com/referto/referto/commands/hub"
 	"github.com/referto/referto/commands/ledger"
 	"github.com/referto/referto/events"
+	"github.com/referto/referto/events/checkpoint"
 )
 
 // Every request a test of this package sends with stack.do, and the
@@ -704,6 +706,7 @@ func TestEveryRouteAndCommandMatchesTheOpenAPIDocument(t *testing.T) {
 	if t.Failed() {
 		return
 	}
+	exerciseHub(t, &s.spec)
 	for _, typ := range commands.Types() {
 		if len(s.spec.commands[typ]) == 0 {
 			t.Errorf("command %s was not sent", typ)
@@ -735,4 +738,58 @@ func TestEveryRouteAndCommandMatchesTheOpenAPIDocument(t *testing.T) {
 		got = append(got, fmt.Sprintf("%s %v", typ, statuses))
 	}
 	t.Logf("command types sent, by status:\n%s", strings.Join(sorted(got), "\n"))
+}
+
+// fakeHub stands in for commands/hub.Hub: a hub that knows one venue,
+// "roma", holding tournament "held".
+type fakeHub struct {
+	registered map[string]string
+}
+
+func (f *fakeHub) Register(venue, key string) error {
+	if _, err := checkpoint.NewVerifier(key); err != nil {
+		return fmt.Errorf("%w: key: %v", hub.ErrVenue, err)
+	}
+	f.registered[venue] = key
+	return nil
+}
+
+func (f *fakeHub) Venues() ([]hub.Venue, []hub.Tournament) {
+	return []hub.Venue{{Name: "roma", Key: f.registered["roma"]}}, []hub.Tournament{{ID: "held", Venue: "roma", Status: hub.Held}}
+}
+
+func (f *fakeHub) Served(t string) error {
+	if t == "held" {
+		return fmt.Errorf("%w: tournament held: no checkpoint verified yet", hub.ErrHeld)
+	}
+	return nil
+}
+
+func (f *fakeHub) Cosigned(string) (string, uint64, bool) { return "", 0, false }
+func (f *fakeHub) WitnessKey() string                     { return "referto-hub+00000000+BAAA" }
+
+// exerciseHub drives the routes and answers only a hub has, recording
+// them with the ones of spec.
+func exerciseHub(t *testing.T, spec *exchanges) {
+	keys, err := checkpoint.LoadOrCreateKeys(t.TempDir(), "referto", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := &stack{t: t, dir: t.TempDir(), hub: &fakeHub{registered: map[string]string{}}}
+	h.spec.ops, h.spec.commands = spec.ops, spec.commands
+	h.start()
+	defer h.stop()
+	h.must(401, "POST", "/v1/venues", "", `{"venue":"roma","key":"x"}`)
+	h.must(400, "POST", "/v1/venues", adminToken, `{"venue":"roma","key":"not a key"}`)
+	h.must(201, "POST", "/v1/venues", adminToken, map[string]string{"venue": "roma", "key": keys.VerifierKey})
+	h.must(200, "GET", "/v1/venues", "", nil)
+	h.must(200, "GET", "/v1/keys", "", nil)
+	if r := h.must(403, "GET", "/v1/tournaments/held/standings", "", nil); !bytes.Contains(r.body, []byte("hub: held")) {
+		t.Errorf("a held tournament's problem does not say so: %s", r.body)
+	}
+	if r := h.must(405, "POST", "/v1/tournaments", adminToken, `{"id":"x","name":"X","ruleset":"rtu"}`); !bytes.Contains(r.body, []byte("this is a hub")) {
+		t.Errorf("a command at a hub: %s", r.body)
+	}
+	h.must(404, "GET", "/v1/tournaments/nowhere/checkpoint", "", nil)
+	h.validateExchanges()
 }

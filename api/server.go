@@ -55,6 +55,15 @@ type Options struct {
 	MaxBody int64
 	// Logger receives request errors; nil discards.
 	Logger *slog.Logger
+	// Hub, when set, makes this the API of a national hub: read-only,
+	// serving only the venues' tournaments it verified, with POST and GET
+	// /v1/venues and the checkpoints it cosigned.
+	Hub Hub
+	// Cosigned, when set, gives the last checkpoint of a tournament a
+	// hub cosigned (at a venue: commands/hub.Cosignatures; at a hub, the
+	// default, its own): the checkpoint of that size is served with the
+	// cosignature, and the classification carries it (CosignedHeader).
+	Cosigned func(t string) (signed string, size uint64, ok bool)
 	// Metrics are served at /metrics; the default is new ones. Pass the
 	// ones the node observes with (ledger.NodeOptions.Observer) for its
 	// appends, retries and applied commits to be counted.
@@ -82,6 +91,9 @@ func (o *Options) EnsureDefaults() {
 		if o.Conn == nil {
 			o.Conn = n.Conn
 		}
+	}
+	if o.Hub != nil && o.Cosigned == nil {
+		o.Cosigned = o.Hub.Cosigned
 	}
 	if o.Clock == nil {
 		o.Clock = time.Now
@@ -161,6 +173,9 @@ func New(opts Options) (*Server, error) {
 		return nil, err
 	}
 	s.router.Use(recordRoute, s.readYourWrites)
+	if opts.Hub != nil {
+		s.router.Use(s.hubGate)
+	}
 	s.handler = s.observe(s.router)
 	return s, nil
 }
@@ -193,10 +208,15 @@ func (s *Server) routes() error {
 	r.HandleFunc("/v1/rulesets", s.getRulesets).Methods(http.MethodGet)
 	r.HandleFunc("/v1/keys", s.getKeys).Methods(http.MethodGet)
 	r.HandleFunc("/v1/openapi.yaml", s.getOpenAPI).Methods(http.MethodGet)
-	r.HandleFunc("/v1/tournaments/{t}/checkpoint", s.getCheckpoint).Methods(http.MethodGet)
+	checkpointH, exportH := s.getCheckpoint, s.getExport
+	if s.opts.Hub != nil {
+		checkpointH, exportH = s.hubCheckpoint, s.hubExport
+		s.hubRoutes(r)
+	}
+	r.HandleFunc("/v1/tournaments/{t}/checkpoint", checkpointH).Methods(http.MethodGet)
 	r.HandleFunc("/v1/tournaments/{t}/events/{seq}/proof", s.getProof).Methods(http.MethodGet)
 	r.HandleFunc("/v1/tournaments/{t}/consistency", s.getConsistency).Methods(http.MethodGet)
-	r.HandleFunc("/v1/tournaments/{t}/export", s.getExport).Methods(http.MethodGet)
+	r.HandleFunc("/v1/tournaments/{t}/export", exportH).Methods(http.MethodGet)
 	r.HandleFunc("/v1/admin/backup", s.getBackup).Methods(http.MethodGet)
 	r.HandleFunc("/v1/tournaments/{t}/player-tokens", s.issuePlayerTokens).Methods(http.MethodPost)
 	r.HandleFunc("/v1/tournaments/{t}/player-tokens", s.getPlayerTokens).Methods(http.MethodGet)
