@@ -63,6 +63,9 @@ var codec = codecTable(
 	decoderOf[ContestationFiled],
 	decoderOf[ContestationRuled],
 	decoderOf[ResultAmended],
+	decoderOf[NationalIDLinked],
+	decoderOf[PlayersMerged],
+	decoderOf[DisqualificationRecorded],
 )
 
 // decoderOf is T's entry in the codec.
