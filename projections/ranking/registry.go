@@ -11,11 +11,11 @@ import (
 // linked to tournaments' players, the ids merged and the disqualification
 // periods, in the order recorded.
 type Registry struct {
-	links    map[[2]string]string // (tournament, player) → national id
-	merged   map[string]string    // from → into
-	Merges   []events.PlayersMerged            `json:"merges,omitempty"`
-	Periods  []events.DisqualificationRecorded `json:"disqualifications,omitempty"`
-	Linked   []events.NationalIDLinked         `json:"links,omitempty"`
+	links   map[[2]string]string              // (tournament, player) → national id
+	merged  map[string]string                 // from → into
+	Merges  []events.PlayersMerged            `json:"merges,omitempty"`
+	Periods []events.DisqualificationRecorded `json:"disqualifications,omitempty"`
+	Linked  []events.NationalIDLinked         `json:"links,omitempty"`
 }
 
 // NewRegistry returns an empty registry.

@@ -1,0 +1,294 @@
+package replay
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/mod/sumdb/note"
+
+	"github.com/referto/referto/events/checkpoint"
+	"github.com/referto/referto/projections/ranking"
+)
+
+// Keyring is a set of trusted verifier keys (a season's venues'), found by
+// the name a signature claims.
+type Keyring map[string][]note.Verifier
+
+// ReadKeyring reads verifier keys, one a line (blank lines and lines
+// starting with # skipped), from the file path.
+func ReadKeyring(path string) (Keyring, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	k := Keyring{}
+	for i, line := range strings.Split(string(b), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		v, err := checkpoint.NewVerifier(line)
+		if err != nil {
+			return nil, fmt.Errorf("%s line %d: %w", path, i+1, err)
+		}
+		k[v.Name()] = append(k[v.Name()], v)
+	}
+	if len(k) == 0 {
+		return nil, fmt.Errorf("%s holds no verifier key", path)
+	}
+	return k, nil
+}
+
+// Verifier returns the key a signed note claims to be signed by: the one
+// of its name and key hash, or of its name alone, else nil.
+func (k Keyring) Verifier(signed []byte) note.Verifier {
+	_, name, _ := checkpoint.OpenUnverified(signed)
+	keys := k[name]
+	if len(keys) == 0 {
+		return nil
+	}
+	if n, err := note.Open(signed, note.VerifierList(keys...)); err == nil && len(n.Sigs) > 0 {
+		for _, v := range keys {
+			if v.KeyHash() == n.Sigs[0].Hash {
+				return v
+			}
+		}
+	}
+	return keys[0]
+}
+
+// SeasonOptions are what VerifySeason reads and trusts.
+type SeasonOptions struct {
+	// Dir holds the season's exports: every <name>.ndjson with its signed
+	// checkpoint beside it.
+	Dir string
+	// Keys are the trusted keys; a tournament whose checkpoint no key of
+	// theirs signed fails.
+	Keys Keyring
+	// Workers is how many tournaments are verified at once (default
+	// GOMAXPROCS).
+	Workers int
+	// Thresholds, when set, ranks the verified tournaments of its season
+	// (with Registry's events, if any).
+	Thresholds *ranking.Thresholds
+	Registry   *ranking.Registry
+}
+
+// SeasonTournament is one export's verdict.
+type SeasonTournament struct {
+	File   string
+	Events int
+	Bytes  int64
+	Report *Report
+	// Failure is the first failed check ("" when verified).
+	Failure string
+}
+
+// SeasonReport is what VerifySeason found.
+type SeasonReport struct {
+	Tournaments []SeasonTournament
+	// Failed lists the exports that failed, by file name.
+	Failed     []SeasonTournament
+	Events     int64
+	Bytes      int64
+	Took       time.Duration
+	Ranking    *ranking.Ranking
+	RankedFrom []ranking.Tournament
+}
+
+// OK reports whether every export verified.
+func (r *SeasonReport) OK() bool { return len(r.Failed) == 0 && len(r.Tournaments) > 0 }
+
+// SeasonFiles lists the exports of a season directory, by name.
+func SeasonFiles(dir string) ([]string, error) {
+	files, err := filepath.Glob(filepath.Join(dir, "*.ndjson"))
+	if err != nil {
+		return nil, err
+	}
+	slices.Sort(files)
+	return files, nil
+}
+
+// VerifySeason verifies every export of a season directory, o.Workers at a
+// time, each as Verify does with the key its checkpoint names, and ranks
+// the tournaments that verified: a tournament that fails is named and
+// counts for nothing.
+func VerifySeason(ctx context.Context, o SeasonOptions) (*SeasonReport, error) {
+	start := time.Now()
+	files, err := SeasonFiles(o.Dir)
+	if err != nil {
+		return nil, err
+	}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("%s holds no export (*.ndjson)", o.Dir)
+	}
+	if o.Workers < 1 {
+		o.Workers = runtime.GOMAXPROCS(0)
+	}
+	out := &SeasonReport{Tournaments: make([]SeasonTournament, len(files))}
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range o.Workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				out.Tournaments[i] = verifyOne(files[i], o.Keys)
+			}
+		}()
+	}
+	for i := range files {
+		if ctx.Err() != nil {
+			break
+		}
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	for _, t := range out.Tournaments {
+		out.Events += int64(t.Events)
+		out.Bytes += t.Bytes
+		if t.Failure != "" {
+			out.Failed = append(out.Failed, t)
+			continue
+		}
+		out.RankedFrom = append(out.RankedFrom, ranking.FromState(t.Report.State))
+	}
+	if o.Thresholds != nil {
+		out.Ranking = ranking.Compute(o.Thresholds, out.RankedFrom, o.Registry)
+	}
+	out.Took = time.Since(start)
+	return out, nil
+}
+
+// verifyOne verifies one export with its checkpoint beside it.
+func verifyOne(file string, keys Keyring) SeasonTournament {
+	st := SeasonTournament{File: file}
+	fail := func(format string, args ...any) SeasonTournament {
+		st.Failure = fmt.Sprintf(format, args...)
+		return st
+	}
+	cpFile, ok := FindCheckpoint(file)
+	if !ok {
+		return fail("no signed checkpoint beside it")
+	}
+	cp, err := os.ReadFile(cpFile)
+	if err != nil {
+		return fail("%v", err)
+	}
+	v := keys.Verifier(cp)
+	if v == nil {
+		_, name, _ := checkpoint.OpenUnverified(cp)
+		return fail("its checkpoint is signed by %q, no trusted key", name)
+	}
+	f, err := os.Open(file)
+	if err != nil {
+		return fail("%v", err)
+	}
+	defer f.Close()
+	cr := &countingReader{r: f}
+	sc := NewScanner(bufio.NewReaderSize(cr, 1<<20), nil)
+	st.Report = Verify(sc, VerifyOptions{Checkpoint: cp, Verifier: v})
+	st.Events, st.Bytes = sc.Line(), cr.n
+	if c, bad := st.Report.First(); bad {
+		at := where(c, ": ")
+		return fail("%s%s", at, c.What)
+	}
+	if st.Report.State == nil {
+		return fail("the log does not fold")
+	}
+	return st
+}
+
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// RawRead reads every export of a season directory as bytes, o.Workers
+// files at a time, and nothing more: the floor VerifySeason is measured
+// against. It returns the bytes read.
+func RawRead(dir string, workers int) (int64, error) {
+	files, err := SeasonFiles(dir)
+	if err != nil {
+		return 0, err
+	}
+	if workers < 1 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	sizes := make([]int64, len(files))
+	errs := make([]error, len(files))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			buf := make([]byte, 1<<20)
+			for i := range next {
+				f, err := os.Open(files[i])
+				if err != nil {
+					errs[i] = err
+					continue
+				}
+				for {
+					n, err := f.Read(buf)
+					sizes[i] += int64(n)
+					if err != nil {
+						break
+					}
+				}
+				f.Close()
+			}
+		}()
+	}
+	for i := range files {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	var total int64
+	for i := range files {
+		if errs[i] != nil {
+			return 0, errs[i]
+		}
+		total += sizes[i]
+	}
+	return total, nil
+}
+
+// Print writes the verdict of a season: each export that failed,
+// named, then the totals.
+func (r *SeasonReport) Print(w io.Writer) bool {
+	for _, t := range r.Failed {
+		fmt.Fprintf(w, "FAIL %s: %s\n", filepath.Base(t.File), t.Failure)
+	}
+	if !r.OK() {
+		names := make([]string, len(r.Failed))
+		for i, t := range r.Failed {
+			names[i] = filepath.Base(t.File)
+		}
+		fmt.Fprintf(w, "verdict: FAILED: %d of %d tournaments do not verify: %s\n", len(r.Failed), len(r.Tournaments), strings.Join(names, ", "))
+		return false
+	}
+	fmt.Fprintf(w, "verdict: OK (%d tournaments, %d events, %.0f MB, %s)\n", len(r.Tournaments), r.Events, float64(r.Bytes)/1e6, r.Took.Round(time.Millisecond))
+	return true
+}
