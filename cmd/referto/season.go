@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -10,7 +11,10 @@ import (
 	"runtime/debug"
 	"time"
 
+	"golang.org/x/mod/sumdb/note"
+
 	"github.com/referto/referto/cmd/referto/bench"
+	"github.com/referto/referto/events/checkpoint"
 	"github.com/referto/referto/projections/ranking"
 	"github.com/referto/referto/replay"
 )
@@ -93,5 +97,79 @@ func verifySeason(ctx context.Context, dir, keyPath, thresholdsPath string, raw 
 
 // verifyProof checks a proof file offline (replay.VerifyProof).
 func verifyProof(path, key, witness string, stdout io.Writer) error {
-	return fmt.Errorf("not yet")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	var kv, wv note.Verifier
+	if key != "" {
+		if kv, err = checkpoint.ReadVerifier(key); err != nil {
+			return fmt.Errorf("--key %s: %w", key, err)
+		}
+	}
+	if witness != "" {
+		if wv, err = checkpoint.ReadVerifier(witness); err != nil {
+			return fmt.Errorf("--witness %s: %w", witness, err)
+		}
+	}
+	res, err := replay.VerifyProof(b, kv, wv)
+	if err != nil {
+		fmt.Fprintf(stdout, "verdict: REFUSED %s: %v\n", path, err)
+		return errVerify
+	}
+	p := res.Proof
+	fmt.Fprintf(stdout, "ok   checkpoint of %s: %d events, signed by %s\n", p.Tournament, res.Checkpoint.Size, kv.Name())
+	switch {
+	case res.Witnessed:
+		fmt.Fprintf(stdout, "ok   cosigned by the witness %s\n", wv.Name())
+	case p.Cosignatures != "":
+		fmt.Fprintln(stdout, "note a witness cosigned it, but no --witness key was given to check it")
+	}
+	fmt.Fprintf(stdout, "ok   event %d is the published classification, included in the signed log\n", p.Index+1)
+	fmt.Fprintf(stdout, "verdict: OK: %s (%s) ranked %d, %s, %.2f points, in %s\n", p.Row.Player, p.Row.Name, p.Row.Rank, p.Row.Phase, float64(p.Row.Total)/100, p.Tournament)
+	return nil
+}
+
+// proofCmd writes the proof file of a player's row in an export's last
+// published classification (replay.ProveFromExport).
+func proofCmd(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("proof", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	logPath := fs.String("log", "", "the exported log (NDJSON), required")
+	cpPath := fs.String("checkpoint", "", "its signed checkpoint (default: beside the log)")
+	player := fs.String("player", "", "the player whose row to prove, required")
+	out := fs.String("out", "", "where to write the proof (default <tournament>-<player>.proof.json)")
+	if err := parseFlags(fs, args); err != nil {
+		return flagErr(err)
+	}
+	if *logPath == "" || *player == "" {
+		fmt.Fprintln(stderr, "proof needs --log and --player")
+		return errUsage
+	}
+	if beside, ok := replay.FindCheckpoint(*logPath); *cpPath == "" && ok {
+		*cpPath = beside
+	}
+	if *cpPath == "" {
+		return fmt.Errorf("no signed checkpoint beside %s: give --checkpoint", *logPath)
+	}
+	export, err := os.ReadFile(*logPath)
+	if err != nil {
+		return err
+	}
+	signed, err := os.ReadFile(*cpPath)
+	if err != nil {
+		return err
+	}
+	p, err := replay.ProveFromExport(export, signed, *player)
+	if err != nil {
+		return err
+	}
+	if *out == "" {
+		*out = p.Tournament + "-" + *player + ".proof.json"
+	}
+	if err := os.WriteFile(*out, p.Encode(), 0o644); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "proof of %s's row (rank %d) in %s written to %s\n", *player, p.Row.Rank, p.Tournament, *out)
+	return nil
 }
