@@ -191,6 +191,9 @@ func (s *Server) routes() error {
 	r.HandleFunc("/v1/tournaments/{t}/events/{seq}/proof", s.getProof).Methods(http.MethodGet)
 	r.HandleFunc("/v1/tournaments/{t}/consistency", s.getConsistency).Methods(http.MethodGet)
 	r.HandleFunc("/v1/tournaments/{t}/export", s.getExport).Methods(http.MethodGet)
+	r.HandleFunc("/v1/tournaments/{t}/players/{p}/proof", s.getPlayerProof).Methods(http.MethodGet)
+	r.HandleFunc("/v1/seasons/{s}/ranking", s.getSeasonRanking).Methods(http.MethodGet)
+	r.HandleFunc("/v1/seasons/{s}/players/{id}", s.getSeasonPlayer).Methods(http.MethodGet)
 	r.HandleFunc("/v1/admin/backup", s.getBackup).Methods(http.MethodGet)
 
 	// The web UI is a client of the routes above, called in-process, and

@@ -12,6 +12,7 @@ import (
 	"golang.org/x/mod/sumdb/note"
 
 	"github.com/referto/referto/cmd/referto/bench"
+	"github.com/referto/referto/events/proof"
 	"github.com/referto/referto/replay"
 )
 
@@ -49,7 +50,7 @@ func TestProofOneByteChangedIsRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	file := p.Encode()
-	res, err := replay.VerifyProof(file, key, nil)
+	res, err := proof.Verify(file, key, nil)
 	if err != nil {
 		t.Fatalf("the proof does not verify: %v", err)
 	}
@@ -59,7 +60,7 @@ func TestProofOneByteChangedIsRefused(t *testing.T) {
 	for at := range file {
 		changed := append([]byte(nil), file...)
 		changed[at] ^= 0x01
-		if _, err := replay.VerifyProof(changed, key, nil); !errors.Is(err, replay.ErrProof) {
+		if _, err := proof.Verify(changed, key, nil); !errors.Is(err, proof.ErrRefused) {
 			t.Fatalf("byte %d (%q) changed: %v", at, file[at], err)
 		}
 	}
@@ -68,25 +69,25 @@ func TestProofOneByteChangedIsRefused(t *testing.T) {
 	wskey, wvkey, _ := note.GenerateKey(rand.Reader, "hub-witness")
 	ws, _ := note.NewSigner(wskey)
 	wv, _ := note.NewVerifier(wvkey)
-	if _, err := replay.VerifyProof(file, key, wv); !errors.Is(err, replay.ErrProof) {
+	if _, err := proof.Verify(file, key, wv); !errors.Is(err, proof.ErrRefused) {
 		t.Errorf("a proof without a cosignature passed --witness: %v", err)
 	}
-	if err := replay.Cosign(p, ws); err != nil {
+	if err := proof.Cosign(p, ws); err != nil {
 		t.Fatal(err)
 	}
 	cosigned := p.Encode()
-	if res, err := replay.VerifyProof(cosigned, key, wv); err != nil || !res.Witnessed {
+	if res, err := proof.Verify(cosigned, key, wv); err != nil || !res.Witnessed {
 		t.Errorf("the cosigned proof: %v", err)
 	}
-	if _, err := replay.VerifyProof(cosigned, key, nil); err != nil {
+	if _, err := proof.Verify(cosigned, key, nil); err != nil {
 		t.Errorf("a cosigned proof without --witness: %v", err)
 	}
 	_, otherv, _ := note.GenerateKey(rand.Reader, "hub-witness")
 	ov, _ := note.NewVerifier(otherv)
-	if _, err := replay.VerifyProof(cosigned, key, ov); !errors.Is(err, replay.ErrProof) {
+	if _, err := proof.Verify(cosigned, key, ov); !errors.Is(err, proof.ErrRefused) {
 		t.Errorf("another witness key passed: %v", err)
 	}
-	if _, err := replay.VerifyProof(file, nil, nil); !errors.Is(err, replay.ErrProof) {
+	if _, err := proof.Verify(file, nil, nil); !errors.Is(err, proof.ErrRefused) {
 		t.Errorf("no key given, not refused: %v", err)
 	}
 }

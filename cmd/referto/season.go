@@ -15,6 +15,7 @@ import (
 
 	"github.com/referto/referto/cmd/referto/bench"
 	"github.com/referto/referto/events/checkpoint"
+	"github.com/referto/referto/events/proof"
 	"github.com/referto/referto/projections/ranking"
 	"github.com/referto/referto/replay"
 )
@@ -95,7 +96,7 @@ func verifySeason(ctx context.Context, dir, keyPath, thresholdsPath string, raw 
 	return nil
 }
 
-// verifyProof checks a proof file offline (replay.VerifyProof).
+// verifyProof checks a proof file offline (proof.Verify).
 func verifyProof(path, key, witness string, stdout io.Writer) error {
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -112,7 +113,7 @@ func verifyProof(path, key, witness string, stdout io.Writer) error {
 			return fmt.Errorf("--witness %s: %w", witness, err)
 		}
 	}
-	res, err := replay.VerifyProof(b, kv, wv)
+	res, err := proof.Verify(b, kv, wv)
 	if err != nil {
 		fmt.Fprintf(stdout, "verdict: REFUSED %s: %v\n", path, err)
 		return errVerify
