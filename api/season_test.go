@@ -1,0 +1,100 @@
+package api_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/referto/referto/commands/sim"
+	"github.com/referto/referto/events/checkpoint"
+	"github.com/referto/referto/events/proof"
+)
+
+// TestSeasonRankingPlayerPageAndProof: a MASTER of the 2024 season played
+// through the API is in the season's ranking; a player's page shows his
+// result counting and links a proof file that verifies offline with the
+// server's key; a player without a national id is listed apart.
+func TestSeasonRankingPlayerPageAndProof(t *testing.T) {
+	s := newStack(t)
+	defer s.stop()
+	s.must(201, "POST", "/v1/tournaments", adminToken, map[string]any{"id": "master-bo", "name": "Master Bologna", "ruleset": "rtu",
+		"params": map[string]any{"qualifying_rounds": 2}, "season": "2024", "tournament_type": "MASTER"})
+	arb := s.appoint("master-bo", "arbiter")
+	cmds := "/v1/tournaments/master-bo/commands"
+	for i := 1; i <= 24; i++ {
+		nid := fmt.Sprintf(`,"national_id":"%06d"`, 200000+i)
+		if i == 24 {
+			nid = "" // the venue does not know it
+		}
+		s.must(201, "POST", cmds, arb, fmt.Sprintf(`{"type":"RegisterPlayer","player":"p%d","name":"Giocatore %d"%s}`, i, i, nid))
+	}
+	s.must(201, "POST", cmds, arb, `{"type":"CloseRegistration"}`)
+	rng := rand.New(rand.NewPCG(24, 24))
+	sm, err := sim.New(sim.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for round := 1; round <= 2; round++ {
+		for i := 1; i <= 24; i++ {
+			s.must(201, "POST", cmds, arb, fmt.Sprintf(`{"type":"CheckIn","round":%d,"player":"p%d"}`, round, i))
+		}
+		s.must(201, "POST", cmds, arb, fmt.Sprintf(`{"type":"DrawTables","round":%d,"seed":"s%d"}`, round, round))
+		s.playRound("master-bo", arb, round, sm, rng)
+	}
+	s.rollView("master-bo", "classification", arb, rng)
+	s.must(201, "POST", cmds, arb, `{"type":"PublishClassification","final":true}`)
+
+	var rk struct {
+		Thresholds  string `json:"thresholds"`
+		Tournaments []struct {
+			ID     string `json:"id"`
+			Tables int    `json:"tables"`
+			Counts bool   `json:"counts"`
+		} `json:"tournaments"`
+		Rows []struct {
+			NationalID string  `json:"national_id"`
+			Score      float64 `json:"score"`
+		} `json:"rows"`
+		Unlinked []struct {
+			Player string `json:"player"`
+			Why    string `json:"why"`
+		} `json:"unlinked"`
+	}
+	json.Unmarshal(s.must(200, "GET", "/v1/seasons/2024/ranking", "", nil).body, &rk)
+	if rk.Thresholds != "projections/ranking/seasons/2024.json" || len(rk.Tournaments) != 1 || !rk.Tournaments[0].Counts || rk.Tournaments[0].Tables != 6 {
+		t.Fatalf("ranking: %+v", rk)
+	}
+	if len(rk.Rows) != 23 || len(rk.Unlinked) != 1 || rk.Unlinked[0].Player != "p24" || rk.Unlinked[0].Why != "no national id" {
+		t.Fatalf("%d rows, unlinked %+v", len(rk.Rows), rk.Unlinked)
+	}
+	top := rk.Rows[0].NationalID
+	var page struct {
+		Rank    int `json:"rank"`
+		Results []struct {
+			Place  int  `json:"place"`
+			Counts bool `json:"counts"`
+		} `json:"results"`
+		Proofs []string `json:"proofs"`
+	}
+	json.Unmarshal(s.must(200, "GET", "/v1/seasons/2024/players/"+top, "", nil).body, &page)
+	if page.Rank != 1 || len(page.Results) != 1 || !page.Results[0].Counts || len(page.Proofs) != 1 {
+		t.Fatalf("page of %s: %+v", top, page)
+	}
+	file := s.must(200, "GET", page.Proofs[0], "", nil).body
+	var keys struct {
+		Checkpoint string `json:"checkpoint"`
+	}
+	json.Unmarshal(s.must(200, "GET", "/v1/keys", "", nil).body, &keys)
+	key, err := checkpoint.NewVerifier(keys.Checkpoint)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := proof.Verify(file, key, nil)
+	if err != nil {
+		t.Fatalf("the served proof does not verify: %v", err)
+	}
+	if res.Proof.Row.Rank != page.Results[0].Place {
+		t.Errorf("the proof proves rank %d, the page says place %d", res.Proof.Row.Rank, page.Results[0].Place)
+	}
+}
