@@ -1,7 +1,10 @@
 package replay
 
 import (
+	"bytes"
 	"context"
+	"encoding/base64"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"os"
@@ -48,17 +51,21 @@ func ReadKeyring(path string) (Keyring, error) {
 }
 
 // Verifier returns the key a signed note claims to be signed by: the one
-// of its name and key hash, or of its name alone, else nil.
+// of its name and key hash (the first 4 bytes of its first signature), or
+// of its name alone, else nil. Nothing is verified here.
 func (k Keyring) Verifier(signed []byte) note.Verifier {
 	_, name, _ := checkpoint.OpenUnverified(signed)
 	keys := k[name]
 	if len(keys) == 0 {
 		return nil
 	}
-	if n, err := note.Open(signed, note.VerifierList(keys...)); err == nil && len(n.Sigs) > 0 {
-		for _, v := range keys {
-			if v.KeyHash() == n.Sigs[0].Hash {
-				return v
+	if i := bytes.Index(signed, []byte("\n\n— "+name+" ")); i >= 0 {
+		sig, _, _ := strings.Cut(string(signed[i+len("\n\n— "+name+" "):]), "\n")
+		if b, err := base64.StdEncoding.DecodeString(sig); err == nil && len(b) >= 4 {
+			for _, v := range keys {
+				if v.KeyHash() == binary.BigEndian.Uint32(b) {
+					return v
+				}
 			}
 		}
 	}
@@ -87,7 +94,11 @@ type SeasonTournament struct {
 	File   string
 	Events int
 	Bytes  int64
+	// Report is the verification's, without its State (let go as soon as
+	// Ranked was read from it: a season's states do not fit in memory).
 	Report *Report
+	// Ranked is what the ranking reads of a verified tournament.
+	Ranked ranking.Tournament
 	// Failure is the first failed check ("" when verified).
 	Failure string
 }
@@ -140,8 +151,9 @@ func VerifySeason(ctx context.Context, o SeasonOptions) (*SeasonReport, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			var buf []byte // one export at a time, read into the same memory
 			for i := range next {
-				out.Tournaments[i] = verifyOne(files[i], o.Keys)
+				out.Tournaments[i], buf = verifyOne(files[i], o.Keys, buf)
 			}
 		}()
 	}
@@ -163,7 +175,7 @@ func VerifySeason(ctx context.Context, o SeasonOptions) (*SeasonReport, error) {
 			out.Failed = append(out.Failed, t)
 			continue
 		}
-		out.RankedFrom = append(out.RankedFrom, ranking.FromState(t.Report.State))
+		out.RankedFrom = append(out.RankedFrom, t.Ranked)
 	}
 	if o.Thresholds != nil {
 		out.Ranking = ranking.Compute(o.Thresholds, out.RankedFrom, o.Registry)
@@ -172,12 +184,15 @@ func VerifySeason(ctx context.Context, o SeasonOptions) (*SeasonReport, error) {
 	return out, nil
 }
 
-// verifyOne verifies one export with its checkpoint beside it.
-func verifyOne(file string, keys Keyring) SeasonTournament {
+// verifyOne verifies one export with its checkpoint beside it, reading a
+// small one into buf (grown as needed, and returned for the next): nothing
+// of the export's bytes outlives the verification but what the ranking
+// reads of it, decoded.
+func verifyOne(file string, keys Keyring, buf []byte) (SeasonTournament, []byte) {
 	st := SeasonTournament{File: file}
-	fail := func(format string, args ...any) SeasonTournament {
+	fail := func(format string, args ...any) (SeasonTournament, []byte) {
 		st.Failure = fmt.Sprintf(format, args...)
-		return st
+		return st, buf
 	}
 	cpFile, ok := FindCheckpoint(file)
 	if !ok {
@@ -196,11 +211,19 @@ func verifyOne(file string, keys Keyring) SeasonTournament {
 	// place; a large one is read as a stream.
 	var sc *Scanner
 	if fi, err := os.Stat(file); err == nil && fi.Size() <= wholeFile {
-		b, err := os.ReadFile(file)
+		f, err := os.Open(file)
 		if err != nil {
 			return fail("%v", err)
 		}
-		sc, st.Bytes = NewScannerBytes(b, nil), int64(len(b))
+		if int64(cap(buf)) < fi.Size() {
+			buf = make([]byte, fi.Size()+fi.Size()/4)
+		}
+		n, err := io.ReadFull(f, buf[:fi.Size()])
+		f.Close()
+		if err != nil {
+			return fail("%v", err)
+		}
+		sc, st.Bytes = NewScannerBytes(buf[:n], nil), int64(n)
 	} else {
 		f, err := os.Open(file)
 		if err != nil {
@@ -216,13 +239,18 @@ func verifyOne(file string, keys Keyring) SeasonTournament {
 		st.Bytes = cr.n
 	}
 	if c, bad := st.Report.First(); bad {
-		at := where(c, ": ")
-		return fail("%s%s", at, c.What)
+		// A scan stopped early may leave a decoder still reading the
+		// buffer: the next export gets a new one.
+		st.Report.State, buf = nil, nil
+		return fail("%s%s", where(c, ": "), c.What)
 	}
 	if st.Report.State == nil {
+		buf = nil
 		return fail("the log does not fold")
 	}
-	return st
+	st.Ranked = ranking.FromState(st.Report.State)
+	st.Report.State = nil
+	return st, buf
 }
 
 // wholeFile is the largest export verifyOne reads whole.
