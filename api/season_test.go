@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/referto/referto/commands/sim"
@@ -80,6 +81,11 @@ func TestSeasonRankingPlayerPageAndProof(t *testing.T) {
 	json.Unmarshal(s.must(200, "GET", "/v1/seasons/2024/players/"+top, "", nil).body, &page)
 	if page.Rank != 1 || len(page.Results) != 1 || !page.Results[0].Counts || len(page.Proofs) != 1 {
 		t.Fatalf("page of %s: %+v", top, page)
+	}
+	// The web page of the player links the proof.
+	if html := string(s.must(200, "GET", "/ui/seasons/2024/players/"+top, "", nil).body); !strings.Contains(html, `href="`+page.Proofs[0]+`"`) ||
+		!strings.Contains(html, "projections/ranking/seasons/2024.json") {
+		t.Errorf("the player's page does not link %s:\n%s", page.Proofs[0], html)
 	}
 	file := s.must(200, "GET", page.Proofs[0], "", nil).body
 	var keys struct {

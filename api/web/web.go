@@ -128,6 +128,7 @@ func (u *UI) Register(r *mux.Router) {
 		{"POST", "/ui/t/{t}/contestations", u.contestationsPost},
 		{"GET", "/ui/t/{t}/events", u.eventLog},
 		{"GET", "/ui/t/{t}/at/{seq}", u.at},
+		{"GET", "/ui/seasons/{s}/players/{id}", u.seasonPlayer},
 	} {
 		methods := []string{p.method}
 		if p.method == http.MethodGet {
