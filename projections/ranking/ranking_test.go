@@ -289,3 +289,14 @@ func TestThresholdsFiles(t *testing.T) {
 		}
 	}
 }
+
+func TestEditDistance(t *testing.T) {
+	for _, tc := range []struct {
+		a, b string
+		want int
+	}{{"luca bianchi", "luca bianchl", 1}, {"mario rossi", "mario rosi", 1}, {"anna", "anna", 0}, {"anna verdi", "bruno neri", 3}, {"ab", "ba", 2}} {
+		if got := ranking.EditDistance(tc.a, tc.b); got != tc.want {
+			t.Errorf("editDistance(%q, %q) = %d, want %d", tc.a, tc.b, got, tc.want)
+		}
+	}
+}

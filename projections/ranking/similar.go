@@ -71,21 +71,30 @@ func normalize(name string) string {
 }
 
 // editDistance is the Levenshtein distance between a and b, by bytes (the
-// names are normalized: mostly ASCII).
+// names are normalized: mostly ASCII), or maxEdits+1 once it is sure to be
+// more than maxEdits.
 func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
+	var rows [2][64]int
+	if len(b) >= len(rows[0]) {
+		b = b[:len(rows[0])-1] // names longer than 63 bytes compare by their start
+	}
+	prev, cur := rows[0][:len(b)+1], rows[1][:len(b)+1]
 	for j := range prev {
 		prev[j] = j
 	}
 	for i := 1; i <= len(a); i++ {
 		cur[0] = i
+		best := i
 		for j := 1; j <= len(b); j++ {
 			c := 1
 			if a[i-1] == b[j-1] {
 				c = 0
 			}
 			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+c)
+			best = min(best, cur[j])
+		}
+		if best > maxEdits {
+			return maxEdits + 1
 		}
 		prev, cur = cur, prev
 	}
