@@ -300,3 +300,24 @@ func TestEditDistance(t *testing.T) {
 		}
 	}
 }
+
+func TestRegistryRefuses(t *testing.T) {
+	reg := ranking.NewRegistry()
+	if err := reg.Apply(events.PlayersMerged{From: "1", Into: "2", Reason: "same"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, ev := range []events.Event{
+		events.PlayersMerged{From: "2", Into: "1", Reason: "a cycle"},
+		events.PlayersMerged{From: "3", Into: "3", Reason: "itself"},
+		events.DisqualificationRecorded{NationalID: "1", From: "2024-06-01", To: "2024-01-01", Reason: "backwards"},
+		events.DisqualificationRecorded{NationalID: "1", From: "1 June", To: "2024-01-01", Reason: "no date"},
+		events.RegistrationClosed{},
+	} {
+		if err := reg.Apply(ev); err == nil {
+			t.Errorf("%T %+v applied", ev, ev)
+		}
+	}
+	if got := reg.Resolve("1"); got != "2" {
+		t.Errorf("1 resolves to %s, want 2", got)
+	}
+}
