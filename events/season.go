@@ -1,7 +1,5 @@
 package events
 
-import "fmt"
-
 // TournamentType is the kind of tournament the national ranking classes it
 // as (docs/rules.md#14-the-national-ranking). A tournament recorded before
 // the field existed has none, and counts for no ranking.
@@ -29,15 +27,6 @@ func (k TournamentType) Valid() bool {
 		}
 	}
 	return false
-}
-
-// CheckSeason returns an error naming field when s is not a season id (an
-// id, e.g. "2024").
-func CheckSeason(field, s string) error {
-	if !ValidID(s) {
-		return fmt.Errorf("%w: %s %q must match [a-z0-9][a-z0-9-]{0,63}", ErrInvalidID, field, s)
-	}
-	return nil
 }
 
 // Stored type names of the season registry's events: the events of the log
