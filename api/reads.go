@@ -285,7 +285,9 @@ func (s *Server) getState(w http.ResponseWriter, r *http.Request) {
 		v := st.StateView()
 		if phase, players, err := commands.NextQualifiers(st); err == nil {
 			v.Next = &projections.NextPhase{Phase: phase, Players: players}
-		} else if len(st.Rounds) >= st.Ruleset.QualifyingRounds && st.Ruleset.Knockout != events.KnockoutNone {
+		} else if len(st.Rounds) >= st.Ruleset.QualifyingRounds && st.Ruleset.Knockout != events.KnockoutNone &&
+			st.Phase() != events.PhaseFinal && st.Phase() != events.PhaseFinalina && !st.Closed {
+			// Why the cut cannot be told yet; after the final there is none.
 			v.Next = &projections.NextPhase{Note: err.Error()}
 		}
 		return json.Marshal(v)
@@ -320,8 +322,11 @@ func (s *Server) getMe(w http.ResponseWriter, r *http.Request) {
 	permittedHere := func(typ string) bool { return commands.Permitted(p.Role, typ) }
 	if p.Tournament != "" {
 		s.opts.Runner.Read(p.Tournament, func(st *projections.Tournament) {
-			if o := st.Officials[p.Official]; o != nil {
+			if o := st.Officials[p.Official]; o != nil && p.Role != events.RolePlayer {
 				name = o.Name
+			}
+			if pl := st.Players[p.Official]; pl != nil && p.Role == events.RolePlayer {
+				name = pl.Name
 			}
 			rs := st.Ruleset
 			permittedHere = func(typ string) bool { return commands.PermittedUnder(rs, p.Role, typ) }

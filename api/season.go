@@ -16,7 +16,7 @@ import (
 )
 
 // The season's national ranking over the tournaments this server holds
-// (docs/rules.md#14-the-national-ranking), a page per player, and the
+// (docs/rules.md#15-the-national-ranking), a page per player, and the
 // offline proof of a player's row in a published classification.
 
 // seasonRanking ranks season s over every tournament the server holds.
@@ -113,7 +113,7 @@ func (s *Server) getPlayerProof(w http.ResponseWriter, r *http.Request) {
 	size, err := s.logSize(t)
 	var line []byte
 	if err == nil {
-		line, err = s.storedLine(r, t, seq)
+		line, err = s.eventLine(r, t, seq)
 	}
 	var note string
 	if err == nil {
@@ -137,26 +137,4 @@ func (s *Server) getPlayerProof(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Disposition", fmt.Sprintf("attachment; filename=%q", t+"-"+player+".proof.json"))
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(pf.Encode())
-}
-
-// storedLine is event seq of t as the log stores it, byte for byte.
-func (s *Server) storedLine(r *http.Request, t string, seq uint64) ([]byte, error) {
-	refs, err := s.opts.Store.Commits(t, seq, 1)
-	if err != nil || len(refs) == 0 {
-		return nil, fmt.Errorf("%w: event %d of %s (%v)", errNotFound, seq, t, err)
-	}
-	m, err := s.opts.Log.Get(r.Context(), refs[0].StreamSeq)
-	if err != nil {
-		return nil, err
-	}
-	c, err := events.DecodeCommit(m.Data)
-	if err != nil {
-		return nil, err
-	}
-	for i, env := range c.Envelopes {
-		if env.Seq == seq {
-			return c.Lines[i], nil
-		}
-	}
-	return nil, fmt.Errorf("%w: event %d is not in the commit the store names", errNotFound, seq)
 }

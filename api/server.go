@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -47,7 +48,8 @@ type Options struct {
 	// default is time.Now. (The ledger's clock stamps events.)
 	Clock func() time.Time
 	// Random supplies token, idempotency-key and seed bytes; the default is
-	// crypto/rand.Reader.
+	// crypto/rand.Reader. Concurrent requests read it under one lock, so
+	// any reader will do (a fixed one in tests, to replay decisions).
 	Random io.Reader
 	// MaxBody is the largest request body accepted; the default is 1 MiB.
 	MaxBody int64
@@ -86,6 +88,8 @@ func (o *Options) EnsureDefaults() {
 	}
 	if o.Random == nil {
 		o.Random = rand.Reader
+	} else {
+		o.Random = &lockedReader{r: o.Random}
 	}
 	if o.MaxBody == 0 {
 		o.MaxBody = 1 << 20
@@ -130,8 +134,10 @@ type Server struct {
 	opts   Options
 	router *mux.Router
 
-	// folds bounds the past states folded from the log at once (stateAt).
-	folds chan struct{}
+	// folds bounds the past states folded from the log at once (stateAt);
+	// streams the live streams served at once (stream.go).
+	folds   chan struct{}
+	streams chan struct{}
 
 	authFailures authLimiter // failed authentications per client address (auth.go)
 
@@ -149,7 +155,7 @@ func New(opts Options) (*Server, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
-	s := &Server{opts: opts, router: mux.NewRouter(), folds: make(chan struct{}, maxFolds), metrics: opts.Metrics}
+	s := &Server{opts: opts, router: mux.NewRouter(), folds: make(chan struct{}, maxFolds), streams: make(chan struct{}, maxStreams), metrics: opts.Metrics}
 	s.metrics.watchLog(opts.Log, opts.Runner)
 	if err := s.routes(); err != nil {
 		return nil, err
@@ -195,6 +201,10 @@ func (s *Server) routes() error {
 	r.HandleFunc("/v1/seasons/{s}/ranking", s.getSeasonRanking).Methods(http.MethodGet)
 	r.HandleFunc("/v1/seasons/{s}/players/{id}", s.getSeasonPlayer).Methods(http.MethodGet)
 	r.HandleFunc("/v1/admin/backup", s.getBackup).Methods(http.MethodGet)
+	r.HandleFunc("/v1/tournaments/{t}/player-tokens", s.issuePlayerTokens).Methods(http.MethodPost)
+	r.HandleFunc("/v1/tournaments/{t}/player-tokens", s.getPlayerTokens).Methods(http.MethodGet)
+	r.HandleFunc("/v1/tournaments/{t}/stream", s.getStream).Methods(http.MethodGet)
+	r.HandleFunc("/v1/tournaments/{t}/classification/rows/{player}/proof", s.getRowProof).Methods(http.MethodGet)
 
 	// The web UI is a client of the routes above, called in-process, and
 	// its pages are routes of this router, behind the same middleware.
@@ -282,4 +292,17 @@ func (s *Server) randomHex(n int) (string, error) {
 		return "", err
 	}
 	return hex.EncodeToString(b), nil
+}
+
+// lockedReader serializes reads of an injected Random: requests are served
+// concurrently, and a reader such as a strings.Reader is not safe for that.
+type lockedReader struct {
+	mu sync.Mutex
+	r  io.Reader
+}
+
+func (l *lockedReader) Read(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.r.Read(p)
 }

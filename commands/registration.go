@@ -26,7 +26,7 @@ type CreateTournament struct {
 	Ruleset string          `json:"ruleset"`
 	Params  json.RawMessage `json:"params,omitempty"`
 	// Season and Type place the tournament in the national ranking
-	// (docs/rules.md#14-the-national-ranking); both optional.
+	// (docs/rules.md#15-the-national-ranking); both optional.
 	Season string                `json:"season,omitempty"`
 	Type   events.TournamentType `json:"tournament_type,omitempty"`
 }

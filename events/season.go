@@ -1,7 +1,7 @@
 package events
 
 // TournamentType is the kind of tournament the national ranking classes it
-// as (docs/rules.md#14-the-national-ranking). A tournament recorded before
+// as (docs/rules.md#15-the-national-ranking). A tournament recorded before
 // the field existed has none, and counts for no ranking.
 type TournamentType string
 

@@ -17,7 +17,7 @@ type TournamentCreated struct {
 	Name       string  `json:"name"`
 	Ruleset    Ruleset `json:"ruleset"`
 	// Season and Type are what the national ranking counts the tournament
-	// in (docs/rules.md#14-the-national-ranking); a log recorded before
+	// in (docs/rules.md#15-the-national-ranking); a log recorded before
 	// they existed has neither, and replays as it did.
 	Season string         `json:"season,omitempty"`
 	Type   TournamentType `json:"tournament_type,omitempty"`

@@ -30,7 +30,7 @@ type Tournament struct {
 	Name    string         `json:"name"`
 	Ruleset events.Ruleset `json:"ruleset"`
 	// Season and Type are the national ranking's facts of the tournament
-	// (docs/rules.md#14-the-national-ranking); empty when it was created
+	// (docs/rules.md#15-the-national-ranking); empty when it was created
 	// without them.
 	Season string                `json:"season,omitempty"`
 	Type   events.TournamentType `json:"tournament_type,omitempty"`
@@ -87,6 +87,10 @@ type Tournament struct {
 	Times []int64 `json:"times,omitempty"`
 	// Closed is set by TournamentClosed.
 	Closed bool `json:"closed,omitempty"`
+	// PlayerTokens are the players' personal links, by player (hashes
+	// only); ProposalCount counts the table reports players proposed.
+	PlayerTokens  map[string]*PlayerToken `json:"player_tokens,omitempty"`
+	ProposalCount int                     `json:"proposal_count,omitempty"`
 }
 
 // Act is one renunciation, repechage, withdrawal or tie-break roll, as a
@@ -220,6 +224,8 @@ type Table struct {
 	Annulled *events.GameAnnulled `json:"annulled,omitempty"`
 	// Withdrew lists players recorded as leaving this game before the report.
 	Withdrew []string `json:"withdrew,omitempty"`
+	// Proposals are the reports players of the table proposed, in order.
+	Proposals []*Proposal `json:"proposals,omitempty"`
 }
 
 // Label is the table's own phase when it differs from the round's (the
@@ -428,7 +434,8 @@ func (t *Tournament) apply(env events.Envelope, ev events.Event, ch *Changes) er
 func affectsStandings(ev events.Event) bool {
 	switch e := ev.(type) {
 	case events.OfficialAppointed, events.PlayerCheckedIn, events.TurnOrderSet, events.RegistrationClosed,
-		events.ContestationFiled, events.ContestationRuled:
+		events.ContestationFiled, events.ContestationRuled, events.PlayerTokenIssued, events.PlayerTokenRevoked,
+		events.ResultProposed, events.ProposalConfirmed, events.ProposalDisputed:
 		return false
 	case events.SanctionImposed:
 		// A disqualification rescores its table, whether or not it expels.

@@ -93,7 +93,7 @@ func (r *Ranking) Player(id string) (Row, bool) {
 	return Row{}, false
 }
 
-// Compute ranks a season (docs/rules.md#14-the-national-ranking): the
+// Compute ranks a season (docs/rules.md#15-the-national-ranking): the
 // tournaments of th's season that count, every player's placings scored,
 // the best of each type summed, highest first. Tournaments of other
 // seasons are left out; reg may be nil (no registry events).

@@ -47,7 +47,7 @@ func loadFixture(t *testing.T) (fixture, *ranking.Registry) {
 }
 
 // The figures of the 2024 season and the classes, copied by hand from the
-// reference (docs/rules.md#14-the-national-ranking), not from the season
+// reference (docs/rules.md#15-the-national-ranking), not from the season
 // file: min tables, min tournaments, max percentage, rounds cap.
 var figures2024 = map[string][4]float64{
 	"MASTER":           {6, 3, 30, 0},

@@ -7,7 +7,7 @@ import (
 )
 
 // Class is a tournament type's weight in the score of a placing
-// (docs/rules.md#14-the-national-ranking); a CAMPIONATO's depends on its
+// (docs/rules.md#15-the-national-ranking); a CAMPIONATO's depends on its
 // rounds.
 func Class(k events.TournamentType, rounds int) float64 {
 	switch k {
@@ -36,7 +36,7 @@ func Class(k events.TournamentType, rounds int) float64 {
 }
 
 // Score is what place earns in a tournament of type k with tables tables
-// and rounds rounds (docs/rules.md#14-the-national-ranking):
+// and rounds rounds (docs/rules.md#15-the-national-ranking):
 // VT = a × (100 + tables) × class, a = 1.2 for the winner and 1 otherwise;
 // the winner scores VT, place p scores VT × e^(−p/20).
 func Score(k events.TournamentType, place, tables, rounds int) float64 {

@@ -183,7 +183,7 @@ func planSeason(rng *mrand.Rand, o SeasonOptions, pool int) []seasonPlan {
 		// Events of a tournament: one registration, one check-in per round
 		// and a quarter of a report per round for each player, and a few.
 		budget := float64(left) / float64(o.Tournaments-i)
-		players := int(budget / (1 + 1.25*float64(rounds)) * (0.4 + 1.2*rng.Float64()))
+		players := int(budget / (1 + 1.25*float64(rounds)) * (0.15 + 1.7*rng.Float64()))
 		players = min(200, max(8, players))
 		left -= int(float64(players)*(1+1.25*float64(rounds))) + 6
 		p := seasonPlan{id: fmt.Sprintf("%s-%s-%04d", o.Season, strings.ToLower(strings.ReplaceAll(string(k), "_", "")), i+1),
