@@ -185,6 +185,9 @@ func planSeason(rng *mrand.Rand, o SeasonOptions, pool int) []seasonPlan {
 		budget := float64(left) / float64(o.Tournaments-i)
 		players := int(budget / (1 + 1.25*float64(rounds)) * (0.15 + 1.7*rng.Float64()))
 		players = min(200, max(8, players))
+		if players == 11 {
+			players = 12 // tables of 4 and 5 seat every count from 8 but 11
+		}
 		left -= int(float64(players)*(1+1.25*float64(rounds))) + 6
 		p := seasonPlan{id: fmt.Sprintf("%s-%s-%04d", o.Season, strings.ToLower(strings.ReplaceAll(string(k), "_", "")), i+1),
 			typ: k, venue: rng.IntN(o.Venues), players: players, rounds: rounds, seed: rng.Uint64(),
