@@ -2,6 +2,7 @@ package api_test
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -102,5 +103,25 @@ func TestSeasonRankingPlayerPageAndProof(t *testing.T) {
 	}
 	if res.Proof.Row.Rank != page.Results[0].Place {
 		t.Errorf("the proof proves rank %d, the page says place %d", res.Proof.Row.Rank, page.Results[0].Place)
+	}
+	// The classification page's row proof is checked by the same verifier,
+	// every changed byte refused.
+	var rows struct {
+		Rows []struct {
+			Player string `json:"player"`
+		} `json:"rows"`
+	}
+	json.Unmarshal(s.must(200, "GET", "/v1/tournaments/master-bo/classification", "", nil).body, &rows)
+	row := s.must(200, "GET", "/v1/tournaments/master-bo/classification/rows/"+rows.Rows[0].Player+"/proof", "", nil).body
+	if res, err := proof.Verify(row, key, nil); err != nil || res.Proof.Row.Rank != 1 {
+		t.Fatalf("the row proof does not verify: %v", err)
+	}
+	for i := range 2 * len(row) {
+		at := i / 2
+		changed := append([]byte(nil), row...)
+		changed[at] ^= byte(1 + i%2) // the lowest bit, then the next
+		if _, err := proof.Verify(changed, key, nil); !errors.Is(err, proof.ErrRefused) {
+			t.Fatalf("byte %d (%q) of the row proof changed: %v\n%s", at, row[at], err, row[max(0, at-120):min(len(row), at+40)])
+		}
 	}
 }

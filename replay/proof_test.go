@@ -57,9 +57,10 @@ func TestProofOneByteChangedIsRefused(t *testing.T) {
 	if res.Proof.Row.Rank != 1 || res.Proof.Row.Player != player || res.Witnessed {
 		t.Errorf("proved %+v (witnessed %v)", res.Proof.Row, res.Witnessed)
 	}
-	for at := range file {
+	for i := range 2 * len(file) {
+		at := i / 2
 		changed := append([]byte(nil), file...)
-		changed[at] ^= 0x01
+		changed[at] ^= byte(1 + i%2) // the lowest bit, then the next
 		if _, err := proof.Verify(changed, key, nil); !errors.Is(err, proof.ErrRefused) {
 			t.Fatalf("byte %d (%q) changed: %v", at, file[at], err)
 		}

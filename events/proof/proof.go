@@ -2,6 +2,7 @@ package proof
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -99,6 +100,10 @@ func Cosign(p *Proof, witness note.Signer) error {
 	return nil
 }
 
+func refuse(format string, args ...any) (*Result, error) {
+	return nil, fmt.Errorf("%w: %s", ErrRefused, fmt.Sprintf(format, args...))
+}
+
 // Result is what a proof proved.
 type Result struct {
 	Proof      Proof
@@ -113,12 +118,17 @@ type Result struct {
 // key (and, when witness is given, cosigned by it), the publication line
 // is the leaf Index of the checkpoint's tree, and the row is one of that
 // publication's rows, as it states.
+//
+// A RowProof (no "format" member) is checked as VerifyRow checks it.
 func Verify(b []byte, key, witness note.Verifier) (*Result, error) {
-	refuse := func(format string, args ...any) (*Result, error) {
-		return nil, fmt.Errorf("%w: %s", ErrRefused, fmt.Sprintf(format, args...))
-	}
 	if key == nil {
 		return refuse("no trusted key given (--key): the signature could be anyone's")
+	}
+	var probe struct {
+		Format *string `json:"format"`
+	}
+	if json.Unmarshal(b, &probe) == nil && probe.Format == nil {
+		return VerifyRow(b, key, witness)
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
@@ -132,19 +142,33 @@ func Verify(b []byte, key, witness note.Verifier) (*Result, error) {
 	if p.Format != Format {
 		return refuse("format %q, want %s", p.Format, Format)
 	}
-	msg := []byte(p.Checkpoint + p.Cosignatures)
-	cp, err := checkpoint.Open(msg, key)
+	res, err := verifyProof(&p, key)
 	if err != nil {
-		return refuse("the checkpoint: %v", err)
+		return nil, err
 	}
-	res := &Result{Proof: p, Checkpoint: cp}
 	if witness != nil {
-		n, err := note.Open(msg, note.VerifierList(witness))
+		n, err := note.Open([]byte(p.Checkpoint+p.Cosignatures), note.VerifierList(witness))
 		if err != nil || len(n.Sigs) == 0 {
 			return refuse("the checkpoint is not cosigned by the witness %s", witness.Name())
 		}
 		res.Witnessed = true
 	}
+	return res, nil
+}
+
+// verifyProof checks what every proof proves: the checkpoint signed by
+// key, the line the leaf Index of its tree, a publication of the
+// tournament holding the row.
+func verifyProof(p *Proof, key note.Verifier) (*Result, error) {
+	msg := []byte(p.Checkpoint + p.Cosignatures)
+	if err := strictSignatures(msg); err != nil {
+		return refuse("the checkpoint: %v", err)
+	}
+	cp, err := checkpoint.Open(msg, key)
+	if err != nil {
+		return refuse("the checkpoint: %v", err)
+	}
+	res := &Result{Proof: *p, Checkpoint: cp}
 	if cp.Origin != checkpoint.Origin(p.Tournament) {
 		return refuse("the checkpoint is of %s, not %s", cp.Origin, checkpoint.Origin(p.Tournament))
 	}
@@ -168,4 +192,96 @@ func Verify(b []byte, key, witness note.Verifier) (*Result, error) {
 		}
 	}
 	return refuse("the publication has no row %+v", p.Row)
+}
+
+// RowProof is the proof GET /v1/tournaments/{t}/classification/rows/{player}/proof
+// serves: the row, the stored line of the publication that states it, that
+// line's RFC 6962 audit path in the log of Size events, the checkpoint of
+// that log signed then, and the consistency proof from the checkpoint the
+// publication embeds (the log it was derived from) to it. It is written as
+// encoding/json writes it, one line.
+type RowProof struct {
+	Tournament          string                   `json:"tournament"`
+	Player              string                   `json:"player"`
+	Row                 events.ClassificationRow `json:"row"`
+	Seq                 uint64                   `json:"seq"`
+	Line                string                   `json:"line"`
+	Index               uint64                   `json:"index"`
+	Size                uint64                   `json:"size"`
+	LeafHash            []byte                   `json:"leaf_hash"`
+	Hashes              [][]byte                 `json:"hashes"`
+	Checkpoint          string                   `json:"checkpoint"`
+	PublishedCheckpoint string                   `json:"published_checkpoint,omitempty"`
+	Consistency         [][]byte                 `json:"consistency"`
+}
+
+// VerifyRow checks a RowProof file offline as Verify checks a proof file
+// (its bytes the one encoding, so any changed byte is refused), and the
+// consistency proof from the checkpoint the publication embeds, when it
+// has one, to the signed checkpoint. It has no slot for a witness: with
+// witness given it is refused.
+func VerifyRow(b []byte, key, witness note.Verifier) (*Result, error) {
+	if key == nil {
+		return refuse("no trusted key given (--key): the signature could be anyone's")
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	var p RowProof
+	if err := dec.Decode(&p); err != nil {
+		return refuse("not a proof file: %v", err)
+	}
+	if again, err := json.Marshal(p); err != nil || !bytes.Equal(append(again, '\n'), b) {
+		return refuse("the file is not as it was written (a byte changed, added or removed)")
+	}
+	if witness != nil {
+		return refuse("a row proof carries no witness's cosignature")
+	}
+	pf := Proof{Format: Format, Tournament: p.Tournament, Checkpoint: p.Checkpoint, Index: p.Index, Line: p.Line, Path: p.Hashes, Row: p.Row}
+	if p.Seq != p.Index+1 || !bytes.Equal(p.LeafHash, checkpoint.LeafHash([]byte(p.Line))) || p.Row.Player != p.Player {
+		return refuse("its seq, index, leaf hash and player do not agree with its line and row")
+	}
+	res, err := verifyProof(&pf, key)
+	if err != nil {
+		return nil, err
+	}
+	if res.Checkpoint.Size != p.Size {
+		return refuse("the checkpoint is of %d events, the proof says %d", res.Checkpoint.Size, p.Size)
+	}
+	if p.PublishedCheckpoint != "" {
+		pc, err := checkpoint.Open([]byte(p.PublishedCheckpoint), key)
+		if err == nil {
+			err = strictSignatures([]byte(p.PublishedCheckpoint))
+		}
+		if err != nil {
+			return refuse("the publication's checkpoint: %v", err)
+		}
+		if pc.Origin != res.Checkpoint.Origin {
+			return refuse("the publication's checkpoint is of %s", pc.Origin)
+		}
+		if err := checkpoint.VerifyConsistency(pc.Size, p.Size, p.Consistency, pc.Root, res.Checkpoint.Root); err != nil {
+			return refuse("the log the publication was derived from is not the start of the signed log: %v", err)
+		}
+	}
+	return res, nil
+}
+
+// strictSignatures refuses a note whose signature lines are not each the
+// one base64 encoding of their bytes: note.Open reads base64 leniently, so
+// that a changed padding bit would leave the signature valid and the
+// file changed.
+func strictSignatures(msg []byte) error {
+	_, sigs, ok := bytes.Cut(msg, []byte("\n\n"))
+	if !ok {
+		return errors.New("no signature block")
+	}
+	for _, line := range strings.Split(strings.TrimSuffix(string(sigs), "\n"), "\n") {
+		i := strings.LastIndexByte(line, ' ')
+		if i < 0 {
+			return fmt.Errorf("signature line %q", line)
+		}
+		if _, err := base64.StdEncoding.Strict().DecodeString(line[i+1:]); err != nil {
+			return fmt.Errorf("signature of %q is not in its one base64 encoding", line[:i])
+		}
+	}
+	return nil
 }
