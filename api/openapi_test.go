@@ -451,9 +451,11 @@ func TestEveryRouteAndCommandMatchesTheOpenAPIDocument(t *testing.T) {
 	s.must(413, "POST", "/v1/tournaments", adminToken, `{"id":"x","name":"`+strings.Repeat("x", 1<<20)+`","ruleset":"rtu"}`)
 	s.must(422, "POST", "/v1/tournaments", adminToken, `{"id":"x","name":"X","ruleset":"risiko-1970"}`)
 	s.must(201, "POST", "/v1/tournaments", adminToken, map[string]any{"id": tour, "name": "Torneo delle specifiche", "ruleset": "rtu",
-		"params": map[string]any{"qualifying_rounds": 1, "knockout": "final4", "discards": 0, "objectives": "rtu-16"}}, "Idempotency-Key", "create-spec")
+		"params": map[string]any{"qualifying_rounds": 1, "knockout": "final4", "discards": 0, "objectives": "rtu-16"},
+		"season": "2024", "tournament_type": "OPEN"}, "Idempotency-Key", "create-spec")
 	s.must(201, "POST", "/v1/tournaments", adminToken, map[string]any{"id": tour, "name": "Torneo delle specifiche", "ruleset": "rtu",
-		"params": map[string]any{"qualifying_rounds": 1, "knockout": "final4", "discards": 0, "objectives": "rtu-16"}}, "Idempotency-Key", "create-spec")
+		"params": map[string]any{"qualifying_rounds": 1, "knockout": "final4", "discards": 0, "objectives": "rtu-16"},
+		"season": "2024", "tournament_type": "OPEN"}, "Idempotency-Key", "create-spec")
 	s.must(409, "POST", "/v1/tournaments", adminToken, `{"id":"spec","name":"Again","ruleset":"rtu"}`)
 	s.must(412, "POST", "/v1/tournaments", adminToken, `{"id":"another","name":"Another","ruleset":"rtu"}`, "If-Match", `"7"`)
 	arb := s.appoint(tour, "arbiter")
@@ -475,8 +477,8 @@ func TestEveryRouteAndCommandMatchesTheOpenAPIDocument(t *testing.T) {
 		return s.must(201, "POST", cmds, token, body, headers...)
 	}
 	ok(arb, `{"type":"AmendRuleset","params":{"bonus":40,"closings":["objective","closing_roll","time"]},"reason":"organizer's choice"}`)
-	ok(arb, `{"type":"RegisterPlayer","player":"p1","name":"Mario Rossi","club":"Bologna – Asinelli","region":"Emilia-Romagna","rank":12}`, "Idempotency-Key", "reg-p1")
-	ok(arb, `{"type":"RegisterPlayer","player":"p1","name":"Mario Rossi","club":"Bologna – Asinelli","region":"Emilia-Romagna","rank":12}`, "Idempotency-Key", "reg-p1")
+	ok(arb, `{"type":"RegisterPlayer","player":"p1","name":"Mario Rossi","club":"Bologna – Asinelli","region":"Emilia-Romagna","rank":12,"national_id":"100001"}`, "Idempotency-Key", "reg-p1")
+	ok(arb, `{"type":"RegisterPlayer","player":"p1","name":"Mario Rossi","club":"Bologna – Asinelli","region":"Emilia-Romagna","rank":12,"national_id":"100001"}`, "Idempotency-Key", "reg-p1")
 	ok(arb, `{"type":"RegisterPlayer","player":"p2","name":"Luca","minor":true,"waiver":"signed by the club"}`)
 	for i := 3; i <= 9; i++ {
 		ok(arb, fmt.Sprintf(`{"type":"RegisterPlayer","player":"p%d","name":"Player %d"}`, i, i))
@@ -638,6 +640,9 @@ func TestEveryRouteAndCommandMatchesTheOpenAPIDocument(t *testing.T) {
 	s.must(400, "GET", base+"/stream?max_seconds=0", "", nil)
 	s.must(404, "GET", "/v1/tournaments/nowhere/stream", "", nil)
 	s.must(404, "GET", "/v1/tournaments/nowhere/classification/rows/p5/proof", "", nil)
+	s.must(200, "GET", base+"/players/p1/proof", "", nil)
+	s.must(200, "GET", "/v1/seasons/2024/ranking", "", nil)
+	s.must(200, "GET", "/v1/seasons/2024/players/100001", "", nil)
 	s.must(200, "GET", base+"/events?from=3&limit=5", aud, nil)
 	s.must(200, "GET", base+"/events?limit=1000", aud, nil)
 	s.must(200, "GET", base+"/events", app, nil, "Accept", "application/x-ndjson")
@@ -677,6 +682,11 @@ func TestEveryRouteAndCommandMatchesTheOpenAPIDocument(t *testing.T) {
 		{404, "GET", "/v1/tournaments/nowhere/events", adminToken, "", nil},
 		{404, "GET", "/v1/tournaments/nowhere/export", adminToken, "", nil},
 		{404, "GET", base + "/rounds/9/tables", "", "", nil},
+		{404, "GET", base + "/players/nobody/proof", "", "", nil},
+		{404, "GET", "/v1/seasons/1999/ranking", "", "", nil},
+		{404, "GET", "/v1/seasons/2024/players/999999", "", "", nil},
+		{400, "GET", "/v1/seasons/NOT%20A%20SEASON/ranking", "", "", nil},
+		{400, "GET", "/v1/seasons/NOT%20A%20SEASON/players/1", "", "", nil},
 		{404, "POST", "/v1/tournaments/nowhere/commands", adminToken, `{"type":"CloseRegistration"}`, nil},
 		{404, "GET", "/v1/nothing", "", "", nil},
 		{405, "DELETE", base, adminToken, "", nil},

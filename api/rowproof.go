@@ -8,33 +8,14 @@ import (
 
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/events/checkpoint"
+	"github.com/referto/referto/events/proof"
 	"github.com/referto/referto/projections"
 )
 
 // rowProof is the proof that one row of the published classification is
-// in the tournament's log: the row, the stored line of the publication
-// that states it, that line's RFC 6962 audit path in the log of Size
-// events, the checkpoint of that log signed now, and the consistency
-// proof from the checkpoint the publication embeds (the log it was
-// derived from) to it. With the server's verifier key (GET /v1/keys) it
-// is checked without trusting the server: the row is in the line; the
-// line's leaf hash, SHA-256(0x00 ‖ line), and the audit path give the
-// root of the signed checkpoint; the consistency proof ties the embedded
-// checkpoint to it.
-type rowProof struct {
-	Tournament          string                   `json:"tournament"`
-	Player              string                   `json:"player"`
-	Row                 events.ClassificationRow `json:"row"`
-	Seq                 uint64                   `json:"seq"`
-	Line                string                   `json:"line"`
-	Index               uint64                   `json:"index"`
-	Size                uint64                   `json:"size"`
-	LeafHash            []byte                   `json:"leaf_hash"`
-	Hashes              [][]byte                 `json:"hashes"`
-	Checkpoint          string                   `json:"checkpoint"`
-	PublishedCheckpoint string                   `json:"published_checkpoint,omitempty"`
-	Consistency         [][]byte                 `json:"consistency"`
-}
+// in the tournament's log (proof.RowProof, which `referto verify --proof`
+// checks offline with the server's verifier key, GET /v1/keys).
+type rowProof = proof.RowProof
 
 // getRowProof serves the proof of the player's row of the last published
 // classification, as a file to download.

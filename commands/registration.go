@@ -25,13 +25,24 @@ type CreateTournament struct {
 	Name    string          `json:"name"`
 	Ruleset string          `json:"ruleset"`
 	Params  json.RawMessage `json:"params,omitempty"`
+	// Season and Type place the tournament in the national ranking
+	// (docs/rules.md#15-the-national-ranking); both optional.
+	Season string                `json:"season,omitempty"`
+	Type   events.TournamentType `json:"tournament_type,omitempty"`
 }
 
 func (*CreateTournament) CommandType() string { return "CreateTournament" }
 
 func (c *CreateTournament) Check() error {
-	return errors.Join(checkID("id", c.ID), checkText("name", c.Name, maxName, true),
-		checkRequired("ruleset", c.Ruleset))
+	errs := []error{checkID("id", c.ID), checkText("name", c.Name, maxName, true),
+		checkRequired("ruleset", c.Ruleset)}
+	if c.Season != "" && !events.ValidID(c.Season) {
+		errs = append(errs, fieldErr("season", "%q must match [a-z0-9][a-z0-9-]{0,63}", c.Season))
+	}
+	if c.Type != "" && !c.Type.Valid() {
+		errs = append(errs, fieldErr("tournament_type", "%q is not a tournament type: choose %s", c.Type, events.JoinOr(events.TournamentTypes())))
+	}
+	return errors.Join(errs...)
 }
 
 func (c *CreateTournament) decide(t *projections.Tournament, _ Input) ([]events.Event, error) {
@@ -45,7 +56,7 @@ func (c *CreateTournament) decide(t *projections.Tournament, _ Input) ([]events.
 	if err != nil {
 		return nil, paramErrs(err)
 	}
-	return []events.Event{events.TournamentCreated{Tournament: c.ID, Name: clean(c.Name), Ruleset: rs}}, nil
+	return []events.Event{events.TournamentCreated{Tournament: c.ID, Name: clean(c.Name), Ruleset: rs, Season: c.Season, Type: c.Type}}, nil
 }
 
 // AmendRuleset changes ruleset parameters before the first table draw.
@@ -117,6 +128,8 @@ type RegisterPlayer struct {
 	Rank   int    `json:"rank,omitempty"`
 	Minor  bool   `json:"minor,omitempty"`
 	Waiver string `json:"waiver,omitempty"`
+	// NationalID is the player's id in the national ranking, if known.
+	NationalID string `json:"national_id,omitempty"`
 }
 
 func (*RegisterPlayer) CommandType() string { return "RegisterPlayer" }
@@ -126,6 +139,9 @@ func (c *RegisterPlayer) Check() error {
 	errs = append(errs, checkID("player", c.Player), checkText("name", c.Name, maxName, true),
 		checkText("club", c.Club, maxName, false), checkText("region", c.Region, maxName, false),
 		checkText("waiver", c.Waiver, maxReason, false))
+	if c.NationalID != "" && !events.ValidID(c.NationalID) {
+		errs = append(errs, fieldErr("national_id", "%q must match [a-z0-9][a-z0-9-]{0,63}", c.NationalID))
+	}
 	if c.Rank < 0 || c.Rank > 1_000_000 {
 		errs = append(errs, fieldErr("rank", "must be between 0 (unranked) and 1000000"))
 	}
@@ -143,7 +159,7 @@ func (c *RegisterPlayer) decide(t *projections.Tournament, _ Input) ([]events.Ev
 		return nil, ruleErr("rur-2015 art. 1", "player %s is a minor: the organizing club must grant a waiver (record it in \"waiver\")", c.Player)
 	}
 	return []events.Event{events.PlayerRegistered{Player: c.Player, Name: clean(c.Name), Club: clean(c.Club),
-		Region: clean(c.Region), Rank: c.Rank, Minor: c.Minor, Waiver: clean(c.Waiver)}}, nil
+		Region: clean(c.Region), Rank: c.Rank, Minor: c.Minor, Waiver: clean(c.Waiver), NationalID: c.NationalID}}, nil
 }
 
 // RefuseRegistration refuses an entry, with the reason rur-2015 art. 11

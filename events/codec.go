@@ -68,6 +68,9 @@ var codec = codecTable(
 	decoderOf[ResultProposed],
 	decoderOf[ProposalConfirmed],
 	decoderOf[ProposalDisputed],
+	decoderOf[NationalIDLinked],
+	decoderOf[PlayersMerged],
+	decoderOf[DisqualificationRecorded],
 )
 
 // decoderOf is T's entry in the codec.

@@ -325,3 +325,180 @@ func (d *lineData) raw(line []byte) json.RawMessage {
 func decodeStrict(data []byte, v any) error {
 	return jsonv2.Unmarshal(data, v, jsonv2.RejectUnknownMembers(true), jsontext.AllowInvalidUTF8(true))
 }
+
+// UnmarshalJSONFrom implements json/v2's UnmarshalerFrom for a line as the
+// ledger writes it, without reflection: the envelope's members in any
+// order, each once, with plain values (strings without escapes, printable
+// ASCII; numbers of digits; the time in UTC as "2006-01-02T15:04:05Z" with
+// or without fractions of a second). Anything else stops it with
+// errDecodeLater, and the line is decoded by the strict decoder, which
+// accepts or refuses it and says why: this path accepts nothing that
+// decoder refuses, and reads what it accepts as that decoder does.
+func (d *lineDecoding) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '{' {
+		return errDecodeLater
+	}
+	var seen uint16
+	for dec.PeekKind() == '"' {
+		name, err := dec.ReadValue()
+		if err != nil {
+			return errDecodeLater
+		}
+		bit, ok := envelopeMembers[string(name)]
+		if !ok || seen&bit != 0 {
+			return errDecodeLater
+		}
+		seen |= bit
+		e := &d.Envelope
+		switch bit {
+		case memberID:
+			ok = plainString(dec, &e.ID)
+		case memberTournament:
+			ok = plainString(dec, &e.Tournament)
+		case memberSeq:
+			ok = plainUint(dec, &e.Seq)
+		case memberType:
+			ok = plainString(dec, &e.Type)
+		case memberV:
+			var v uint64
+			ok = plainUint(dec, &v) && v <= 1<<31
+			e.V = int(v)
+		case memberAt:
+			ok = plainTime(dec, &e.At)
+		case memberActor:
+			ok = plainActor(dec, &e.Actor)
+		case memberCommandID:
+			ok = plainString(dec, &e.CommandID)
+		case memberPrev:
+			ok = plainString(dec, &e.Prev)
+		case memberData:
+			if err := d.Data.UnmarshalJSONFrom(dec); err != nil {
+				return err
+			}
+		}
+		if !ok {
+			return errDecodeLater
+		}
+	}
+	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '}' {
+		return errDecodeLater
+	}
+	return nil
+}
+
+// The members of an envelope, as bits of a set.
+const (
+	memberID uint16 = 1 << iota
+	memberTournament
+	memberSeq
+	memberType
+	memberV
+	memberAt
+	memberActor
+	memberCommandID
+	memberPrev
+	memberData
+)
+
+// envelopeMembers maps each member's quoted name, as written, to its bit.
+var envelopeMembers = map[string]uint16{`"id"`: memberID, `"tournament"`: memberTournament, `"seq"`: memberSeq,
+	`"type"`: memberType, `"v"`: memberV, `"at"`: memberAt, `"actor"`: memberActor, `"command_id"`: memberCommandID,
+	`"prev"`: memberPrev, `"data"`: memberData}
+
+// plainString reads a string of printable ASCII without escapes into s.
+func plainString(dec *jsontext.Decoder, s *string) bool {
+	v, err := dec.ReadValue()
+	if err != nil || len(v) < 2 || v[0] != '"' {
+		return false
+	}
+	for _, c := range v[1 : len(v)-1] {
+		if c < 0x20 || c >= 0x7f || c == '\\' || c == '"' {
+			return false
+		}
+	}
+	*s = string(v[1 : len(v)-1])
+	return true
+}
+
+// plainUint reads a number of at most 18 digits, without a leading zero.
+func plainUint(dec *jsontext.Decoder, n *uint64) bool {
+	v, err := dec.ReadValue()
+	if err != nil || len(v) == 0 || len(v) > 18 || (v[0] == '0' && len(v) > 1) {
+		return false
+	}
+	var x uint64
+	for _, c := range v {
+		if c < '0' || c > '9' {
+			return false
+		}
+		x = x*10 + uint64(c-'0')
+	}
+	*n = x
+	return true
+}
+
+// plainTime reads a time in UTC, "2006-01-02T15:04:05Z" with or without 1
+// to 9 digits of fractions of a second.
+func plainTime(dec *jsontext.Decoder, t *time.Time) bool {
+	var s string
+	if !plainString(dec, &s) || len(s) < 20 || len(s) > 30 || s[len(s)-1] != 'Z' || s[10] != 'T' {
+		return false
+	}
+	for i, c := range []byte(s[:len(s)-1]) {
+		switch i {
+		case 4, 7:
+			if c != '-' {
+				return false
+			}
+		case 10:
+		case 13, 16:
+			if c != ':' {
+				return false
+			}
+		case 19:
+			if c != '.' || len(s) == 21 {
+				return false
+			}
+		default:
+			if c < '0' || c > '9' {
+				return false
+			}
+		}
+	}
+	v, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return false
+	}
+	*t = v
+	return true
+}
+
+// plainActor reads an actor object: "id" and "role", each once, plain.
+func plainActor(dec *jsontext.Decoder, a *Actor) bool {
+	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '{' {
+		return false
+	}
+	var id, role bool
+	for dec.PeekKind() == '"' {
+		name, err := dec.ReadValue()
+		if err != nil {
+			return false
+		}
+		switch {
+		case string(name) == `"id"` && !id:
+			id = plainString(dec, &a.ID)
+			if !id {
+				return false
+			}
+		case string(name) == `"role"` && !role:
+			role = plainString(dec, &a.Role)
+			if !role {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	tok, err := dec.ReadToken()
+	return err == nil && tok.Kind() == '}'
+}

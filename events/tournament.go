@@ -16,6 +16,11 @@ type TournamentCreated struct {
 	Tournament string  `json:"tournament"`
 	Name       string  `json:"name"`
 	Ruleset    Ruleset `json:"ruleset"`
+	// Season and Type are what the national ranking counts the tournament
+	// in (docs/rules.md#15-the-national-ranking); a log recorded before
+	// they existed has neither, and replays as it did.
+	Season string         `json:"season,omitempty"`
+	Type   TournamentType `json:"tournament_type,omitempty"`
 }
 
 // RulesetAmended replaces the ruleset before the first table draw.
@@ -46,6 +51,10 @@ type PlayerRegistered struct {
 	// admits them (rur-2015 art. 1).
 	Minor  bool   `json:"minor,omitempty"`
 	Waiver string `json:"waiver,omitempty"`
+	// NationalID is the player's id in the national ranking, when the
+	// venue knows it; a season's registry may link it later
+	// (NationalIDLinked).
+	NationalID string `json:"national_id,omitempty"`
 }
 
 // RegistrationRefused records that the organizer refused an entry, with the

@@ -29,6 +29,11 @@ type Tournament struct {
 	ID      string         `json:"id"`
 	Name    string         `json:"name"`
 	Ruleset events.Ruleset `json:"ruleset"`
+	// Season and Type are the national ranking's facts of the tournament
+	// (docs/rules.md#15-the-national-ranking); empty when it was created
+	// without them.
+	Season string                `json:"season,omitempty"`
+	Type   events.TournamentType `json:"tournament_type,omitempty"`
 	// Seq is the per-tournament sequence of the last applied event.
 	Seq uint64 `json:"seq"`
 	// StandingsSeq is the seq of the last event that could change the
@@ -149,14 +154,16 @@ type Contestation struct {
 
 // Player is one entry of the tournament.
 type Player struct {
-	ID     string              `json:"id"`
-	Name   string              `json:"name"`
-	Club   string              `json:"club,omitempty"`
-	Region string              `json:"region,omitempty"`
-	Rank   int                 `json:"rank,omitempty"`
-	Minor  bool                `json:"minor,omitempty"`
-	Waiver string              `json:"waiver,omitempty"`
-	Status events.PlayerStatus `json:"status"`
+	ID     string `json:"id"`
+	Name   string `json:"name"`
+	Club   string `json:"club,omitempty"`
+	Region string `json:"region,omitempty"`
+	Rank   int    `json:"rank,omitempty"`
+	Minor  bool   `json:"minor,omitempty"`
+	Waiver string `json:"waiver,omitempty"`
+	// NationalID is the national ranking's id, as registration gave it.
+	NationalID string              `json:"national_id,omitempty"`
+	Status     events.PlayerStatus `json:"status"`
 	// Reserve marks a player designated as a reserve; while unseated their
 	// status is "reserve", once seated in a game "active".
 	Reserve bool `json:"reserve,omitempty"`
@@ -385,6 +392,7 @@ func (t *Tournament) apply(env events.Envelope, ev events.Event, ch *Changes) er
 			return fmt.Errorf("creates %q in the log of %q", e.Tournament, t.ID)
 		}
 		t.Name, t.Ruleset, t.Created = e.Name, e.Ruleset, env.At
+		t.Season, t.Type = e.Season, e.Type
 	case events.RulesetAmended:
 		t.Ruleset = e.Ruleset
 	case events.OfficialAppointed:
@@ -398,7 +406,7 @@ func (t *Tournament) apply(env events.Envelope, ev events.Event, ch *Changes) er
 		}
 		t.Order = append(t.Order, e.Player)
 		t.Players[e.Player] = &Player{ID: e.Player, Name: e.Name, Club: e.Club, Region: e.Region, Rank: e.Rank,
-			Minor: e.Minor, Waiver: e.Waiver, Status: events.StatusActive, Registered: env.Seq}
+			Minor: e.Minor, Waiver: e.Waiver, NationalID: e.NationalID, Status: events.StatusActive, Registered: env.Seq}
 		ch.player(e.Player)
 	case events.RegistrationRefused:
 		p, ok := t.Players[e.Player]

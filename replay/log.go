@@ -32,6 +32,7 @@ var ErrLog = errors.New("replay: not a contiguous log")
 // when stopping before the end.
 type Scanner struct {
 	r        io.Reader
+	whole    []byte // the export in memory (NewScannerBytes), read in place
 	progress func(n int)
 	ahead    chan *batch
 	done     chan struct{}
@@ -78,6 +79,12 @@ func NewScanner(r io.Reader, progress func(n int)) *Scanner {
 	return &Scanner{r: r, progress: progress}
 }
 
+// NewScannerBytes reads an export held in memory: its lines are cut from b
+// in place, not copied. b must not change while the scanner is in use.
+func NewScannerBytes(b []byte, progress func(n int)) *Scanner {
+	return &Scanner{whole: b, progress: progress}
+}
+
 // SkipDrawInputs makes the scanner decode events as events.DecodeForFold
 // does, for a caller that does not read what a draw records to be re-run
 // (or reads it only now and then, from Envelope().Data): a TablesDrawn's
@@ -106,7 +113,7 @@ func (s *Scanner) start() {
 	go func() {
 		defer close(s.ahead)
 		defer close(work)
-		br := bufio.NewReaderSize(s.r, 1<<20)
+		readLine, buffered := s.lineReader()
 		n, size := 0, 0
 		b := &batch{decoded: make(chan struct{})}
 		send := func(last bool) bool {
@@ -127,7 +134,7 @@ func (s *Scanner) start() {
 			return !last
 		}
 		for {
-			raw, err := br.ReadBytes('\n')
+			raw, err := readLine()
 			if len(raw) == 0 && errors.Is(err, io.EOF) {
 				if n == 0 {
 					b.items = append(b.items, scanned{err: fmt.Errorf("%w: empty", ErrLog)})
@@ -154,7 +161,7 @@ func (s *Scanner) start() {
 			// Hand a batch on when it is full, or when nothing more is
 			// buffered: the next read may block on a slow source, and the
 			// lines already read should not wait for it.
-			if (len(b.items) >= batchLines || size >= batchBytes || br.Buffered() == 0) && !send(false) {
+			if (len(b.items) >= batchLines || size >= batchBytes || buffered() == 0) && !send(false) {
 				return
 			}
 		}
@@ -324,4 +331,31 @@ func Fold(sc *Scanner, upTo uint64) (*projections.Tournament, error) {
 	defer sc.Close()
 	f := &folder{sc: sc}
 	return f.to(upTo)
+}
+
+// lineReader returns the function reading the next line (with its
+// newline, as bufio.Reader.ReadBytes), and the one telling how many bytes
+// are read but not yet returned.
+func (s *Scanner) lineReader() (func() ([]byte, error), func() int) {
+	if s.r == nil {
+		rest := s.whole
+		return func() ([]byte, error) {
+				if len(rest) == 0 {
+					return nil, io.EOF
+				}
+				i := bytes.IndexByte(rest, '\n')
+				if i < 0 {
+					line := rest
+					rest = nil
+					return line, io.EOF
+				}
+				line := rest[: i+1 : i+1]
+				rest = rest[i+1:]
+				return line, nil
+			}, func() int {
+				return len(rest)
+			}
+	}
+	br := bufio.NewReaderSize(s.r, 1<<20)
+	return func() ([]byte, error) { return br.ReadBytes('\n') }, br.Buffered
 }

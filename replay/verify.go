@@ -39,6 +39,9 @@ type Report struct {
 	// with the checkpoints, but nobody checked who signed them, so the
 	// report proves nothing and fails.
 	Unsigned bool
+	// State is the tournament as every event of the log folded into it, nil
+	// when one did not: what the season's ranking reads of a verified log.
+	State *projections.Tournament
 }
 
 // OK reports whether every check passed.
@@ -370,6 +373,7 @@ func (v *verifier) verdict(n int, o VerifyOptions) *Report {
 		v.settle[i]++
 	}
 	if v.foldOK {
+		r.State = v.st
 		r.add(true, 0, "every event decodes and follows; %d draws re-run to their recorded tables; %d classifications published", v.draws, v.publications)
 	}
 	r.add(true, 0, "Merkle root of the %d leaves: %x", v.tree.Size(), v.tree.Root())

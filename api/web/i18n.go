@@ -13,7 +13,11 @@ import (
 // key itself, so a new label never breaks a page.
 var labels = map[string]map[string]string{
 	"it": {
-		"app": "referto", "tournaments": "Tornei", "login": "Accedi", "logout": "Esci", "token": "Token dell'ufficiale",
+		"season": "Stagione", "national_id": "Tessera", "score": "Punteggio ranking", "counts": "conta",
+		"not_counted": "non conta", "proof": "Prova", "proof_file": "file di prova", "place": "Posto",
+		"tables": "Tavoli", "date": "Data", "disqualified": "squalificato nella stagione", "thresholds": "Soglie",
+		"tournament_type": "Tipo",
+		"app":             "referto", "tournaments": "Tornei", "login": "Accedi", "logout": "Esci", "token": "Token dell'ufficiale",
 		"bad_token": "Token non riconosciuto.", "logged_as": "Ufficiale", "role": "ruolo",
 		"create": "Crea torneo", "id": "Codice", "name": "Nome", "ruleset": "Regolamento", "params": "Parametri risolti",
 		"overview": "Torneo", "players": "Iscritti", "rounds": "Turni", "round": "Turno", "standings": "Classifica",
@@ -60,7 +64,11 @@ var labels = map[string]map[string]string{
 		"form_used": "Questo modulo era già stato inviato con altri valori (evento %d): non è stato registrato nulla. La pagina è stata ricaricata: invialo di nuovo.",
 	},
 	"en": {
-		"app": "referto", "tournaments": "Tournaments", "login": "Log in", "logout": "Log out", "token": "Official's token",
+		"season": "Season", "national_id": "National id", "score": "Ranking score", "counts": "counts",
+		"not_counted": "does not count", "proof": "Proof", "proof_file": "proof file", "place": "Place",
+		"tables": "Tables", "date": "Date", "disqualified": "disqualified in the season", "thresholds": "Thresholds",
+		"tournament_type": "Type",
+		"app":             "referto", "tournaments": "Tournaments", "login": "Log in", "logout": "Log out", "token": "Official's token",
 		"bad_token": "Token not recognised.", "logged_as": "Official", "role": "role",
 		"create": "Create tournament", "id": "Id", "name": "Name", "ruleset": "Ruleset", "params": "Resolved parameters",
 		"overview": "Tournament", "players": "Entries", "rounds": "Rounds", "round": "Round", "standings": "Standings",

@@ -13,8 +13,11 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gorilla/mux"
+
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/projections"
+	"github.com/referto/referto/projections/ranking"
 	"github.com/referto/referto/projections/scoring"
 )
 
@@ -1008,4 +1011,27 @@ var funcs = template.FuncMap{
 		}
 		return s
 	},
+}
+
+// seasonPlayer is a player's season in the national ranking: every result,
+// whether it counts and why not, and the proof file of each.
+func (u *UI) seasonPlayer(w http.ResponseWriter, r *http.Request) {
+	season, id := mux.Vars(r)["s"], mux.Vars(r)["id"]
+	p := u.newPage(r, "season")
+	var v seasonPlayerView
+	if prob, err := u.get(r, "/v1/seasons/"+url.PathEscape(season)+"/players/"+url.PathEscape(id), &v); err != nil || prob != nil {
+		u.fail(w, r, p, orProblem(prob, err))
+		return
+	}
+	p.Data = v
+	u.render(w, "season_player", http.StatusOK, p)
+}
+
+// seasonPlayerView is GET /v1/seasons/{s}/players/{id}'s answer.
+type seasonPlayerView struct {
+	Season           string `json:"season"`
+	Thresholds       string `json:"thresholds"`
+	ThresholdsSHA256 string `json:"thresholds_sha256"`
+	ranking.Row
+	Proofs []string `json:"proofs"`
 }

@@ -137,6 +137,7 @@ func (u *UI) Register(r *mux.Router) {
 		{"GET", "/ui/t/{t}/classification", u.classification},
 		{"GET", "/ui/t/{t}/screen", u.tournamentScreen},
 		{"GET", "/ui/t/{t}/at/{seq}", u.at},
+		{"GET", "/ui/seasons/{s}/players/{id}", u.seasonPlayer},
 	} {
 		methods := []string{p.method}
 		if p.method == http.MethodGet {

@@ -58,10 +58,20 @@ func verify(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs.SetOutput(stderr)
 	logPath := fs.String("log", "", "the exported log (NDJSON), required")
 	cpPath := fs.String("checkpoint", "", "the signed checkpoint given with it (default: LOG's name with .checkpoint for .ndjson, if it exists)")
-	key := fs.String("key", "", "the trusted verifier key, or a file holding it (as served at GET /v1/keys)")
-	witness := fs.String("witness", "", "a hub's witness key, or a file holding it (its GET /v1/keys \"witness\"): the checkpoint must carry its cosignature")
+	key := fs.String("key", "", "the trusted verifier key, or a file holding it (as served at GET /v1/keys); with --season a file of keys, one a line")
+	season := fs.String("season", "", "instead of --log: a directory of exports (each with its checkpoint) to verify in parallel and rank")
+	thresholds := fs.String("thresholds", "", "with --season: the season's thresholds file (default: the one shipped for the season the tournaments name)")
+	raw := fs.Bool("raw", true, "with --season: first read the same bytes raw, and report verify's time against it")
+	proof := fs.String("proof", "", "instead of --log: a proof file of a classification row (referto proof) to check offline")
+	witness := fs.String("witness", "", "a hub's witness key, or a file holding it (its GET /v1/keys \"witness\"): the checkpoint (with --log) or the proof (with --proof) must carry its cosignature")
 	if err := parseFlags(fs, args); err != nil {
 		return flagErr(err)
+	}
+	if *season != "" {
+		return verifySeason(ctx, *season, *key, *thresholds, *raw, stdout, stderr)
+	}
+	if *proof != "" {
+		return verifyProof(*proof, *key, *witness, stdout)
 	}
 	if *logPath == "" {
 		fmt.Fprintln(stderr, "verify needs --log")

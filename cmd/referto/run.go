@@ -21,9 +21,10 @@ commands:
   hub      run a national hub: venues connect as NATS leaf nodes, their tournaments are verified, cosigned and served
   demo     simulate a whole Raduno through the real stack and print the classification
   export   write a tournament's log (NDJSON, byte for byte) and its signed checkpoint
-  verify   check an exported log without trusting its server
+  verify   check an exported log without trusting its server (--season: a directory of them; --proof: a proof file)
+  proof    write the offline proof of a player's row in an export's published classification
   replay   the tournament at any event, the difference between two, what-if corrections
-  generate write a synthetic tournament of N events into a data directory (for measuring)
+  generate write a synthetic tournament of N events into a data directory, or a season of exports (--season)
   backup   write a consistent backup (JetStream snapshot, keys, manifest), while serve runs or not
   restore  bring a backup back into a new data directory, checked against its manifest
   bench    measure ingest, rebuild, verify and reads against raw JetStream, Pebble and SHA-256
@@ -50,6 +51,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return export(ctx, args[1:], getenv, stdout, stderr)
 	case "verify":
 		return verify(ctx, args[1:], stdout, stderr)
+	case "proof":
+		return proofCmd(args[1:], stdout, stderr)
 	case "replay":
 		return replayCmd(ctx, args[1:], stdout, stderr)
 	case "generate":

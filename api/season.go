@@ -1,0 +1,140 @@
+package api
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+
+	"github.com/gorilla/mux"
+
+	"github.com/referto/referto/commands"
+	"github.com/referto/referto/events"
+	"github.com/referto/referto/events/checkpoint"
+	"github.com/referto/referto/events/proof"
+	"github.com/referto/referto/projections"
+	"github.com/referto/referto/projections/ranking"
+)
+
+// The season's national ranking over the tournaments this server holds
+// (docs/rules.md#15-the-national-ranking), a page per player, and the
+// offline proof of a player's row in a published classification.
+
+// seasonRanking ranks season s over every tournament the server holds.
+func (s *Server) seasonRanking(season string) (*ranking.Ranking, error) {
+	if !events.ValidID(season) {
+		return nil, &commands.FieldError{Field: "season", Msg: fmt.Sprintf("%q must match [a-z0-9][a-z0-9-]{0,63}", season)}
+	}
+	th, err := ranking.Season(season)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", errNotFound, err)
+	}
+	ids, err := s.opts.Store.Tournaments()
+	if err != nil {
+		return nil, err
+	}
+	var ts []ranking.Tournament
+	for _, id := range ids {
+		s.opts.Runner.Read(id, func(st *projections.Tournament) {
+			if st.Season == season {
+				ts = append(ts, ranking.FromState(st))
+			}
+		})
+	}
+	return ranking.Compute(th, ts, nil), nil
+}
+
+func (s *Server) getSeasonRanking(w http.ResponseWriter, r *http.Request) {
+	rk, err := s.seasonRanking(mux.Vars(r)["s"])
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if rk.Rows == nil {
+		rk.Rows = []ranking.Row{}
+	}
+	if rk.Tournaments == nil {
+		rk.Tournaments = []ranking.TournamentUse{}
+	}
+	writeJSON(w, http.StatusOK, rk)
+}
+
+// playerPage is a player's season: his row, every result with whether it
+// counts and why, and where to fetch the proof of each.
+type playerPage struct {
+	Season           string `json:"season"`
+	Thresholds       string `json:"thresholds"`
+	ThresholdsSHA256 string `json:"thresholds_sha256"`
+	ranking.Row
+	Proofs []string `json:"proofs"`
+}
+
+func (s *Server) getSeasonPlayer(w http.ResponseWriter, r *http.Request) {
+	id := mux.Vars(r)["id"]
+	rk, err := s.seasonRanking(mux.Vars(r)["s"])
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	row, ok := rk.Player(id)
+	if !ok {
+		s.writeError(w, r, fmt.Errorf("%w: national id %s has no result in season %s", errNotFound, id, rk.Season))
+		return
+	}
+	page := playerPage{Season: rk.Season, Thresholds: rk.Thresholds, ThresholdsSHA256: rk.ThresholdsSHA256, Row: row, Proofs: []string{}}
+	for _, res := range row.Results {
+		page.Proofs = append(page.Proofs, ProofPath(res.Tournament, res.Player))
+	}
+	writeJSON(w, http.StatusOK, page)
+}
+
+// ProofPath is where a player's proof file is served.
+func ProofPath(tournament, player string) string {
+	return "/v1/tournaments/" + url.PathEscape(tournament) + "/players/" + url.PathEscape(player) + "/proof"
+}
+
+// getPlayerProof serves the proof file (proof.Proof) of a player's row in
+// the tournament's last published classification, under a checkpoint of
+// the whole log signed now.
+func (s *Server) getPlayerProof(w http.ResponseWriter, r *http.Request) {
+	t, player := mux.Vars(r)["t"], mux.Vars(r)["p"]
+	var seq uint64
+	if !s.opts.Runner.Read(t, func(st *projections.Tournament) {
+		if n := len(st.Publications); n > 0 {
+			seq = st.Publications[n-1].Seq
+		}
+	}) {
+		s.writeError(w, r, fmt.Errorf("%w: tournament %s", errNotFound, t))
+		return
+	}
+	if seq == 0 {
+		s.writeError(w, r, fmt.Errorf("%w: tournament %s has published no classification", errNotFound, t))
+		return
+	}
+	size, err := s.logSize(t)
+	var line []byte
+	if err == nil {
+		line, err = s.eventLine(r, t, seq)
+	}
+	var note string
+	if err == nil {
+		note, err = s.signedCheckpoint(t, size)
+	}
+	var pf *proof.Proof
+	if err == nil {
+		var path [][]byte
+		if path, err = checkpoint.InclusionProof(seq-1, size, s.opts.Store.NodeGetter(t)); err == nil {
+			pf, err = proof.New(t, note, seq-1, line, path, player)
+			if err != nil {
+				err = fmt.Errorf("%w: %v", errNotFound, err)
+			}
+		}
+	}
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Disposition", fmt.Sprintf("attachment; filename=%q", t+"-"+player+".proof.json"))
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(pf.Encode())
+}

@@ -1,0 +1,186 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"time"
+
+	"golang.org/x/mod/sumdb/note"
+
+	"github.com/referto/referto/cmd/referto/bench"
+	"github.com/referto/referto/events/checkpoint"
+	"github.com/referto/referto/events/proof"
+	"github.com/referto/referto/projections/ranking"
+	"github.com/referto/referto/replay"
+)
+
+// verifySeason verifies a directory of exports in parallel (replay.VerifySeason),
+// after a raw read of the same bytes to measure it against, and prints the
+// verdict, naming every export that fails, and the season's ranking.
+func verifySeason(ctx context.Context, dir, keyPath, thresholdsPath string, raw bool, stdout, stderr io.Writer) error {
+	if keyPath == "" {
+		keyPath = filepath.Join(dir, bench.KeysFile)
+	}
+	keys, err := replay.ReadKeyring(keyPath)
+	if err != nil {
+		return fmt.Errorf("--key: %w", err)
+	}
+	var rawTook time.Duration
+	var rawBytes int64
+	if raw {
+		start := time.Now()
+		if rawBytes, err = replay.RawRead(dir, 0); err != nil {
+			return err
+		}
+		rawTook = time.Since(start)
+	}
+	// A season is thousands of small logs decoded one after another, each
+	// let go once checked: collecting less often trades memory (about
+	// 0.3 GB at a million events) for about a sixth of the CPU
+	// (docs/performance.md).
+	defer debug.SetGCPercent(debug.SetGCPercent(800))
+	cpu0, _ := bench.CPUTime()
+	rep, err := replay.VerifySeason(ctx, replay.SeasonOptions{Dir: dir, Keys: keys})
+	if err != nil {
+		return err
+	}
+	// The ranking of the season the verified tournaments name.
+	season := ""
+	for _, t := range rep.RankedFrom {
+		if t.Season != "" {
+			season = t.Season
+			break
+		}
+	}
+	var th *ranking.Thresholds
+	switch {
+	case thresholdsPath != "":
+		b, err := os.ReadFile(thresholdsPath)
+		if err != nil {
+			return err
+		}
+		if th, err = ranking.ParseThresholds(thresholdsPath, b); err != nil {
+			return err
+		}
+	case season != "":
+		if th, err = ranking.Season(season); err != nil {
+			fmt.Fprintf(stderr, "warning: %v: no ranking computed\n", err)
+		}
+	}
+	rankStart := time.Now()
+	if th != nil {
+		rep.Ranking = ranking.Compute(th, rep.RankedFrom, nil)
+	}
+	rankTook := time.Since(rankStart)
+	ok := rep.Print(stdout)
+	if rep.Ranking != nil {
+		r := rep.Ranking
+		fmt.Fprintf(stdout, "ranking %s (thresholds %s, sha256 %s): %d players, %d for review, %d placings without a national id (%s)\n",
+			r.Season, r.Thresholds, r.ThresholdsSHA256[:16], len(r.Rows), len(r.Review), len(r.Unlinked), rankTook.Round(time.Millisecond))
+		for _, tc := range r.Types {
+			if tc.MaxRounds > 0 {
+				fmt.Fprintf(stdout, "  %-16s %4d tournaments count; each player's best results up to %d rounds\n", tc.Type, tc.Tournaments, tc.MaxRounds)
+			} else {
+				fmt.Fprintf(stdout, "  %-16s %4d tournaments count; each player's best %d\n", tc.Type, tc.Tournaments, tc.Best)
+			}
+		}
+		for _, row := range r.Rows[:min(10, len(r.Rows))] {
+			fmt.Fprintf(stdout, "  %3d. %-8s %-28s %10.3f\n", row.Rank, row.NationalID, row.Name, row.Score)
+		}
+	}
+	if raw {
+		total := rep.Took + rankTook
+		cpu1, _ := bench.CPUTime()
+		fmt.Fprintf(stdout, "time: verify and rank %s (%.1f CPU-s) on %d CPUs; raw read of the same %.0f MB %s: %.1f× the raw read\n",
+			total.Round(time.Millisecond), (cpu1 - cpu0).Seconds(), runtime.GOMAXPROCS(0), float64(rawBytes)/1e6, rawTook.Round(time.Millisecond), total.Seconds()/rawTook.Seconds())
+	}
+	if !ok {
+		return errVerify
+	}
+	return nil
+}
+
+// verifyProof checks a proof file offline (proof.Verify).
+func verifyProof(path, key, witness string, stdout io.Writer) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	var kv, wv note.Verifier
+	if key != "" {
+		if kv, err = checkpoint.ReadVerifier(key); err != nil {
+			return fmt.Errorf("--key %s: %w", key, err)
+		}
+	}
+	if witness != "" {
+		if wv, err = checkpoint.ReadVerifier(witness); err != nil {
+			return fmt.Errorf("--witness %s: %w", witness, err)
+		}
+	}
+	res, err := proof.Verify(b, kv, wv)
+	if err != nil {
+		fmt.Fprintf(stdout, "verdict: REFUSED %s: %v\n", path, err)
+		return errVerify
+	}
+	p := res.Proof
+	fmt.Fprintf(stdout, "ok   checkpoint of %s: %d events, signed by %s\n", p.Tournament, res.Checkpoint.Size, kv.Name())
+	switch {
+	case res.Witnessed:
+		fmt.Fprintf(stdout, "ok   cosigned by the witness %s\n", wv.Name())
+	case p.Cosignatures != "":
+		fmt.Fprintln(stdout, "note a witness cosigned it, but no --witness key was given to check it")
+	}
+	fmt.Fprintf(stdout, "ok   event %d is the published classification, included in the signed log\n", p.Index+1)
+	fmt.Fprintf(stdout, "verdict: OK: %s (%s) ranked %d, %s, %.2f points, in %s\n", p.Row.Player, p.Row.Name, p.Row.Rank, p.Row.Phase, float64(p.Row.Total)/100, p.Tournament)
+	return nil
+}
+
+// proofCmd writes the proof file of a player's row in an export's last
+// published classification (replay.ProveFromExport).
+func proofCmd(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("proof", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	logPath := fs.String("log", "", "the exported log (NDJSON), required")
+	cpPath := fs.String("checkpoint", "", "its signed checkpoint (default: beside the log)")
+	player := fs.String("player", "", "the player whose row to prove, required")
+	out := fs.String("out", "", "where to write the proof (default <tournament>-<player>.proof.json)")
+	if err := parseFlags(fs, args); err != nil {
+		return flagErr(err)
+	}
+	if *logPath == "" || *player == "" {
+		fmt.Fprintln(stderr, "proof needs --log and --player")
+		return errUsage
+	}
+	if beside, ok := replay.FindCheckpoint(*logPath); *cpPath == "" && ok {
+		*cpPath = beside
+	}
+	if *cpPath == "" {
+		return fmt.Errorf("no signed checkpoint beside %s: give --checkpoint", *logPath)
+	}
+	export, err := os.ReadFile(*logPath)
+	if err != nil {
+		return err
+	}
+	signed, err := os.ReadFile(*cpPath)
+	if err != nil {
+		return err
+	}
+	p, err := replay.ProveFromExport(export, signed, *player)
+	if err != nil {
+		return err
+	}
+	if *out == "" {
+		*out = p.Tournament + "-" + *player + ".proof.json"
+	}
+	if err := os.WriteFile(*out, p.Encode(), 0o644); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "proof of %s's row (rank %d) in %s written to %s\n", *player, p.Row.Rank, p.Tournament, *out)
+	return nil
+}
