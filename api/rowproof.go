@@ -50,14 +50,13 @@ func (s *Server) getRowProof(w http.ResponseWriter, r *http.Request) {
 	line, err := s.eventLine(r, t, out.Seq)
 	if err == nil {
 		out.Line = string(line)
-		out.Size, err = s.logSize(t)
+		out.Checkpoint, out.Size, err = s.proofCheckpoint(t, out.Seq, false)
 	}
 	if err == nil {
 		out.Hashes, err = checkpoint.InclusionProof(out.Index, out.Size, s.opts.Store.NodeGetter(t))
 	}
 	if err == nil {
 		out.LeafHash = checkpoint.LeafHash(line)
-		out.Checkpoint, err = s.signedCheckpoint(t, out.Size)
 	}
 	if err == nil && out.PublishedCheckpoint != "" {
 		if c, _, perr := checkpoint.OpenUnverified([]byte(out.PublishedCheckpoint)); perr == nil && c.Size >= 1 && c.Size <= out.Size {

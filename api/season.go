@@ -93,8 +93,10 @@ func ProofPath(tournament, player string) string {
 }
 
 // getPlayerProof serves the proof file (proof.Proof) of a player's row in
-// the tournament's last published classification, under a checkpoint of
-// the whole log signed now.
+// the tournament's last published classification: under the last
+// checkpoint the hub's witness cosigned when it covers the publication (the
+// proof then carries the cosignature), else under one of the whole log
+// signed now (proofCheckpoint).
 func (s *Server) getPlayerProof(w http.ResponseWriter, r *http.Request) {
 	t, player := mux.Vars(r)["t"], mux.Vars(r)["p"]
 	var seq uint64
@@ -110,14 +112,13 @@ func (s *Server) getPlayerProof(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, fmt.Errorf("%w: tournament %s has published no classification", errNotFound, t))
 		return
 	}
-	size, err := s.logSize(t)
+	// A checkpoint the hub's witness cosigned, when it covers the
+	// publication, makes the proof carry the cosignature too (verify
+	// --proof --witness).
+	note, size, err := s.proofCheckpoint(t, seq, true)
 	var line []byte
 	if err == nil {
 		line, err = s.eventLine(r, t, seq)
-	}
-	var note string
-	if err == nil {
-		note, err = s.signedCheckpoint(t, size)
 	}
 	var pf *proof.Proof
 	if err == nil {

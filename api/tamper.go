@@ -59,6 +59,28 @@ func (s *Server) signedCheckpoint(t string, size uint64) (string, error) {
 	return checkpoint.Sign(checkpoint.Checkpoint{Origin: checkpoint.Origin(t), Size: size, Root: root}, s.opts.Keys.Signer)
 }
 
+// proofCheckpoint is the checkpoint a proof of event seq is made under,
+// and its size: the last one the hub's witness cosigned when it covers seq
+// and cosigned is preferred, or one signed now. A hub signs no venue's
+// log: there only a cosigned checkpoint (the venue's signature and the
+// hub's) will do, and a proof of an event past it is not found yet.
+func (s *Server) proofCheckpoint(t string, seq uint64, cosigned bool) (string, uint64, error) {
+	if s.opts.Cosigned != nil && (cosigned || s.opts.Hub != nil) {
+		if note, n, ok := s.opts.Cosigned(t); ok && n >= seq {
+			return note, n, nil
+		}
+	}
+	if s.opts.Hub != nil {
+		return "", 0, fmt.Errorf("%w: no checkpoint of tournament %s cosigned here covers event %d yet", errNotFound, t, seq)
+	}
+	size, err := s.logSize(t)
+	if err != nil {
+		return "", 0, err
+	}
+	note, err := s.signedCheckpoint(t, size)
+	return note, size, err
+}
+
 func (s *Server) getCheckpoint(w http.ResponseWriter, r *http.Request) {
 	t := mux.Vars(r)["t"]
 	size, err := s.logSize(t)

@@ -235,7 +235,62 @@ func TestHubFederation(t *testing.T) {
 			return true, ""
 		})
 	}
-	res, err := bc.Send(ctx, "GET", "/v1/tournaments/tb/checkpoint", nil, nil)
+	// A player's proof of his row, from the hub or from B once synced,
+	// carries the hub's cosignature: verify --proof --witness checks it
+	// without the log, and refuses it with one byte changed.
+	res, err := hc.Send(ctx, "GET", "/v1/tournaments/tb/classification", nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cl struct {
+		Rows []struct{ Player string } `json:"rows"`
+	}
+	err = json.NewDecoder(res.Body).Decode(&cl)
+	res.Body.Close()
+	if err != nil || len(cl.Rows) == 0 {
+		t.Fatalf("the hub's classification of tb: %v %+v", err, cl)
+	}
+	for i, c := range []*client.Client{bc, hc} {
+		res, err := c.Send(ctx, "GET", "/v1/tournaments/tb/players/"+cl.Rows[0].Player+"/proof", nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pf, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		path := filepath.Join(base, fmt.Sprintf("row-%d.proof.json", i))
+		if err := os.WriteFile(path, pf, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		out.Reset()
+		if err := run(ctx, []string{"verify", "--proof", path, "--key", bk.Checkpoint, "--witness", hk.Witness}, func(string) string { return "" }, &out, &out); err != nil || !strings.Contains(out.String(), "cosigned by the witness") {
+			t.Errorf("%s: the proof of %s's row with --witness: %v\n%s", c.Base, cl.Rows[0].Player, err, out.String())
+		}
+		// The classification page's row proof verifies too, at the hub
+		// under the checkpoint the venue signed and the hub cosigned.
+		res, err = c.Send(ctx, "GET", "/v1/tournaments/tb/classification/rows/"+cl.Rows[0].Player+"/proof", nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rp, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		rpath := filepath.Join(base, fmt.Sprintf("row-%d.rowproof.json", i))
+		if err := os.WriteFile(rpath, rp, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		out.Reset()
+		if err := run(ctx, []string{"verify", "--proof", rpath, "--key", bk.Checkpoint}, func(string) string { return "" }, &out, &out); err != nil {
+			t.Errorf("%s: the row proof of %s: %v\n%s", c.Base, cl.Rows[0].Player, err, out.String())
+		}
+		pf[len(pf)/2] ^= 1
+		if err := os.WriteFile(path, pf, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		out.Reset()
+		if err := run(ctx, []string{"verify", "--proof", path, "--key", bk.Checkpoint, "--witness", hk.Witness}, func(string) string { return "" }, &out, &out); err == nil {
+			t.Errorf("%s: a proof with one byte changed passed:\n%s", c.Base, out.String())
+		}
+	}
+	res, err = bc.Send(ctx, "GET", "/v1/tournaments/tb/checkpoint", nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

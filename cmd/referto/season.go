@@ -119,7 +119,7 @@ func verifyProof(path, key, witness string, stdout io.Writer) error {
 		}
 	}
 	if witness != "" {
-		if wv, err = checkpoint.ReadVerifier(witness); err != nil {
+		if wv, err = checkpoint.ReadWitnessVerifier(witness); err != nil {
 			return fmt.Errorf("--witness %s: %w", witness, err)
 		}
 	}
