@@ -24,6 +24,7 @@ type Metrics struct {
 	commandSeconds  *prometheus.HistogramVec // type, outcome
 	appendSeconds   *prometheus.HistogramVec // result
 	conflictRetries prometheus.Counter
+	phaseSeconds    *prometheus.HistogramVec // phase
 	applied         prometheus.Counter
 	appliedEvents   prometheus.Counter
 	merkleSeconds   prometheus.Histogram
@@ -50,6 +51,11 @@ func NewMetrics() *Metrics {
 			Help:    "Time of one append to JetStream until acknowledged (stored and fsynced), by result: stored, duplicate, conflict, unavailable, error.",
 			Buckets: prometheus.ExponentialBuckets(0.0005, 2, 14), // 0.5 ms to 4 s
 		}, []string{"result"}),
+		phaseSeconds: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "referto_command_phase_seconds",
+			Help: "Where an accepted command's time went, by phase: lock_wait (for its tournament's lock), decide (deciding, sealing, every attempt), append (until JetStream's acknowledgement, every attempt), ack_to_unlock (from the acknowledgement until the tournament is unlocked: folding into the write-through state, or waiting for the projections without one).",
+			Buckets: prometheus.ExponentialBuckets(1e-6, 4, 12), // 1 µs to 4.2 s
+		}, []string{"phase"}),
 		conflictRetries: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "referto_conflict_retries_total",
 			Help: "Commands decided again because another process appended to their tournament first.",
@@ -78,7 +84,7 @@ func NewMetrics() *Metrics {
 		}, []string{"route", "method"}),
 	}
 	m.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		m.commands, m.commandSeconds, m.appendSeconds, m.conflictRetries, m.applied, m.appliedEvents, m.merkleSeconds,
+		m.commands, m.commandSeconds, m.appendSeconds, m.phaseSeconds, m.conflictRetries, m.applied, m.appliedEvents, m.merkleSeconds,
 		m.httpRequests, m.httpSeconds)
 	return m
 }
@@ -95,6 +101,14 @@ func (m *Metrics) Applied(events int, merkle time.Duration) {
 // Appended times one append to the log (ledger.Observer).
 func (m *Metrics) Appended(d time.Duration, ack jetstream.Appended, err error) {
 	m.appendSeconds.WithLabelValues(appendResult(ack, err)).Observe(d.Seconds())
+}
+
+// Split times the phases of an accepted command (ledger.Observer).
+func (m *Metrics) Split(s ledger.Split) {
+	m.phaseSeconds.WithLabelValues("lock_wait").Observe(s.LockWait.Seconds())
+	m.phaseSeconds.WithLabelValues("decide").Observe(s.Decide.Seconds())
+	m.phaseSeconds.WithLabelValues("append").Observe(s.Append.Seconds())
+	m.phaseSeconds.WithLabelValues("ack_to_unlock").Observe(s.AckToUnlock.Seconds())
 }
 
 // Retried counts a command decided again after a conflict (ledger.Observer).

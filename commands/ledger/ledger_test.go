@@ -1,6 +1,7 @@
 package ledger_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -46,6 +47,7 @@ type fakeState struct {
 	applied  func() uint64
 	readHead func(t string, fn func(*projections.Tournament, checkpoint.Head)) bool
 	waitFor  func(ctx context.Context, seq uint64) error
+	copy     func(t string) (*projections.Tournament, *checkpoint.Tree, bool, error)
 }
 
 func (f *fakeState) Ready() bool     { return f.ready() }
@@ -55,6 +57,9 @@ func (f *fakeState) ReadHead(t string, fn func(*projections.Tournament, checkpoi
 	return f.readHead(t, fn)
 }
 func (f *fakeState) WaitFor(ctx context.Context, seq uint64) error { return f.waitFor(ctx, seq) }
+func (f *fakeState) Copy(t string) (*projections.Tournament, *checkpoint.Tree, bool, error) {
+	return f.copy(t)
+}
 
 type fakeIndex struct {
 	command func(t, key string) (pebble.CommitRef, bool, error)
@@ -79,6 +84,7 @@ func (o *fakeObserver) Retried() {
 	o.retries++
 }
 func (o *fakeObserver) Applied(int, time.Duration) {}
+func (o *fakeObserver) Split(ledger.Split)         {}
 
 // world is an in-memory log, the state folded from it and the command
 // index, behind the fakes' default functions.
@@ -118,6 +124,7 @@ func newWorld(t *testing.T) *world {
 		applied:  w.applied,
 		readHead: w.readHead,
 		waitFor:  w.waitFor,
+		copy:     w.copy,
 	}
 	w.idx = &fakeIndex{command: w.command}
 	return w
@@ -218,6 +225,26 @@ func (w *world) readHead(t string, fn func(*projections.Tournament, checkpoint.H
 	}
 	fn(st, w.trees[t].Head())
 	return true
+}
+
+func (w *world) copy(t string) (*projections.Tournament, *checkpoint.Tree, bool, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	st := w.states[t]
+	if st == nil {
+		return nil, nil, false, nil
+	}
+	st, err := copyState(st)
+	return st, w.trees[t].Clone(), true, err
+}
+
+// copyState is a deep copy of st, through its snapshot encoding.
+func copyState(st *projections.Tournament) (*projections.Tournament, error) {
+	var buf bytes.Buffer
+	if err := st.WriteSnapshot(&buf); err != nil {
+		return nil, err
+	}
+	return projections.ReadSnapshot(&buf, st.ID)
 }
 
 // waitFor: the world applies what it stores at once; a sequence it has not

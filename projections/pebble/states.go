@@ -1,6 +1,7 @@
 package pebble
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"sync"
@@ -126,6 +127,31 @@ func (c *stateCache) ReadHead(id string, fn func(t *projections.Tournament, h ch
 	defer e.mu.RUnlock()
 	fn(e.t, e.tree.Head())
 	return true
+}
+
+// Copy returns a deep copy of tournament id's state and Merkle tree, taken
+// under the tournament's read lock, and whether the tournament exists: a
+// copy the caller owns and may fold into (the command side's write-through
+// state). The state is copied through its snapshot encoding, so the copy
+// holds exactly what a restart from a snapshot would.
+func (c *stateCache) Copy(id string) (*projections.Tournament, *checkpoint.Tree, bool, error) {
+	e := c.get(id)
+	if e == nil {
+		return nil, nil, false, nil
+	}
+	var buf bytes.Buffer
+	e.mu.RLock()
+	err := e.t.WriteSnapshot(&buf)
+	tree := e.tree.Clone()
+	e.mu.RUnlock()
+	if err != nil {
+		return nil, nil, true, err
+	}
+	t, err := projections.ReadSnapshot(&buf, id)
+	if err != nil {
+		return nil, nil, true, err
+	}
+	return t, tree, true, nil
 }
 
 // get returns the entry of tournament id, nil if there is none.

@@ -34,8 +34,7 @@ func (b *bencher) ingest(n, k int) error {
 		return err
 	}
 	defer stop()
-	r := &ingestRun{b: b, n: n, k: k, admin: &client.Client{Base: url, Token: benchAdmin,
-		HTTP: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: k}}}}
+	r := &ingestRun{b: b, n: n, k: k, admin: newAdmin(url, k)}
 	if err := r.tournaments(); err != nil {
 		return err
 	}
@@ -53,6 +52,12 @@ func (b *bencher) ingest(n, k int) error {
 	}
 	r.addRows()
 	return nil
+}
+
+// newAdmin is the administrator's client of the node at url, keeping a
+// connection for each of k clients.
+func newAdmin(url string, k int) *client.Client {
+	return &client.Client{Base: url, Token: benchAdmin, HTTP: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: k}}}
 }
 
 // ingestRun is one ingest pair: referto's rounds and the raw rounds, each
