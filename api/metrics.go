@@ -53,8 +53,8 @@ func NewMetrics() *Metrics {
 			Buckets: prometheus.ExponentialBuckets(0.0005, 2, 14), // 0.5 ms to 4 s
 		}, []string{"result"}),
 		phaseSeconds: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Name: "referto_command_phase_seconds",
-			Help: "Where an accepted command's time went, by phase: lock_wait (for its tournament's lock), decide (deciding, sealing, every attempt), append (until JetStream's acknowledgement, every attempt), ack_to_unlock (from the acknowledgement until the tournament is unlocked: folding into the write-through state, or waiting for the projections without one).",
+			Name:    "referto_command_phase_seconds",
+			Help:    "Where an accepted command's time went, by phase: lock_wait (for its tournament's lock), decide (deciding, sealing, every attempt), append (until JetStream's acknowledgement, every attempt), ack_to_unlock (from the acknowledgement until the tournament is unlocked: folding into the write-through state, or waiting for the projections without one).",
 			Buckets: prometheus.ExponentialBuckets(1e-6, 4, 12), // 1 µs to 4.2 s
 		}, []string{"phase"}),
 		conflictRetries: prometheus.NewCounter(prometheus.CounterOpts{
