@@ -25,6 +25,12 @@ import (
 // Store is the Pebble database holding referto's projections.
 type Store struct {
 	db *pebble.DB
+
+	// tokens holds the principals Token found, by token hash: an entry of
+	// the token index is written once, when its official is appointed,
+	// and never changed or deleted, so what was read once stays true, and
+	// a request is authenticated without a read and a JSON decoding.
+	tokens sync.Map // string → Principal
 }
 
 // CommitRef locates one stored commit: where it is in the stream and which
@@ -318,8 +324,14 @@ func (s *Store) Command(t, key string) (CommitRef, bool, error) {
 
 // Token returns the official a token hash belongs to.
 func (s *Store) Token(hash string) (Principal, bool, error) {
+	if p, ok := s.tokens.Load(hash); ok {
+		return p.(Principal), true, nil
+	}
 	var p Principal
 	ok, err := s.getJSON(keyToken(hash), &p)
+	if ok && err == nil {
+		s.tokens.Store(hash, p)
+	}
 	return p, ok, err
 }
 
