@@ -16,6 +16,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/bloom"
 	"github.com/cockroachdb/pebble/v2/vfs"
 
 	"github.com/referto/referto/events/checkpoint"
@@ -184,8 +185,14 @@ func OpenWith(dir string, o StoreOptions) (*Store, error) {
 	events := &pebble.EventListener{DataCorruption: func(info pebble.DataCorruptionInfo) {
 		logger.Error("pebble: data corruption", "path", info.Path, "err", info.Details)
 	}}
-	db, err := pebble.Open(dir, &pebble.Options{FS: o.FS, Logger: &pebbleLogger{l: logger, now: o.Clock}, EventListener: events,
-		MemTableSize: o.MemTableSize, MemTableStopWritesThreshold: memTableStopWrites})
+	opts := &pebble.Options{FS: o.FS, Logger: &pebbleLogger{l: logger, now: o.Clock}, EventListener: events,
+		MemTableSize: o.MemTableSize, MemTableStopWritesThreshold: memTableStopWrites}
+	// Every command looks its idempotency key up in the command index
+	// before it is decided, and almost every lookup misses: a Bloom filter
+	// on every level (the levels below inherit L0's) answers most misses
+	// without reading a table's index and data blocks.
+	opts.Levels[0].FilterPolicy = bloom.FilterPolicy(10)
+	db, err := pebble.Open(dir, opts)
 	if err != nil {
 		return nil, fmt.Errorf("pebble: open %s: %w", dir, err)
 	}
