@@ -362,9 +362,10 @@ func (l *Ledger) submit(ctx context.Context, lk *tournamentLock, sub Submission,
 // Without it, concurrent commands would race each other through the log's
 // expected-sequence check and waste appends; with it, only other processes
 // sharing the log can conflict, and the retry loop handles those. The lock
-// is held until the state has applied the last command (unlockWhenApplied):
-// a command that cannot have it before ctx is done is refused as
-// unavailable.
+// is held until the last command is folded into the write-through state at
+// its acknowledgement, or, without one, until the projections have applied
+// it (unlockWhenApplied): a command that cannot have it before ctx is done
+// is refused as unavailable.
 func (l *Ledger) lock(ctx context.Context, tournament string) (*tournamentLock, error) {
 	l.mu.Lock()
 	lk := l.locks[tournament]
