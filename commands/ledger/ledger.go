@@ -312,7 +312,7 @@ func (l *Ledger) submit(ctx context.Context, lk *tournamentLock, sub Submission,
 			// (another process appended first, or this command already
 			// was), or may hold a commit it was not told of: the next
 			// decision refreshes the state from the log.
-			lk.wt = nil
+			lk.drop()
 		}
 		switch {
 		case err == nil && ack.Duplicate:
@@ -370,7 +370,7 @@ func (l *Ledger) lock(ctx context.Context, tournament string) (*tournamentLock, 
 	l.mu.Lock()
 	lk := l.locks[tournament]
 	if lk == nil {
-		lk = &tournamentLock{ch: make(chan struct{}, 1)}
+		lk = &tournamentLock{ch: make(chan struct{}, 1), without: copyAfter} // the first commit copies
 		l.locks[tournament] = lk
 	}
 	l.mu.Unlock()

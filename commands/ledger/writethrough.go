@@ -14,6 +14,24 @@ import (
 type tournamentLock struct {
 	ch chan struct{}
 	wt *writeThroughState // nil: decide on the state folded from the log
+	// without counts the commits acknowledged since wt was dropped, none
+	// of them folded into a write-through state (see copyAfter).
+	without int
+}
+
+// copyAfter is how many commits a tournament goes without a write-through
+// state after it was dropped (another process appended) before one is
+// copied from the projections again. A copy costs as much as a snapshot of
+// the tournament: where several processes take turns appending to one
+// tournament, each would copy the state for every command, only to drop it
+// at the next command of another process.
+const copyAfter = 4
+
+// drop drops the write-through state.
+func (lk *tournamentLock) drop() {
+	if lk.wt != nil {
+		lk.wt, lk.without = nil, 0
+	}
 }
 
 func (lk *tournamentLock) unlock() { <-lk.ch }
@@ -51,7 +69,7 @@ func (l *Ledger) current(lk *tournamentLock, t string) *writeThroughState {
 	var folded uint64
 	l.opts.State.ReadHead(t, func(st *projections.Tournament, _ checkpoint.Head) { folded = st.LastStreamSeq })
 	if folded > lk.wt.t.LastStreamSeq {
-		lk.wt = nil
+		lk.drop()
 	}
 	return lk.wt
 }
@@ -66,11 +84,16 @@ func (l *Ledger) current(lk *tournamentLock, t string) *writeThroughState {
 func (l *Ledger) writeThrough(lk *tournamentLock, t string, d decision) bool {
 	wt := lk.wt
 	if wt == nil || wt.t.LastStreamSeq != d.expected {
+		if lk.without < copyAfter {
+			lk.drop()
+			lk.without++
+			return false
+		}
 		st, tree, ok, err := l.opts.State.Copy(t)
 		switch {
 		case err != nil:
 			l.opts.Logger.Warn("write-through state: copy from the projections", "tournament", t, "err", err)
-			lk.wt = nil
+			lk.drop()
 			return false
 		case !ok:
 			st, tree = projections.New(t), checkpoint.NewTree()
@@ -86,12 +109,12 @@ func (l *Ledger) writeThrough(lk *tournamentLock, t string, d decision) bool {
 	default:
 		// The projections' state is at neither end of the commit (it may
 		// lag the state decided on, after a restart): no state to fold into.
-		lk.wt = nil
+		lk.drop()
 		return false
 	}
 	if err := fold(wt, d); err != nil {
 		l.opts.Logger.Warn("write-through state: fold", "tournament", t, "stream_seq", d.appended, "err", err)
-		lk.wt = nil
+		lk.drop()
 		return false
 	}
 	lk.wt = wt
