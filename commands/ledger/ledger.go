@@ -286,6 +286,7 @@ func (l *Ledger) submit(ctx context.Context, lk *tournamentLock, sub Submission,
 		t0 := time.Now()
 		envs, expected, err := l.decide(lk, sub)
 		sp.Decide += time.Since(t0)
+		sp.WriteThrough = lk.wt != nil // decide decided on it, if it was still there
 		if err != nil && !caughtUp {
 			// Another node sharing the log may have appended what this
 			// refusal lacks (the player registered, the round drawn, the

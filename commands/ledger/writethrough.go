@@ -153,4 +153,7 @@ type Split struct {
 	// unlocked: folding the commit into the write-through state, or
 	// waiting for the projections to apply it when there is none.
 	AckToUnlock time.Duration
+	// WriteThrough: the command was decided on the tournament's
+	// write-through state, not on the projections'.
+	WriteThrough bool
 }

@@ -8,6 +8,7 @@ import (
 	"maps"
 	"math/rand/v2"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -247,6 +248,18 @@ func (s *lagState) Command(t, key string) (pebble.CommitRef, bool, error) {
 	return ref, ok, nil
 }
 
+// splitCounter counts the commands decided on a write-through state.
+type splitCounter struct{ writeThrough atomic.Int64 }
+
+func (*splitCounter) Appended(time.Duration, jetstream.Appended, error) {}
+func (*splitCounter) Retried()                                          {}
+func (*splitCounter) Applied(int, time.Duration)                        {}
+func (o *splitCounter) Split(s Split) {
+	if s.WriteThrough {
+		o.writeThrough.Add(1)
+	}
+}
+
 // canonical is a state's encoding with maps sorted: equal states, equal
 // bytes.
 func canonical(t *testing.T, st *projections.Tournament) []byte {
@@ -309,10 +322,11 @@ func TestWriteThroughDecidesAsTheLog(t *testing.T) {
 			now := time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC)
 			lg := &sharedLog{t: t, signer: testSigner(t), now: now, ids: map[string]uint64{}, ref: map[string]*folded{}, subs: map[string]Submission{}}
 			var ledgers []*Ledger
+			obs := &splitCounter{}
 			for n := range nodes {
 				st := newLagState(lg, seed*100+uint64(n))
 				l, err := New(Options{Log: lg, State: st, Index: st, Signer: lg.signer, Clock: func() time.Time { return now },
-					CommandTimeout: 5 * time.Second, Retries: 64})
+					CommandTimeout: 5 * time.Second, Retries: 64, Observer: obs})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -396,9 +410,26 @@ func TestWriteThroughDecidesAsTheLog(t *testing.T) {
 			if t.Failed() {
 				return
 			}
-			// Every node's write-through states equal the log's folds.
+			if obs.writeThrough.Load() == 0 {
+				t.Error("no command was decided on a write-through state: the test checks nothing of it")
+			}
+			// Then each node in turn appends a few commits to both
+			// tournaments, after the others: it drops its state, goes
+			// without for a few commits, copies it again and folds
+			// into it. Its write-through states equal the log's folds.
 			checked := 0
 			for n, l := range ledgers {
+				for i := range copyAfter + 3 {
+					for _, id := range []string{"bo", "mi"} {
+						name := fmt.Sprintf("z%d-%d", n, i) // an appointment: accepted in any state
+						cmd := &commands.AppointOfficial{Name: name, Role: events.RoleArbiter, TokenSHA256: fmt.Sprintf("%064x", n*100+i)}
+						sub := Submission{Tournament: id, Command: cmd, Actor: admin.Actor, Key: "z-" + id + name, Route: RouteAppoint, Request: name}
+						lg.submitted(sub)
+						if _, err := l.Submit(ctx, sub); err != nil {
+							t.Errorf("node %d: appoint %s: %v", n, name, err)
+						}
+					}
+				}
 				l.mu.Lock()
 				locks := maps.Clone(l.locks)
 				l.mu.Unlock()
@@ -425,7 +456,8 @@ func TestWriteThroughDecidesAsTheLog(t *testing.T) {
 			if checked == 0 {
 				t.Error("no write-through state to compare: the test compares nothing")
 			}
-			t.Logf("%d commits, %d keys accepted, %d write-through states compared", lg.len(), len(outcomes), checked)
+			t.Logf("%d commits, %d keys accepted, %d decided on a write-through state, %d write-through states compared",
+				lg.len(), len(outcomes), obs.writeThrough.Load(), checked)
 		})
 	}
 }
