@@ -46,6 +46,9 @@ type State interface {
 	ReadHead(t string, fn func(*projections.Tournament, checkpoint.Head)) bool
 	// WaitFor waits until the state holds stream sequence seq.
 	WaitFor(ctx context.Context, seq uint64) error
+	// LastStreamSeq is the stream sequence of tournament t's last commit
+	// in the state (0: none), read without waiting for t's lock.
+	LastStreamSeq(t string) uint64
 	// Copy returns a deep copy of tournament t's state and Merkle tree,
 	// which the caller owns, and whether t exists.
 	Copy(t string) (*projections.Tournament, *checkpoint.Tree, bool, error)

@@ -57,6 +57,11 @@ func (f *fakeState) ReadHead(t string, fn func(*projections.Tournament, checkpoi
 	return f.readHead(t, fn)
 }
 func (f *fakeState) WaitFor(ctx context.Context, seq uint64) error { return f.waitFor(ctx, seq) }
+func (f *fakeState) LastStreamSeq(t string) uint64 {
+	var seq uint64
+	f.readHead(t, func(st *projections.Tournament, _ checkpoint.Head) { seq = st.LastStreamSeq })
+	return seq
+}
 func (f *fakeState) Copy(t string) (*projections.Tournament, *checkpoint.Tree, bool, error) {
 	return f.copy(t)
 }

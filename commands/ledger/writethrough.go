@@ -66,9 +66,7 @@ func (l *Ledger) current(lk *tournamentLock, t string) *writeThroughState {
 	if lk.wt == nil {
 		return nil
 	}
-	var folded uint64
-	l.opts.State.ReadHead(t, func(st *projections.Tournament, _ checkpoint.Head) { folded = st.LastStreamSeq })
-	if folded > lk.wt.t.LastStreamSeq {
+	if l.opts.State.LastStreamSeq(t) > lk.wt.t.LastStreamSeq {
 		lk.drop()
 	}
 	return lk.wt

@@ -226,6 +226,16 @@ func (s *lagState) WaitFor(ctx context.Context, seq uint64) error {
 	}
 }
 
+func (s *lagState) LastStreamSeq(t string) uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.drift()
+	if f := s.states[t]; f != nil {
+		return f.t.LastStreamSeq
+	}
+	return 0
+}
+
 func (s *lagState) Copy(t string) (*projections.Tournament, *checkpoint.Tree, bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

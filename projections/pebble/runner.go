@@ -137,6 +137,10 @@ func (r *Runner) ReadHead(id string, fn func(t *projections.Tournament, h checkp
 	return r.states.ReadHead(id, fn)
 }
 
+// LastStreamSeq returns the stream sequence of tournament id's last commit
+// the state holds (0: none), without waiting for the tournament's lock.
+func (r *Runner) LastStreamSeq(id string) uint64 { return r.states.LastStreamSeq(id) }
+
 // Copy returns a deep copy of tournament id's state and Merkle tree, which
 // the caller owns, and whether the tournament exists (stateCache.Copy).
 func (r *Runner) Copy(id string) (*projections.Tournament, *checkpoint.Tree, bool, error) {

@@ -40,6 +40,10 @@ type entry struct {
 	mu   sync.RWMutex
 	t    *projections.Tournament
 	tree *checkpoint.Tree // the tournament's Merkle tree, t.Seq leaves
+	// last is t.LastStreamSeq, readable without mu: a long read under mu
+	// (the flusher ranking a large field) holds up the projector's fold,
+	// and behind it every other reader.
+	last atomic.Uint64
 }
 
 // signal is what a waiter blocks on: ch is closed, and the signal
@@ -154,6 +158,15 @@ func (c *stateCache) Copy(id string) (*projections.Tournament, *checkpoint.Tree,
 	return t, tree, true, nil
 }
 
+// LastStreamSeq returns the stream sequence of tournament id's last commit
+// in its state, 0 if there is none, without waiting for its lock.
+func (c *stateCache) LastStreamSeq(id string) uint64 {
+	if e := c.get(id); e != nil {
+		return e.last.Load()
+	}
+	return 0
+}
+
 // get returns the entry of tournament id, nil if there is none.
 func (c *stateCache) get(id string) *entry {
 	c.mu.RLock()
@@ -185,7 +198,9 @@ func (c *stateCache) forCommit(id string, seq uint64) *entry {
 func (c *stateCache) put(t *projections.Tournament, tree *checkpoint.Tree) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.states[t.ID] = &entry{t: t, tree: tree}
+	e := &entry{t: t, tree: tree}
+	e.last.Store(t.LastStreamSeq)
+	c.states[t.ID] = e
 }
 
 // start records the log's last sequence as the runner found it, and that
