@@ -76,6 +76,7 @@ type fakeObserver struct {
 	mu      sync.Mutex
 	appends []error // each append's error
 	retries int
+	splits  []ledger.Split
 }
 
 func (o *fakeObserver) Appended(_ time.Duration, _ jetstream.Appended, err error) {
@@ -89,7 +90,23 @@ func (o *fakeObserver) Retried() {
 	o.retries++
 }
 func (o *fakeObserver) Applied(int, time.Duration) {}
-func (o *fakeObserver) Split(ledger.Split)         {}
+func (o *fakeObserver) Split(sp ledger.Split) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.splits = append(o.splits, sp)
+}
+
+// decidedOnWriteThrough reports, for each split told, whether its command
+// was decided on a write-through state.
+func (o *fakeObserver) decidedOnWriteThrough() []bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	var out []bool
+	for _, sp := range o.splits {
+		out = append(out, sp.WriteThrough)
+	}
+	return out
+}
 
 // world is an in-memory log, the state folded from it and the command
 // index, behind the fakes' default functions.
@@ -562,5 +579,42 @@ func TestOptionsValidateReportsEveryProblem(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("Validate() = %v, want it to name %s", err, want)
 		}
+	}
+}
+
+// TestSubmitDecidesOnTheWriteThroughState: the first commit of a ledger
+// copies the state at its acknowledgement, and the commands after it are
+// decided on the copy; when the copy cannot be had, the commands are still
+// accepted, decided on the projections' state, and told as such.
+func TestSubmitDecidesOnTheWriteThroughState(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		copyErr error
+		want    []bool
+	}{
+		{"copied", nil, []bool{false, true, true}},
+		{"no copy", errors.New("disk on fire"), []bool{false, false, false}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := created(t)
+			if tc.copyErr != nil {
+				w.state.copy = func(string) (*projections.Tournament, *checkpoint.Tree, bool, error) { return nil, nil, true, tc.copyErr }
+			}
+			l := w.ledger()
+			for i, p := range []string{"p1", "p2", "p3"} {
+				o, err := l.Submit(context.Background(), register(t, p, p))
+				if err != nil || o.Seq != uint64(2+i) {
+					t.Fatalf("register %s: %+v %v, want seq %d", p, o, err, 2+i)
+				}
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			defer cancel()
+			for len(w.obs.decidedOnWriteThrough()) < 3 && ctx.Err() == nil { // told at unlock, perhaps after the answer
+				time.Sleep(time.Millisecond)
+			}
+			if got := w.obs.decidedOnWriteThrough(); fmt.Sprint(got) != fmt.Sprint(tc.want) {
+				t.Errorf("decided on a write-through state: %v, want %v", got, tc.want)
+			}
+		})
 	}
 }
