@@ -598,7 +598,9 @@ func TestSubmitDecidesOnTheWriteThroughState(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			w := created(t)
 			if tc.copyErr != nil {
-				w.state.copy = func(string) (*projections.Tournament, *checkpoint.Tree, bool, error) { return nil, nil, true, tc.copyErr }
+				w.state.copy = func(string) (*projections.Tournament, *checkpoint.Tree, bool, error) {
+					return nil, nil, true, tc.copyErr
+				}
 			}
 			l := w.ledger()
 			for i, p := range []string{"p1", "p2", "p3"} {
