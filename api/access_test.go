@@ -74,42 +74,50 @@ var staleIfMatch = []string{"If-Match", `"999999"`}
 // none): the table is the spec. Payloads are minimal but parse, so that
 // the permission check is reached.
 var commandAccess = []struct {
-	typ              string
-	payload          string
-	arbiter, appeals bool
+	typ                      string
+	payload                  string
+	arbiter, appeals, player bool
 }{
-	{"AmendRuleset", `{"params":{"discards":0}}`, true, false},
-	{"RegisterPlayer", `{"player":"p900","name":"Nuovo"}`, true, false},
-	{"RefuseRegistration", `{"player":"p900","name":"Nuovo","reason":"no waiver"}`, true, false},
-	{"CloseRegistration", `{}`, true, false},
-	{"DesignateReserve", `{"player":"r900","name":"Riserva"}`, true, false},
-	{"CheckIn", `{"round":2,"player":"p001","minutes_late":0}`, true, false},
-	{"SubstituteReserve", `{"round":2,"absent":"p001","reserve":"r900"}`, true, false},
-	{"DrawTables", `{"round":2}`, true, false},
-	{"SetTurnOrder", `{"round":1,"table":1,"order":["p001","p002","p003","p004"]}`, true, false},
+	{"AmendRuleset", `{"params":{"discards":0}}`, true, false, false},
+	{"RegisterPlayer", `{"player":"p900","name":"Nuovo"}`, true, false, false},
+	{"RefuseRegistration", `{"player":"p900","name":"Nuovo","reason":"no waiver"}`, true, false, false},
+	{"CloseRegistration", `{}`, true, false, false},
+	{"DesignateReserve", `{"player":"r900","name":"Riserva"}`, true, false, false},
+	{"CheckIn", `{"round":2,"player":"p001","minutes_late":0}`, true, false, false},
+	{"SubstituteReserve", `{"round":2,"absent":"p001","reserve":"r900"}`, true, false, false},
+	{"DrawTables", `{"round":2}`, true, false, false},
+	{"SetTurnOrder", `{"round":1,"table":1,"order":["p001","p002","p003","p004"]}`, true, false, false},
 	{"RecordResult", `{"round":1,"table":1,"closed_by":"time","players":[
 		{"player":"p001","turn":1,"table_points":30,"off_objective_points":1,"objective_territories":1,"territories":10,"armies":20,"status":"finished"},
 		{"player":"p002","turn":2,"table_points":20,"off_objective_points":1,"objective_territories":1,"territories":10,"armies":20,"status":"finished"},
 		{"player":"p003","turn":3,"table_points":10,"off_objective_points":1,"objective_territories":1,"territories":10,"armies":20,"status":"finished"},
-		{"player":"p004","turn":4,"table_points":5,"off_objective_points":1,"objective_territories":1,"territories":12,"armies":20,"status":"finished"}]}`, true, false},
-	{"RecordTieBreakRoll", `{"players":["p001","p002"],"rolls":[5,2]}`, true, false},
-	{"Renounce", `{"player":"p001","phase":"final"}`, true, false},
-	{"Repechage", `{"phase":"final","replaces":"p001"}`, true, false},
-	{"Withdraw", `{"player":"p001","scope":"tournament","reason":"force_majeure"}`, true, false},
-	{"ImposeSanction", `{"player":"p001","round":1,"kind":"reminder","article":"master §richiamo"}`, true, false},
-	{"RevokeSanction", `{"sanction":"s1","ruling":"wrongly imposed"}`, true, true},
-	{"AnnulGame", `{"round":1,"table":1,"reason":"the board fell"}`, true, false},
-	{"PublishClassification", `{"final":false}`, true, false},
-	{"CloseTournament", `{}`, true, false},
-	{"FileContestation", `{"against":1,"claim":"wrong table points"}`, true, true},
-	{"RuleContestation", `{"contestation":"c1","upheld":false,"ruling":"rejected"}`, true, true},
+		{"player":"p004","turn":4,"table_points":5,"off_objective_points":1,"objective_territories":1,"territories":12,"armies":20,"status":"finished"}]}`, true, false, false},
+	{"RecordTieBreakRoll", `{"players":["p001","p002"],"rolls":[5,2]}`, true, false, false},
+	{"Renounce", `{"player":"p001","phase":"final"}`, true, false, false},
+	{"Repechage", `{"phase":"final","replaces":"p001"}`, true, false, false},
+	{"Withdraw", `{"player":"p001","scope":"tournament","reason":"force_majeure"}`, true, false, false},
+	{"ImposeSanction", `{"player":"p001","round":1,"kind":"reminder","article":"master §richiamo"}`, true, false, false},
+	{"RevokeSanction", `{"sanction":"s1","ruling":"wrongly imposed"}`, true, true, false},
+	{"AnnulGame", `{"round":1,"table":1,"reason":"the board fell"}`, true, false, false},
+	{"PublishClassification", `{"final":false}`, true, false, false},
+	{"CloseTournament", `{}`, true, false, false},
+	{"FileContestation", `{"against":1,"claim":"wrong table points"}`, true, true, false},
+	{"RuleContestation", `{"contestation":"c1","upheld":false,"ruling":"rejected"}`, true, true, false},
+	{"RevokePlayerToken", `{"player":"p001","reason":"the slip was lost"}`, true, false, false},
+	// A player's link writes only these, for its own player and table
+	// (who sits where is decided, not checked here: TestPlayerLinksActOnlyAtTheirOwnTable).
+	{"ProposeResult", `{"player":"p001","round":1,"table":1,"closed_by":"time","players":[
+		{"player":"p001","turn":1,"table_points":30,"status":"finished"},{"player":"p002","turn":2,"table_points":20,"status":"finished"},
+		{"player":"p003","turn":3,"table_points":10,"status":"finished"},{"player":"p004","turn":4,"table_points":5,"status":"finished"}]}`, false, false, true},
+	{"ConfirmProposal", `{"player":"p001","proposal":"r1t1-1"}`, false, false, true},
+	{"DisputeProposal", `{"player":"p001","proposal":"r1t1-1","reason":"the table points of p002 were 25"}`, false, false, true},
 }
 
 // Who a request comes from: an official of the tournament it addresses
 // (role), of another one (role@other), the administrator (of every
 // tournament), nobody, or a token nobody was given.
 var principals = []string{"admin", "arbiter", "arbiter@other", "appeals", "appeals@other",
-	"auditor", "auditor@other", "none", "bad"}
+	"auditor", "auditor@other", "player", "player@other", "none", "bad"}
 
 // readAccess is the status each principal gets from each access class of
 // route below, written out: public reads serve anyone (a token, even a bad
@@ -119,13 +127,18 @@ var principals = []string{"admin", "arbiter", "arbiter@other", "appeals", "appea
 // allowed, then refused by the stale If-Match).
 var readAccess = map[string]map[string]int{
 	"public": {"admin": 200, "arbiter": 200, "arbiter@other": 200, "appeals": 200, "appeals@other": 200,
-		"auditor": 200, "auditor@other": 200, "none": 200, "bad": 200},
+		"auditor": 200, "auditor@other": 200, "player": 200, "player@other": 200, "none": 200, "bad": 200},
 	"officials": {"admin": 200, "arbiter": 200, "arbiter@other": 403, "appeals": 200, "appeals@other": 403,
-		"auditor": 200, "auditor@other": 403, "none": 401, "bad": 401},
+		"auditor": 200, "auditor@other": 403, "player": 403, "player@other": 403, "none": 401, "bad": 401},
 	"token": {"admin": 200, "arbiter": 200, "arbiter@other": 200, "appeals": 200, "appeals@other": 200,
-		"auditor": 200, "auditor@other": 200, "none": 401, "bad": 401},
+		"auditor": 200, "auditor@other": 200, "player": 200, "player@other": 200, "none": 401, "bad": 401},
 	"admin": {"admin": 412, "arbiter": 403, "arbiter@other": 403, "appeals": 403, "appeals@other": 403,
-		"auditor": 403, "auditor@other": 403, "none": 401, "bad": 401},
+		"auditor": 403, "auditor@other": 403, "player": 403, "player@other": 403, "none": 401, "bad": 401},
+	// The personal links, which show tokens, are the arbiters' own.
+	"arbiters": {"admin": 200, "arbiter": 200, "arbiter@other": 403, "appeals": 403, "appeals@other": 403,
+		"auditor": 403, "auditor@other": 403, "player": 403, "player@other": 403, "none": 401, "bad": 401},
+	"arbiters-write": {"admin": 412, "arbiter": 412, "arbiter@other": 403, "appeals": 403, "appeals@other": 403,
+		"auditor": 403, "auditor@other": 403, "player": 403, "player@other": 403, "none": 401, "bad": 401},
 }
 
 // routeAccess is every route of api/server.go routes() (the web UI aside)
@@ -157,6 +170,11 @@ var routeAccess = []struct {
 	{"GET", "/v1/keys", "public", ""},
 	{"GET", "/v1/me", "token", ""},
 	{"GET", "/v1/rulesets", "public", ""},
+	{"GET", "/v1/tournaments/{t}/player-tokens", "arbiters", ""},
+	{"POST", "/v1/tournaments/{t}/player-tokens", "arbiters-write", `{"players":["p002"]}`},
+	{"GET", "/v1/tournaments/{t}/stream?max_seconds=1", "public", ""},
+	// GET …/classification/rows/{player}/proof is public too; it answers
+	// 404 until a classification is published (TestClassificationRowProof).
 }
 
 // accessFixture is two tournaments, each with a drawn round 1 and one
@@ -190,6 +208,19 @@ func newAccessFixture(t *testing.T) *accessFixture {
 		}
 		s.must(201, "POST", "/v1/tournaments/"+tour+"/commands", arb, `{"type":"CloseRegistration"}`)
 		s.must(201, "POST", "/v1/tournaments/"+tour+"/commands", arb, `{"type":"DrawTables","round":1,"seed":"s"}`)
+		var issued struct {
+			Tokens []struct {
+				Token string `json:"token"`
+			} `json:"tokens"`
+		}
+		if err := json.Unmarshal(s.must(201, "POST", "/v1/tournaments/"+tour+"/player-tokens", arb, `{"players":["p001"]}`).body, &issued); err != nil || len(issued.Tokens) != 1 {
+			t.Fatalf("personal link of p001 in %s: %v %+v", tour, err, issued)
+		}
+		if tour == "bo" {
+			f.tokens["player"] = issued.Tokens[0].Token
+		} else {
+			f.tokens["player@other"] = issued.Tokens[0].Token
+		}
 	}
 	return f
 }
@@ -266,7 +297,7 @@ func TestAuthorizationMatrix(t *testing.T) {
 			case role == "admin":
 			case other:
 				want = 403
-			case role == "arbiter" && !c.arbiter, role == "appeals" && !c.appeals, role == "auditor":
+			case role == "arbiter" && !c.arbiter, role == "appeals" && !c.appeals, role == "player" && !c.player, role == "auditor":
 				want = 403
 			}
 			before := s.logSize()
@@ -319,6 +350,12 @@ func TestTokensAreNeverStoredOrEchoed(t *testing.T) {
 	s.must(201, "POST", "/v1/tournaments/bo/commands", arb, `{"type":"RegisterPlayer","player":"p1","name":"M"}`)
 	s.must(200, "GET", "/v1/tournaments/bo/events", aud, nil)
 	s.must(200, "GET", "/v1/me", app, nil)
+	var issued struct {
+		Tokens []struct{ Token string } `json:"tokens"`
+	}
+	json.Unmarshal(s.must(201, "POST", "/v1/tournaments/bo/player-tokens", arb, `{}`).body, &issued)
+	player := issued.Tokens[0].Token
+	s.must(200, "GET", "/v1/me", player, nil)
 
 	// Nearly right (one character off at the end) and wholly wrong tokens
 	// get the same answer: no oracle for how much of a guess was right.
@@ -335,8 +372,10 @@ func TestTokensAreNeverStoredOrEchoed(t *testing.T) {
 	}
 
 	s.stop()
-	secrets := map[string]string{"admin token": adminToken, "arbiter token": arb, "appeals token": app, "auditor token": aud}
-	hashes := map[string]string{"arbiter token hash": api.TokenHash(arb), "appeals token hash": api.TokenHash(app), "auditor token hash": api.TokenHash(aud)}
+	secrets := map[string]string{"admin token": adminToken, "arbiter token": arb, "appeals token": app, "auditor token": aud,
+		"player's token": player}
+	hashes := map[string]string{"arbiter token hash": api.TokenHash(arb), "appeals token hash": api.TokenHash(app), "auditor token hash": api.TokenHash(aud),
+		"player's token hash": api.TokenHash(player)}
 	found := map[string]bool{}
 	files := 0
 	err := filepath.WalkDir(s.dir, func(path string, d fs.DirEntry, err error) error {
@@ -632,6 +671,24 @@ func TestNoSecretInTheLogs(t *testing.T) {
 		serveAs(s, "198.51.100.4:5000", "POST", "/ui/login", "", url.Values{"token": {tok}}.Encode(),
 			"Content-Type", "application/x-www-form-urlencoded", "Origin", "http://example.com")
 	}
+	// A player's personal link: issued, shown to the arbiter, used for the
+	// API and opened in the web UI (its token in the query of /ui/join).
+	clk.Advance(2 * authWindow)
+	var issued struct {
+		Tokens []struct{ Player, Token, Link string } `json:"tokens"`
+	}
+	json.Unmarshal(s.must(201, "POST", "/v1/tournaments/bo/player-tokens", arb, `{"players":["p1"]}`).body, &issued)
+	if len(issued.Tokens) != 1 {
+		t.Fatal("no personal link issued")
+	}
+	player := issued.Tokens[0].Token
+	s.must(200, "GET", "/v1/tournaments/bo/player-tokens", arb, nil)
+	s.must(200, "GET", "/v1/me", player, nil)
+	s.must(403, "POST", cmds, player, `{"type":"CloseRegistration"}`)
+	if rec := serveAs(s, "198.51.100.9:5000", "GET", issued.Tokens[0].Link, "", ""); rec.Code != http.StatusSeeOther {
+		t.Errorf("opening the personal link: %d", rec.Code)
+	}
+	serveAs(s, "198.51.100.9:5000", "GET", "/ui/join?k="+player+"0", "", "")
 	clk.Advance(2 * authWindow)
 	s.restart()
 	s.must(201, "POST", cmds, arb, `{"type":"CloseRegistration"}`)
@@ -649,7 +706,8 @@ func TestNoSecretInTheLogs(t *testing.T) {
 		t.Fatal("the node logged nothing at debug level: the test would prove nothing")
 	}
 	for what, v := range map[string]string{"admin token": adminToken, "arbiter token": arb, "appeals token": app,
-		"auditor token": aud, "signing key": strings.TrimSpace(string(key)), "signing key material": parts[len(parts)-1]} {
+		"auditor token": aud, "player's token": player, "player's token secret": player[strings.IndexByte(player, '.')+1:],
+		"signing key": strings.TrimSpace(string(key)), "signing key material": parts[len(parts)-1]} {
 		if strings.Contains(logs, v) {
 			t.Errorf("the %s is in the log", what)
 		}

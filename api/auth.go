@@ -55,18 +55,28 @@ func (s *Server) authenticate(r *http.Request) (principal, error) {
 		recordActor(r, p)
 		return p, nil
 	}
-	p, found, err := s.opts.Store.Token(hash)
+	// An official's token is found through the projections' index; a
+	// player's personal link names its tournament, whose state knows it.
+	lookup := func() (principal, bool, error) {
+		if t, ok := playerTokenTournament(token); ok {
+			player, found := s.playerByToken(t, hash)
+			return principal{Role: events.RolePlayer, Tournament: t, Official: player}, found, nil
+		}
+		o, found, err := s.opts.Store.Token(hash)
+		return principal{Role: o.Role, Tournament: o.Tournament, Official: o.Official}, found, err
+	}
+	pr, found, err := lookup()
 	if err == nil && !found {
-		// An official appointed by a command this node answered is known
-		// once the projections have applied it (the answer comes first);
-		// one appointed through another node sharing the cluster, once this
-		// node has caught up with the log. Wait for both before calling the
-		// token unknown.
+		// An official appointed (or a link issued) by a command this node
+		// answered is known once the projections have applied it (the
+		// answer comes first); one through another node sharing the
+		// cluster, once this node has caught up with the log. Wait for
+		// both before calling the token unknown.
 		if s.opts.Ledger.AwaitAcked(r.Context(), "") == nil {
-			p, found, err = s.opts.Store.Token(hash)
+			pr, found, err = lookup()
 		}
 		if err == nil && !found && s.catchUpAll(r.Context()) == nil {
-			p, found, err = s.opts.Store.Token(hash)
+			pr, found, err = lookup()
 		}
 	}
 	if err != nil {
@@ -78,7 +88,6 @@ func (s *Server) authenticate(r *http.Request) (principal, error) {
 		}
 		return principal{}, fmt.Errorf("%w: unknown token", errUnauthorized)
 	}
-	pr := principal{Role: p.Role, Tournament: p.Tournament, Official: p.Official}
 	recordActor(r, pr)
 	return pr, nil
 }

@@ -303,12 +303,28 @@ func TestEveryCommandsSmallestPayloadIsExactlyWhatTheServerNeeds(t *testing.T) {
 	}
 	eliminated := seat(t1[2], 3, 0, 0, 0, 0, 0, 0, "eliminated")
 	eliminated["eliminated_order"] = 1
+	// The players' own links: table 2's report proposed, disputed,
+	// proposed again, confirmed, and recorded by the arbiter in one action.
+	c.send("IssuePlayerTokens", "POST", base+"/player-tokens", map[string]any{"type": "IssuePlayerTokens", "players": append(slices.Clone(t1), t2...)}, 201)
+	command(map[string]any{"type": "RevokePlayerToken", "player": t2[3], "reason": "the slip was lost"})
+	proposal := func(tp int) map[string]any {
+		return map[string]any{"type": "ProposeResult", "player": t2[0], "round": 1, "table": 2, "closed_by": "time", "winner": t2[0], "risiko": false,
+			"players": []any{seat(t2[0], 1, 62, 12, 9, 14, 40, 2, "finished"), seat(t2[1], 2, 48, 20, 8, 12, 35, 1, "finished"),
+				seat(t2[2], 3, 35, 7, 6, 9, 20, 0, "finished"), seat(t2[3], 4, tp, 9, 6, 7, 30, 3, "finished")}, "rolls": map[string]any{}}
+	}
+	disputed := command(proposal(31))
+	command(map[string]any{"type": "DisputeProposal", "player": t2[3], "proposal": firstData(t, disputed, "proposal"), "reason": "I had 30 table points"})
+	proposed := setup(proposal(30))
+	for _, p := range t2[1:3] {
+		setup(map[string]any{"type": "ConfirmProposal", "player": p, "proposal": firstData(t, proposed, "proposal")})
+	}
+	command(map[string]any{"type": "ConfirmProposal", "player": t2[3], "proposal": firstData(t, proposed, "proposal")})
+	recorded2 := command(map[string]any{"type": "RecordResult", "round": 1, "table": 2, "proposal": firstData(t, proposed, "proposal")})
+
 	command(map[string]any{"type": "RecordResult", "round": 1, "table": 1, "closed_by": "time", "winner": t1[0], "risiko": false,
 		"players": []any{seat(t1[0], 1, 62, 12, 9, 14, 40, 2, "finished"), seat(t1[1], 2, 48, 20, 8, 12, 35, 1, "finished"),
 			eliminated, seat(t1[3], 4, 30, 9, 6, 10, 30, 3, "withdrawn")}})
-	result2 := setup(map[string]any{"type": "RecordResult", "round": 1, "table": 2, "closed_by": "time", "players": []any{
-		seat(t2[0], 1, 62, 12, 9, 14, 40, 2, "finished"), seat(t2[1], 2, 48, 20, 8, 12, 35, 1, "finished"),
-		seat(t2[2], 3, 35, 7, 6, 9, 20, 0, "finished"), seat(t2[3], 4, 30, 9, 6, 7, 30, 3, "finished")}})
+	result2 := recorded2
 
 	// The two winners scored alike, and so did the two seconds: the
 	// standings owe die rolls.

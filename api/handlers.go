@@ -111,7 +111,7 @@ func (s *Server) postCommand(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	p, err := s.authorize(r, t, events.RoleArbiter, events.RoleAppeals)
+	p, err := s.authorize(r, t, events.RoleArbiter, events.RoleAppeals, events.RolePlayer)
 	if err != nil {
 		s.writeError(w, r, err)
 		return

@@ -17,7 +17,7 @@ import (
 // its answer began, or aborts on purpose, still cuts it.
 func TestAPanicIsAProblem(t *testing.T) {
 	var logs bytes.Buffer
-	s := &Server{opts: Options{Logger: slog.New(slog.NewJSONHandler(&logs, nil)), Clock: time.Now, Random: strings.NewReader(strings.Repeat("r", 1<<10))},
+	s := &Server{opts: Options{Logger: slog.New(slog.NewJSONHandler(&logs, nil)), Clock: time.Now, Random: &lockedReader{r: strings.NewReader(strings.Repeat("r", 1<<10))}},
 		metrics: NewMetrics()}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/boom", func(http.ResponseWriter, *http.Request) { panic("boom") })

@@ -30,8 +30,10 @@ import (
 
 	"github.com/referto/referto/api"
 	"github.com/referto/referto/commands"
+	"github.com/referto/referto/commands/hub"
 	"github.com/referto/referto/commands/ledger"
 	"github.com/referto/referto/events"
+	"github.com/referto/referto/events/checkpoint"
 )
 
 // Every request a test of this package sends with stack.do, and the
@@ -515,8 +517,52 @@ func TestEveryRouteAndCommandMatchesTheOpenAPIDocument(t *testing.T) {
 	}
 	ok(arb, `{"type":"RecordResult","round":1,"table":1,"closed_by":"time","players":[`+
 		seat("p1", 1, 60, "finished")+","+seat("p2", 2, 50, "finished")+","+seat("p3", 3, 40, "finished")+","+seat("p4", 4, 30, "withdrawn")+`]}`)
-	result2 := ok(arb, `{"type":"RecordResult","round":1,"table":2,"closed_by":"time","players":[`+
-		seat("p5", 1, 60, "finished")+","+seat("p6", 2, 50, "finished")+","+seat("p7", 3, 40, "finished")+","+seat("r1", 4, 30, "finished")+`]}`)
+	// Table 2 reports itself: the players' personal links, a proposal
+	// disputed, another confirmed, recorded by the arbiter in one action.
+	s.must(401, "POST", base+"/player-tokens", "", `{}`)
+	s.must(403, "POST", base+"/player-tokens", aud, `{}`)
+	s.must(400, "POST", base+"/player-tokens", arb, `{"players":["P 5"]}`)
+	issued := s.must(201, "POST", base+"/player-tokens", arb, `{"players":["p5","p6","p7","r1"]}`, "Idempotency-Key", "links-t2")
+	s.must(201, "POST", base+"/player-tokens", arb, `{"players":["p5","p6","p7","r1"]}`, "Idempotency-Key", "links-t2")
+	s.must(200, "GET", base+"/player-tokens", arb, nil)
+	s.must(403, "GET", base+"/player-tokens", aud, nil)
+	var links struct {
+		Tokens []struct{ Player, Token string } `json:"tokens"`
+	}
+	if err := json.Unmarshal(issued.body, &links); err != nil || len(links.Tokens) != 4 {
+		t.Fatalf("links: %s", issued.body)
+	}
+	link := map[string]string{}
+	for _, l := range links.Tokens {
+		link[l.Player] = l.Token
+	}
+	s.must(200, "GET", "/v1/me", link["p5"], nil)
+	ok(arb, `{"type":"RevokePlayerToken","player":"r1","reason":"left the phone at home"}`)
+	link["r1"] = "" // revoked (TestPlayerLinksActOnlyAtTheirOwnTable: 401 then)
+	s.must(201, "POST", base+"/player-tokens", arb, `{"players":["r1"]}`)
+	var again struct {
+		Tokens []struct{ Player, Token string } `json:"tokens"`
+	}
+	json.Unmarshal(s.must(200, "GET", base+"/player-tokens", arb, nil).body, &again)
+	for _, l := range again.Tokens {
+		link[l.Player] = l.Token
+	}
+	table2 := func(player string, r1 int) string {
+		return fmt.Sprintf(`{"type":"ProposeResult","player":%q,"round":1,"table":2,"closed_by":"time","players":[`, player) +
+			seat("p5", 1, 60, "finished") + "," + seat("p6", 2, 50, "finished") + "," + seat("p7", 3, 40, "finished") + "," + seat("r1", 4, r1, "finished") + `]}`
+	}
+	s.must(403, "POST", cmds, link["p5"], table2("p6", 30))
+	first := ok(link["p5"], table2("p5", 31))
+	firstID := firstData(t, first, "proposal")
+	ok(link["r1"], fmt.Sprintf(`{"type":"DisputeProposal","player":"r1","proposal":%q,"reason":"I had 30 table points"}`, firstID))
+	s.must(422, "POST", cmds, link["p6"], fmt.Sprintf(`{"type":"ConfirmProposal","player":"p6","proposal":%q}`, firstID))
+	proposal := firstData(t, ok(link["r1"], table2("r1", 30)), "proposal")
+	s.must(409, "POST", cmds, link["r1"], fmt.Sprintf(`{"type":"ConfirmProposal","player":"r1","proposal":%q}`, proposal))
+	for _, p := range []string{"p5", "p6", "p7"} {
+		ok(link[p], fmt.Sprintf(`{"type":"ConfirmProposal","player":%q,"proposal":%q}`, p, proposal))
+	}
+	s.must(200, "GET", base+"/state", "", nil)
+	result2 := ok(arb, fmt.Sprintf(`{"type":"RecordResult","round":1,"table":2,"proposal":%q}`, proposal))
 	s.must(200, "GET", base+"/rounds/1/tables", "", nil)
 	s.must(200, "GET", base+"/standings", "", nil)
 	s.rollTies(tour, arb, rand.New(rand.NewPCG(1, 2)))
@@ -576,6 +622,8 @@ func TestEveryRouteAndCommandMatchesTheOpenAPIDocument(t *testing.T) {
 	s.must(200, "GET", base+"/classification", "", nil)
 	ok(arb, `{"type":"PublishClassification","final":true}`)
 	s.must(200, "GET", base+"/classification", "", nil)
+	s.must(200, "GET", base+"/classification/rows/p5/proof", "", nil)
+	s.must(404, "GET", base+"/classification/rows/nobody/proof", "", nil)
 	ok(arb, `{"type":"CloseTournament","reason":"done"}`)
 	s.must(422, "POST", cmds, arb, `{"type":"RegisterPlayer","player":"late","name":"Late"}`)
 
@@ -586,6 +634,10 @@ func TestEveryRouteAndCommandMatchesTheOpenAPIDocument(t *testing.T) {
 		"/events/1/proof", fmt.Sprintf("/events/%d/proof?size=%d", size/2, size-1), "/consistency?from=2&to=" + fmt.Sprint(size)} {
 		s.must(200, "GET", base+path, "", nil)
 	}
+	s.must(200, "GET", base+"/stream?max_seconds=1", "", nil)
+	s.must(400, "GET", base+"/stream?max_seconds=0", "", nil)
+	s.must(404, "GET", "/v1/tournaments/nowhere/stream", "", nil)
+	s.must(404, "GET", "/v1/tournaments/nowhere/classification/rows/p5/proof", "", nil)
 	s.must(200, "GET", base+"/events?from=3&limit=5", aud, nil)
 	s.must(200, "GET", base+"/events?limit=1000", aud, nil)
 	s.must(200, "GET", base+"/events", app, nil, "Accept", "application/x-ndjson")
@@ -654,6 +706,7 @@ func TestEveryRouteAndCommandMatchesTheOpenAPIDocument(t *testing.T) {
 	if t.Failed() {
 		return
 	}
+	exerciseHub(t, &s.spec)
 	for _, typ := range commands.Types() {
 		if len(s.spec.commands[typ]) == 0 {
 			t.Errorf("command %s was not sent", typ)
@@ -685,4 +738,58 @@ func TestEveryRouteAndCommandMatchesTheOpenAPIDocument(t *testing.T) {
 		got = append(got, fmt.Sprintf("%s %v", typ, statuses))
 	}
 	t.Logf("command types sent, by status:\n%s", strings.Join(sorted(got), "\n"))
+}
+
+// fakeHub stands in for commands/hub.Hub: a hub that knows one venue,
+// "roma", holding tournament "held".
+type fakeHub struct {
+	registered map[string]string
+}
+
+func (f *fakeHub) Register(venue, key string) error {
+	if _, err := checkpoint.NewVerifier(key); err != nil {
+		return fmt.Errorf("%w: key: %v", hub.ErrVenue, err)
+	}
+	f.registered[venue] = key
+	return nil
+}
+
+func (f *fakeHub) Venues() ([]hub.Venue, []hub.Tournament) {
+	return []hub.Venue{{Name: "roma", Key: f.registered["roma"]}}, []hub.Tournament{{ID: "held", Venue: "roma", Status: hub.Held}}
+}
+
+func (f *fakeHub) Served(t string) error {
+	if t == "held" {
+		return fmt.Errorf("%w: tournament held: no checkpoint verified yet", hub.ErrHeld)
+	}
+	return nil
+}
+
+func (f *fakeHub) Cosigned(string) (string, uint64, bool) { return "", 0, false }
+func (f *fakeHub) WitnessKey() string                     { return "referto-hub+00000000+BAAA" }
+
+// exerciseHub drives the routes and answers only a hub has, recording
+// them with the ones of spec.
+func exerciseHub(t *testing.T, spec *exchanges) {
+	keys, err := checkpoint.LoadOrCreateKeys(t.TempDir(), "referto", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := &stack{t: t, dir: t.TempDir(), hub: &fakeHub{registered: map[string]string{}}}
+	h.spec.ops, h.spec.commands = spec.ops, spec.commands
+	h.start()
+	defer h.stop()
+	h.must(401, "POST", "/v1/venues", "", `{"venue":"roma","key":"x"}`)
+	h.must(400, "POST", "/v1/venues", adminToken, `{"venue":"roma","key":"not a key"}`)
+	h.must(201, "POST", "/v1/venues", adminToken, map[string]string{"venue": "roma", "key": keys.VerifierKey})
+	h.must(200, "GET", "/v1/venues", "", nil)
+	h.must(200, "GET", "/v1/keys", "", nil)
+	if r := h.must(403, "GET", "/v1/tournaments/held/standings", "", nil); !bytes.Contains(r.body, []byte("hub: held")) {
+		t.Errorf("a held tournament's problem does not say so: %s", r.body)
+	}
+	if r := h.must(405, "POST", "/v1/tournaments", adminToken, `{"id":"x","name":"X","ruleset":"rtu"}`); !bytes.Contains(r.body, []byte("this is a hub")) {
+		t.Errorf("a command at a hub: %s", r.body)
+	}
+	h.must(404, "GET", "/v1/tournaments/nowhere/checkpoint", "", nil)
+	h.validateExchanges()
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/referto/referto/commands"
+	"github.com/referto/referto/commands/hub"
 	"github.com/referto/referto/commands/ledger"
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/projections/pebble"
@@ -65,6 +66,14 @@ func statusOf(err error) (int, string, string) {
 		return http.StatusForbidden, "forbidden", "Forbidden"
 	case errors.Is(err, errNotFound), errors.Is(err, commands.ErrNotFound):
 		return http.StatusNotFound, "not_found", "Not found"
+	case errors.Is(err, errReadOnly):
+		// One code per status: the detail says it is a hub.
+		return http.StatusMethodNotAllowed, "method_not_allowed", "Method not allowed"
+	case errors.Is(err, hub.ErrHeld), errors.Is(err, hub.ErrQuarantined):
+		// The detail keeps "hub: held" or "hub: quarantined".
+		return http.StatusForbidden, "forbidden", "Forbidden"
+	case errors.Is(err, hub.ErrVenue):
+		return http.StatusBadRequest, "invalid", "Invalid request"
 	case errors.Is(err, errMethod):
 		return http.StatusMethodNotAllowed, "method_not_allowed", "Method not allowed"
 	case errors.Is(err, ledger.ErrPrecondition):
@@ -128,7 +137,8 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 // sentinels whose text is noise in front of an arbiter.
 var sentinels = []error{commands.ErrConflict, commands.ErrNotFound, commands.ErrForbidden, events.ErrConflict,
 	events.ErrUnavailable, events.ErrInvalidID, ledger.ErrPrecondition, ledger.ErrKeyReused, errUnauthorized, errForbidden,
-	errNotFound, errBadRequest, errTooLarge, errMethod, errTooManyRequests, errHeadersTooLarge}
+	errNotFound, errBadRequest, errTooLarge, errMethod, errTooManyRequests, errHeadersTooLarge, errReadOnly,
+	hub.ErrVenue}
 
 // detail renders an error for people: the sentinel's package prefix (the
 // problem's code already says it) is left out.

@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -24,6 +25,9 @@ func (s *Server) listTournaments(w http.ResponseWriter, r *http.Request) {
 	}
 	out := make([]json.RawMessage, 0, len(ids))
 	for _, id := range ids {
+		if s.opts.Hub != nil && s.opts.Hub.Served(id) != nil {
+			continue // held or quarantined at the hub
+		}
 		b, ok, err := s.opts.Store.Summary(id)
 		if err != nil {
 			s.writeError(w, r, err)
@@ -245,8 +249,17 @@ func (s *Server) stateAt(ctx context.Context, t string, seq uint64) (*projection
 
 // getClassification serves the final classification as it stands, with the
 // signed checkpoint once published (docs/rules.md#7-formats-and-the-rur-knockout).
+// CosignedHeader carries, on a classification, the last checkpoint of its
+// tournament a hub cosigned (base64 of the note), once the venue synced.
+const CosignedHeader = "Referto-Cosigned-Checkpoint"
+
 func (s *Server) getClassification(w http.ResponseWriter, r *http.Request) {
 	t := mux.Vars(r)["t"]
+	if s.opts.Cosigned != nil {
+		if signed, _, ok := s.opts.Cosigned(t); ok {
+			w.Header().Set(CosignedHeader, base64.StdEncoding.EncodeToString([]byte(signed)))
+		}
+	}
 	s.serveRanking(w, r, t, true, func(st *projections.Tournament) any { return st.Classification() })
 }
 
@@ -285,7 +298,9 @@ func (s *Server) getState(w http.ResponseWriter, r *http.Request) {
 		v := st.StateView()
 		if phase, players, err := commands.NextQualifiers(st); err == nil {
 			v.Next = &projections.NextPhase{Phase: phase, Players: players}
-		} else if len(st.Rounds) >= st.Ruleset.QualifyingRounds && st.Ruleset.Knockout != events.KnockoutNone {
+		} else if len(st.Rounds) >= st.Ruleset.QualifyingRounds && st.Ruleset.Knockout != events.KnockoutNone &&
+			st.Phase() != events.PhaseFinal && st.Phase() != events.PhaseFinalina && !st.Closed {
+			// Why the cut cannot be told yet; after the final there is none.
 			v.Next = &projections.NextPhase{Note: err.Error()}
 		}
 		return json.Marshal(v)
@@ -320,8 +335,11 @@ func (s *Server) getMe(w http.ResponseWriter, r *http.Request) {
 	permittedHere := func(typ string) bool { return commands.Permitted(p.Role, typ) }
 	if p.Tournament != "" {
 		s.opts.Runner.Read(p.Tournament, func(st *projections.Tournament) {
-			if o := st.Officials[p.Official]; o != nil {
+			if o := st.Officials[p.Official]; o != nil && p.Role != events.RolePlayer {
 				name = o.Name
+			}
+			if pl := st.Players[p.Official]; pl != nil && p.Role == events.RolePlayer {
+				name = pl.Name
 			}
 			rs := st.Ruleset
 			permittedHere = func(typ string) bool { return commands.PermittedUnder(rs, p.Role, typ) }

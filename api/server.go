@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -47,12 +48,22 @@ type Options struct {
 	// default is time.Now. (The ledger's clock stamps events.)
 	Clock func() time.Time
 	// Random supplies token, idempotency-key and seed bytes; the default is
-	// crypto/rand.Reader.
+	// crypto/rand.Reader. Concurrent requests read it under one lock, so
+	// any reader will do (a fixed one in tests, to replay decisions).
 	Random io.Reader
 	// MaxBody is the largest request body accepted; the default is 1 MiB.
 	MaxBody int64
 	// Logger receives request errors; nil discards.
 	Logger *slog.Logger
+	// Hub, when set, makes this the API of a national hub: read-only,
+	// serving only the venues' tournaments it verified, with POST and GET
+	// /v1/venues and the checkpoints it cosigned.
+	Hub Hub
+	// Cosigned, when set, gives the last checkpoint of a tournament a
+	// hub cosigned (at a venue: commands/hub.Cosignatures; at a hub, the
+	// default, its own): the checkpoint of that size is served with the
+	// cosignature, and the classification carries it (CosignedHeader).
+	Cosigned func(t string) (signed string, size uint64, ok bool)
 	// Metrics are served at /metrics; the default is new ones. Pass the
 	// ones the node observes with (ledger.NodeOptions.Observer) for its
 	// appends, retries and applied commits to be counted.
@@ -81,11 +92,16 @@ func (o *Options) EnsureDefaults() {
 			o.Conn = n.Conn
 		}
 	}
+	if o.Hub != nil && o.Cosigned == nil {
+		o.Cosigned = o.Hub.Cosigned
+	}
 	if o.Clock == nil {
 		o.Clock = time.Now
 	}
 	if o.Random == nil {
 		o.Random = rand.Reader
+	} else {
+		o.Random = &lockedReader{r: o.Random}
 	}
 	if o.MaxBody == 0 {
 		o.MaxBody = 1 << 20
@@ -130,8 +146,10 @@ type Server struct {
 	opts   Options
 	router *mux.Router
 
-	// folds bounds the past states folded from the log at once (stateAt).
-	folds chan struct{}
+	// folds bounds the past states folded from the log at once (stateAt);
+	// streams the live streams served at once (stream.go).
+	folds   chan struct{}
+	streams chan struct{}
 
 	authFailures authLimiter // failed authentications per client address (auth.go)
 
@@ -149,12 +167,15 @@ func New(opts Options) (*Server, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
-	s := &Server{opts: opts, router: mux.NewRouter(), folds: make(chan struct{}, maxFolds), metrics: opts.Metrics}
+	s := &Server{opts: opts, router: mux.NewRouter(), folds: make(chan struct{}, maxFolds), streams: make(chan struct{}, maxStreams), metrics: opts.Metrics}
 	s.metrics.watchLog(opts.Log, opts.Runner)
 	if err := s.routes(); err != nil {
 		return nil, err
 	}
 	s.router.Use(recordRoute, s.readYourWrites)
+	if opts.Hub != nil {
+		s.router.Use(s.hubGate)
+	}
 	s.handler = s.observe(s.router)
 	return s, nil
 }
@@ -187,11 +208,20 @@ func (s *Server) routes() error {
 	r.HandleFunc("/v1/rulesets", s.getRulesets).Methods(http.MethodGet)
 	r.HandleFunc("/v1/keys", s.getKeys).Methods(http.MethodGet)
 	r.HandleFunc("/v1/openapi.yaml", s.getOpenAPI).Methods(http.MethodGet)
-	r.HandleFunc("/v1/tournaments/{t}/checkpoint", s.getCheckpoint).Methods(http.MethodGet)
+	checkpointH, exportH := s.getCheckpoint, s.getExport
+	if s.opts.Hub != nil {
+		checkpointH, exportH = s.hubCheckpoint, s.hubExport
+		s.hubRoutes(r)
+	}
+	r.HandleFunc("/v1/tournaments/{t}/checkpoint", checkpointH).Methods(http.MethodGet)
 	r.HandleFunc("/v1/tournaments/{t}/events/{seq}/proof", s.getProof).Methods(http.MethodGet)
 	r.HandleFunc("/v1/tournaments/{t}/consistency", s.getConsistency).Methods(http.MethodGet)
-	r.HandleFunc("/v1/tournaments/{t}/export", s.getExport).Methods(http.MethodGet)
+	r.HandleFunc("/v1/tournaments/{t}/export", exportH).Methods(http.MethodGet)
 	r.HandleFunc("/v1/admin/backup", s.getBackup).Methods(http.MethodGet)
+	r.HandleFunc("/v1/tournaments/{t}/player-tokens", s.issuePlayerTokens).Methods(http.MethodPost)
+	r.HandleFunc("/v1/tournaments/{t}/player-tokens", s.getPlayerTokens).Methods(http.MethodGet)
+	r.HandleFunc("/v1/tournaments/{t}/stream", s.getStream).Methods(http.MethodGet)
+	r.HandleFunc("/v1/tournaments/{t}/classification/rows/{player}/proof", s.getRowProof).Methods(http.MethodGet)
 
 	// The web UI is a client of the routes above, called in-process, and
 	// its pages are routes of this router, behind the same middleware.
@@ -279,4 +309,17 @@ func (s *Server) randomHex(n int) (string, error) {
 		return "", err
 	}
 	return hex.EncodeToString(b), nil
+}
+
+// lockedReader serializes reads of an injected Random: requests are served
+// concurrently, and a reader such as a strings.Reader is not safe for that.
+type lockedReader struct {
+	mu sync.Mutex
+	r  io.Reader
+}
+
+func (l *lockedReader) Read(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.r.Read(p)
 }

@@ -30,6 +30,8 @@ type stack struct {
 	// spec records what do sent and got, validated against the OpenAPI
 	// document when the test ends (openapi_test.go).
 	spec exchanges
+	// hub, when set, makes the API a national hub's.
+	hub api.Hub
 }
 
 func newStack(t testing.TB) *stack {
@@ -62,7 +64,7 @@ func (s *stack) start() {
 		s.t.Fatal(err)
 	}
 	a, err := api.New(api.Options{Node: n, AdminTokenSHA256: api.TokenHash(adminToken), Clock: o.Clock, Random: o.Random,
-		Logger: o.Logger, Metrics: metrics})
+		Logger: o.Logger, Metrics: metrics, Hub: s.hub})
 	if err != nil {
 		n.Close()
 		s.t.Fatal(err)

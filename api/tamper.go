@@ -20,8 +20,12 @@ import (
 // consistency proofs, and the export of a tournament's log byte for byte.
 
 func (s *Server) getKeys(w http.ResponseWriter, _ *http.Request) {
-	writeJSON(w, http.StatusOK, map[string]any{"checkpoint": s.opts.Keys.VerifierKey,
-		"format": "golang.org/x/mod/sumdb/note verifier key; checkpoints are notes of origin, size and base64 RFC 6962 root"})
+	keys := map[string]any{"checkpoint": s.opts.Keys.VerifierKey,
+		"format": "golang.org/x/mod/sumdb/note verifier key; checkpoints are notes of origin, size and base64 RFC 6962 root"}
+	if s.opts.Hub != nil {
+		keys["witness"] = s.opts.Hub.WitnessKey()
+	}
+	writeJSON(w, http.StatusOK, keys)
 }
 
 // logSize is the number of events of a tournament the store holds (its
@@ -68,6 +72,12 @@ func (s *Server) getCheckpoint(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		s.writeError(w, r, err)
 		return
+	}
+	// Once a hub cosigned this very checkpoint, it is served cosigned.
+	if s.opts.Cosigned != nil {
+		if cosigned, cs, ok := s.opts.Cosigned(t); ok && cs == size {
+			note = cosigned
+		}
 	}
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	_, _ = w.Write([]byte(note))

@@ -77,6 +77,9 @@ var (
 	// controversie"), unless the ruleset leaves it to the appeals
 	// committee (rulingsLeftToAppeals).
 	arbitersAndAppeals = []string{events.RoleArbiter, events.RoleAppeals}
+	// A player's personal link proposes, confirms and disputes the report
+	// of his own table (seatedAt), and nothing else.
+	players = []string{events.RolePlayer}
 )
 
 // registry is the closed list of commands, in the order Types lists them.
@@ -105,6 +108,11 @@ var registry = []spec{
 	command[CloseTournament](spec{roles: arbiters}),
 	command[FileContestation](spec{roles: arbitersAndAppeals, afterClose: true}),
 	command[RuleContestation](spec{roles: arbitersAndAppeals, afterClose: true, narrowed: rulingsLeftToAppeals}),
+	command[IssuePlayerTokens](spec{roles: arbiters, route: "issue personal links with POST /v1/tournaments/{t}/player-tokens"}),
+	command[RevokePlayerToken](spec{roles: arbiters}),
+	command[ProposeResult](spec{roles: players}),
+	command[ConfirmProposal](spec{roles: players}),
+	command[DisputeProposal](spec{roles: players}),
 }
 
 // specs indexes the registry by command type; types lists those accepted

@@ -1,6 +1,7 @@
 package commands_test
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -47,6 +48,7 @@ type harness struct {
 	envs  []events.Envelope
 	nseed int
 	role  string // of the official issuing the command; "" for an arbiter
+	as    string // who issues it (when role=player, the player); "" for o1
 }
 
 func (h *harness) run(t *testing.T, d *datadriven.TestData) string {
@@ -100,7 +102,8 @@ func (h *harness) run(t *testing.T, d *datadriven.TestData) string {
 		}
 		h.role = events.RoleArbiter
 		d.MaybeScanArgs(t, "role", &h.role)
-		defer func() { h.role = "" }()
+		d.MaybeScanArgs(t, "as", &h.as)
+		defer func() { h.role, h.as = "", "" }()
 		return h.apply(c, true)
 	case "play":
 		round, seed := 0, "play"
@@ -315,7 +318,7 @@ func (h *harness) apply(c commands.Command, verbose bool) string {
 		role = events.RoleArbiter
 	}
 	in := commands.Input{Now: time.Date(2026, 3, 7, 14, 0, 0, 0, time.UTC).Add(time.Duration(h.st.Seq) * time.Minute),
-		Actor: events.Actor{ID: "o1", Role: role}, Seed: fmt.Sprintf("seed-%d", h.nseed)}
+		Actor: events.Actor{ID: cmp.Or(h.as, "o1"), Role: role}, Seed: fmt.Sprintf("seed-%d", h.nseed)}
 	evs, err := commands.Decide(h.st, c, in)
 	if err != nil {
 		return "error: " + describe(err)

@@ -24,6 +24,10 @@ type FieldError struct {
 	Msg   string
 	// Rule cites the rule the field breaks, when one does.
 	Rule string
+	// bound marks a board bound (docs/rules.md#31-pinned-board-bounds): a
+	// proposed report that breaks only these is kept, flagged, rather than
+	// refused (ProposeResult).
+	bound bool
 }
 
 func (e *FieldError) Error() string {

@@ -42,6 +42,9 @@ type RecordResult struct {
 	Risiko   bool           `json:"risiko,omitempty"`
 	Players  []SeatInput    `json:"players"`
 	Rolls    map[string]int `json:"rolls,omitempty"`
+	// Proposal, instead of the report, records the report players of the
+	// table proposed (ProposeResult): the arbiter's one action.
+	Proposal string `json:"proposal,omitempty"`
 }
 
 func (*RecordResult) CommandType() string { return "RecordResult" }
@@ -51,11 +54,19 @@ func (*RecordResult) CommandType() string { return "RecordResult" }
 // report (docs/rules.md#3-table-report-referto) are checked by Decide, all problems at once.
 func (c *RecordResult) Check() error {
 	errs := []error{checkRound(c.Round), checkTable(c.Table)}
+	if c.Proposal != "" {
+		errs = append(errs, checkID("proposal", c.Proposal))
+		if len(c.Players) > 0 || c.ClosedBy != "" || c.Winner != "" || c.Risiko || len(c.Rolls) > 0 {
+			errs = append(errs, fieldErr("proposal", "records the proposal's report as it stands: leave out closed_by, winner, risiko, players and rolls"))
+		}
+		return errors.Join(errs...)
+	}
 	if c.Winner != "" {
 		errs = append(errs, checkID("winner", c.Winner))
 	}
 	if len(c.Players) == 0 {
-		errs = append(errs, fieldErr("players", "required: one line per seated player"))
+		errs = append(errs, fieldErr("players", "required: one line per seated player"),
+			fieldErr("proposal", "or, instead of the report, the id of the players' proposal to record"))
 	}
 	for i, p := range c.Players {
 		f := func(name string) string { return fmt.Sprintf("players[%d].%s", i, name) }
@@ -90,6 +101,9 @@ func bounded(p SeatInput) map[string]int {
 }
 
 func (c *RecordResult) decide(t *projections.Tournament, _ Input) ([]events.Event, error) {
+	if c.Proposal != "" {
+		return c.recordProposal(t)
+	}
 	tb, err := openTable(t, c.Round, c.Table)
 	if err != nil {
 		return nil, err
@@ -161,7 +175,7 @@ func (c *RecordResult) report(t *projections.Tournament, tb *projections.Table) 
 		errs = append(errs, fromScoring(err))
 	}
 	if err := errors.Join(errs...); err != nil {
-		return events.ResultRecorded{}, err
+		return ev, err // the report as far as it goes: a proposal keeps one breaking only board bounds
 	}
 	res, err := scoring.Score(t.Rules(), st)
 	if err != nil {
@@ -286,10 +300,10 @@ func boardBounds(rs events.Ruleset, seats []events.SeatReport) []error {
 	for i, p := range seats {
 		f := func(name string) string { return fmt.Sprintf("players[%d].%s", i, name) }
 		if p.TablePoints > most {
-			errs = append(errs, &FieldError{Field: f("table_points"), Rule: "docs/rules.md#31-pinned-board-bounds",
+			errs = append(errs, &FieldError{bound: true, Field: f("table_points"), Rule: "docs/rules.md#31-pinned-board-bounds",
 				Msg: fmt.Sprintf("%d table points is more than the board can give: at most %d, %s", p.TablePoints, most, source)})
 		} else if p.TablePoints+p.OffObjectivePoints > board.BoardPoints {
-			errs = append(errs, &FieldError{Field: f("off_objective_points"), Rule: "docs/rules.md#31-pinned-board-bounds",
+			errs = append(errs, &FieldError{bound: true, Field: f("off_objective_points"), Rule: "docs/rules.md#31-pinned-board-bounds",
 				Msg: fmt.Sprintf("%d table points and %d off-objective points make %d; every territory of the board together is worth %d (projections/board/data/map.json)",
 					p.TablePoints, p.OffObjectivePoints, p.TablePoints+p.OffObjectivePoints, board.BoardPoints)})
 		}
@@ -301,13 +315,13 @@ func boardBounds(rs events.Ruleset, seats []events.SeatReport) []error {
 			case "campionato-2003":
 				rule = "campionato-2003 §numero massimo di armate"
 			}
-			errs = append(errs, &FieldError{Field: f("armies"), Rule: rule,
+			errs = append(errs, &FieldError{bound: true, Field: f("armies"), Rule: rule,
 				Msg: fmt.Sprintf("%d armies is more than the ruleset's limit of %d a player may have on the board (army_limit)", p.Armies, rs.ArmyLimit)})
 		}
 		territories += p.Territories
 	}
 	if territories > board.TerritoryCount {
-		errs = append(errs, &FieldError{Field: "players", Rule: "docs/rules.md#31-pinned-board-bounds",
+		errs = append(errs, &FieldError{bound: true, Field: "players", Rule: "docs/rules.md#31-pinned-board-bounds",
 			Msg: fmt.Sprintf("the players hold %d territories in all; the board has %d (projections/board/data/map.json)", territories, board.TerritoryCount)})
 	}
 	return errs

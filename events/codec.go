@@ -63,6 +63,11 @@ var codec = codecTable(
 	decoderOf[ContestationFiled],
 	decoderOf[ContestationRuled],
 	decoderOf[ResultAmended],
+	decoderOf[PlayerTokenIssued],
+	decoderOf[PlayerTokenRevoked],
+	decoderOf[ResultProposed],
+	decoderOf[ProposalConfirmed],
+	decoderOf[ProposalDisputed],
 )
 
 // decoderOf is T's entry in the codec.

@@ -21,6 +21,10 @@ const (
 	RoleArbiter = "arbiter"
 	RoleAppeals = "appeals"
 	RoleAuditor = "auditor"
+	// RolePlayer is a registered player acting through his personal link:
+	// bound to one tournament and one player, he may propose, confirm and
+	// dispute the report of the table he sits at, and nothing else.
+	RolePlayer = "player"
 	// RoleSystem marks events the ledger appends on its own behalf, such as
 	// an automatic repechage or a sanction escalation (recorded alongside
 	// the official whose command triggered them).

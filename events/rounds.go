@@ -168,6 +168,9 @@ type ResultRecorded struct {
 	ObjectiveSet string `json:"objective_set,omitempty"`
 	// Rolls are die rolls for the last step of the table's tie chain.
 	Rolls map[string]int `json:"rolls,omitempty"`
+	// Proposal names the players' proposed report (ResultProposed) this
+	// result records, when it came from one.
+	Proposal string `json:"proposal,omitempty"`
 }
 
 // TieBreakRolled records a die roll between players tied in the standings

@@ -105,6 +105,13 @@ type Ruleset struct {
 	// reads as "appeals", who alone could rule then, because a rule of the
 	// tournament does not change once it is under way.
 	Rulings string `json:"rulings,omitempty"`
+	// SelfReport is what a table report the players proposed and every
+	// other player of the table confirmed becomes (docs/rules.md#14-tables-report-themselves):
+	// "arbiter", ready for the arbiter to record with one action; or
+	// "confirmed", recorded in the same commit as the last confirmation.
+	// Empty (every preset, and a log recorded before the parameter existed)
+	// reads as "arbiter": the arbiters keep the authority they had.
+	SelfReport string `json:"self_report,omitempty"`
 }
 
 // CurrentEdition is the edition of the rules' reading that new tournaments
@@ -155,6 +162,16 @@ func (r Ruleset) AnnulmentRule() string {
 	}
 	return AnnulNone
 }
+
+// Values of SelfReport.
+const (
+	SelfReportArbiter   = "arbiter"
+	SelfReportConfirmed = "confirmed"
+)
+
+// RecordsConfirmed reports whether a fully confirmed proposal is recorded
+// with its last confirmation, without the arbiter (SelfReport).
+func (r Ruleset) RecordsConfirmed() bool { return r.SelfReport == SelfReportConfirmed }
 
 // Values of Disqualified and Rulings.
 const (
@@ -410,6 +427,9 @@ func (r Ruleset) Validate() error {
 	if r.Rulings != "" {
 		oneOf("rulings", r.Rulings, []string{RulingsArbiters, RulingsAppeals})
 	}
+	if r.SelfReport != "" {
+		oneOf("self_report", r.SelfReport, []string{SelfReportArbiter, SelfReportConfirmed})
+	}
 	if len(r.Closings) == 0 {
 		bad("closings", "must list at least one way a game may end: "+Join(Closings(), ", "))
 	}
@@ -431,7 +451,7 @@ func paramNames() []string {
 	return []string{"scoring", "bonus", "tie_chain", "tie_at_top", "tiebreak", "discards", "table_sizes",
 		"small_table_max", "qualifying_rounds", "knockout", "draw", "sanctions", "objectives",
 		"late_penalty_after", "late_refuse_after", "withdrawal_malus", "army_limit", "annulment", "closings", "contest_within", "contest_by",
-		"disqualified", "rulings"}
+		"disqualified", "rulings", "self_report"}
 }
 
 // legacyEmpty refuses an empty value given for a parameter whose empty

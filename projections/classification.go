@@ -23,8 +23,19 @@ type ClassificationRow struct {
 	Status        events.PlayerStatus `json:"status"`
 	TieUnresolved bool                `json:"tie_unresolved,omitempty"`
 	TieGroup      int                 `json:"tie_group,omitempty"`
+	// Settled says how this row came to rank right after the row above
+	// it, when both stood level before the tie-breaks: the rule, or the
+	// die roll, that decided (docs/rules.md#6-standings).
+	Settled *Settled `json:"settled,omitempty"`
 	// Signature pins a tie-break roll to this row's tie (scoring.Signature).
 	Signature string `json:"-"`
+}
+
+// Settled is how a tie between two adjacent rows was settled; RollSeq is
+// the seq of the TieBreakRolled event when a die decided.
+type Settled struct {
+	scoring.Settlement
+	RollSeq uint64 `json:"roll_seq,omitempty"`
 }
 
 // Published is the row as ClassificationPublished records it: what the
@@ -120,7 +131,8 @@ func (t *Tournament) classification(games []scoring.Game, standings []scoring.Ro
 			rows = t.knockoutGroup(g, players, counted, ends, pen, edition)
 		}
 		base := rank
-		for _, r := range rows {
+		settled := t.settlements(g, rows)
+		for i, r := range rows {
 			rank++
 			p := t.Players[r.Player]
 			row := ClassificationRow{Rank: rank, Player: r.Player, Name: p.Name, Club: p.Club, Phase: g, Place: ends.place[r.Player],
@@ -131,6 +143,7 @@ func (t *Tournament) classification(games []scoring.Game, standings []scoring.Ro
 			if r.TieGroup > 0 {
 				row.TieGroup = base + r.TieGroup
 			}
+			row.Settled = settled[i]
 			out.Unresolved = out.Unresolved || r.TieUnresolved
 			out.Rows = append(out.Rows, row)
 		}
@@ -138,6 +151,35 @@ func (t *Tournament) classification(games []scoring.Game, standings []scoring.Ro
 	for _, id := range t.Order {
 		if t.Players[id].Status == events.StatusExpelled {
 			out.Expelled = append(out.Expelled, id)
+		}
+	}
+	return out
+}
+
+// settlements explains, for each row of group g but the first, how it came
+// after the row above when both stood level: nil where the totals decided,
+// and throughout the final and the finalina, ordered by their tables.
+func (t *Tournament) settlements(g events.Phase, rows []scoring.Row) []*Settled {
+	out := make([]*Settled, len(rows))
+	if g == events.PhaseFinal || g == events.PhaseFinalina || len(rows) < 2 {
+		return out
+	}
+	rules := t.StandingsRules()
+	rolls := t.rolls()
+	var rollSeqs []uint64
+	for _, a := range t.Acts {
+		if a.Type == events.TypeTieBreakRolled {
+			rollSeqs = append(rollSeqs, a.Seq)
+		}
+	}
+	for i := 1; i < len(rows); i++ {
+		if s, ok := scoring.Explain(rules, rows[i-1], rows[i], rolls); ok {
+			st := &Settled{Settlement: s}
+			// A state snapshotted before Acts existed lacks the earlier rolls' seqs.
+			if s.Rule == "roll" && len(rollSeqs) == len(rolls) {
+				st.RollSeq = rollSeqs[s.Roll]
+			}
+			out[i] = st
 		}
 	}
 	return out

@@ -135,7 +135,7 @@ func (t *Tournament) applyKnockout(env events.Envelope, ev events.Event, ch *Cha
 	case events.TournamentClosed:
 		t.Closed = true
 	default:
-		return fmt.Errorf("no fold for %T", ev)
+		return t.applySelfService(env, ev, ch)
 	}
 	return nil
 }

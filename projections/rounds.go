@@ -106,6 +106,13 @@ func (t *Tournament) applyRound(env events.Envelope, ev events.Event, ch *Change
 		}
 		rep := e
 		tb.Report, tb.Reported, tb.ReportedAt = &rep, env.Seq, env.At
+		if e.Proposal != "" {
+			p, _, ptb := t.Proposal(e.Proposal)
+			if p == nil || ptb != tb {
+				return fmt.Errorf("records proposal %s, which is not one of table %d of round %d", e.Proposal, e.Table, e.Round)
+			}
+			p.Recorded = env.Seq
+		}
 		if err := t.score(e.Round, tb); err != nil {
 			return err
 		}

@@ -82,6 +82,10 @@ type Tournament struct {
 	Times []int64 `json:"times,omitempty"`
 	// Closed is set by TournamentClosed.
 	Closed bool `json:"closed,omitempty"`
+	// PlayerTokens are the players' personal links, by player (hashes
+	// only); ProposalCount counts the table reports players proposed.
+	PlayerTokens  map[string]*PlayerToken `json:"player_tokens,omitempty"`
+	ProposalCount int                     `json:"proposal_count,omitempty"`
 
 	// refused counts the players whose registration was refused, kept by
 	// Apply once it has counted them (refusedCounted), so that SummaryView
@@ -220,6 +224,8 @@ type Table struct {
 	Annulled *events.GameAnnulled `json:"annulled,omitempty"`
 	// Withdrew lists players recorded as leaving this game before the report.
 	Withdrew []string `json:"withdrew,omitempty"`
+	// Proposals are the reports players of the table proposed, in order.
+	Proposals []*Proposal `json:"proposals,omitempty"`
 }
 
 // Label is the table's own phase when it differs from the round's (the
@@ -432,7 +438,8 @@ func (t *Tournament) apply(env events.Envelope, ev events.Event, ch *Changes) er
 func affectsStandings(ev events.Event) bool {
 	switch e := ev.(type) {
 	case events.OfficialAppointed, events.PlayerCheckedIn, events.TurnOrderSet, events.RegistrationClosed,
-		events.ContestationFiled, events.ContestationRuled:
+		events.ContestationFiled, events.ContestationRuled, events.PlayerTokenIssued, events.PlayerTokenRevoked,
+		events.ResultProposed, events.ProposalConfirmed, events.ProposalDisputed:
 		return false
 	case events.SanctionImposed:
 		// A disqualification rescores its table, whether or not it expels.

@@ -18,6 +18,9 @@ type Summary struct {
 	Players            int            `json:"players"`
 	Created            time.Time      `json:"created"`
 	Updated            time.Time      `json:"updated"`
+	// Closed is set once the tournament is closed: only contestations and
+	// their rulings change it then.
+	Closed bool `json:"closed,omitempty"`
 }
 
 // SummaryView renders the tournament summary.
@@ -27,7 +30,7 @@ func (t *Tournament) SummaryView() Summary {
 		n = len(t.Players) - t.countRefused()
 	}
 	return Summary{ID: t.ID, Name: t.Name, Ruleset: t.Ruleset, Phase: t.Phase(), Rounds: len(t.Rounds),
-		Seq: t.Seq, RegistrationClosed: t.RegistrationClosed, Players: n, Created: t.Created, Updated: t.Updated}
+		Seq: t.Seq, RegistrationClosed: t.RegistrationClosed, Players: n, Created: t.Created, Updated: t.Updated, Closed: t.Closed}
 }
 
 // countRefused counts the players whose registration was refused.
@@ -88,6 +91,9 @@ type State struct {
 	// Next is who would qualify for the next knockout phase if it were
 	// drawn now, when the ruleset has one.
 	Next *NextPhase `json:"next,omitempty"`
+	// Published is the last published classification, as its event
+	// states it (rows and signed checkpoint).
+	Published *events.ClassificationPublished `json:"published,omitempty"`
 }
 
 // NextPhase is the cut for the next knockout phase.
@@ -101,7 +107,7 @@ type NextPhase struct {
 // StateView renders State (without Next, which the command side decides).
 func (t *Tournament) StateView() State {
 	s := State{Summary: t.SummaryView(), Players: []PlayerRow{}, Rounds: t.Rounds, Sanctions: t.Sanctions,
-		Contestations: t.Contestations, Publications: t.Publications, Standings: t.Standings()}
+		Contestations: t.Contestations, Publications: t.Publications, Standings: t.Standings(), Published: t.Published}
 	for _, id := range t.Order {
 		if row, ok := t.PlayerView(id); ok {
 			s.Players = append(s.Players, row)

@@ -194,6 +194,22 @@ func (c *Client) Checkpoint(ctx context.Context, t string) ([]byte, error) {
 type Keys struct {
 	Checkpoint string `json:"checkpoint"`
 	Format     string `json:"format"`
+	// Witness is, at a hub, its cosignature verifier key.
+	Witness string `json:"witness,omitempty"`
+}
+
+// RegisterVenue is POST /v1/venues at a hub (the administrator): the
+// venue's checkpoint verifier key, as its GET /v1/keys serves it.
+func (c *Client) RegisterVenue(ctx context.Context, venue, key string) error {
+	_, err := c.do(ctx, request{method: http.MethodPost, path: "/v1/venues", body: map[string]string{"venue": venue, "key": key}}, nil)
+	return err
+}
+
+// Venues is GET /v1/venues at a hub: its venues and their tournaments,
+// as JSON (commands/hub.Venue and Tournament).
+func (c *Client) Venues(ctx context.Context) (json.RawMessage, error) {
+	var v json.RawMessage
+	return v, c.Get(ctx, "/v1/venues", &v)
 }
 
 // Keys is GET /v1/keys.

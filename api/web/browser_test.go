@@ -60,6 +60,9 @@ func browser(t *testing.T, path string) context.Context {
 		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-sync", true), chromedp.Flag("disable-quic", true), chromedp.Flag("disable-dev-shm-usage", true),
 		chromedp.Flag("lang", "it-IT"),
+		// Chromium's own scratch files (org.chromium.Chromium.*) go to
+		// the test's directory, which the test removes, not to /tmp.
+		chromedp.Env("TMPDIR=" + t.TempDir()),
 	}
 	actx, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
 	bctx, cancelBrowser := chromedp.NewContext(actx)
@@ -143,7 +146,7 @@ func TestArbiterWorkflowInABrowser(t *testing.T) {
 	// the resolved parameters of each preset.
 	login(admin)
 	do("home", chromedp.Navigate(base+"/ui/"), chromedp.WaitVisible("#create"))
-	if got := text(`document.querySelector(".presets").innerText`); !strings.Contains(got, "rtu") || !strings.Contains(got, "tp_bonus") {
+	if got := text(`document.querySelector(".presets").innerText`); !strings.Contains(got, "rtu") || !strings.Contains(got, "punti tavolo + bonus") {
 		t.Errorf("the ruleset picker does not show the resolved parameters:\n%s", got)
 	}
 	shot("01-tournaments")
@@ -180,6 +183,7 @@ func TestArbiterWorkflowInABrowser(t *testing.T) {
 		sel := fmt.Sprintf(`#player-p%03d button[name="present"]`, i)
 		do("check in", chromedp.WaitVisible(sel), chromedp.Click(sel), chromedp.WaitNotPresent(sel))
 	}
+	do("entry list", chromedp.WaitVisible("#player-p008 td")) // the last check-in's page has loaded
 	if n := text(`String(document.querySelectorAll("#players td").length)`); n == "0" {
 		t.Fatal("no entry list")
 	}
@@ -206,7 +210,7 @@ func TestArbiterWorkflowInABrowser(t *testing.T) {
 		t.Errorf("the turn order is not pre-filled from the seating: seat 3 has %q", v)
 	}
 	do("refused report", chromedp.SetValue(`input[name="players[0].table_points"]`, "60"), chromedp.Click("#save-result"), chromedp.WaitVisible("#problem"))
-	if msg := text(`document.querySelector("#problem").innerText`); !strings.Contains(msg, "table_points") {
+	if msg := text(`document.querySelector("#problem").innerText`); !strings.Contains(msg, "Punti tavolo") {
 		t.Errorf("the refusal does not name the field: %q", msg)
 	}
 	if n := text(`String(document.querySelectorAll("span.err").length)`); n == "0" {

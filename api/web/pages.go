@@ -471,6 +471,24 @@ func (u *UI) playersPost(w http.ResponseWriter, r *http.Request) {
 		if a, prob, err = u.command(r, t, map[string]any{"type": "CloseRegistration"}); err == nil && prob == nil {
 			fl = flashOf(a, "")
 		}
+	case "scan":
+		// A code scanned from a slip (a personal link) or typed (a
+		// player's id) checks that player in, present and on time.
+		pp, ok := u.tournamentPage(w, r, "players", 0)
+		if !ok {
+			return
+		}
+		links, _, _ := u.playerLinks(r, pp)
+		player, found := scanned(f.Get("code"), pp.State, links)
+		if !found {
+			prob = &Problem{Status: 404, Code: "not_found", Field: "code", Detail: tr(lang(r), "code_unknown"), Said: true}
+			break
+		}
+		f.Set("player", player)
+		cmd := map[string]any{"type": "CheckIn", "round": atoiOr(f.Get("round"), 0), "player": player, "minutes_late": atoiOr(f.Get("minutes_late"), 0)}
+		if a, prob, err = u.command(r, t, cmd); err == nil && prob == nil {
+			fl = flashOf(a, pp.Name(player))
+		}
 	case "checkin":
 		cmd := map[string]any{"type": "CheckIn", "round": atoiOr(f.Get("round"), 0), "player": f.Get("player"), "minutes_late": atoiOr(f.Get("minutes_late"), 0)}
 		if f.Get("absent") != "" {
@@ -484,8 +502,11 @@ func (u *UI) playersPost(w http.ResponseWriter, r *http.Request) {
 	}
 	if err == nil && prob == nil {
 		to := tPath(t) + "players"
-		if f.Get("_action") == "checkin" {
+		switch f.Get("_action") {
+		case "checkin":
 			to += "#player-" + f.Get("player")
+		case "scan":
+			to += "#scan"
 		}
 		done(w, r, to, fl)
 		return
@@ -597,6 +618,21 @@ func (u *UI) roundPost(w http.ResponseWriter, r *http.Request) {
 	if s := strings.TrimSpace(r.PostForm.Get("seed")); s != "" {
 		cmd["seed"] = s
 	}
+	if r.PostForm.Get("_action") == "record_proposal" {
+		// The arbiter's one action: the proposal the table's players
+		// confirmed, recorded as it stands, naming it.
+		table := atoiOr(r.PostForm.Get("table"), 0)
+		cmd = map[string]any{"type": "RecordResult", "round": n, "table": table, "proposal": r.PostForm.Get("proposal")}
+		a, prob, err := u.command(r, t, cmd)
+		if err == nil && prob == nil {
+			done(w, r, fmt.Sprintf("%srounds/%d#table-%d", tPath(t), n, table), flashOf(a, strconv.Itoa(table)))
+			return
+		}
+		if p, ok := u.roundPage(w, r, "round"); ok {
+			u.refused(w, r, "round", p, prob, err)
+		}
+		return
+	}
 	a, prob, err := u.command(r, t, cmd)
 	if err == nil && prob == nil {
 		done(w, r, fmt.Sprintf("%srounds/%d", tPath(t), n), flashOf(a, ""))
@@ -607,14 +643,16 @@ func (u *UI) roundPost(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-func (u *UI) screen(w http.ResponseWriter, r *http.Request) {
-	if p, ok := u.roundPage(w, r, "screen"); ok {
-		u.render(w, "screen", http.StatusOK, p)
-	}
-}
-
 func (u *UI) slips(w http.ResponseWriter, r *http.Request) {
 	if p, ok := u.roundPage(w, r, "slips"); ok {
+		// An arbiter's slips carry each player's seat ticket: his personal
+		// link as a QR code, to cut off and hand him.
+		if p.Can("RevokePlayerToken") {
+			if links, prob, err := u.playerLinks(r, p); err == nil && prob == nil {
+				p.Data.(map[string]any)["Links"] = links
+				w.Header().Set("Cache-Control", "no-store")
+			}
+		}
 		u.render(w, "slips", http.StatusOK, p)
 	}
 }
@@ -647,7 +685,16 @@ func (u *UI) resultPage(w http.ResponseWriter, r *http.Request) (*page, *project
 }
 
 func (u *UI) resultForm(w http.ResponseWriter, r *http.Request) {
-	if p, _, ok := u.resultPage(w, r); ok {
+	if p, tb, ok := u.resultPage(w, r); ok {
+		// ?from=<proposal>: the form starts from the players' proposal,
+		// for the arbiter to correct and record as his own report.
+		if id := r.URL.Query().Get("from"); id != "" {
+			for _, pr := range tb.Proposals {
+				if pr.ID == id {
+					p.Form = proposalForm(pr)
+				}
+			}
+		}
 		u.render(w, "result", http.StatusOK, p)
 	}
 }
@@ -660,35 +707,11 @@ func (u *UI) resultPost(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	f := r.PostForm
-	cmd := map[string]any{"type": "RecordResult", "round": atoiOr(r.PathValue("r"), 0), "table": tb.Number, "closed_by": f.Get("closed_by")}
-	if v := f.Get("winner"); v != "" {
-		cmd["winner"] = v
+	cmd, prob := reportCommand("RecordResult", r.PostForm, atoiOr(r.PathValue("r"), 0), tb)
+	if prob != nil {
+		u.refused(w, r, "result", p, prob, nil)
+		return
 	}
-	if f.Get("risiko") != "" {
-		cmd["risiko"] = true
-	}
-	var seats []map[string]any
-	for i, id := range tb.Players {
-		seat := map[string]any{"player": id, "status": f.Get(fmt.Sprintf("players[%d].status", i))}
-		for _, k := range seatFields {
-			v := strings.TrimSpace(f.Get(fmt.Sprintf("players[%d].%s", i, k)))
-			if v == "" {
-				continue
-			}
-			n, err := strconv.Atoi(v)
-			if err != nil {
-				p.Form = f
-				p.Problem = &Problem{Status: 400, Detail: fmt.Sprintf("%s: %q is not a whole number", id, v), Field: fmt.Sprintf("players[%d].%s", i, k)}
-				p.Errs = p.Problem.Fields()
-				u.render(w, "result", http.StatusBadRequest, p)
-				return
-			}
-			seat[k] = n
-		}
-		seats = append(seats, seat)
-	}
-	cmd["players"] = seats
 	a, prob, err := u.command(r, r.PathValue("t"), cmd)
 	if err == nil && prob == nil {
 		done(w, r, fmt.Sprintf("%srounds/%s#table-%d", tPath(r.PathValue("t")), r.PathValue("r"), tb.Number), flashOf(a, strconv.Itoa(tb.Number)))

@@ -40,6 +40,8 @@ type Options struct {
 	// it. It is the router the UI registers its pages on (Register).
 	API http.Handler
 	// Random makes idempotency keys for forms (crypto/rand in production).
+	// Pages are served concurrently: it must be safe for concurrent reads
+	// (api.Server passes its own, read under a lock).
 	Random io.Reader
 	// Logger receives rendering errors; nil discards.
 	Logger *slog.Logger
@@ -127,6 +129,13 @@ func (u *UI) Register(r *mux.Router) {
 		{"GET", "/ui/t/{t}/contestations", u.contestations},
 		{"POST", "/ui/t/{t}/contestations", u.contestationsPost},
 		{"GET", "/ui/t/{t}/events", u.eventLog},
+		{"GET", "/ui/join", u.join},
+		{"GET", "/ui/t/{t}/me", u.myPage},
+		{"POST", "/ui/t/{t}/me", u.myPost},
+		{"GET", "/ui/t/{t}/links", u.linksPage},
+		{"POST", "/ui/t/{t}/links", u.linksPost},
+		{"GET", "/ui/t/{t}/classification", u.classification},
+		{"GET", "/ui/t/{t}/screen", u.tournamentScreen},
 		{"GET", "/ui/t/{t}/at/{seq}", u.at},
 	} {
 		methods := []string{p.method}
@@ -165,6 +174,8 @@ type Problem struct {
 	Seq    uint64 `json:"seq"`
 	Rule   string `json:"rule"`
 	Field  string `json:"field"`
+	// Said marks a problem the UI itself wrote, in the page's language.
+	Said   bool `json:"-"`
 	Errors []struct {
 		Field  string `json:"field"`
 		Detail string `json:"detail"`

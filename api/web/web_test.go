@@ -105,7 +105,7 @@ func TestFormsGoThroughTheCommandEndpoint(t *testing.T) {
 	}
 	before := u.seq("t1")
 	code, _, body := u.post("/ui/t/t1/players", auditor, "", url.Values{"_action": {"register"}, "player": {"p1"}, "name": {"X"}})
-	if code != http.StatusForbidden || !strings.Contains(body, "auditor") {
+	if code != http.StatusForbidden || !strings.Contains(body, "il tuo ruolo non può farlo") {
 		t.Errorf("an auditor's registration: %d\n%s", code, body)
 	}
 	if u.seq("t1") != before {

@@ -59,6 +59,7 @@ func verify(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	logPath := fs.String("log", "", "the exported log (NDJSON), required")
 	cpPath := fs.String("checkpoint", "", "the signed checkpoint given with it (default: LOG's name with .checkpoint for .ndjson, if it exists)")
 	key := fs.String("key", "", "the trusted verifier key, or a file holding it (as served at GET /v1/keys)")
+	witness := fs.String("witness", "", "a hub's witness key, or a file holding it (its GET /v1/keys \"witness\"): the checkpoint must carry its cosignature")
 	if err := parseFlags(fs, args); err != nil {
 		return flagErr(err)
 	}
@@ -86,13 +87,28 @@ func verify(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		}
 		o.Verifier = v
 	}
+	var cosigned error
+	if *witness != "" {
+		w, err := checkpoint.ReadWitnessVerifier(*witness)
+		if err != nil {
+			return fmt.Errorf("--witness %s: %w", *witness, err)
+		}
+		if len(o.Checkpoint) == 0 {
+			return errors.New("--witness checks the checkpoint's cosignature: give the checkpoint (--checkpoint)")
+		}
+		if cosigned = checkpoint.CheckCosigned(o.Checkpoint, w); cosigned == nil {
+			fmt.Fprintf(stdout, "ok   the checkpoint is cosigned by witness %s\n", w.Name())
+		} else {
+			fmt.Fprintf(stdout, "FAIL %v\n", cosigned)
+		}
+	}
 	sc, closeLog, err := openLog(*logPath, stderr)
 	if err != nil {
 		return err
 	}
 	rep := replay.Verify(sc, o)
 	closeLog()
-	if !rep.Print(stdout, *logPath, sc.Line(), time.Since(start)) {
+	if !rep.Print(stdout, *logPath, sc.Line(), time.Since(start)) || cosigned != nil {
 		return errVerify
 	}
 	return nil

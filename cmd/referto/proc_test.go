@@ -51,11 +51,17 @@ var listenRE = regexp.MustCompile(`listening on (http://\S+)`)
 // until it listens and is ready.
 func startChild(t *testing.T, dir string, extra ...string) *child {
 	t.Helper()
+	return startSub(t, "serve", dir, extra...)
+}
+
+// startSub is startChild for subcommand sub (serve or hub).
+func startSub(t *testing.T, sub, dir string, extra ...string) *child {
+	t.Helper()
 	bin, err := buildOnce()
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(bin, append([]string{"serve", "--data", dir, "--addr", "127.0.0.1:0"}, extra...)...)
+	cmd := exec.Command(bin, append([]string{sub, "--data", dir, "--addr", "127.0.0.1:0"}, extra...)...)
 	cmd.Env = append(os.Environ(), "REFERTO_ADMIN_TOKEN="+testAdmin)
 	stdout, _ := cmd.StdoutPipe()
 	c := &child{t: t, cmd: cmd, out: &bytes.Buffer{}, mu: &sync.Mutex{}, done: make(chan error, 1)}

@@ -18,6 +18,7 @@ usage: referto <command> [flags]
 
 commands:
   serve    run the HTTP API (embedded NATS JetStream + Pebble by default)
+  hub      run a national hub: venues connect as NATS leaf nodes, their tournaments are verified, cosigned and served
   demo     simulate a whole Raduno through the real stack and print the classification
   export   write a tournament's log (NDJSON, byte for byte) and its signed checkpoint
   verify   check an exported log without trusting its server
@@ -41,6 +42,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	switch args[0] {
 	case "serve":
 		return serve(ctx, args[1:], getenv, stdout, stderr)
+	case "hub":
+		return hubCmd(ctx, args[1:], getenv, stdout, stderr)
 	case "demo":
 		return demoCmd(ctx, args[1:], stdout, stderr)
 	case "export":

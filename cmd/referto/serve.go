@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -17,7 +18,9 @@ import (
 	"golang.org/x/term"
 
 	"github.com/referto/referto/api"
+	"github.com/referto/referto/commands/hub"
 	"github.com/referto/referto/commands/ledger"
+	"github.com/referto/referto/events/jetstream"
 )
 
 // serveConfig is the configuration of `referto serve`. Every flag may also
@@ -31,7 +34,13 @@ type serveConfig struct {
 	LogLevel string // --log-level, REFERTO_LOG_LEVEL
 	// DiskReserve is --disk-reserve, REFERTO_DISK_RESERVE, parsed (0: the default).
 	DiskReserve uint64
-	syncIvl     time.Duration // parsed Sync
+	// Hub is --hub, REFERTO_HUB: the hub's leaf node URL; Venue, --venue
+	// REFERTO_VENUE, this venue's name there (its JetStream domain).
+	Hub, Venue string
+	// HubCreds, HubCA, HubCert, HubKey: --hub-creds, --hub-ca,
+	// --hub-cert, --hub-key: credentials and TLS files for the link.
+	HubCreds, HubCA, HubCert, HubKey string
+	syncIvl                          time.Duration // parsed Sync
 }
 
 func parseServe(args []string, getenv func(string) string, stderr io.Writer) (serveConfig, error) {
@@ -59,10 +68,25 @@ func parseServe(args []string, getenv func(string) string, stderr io.Writer) (se
 		reserve = s
 		return nil
 	})
+	fs.StringVar(&c.Hub, "hub", env("REFERTO_HUB", ""), "the national hub's leaf node URL, nats://HOST:PORT (tls:// for TLS): this venue syncs to it whenever the link is up [REFERTO_HUB]")
+	fs.StringVar(&c.Venue, "venue", env("REFERTO_VENUE", ""), "this venue's name at the hub (required with --hub) [REFERTO_VENUE]")
+	fs.StringVar(&c.HubCreds, "hub-creds", env("REFERTO_HUB_CREDS", ""), "NATS credentials file for the hub link [REFERTO_HUB_CREDS]")
+	fs.StringVar(&c.HubCA, "hub-ca", env("REFERTO_HUB_CA", ""), "CA file the hub's TLS certificate must chain to [REFERTO_HUB_CA]")
+	fs.StringVar(&c.HubCert, "hub-cert", env("REFERTO_HUB_CERT", ""), "this venue's TLS client certificate for the hub link [REFERTO_HUB_CERT]")
+	fs.StringVar(&c.HubKey, "hub-key", env("REFERTO_HUB_KEY", ""), "its key [REFERTO_HUB_KEY]")
 	if err := parseFlags(fs, args); err != nil {
 		return c, err
 	}
 	var errs []error
+	if (c.Hub == "") != (c.Venue == "") {
+		errs = append(errs, errors.New("--hub and --venue go together"))
+	}
+	if c.Venue != "" && (strings.ContainsAny(c.Venue, ". *>$") || c.Venue == "hub") {
+		errs = append(errs, fmt.Errorf("--venue %q: a name without dots, spaces or wildcards, other than hub", c.Venue))
+	}
+	if c.Hub != "" && c.NATS != "" {
+		errs = append(errs, errors.New("--hub needs the embedded server (no --nats)"))
+	}
 	n, err := strconv.Atoi(replicas)
 	if err != nil || n < 1 || n > 5 {
 		errs = append(errs, fmt.Errorf("--replicas %q: must be an integer from 1 to 5", replicas))
@@ -142,12 +166,34 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if err != nil {
 		return err
 	}
-	node, a, err := api.Start(ctx, ledger.NodeOptions{Data: c.Data, NATS: c.NATS, Replicas: c.Replicas,
-		SyncInterval: c.syncIvl, Logger: logger, DiskReserve: c.DiskReserve}, api.Options{AdminTokenSHA256: adminHash})
+	no := ledger.NodeOptions{Data: c.Data, NATS: c.NATS, Replicas: c.Replicas,
+		SyncInterval: c.syncIvl, Logger: logger, DiskReserve: c.DiskReserve}
+	if c.Hub != "" {
+		no.Domain = c.Venue
+		no.LeafRemote = &jetstream.LeafRemoteOptions{URL: c.Hub, Credentials: c.HubCreds, TLSCA: c.HubCA, TLSCert: c.HubCert, TLSKey: c.HubKey}
+	}
+	ao := api.Options{AdminTokenSHA256: adminHash}
+	cosigned := &hub.Cosignatures{}
+	if c.Hub != "" {
+		ao.Cosigned = cosigned.Cosigned
+	}
+	node, a, err := api.Start(ctx, no, ao)
 	if err != nil {
 		return err
 	}
 	defer node.Close()
+	if c.Hub != "" {
+		wctx, stopWitness := context.WithCancel(ctx)
+		witnessDone := make(chan struct{})
+		defer func() { stopWitness(); <-witnessDone }()
+		wc := &hub.Client{Venue: c.Venue, Conn: node.Conn, Store: node.Store, Signer: node.Keys.Signer, Logger: logger, Cosigned: cosigned}
+		go func() { defer close(witnessDone); _ = wc.Run(wctx) }()
+		hubURL := c.Hub
+		if u, err := url.Parse(c.Hub); err == nil {
+			hubURL = u.Redacted() // no password in the log
+		}
+		logger.Info("venue of a hub", "venue", c.Venue, "hub", hubURL)
+	}
 
 	ln, err := net.Listen("tcp", c.Addr)
 	if err != nil {

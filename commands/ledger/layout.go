@@ -12,10 +12,12 @@ import (
 //	DIR/
 //	  nats/          the embedded JetStream file store: the log (absent with an external NATS)
 //	  projections/   Pebble: read models, indexes, state snapshots, Merkle nodes
-//	  keys/          checkpoint.key (0600), checkpoint.pub, admin-token.sha256 (0600)
+//	  keys/          checkpoint.key (0600), checkpoint.pub, admin-token.sha256 (0600);
+//	                 at a hub also witness.key (0600), witness.pub
 //	  serve.json     while referto serve runs: where it answers
+//	  hub.json       at a hub: venues, keys, cosigned checkpoints, quarantines
 //
-// Only nats/ and keys/ hold anything that cannot be rebuilt.
+// Only nats/, keys/ and hub.json hold anything that cannot be rebuilt.
 type Layout struct {
 	// Dir is the data directory.
 	Dir string
@@ -48,3 +50,7 @@ func (l Layout) AdminToken() string { return filepath.Join(l.Keys(), AdminTokenF
 // ServeInfo is where a running referto serve says where it answers; it is
 // removed at a clean stop.
 func (l Layout) ServeInfo() string { return filepath.Join(l.Dir, "serve.json") }
+
+// HubState is, at a national hub (referto hub), the file of its venues,
+// their keys, the checkpoints it cosigned and its quarantines.
+func (l Layout) HubState() string { return filepath.Join(l.Dir, "hub.json") }

@@ -59,6 +59,19 @@ type NodeOptions struct {
 	// Observer, when set, is told of the ledger's appends and retries and
 	// of every commit the projections apply.
 	Observer Observer
+	// Domain is the embedded server's JetStream domain, required with
+	// LeafListen or LeafRemote; the default is none.
+	Domain string
+	// LeafListen makes the embedded server accept venues' leaf nodes (a
+	// hub); LeafRemote makes it a leaf node of a hub (a venue).
+	LeafListen *jetstream.LeafListenOptions
+	LeafRemote *jetstream.LeafRemoteOptions
+	// Sourced opens the log as a hub's: a stream that holds only what it
+	// sources from its venues (jetstream.Options.Sourced).
+	Sourced bool
+	// Tolerate is the projections' pebble.RunnerOptions.Tolerate: a hub
+	// sets aside a venue's tournament its events cannot be applied to.
+	Tolerate func(tournament string, streamSeq uint64, err error) bool
 }
 
 // Node is a running referto without its HTTP API: the NATS connection (and
@@ -127,7 +140,7 @@ func StartNode(ctx context.Context, o NodeOptions) (n *Node, err error) {
 		return nil, err
 	}
 	o.Logger.Info("disk guard", "reserve_mib", o.DiskReserve>>20, "memtable_mib", memTable>>20)
-	n.Runner = pebble.NewRunner(n.Log, n.Store, pebble.RunnerOptions{Logger: o.Logger, Observe: o.Observer.Applied})
+	n.Runner = pebble.NewRunner(n.Log, n.Store, pebble.RunnerOptions{Logger: o.Logger, Observe: o.Observer.Applied, Tolerate: o.Tolerate})
 	n.Keys, err = checkpoint.LoadOrCreateKeys(n.Layout.Keys(), "referto", o.Random)
 	if err != nil {
 		return nil, err
@@ -150,7 +163,8 @@ func StartNode(ctx context.Context, o NodeOptions) (n *Node, err error) {
 // opens the log.
 func (n *Node) connect(ctx context.Context, o NodeOptions) (err error) {
 	if o.NATS == "" {
-		n.Server, err = jetstream.StartServer(jetstream.ServerOptions{StoreDir: n.Layout.NATS(), SyncInterval: o.SyncInterval})
+		n.Server, err = jetstream.StartServer(jetstream.ServerOptions{StoreDir: n.Layout.NATS(), SyncInterval: o.SyncInterval,
+			Name: o.Domain, Domain: o.Domain, LeafListen: o.LeafListen, LeafRemote: o.LeafRemote})
 		if err != nil {
 			return err
 		}
@@ -162,7 +176,7 @@ func (n *Node) connect(ctx context.Context, o NodeOptions) (err error) {
 	if err != nil {
 		return fmt.Errorf("nats: %w", err)
 	}
-	n.Log, err = jetstream.Open(ctx, n.Conn, jetstream.Options{Replicas: o.Replicas, Duplicates: o.DuplicateWindow})
+	n.Log, err = jetstream.Open(ctx, n.Conn, jetstream.Options{Replicas: o.Replicas, Duplicates: o.DuplicateWindow, Sourced: o.Sourced})
 	return err
 }
 

@@ -2,7 +2,10 @@ package checkpoint
 
 import (
 	"bytes"
+	"crypto/hmac"
 	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
@@ -108,6 +111,43 @@ type Keys struct {
 	VerifierKey string
 	// Dir is the directory the keys were read from (what a backup copies).
 	Dir string
+
+	// seed is the signing key's private material, from which Secret
+	// derives keys for other purposes; nil when the keys were built
+	// without it.
+	seed []byte
+}
+
+// ErrNoSecret reports keys that hold no private material to derive from.
+var ErrNoSecret = errors.New("checkpoint: no signing key to derive a secret from")
+
+// Secret derives a 32-byte key for purpose from the signing key:
+// HMAC-SHA256 keyed with the private key, over "referto/derive/" and the
+// purpose. The signing key is never used as is for anything but signing,
+// and what is derived for one purpose tells nothing about another, nor
+// about the signing key. The same key file derives the same secret, so a
+// backup restored elsewhere derives what the original did.
+func (k *Keys) Secret(purpose string) ([]byte, error) {
+	if k == nil || len(k.seed) == 0 {
+		return nil, ErrNoSecret
+	}
+	m := hmac.New(sha256.New, k.seed)
+	m.Write([]byte("referto/derive/" + purpose))
+	return m.Sum(nil), nil
+}
+
+// privateMaterial is the key data of a note signer key,
+// "PRIVATE+KEY+<name>+<hash>+<base64 key>".
+func privateMaterial(skey string) ([]byte, error) {
+	parts := strings.SplitN(skey, "+", 5)
+	if len(parts) != 5 || parts[0] != "PRIVATE" || parts[1] != "KEY" {
+		return nil, fmt.Errorf("%w: not a signer key", ErrFormat)
+	}
+	b, err := base64.StdEncoding.DecodeString(parts[4])
+	if err != nil || len(b) < 2 {
+		return nil, fmt.Errorf("%w: signer key data", ErrFormat)
+	}
+	return b, nil
 }
 
 // The files of a keys directory (LoadOrCreateKeys, LoadKeys).
@@ -203,7 +243,11 @@ func LoadKeys(dir string) (*Keys, error) {
 	if verifier.KeyHash() != signer.KeyHash() || verifier.Name() != signer.Name() {
 		return nil, fmt.Errorf("checkpoint: %s and %s are not one key pair", SignerFile, VerifierFile)
 	}
-	return &Keys{Signer: signer, Verifier: verifier, VerifierKey: vkey, Dir: dir}, nil
+	seed, err := privateMaterial(strings.TrimSpace(string(skey)))
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint: %s: %w", filepath.Join(dir, SignerFile), err)
+	}
+	return &Keys{Signer: signer, Verifier: verifier, VerifierKey: vkey, Dir: dir, seed: seed}, nil
 }
 
 // NewVerifier reads a verifier key as served by GET /v1/keys.

@@ -31,6 +31,10 @@ type Options struct {
 	// SetupTimeout bounds waiting for JetStream to become available at Open
 	// (a cluster electing its meta leader); the default is 30 seconds.
 	SetupTimeout time.Duration
+	// Sourced makes a new stream listen on no subject: it only holds what
+	// JetStream sources into it from other domains (a hub's copy of its
+	// venues' logs, AddSource). Nothing can be appended to it.
+	Sourced bool
 }
 
 // EnsureDefaults fills unset fields with their documented defaults.
@@ -105,6 +109,10 @@ func Open(ctx context.Context, nc *nats.Conn, o Options) (*Log, error) {
 		// Reads go through the stream leader, which has every acknowledged
 		// message.
 		AllowDirect: false,
+	}
+	if o.Sourced {
+		want.Subjects = nil
+		want.Description = "referto hub: the venues' ledgers, sourced from their JetStream domains"
 	}
 	ctx, cancel := context.WithTimeout(ctx, o.SetupTimeout)
 	defer cancel()

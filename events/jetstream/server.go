@@ -3,6 +3,8 @@ package jetstream
 import (
 	"errors"
 	"fmt"
+	"net/url"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
@@ -30,7 +32,49 @@ type ServerOptions struct {
 	MaxPayload int32
 	// Cluster joins the server to a JetStream cluster when non-nil.
 	Cluster *ClusterOptions
+	// Domain is the server's JetStream domain; the default is none. A venue
+	// and the hub each have their own: across a leaf link each server
+	// answers only its own JetStream API ($JS.<domain>.API), and the hub
+	// sources a venue's stream through the venue's.
+	Domain string
+	// LeafListen, when set, accepts leaf node connections (the hub's
+	// venues).
+	LeafListen *LeafListenOptions
+	// LeafRemote, when set, makes the server a leaf node of a hub: it
+	// connects when it can and keeps trying while the link is down.
+	LeafRemote *LeafRemoteOptions
 }
+
+// LeafListenOptions is where and how a hub accepts its venues' leaf nodes.
+type LeafListenOptions struct {
+	Host string // listen host; the default is 127.0.0.1
+	Port int    // listen port; -1 picks a free one
+	// Username and Password, when set, are what a leaf node must present.
+	Username, Password string
+	// TLSCert and TLSKey are files of the certificate the hub presents; with
+	// TLSCA too, a leaf node must present a certificate that CA signed.
+	TLSCert, TLSKey, TLSCA string
+}
+
+// LeafRemoteOptions names the hub a venue's server is a leaf node of.
+type LeafRemoteOptions struct {
+	// URL is the hub's leaf node listener: nats://[user:password@]host:port
+	// (tls:// for TLS).
+	URL string
+	// Credentials is a NATS credentials file (user JWT and seed) to
+	// present; optional.
+	Credentials string
+	// TLSCA is a file of the CA the hub's certificate must chain to;
+	// TLSCert and TLSKey, the venue's client certificate. All optional.
+	TLSCA, TLSCert, TLSKey string
+}
+
+// TournamentSubjects is every subject of the log: what a venue's leaf link
+// never carries in either direction (LeafRemoteOptions). The hub's copy
+// of a venue's stream arrives on JetStream's own delivery subjects, and
+// without the deny a venue's stream would also store what another venue
+// publishes under the same subject (and the other way round).
+const TournamentSubjects = "referto.t.>"
 
 // DefaultMaxPayload is 31 MiB rather than NATS's 1 MiB: a draw records its
 // inputs (every entrant and every game so far) so that it can be re-run
@@ -63,6 +107,9 @@ func (o *ServerOptions) EnsureDefaults() {
 	if o.Cluster != nil && o.Cluster.Host == "" {
 		o.Cluster.Host = "127.0.0.1"
 	}
+	if o.LeafListen != nil && o.LeafListen.Host == "" {
+		o.LeafListen.Host = "127.0.0.1"
+	}
 	if o.MaxPayload == 0 {
 		o.MaxPayload = DefaultMaxPayload
 	}
@@ -82,6 +129,20 @@ func (o *ServerOptions) Validate() error {
 	}
 	if o.Cluster != nil && o.Cluster.Name == "" {
 		errs = append(errs, errors.New("jetstream: Cluster.Name is required"))
+	}
+	if o.Domain != "" && strings.ContainsAny(o.Domain, ". *>$") {
+		errs = append(errs, fmt.Errorf("jetstream: bad domain %q", o.Domain))
+	}
+	if o.LeafRemote != nil {
+		if u, err := url.Parse(o.LeafRemote.URL); err != nil || u.Host == "" {
+			errs = append(errs, fmt.Errorf("jetstream: bad hub URL %q", o.LeafRemote.URL))
+		}
+		if o.Domain == "" {
+			errs = append(errs, errors.New("jetstream: a leaf node needs a Domain of its own"))
+		}
+	}
+	if o.LeafListen != nil && o.Domain == "" {
+		errs = append(errs, errors.New("jetstream: a hub needs a Domain of its own"))
 	}
 	return errors.Join(errs...)
 }
@@ -118,6 +179,10 @@ func StartServer(o ServerOptions) (*server.Server, error) {
 			}
 			opts.Routes = append(opts.Routes, u)
 		}
+	}
+	opts.JetStreamDomain = o.Domain
+	if err := leafOptions(o, opts); err != nil {
+		return nil, err
 	}
 	ns, err := server.NewServer(opts)
 	if err != nil {

@@ -34,6 +34,8 @@ type projector struct {
 	deferred touched       // while catching up, the views touched so far, written once caught up
 	observed []commitStats // of the batch being applied, for Observe
 	refBuf   []byte        // for index values
+	// setAside are the tournaments Tolerate set aside, with why.
+	setAside map[string]error
 }
 
 func newProjector(store *Store, states *stateCache, rk *rankings, snaps *snapshotter, opts RunnerOptions) *projector {
@@ -127,8 +129,20 @@ func (p *projector) apply(msgs []decoded) error {
 	ch := touched{}
 	p.observed = p.observed[:0]
 	for _, m := range msgs {
+		if p.setAside[m.Tournament] != nil {
+			continue
+		}
 		if err := p.applyMsg(vb.b, m, ch); err != nil {
-			return fmt.Errorf("stream sequence %d: %w", m.StreamSeq, err)
+			err = fmt.Errorf("stream sequence %d: %w", m.StreamSeq, err)
+			if p.opts.Tolerate == nil || m.Tournament == "" || !p.opts.Tolerate(m.Tournament, m.StreamSeq, err) {
+				return err
+			}
+			if p.setAside == nil {
+				p.setAside = map[string]error{}
+			}
+			p.setAside[m.Tournament] = err
+			delete(ch, m.Tournament)
+			p.opts.Logger.Error("tournament set aside", "tournament", m.Tournament, "err", err)
 		}
 	}
 	last := msgs[len(msgs)-1].StreamSeq

@@ -47,6 +47,15 @@ type RunnerOptions struct {
 	// snapshotted, with its tournament and size in bytes, on the runner's
 	// goroutine. The default is none.
 	ObserveSnapshot func(tournament string, bytes int)
+	// Tolerate, when set, is asked about a commit that cannot be applied
+	// (a corrupt commit, an unknown event, a fold error): true sets that
+	// tournament aside (its later commits are skipped, its projections
+	// are left as they were and must not be served) and the runner goes
+	// on with the others; false stops the runner with the error. A hub,
+	// holding other parties' logs, tolerates and quarantines; a venue's
+	// own log is never skipped. The default is none: every such error
+	// stops the runner.
+	Tolerate func(tournament string, streamSeq uint64, err error) bool
 }
 
 // EnsureDefaults fills unset fields with their documented defaults.

@@ -416,3 +416,33 @@ func TestLargeTournamentIsSnapshottedGeometrically(t *testing.T) {
 	}
 	n.stop(t)
 }
+
+// TestTolerateSetsATournamentAside: with Tolerate (a hub), a tournament
+// whose commit cannot be applied is set aside and the others go on.
+func TestTolerateSetsATournamentAside(t *testing.T) {
+	f := newFixture(t)
+	rng := rand.New(rand.NewPCG(7, 8))
+	f.tournament("alpha", 3, rng)
+	f.last["alpha"] = nil // alpha's next commit is linked to nothing
+	f.commit("alpha", events.PlayerRegistered{Player: "p900", Name: "Late"})
+	f.commit("alpha", events.PlayerRegistered{Player: "p901", Name: "Later"})
+	last := f.tournament("beta", 3, rng)
+	var aside []string
+	var mu sync.Mutex
+	n := start(t, f, t.TempDir(), pebble.RunnerOptions{MaxBatch: 1, Tolerate: func(tour string, _ uint64, err error) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		aside = append(aside, tour)
+		return errors.Is(err, events.ErrCorrupt)
+	}})
+	n.waitFor(t, last)
+	mu.Lock()
+	if len(aside) != 1 || aside[0] != "alpha" {
+		t.Errorf("set aside %v, want [alpha] once", aside)
+	}
+	mu.Unlock()
+	if ref, ok, err := n.store.LastCommit("beta"); err != nil || !ok || ref.StreamSeq != last {
+		t.Errorf("beta's last commit %+v %v %v, want stream sequence %d", ref, ok, err, last)
+	}
+	n.stop(t)
+}

@@ -575,9 +575,11 @@ func (s *Store) Verify() error {
 // projections (or to the scoring they use) would store something else for
 // the same log, or a snapshot the new code cannot fully read (format 2: the
 // classification's, standings' and scoring's corrections of issue 17, the
-// contestable acts, a shared place's order). A store written in another
-// format is rebuilt from the log (OpenVerified).
-const Format = 2
+// contestable acts, a shared place's order; format 3: the summary says
+// whether the tournament is closed, the classification how each tie was
+// settled). A store written in another format is rebuilt from the log
+// (OpenVerified).
+const Format = 3
 
 // errStale reports a store written by a referto of another Format.
 var errStale = errors.New("pebble: projection store written in another format")

@@ -7,6 +7,7 @@
 package demo
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -30,6 +31,9 @@ type Options struct {
 	Seed uint64
 	// Out receives the progress and the final classification.
 	Out io.Writer
+	// Tournament is the id of the tournament created; the default is
+	// the constant Tournament.
+	Tournament string
 }
 
 // Tournament is the id of the tournament Play creates.
@@ -42,7 +46,7 @@ func Play(ctx context.Context, admin *client.Client, o Options) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	d := &raduno{ctx: ctx, out: o.Out, rng: mrand.New(mrand.NewPCG(o.Seed, 0x5eed)), seed: o.Seed, sim: s, admin: admin, t: Tournament}
+	d := &raduno{ctx: ctx, out: o.Out, rng: mrand.New(mrand.NewPCG(o.Seed, 0x5eed)), seed: o.Seed, sim: s, admin: admin, t: cmp.Or(o.Tournament, Tournament)}
 	err = d.run(o.Players)
 	return d.keys, err
 }

@@ -3,10 +3,12 @@ package backup
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -163,6 +165,10 @@ func TestCreateAndRestore(t *testing.T) {
 		Actor: admin, Key: "k", Route: ledger.RouteCreate}); err != nil {
 		t.Fatal(err)
 	}
+	// A hub's witness key travels with the checkpoint keys.
+	if _, err := checkpoint.LoadOrCreateWitness(node.Layout.Keys(), "hub.test", rand.Reader); err != nil {
+		t.Fatal(err)
+	}
 	dir := t.TempDir()
 	fill := func(w io.Writer) error {
 		_, err := Write(ctx, w, Source{Log: node.Log, Store: node.Store, Runner: node.Runner, KeysDir: node.Layout.Keys()})
@@ -205,5 +211,15 @@ func TestCreateAndRestore(t *testing.T) {
 	}
 	if b.Manifest.LastSeq != 1 || !bytes.Equal(got.Data, want.Data) || got.Tournament != "r" {
 		t.Errorf("restored: manifest to %d, message 1 %q; want %q", b.Manifest.LastSeq, got.Data, want.Data)
+	}
+	for _, name := range []string{checkpoint.WitnessSignerFile, checkpoint.WitnessVerifierFile} {
+		was, _ := os.ReadFile(filepath.Join(node.Layout.Keys(), name))
+		is, err := os.ReadFile(filepath.Join(dir, "restored", "keys", name))
+		if err != nil || !bytes.Equal(is, was) {
+			t.Errorf("restored %s: %v (same bytes: %v)", name, err, bytes.Equal(is, was))
+		}
+	}
+	if fi, err := os.Stat(filepath.Join(dir, "restored", "keys", checkpoint.WitnessSignerFile)); err == nil && fi.Mode().Perm()&0o077 != 0 {
+		t.Errorf("the restored witness key is readable by others: %v", fi.Mode())
 	}
 }

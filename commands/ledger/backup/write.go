@@ -22,8 +22,8 @@ import (
 
 // A backup is a tar archive of, in this order:
 //
-//	keys/checkpoint.key, keys/checkpoint.pub, keys/admin-token.sha256
-//	                                 the key files (the last when present), with their modes
+//	keys/checkpoint.key, keys/checkpoint.pub, keys/admin-token.sha256, keys/witness.key, keys/witness.pub
+//	                                 the key files (the last three when present), with their modes
 //	stream/<S>.json                  what JetStream reported for the snapshot: the restore request
 //	stream/<S>.snapshot.000001, …    the JetStream snapshot of stream S, in the pieces it arrived in
 //	manifest.json                    what the file holds and how to check it (Manifest)
@@ -43,6 +43,11 @@ var KeyFiles = []struct {
 	{checkpoint.SignerFile, true, true},
 	{checkpoint.VerifierFile, true, false},
 	{ledger.AdminTokenFile, false, true},
+	// At a national hub, the witness key that cosigns the venues'
+	// checkpoints: a hub restored without it could not go on cosigning
+	// as the same witness.
+	{checkpoint.WitnessSignerFile, false, true},
+	{checkpoint.WitnessVerifierFile, false, false},
 }
 
 // Manifest describes a backup: the stream state of the snapshot and,

@@ -1,0 +1,186 @@
+package api
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/gorilla/mux"
+
+	"github.com/referto/referto/commands"
+	"github.com/referto/referto/commands/ledger"
+	"github.com/referto/referto/events"
+	"github.com/referto/referto/projections"
+)
+
+// Players' personal links (docs/operations.md#players-phones): a token per
+// player and tournament, bound to the role player, which reads what anyone
+// reads and proposes, confirms and disputes the report of the player's own
+// table. The log keeps its SHA-256 and the nonce it was derived from with
+// a secret of the server's own key (checkpoint.Keys.Secret), so that the
+// server can print the same link on every slip, and a new link, or a
+// revocation, ends the old one.
+
+// routePlayerTokens is the route personal links are issued through, bound
+// into the requests' fingerprints as the other routes are (ledger.RouteCommands).
+const routePlayerTokens = "POST /v1/tournaments/{t}/player-tokens"
+
+// playerTokenPurpose names the secret personal links are derived with.
+const playerTokenPurpose = "player-token/v1"
+
+// JoinPath is the web UI's page a personal link opens: the token goes in
+// the query (?k=), which no log records.
+const JoinPath = "/ui/join"
+
+// derivePlayerToken is the token of player p of tournament t for nonce:
+// "<t>.<32 hex digits>", so that a request names the tournament whose
+// state knows the token's hash.
+func derivePlayerToken(secret []byte, t, p, nonce string) string {
+	m := hmac.New(sha256.New, secret)
+	m.Write([]byte(t + "\x00" + p + "\x00" + nonce))
+	return t + "." + hex.EncodeToString(m.Sum(nil)[:16])
+}
+
+// playerTokenTournament is the tournament a token names, when it has the
+// shape of a personal link's.
+func playerTokenTournament(token string) (string, bool) {
+	t, secret, ok := strings.Cut(token, ".")
+	return t, ok && events.ValidID(t) && len(secret) == 32
+}
+
+// playerByToken finds the player a personal link of tournament t stands for.
+func (s *Server) playerByToken(t, hash string) (string, bool) {
+	var player string
+	var found bool
+	s.opts.Runner.Read(t, func(st *projections.Tournament) { player, found = st.PlayerByToken(hash) })
+	return player, found
+}
+
+// playerLink is one personal link as the API shows it to the arbiters.
+type playerLink struct {
+	Player string `json:"player"`
+	Token  string `json:"token"`
+	Link   string `json:"link"`
+	Issued uint64 `json:"issued,omitempty"`
+}
+
+func linkOf(player, token string, issued uint64) playerLink {
+	return playerLink{Player: player, Token: token, Link: JoinPath + "?k=" + token, Issued: issued}
+}
+
+// issuePlayerTokens gives players their personal links: those named, or
+// every registered player without a live one. The tokens are shown in the
+// answer, and again by getPlayerTokens to the arbiters who print them.
+func (s *Server) issuePlayerTokens(w http.ResponseWriter, r *http.Request) {
+	cw := startCommand(w, "IssuePlayerTokens")
+	defer s.commandDone(cw)
+	w = cw
+	t := mux.Vars(r)["t"]
+	if err := s.checkTournamentID(t); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	p, err := s.authorize(r, t, events.RoleArbiter)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	body, err := s.readBody(w, r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	cmd, err := commands.ParseAs("IssuePlayerTokens", body)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	secret, err := s.opts.Keys.Secret(playerTokenPurpose)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	issue := cmd.(*commands.IssuePlayerTokens)
+	players := issue.Players
+	if len(players) == 0 {
+		s.opts.Runner.Read(t, func(st *projections.Tournament) {
+			for _, id := range st.Order {
+				if st.Players[id].Status != events.StatusRefused && !st.PlayerTokens[id].Live() {
+					players = append(players, id)
+				}
+			}
+		})
+	}
+	for _, id := range players {
+		nonce, err := s.randomHex(8)
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		issue.Grants = append(issue.Grants, commands.TokenGrant{Player: id, Nonce: nonce,
+			TokenSHA256: TokenHash(derivePlayerToken(secret, t, id, nonce))})
+	}
+	sub := ledger.Submission{Tournament: t, Command: issue, Actor: p.actor(), Route: routePlayerTokens}
+	if err := s.preconditions(r, &sub, body); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	o, err := s.opts.Ledger.Submit(r.Context(), sub)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	// The links are the events' own, derived again: a retry under the same
+	// key shows the links its original issued.
+	links := []playerLink{}
+	for _, env := range o.Events {
+		if e, ok := mustDecode(env).(events.PlayerTokenIssued); ok {
+			links = append(links, linkOf(e.Player, derivePlayerToken(secret, t, e.Player, e.Nonce), env.Seq))
+		}
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	if o.Replayed {
+		w.Header().Set("Idempotent-Replayed", "true")
+	}
+	writeJSON(w, http.StatusCreated, map[string]any{"seq": o.Seq, "events": o.Events, "tokens": links})
+}
+
+// getPlayerTokens shows the arbiters every live personal link, derived
+// again to be printed on the slips. A link this server did not derive (one
+// issued by a server with another key) cannot be shown: it is listed in
+// "elsewhere", and a new one can be issued.
+func (s *Server) getPlayerTokens(w http.ResponseWriter, r *http.Request) {
+	t := mux.Vars(r)["t"]
+	if _, err := s.authorize(r, t, events.RoleArbiter); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	secret, err := s.opts.Keys.Secret(playerTokenPurpose)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	links, elsewhere := []playerLink{}, []string{}
+	if !s.opts.Runner.Read(t, func(st *projections.Tournament) {
+		for _, id := range st.Order {
+			tok := st.PlayerTokens[id]
+			if !tok.Live() {
+				continue
+			}
+			token := derivePlayerToken(secret, t, id, tok.Nonce)
+			if TokenHash(token) != tok.TokenSHA256 {
+				elsewhere = append(elsewhere, id)
+				continue
+			}
+			links = append(links, linkOf(id, token, tok.Issued))
+		}
+	}) {
+		s.writeError(w, r, fmt.Errorf("%w: tournament %s", errNotFound, t))
+		return
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	writeJSON(w, http.StatusOK, map[string]any{"tournament": t, "tokens": links, "elsewhere": elsewhere})
+}

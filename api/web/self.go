@@ -1,0 +1,433 @@
+package web
+
+import (
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/referto/referto/events"
+	"github.com/referto/referto/projections"
+)
+
+// --- what every page may ask ------------------------------------------------
+
+// Closed reports a closed tournament: nothing is offered but reading.
+func (p *page) Closed() bool { return p.State != nil && p.State.Summary.Closed }
+
+// IsPlayer reports a session of a player's personal link.
+func (p *page) IsPlayer() bool { return p.Me != nil && p.Me.Role == events.RolePlayer }
+
+// Params says a ruleset's parameters in the page's language.
+func (p *page) Params(rs events.Ruleset) []paramRow { return params(p.Lang, rs) }
+
+// Unmet says a draw constraint that was not met, as a sentence.
+func (p *page) Unmet(u events.UnmetConstraint) string { return unmetText(p.Lang, u, p.Name) }
+
+// SettledText says how a tie between two rows was settled.
+func (p *page) SettledText(s *projections.Settled) string { return settledText(p.Lang, s) }
+
+// knownName is a player's name, or "" for an id no player has.
+func (p *page) knownName(id string) string {
+	if p.State != nil {
+		for _, row := range p.State.Players {
+			if row.Player == id {
+				return row.Name
+			}
+		}
+	}
+	return ""
+}
+
+// ProblemView is the page's refusal, said in its language.
+func (p *page) ProblemView() *problemView {
+	var seat func(int) string
+	if d, ok := p.Data.(map[string]any); ok {
+		if tb, ok := d["Table"].(*projections.Table); ok && tb != nil {
+			seat = func(i int) string {
+				if i >= 0 && i < len(tb.Players) {
+					return p.Name(tb.Players[i])
+				}
+				return ""
+			}
+		}
+	}
+	return viewProblem(p.Lang, p.Problem, seat, p.knownName)
+}
+
+// ProposalStatus is where a proposal stands at its table.
+func (p *page) ProposalStatus(pr *projections.Proposal, tb *projections.Table) string {
+	return string(pr.Status(tb))
+}
+
+// Names lists players by name.
+func (p *page) Names(ids []string) string {
+	out := make([]string, len(ids))
+	for i, id := range ids {
+		out[i] = p.Name(id)
+	}
+	return strings.Join(out, ", ")
+}
+
+// DefaultClosing is the report form's closing for an ordinary game: time,
+// else the closing roll, else (cirki-2001) the objective.
+func (p *page) DefaultClosing() events.Closing {
+	if p.State == nil {
+		return events.ClosingTime
+	}
+	for _, c := range []events.Closing{events.ClosingTime, events.ClosingRoll, events.ClosingObjective} {
+		if slices.Contains(p.State.Summary.Ruleset.Closings, c) {
+			return c
+		}
+	}
+	return events.ClosingTime
+}
+
+// CurrentRound is the round being played (the last drawn), or 0.
+func (p *page) CurrentRound() int {
+	if p.State == nil {
+		return 0
+	}
+	return len(p.State.Rounds)
+}
+
+// --- joining by a personal link ---------------------------------------------
+
+// join opens a personal link: the token, from the slip's QR code, is
+// checked with the API and kept in the session's cookie; the page then
+// leaves the URL that carries it. The cookie is SameSite=Lax: the QR
+// code's link is a navigation from another app.
+func (u *UI) join(w http.ResponseWriter, r *http.Request) {
+	tok := strings.TrimSpace(r.URL.Query().Get("k"))
+	w.Header().Set("Referrer-Policy", "no-referrer")
+	w.Header().Set("Cache-Control", "no-store")
+	res, err := u.call(r, tok, http.MethodGet, "/v1/me", nil)
+	var m me
+	if err == nil && res.status == http.StatusOK {
+		_ = json.Unmarshal(res.body, &m)
+	}
+	if tok == "" || m.Role != events.RolePlayer {
+		p := u.newPage(r, "my_page")
+		p.Problem = &Problem{Status: http.StatusUnauthorized, Code: "unauthorized", Detail: tr(p.Lang, "join_failed"), Said: true}
+		u.render(w, "problem", http.StatusUnauthorized, p)
+		return
+	}
+	http.SetCookie(w, &http.Cookie{Name: tokenCookie, Value: tok, Path: "/", HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: r.TLS != nil, MaxAge: 7 * 24 * 3600})
+	http.Redirect(w, r, tPath(m.Tournament)+"me", http.StatusSeeOther)
+}
+
+// --- the player's page -----------------------------------------------------------
+
+// myView is what a player's page shows.
+type myView struct {
+	Player        projections.PlayerRow
+	Round         *projections.Round
+	Table         *projections.Table
+	Seat          int
+	TurnOrder     []string
+	Proposal      *projections.Proposal
+	Status        string
+	Waiting       []string
+	Confirmed     bool
+	Disputed      bool
+	Row           *projections.StandingsRow
+	Sanctions     []*projections.Sanction
+	Contestations []*projections.Contestation
+	Standings     []projections.StandingsRow
+}
+
+func (u *UI) myData(p *page) *myView {
+	v := &myView{}
+	id := p.Me.Official
+	for _, row := range p.State.Players {
+		if row.Player == id {
+			v.Player = row
+		}
+	}
+	if n := len(p.State.Rounds); n > 0 {
+		v.Round = p.State.Rounds[n-1]
+		for _, tb := range v.Round.Tables {
+			if i := slices.Index(tb.Players, id); i >= 0 {
+				v.Table, v.Seat = tb, i+1
+				v.TurnOrder = tb.TurnOrder
+				if pr := tb.Current(); pr != nil && pr.Superseded == 0 {
+					v.Proposal, v.Status, v.Waiting = pr, string(pr.Status(tb)), pr.Waiting(tb)
+					_, v.Confirmed = pr.Confirmed[id]
+					v.Confirmed = v.Confirmed || pr.By == id
+					for _, d := range pr.Disputes {
+						v.Disputed = v.Disputed || d.Player == id
+					}
+				}
+			}
+		}
+	}
+	for i, row := range p.State.Standings.Rows {
+		if row.Player == id {
+			v.Row = &p.State.Standings.Rows[i]
+		}
+	}
+	v.Standings = p.State.Standings.Rows
+	for _, s := range p.State.Sanctions {
+		if s.Player == id {
+			v.Sanctions = append(v.Sanctions, s)
+		}
+	}
+	for _, c := range p.State.Contestations {
+		if c.By == id {
+			v.Contestations = append(v.Contestations, c)
+		}
+	}
+	return v
+}
+
+// playerPage is the page of the player whose personal link signed the
+// session in; anyone else is answered 401 with the page that says how to
+// join, and ok is false.
+func (u *UI) playerPage(w http.ResponseWriter, r *http.Request) (p *page, ok bool) {
+	p, ok = u.tournamentPage(w, r, "my_page", 0)
+	if !ok {
+		return nil, false
+	}
+	if !p.IsPlayer() || p.Me.Tournament != p.T {
+		p.Problem = &Problem{Status: http.StatusUnauthorized, Code: "unauthorized", Detail: tr(p.Lang, "join_failed"), Said: true}
+		u.render(w, "problem", http.StatusUnauthorized, p)
+		return nil, false
+	}
+	return p, true
+}
+
+func (u *UI) myPage(w http.ResponseWriter, r *http.Request) {
+	p, ok := u.playerPage(w, r)
+	if !ok {
+		return
+	}
+	v := u.myData(p)
+	p.Data = map[string]any{"My": v, "Table": v.Table, "Fields": seatFields}
+	if v.Proposal != nil {
+		p.Form = proposalForm(v.Proposal)
+	}
+	u.render(w, "me", http.StatusOK, p)
+}
+
+// proposalForm fills the report form with a proposal's report.
+func proposalForm(pr *projections.Proposal) url.Values {
+	f := url.Values{"closed_by": {string(pr.Report.ClosedBy)}, "winner": {pr.Report.Winner}}
+	if pr.Report.Risiko {
+		f.Set("risiko", "1")
+	}
+	for i, s := range pr.Report.Players {
+		set := func(k string, v int, keepZero bool) {
+			if v != 0 || keepZero {
+				f.Set(fmt.Sprintf("players[%d].%s", i, k), strconv.Itoa(v))
+			}
+		}
+		set("turn", s.Turn, true)
+		set("table_points", s.TablePoints, true)
+		set("off_objective_points", s.OffObjectivePoints, false)
+		set("objective_territories", s.ObjectiveTerritories, false)
+		set("territories", s.Territories, false)
+		set("armies", s.Armies, false)
+		set("cards", s.Cards, false)
+		set("eliminated_order", s.EliminatedOrder, false)
+		f.Set(fmt.Sprintf("players[%d].status", i), s.Status)
+	}
+	return f
+}
+
+func (u *UI) myPost(w http.ResponseWriter, r *http.Request) {
+	if !postForm(w, r) {
+		return
+	}
+	p, ok := u.playerPage(w, r)
+	if !ok {
+		return
+	}
+	v := u.myData(p)
+	f, id := r.PostForm, p.Me.Official
+	var cmd map[string]any
+	var prob *Problem
+	switch f.Get("_action") {
+	case "confirm":
+		cmd = map[string]any{"type": "ConfirmProposal", "player": id, "proposal": f.Get("proposal")}
+	case "dispute":
+		cmd = map[string]any{"type": "DisputeProposal", "player": id, "proposal": f.Get("proposal"), "reason": f.Get("reason")}
+	default:
+		if v.Table == nil {
+			prob = &Problem{Status: 404, Code: "not_found", Detail: tr(p.Lang, "not_seated"), Said: true}
+			break
+		}
+		cmd, prob = reportCommand("ProposeResult", f, v.Round.Number, v.Table)
+		if cmd != nil {
+			cmd["player"] = id
+		}
+	}
+	var a accepted
+	var err error
+	if prob == nil {
+		a, prob, err = u.command(r, p.T, cmd)
+	}
+	if err == nil && prob == nil {
+		done(w, r, tPath(p.T)+"me", flashOf(a, ""))
+		return
+	}
+	p.Data = map[string]any{"My": v, "Table": v.Table, "Fields": seatFields}
+	u.refused(w, r, "me", p, prob, err)
+}
+
+// reportCommand reads the report form of table tb into a command of type
+// typ; a *Problem when a figure is not a whole number.
+func reportCommand(typ string, f url.Values, round int, tb *projections.Table) (map[string]any, *Problem) {
+	cmd := map[string]any{"type": typ, "round": round, "table": tb.Number, "closed_by": f.Get("closed_by")}
+	if v := f.Get("winner"); v != "" {
+		cmd["winner"] = v
+	}
+	if f.Get("risiko") != "" {
+		cmd["risiko"] = true
+	}
+	var seats []map[string]any
+	for i, id := range tb.Players {
+		seat := map[string]any{"player": id, "status": f.Get(fmt.Sprintf("players[%d].status", i))}
+		for _, k := range seatFields {
+			v := strings.TrimSpace(f.Get(fmt.Sprintf("players[%d].%s", i, k)))
+			if v == "" {
+				continue
+			}
+			n, err := strconv.Atoi(v)
+			if err != nil {
+				return nil, &Problem{Status: 400, Code: "invalid", Field: fmt.Sprintf("players[%d].%s", i, k), Detail: "must be between 0 and 10000"}
+			}
+			seat[k] = n
+		}
+		seats = append(seats, seat)
+	}
+	cmd["players"] = seats
+	return cmd, nil
+}
+
+// --- personal links and their slips ----------------------------------------------
+
+// link is a player's personal link as the links page shows it.
+type link struct {
+	Player    projections.PlayerRow
+	Token     string
+	URL       string
+	QR        template.HTML
+	Elsewhere bool
+}
+
+// playerLinks reads the live personal links (the arbiters') and draws
+// their QR codes with the server's address as the browser reached it.
+func (u *UI) playerLinks(r *http.Request, p *page) (map[string]*link, *Problem, error) {
+	var out struct {
+		Tokens []struct {
+			Player, Token, Link string
+		} `json:"tokens"`
+		Elsewhere []string `json:"elsewhere"`
+	}
+	prob, err := u.get(r, "/v1/tournaments/"+url.PathEscape(p.T)+"/player-tokens", &out)
+	if err != nil || prob != nil {
+		return nil, prob, err
+	}
+	base := "http://" + r.Host
+	if r.TLS != nil {
+		base = "https://" + r.Host
+	}
+	links := map[string]*link{}
+	for _, t := range out.Tokens {
+		l := &link{Token: t.Token, URL: base + t.Link}
+		if l.QR, err = qrSVG(l.URL); err != nil {
+			return nil, nil, err
+		}
+		links[t.Player] = l
+	}
+	for _, id := range out.Elsewhere {
+		links[id] = &link{Elsewhere: true}
+	}
+	for _, row := range p.State.Players {
+		if l := links[row.Player]; l != nil {
+			l.Player = row
+		}
+	}
+	return links, nil, nil
+}
+
+func (u *UI) linksPage(w http.ResponseWriter, r *http.Request) {
+	p, ok := u.tournamentPage(w, r, "links", 0)
+	if !ok {
+		return
+	}
+	if !p.Can("RevokePlayerToken") {
+		u.render(w, "links", http.StatusOK, p)
+		return
+	}
+	links, prob, err := u.playerLinks(r, p)
+	if err != nil || prob != nil {
+		u.fail(w, r, p, orProblem(prob, err))
+		return
+	}
+	p.Data = map[string]any{"Links": links}
+	w.Header().Set("Cache-Control", "no-store")
+	u.render(w, "links", http.StatusOK, p)
+}
+
+func (u *UI) linksPost(w http.ResponseWriter, r *http.Request) {
+	if !postForm(w, r) {
+		return
+	}
+	t, f := r.PathValue("t"), r.PostForm
+	var a accepted
+	var prob *Problem
+	var err error
+	switch f.Get("_action") {
+	case "revoke":
+		a, prob, err = u.command(r, t, map[string]any{"type": "RevokePlayerToken", "player": f.Get("player"), "reason": f.Get("reason")})
+	default:
+		body := map[string]any{}
+		if pl := f.Get("player"); pl != "" {
+			body["players"] = []string{pl}
+		}
+		a, prob, err = u.send(r, "/v1/tournaments/"+url.PathEscape(t)+"/player-tokens", formKey(r, u), body)
+	}
+	if err == nil && prob == nil {
+		fl := flashOf(a, "")
+		if fl.event == events.TypePlayerTokenIssued {
+			fl.arg = strconv.Itoa(len(a.Events))
+		}
+		done(w, r, tPath(t)+"links", fl)
+		return
+	}
+	p, ok := u.tournamentPage(w, r, "links", 0)
+	if !ok {
+		return
+	}
+	links, _, _ := u.playerLinks(r, p)
+	p.Data = map[string]any{"Links": links}
+	u.refused(w, r, "links", p, prob, err)
+}
+
+// scanned finds the player a scanned or typed code stands for: a personal
+// link (its URL or its token), or a player's id.
+func scanned(code string, st *projections.State, links map[string]*link) (string, bool) {
+	code = strings.TrimSpace(code)
+	if i := strings.Index(code, "k="); i >= 0 {
+		code = code[i+2:]
+		if j := strings.IndexAny(code, "&#"); j >= 0 {
+			code = code[:j]
+		}
+	}
+	for id, l := range links {
+		if l.Token != "" && l.Token == code {
+			return id, true
+		}
+	}
+	for _, row := range st.Players {
+		if strings.EqualFold(row.Player, code) {
+			return row.Player, true
+		}
+	}
+	return "", false
+}

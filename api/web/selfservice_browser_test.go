@@ -1,0 +1,454 @@
+package web_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/referto/referto/api/apitest"
+)
+
+// session is one browser session (its own cookies): an arbiter at the
+// desk, or one player's phone.
+type session struct {
+	t      *testing.T
+	ctx    context.Context
+	cancel context.CancelFunc
+	base   string
+	shots  string
+}
+
+// newSession opens a session of its own in the browser bctx, with the
+// given viewport.
+func newSession(t *testing.T, bctx context.Context, base, shots string, w, h int64) *session {
+	t.Helper()
+	ctx, cancel := chromedp.NewContext(bctx, chromedp.WithNewBrowserContext())
+	t.Cleanup(cancel)
+	s := &session{t: t, ctx: ctx, cancel: cancel, base: base, shots: shots}
+	// Italian, as at the venue (a browser context of its own asks for
+	// English otherwise).
+	s.do("viewport", chromedp.EmulateViewport(w, h), chromedp.Navigate(base+"/ui/lang/it"), chromedp.WaitVisible("h1"))
+	return s
+}
+
+func (s *session) do(what string, steps ...chromedp.Action[chromedp.Void]) {
+	s.t.Helper()
+	if err := chromedp.Do(s.ctx, steps...); err != nil {
+		text, _ := chromedp.Run(s.ctx, chromedp.Evaluate[string]("document.body ? document.body.innerText : ''"))
+		s.t.Fatalf("%s: %v\npage text:\n%s", what, err, text)
+	}
+}
+
+func (s *session) js(expr string) string {
+	s.t.Helper()
+	v, err := chromedp.Run(s.ctx, chromedp.Evaluate[string](expr))
+	if err != nil {
+		s.t.Fatalf("evaluate %s: %v", expr, err)
+	}
+	return v
+}
+
+// until waits for a JavaScript condition to hold.
+func (s *session) until(what, expr string) {
+	s.t.Helper()
+	if _, err := chromedp.Run(s.ctx, chromedp.Poll[bool](expr, chromedp.WithPollingTimeout(20*time.Second))); err != nil {
+		text, _ := chromedp.Run(s.ctx, chromedp.Evaluate[string]("document.body ? document.body.innerText : ''"))
+		s.t.Fatalf("%s: %v\npage text:\n%s", what, err, text)
+	}
+}
+
+func (s *session) shot(name string) {
+	s.t.Helper()
+	png, err := chromedp.Run(s.ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		s.t.Fatalf("screenshot %s: %v", name, err)
+	}
+	if err := os.WriteFile(filepath.Join(s.shots, name+".png"), png, 0o644); err != nil {
+		s.t.Fatal(err)
+	}
+}
+
+func (s *session) login(token string) {
+	s.t.Helper()
+	s.do("log in", chromedp.Navigate(s.base+"/ui/login"), chromedp.WaitVisible("#token"),
+		chromedp.SendKeys("#token", token), chromedp.Click("#login"), chromedp.WaitVisible("#who"))
+}
+
+// apiClient sends the setup's commands straight to the API.
+type apiClient struct {
+	t    *testing.T
+	base string
+}
+
+func (c apiClient) call(method, path, token, body string, want int) []byte {
+	c.t.Helper()
+	req, _ := http.NewRequest(method, c.base+path, strings.NewReader(body))
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	if res.StatusCode != want {
+		c.t.Fatalf("%s %s: %d, want %d: %s", method, path, res.StatusCode, want, b)
+	}
+	return b
+}
+
+// TestPlayersServeThemselvesInABrowser drives the players' side of a
+// tournament and the arbiter's, each in a browser session of its own:
+//
+//   - check-in at the call by a typed code, and by a scanned personal link;
+//   - a player's phone view (390×844): table, seat, standings, live updates
+//     with no reload;
+//   - a table of four reporting from four phones: one proposes, a refusal
+//     said in Italian, three confirm; the arbiter sees it ready and records
+//     it with one click, and the result names the proposal;
+//   - a disputed report: the table is flagged with the reason;
+//   - the published classification page: groups, ties, checkpoint,
+//     verification, each row's proof;
+//   - a closed tournament: closed to everyone, nothing offered;
+//   - anonymous visitors: a login link, no forms; the navigation on one line.
+//
+// Its screenshots are CI artifacts (.ci/run: $ARTIFACTS_DIR).
+func TestPlayersServeThemselvesInABrowser(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser test: skipped in -short mode")
+	}
+	exe := chromium(t)
+	shots := artifacts(t)
+	_, srv := apitest.Serve(t, t.TempDir(), admin)
+	base := srv.URL
+	bctx := browser(t, exe)
+	api := apiClient{t: t, base: base}
+	const tour = "torneo-self"
+	cmds := "/v1/tournaments/" + tour + "/commands"
+
+	api.call("POST", "/v1/tournaments", admin, `{"id":"torneo-self","name":"Torneo dei telefoni","ruleset":"rtu","params":{"qualifying_rounds":1,"knockout":"final4"}}`, 201)
+	var appointed struct{ Token string }
+	json.Unmarshal(api.call("POST", "/v1/tournaments/"+tour+"/officials", admin, `{"name":"Arbitro capo","role":"arbiter"}`, 201), &appointed)
+	arb := appointed.Token
+	names := []string{"Mario Rossi", "Giulia Bianchi", "Luca Ferrari", "Sara Esposito", "Marco Russo", "Elena Romano", "Paolo Colombo", "Anna Ricci"}
+	for i, n := range names {
+		api.call("POST", cmds, arb, fmt.Sprintf(`{"type":"RegisterPlayer","player":"p%d","name":%q,"club":"Club %d"}`, i+1, n, i%4), 201)
+	}
+	api.call("POST", cmds, arb, `{"type":"CloseRegistration"}`, 201)
+
+	// The arbiter prints the personal links (one slip each, with its QR
+	// code) from the browser.
+	desk := newSession(t, bctx, base, shots, 1280, 900)
+	desk.login(arb)
+	desk.do("links", chromedp.Navigate(base+"/ui/t/"+tour+"/links"), chromedp.WaitVisible("#issue"), chromedp.Click("#issue button"),
+		chromedp.WaitVisible("#slip-p8 svg.qr"))
+	if n := desk.js(`String(document.querySelectorAll(".entry-slip svg.qr").length)`); n != "8" {
+		t.Errorf("%s slips with a QR code, want 8", n)
+	}
+	desk.shot("20-personal-links")
+	var links struct {
+		Tokens []struct{ Player, Token, Link string }
+	}
+	json.Unmarshal(api.call("GET", "/v1/tournaments/"+tour+"/player-tokens", arb, "", 200), &links)
+	link := map[string]string{}
+	for _, l := range links.Tokens {
+		link[l.Player] = base + l.Link
+	}
+
+	t.Run("check-in by typed code", func(t *testing.T) {
+		desk.t = t
+		desk.do("call", chromedp.Navigate(base+"/ui/t/"+tour+"/players"), chromedp.WaitVisible("#code"), chromedp.SendKeys("#code", "p1\n"), chromedp.WaitVisible(".flash"))
+		desk.until("p1 checked in by his typed code", `document.querySelector("#player-p1").innerText.includes("✓")`)
+		// A USB scanner types the slip's whole link.
+		desk.do("scan", chromedp.Navigate(base+"/ui/t/"+tour+"/players"), chromedp.WaitVisible("#code"), chromedp.SendKeys("#code", link["p2"]+"\n"), chromedp.WaitVisible(".flash"))
+		desk.until("p2 checked in by his scanned link", `document.querySelector("#player-p2").innerText.includes("✓")`)
+		// An unknown code is said so, in Italian.
+		desk.do("unknown code", chromedp.Navigate(base+"/ui/t/"+tour+"/players"), chromedp.WaitVisible("#code"), chromedp.SendKeys("#code", "nessuno\n"), chromedp.WaitVisible("#problem"))
+		if got := desk.js(`document.querySelector("#problem").innerText`); !strings.Contains(got, "Codice non riconosciuto") {
+			t.Errorf("an unknown code: %q", got)
+		}
+		desk.shot("16-checkin-by-code")
+	})
+	for i := 3; i <= 8; i++ {
+		api.call("POST", cmds, arb, fmt.Sprintf(`{"type":"CheckIn","round":1,"player":"p%d"}`, i), 201)
+	}
+	api.call("POST", cmds, arb, `{"type":"DrawTables","round":1,"seed":"telefoni"}`, 201)
+	var tables struct {
+		Tables []struct{ Players []string } `json:"tables"`
+	}
+	json.Unmarshal(api.call("GET", "/v1/tournaments/"+tour+"/rounds/1/tables", "", "", 200), &tables)
+	t1, t2 := tables.Tables[0].Players, tables.Tables[1].Players
+
+	// Four phones at table 1, two at table 2.
+	phones := map[string]*session{}
+	for _, p := range append(append([]string{}, t1...), t2[0], t2[1]) {
+		ph := newSession(t, bctx, base, shots, 390, 844)
+		ph.do("join "+p, chromedp.Navigate(link[p]), chromedp.WaitVisible("#my-table"))
+		phones[p] = ph
+	}
+	a := phones[t1[0]]
+
+	t.Run("player phone view", func(t *testing.T) {
+		a.t = t
+		if got := a.js(`document.querySelector("#my-table-number").innerText + "/" + document.querySelector("#my-seat").innerText`); got != "1/1" {
+			t.Errorf("table/seat %q, want 1/1", got)
+		}
+		if got := a.js(`String(document.documentElement.scrollWidth)`); got != "390" {
+			t.Errorf("the phone page is %spx wide at 390: it scrolls sideways", got)
+		}
+		if got := a.js(`document.querySelector("#my-standings").innerText`); !strings.Contains(got, names[1]) {
+			t.Errorf("no standings on the phone: %q", got)
+		}
+		if strings.Contains(a.js(`location.href`), "k=") {
+			t.Error("the personal link's token stays in the address bar")
+		}
+		a.shot("11-player-phone")
+	})
+
+	t.Run("table of four reports and confirms", func(t *testing.T) {
+		a.t = t
+		a.do("marker", chromedp.Evaluate[chromedp.Void](`window.__noReload = true`))
+		// A refusal first, said in Italian: two players in one turn.
+		fill := func(turn2 string) {
+			steps := []chromedp.Action[chromedp.Void]{chromedp.WaitVisible("#propose")}
+			for i, tp := range []string{"62", "55", "40", "21"} {
+				steps = append(steps, chromedp.SetValue(fmt.Sprintf(`#propose input[name="players[%d].table_points"]`, i), tp))
+			}
+			steps = append(steps, chromedp.SetValue(`#propose input[name="players[1].turn"]`, turn2))
+			a.do("fill the report", steps...)
+		}
+		fill("1")
+		a.do("propose (refused)", chromedp.Click("#propose-submit"), chromedp.WaitVisible("#problem"))
+		msg := a.js(`document.querySelector("#problem").innerText`)
+		if !strings.Contains(msg, "Ordine di gioco") || strings.Contains(msg, "permutation") {
+			t.Errorf("the refusal is not said in Italian: %q", msg)
+		}
+		a.shot("12-proposal-refused-italian")
+		fill("2")
+		a.do("propose", chromedp.Click("#propose-submit"), chromedp.WaitVisible("#proposal-status"))
+		a.do("marker again", chromedp.Evaluate[chromedp.Void](`window.__noReload = true`))
+		for _, p := range t1[1:] {
+			ph := phones[p]
+			ph.t = t
+			ph.until("the proposal reaches "+p, `!!document.querySelector("#confirm")`)
+			ph.do("confirm "+p, chromedp.Click("#confirm button"), chromedp.WaitVisible(".flash"))
+		}
+		// The proposer's phone changed by itself, without a reload.
+		a.until("the proposer sees it ready", `document.querySelector("#proposal-status") && document.querySelector("#proposal-status").innerText.includes("pronto")`)
+		if a.js(`String(window.__noReload === true)`) != "true" {
+			t.Error("the phone reloaded instead of updating in place")
+		}
+		a.shot("13-proposal-ready-phone")
+	})
+
+	t.Run("arbiter records in one click", func(t *testing.T) {
+		desk.t = t
+		desk.do("round", chromedp.Navigate(base+"/ui/t/"+tour+"/rounds/1"), chromedp.WaitVisible("#record-1"))
+		checkNavigation(t, desk)
+		desk.shot("14-arbiter-ready")
+		desk.do("record", chromedp.Click("#record-1 button"), chromedp.WaitVisible(".flash"))
+		if got := desk.js(`document.querySelector("#table-1").innerText`); !strings.Contains(got, "dalla proposta dei giocatori") || !strings.Contains(got, names[0][:5]) {
+			t.Errorf("table 1 after the one-click record: %q", got)
+		}
+		var res struct {
+			Tables []struct {
+				Result *struct{ Proposal string } `json:"result"`
+			} `json:"tables"`
+		}
+		json.Unmarshal(api.call("GET", "/v1/tournaments/"+tour+"/rounds/1/tables", "", "", 200), &res)
+		if res.Tables[0].Result == nil || res.Tables[0].Result.Proposal == "" {
+			t.Errorf("the recorded result names no proposal: %+v", res.Tables[0].Result)
+		}
+		desk.shot("15-arbiter-recorded")
+		a.t = t
+		a.until("the phone shows the result", `document.querySelector("#my-table").innerText.includes("registrato")`)
+		// Their phones put away: a browser keeps six connections to a
+		// server, and each open page holds one for its live updates.
+		for _, p := range t1[1:] {
+			phones[p].cancel()
+		}
+	})
+
+	t.Run("disputed report", func(t *testing.T) {
+		e, f := phones[t2[0]], phones[t2[1]]
+		e.t, f.t, desk.t = t, t, t
+		steps := []chromedp.Action[chromedp.Void]{chromedp.WaitVisible("#propose")}
+		for i, tp := range []string{"58", "47", "33", "21"} {
+			steps = append(steps, chromedp.SetValue(fmt.Sprintf(`#propose input[name="players[%d].table_points"]`, i), tp))
+		}
+		e.do("propose", append(steps, chromedp.Click("#propose-submit"), chromedp.WaitVisible("#proposal-status"))...)
+		f.until("the proposal reaches "+t2[1], `!!document.querySelector("#dispute")`)
+		f.do("dispute", chromedp.SendKeys(`#dispute input[name="reason"]`, "Avevo 52 punti tavolo"), chromedp.Click("#dispute button"), chromedp.WaitVisible(".flash"))
+		desk.do("round", chromedp.Navigate(base+"/ui/t/"+tour+"/rounds/1"), chromedp.WaitVisible("#table-2"))
+		got := desk.js(`document.querySelector("#table-2").innerText`)
+		if !strings.Contains(got, "Avevo 52 punti tavolo") || !strings.Contains(got, "da verificare") || desk.js(`String(document.querySelectorAll("#record-2").length)`) != "0" {
+			t.Errorf("table 2 after a dispute: %q", got)
+		}
+		desk.shot("15b-disputed-table")
+		// The arbiter decides: the form starts from the proposal.
+		desk.do("form", chromedp.Navigate(base+"/ui/t/"+tour+"/rounds/1/tables/2?from=r1t2-1"), chromedp.WaitVisible("#result"))
+		if v := desk.js(`document.querySelector('input[name="players[0].table_points"]').value`); v != "58" {
+			t.Errorf("the form does not start from the proposal: %q", v)
+		}
+		desk.do("record", chromedp.SetValue(`input[name="players[1].table_points"]`, "52"), chromedp.Click("#save-result"), chromedp.WaitVisible(".flash"))
+		e.cancel()
+		f.cancel()
+	})
+
+	// The final, its report, the publication.
+	api.call("POST", cmds, arb, `{"type":"DrawTables","round":2,"seed":"finale"}`, 201)
+	var final struct {
+		Tables []struct{ Players []string } `json:"tables"`
+	}
+	json.Unmarshal(api.call("GET", "/v1/tournaments/"+tour+"/rounds/2/tables", "", "", 200), &final)
+	var lines []string
+	for i, p := range final.Tables[0].Players {
+		lines = append(lines, fmt.Sprintf(`{"player":%q,"turn":%d,"table_points":%d,"status":"finished"}`, p, i+1, 70-10*i))
+	}
+	api.call("POST", cmds, arb, `{"type":"RecordResult","round":2,"table":1,"closed_by":"time","players":[`+strings.Join(lines, ",")+`]}`, 201)
+	rollTies(t, api, tour, arb)
+	api.call("POST", cmds, arb, `{"type":"PublishClassification","final":true}`, 201)
+
+	t.Run("classification page", func(t *testing.T) {
+		desk.t = t
+		desk.do("classification", chromedp.Navigate(base+"/ui/t/"+tour+"/classification"), chromedp.WaitVisible("#classification"))
+		if n := desk.js(`String(document.querySelectorAll("#classification tr[data-player]").length)`); n != "8" {
+			t.Errorf("%s rows, want 8", n)
+		}
+		groups := desk.js(`Array.from(document.querySelectorAll("#classification tr.group-head")).map(e => e.innerText).join("|")`)
+		if !strings.Contains(groups, "finale") || !strings.Contains(groups, "qualificazione") {
+			t.Errorf("phase groups: %q", groups)
+		}
+		if cp := desk.js(`document.querySelector("#checkpoint").innerText`); !strings.HasPrefix(cp, "referto/"+tour+"\n") || !strings.Contains(cp, "— referto") {
+			t.Errorf("the embedded checkpoint: %q", cp)
+		}
+		if cmd := desk.js(`document.querySelector("#verify-commands").innerText`); !strings.Contains(cmd, "referto verify --log "+tour+".ndjson --key referto.pub") {
+			t.Errorf("the verification commands: %q", cmd)
+		}
+		// Each row's proof downloads, and proves: the row is in the line
+		// whose leaf hash the proof names.
+		proof, err := chromedp.Run(desk.ctx, chromedp.Evaluate[string](`fetch(document.querySelector("a.proof").href).then(r => r.text())`,
+			chromedp.EvalAwaitPromise))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var pr struct {
+			Row      struct{ Player string }
+			Line     string
+			LeafHash []byte `json:"leaf_hash"`
+			Hashes   [][]byte
+			Size     int
+		}
+		if err := json.Unmarshal([]byte(proof), &pr); err != nil || pr.Size == 0 || !strings.Contains(pr.Line, `"player":"`+pr.Row.Player+`"`) {
+			t.Errorf("the row's proof: %v %.300s", err, proof)
+		}
+		if bytes.Equal(pr.LeafHash, nil) {
+			t.Error("the proof has no leaf hash")
+		}
+		desk.shot("17-classification")
+	})
+
+	api.call("POST", cmds, arb, `{"type":"CloseTournament","reason":"finito"}`, 201)
+
+	t.Run("closed tournament", func(t *testing.T) {
+		desk.t = t
+		desk.do("overview", chromedp.Navigate(base+"/ui/t/"+tour+"/"), chromedp.WaitVisible("#closed-banner"))
+		for _, sel := range []string{"#next-round", "#publish", "#appoint"} {
+			if n := desk.js(`String(document.querySelectorAll("` + sel + `").length)`); n != "0" {
+				t.Errorf("a closed tournament offers %s", sel)
+			}
+		}
+		if got := desk.js(`document.querySelector("#params").innerText`); strings.Contains(got, "tp_bonus") || strings.Contains(got, "[4 5]") || !strings.Contains(got, "punti tavolo + bonus") {
+			t.Errorf("the parameters are not labelled: %q", got)
+		}
+		desk.shot("18-closed-tournament")
+		desk.do("round", chromedp.Navigate(base+"/ui/t/"+tour+"/rounds/2"), chromedp.WaitVisible("#closed-banner"))
+		if n := desk.js(`String(document.querySelectorAll("main form").length)`); n != "0" {
+			t.Errorf("a closed tournament's round offers %s forms", n)
+		}
+		a.t = t
+		a.do("phone", chromedp.Navigate(base+"/ui/t/"+tour+"/me"), chromedp.WaitVisible("#closed-banner"))
+		if n := a.js(`String(document.querySelectorAll("#propose").length)`); n != "0" {
+			t.Error("a closed tournament offers a player the report form")
+		}
+	})
+
+	t.Run("anonymous visitor and the navigation", func(t *testing.T) {
+		anon := newSession(t, bctx, base, shots, 1280, 900)
+		anon.do("round", chromedp.Navigate(base+"/ui/t/"+tour+"/rounds/1"), chromedp.WaitVisible("#tables"))
+		if n := anon.js(`String(document.querySelectorAll("main form").length)`); n != "0" {
+			t.Errorf("an anonymous visitor is offered %s forms", n)
+		}
+		if n := anon.js(`String(document.querySelectorAll("#login-link").length)`); n != "1" {
+			t.Error("an anonymous visitor has no login link")
+		}
+		desk.t = t
+		desk.do("standings", chromedp.Navigate(base+"/ui/t/"+tour+"/standings"), chromedp.WaitVisible("#nav"))
+		checkNavigation(t, desk)
+	})
+
+	t.Run("venue screen", func(t *testing.T) {
+		screen := newSession(t, bctx, base, shots, 1920, 1080)
+		screen.do("screen", chromedp.Navigate(base+"/ui/t/"+tour+"/screen"), chromedp.WaitVisible(".panel.shown"))
+		if got := screen.js(`document.querySelector("#panels").dataset.panels`); got != "results standings" {
+			t.Errorf("a finished round's screen shows %q, want the results and the standings", got)
+		}
+		screen.until("the clock ticks", `/\d+:\d\d:\d\d/.test(document.querySelector("#clock .ticks").innerText)`)
+		screen.shot("19-venue-screen")
+	})
+}
+
+// checkNavigation: at 1280 px the bar is one line tall (a second line of
+// links would double it), and no link of the navigation is cut off.
+func checkNavigation(t *testing.T, s *session) {
+	t.Helper()
+	if h := s.js(`String(Math.round(document.querySelector("header.bar").getBoundingClientRect().height))`); len(h) > 2 || h > "50" {
+		t.Errorf("the bar is %spx tall at 1280 px: more than one line", h)
+	}
+	if cut := s.js(`String(document.querySelector("#nav").scrollWidth > document.querySelector("#nav").clientWidth)`); cut != "false" {
+		t.Errorf("the navigation is cut off at 1280 px: %s", s.js(`document.querySelector("#nav").innerText`))
+	}
+}
+
+// rollTies records a die roll for every tie awaiting one, as the arbiter
+// does at the desk.
+func rollTies(t *testing.T, api apiClient, tour, arb string) {
+	t.Helper()
+	for range 10 {
+		var cl struct {
+			Rows []struct {
+				Player   string `json:"player"`
+				TieGroup int    `json:"tie_group"`
+			} `json:"rows"`
+		}
+		json.Unmarshal(api.call("GET", "/v1/tournaments/"+tour+"/classification", "", "", 200), &cl)
+		groups := map[int][]string{}
+		for _, r := range cl.Rows {
+			if r.TieGroup > 0 {
+				groups[r.TieGroup] = append(groups[r.TieGroup], r.Player)
+			}
+		}
+		if len(groups) == 0 {
+			return
+		}
+		for _, g := range groups {
+			rolls := make([]string, len(g))
+			for i := range g {
+				rolls[i] = fmt.Sprint(6 - i%6)
+			}
+			ps, _ := json.Marshal(g)
+			api.call("POST", "/v1/tournaments/"+tour+"/commands", arb, fmt.Sprintf(`{"type":"RecordTieBreakRoll","players":%s,"rolls":[%s]}`, ps, strings.Join(rolls, ",")), 201)
+		}
+	}
+}

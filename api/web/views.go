@@ -1,0 +1,150 @@
+package web
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/referto/referto/events"
+	"github.com/referto/referto/projections"
+)
+
+// --- the published classification -------------------------------------------
+
+// classGroup is one phase group of the published classification.
+type classGroup struct {
+	Phase events.Phase
+	Rows  []classRow
+}
+
+// classRow is a published row with how its tie was settled.
+type classRow struct {
+	events.ClassificationRow
+	Settled *projections.Settled
+	Place   int
+}
+
+func (u *UI) classification(w http.ResponseWriter, r *http.Request) {
+	p, ok := u.tournamentPage(w, r, "classification", 0)
+	if !ok {
+		return
+	}
+	var live projections.Classification
+	prob, err := u.get(r, "/v1/tournaments/"+url.PathEscape(p.T)+"/classification", &live)
+	if err != nil || prob != nil {
+		u.fail(w, r, p, orProblem(prob, err))
+		return
+	}
+	byPlayer := map[string]projections.ClassificationRow{}
+	for _, row := range live.Rows {
+		byPlayer[row.Player] = row
+	}
+	d := map[string]any{"Live": live}
+	if n := len(p.State.Publications); n > 0 && p.State.Published != nil {
+		pub := p.State.Publications[n-1]
+		d["Publication"] = pub
+		pubRows, checkpoint := p.State.Published.Rows, p.State.Published.Checkpoint
+		var groups []*classGroup
+		differs := false
+		for _, row := range pubRows {
+			lr := byPlayer[row.Player]
+			if lr.Rank != row.Rank || int64(lr.Total) != row.Total {
+				differs = true
+			}
+			if len(groups) == 0 || groups[len(groups)-1].Phase != row.Phase {
+				groups = append(groups, &classGroup{Phase: row.Phase})
+			}
+			g := groups[len(groups)-1]
+			g.Rows = append(g.Rows, classRow{ClassificationRow: row, Settled: lr.Settled, Place: lr.Place})
+		}
+		d["Groups"], d["Checkpoint"], d["Differs"] = groups, checkpoint, differs
+		base := "http://" + r.Host
+		if r.TLS != nil {
+			base = "https://" + r.Host
+		}
+		d["Base"] = base
+	}
+	p.Data = d
+	u.render(w, "classification", http.StatusOK, p)
+}
+
+// --- the venue screen ------------------------------------------------------
+
+// screenData is what the venue screen shows of a round: its tables, the
+// latest results, the standings, the clock, and which panels to rotate.
+type screenData struct {
+	Number  int
+	Round   *projections.Round
+	Latest  []*projections.Table
+	Results int
+	Panels  []string
+	DrawnAt time.Time
+	Minutes int
+}
+
+func (u *UI) screenOf(p *page, n int, minutes int) screenData {
+	d := screenData{Number: n, Round: roundOf(p.State, n), Minutes: minutes}
+	if d.Round == nil {
+		d.Panels = []string{"standings"}
+		return d
+	}
+	d.DrawnAt = d.Round.DrawnAt
+	for _, tb := range d.Round.Tables {
+		if tb.Report != nil {
+			d.Results++
+			d.Latest = append(d.Latest, tb)
+		}
+	}
+	// The latest results first.
+	for i, j := 0, len(d.Latest)-1; i < j; i, j = i+1, j-1 {
+		d.Latest[i], d.Latest[j] = d.Latest[j], d.Latest[i]
+	}
+	if len(d.Latest) > 8 {
+		d.Latest = d.Latest[:8]
+	}
+	switch {
+	case d.Results == 0:
+		d.Panels = []string{"tables"} // the draw: who sits where
+	case d.Results < len(d.Round.Tables):
+		d.Panels = []string{"tables", "results", "standings"}
+	default:
+		d.Panels = []string{"results", "standings"} // the round is over
+	}
+	return d
+}
+
+// tournamentScreen is the venue screen of the round being played, which
+// follows the tournament from round to round by itself.
+func (u *UI) tournamentScreen(w http.ResponseWriter, r *http.Request) {
+	p, ok := u.tournamentPage(w, r, "screen", 0)
+	if !ok {
+		return
+	}
+	p.Data = u.screenOf(p, len(p.State.Rounds), atoiOr(r.URL.Query().Get("minutes"), 0))
+	u.render(w, "screen", http.StatusOK, p)
+}
+
+func (u *UI) screen(w http.ResponseWriter, r *http.Request) {
+	p, ok := u.tournamentPage(w, r, "screen", 0)
+	if !ok {
+		return
+	}
+	n := atoiOr(r.PathValue("r"), 0)
+	if n < 1 {
+		u.fail(w, r, p, &Problem{Status: 404, Code: "not_found", Detail: "no such round"})
+		return
+	}
+	p.Data = u.screenOf(p, n, atoiOr(r.URL.Query().Get("minutes"), 0))
+	u.render(w, "screen", http.StatusOK, p)
+}
+
+// clock is the screen's clock text at render; the page's script keeps it
+// ticking.
+func clock(since time.Time, now time.Time) string {
+	d := now.Sub(since).Round(time.Second)
+	if d < 0 {
+		d = 0
+	}
+	return fmt.Sprintf("%d:%02d:%02d", int(d.Hours()), int(d.Minutes())%60, int(d.Seconds())%60)
+}

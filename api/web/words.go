@@ -1,0 +1,288 @@
+package web
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/referto/referto/commands/draw"
+	"github.com/referto/referto/events"
+	"github.com/referto/referto/projections"
+)
+
+// more are the words of the pages issue 22 added: the players' own pages,
+// the published classification, the venue screen, the ruleset's
+// parameters and their values, the draw's warnings and the refusals.
+// Keys that name a word of a vocabulary are built from its constant.
+var more = map[string]map[string]string{
+	"it": {
+		"or": "o", "and": "e", "because": "", "refused": "Non registrato:", "refused_invalid": "Non registrato, un valore non va:",
+		"refused_rule_violation": "Non consentito dal regolamento:", "refused_conflict": "Non registrato:", "refused_forbidden": "Non consentito:",
+		"refused_unauthorized": "Serve l'accesso:", "refused_not_found": "Non trovato:", "ledger_words": "Parole del registro (in inglese)",
+		"closed": "Torneo chiuso", "closed_note": "Il torneo è chiuso: la classifica finale è pubblicata. Restano possibili solo le contestazioni e le loro decisioni.",
+		"login_to_act":   "Accedi per registrare e modificare: senza accesso la pagina si può solo leggere.",
+		"classification": "Classifica finale", "published": "Pubblicata", "not_published": "La classifica finale non è ancora stata pubblicata.",
+		"settled_by": "Parità risolta", "group": "Gruppo", "verify": "Come verificarla", "proof": "Prova", "download_proof": "scarica la prova",
+		"checkpoint": "Checkpoint firmato", "checkpoint_help": "Il registro da cui la classifica è stata calcolata, firmato dal server: origine, numero di eventi, radice Merkle, firma.",
+		"verify_help":     "Chiunque può verificare la classifica senza fidarsi del server: con la chiave pubblica del server, l'esportazione del registro e il comando verify, che ricalcola ogni referto, ogni sorteggio e questa classifica.",
+		"row_proof_help":  "Per ogni riga, la prova scaricabile contiene la riga di registro della pubblicazione, il suo percorso Merkle fino alla radice di un checkpoint firmato ora, e la prova di coerenza con il checkpoint incorporato.",
+		"live_differs":    "Attenzione: la classifica calcolata ora differisce da quella pubblicata (una decisione successiva l'ha cambiata).",
+		"rule_best_score": "punteggio singolo più alto", "rule_earlier": "ottenuto prima (turno)", "rule_scores": "punteggi a confronto",
+		"rule_wins": "più vittorie", "rule_medals": "più piazzamenti", "rule_cirki_wins": "più vittorie", "rule_cirki_games": "più partite giocate",
+		"rule_cirki_out": "meno eliminazioni o ritiri", "rule_cirki_others_out": "più avversari eliminati ai tavoli vinti", "rule_roll": "tiro di dado",
+		"vs": "contro", "event": "evento",
+		"my_page": "La mia pagina", "your_table": "Il tuo tavolo", "seat": "Posto", "turn_order": "Ordine di gioco", "not_seated": "Non sei seduto a un tavolo in questo turno.",
+		"your_scores": "I tuoi punteggi", "place": "Posizione", "your_sanctions": "Sanzioni che ti riguardano", "your_contestations": "Le tue contestazioni",
+		"report_table": "Referto del tavolo", "propose": "Proponi il referto", "confirm": "Confermo", "dispute": "Contesto", "dispute_reason": "Perché (obbligatorio)",
+		"proposal_by": "Proposto da", "waiting_for": "Aspetta la conferma di", "status_pending": "in attesa di conferme", "status_ready": "confermato da tutti: pronto",
+		"status_disputed": "contestato", "status_flagged": "fuori dai limiti del tabellone", "status_superseded": "sostituito", "status_recorded": "registrato",
+		"record_proposal": "Registra", "record_proposal_help": "Confermato da tutti i giocatori del tavolo: registralo con un clic.",
+		"open_in_form": "Apri nel modulo del referto", "you_confirmed": "Hai confermato.", "live": "aggiornata in tempo reale",
+		"links": "Link personali", "links_help": "Ogni giocatore riceve un link personale (con QR) per vedere il suo tavolo e riportare il referto dal telefono. Stampa i foglietti e consegnali: chi ha il foglietto può agire per quel giocatore.",
+		"issue_links": "Crea i link mancanti", "reissue": "Nuovo link", "revoke_link": "Revoca", "no_link": "nessun link", "link_elsewhere": "emesso da un altro server: creane uno nuovo per stamparlo",
+		"entry_slip": "Foglietto del giocatore", "scan_help": "Inquadra il QR con il telefono per aprire la tua pagina.", "code": "Codice",
+		"checkin_scan": "Appello con il codice", "checkin_scan_help": "Scansiona il QR del foglietto (lettore USB o fotocamera) oppure scrivi il codice del giocatore, poi Invio.",
+		"scan_camera": "Usa la fotocamera", "code_unknown": "Codice non riconosciuto: nessun giocatore ha questo codice o questo link.",
+		"seat_tickets": "Biglietti dei posti", "screen_tables": "Tavoli", "screen_results": "Ultimi risultati", "screen_standings": "Classifica",
+		"round_clock": "Tempo del turno", "started_at": "iniziato alle", "time_left": "mancano", "all_results": "Tutti i tavoli hanno il referto.",
+		"results_in": "referti arrivati", "flagged": "da verificare", "ready": "pronto", "proposals": "Proposte dei giocatori",
+		"cut_unknown": "Chi si qualifica alla fase successiva si saprà a fine turno.", "no_next_phase": "Nessuna fase successiva.",
+		"done_ResultProposed": "Referto proposto: ora lo confermano gli altri giocatori del tavolo.", "done_ProposalConfirmed": "Conferma registrata.",
+		"done_ProposalDisputed": "Contestazione registrata: l'arbitro verificherà il tavolo.", "done_PlayerTokenIssued": "Link personali creati:",
+		"done_PlayerTokenRevoked": "Link revocato.", "join_failed": "Questo link personale non è valido o è stato revocato: chiedi un nuovo foglietto all'arbitro.",
+		"param_scoring": "Formula di punteggio", "param_bonus": "Bonus del vincitore", "param_tie_chain": "Spareggio al tavolo", "param_tie_at_top": "Parità al primo posto",
+		"param_tiebreak": "Spareggio in classifica", "param_discards": "Scarti", "param_table_sizes": "Giocatori per tavolo", "param_small_table_max": "Tavoli da 3 sotto i",
+		"param_qualifying_rounds": "Turni di qualificazione", "param_knockout": "Fasi finali", "param_draw": "Sorteggio", "param_sanctions": "Regime delle sanzioni",
+		"param_objectives": "Obiettivi", "param_late_penalty_after": "Penalità di ritardo oltre", "param_late_refuse_after": "Escluso oltre",
+		"param_withdrawal_malus": "Malus per ritiro", "param_army_limit": "Limite di armate", "param_annulment": "Partita annullata", "param_closings": "Chiusure ammesse",
+		"param_contest_within": "Contestazioni entro", "param_contest_by": "Chi contesta", "param_disqualified": "Squalifica", "param_rulings": "Chi decide le contestazioni",
+		"param_self_report": "Referti dei giocatori",
+		"formula_tp_bonus":  "punti tavolo + bonus", "formula_conv150": "conversione 150", "formula_conv200": "conversione 200", "formula_conv2003": "conversione 2003",
+		"formula_standard": "punti standard", "formula_faentino": "faentino", "formula_spartaco": "Spartaco", "formula_maialino": "maialino",
+		"formula_veronese": "veronese", "formula_triestino": "triestino", "formula_wins": "vittorie", "formula_medals": "medagliere", "formula_cirki": "CIRKI 3/1/0",
+		"knockout_none": "nessuna", "knockout_rur": "quarti (oltre 130), semifinali e finale (RUR)", "knockout_semis16": "semifinali a 16 e finale",
+		"knockout_final4": "finale dei primi 4", "knockout_final4+8": "finale dei primi 4 e finalina 5°–8°", "knockout_final-lt32-1": "1° in finale, 3 semifinali (2°–12°)",
+		"knockout_final-lt32-2": "primi 2 in finale, 2 semifinali (3°–10°)", "knockout_direct": "eliminazione diretta", "knockout_direct-second-chance": "eliminazione diretta con seconda possibilità",
+		"tiechain_rur": "fuori obiettivo, poi ordine inverso di gioco (RUR)", "tiechain_2003": "territori obiettivo, territori, armate e carte (2003)", "tiechain_rtu": "catena RTU fino al dado",
+		"tieattop_chain": "decide la catena", "tieattop_split_bonus": "bonus diviso", "tiebreak_rur": "punteggio singolo più alto, poi chi lo ha ottenuto prima, poi il dado (RUR art. 1)",
+		"tiebreak_cirki": "vittorie, partite, eliminazioni (CIRKI)", "drawalg_rur": "RUR (club e regioni separati)", "drawalg_seeded-2003": "per teste di serie (2003)", "drawalg_random": "casuale",
+		"regime_rur": "RUR", "regime_2003": "Campionato 2003", "regime_master": "scala Master", "regime_arbiter": "a giudizio dell'arbitro",
+		"annulment_next_round": "punteggio del turno successivo (2003)", "annulment_none": "nessun rimedio: il colpevole è espulso",
+		"disq_last": "ultimo con 0 punti, espulso", "disq_withdrawn": "come un ritirato (RUR art. 29)", "disq_game": "ultimo con 0 punti, resta in torneo",
+		"rulings_arbiters": "arbitri e commissione d'appello", "rulings_appeals": "solo la commissione d'appello",
+		"selfreport_arbiter": "confermati da tutti, li registra l'arbitro", "selfreport_confirmed": "confermati da tutti, si registrano da soli",
+		"contestby_anyone": "chiunque", "contestby_involved": "solo i giocatori coinvolti", "minutes": "min", "none_dash": "—",
+		"unmet_same_club": "Tavolo %d: %s sono dello stesso club.", "unmet_same_region": "Tavolo %d: %s sono della stessa regione.",
+		"unmet_place_mix": "Tavolo %d: non riunisce un primo, un secondo, un terzo e un quarto della partita precedente (%s).",
+		"unmet_band_club": "Tavolo %d: %s sono dello stesso club.", "unmet_band_mix": "Tavolo %d: non ha un giocatore per fascia (%s).",
+		"unmet_rematch": "Tavolo %d: %s si sono già incontrati.", "unmet_other": "Tavolo %d: vincolo non rispettato (%s).",
+		"reminder": "richiamo", "warning": "ammonizione", "turn_loss": "perdita del turno", "card_loss": "perdita di carte",
+		"army_loss": "perdita di armate", "army_cap": "limite di armate", "classification_points": "punti in classifica",
+		"disqualification": "squalifica", "expulsion": "espulsione",
+		"effect_expelled_seated": "un espulso seduto a un tavolo", "effect_classification_differs": "la classifica non segue dai referti",
+		"effect_expulsion_in_force": "un'espulsione in vigore",
+		"draw_warnings":             "Vincoli del sorteggio non rispettati", "annulled": "partita annullata", "amended": "corretto all'evento",
+		"from_proposal": "dalla proposta dei giocatori", "seed_word": "seme", "nav_links": "Link", "nav_screen": "Schermo", "nav_events": "Registro", "at_table": "al tavolo", "refused_precondition_failed": "Il torneo è cambiato nel frattempo:", "algorithm": "Algoritmo", "edition": "Edizione",
+	},
+	"en": {
+		"or": "or", "and": "and", "because": "", "refused": "Not recorded:", "refused_invalid": "Not recorded, a value is wrong:",
+		"refused_rule_violation": "The rules do not allow it:", "refused_conflict": "Not recorded:", "refused_forbidden": "Not allowed:",
+		"refused_unauthorized": "Log in first:", "refused_not_found": "Not found:", "ledger_words": "The ledger's own words",
+		"closed": "Tournament closed", "closed_note": "The tournament is closed: the final classification is published. Only contestations and their rulings may still change it.",
+		"login_to_act":   "Log in to record and change things: without it the page is read-only.",
+		"classification": "Final classification", "published": "Published", "not_published": "The final classification has not been published yet.",
+		"settled_by": "Tie settled by", "group": "Group", "verify": "How to verify it", "proof": "Proof", "download_proof": "download the proof",
+		"checkpoint": "Signed checkpoint", "checkpoint_help": "The log the classification was derived from, signed by the server: origin, number of events, Merkle root, signature.",
+		"verify_help":     "Anyone can verify the classification without trusting the server: with the server's public key, the export of the log and the verify command, which recomputes every report, every draw and this classification.",
+		"row_proof_help":  "For each row, the downloadable proof holds the publication's log line, its Merkle path to the root of a checkpoint signed now, and the consistency proof with the embedded checkpoint.",
+		"live_differs":    "Note: the classification computed now differs from the one published (a later ruling changed it).",
+		"rule_best_score": "higher single score", "rule_earlier": "obtained earlier (round)", "rule_scores": "scores compared",
+		"rule_wins": "more wins", "rule_medals": "more placings", "rule_cirki_wins": "more wins", "rule_cirki_games": "more games played",
+		"rule_cirki_out": "fewer eliminations or withdrawals", "rule_cirki_others_out": "more opponents out at tables won", "rule_roll": "die roll",
+		"vs": "vs", "event": "event",
+		"my_page": "My page", "your_table": "Your table", "seat": "Seat", "turn_order": "Turn order", "not_seated": "You are not seated at a table this round.",
+		"your_scores": "Your scores", "place": "Place", "your_sanctions": "Sanctions concerning you", "your_contestations": "Your contestations",
+		"report_table": "Table report", "propose": "Propose the report", "confirm": "I confirm", "dispute": "I dispute", "dispute_reason": "Why (required)",
+		"proposal_by": "Proposed by", "waiting_for": "Waiting for", "status_pending": "waiting for confirmations", "status_ready": "confirmed by everyone: ready",
+		"status_disputed": "disputed", "status_flagged": "beyond the board's bounds", "status_superseded": "replaced", "status_recorded": "recorded",
+		"record_proposal": "Record", "record_proposal_help": "Confirmed by every player of the table: record it with one click.",
+		"open_in_form": "Open in the report form", "you_confirmed": "You confirmed.", "live": "updated live",
+		"links": "Personal links", "links_help": "Every player gets a personal link (with a QR code) to see his table and report it from his phone. Print the slips and hand them out: whoever holds a slip can act for that player.",
+		"issue_links": "Create the missing links", "reissue": "New link", "revoke_link": "Revoke", "no_link": "no link", "link_elsewhere": "issued by another server: create a new one to print it",
+		"entry_slip": "Player's slip", "scan_help": "Scan the QR code with your phone to open your page.", "code": "Code",
+		"checkin_scan": "Check-in by code", "checkin_scan_help": "Scan the slip's QR code (USB scanner or camera) or type the player's code, then Enter.",
+		"scan_camera": "Use the camera", "code_unknown": "Code not recognised: no player has this code or link.",
+		"seat_tickets": "Seat tickets", "screen_tables": "Tables", "screen_results": "Latest results", "screen_standings": "Standings",
+		"round_clock": "Round clock", "started_at": "started at", "time_left": "left", "all_results": "Every table has its report.",
+		"results_in": "reports in", "flagged": "to check", "ready": "ready", "proposals": "Players' proposals",
+		"cut_unknown": "Who qualifies for the next phase will be known at the end of the round.", "no_next_phase": "No further phase.",
+		"done_ResultProposed": "Report proposed: the other players of the table confirm it now.", "done_ProposalConfirmed": "Confirmation recorded.",
+		"done_ProposalDisputed": "Dispute recorded: the arbiter will check the table.", "done_PlayerTokenIssued": "Personal links created:",
+		"done_PlayerTokenRevoked": "Link revoked.", "join_failed": "This personal link is not valid or was revoked: ask the arbiter for a new slip.",
+		"param_scoring": "Scoring formula", "param_bonus": "Winner's bonus", "param_tie_chain": "Tie-break at the table", "param_tie_at_top": "Tie for first place",
+		"param_tiebreak": "Tie-break in the standings", "param_discards": "Discards", "param_table_sizes": "Players per table", "param_small_table_max": "Tables of 3 below",
+		"param_qualifying_rounds": "Qualifying rounds", "param_knockout": "Knockout phases", "param_draw": "Draw", "param_sanctions": "Sanction regime",
+		"param_objectives": "Objectives", "param_late_penalty_after": "Lateness penalty after", "param_late_refuse_after": "Refused after",
+		"param_withdrawal_malus": "Withdrawal malus", "param_army_limit": "Army limit", "param_annulment": "Annulled game", "param_closings": "Allowed closings",
+		"param_contest_within": "Contestations within", "param_contest_by": "Who may contest", "param_disqualified": "Disqualification", "param_rulings": "Who rules on contestations",
+		"param_self_report": "Players' reports",
+		"formula_tp_bonus":  "table points + bonus", "formula_conv150": "150 conversion", "formula_conv200": "200 conversion", "formula_conv2003": "2003 conversion",
+		"formula_standard": "standard points", "formula_faentino": "faentino", "formula_spartaco": "Spartaco", "formula_maialino": "maialino",
+		"formula_veronese": "veronese", "formula_triestino": "triestino", "formula_wins": "wins", "formula_medals": "medal table", "formula_cirki": "CIRKI 3/1/0",
+		"knockout_none": "none", "knockout_rur": "quarterfinals (above 130), semifinals and final (RUR)", "knockout_semis16": "semifinals of 16 and a final",
+		"knockout_final4": "final of the top 4", "knockout_final4+8": "final of the top 4 and a 5th–8th finalina", "knockout_final-lt32-1": "1st to the final, 3 semifinals (2nd–12th)",
+		"knockout_final-lt32-2": "top 2 to the final, 2 semifinals (3rd–10th)", "knockout_direct": "direct elimination", "knockout_direct-second-chance": "direct elimination with a second chance",
+		"tiechain_rur": "off-objective points, then reverse turn order (RUR)", "tiechain_2003": "objective territories, territories, armies and cards (2003)", "tiechain_rtu": "the RTU chain down to the die",
+		"tieattop_chain": "the chain decides", "tieattop_split_bonus": "split bonus", "tiebreak_rur": "higher single score, then who got it first, then the die (RUR art. 1)",
+		"tiebreak_cirki": "wins, games, eliminations (CIRKI)", "drawalg_rur": "RUR (clubs and regions apart)", "drawalg_seeded-2003": "seeded (2003)", "drawalg_random": "random",
+		"regime_rur": "RUR", "regime_2003": "Campionato 2003", "regime_master": "Master ladder", "regime_arbiter": "the arbiter's judgement",
+		"annulment_next_round": "the next round's score (2003)", "annulment_none": "no remedy: the culprit is expelled",
+		"disq_last": "last with 0 points, expelled", "disq_withdrawn": "as a withdrawn player (RUR art. 29)", "disq_game": "last with 0 points, stays in",
+		"rulings_arbiters": "arbiters and the appeals committee", "rulings_appeals": "the appeals committee only",
+		"selfreport_arbiter": "confirmed by everyone, recorded by the arbiter", "selfreport_confirmed": "confirmed by everyone, recorded by themselves",
+		"contestby_anyone": "anyone", "contestby_involved": "only the players involved", "minutes": "min", "none_dash": "—",
+		"unmet_same_club": "Table %d: %s are of the same club.", "unmet_same_region": "Table %d: %s are of the same region.",
+		"unmet_place_mix": "Table %d: it does not bring together a first, second, third and fourth of the previous game (%s).",
+		"unmet_band_club": "Table %d: %s are of the same club.", "unmet_band_mix": "Table %d: it has not one player of each band (%s).",
+		"unmet_rematch": "Table %d: %s have met before.", "unmet_other": "Table %d: a constraint not met (%s).",
+		"reminder": "reminder", "warning": "warning", "turn_loss": "turn lost", "card_loss": "cards lost",
+		"army_loss": "armies lost", "army_cap": "army cap", "classification_points": "classification points",
+		"disqualification": "disqualification", "expulsion": "expulsion",
+		"effect_expelled_seated": "an expelled player seated at a table", "effect_classification_differs": "the classification does not follow from the reports",
+		"effect_expulsion_in_force": "an expulsion in force",
+		"draw_warnings":             "Draw constraints not met", "annulled": "game annulled", "amended": "amended at event",
+		"from_proposal": "from the players' proposal", "seed_word": "seed", "nav_links": "Links", "nav_screen": "Screen", "nav_events": "Log", "at_table": "at the table", "refused_precondition_failed": "The tournament changed meanwhile:", "algorithm": "Algorithm", "edition": "Edition",
+	},
+}
+
+func init() {
+	for lang, words := range more {
+		for k, v := range words {
+			if _, dup := labels[lang][k]; !dup {
+				labels[lang][k] = v
+			}
+		}
+	}
+}
+
+// paramRow is one ruleset parameter as a page shows it.
+type paramRow struct {
+	Key, Label, Value string
+}
+
+// params says every parameter of a ruleset in lang, by the ledger's names
+// (events.Ruleset's JSON names are the keys).
+func params(lang string, rs events.Ruleset) []paramRow {
+	num := func(n int, unit string) string {
+		if n == 0 {
+			return tr(lang, "none_dash")
+		}
+		if unit != "" {
+			return strconv.Itoa(n) + " " + tr(lang, unit)
+		}
+		return strconv.Itoa(n)
+	}
+	word := func(prefix, v string) string {
+		if v == "" {
+			return tr(lang, "none_dash")
+		}
+		return tr(lang, prefix+v)
+	}
+	sizes := make([]string, len(rs.TableSizes))
+	for i, n := range rs.TableSizes {
+		sizes[i] = strconv.Itoa(n)
+	}
+	closings := make([]string, len(rs.Closings))
+	for i, c := range rs.Closings {
+		closings[i] = tr(lang, string(c))
+	}
+	objectives := rs.Objectives.ID
+	if len(rs.Objectives.Inline) > 0 {
+		objectives = "inline"
+	}
+	if objectives == "" {
+		objectives = tr(lang, "none_dash")
+	}
+	disq, rulings, self := rs.Disqualified, rs.Rulings, rs.SelfReport
+	if disq == "" {
+		disq = events.DisqualifiedLast
+	}
+	if rulings == "" {
+		rulings = events.RulingsAppeals
+	}
+	if self == "" {
+		self = events.SelfReportArbiter
+	}
+	rows := []paramRow{
+		{"scoring", "", word("formula_", string(rs.Scoring))},
+		{"bonus", "", strconv.Itoa(rs.Bonus)},
+		{"qualifying_rounds", "", strconv.Itoa(rs.QualifyingRounds)},
+		{"knockout", "", word("knockout_", string(rs.Knockout))},
+		{"table_sizes", "", strings.Join(sizes, " "+tr(lang, "or")+" ")},
+		{"small_table_max", "", num(rs.SmallTableMax, "")},
+		{"discards", "", strconv.Itoa(rs.Discards)},
+		{"tie_chain", "", word("tiechain_", rs.TieChain)},
+		{"tie_at_top", "", word("tieattop_", rs.TieAtTop)},
+		{"tiebreak", "", word("tiebreak_", rs.Tiebreak)},
+		{"draw", "", word("drawalg_", rs.Draw)},
+		{"sanctions", "", word("regime_", rs.Sanctions)},
+		{"objectives", "", objectives},
+		{"closings", "", strings.Join(closings, ", ")},
+		{"army_limit", "", num(rs.ArmyLimit, "")},
+		{"late_penalty_after", "", num(rs.LatePenaltyAfter, "minutes")},
+		{"late_refuse_after", "", num(rs.LateRefuseAfter, "minutes")},
+		{"withdrawal_malus", "", num(rs.WithdrawalMalus, "")},
+		{"annulment", "", word("annulment_", rs.AnnulmentRule())},
+		{"disqualified", "", word("disq_", disq)},
+		{"rulings", "", word("rulings_", rulings)},
+		{"contest_within", "", num(rs.ContestWithin, "minutes")},
+		{"contest_by", "", word("contestby_", cmpOr(rs.ContestBy, "anyone"))},
+		{"self_report", "", word("selfreport_", self)},
+	}
+	for i := range rows {
+		rows[i].Label = tr(lang, "param_"+rows[i].Key)
+	}
+	return rows
+}
+
+func cmpOr(v, def string) string {
+	if v == "" {
+		return def
+	}
+	return v
+}
+
+// unmetText says a draw constraint that was not met, with the players'
+// names.
+func unmetText(lang string, u events.UnmetConstraint, name func(string) string) string {
+	var who []string
+	for _, p := range u.Players {
+		who = append(who, name(p))
+	}
+	list := strings.Join(who, ", ")
+	if n := len(who); n > 1 {
+		list = strings.Join(who[:n-1], ", ") + " " + tr(lang, "and") + " " + who[n-1]
+	}
+	key := "unmet_" + u.Constraint
+	switch u.Constraint {
+	case draw.ConstraintSameClub, draw.ConstraintSameRegion, draw.ConstraintPlaceMix, draw.ConstraintBandClub, draw.ConstraintBandMix, draw.ConstraintRematch:
+	default:
+		key = "unmet_other"
+	}
+	return fmt.Sprintf(tr(lang, key), u.Table, list)
+}
+
+// settledText says how a tie was settled: "tiro di dado: 5 contro 2 (evento 17)".
+func settledText(lang string, s *projections.Settled) string {
+	if s == nil {
+		return ""
+	}
+	text := tr(lang, "rule_"+s.Rule) + ": " + s.Above + " " + tr(lang, "vs") + " " + s.Below
+	if s.Rule == "medals" && s.Place > 0 {
+		text = fmt.Sprintf("%s (%d°): %s %s %s", tr(lang, "rule_medals"), s.Place, s.Above, tr(lang, "vs"), s.Below)
+	}
+	if s.RollSeq > 0 {
+		text += fmt.Sprintf(" (%s %d)", tr(lang, "event"), s.RollSeq)
+	}
+	return text + " · " + s.Source
+}

@@ -1,0 +1,287 @@
+package hub
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"net"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/referto/referto/events"
+	"github.com/referto/referto/events/checkpoint"
+	"github.com/referto/referto/events/jetstream"
+	"github.com/referto/referto/projections/pebble"
+)
+
+// noStore: the hub's verification reads its log, not its projections.
+type noStore struct{}
+
+func (noStore) LastCommit(string) (pebble.CommitRef, bool, error) {
+	return pebble.CommitRef{}, false, nil
+}
+
+func openLog(t *testing.T, o jetstream.ServerOptions, sourced bool) (*jetstream.Log, *nats.Conn) {
+	t.Helper()
+	o.StoreDir = t.TempDir()
+	ns, err := jetstream.StartServer(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nc, err := nats.Connect("", nats.InProcessServer(ns))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { nc.Close(); ns.Shutdown(); ns.WaitForShutdown() })
+	l, err := jetstream.Open(context.Background(), nc, jetstream.Options{Sourced: sourced})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l, nc
+}
+
+// commits builds tournament id's log of n registrations, one commit each,
+// linked as the ledger links them; name names the players (another name,
+// another log).
+func commits(t *testing.T, id string, n int, name string) [][]byte {
+	t.Helper()
+	rs, _ := events.Preset("rtu")
+	evs := []events.Event{events.TournamentCreated{Tournament: id, Name: "T", Ruleset: rs}}
+	for i := range n - 1 {
+		evs = append(evs, events.PlayerRegistered{Player: fmt.Sprintf("p%04d", i), Name: name})
+	}
+	var out [][]byte
+	var last []byte
+	for i, ev := range evs {
+		envs, err := events.Seal(id, uint64(i+1), time.Unix(1700000000, 0), events.Actor{ID: "o1", Role: events.RoleArbiter}, fmt.Sprint(i), []events.Event{ev})
+		if err == nil {
+			err = events.Chain(envs, last)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := events.EncodeCommit(envs)
+		c, _ := events.DecodeCommit(body)
+		last = checkpoint.LeafHash(c.Lines[0])
+		out = append(out, body)
+	}
+	return out
+}
+
+// tree is a Merkle tree of lines with its nodes, for roots and proofs.
+type tree struct {
+	t     *checkpoint.Tree
+	nodes map[checkpoint.NodeID][]byte
+}
+
+func treeOf(bodies [][]byte) *tree {
+	tr := &tree{t: checkpoint.NewTree(), nodes: map[checkpoint.NodeID][]byte{}}
+	for _, b := range bodies {
+		_ = tr.t.Append(bytes.TrimSuffix(b, []byte("\n")), func(id checkpoint.NodeID, h []byte) { tr.nodes[id] = h })
+	}
+	return tr
+}
+
+func (tr *tree) get(ids []checkpoint.NodeID) ([][]byte, error) {
+	out := make([][]byte, len(ids))
+	for i, id := range ids {
+		out[i] = tr.nodes[id]
+	}
+	return out, nil
+}
+
+func TestWitness(t *testing.T) {
+	ctx := context.Background()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	hubLog, hubNC := openLog(t, jetstream.ServerOptions{Name: "hub", Domain: "hub", LeafListen: &jetstream.LeafListenOptions{Port: port}}, true)
+	venueLog, _ := openLog(t, jetstream.ServerOptions{Name: "v1", Domain: "v1",
+		LeafRemote: &jetstream.LeafRemoteOptions{URL: fmt.Sprintf("nats://127.0.0.1:%d", port)}}, false)
+	dir := t.TempDir()
+	w, err := checkpoint.LoadOrCreateWitness(dir, "hub-witness", rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := New(Options{Log: hubLog, Store: noStore{}, Conn: hubNC, Witness: w, StatePath: filepath.Join(dir, "hub.json")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys, err := checkpoint.LoadOrCreateKeys(filepath.Join(dir, "venue"), "v1", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	appendAll := func(tour string, bodies [][]byte) {
+		t.Helper()
+		for _, b := range bodies {
+			last, err := venueLog.LastSubjectSeq(ctx, tour)
+			if err == nil {
+				_, err = venueLog.Append(ctx, tour, last, "", b)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	signed := func(tour string, tr *tree, size uint64) []byte {
+		t.Helper()
+		root, err := checkpoint.RootAt(size, tr.get)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, err := checkpoint.Sign(checkpoint.Checkpoint{Origin: checkpoint.Origin(tour), Size: size, Root: root}, keys.Signer)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return []byte(n)
+	}
+	// submit submits, retrying while the hub's copy is still arriving.
+	submit := func(old uint64, proof [][]byte, cp []byte) (int, string) {
+		t.Helper()
+		for range 100 {
+			status, body := h.addCheckpoint(ctx, "v1", formatAddCheckpoint(old, proof, cp))
+			if status != 503 {
+				return status, string(body)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		t.Fatal("the hub's copy never arrived")
+		return 0, ""
+	}
+	log := commits(t, "t1", 6, "P")
+	appendAll("t1", log[:3])
+	tr := treeOf(log)
+
+	if status, body := submit(0, nil, signed("t1", tr, 3)); status != 404 {
+		t.Fatalf("unregistered venue: %d %s, want 404", status, body)
+	}
+	if err := h.Register("v1", keys.VerifierKey); err != nil {
+		t.Fatal(err)
+	}
+	h.sync(ctx, "v1", []string{"t1"})
+	if err := h.Served("t1"); err == nil || !strings.Contains(err.Error(), "no checkpoint") {
+		t.Errorf("Served(t1) before a checkpoint = %v, want held", err)
+	}
+	status, body := submit(0, nil, signed("t1", tr, 3))
+	if status != 200 {
+		t.Fatalf("first checkpoint: %d %s", status, body)
+	}
+	cosigned, size, _ := h.Cosigned("t1")
+	wv, _ := checkpoint.NewWitnessVerifier(w.VerifierKey)
+	if err := checkpoint.CheckCosigned([]byte(cosigned), wv); err != nil || size != 3 {
+		t.Errorf("cosigned size %d: %v", size, err)
+	}
+	if _, err := checkpoint.Open([]byte(cosigned), keys.Verifier); err != nil {
+		t.Errorf("the cosigned checkpoint lost the venue's signature: %v", err)
+	}
+	if err := h.Served("t1"); err != nil {
+		t.Errorf("Served(t1) after cosigning: %v", err)
+	}
+	// A stale "old": 409 with the size the hub cosigned.
+	appendAll("t1", log[3:5])
+	if status, body := submit(0, nil, signed("t1", tr, 5)); status != 409 || body != "3" {
+		t.Errorf("stale old: %d %q, want 409 \"3\"", status, body)
+	}
+	proof, _ := checkpoint.ConsistencyProof(3, 5, tr.get)
+	if status, body := submit(3, proof, signed("t1", tr, 5)); status != 200 {
+		t.Fatalf("consistent checkpoint: %d %s", status, body)
+	}
+
+	// A log that does not verify: quarantined with its first bad line.
+	bad := commits(t, "t2", 5, "P")
+	bad[2] = bytes.Replace(bad[2], []byte(`"name":"P"`), []byte(`"name":"Q"`), 1)
+	appendAll("t2", bad)
+	h.sync(ctx, "v1", []string{"t2"})
+	badTree := treeOf(bad)
+	status, body = submit(0, nil, signed("t2", badTree, 5))
+	if status != 422 {
+		t.Fatalf("altered log: %d %s, want 422", status, body)
+	}
+	if err := h.Served("t2"); err == nil || !strings.Contains(err.Error(), "line 3") {
+		t.Errorf("Served(t2) = %v, want quarantined at line 3", err)
+	}
+
+	// A rewrite after a cosigned checkpoint: refused with both checkpoints.
+	other := treeOf(commits(t, "t1", 6, "R"))
+	proof, _ = checkpoint.ConsistencyProof(5, 6, other.get)
+	offered := signed("t1", other, 6)
+	status, body = submit(5, proof, offered)
+	if status != 422 {
+		t.Fatalf("forked checkpoint: %d %s, want 422", status, body)
+	}
+	vs, _ := h.Venues()
+	if len(vs) != 1 || vs[0].Fork == nil || vs[0].Fork.Offered != string(offered) || vs[0].Fork.Cosigned == "" {
+		t.Fatalf("venues = %+v, want v1 flagged with the evidence", vs)
+	}
+	if err := h.Served("t1"); err == nil {
+		t.Error("the hub still serves a tournament its venue rewrote")
+	}
+
+	// Another venue's tournament of the same id is refused, by name.
+	h.sync(ctx, "v2", []string{"t1"})
+	vs, _ = h.Venues()
+	if len(vs) != 2 || !strings.Contains(vs[1].Problem, "tournament id t1 is venue v1's") {
+		t.Errorf("venues = %+v, want v2 refused t1", vs)
+	}
+	// The state survives a restart of the hub.
+	h2, err := New(Options{Log: hubLog, Store: noStore{}, Conn: hubNC, Witness: w, StatePath: filepath.Join(dir, "hub.json")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if vs2, ts2 := h2.Venues(); len(vs2) != 2 || len(ts2) != 2 || vs2[0].Fork == nil {
+		t.Errorf("after a restart: %+v %+v", vs2, ts2)
+	}
+}
+
+// TestUnverifiedEventsAreHeldAfterTheGrace: events past the last verified
+// checkpoint are served for Grace, then held until one covers them.
+func TestUnverifiedEventsAreHeldAfterTheGrace(t *testing.T) {
+	now := time.Unix(1700000000, 0)
+	arrived := uint64(5)
+	dir := t.TempDir()
+	w, err := checkpoint.LoadOrCreateWitness(dir, "hub", rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := New(Options{Log: &jetstream.Log{}, Store: storeAt{&arrived}, Conn: &nats.Conn{}, Witness: w,
+		StatePath: filepath.Join(dir, "hub.json"), Grace: 30 * time.Second, Clock: func() time.Time { return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.st.Venues["v"] = &Venue{Name: "v", Key: "k"}
+	h.st.Tournaments["t"] = &Tournament{ID: "t", Venue: "v", Status: Verified, Size: 5}
+	for _, step := range []struct {
+		advance time.Duration
+		arrived uint64
+		held    bool
+	}{
+		{0, 5, false},                // all verified
+		{0, 7, false},                // two more arrive: served while a checkpoint is due
+		{29 * time.Second, 7, false}, // within the grace
+		{2 * time.Second, 7, true},   // past it: held
+		{0, 5, false},                // (a checkpoint covering them verified)
+	} {
+		now = now.Add(step.advance)
+		arrived = step.arrived
+		err := h.Served("t")
+		if held := errors.Is(err, ErrHeld); held != step.held {
+			t.Errorf("at %v with %d arrived: Served = %v, want held %v", now.Unix()-1700000000, arrived, err, step.held)
+		}
+	}
+}
+
+// storeAt says the projections hold *n events of every tournament.
+type storeAt struct{ n *uint64 }
+
+func (s storeAt) LastCommit(string) (pebble.CommitRef, bool, error) {
+	return pebble.CommitRef{Last: *s.n}, *s.n > 0, nil
+}
