@@ -24,6 +24,8 @@ type Metrics struct {
 	commandSeconds  *prometheus.HistogramVec // type, outcome
 	appendSeconds   *prometheus.HistogramVec // result
 	conflictRetries prometheus.Counter
+	phaseSeconds    *prometheus.HistogramVec // phase
+	phases          [4]prometheus.Observer   // its series, in ledger.Split's order
 	applied         prometheus.Counter
 	appliedEvents   prometheus.Counter
 	merkleSeconds   prometheus.Histogram
@@ -50,6 +52,11 @@ func NewMetrics() *Metrics {
 			Help:    "Time of one append to JetStream until acknowledged (stored and fsynced), by result: stored, duplicate, conflict, unavailable, error.",
 			Buckets: prometheus.ExponentialBuckets(0.0005, 2, 14), // 0.5 ms to 4 s
 		}, []string{"result"}),
+		phaseSeconds: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "referto_command_phase_seconds",
+			Help:    "Where an accepted command's time went, by phase: lock_wait (for its tournament's lock), decide (deciding, sealing, every attempt), append (until JetStream's acknowledgement, every attempt), ack_to_unlock (from the acknowledgement until the tournament is unlocked: folding into the write-through state, or waiting for the projections without one).",
+			Buckets: prometheus.ExponentialBuckets(1e-6, 4, 12), // 1 µs to 4.2 s
+		}, []string{"phase"}),
 		conflictRetries: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "referto_conflict_retries_total",
 			Help: "Commands decided again because another process appended to their tournament first.",
@@ -77,8 +84,11 @@ func NewMetrics() *Metrics {
 			Buckets: prometheus.DefBuckets,
 		}, []string{"route", "method"}),
 	}
+	for i, p := range []string{"lock_wait", "decide", "append", "ack_to_unlock"} {
+		m.phases[i] = m.phaseSeconds.WithLabelValues(p)
+	}
 	m.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		m.commands, m.commandSeconds, m.appendSeconds, m.conflictRetries, m.applied, m.appliedEvents, m.merkleSeconds,
+		m.commands, m.commandSeconds, m.appendSeconds, m.phaseSeconds, m.conflictRetries, m.applied, m.appliedEvents, m.merkleSeconds,
 		m.httpRequests, m.httpSeconds)
 	return m
 }
@@ -95,6 +105,13 @@ func (m *Metrics) Applied(events int, merkle time.Duration) {
 // Appended times one append to the log (ledger.Observer).
 func (m *Metrics) Appended(d time.Duration, ack jetstream.Appended, err error) {
 	m.appendSeconds.WithLabelValues(appendResult(ack, err)).Observe(d.Seconds())
+}
+
+// Split times the phases of an accepted command (ledger.Observer).
+func (m *Metrics) Split(s ledger.Split) {
+	for i, d := range []time.Duration{s.LockWait, s.Decide, s.Append, s.AckToUnlock} {
+		m.phases[i].Observe(d.Seconds())
+	}
 }
 
 // Retried counts a command decided again after a conflict (ledger.Observer).

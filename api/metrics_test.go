@@ -117,6 +117,12 @@ func TestMetrics(t *testing.T) {
 		// found in the command index, the refusals were decided before.
 		{"referto_jetstream_append_duration_seconds_count", []string{"result", "stored"}, 1},
 		{"referto_jetstream_append_duration_seconds_count", nil, 1},
+		// The accepted command's split, told as its tournament was
+		// unlocked at the acknowledgement, before it was answered.
+		{"referto_command_phase_seconds_count", []string{"phase", "lock_wait"}, 1},
+		{"referto_command_phase_seconds_count", []string{"phase", "decide"}, 1},
+		{"referto_command_phase_seconds_count", []string{"phase", "append"}, 1},
+		{"referto_command_phase_seconds_count", []string{"phase", "ack_to_unlock"}, 1},
 		{"referto_projection_applied_total", nil, 1},
 		{"referto_projection_applied_events_total", nil, 1},
 		{"referto_merkle_append_seconds_count", nil, 1},

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -171,6 +172,10 @@ func (h *harness) run(t *testing.T, d *datadriven.TestData) string {
 		return b.String()
 	case "classification":
 		cl := h.st.Classification()
+		// The flusher stores both from one ranking of the field.
+		if st, both := h.st.Rankings(); !reflect.DeepEqual(both, cl) || !reflect.DeepEqual(st, h.st.Standings()) {
+			t.Errorf("%s: Rankings differs from Standings and Classification", d.Pos)
+		}
 		var b strings.Builder
 		for _, r := range cl.Rows {
 			fmt.Fprintf(&b, "%d %s %s %s", r.Rank, r.Player, r.Phase, r.Total)

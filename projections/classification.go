@@ -80,12 +80,17 @@ var groupOrder = []events.Phase{events.PhaseFinal, events.PhaseFinalina, events.
 // players are listed apart. A tournament recorded under edition 1 of the
 // rules (events.CurrentEdition) is classified as edition 1 did.
 func (t *Tournament) Classification() Classification {
+	games := t.Games()
+	return t.classification(games, t.standingRows(games))
+}
+
+// classification is Classification from the tournament's games and their
+// ranking (standingRows), which it only reads.
+func (t *Tournament) classification(games []scoring.Game, standings []scoring.Row) Classification {
 	out := Classification{Tournament: t.ID, Seq: t.StandingsSeq, Final: t.Published != nil && t.Published.Final}
 	if t.Published != nil {
 		out.Checkpoint = t.Published.Checkpoint
 	}
-	games := t.Games()
-	standings := t.standingRows(games)
 	edition := t.ScoringEdition()
 	qualTotal := map[string]int64{}
 	counted := map[string][]scoring.Game{}

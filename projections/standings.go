@@ -204,6 +204,20 @@ func (t *Tournament) rolls() []scoring.Roll {
 // Standings renders the standings view.
 func (t *Tournament) Standings() Standings {
 	games := t.Games()
+	return t.standings(games, t.standingRows(games))
+}
+
+// Rankings returns Standings and Classification, the field ranked once
+// for both (the flusher stores the two together).
+func (t *Tournament) Rankings() (Standings, Classification) {
+	games := t.Games()
+	rows := t.standingRows(games)
+	return t.standings(games, rows), t.classification(games, rows)
+}
+
+// standings is Standings from the tournament's games and their ranking
+// (standingRows), which it only reads.
+func (t *Tournament) standings(games []scoring.Game, rows []scoring.Row) Standings {
 	played := map[string]map[int]scoring.Game{}
 	for _, g := range games {
 		if played[g.Player] == nil {
@@ -211,7 +225,6 @@ func (t *Tournament) Standings() Standings {
 		}
 		played[g.Player][g.Round] = g
 	}
-	rows := t.standingRows(games)
 	pen := t.ClassificationPenalties()
 	annulled := t.annulledQualifying()
 	out := Standings{Tournament: t.ID, Seq: t.StandingsSeq, Phase: t.Phase(), Rows: make([]StandingsRow, 0, len(rows))}

@@ -91,6 +91,13 @@ type Tournament struct {
 	// only); ProposalCount counts the table reports players proposed.
 	PlayerTokens  map[string]*PlayerToken `json:"player_tokens,omitempty"`
 	ProposalCount int                     `json:"proposal_count,omitempty"`
+
+	// refused counts the players whose registration was refused, kept by
+	// Apply once it has counted them (refusedCounted), so that SummaryView
+	// does not look at every player for every commit. Neither is stored:
+	// a state read from a snapshot counts again at its next event.
+	refused        int
+	refusedCounted bool
 }
 
 // Act is one renunciation, repechage, withdrawal or tie-break roll, as a
@@ -363,7 +370,11 @@ func (t *Tournament) Apply(env events.Envelope, ev events.Event, ch *Changes) er
 	if _, created := ev.(events.TournamentCreated); created != (t.Seq == 0) {
 		return fmt.Errorf("%w: %s at seq %d of %s", ErrFold, env.Type, env.Seq, t.ID)
 	}
+	if !t.refusedCounted {
+		t.refused, t.refusedCounted = t.countRefused(), true
+	}
 	if err := t.apply(env, ev, ch); err != nil {
+		t.refusedCounted = false // the event may be half applied
 		return fmt.Errorf("%w: event %s (%s): %v", ErrFold, env.ID, env.Type, err)
 	}
 	if affectsStandings(ev) {
@@ -419,6 +430,7 @@ func (t *Tournament) apply(env events.Envelope, ev events.Event, ch *Changes) er
 			t.Order = append(t.Order, e.Player)
 		}
 		p.Status, p.Reason = events.StatusRefused, e.Reason
+		t.refused++ // refused stays refused: refreshStatus and DesignateReserve leave such a player alone
 		ch.player(e.Player)
 	case events.RegistrationClosed:
 		t.RegistrationClosed = true

@@ -1,6 +1,7 @@
 package projections_test
 
 import (
+	"bytes"
 	"errors"
 	"testing"
 	"time"
@@ -53,6 +54,30 @@ func TestFoldRegistration(t *testing.T) {
 	}
 	if got := st.SummaryView().Players; got != 1 {
 		t.Errorf("summary counts %d players, want 1 (refused are not entries)", got)
+	}
+	// A state read from its snapshot counts its refused players again,
+	// before its next event and after.
+	var buf bytes.Buffer
+	if err := st.WriteSnapshot(&buf); err != nil {
+		t.Fatal(err)
+	}
+	st, err := projections.ReadSnapshot(&buf, "t1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := st.SummaryView().Players; got != 1 {
+		t.Errorf("read from its snapshot, the summary counts %d players, want 1", got)
+	}
+	envs, err := events.Seal("t1", 7, time.Unix(1700000000, 0), events.Actor{ID: "o1", Role: "arbiter"}, "d",
+		[]events.Event{events.RegistrationRefused{Player: "p4", Name: "Waluigi", Reason: "banned"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Apply(envs[0], events.RegistrationRefused{Player: "p4", Name: "Waluigi", Reason: "banned"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := st.SummaryView().Players; got != 1 {
+		t.Errorf("after another refusal, the summary counts %d players, want 1", got)
 	}
 }
 

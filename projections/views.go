@@ -25,14 +25,23 @@ type Summary struct {
 
 // SummaryView renders the tournament summary.
 func (t *Tournament) SummaryView() Summary {
-	n := 0
-	for _, p := range t.Players {
-		if p.Status != events.StatusRefused {
-			n++
-		}
+	n := len(t.Players) - t.refused
+	if !t.refusedCounted {
+		n = len(t.Players) - t.countRefused()
 	}
 	return Summary{ID: t.ID, Name: t.Name, Ruleset: t.Ruleset, Phase: t.Phase(), Rounds: len(t.Rounds),
 		Seq: t.Seq, RegistrationClosed: t.RegistrationClosed, Players: n, Created: t.Created, Updated: t.Updated, Closed: t.Closed}
+}
+
+// countRefused counts the players whose registration was refused.
+func (t *Tournament) countRefused() int {
+	n := 0
+	for _, p := range t.Players {
+		if p.Status == events.StatusRefused {
+			n++
+		}
+	}
+	return n
 }
 
 // PlayerRow is one line of the public entry list.

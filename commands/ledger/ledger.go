@@ -46,6 +46,12 @@ type State interface {
 	ReadHead(t string, fn func(*projections.Tournament, checkpoint.Head)) bool
 	// WaitFor waits until the state holds stream sequence seq.
 	WaitFor(ctx context.Context, seq uint64) error
+	// LastStreamSeq is the stream sequence of tournament t's last commit
+	// in the state (0: none), read without waiting for t's lock.
+	LastStreamSeq(t string) uint64
+	// Copy returns a deep copy of tournament t's state and Merkle tree,
+	// which the caller owns, and whether t exists.
+	Copy(t string) (*projections.Tournament, *checkpoint.Tree, bool, error)
 }
 
 // Index finds a command's commit by its idempotency key (*pebble.Store in
@@ -64,6 +70,9 @@ type Observer interface {
 	// Applied: the projections applied a commit of n events, whose Merkle
 	// tree append took merkle (the node's runner tells it).
 	Applied(n int, merkle time.Duration)
+	// Split: where the time of an accepted command went, told once the
+	// tournament is unlocked (possibly after the command was answered).
+	Split(Split)
 }
 
 // Options configures a Ledger.
@@ -145,6 +154,7 @@ type nopObserver struct{}
 func (nopObserver) Appended(time.Duration, jetstream.Appended, error) {}
 func (nopObserver) Retried()                                          {}
 func (nopObserver) Applied(int, time.Duration)                        {}
+func (nopObserver) Split(Split)                                       {}
 
 // ErrPrecondition refuses a command whose If-Match condition the
 // tournament does not meet.
@@ -186,7 +196,7 @@ type Ledger struct {
 	opts Options
 
 	mu    sync.Mutex
-	locks map[string]chan struct{} // per tournament: one decision in flight per process (lock)
+	locks map[string]*tournamentLock // per tournament: one decision in flight per process (lock)
 
 	// What this process answered as stored, per tournament and overall:
 	// reads wait until the state holds it (AwaitAcked).
@@ -203,13 +213,15 @@ func New(opts Options) (*Ledger, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
-	return &Ledger{opts: opts, locks: map[string]chan struct{}{}, acked: map[string]uint64{}}, nil
+	return &Ledger{opts: opts, locks: map[string]*tournamentLock{}, acked: map[string]uint64{}}, nil
 }
 
 // Submit decides and appends sub's command, retrying on conflict, and
-// returns once the log has stored the commit. The tournament stays locked
-// until the state has applied it (the next command decides on a state that
-// has it), and reads wait for it (AwaitAcked): the answer need not.
+// returns once the log has stored the commit. The commit is folded at once
+// into the tournament's write-through state (writethrough.go) and the
+// tournament unlocked: the next command decides on a state that has it,
+// while the projections apply it behind. Reads wait for it (AwaitAcked):
+// the answer need not.
 //
 // A key that already stands for this request is answered with the stored
 // outcome (Replayed); one that stands for another request is refused with
@@ -224,55 +236,88 @@ func (l *Ledger) Submit(ctx context.Context, sub Submission) (Outcome, error) {
 	if st := l.opts.State; !st.Ready() {
 		return Outcome{}, fmt.Errorf("%w: projections are catching up with the log (lag %d)", events.ErrUnavailable, st.Lag())
 	}
-	unlock, err := l.lock(ctx, sub.Tournament)
+	start := time.Now()
+	lk, err := l.lock(ctx, sub.Tournament)
 	if err != nil {
 		return Outcome{}, err
 	}
-	o, appended, err := l.submit(ctx, sub)
-	if appended == 0 {
-		unlock()
+	sp := Split{LockWait: time.Since(start)}
+	o, d, err := l.submit(ctx, lk, sub, &sp)
+	if d.appended == 0 {
+		lk.unlock()
 		return o, err
 	}
-	l.acknowledged(sub.Tournament, appended)
-	go l.unlockWhenApplied(appended, unlock)
+	acked := time.Now()
+	l.acknowledged(sub.Tournament, d.appended)
+	if l.writeThrough(lk, sub.Tournament, d) {
+		lk.unlock()
+		sp.AckToUnlock = time.Since(acked)
+		l.opts.Observer.Split(sp)
+		return o, nil
+	}
+	go func() {
+		l.unlockWhenApplied(d.appended, lk.unlock)
+		sp.AckToUnlock = time.Since(acked)
+		l.opts.Observer.Split(sp)
+	}()
 	return o, nil
 }
 
-// submit is Submit's loop, under the tournament's lock. appended is the
-// stream sequence of the commit it stored, 0 when it stored none.
-func (l *Ledger) submit(ctx context.Context, sub Submission) (o Outcome, appended uint64, err error) {
+// decision is what submit stored: the commit's body at stream sequence
+// appended (0 when it stored none), decided on a state at stream sequence
+// expected.
+type decision struct {
+	appended, expected uint64
+	body               []byte
+}
+
+// submit is Submit's loop, under the tournament's lock lk. It adds the
+// time spent deciding and appending to sp.
+func (l *Ledger) submit(ctx context.Context, lk *tournamentLock, sub Submission, sp *Split) (o Outcome, d decision, err error) {
 	// caughtUp: the state decided on has caught up with the log since the
 	// command arrived.
 	for attempt, caughtUp := 0, false; ; {
 		if ref, found, err := l.opts.Index.Command(sub.Tournament, sub.Key); err != nil {
-			return Outcome{}, 0, err
+			return Outcome{}, decision{}, err
 		} else if found {
 			o, err := l.replayed(ctx, ref.StreamSeq, sub)
-			return o, 0, err
+			return o, decision{}, err
 		}
 		if err := l.checkDisk(); err != nil {
-			return Outcome{}, 0, err
+			return Outcome{}, decision{}, err
 		}
-		envs, expected, err := l.decide(sub)
+		t0 := time.Now()
+		envs, expected, err := l.decide(lk, sub)
+		sp.Decide += time.Since(t0)
+		sp.WriteThrough = lk.wt != nil // decide decided on it, if it was still there
 		if err != nil && !caughtUp {
 			// Another node sharing the log may have appended what this
 			// refusal lacks (the player registered, the round drawn, the
 			// seq an If-Match names, this very command): refuse only on a
 			// state caught up with the log.
 			if cerr := l.catchUp(ctx, sub.Tournament); cerr != nil {
-				return Outcome{}, 0, cerr
+				return Outcome{}, decision{}, cerr
 			}
 			caughtUp = true
 			continue
 		}
 		if err != nil {
-			return Outcome{}, 0, err
+			return Outcome{}, decision{}, err
 		}
 		body, err := events.EncodeCommit(envs)
 		if err != nil {
-			return Outcome{}, 0, err
+			return Outcome{}, decision{}, err
 		}
+		t1 := time.Now()
 		ack, err := l.appendRetrying(ctx, sub.Tournament, expected, MsgID(sub.Tournament, sub.Key), sub.Request, body)
+		sp.Append += time.Since(t1)
+		if err != nil || ack.Duplicate {
+			// The log is not where the write-through state expected it
+			// (another process appended first, or this command already
+			// was), or may hold a commit it was not told of: the next
+			// decision refreshes the state from the log.
+			lk.drop()
+		}
 		switch {
 		case err == nil && ack.Duplicate:
 			// The log's duplicate window knew the key before the command
@@ -285,32 +330,32 @@ func (l *Ledger) submit(ctx context.Context, sub Submission) (o Outcome, appende
 				err = l.opts.State.WaitFor(ctx, ack.StreamSeq)
 			}
 			if err != nil {
-				return Outcome{}, 0, err
+				return Outcome{}, decision{}, err
 			}
-			return o, 0, nil
+			return o, decision{}, nil
 		case err == nil:
-			return Outcome{Seq: envs[len(envs)-1].Seq, Events: envs}, ack.StreamSeq, nil
+			return Outcome{Seq: envs[len(envs)-1].Seq, Events: envs}, decision{appended: ack.StreamSeq, expected: expected, body: body}, nil
 		case !errors.Is(err, events.ErrConflict):
-			return Outcome{}, 0, err
+			return Outcome{}, decision{}, err
 		}
 		// Someone else appended first. Catch up with the tournament's last
 		// message, then look for our own key (a retry whose original won)
 		// before deciding again.
 		if cerr := l.catchUp(ctx, sub.Tournament); cerr != nil {
-			return Outcome{}, 0, cerr
+			return Outcome{}, decision{}, cerr
 		}
 		caughtUp = true
 		if ref, found, ferr := l.opts.Index.Command(sub.Tournament, sub.Key); ferr != nil {
-			return Outcome{}, 0, ferr
+			return Outcome{}, decision{}, ferr
 		} else if found {
 			o, err := l.replayed(ctx, ref.StreamSeq, sub)
-			return o, 0, err
+			return o, decision{}, err
 		}
 		if sub.IfMatch != nil {
-			return Outcome{}, 0, fmt.Errorf("%w: tournament %s moved on while the command was decided, past If-Match %s", ErrPrecondition, sub.Tournament, sub.IfMatch)
+			return Outcome{}, decision{}, fmt.Errorf("%w: tournament %s moved on while the command was decided, past If-Match %s", ErrPrecondition, sub.Tournament, sub.IfMatch)
 		}
 		if attempt >= l.opts.Retries {
-			return Outcome{}, 0, fmt.Errorf("%w: gave up after %d attempts", err, attempt+1)
+			return Outcome{}, decision{}, fmt.Errorf("%w: gave up after %d attempts", err, attempt+1)
 		}
 		attempt++
 		l.opts.Observer.Retried()
@@ -321,20 +366,21 @@ func (l *Ledger) submit(ctx context.Context, sub Submission) (o Outcome, appende
 // Without it, concurrent commands would race each other through the log's
 // expected-sequence check and waste appends; with it, only other processes
 // sharing the log can conflict, and the retry loop handles those. The lock
-// is held until the state has applied the last command (unlockWhenApplied):
-// a command that cannot have it before ctx is done is refused as
-// unavailable.
-func (l *Ledger) lock(ctx context.Context, tournament string) (func(), error) {
+// is held until the last command is folded into the write-through state at
+// its acknowledgement, or, without one, until the projections have applied
+// it (unlockWhenApplied): a command that cannot have it before ctx is done
+// is refused as unavailable.
+func (l *Ledger) lock(ctx context.Context, tournament string) (*tournamentLock, error) {
 	l.mu.Lock()
-	c := l.locks[tournament]
-	if c == nil {
-		c = make(chan struct{}, 1)
-		l.locks[tournament] = c
+	lk := l.locks[tournament]
+	if lk == nil {
+		lk = &tournamentLock{ch: make(chan struct{}, 1), without: copyAfter} // the first commit copies
+		l.locks[tournament] = lk
 	}
 	l.mu.Unlock()
 	select {
-	case c <- struct{}{}:
-		return func() { <-c }, nil
+	case lk.ch <- struct{}{}:
+		return lk, nil
 	case <-ctx.Done():
 		return nil, fmt.Errorf("%w: tournament %s is still applying its previous command: %v", events.ErrUnavailable, tournament, ctx.Err())
 	}
@@ -426,7 +472,10 @@ func (l *Ledger) appendRetrying(ctx context.Context, t string, expected uint64, 
 
 // decide runs the pure decision against the current state and seals the
 // events. It returns the stream sequence the append must expect.
-func (l *Ledger) decide(sub Submission) ([]events.Envelope, uint64, error) {
+// The state is the tournament's write-through state when it is current
+// (holds every commit the log has of the tournament as far as this process
+// can tell), the state folded from the log otherwise.
+func (l *Ledger) decide(lk *tournamentLock, sub Submission) ([]events.Envelope, uint64, error) {
 	var envs []events.Envelope
 	var expected uint64
 	var err error
@@ -439,7 +488,9 @@ func (l *Ledger) decide(sub Submission) ([]events.Envelope, uint64, error) {
 		expected = t.LastStreamSeq
 		envs, err = DecideCommit(t, head, sub.Command, in, sub.Key, l.opts.Signer)
 	}
-	if !l.opts.State.ReadHead(sub.Tournament, run) {
+	if wt := l.current(lk, sub.Tournament); wt != nil {
+		run(wt.t, wt.tree.Head())
+	} else if !l.opts.State.ReadHead(sub.Tournament, run) {
 		run(projections.New(sub.Tournament), checkpoint.NewTree().Head())
 	}
 	return envs, expected, err

@@ -1,6 +1,7 @@
 package ledger_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -46,6 +47,7 @@ type fakeState struct {
 	applied  func() uint64
 	readHead func(t string, fn func(*projections.Tournament, checkpoint.Head)) bool
 	waitFor  func(ctx context.Context, seq uint64) error
+	copy     func(t string) (*projections.Tournament, *checkpoint.Tree, bool, error)
 }
 
 func (f *fakeState) Ready() bool     { return f.ready() }
@@ -55,6 +57,14 @@ func (f *fakeState) ReadHead(t string, fn func(*projections.Tournament, checkpoi
 	return f.readHead(t, fn)
 }
 func (f *fakeState) WaitFor(ctx context.Context, seq uint64) error { return f.waitFor(ctx, seq) }
+func (f *fakeState) LastStreamSeq(t string) uint64 {
+	var seq uint64
+	f.readHead(t, func(st *projections.Tournament, _ checkpoint.Head) { seq = st.LastStreamSeq })
+	return seq
+}
+func (f *fakeState) Copy(t string) (*projections.Tournament, *checkpoint.Tree, bool, error) {
+	return f.copy(t)
+}
 
 type fakeIndex struct {
 	command func(t, key string) (pebble.CommitRef, bool, error)
@@ -66,6 +76,7 @@ type fakeObserver struct {
 	mu      sync.Mutex
 	appends []error // each append's error
 	retries int
+	splits  []ledger.Split
 }
 
 func (o *fakeObserver) Appended(_ time.Duration, _ jetstream.Appended, err error) {
@@ -79,6 +90,23 @@ func (o *fakeObserver) Retried() {
 	o.retries++
 }
 func (o *fakeObserver) Applied(int, time.Duration) {}
+func (o *fakeObserver) Split(sp ledger.Split) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.splits = append(o.splits, sp)
+}
+
+// decidedOnWriteThrough reports, for each split told, whether its command
+// was decided on a write-through state.
+func (o *fakeObserver) decidedOnWriteThrough() []bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	var out []bool
+	for _, sp := range o.splits {
+		out = append(out, sp.WriteThrough)
+	}
+	return out
+}
 
 // world is an in-memory log, the state folded from it and the command
 // index, behind the fakes' default functions.
@@ -118,6 +146,7 @@ func newWorld(t *testing.T) *world {
 		applied:  w.applied,
 		readHead: w.readHead,
 		waitFor:  w.waitFor,
+		copy:     w.copy,
 	}
 	w.idx = &fakeIndex{command: w.command}
 	return w
@@ -218,6 +247,26 @@ func (w *world) readHead(t string, fn func(*projections.Tournament, checkpoint.H
 	}
 	fn(st, w.trees[t].Head())
 	return true
+}
+
+func (w *world) copy(t string) (*projections.Tournament, *checkpoint.Tree, bool, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	st := w.states[t]
+	if st == nil {
+		return nil, nil, false, nil
+	}
+	st, err := copyState(st)
+	return st, w.trees[t].Clone(), true, err
+}
+
+// copyState is a deep copy of st, through its snapshot encoding.
+func copyState(st *projections.Tournament) (*projections.Tournament, error) {
+	var buf bytes.Buffer
+	if err := st.WriteSnapshot(&buf); err != nil {
+		return nil, err
+	}
+	return projections.ReadSnapshot(&buf, st.ID)
 }
 
 // waitFor: the world applies what it stores at once; a sequence it has not
@@ -530,5 +579,44 @@ func TestOptionsValidateReportsEveryProblem(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("Validate() = %v, want it to name %s", err, want)
 		}
+	}
+}
+
+// TestSubmitDecidesOnTheWriteThroughState: the first commit of a ledger
+// copies the state at its acknowledgement, and the commands after it are
+// decided on the copy; when the copy cannot be had, the commands are still
+// accepted, decided on the projections' state, and told as such.
+func TestSubmitDecidesOnTheWriteThroughState(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		copyErr error
+		want    []bool
+	}{
+		{"copied", nil, []bool{false, true, true}},
+		{"no copy", errors.New("disk on fire"), []bool{false, false, false}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := created(t)
+			if tc.copyErr != nil {
+				w.state.copy = func(string) (*projections.Tournament, *checkpoint.Tree, bool, error) {
+					return nil, nil, true, tc.copyErr
+				}
+			}
+			l := w.ledger()
+			for i, p := range []string{"p1", "p2", "p3"} {
+				o, err := l.Submit(context.Background(), register(t, p, p))
+				if err != nil || o.Seq != uint64(2+i) {
+					t.Fatalf("register %s: %+v %v, want seq %d", p, o, err, 2+i)
+				}
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			defer cancel()
+			for len(w.obs.decidedOnWriteThrough()) < 3 && ctx.Err() == nil { // told at unlock, perhaps after the answer
+				time.Sleep(time.Millisecond)
+			}
+			if got := w.obs.decidedOnWriteThrough(); fmt.Sprint(got) != fmt.Sprint(tc.want) {
+				t.Errorf("decided on a write-through state: %v, want %v", got, tc.want)
+			}
+		})
 	}
 }

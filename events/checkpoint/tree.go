@@ -3,6 +3,7 @@ package checkpoint
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/transparency-dev/merkle/compact"
 	"github.com/transparency-dev/merkle/proof"
@@ -72,6 +73,17 @@ func (t *Tree) AppendLeaf(h []byte, visit func(id NodeID, hash []byte)) error {
 	}
 	t.last = h
 	return nil
+}
+
+// Clone returns a tree that appends independently of t from t's state
+// (the hashes are immutable and shared).
+func (t *Tree) Clone() *Tree {
+	r, err := factory.NewRange(t.r.Begin(), t.r.End(), slices.Clone(t.r.Hashes()))
+	if err != nil {
+		// t's own range is valid by construction: unreachable.
+		panic(fmt.Sprintf("checkpoint: clone of a valid range: %v", err))
+	}
+	return &Tree{r: r, last: t.last}
 }
 
 // Last is the hash of the last leaf appended, nil for the empty tree: what

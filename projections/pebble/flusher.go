@@ -120,7 +120,7 @@ func (f *flusher) rank(b *pebble.Batch, gens map[string]uint64) (rankingWrite, e
 	for _, id := range slices.Sorted(maps.Keys(gens)) {
 		e := f.states.get(id)
 		e.mu.RLock()
-		st, cl := e.t.Standings(), e.t.Classification()
+		st, cl := e.t.Rankings()
 		e.mu.RUnlock()
 		for key, v := range map[string]any{string(keyStandings(id)): st, string(keyClassification(id)): cl} {
 			data, err := json.Marshal(v)

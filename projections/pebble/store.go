@@ -16,6 +16,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/bloom"
 	"github.com/cockroachdb/pebble/v2/vfs"
 
 	"github.com/referto/referto/events/checkpoint"
@@ -25,6 +26,12 @@ import (
 // Store is the Pebble database holding referto's projections.
 type Store struct {
 	db *pebble.DB
+
+	// tokens holds the principals Token found, by token hash: an entry of
+	// the token index is written once, when its official is appointed,
+	// and never changed or deleted, so what was read once stays true, and
+	// a request is authenticated without a read and a JSON decoding.
+	tokens sync.Map // string → Principal
 }
 
 // CommitRef locates one stored commit: where it is in the stream and which
@@ -178,8 +185,14 @@ func OpenWith(dir string, o StoreOptions) (*Store, error) {
 	events := &pebble.EventListener{DataCorruption: func(info pebble.DataCorruptionInfo) {
 		logger.Error("pebble: data corruption", "path", info.Path, "err", info.Details)
 	}}
-	db, err := pebble.Open(dir, &pebble.Options{FS: o.FS, Logger: &pebbleLogger{l: logger, now: o.Clock}, EventListener: events,
-		MemTableSize: o.MemTableSize, MemTableStopWritesThreshold: memTableStopWrites})
+	opts := &pebble.Options{FS: o.FS, Logger: &pebbleLogger{l: logger, now: o.Clock}, EventListener: events,
+		MemTableSize: o.MemTableSize, MemTableStopWritesThreshold: memTableStopWrites}
+	// Every command looks its idempotency key up in the command index
+	// before it is decided, and almost every lookup misses: a Bloom filter
+	// on every level (the levels below inherit L0's) answers most misses
+	// without reading a table's index and data blocks.
+	opts.Levels[0].FilterPolicy = bloom.FilterPolicy(10)
+	db, err := pebble.Open(dir, opts)
 	if err != nil {
 		return nil, fmt.Errorf("pebble: open %s: %w", dir, err)
 	}
@@ -318,8 +331,14 @@ func (s *Store) Command(t, key string) (CommitRef, bool, error) {
 
 // Token returns the official a token hash belongs to.
 func (s *Store) Token(hash string) (Principal, bool, error) {
+	if p, ok := s.tokens.Load(hash); ok {
+		return p.(Principal), true, nil
+	}
 	var p Principal
 	ok, err := s.getJSON(keyToken(hash), &p)
+	if ok && err == nil {
+		s.tokens.Store(hash, p)
+	}
 	return p, ok, err
 }
 

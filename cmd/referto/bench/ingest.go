@@ -34,8 +34,7 @@ func (b *bencher) ingest(n, k int) error {
 		return err
 	}
 	defer stop()
-	r := &ingestRun{b: b, n: n, k: k, admin: &client.Client{Base: url, Token: benchAdmin,
-		HTTP: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: k}}}}
+	r := &ingestRun{b: b, n: n, k: k, admin: newAdmin(url, k)}
 	if err := r.tournaments(); err != nil {
 		return err
 	}
@@ -53,6 +52,12 @@ func (b *bencher) ingest(n, k int) error {
 	}
 	r.addRows()
 	return nil
+}
+
+// newAdmin is the administrator's client of the node at url, keeping a
+// connection for each of k clients.
+func newAdmin(url string, k int) *client.Client {
+	return &client.Client{Base: url, Token: benchAdmin, HTTP: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: k}}}
 }
 
 // ingestRun is one ingest pair: referto's rounds and the raw rounds, each
@@ -167,8 +172,11 @@ func (r *ingestRun) refRound() error {
 		}
 		return 1000 * (after[name+"_sum"] - before[name+"_sum"]) / c
 	}
+	phase := func(p string) float64 { return mean(`referto_command_phase_seconds{phase="` + p + `"}`) }
 	fmt.Fprintf(r.b.out, "  referto round %d: %.0f/s; mean command %.2f ms, of which JetStream append %.2f ms; CPU %.0f µs per command\n", r.round, l.rate,
 		mean("referto_command_duration_seconds"), mean("referto_jetstream_append_duration_seconds"), l.cpu)
+	fmt.Fprintf(r.b.out, "    split per command: lock wait %.3f ms, decide %.3f ms, append %.3f ms, ack to unlock %.3f ms\n",
+		phase("lock_wait"), phase("decide"), phase("append"), phase("ack_to_unlock"))
 	return err
 }
 
@@ -241,7 +249,8 @@ func (r *ingestRun) addRows() {
 }
 
 // scrape reads the sums and counts of the node's histograms from /metrics,
-// summed over their labels (empty when unreadable).
+// summed over their labels, and those of referto_command_phase_seconds by
+// phase as well, under name{phase="…"} (empty when unreadable).
 func (r *ingestRun) scrape() map[string]float64 {
 	out := map[string]float64{}
 	text, err := r.admin.Metrics(context.Background())
@@ -254,13 +263,17 @@ func (r *ingestRun) scrape() map[string]float64 {
 		if !ok || strings.HasPrefix(name, "#") {
 			continue
 		}
-		name, _, _ = strings.Cut(name, "{")
+		name, labels, _ := strings.Cut(name, "{")
 		if !strings.HasSuffix(name, "_sum") && !strings.HasSuffix(name, "_count") {
 			continue
 		}
 		var v float64
-		if _, err := fmt.Sscan(rest, &v); err == nil {
-			out[name] += v
+		if _, err := fmt.Sscan(rest, &v); err != nil {
+			continue
+		}
+		out[name] += v
+		if p, ok := strings.CutPrefix(name, "referto_command_phase_seconds"); ok {
+			out["referto_command_phase_seconds{"+strings.TrimSuffix(labels, "}")+"}"+p] += v
 		}
 	}
 	return out
