@@ -138,6 +138,10 @@ type myView struct {
 	Sanctions     []*projections.Sanction
 	Contestations []*projections.Contestation
 	Standings     []projections.StandingsRow
+	// Published is the player's row in the last published classification,
+	// and ProofPath where its offline proof file is served.
+	Published *events.ClassificationRow
+	ProofPath string
 }
 
 func (u *UI) myData(p *page) *myView {
@@ -179,6 +183,14 @@ func (u *UI) myData(p *page) *myView {
 	for _, c := range p.State.Contestations {
 		if c.By == id {
 			v.Contestations = append(v.Contestations, c)
+		}
+	}
+	if pub := p.State.Published; pub != nil {
+		for i, row := range pub.Rows {
+			if row.Player == id {
+				v.Published = &pub.Rows[i]
+				v.ProofPath = "/v1/tournaments/" + url.PathEscape(p.T) + "/players/" + url.PathEscape(id) + "/proof"
+			}
 		}
 	}
 	return v

@@ -382,6 +382,18 @@ func TestPlayersServeThemselvesInABrowser(t *testing.T) {
 		if n := a.js(`String(document.querySelectorAll("#propose").length)`); n != "0" {
 			t.Error("a closed tournament offers a player the report form")
 		}
+		// The player's page links the offline proof of his published row.
+		if final := a.js(`(document.querySelector("#my-final") || {innerText: ""}).innerText`); !strings.Contains(final, "°") {
+			t.Errorf("the player's page shows no place in the published classification: %q", final)
+		}
+		pf, err := chromedp.Run(a.ctx, chromedp.Evaluate[string](`fetch(document.querySelector("#my-proof").href).then(r => r.text())`, chromedp.EvalAwaitPromise))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(pf, `"format":"referto-proof/1"`) && !strings.Contains(pf, `"format": "referto-proof/1"`) {
+			t.Errorf("the player's proof file: %.300s", pf)
+		}
+		a.shot("18b-player-published")
 	})
 
 	t.Run("anonymous visitor and the navigation", func(t *testing.T) {
