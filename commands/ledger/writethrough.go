@@ -119,23 +119,34 @@ func (l *Ledger) writeThrough(lk *tournamentLock, t string, d decision) bool {
 	return true
 }
 
-// fold applies the commit d stored to wt as the projections apply it:
-// decoded from its stored bytes (events.DecodeCommitForFold), folded event
-// by event, each stored line a leaf of the Merkle tree.
+// fold applies the commit d stored to wt as the projections apply it
+// (FoldCommit).
 func fold(wt *writeThroughState, d decision) error {
-	c, evs, err := events.DecodeCommitForFold(d.body)
+	if err := FoldCommit(wt.t, wt.tree, d.body); err != nil {
+		return err
+	}
+	wt.t.LastStreamSeq = d.appended
+	return nil
+}
+
+// FoldCommit applies a stored commit to a tournament's state and its
+// Merkle tree as the projections apply it: decoded from its stored bytes
+// (events.DecodeCommitForFold), folded event by event, each stored line a
+// leaf of the tree. The write-through state and the generators of logs
+// fold with it.
+func FoldCommit(t *projections.Tournament, tree *checkpoint.Tree, body []byte) error {
+	c, evs, err := events.DecodeCommitForFold(body)
 	if err != nil {
 		return err
 	}
 	for i, env := range c.Envelopes {
-		if err := wt.t.Apply(env, evs[i], nil); err != nil {
+		if err := t.Apply(env, evs[i], nil); err != nil {
 			return err
 		}
-		if err := wt.tree.Append(c.Lines[i], nil); err != nil {
+		if err := tree.Append(c.Lines[i], nil); err != nil {
 			return err
 		}
 	}
-	wt.t.LastStreamSeq = d.appended
 	return nil
 }
 

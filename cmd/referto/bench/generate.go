@@ -129,21 +129,8 @@ func (g *generator) do(actor events.Actor, cmd commands.Command, seed string) ([
 	if err != nil {
 		return nil, err
 	}
-	c, err := events.DecodeCommit(body)
-	if err != nil {
+	if err := ledger.FoldCommit(g.t, g.tree, body); err != nil {
 		return nil, err
-	}
-	for i, env := range c.Envelopes {
-		ev, err := events.Decode(env)
-		if err != nil {
-			return nil, err
-		}
-		if err := g.t.Apply(env, ev, nil); err != nil {
-			return nil, err
-		}
-		if err := g.tree.Append(c.Lines[i], nil); err != nil {
-			return nil, err
-		}
 	}
 	g.t.LastStreamSeq = ack.StreamSeq
 	g.commits++
