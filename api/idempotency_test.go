@@ -90,6 +90,19 @@ func TestIdempotencyKeyIsBoundToItsRequest(t *testing.T) {
 	if again.header.Get("Idempotent-Replayed") != "true" {
 		t.Errorf("a creation retried: %s %s, want replayed", again.header, again.body)
 	}
+	// The key of POST /v1/tournaments is not scoped by the id in the body:
+	// creating another tournament under it is refused, not a second
+	// tournament (within the log's duplicate window, and after a restart
+	// from the creation index).
+	for _, when := range []string{"at once", "after a restart"} {
+		if when != "at once" {
+			s.restart()
+		}
+		reused(t, "a creation's key for another tournament "+when, s.do("POST", "/v1/tournaments", adminToken, `{"id":"ge","name":"Genova","ruleset":"rtu"}`, "Idempotency-Key", "create-mi"), "create-mi", 1)
+		if r := s.do("GET", "/v1/tournaments/ge", "", nil); r.status != 404 {
+			t.Errorf("%s: tournament ge: %d %s, want 404: it was never created", when, r.status, r.body)
+		}
+	}
 
 	// An appointment retried is still the 409 that says the token was shown once.
 	s.must(201, "POST", "/v1/tournaments/mi/officials", adminToken, `{"name":"Y","role":"auditor"}`, "Idempotency-Key", "appoint-y")
@@ -112,6 +125,10 @@ func TestIdempotencyKeyBindingOutlivesTheDuplicateWindow(t *testing.T) {
 	time.Sleep(300 * time.Millisecond)
 	size := s.logSize()
 	reused(t, "after the window", s.do("POST", "/v1/tournaments/bo/commands", arb, `{"type":"RegisterPlayer","player":"p2","name":"N"}`, "Idempotency-Key", "k"), "k", 3)
+	s.must(201, "POST", "/v1/tournaments", adminToken, `{"id":"mo","name":"Modena","ruleset":"rtu"}`, "Idempotency-Key", "create-mo")
+	time.Sleep(300 * time.Millisecond)
+	size = s.logSize()
+	reused(t, "a creation's key for another tournament after the window", s.do("POST", "/v1/tournaments", adminToken, `{"id":"fe","name":"Ferrara","ruleset":"rtu"}`, "Idempotency-Key", "create-mo"), "create-mo", 1)
 	if s.logSize() != size {
 		t.Error("a reused key appended")
 	}

@@ -57,7 +57,12 @@ type State interface {
 // Index finds a command's commit by its idempotency key (*pebble.Store in
 // a node). It is current up to State.Applied.
 type Index interface {
+	// Command finds the commit of tournament t made under key.
 	Command(t, key string) (pebble.CommitRef, bool, error)
+	// Creation finds the commit that created a tournament under key,
+	// whichever tournament: a creation's key is not scoped by the id in
+	// its body.
+	Creation(key string) (pebble.CommitRef, bool, error)
 }
 
 // Observer is told what a node does, for its metrics. Its methods must be
@@ -205,6 +210,10 @@ type Ledger struct {
 	ackedMax atomic.Uint64
 
 	diskRefusing atomic.Bool // the disk guard refuses commands (disk.go)
+
+	// creating holds the creations this process appended that the index
+	// may not hold yet, by key (see tournamentLock.pending), under mu.
+	creating map[string]uint64
 }
 
 // New returns a Ledger.
@@ -213,7 +222,7 @@ func New(opts Options) (*Ledger, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
-	return &Ledger{opts: opts, locks: map[string]*tournamentLock{}, acked: map[string]uint64{}}, nil
+	return &Ledger{opts: opts, locks: map[string]*tournamentLock{}, acked: map[string]uint64{}, creating: map[string]uint64{}}, nil
 }
 
 // Submit decides and appends sub's command, retrying on conflict, and
@@ -249,6 +258,7 @@ func (l *Ledger) Submit(ctx context.Context, sub Submission) (Outcome, error) {
 	}
 	acked := time.Now()
 	l.acknowledged(sub.Tournament, d.appended)
+	l.remember(lk, sub, d.appended)
 	if l.writeThrough(lk, sub.Tournament, d) {
 		lk.unlock()
 		sp.AckToUnlock = time.Since(acked)
@@ -277,10 +287,10 @@ func (l *Ledger) submit(ctx context.Context, lk *tournamentLock, sub Submission,
 	// caughtUp: the state decided on has caught up with the log since the
 	// command arrived.
 	for attempt, caughtUp := 0, false; ; {
-		if ref, found, err := l.opts.Index.Command(sub.Tournament, sub.Key); err != nil {
+		if seq, found, err := l.find(lk, sub); err != nil {
 			return Outcome{}, decision{}, err
 		} else if found {
-			o, err := l.replayed(ctx, ref.StreamSeq, sub)
+			o, err := l.replayed(ctx, seq, sub)
 			return o, decision{}, err
 		}
 		if err := l.checkDisk(); err != nil {
@@ -309,7 +319,7 @@ func (l *Ledger) submit(ctx context.Context, lk *tournamentLock, sub Submission,
 			return Outcome{}, decision{}, err
 		}
 		t1 := time.Now()
-		ack, err := l.appendRetrying(ctx, sub.Tournament, expected, MsgID(sub.Tournament, sub.Key), sub.Request, body)
+		ack, err := l.appendRetrying(ctx, sub.Tournament, expected, sub.msgID(), sub.Request, body)
 		sp.Append += time.Since(t1)
 		if err != nil || ack.Duplicate {
 			// The log is not where the write-through state expected it
@@ -345,10 +355,10 @@ func (l *Ledger) submit(ctx context.Context, lk *tournamentLock, sub Submission,
 			return Outcome{}, decision{}, cerr
 		}
 		caughtUp = true
-		if ref, found, ferr := l.opts.Index.Command(sub.Tournament, sub.Key); ferr != nil {
+		if seq, found, ferr := l.find(lk, sub); ferr != nil {
 			return Outcome{}, decision{}, ferr
 		} else if found {
-			o, err := l.replayed(ctx, ref.StreamSeq, sub)
+			o, err := l.replayed(ctx, seq, sub)
 			return o, decision{}, err
 		}
 		if sub.IfMatch != nil {

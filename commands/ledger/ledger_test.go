@@ -67,10 +67,12 @@ func (f *fakeState) Copy(t string) (*projections.Tournament, *checkpoint.Tree, b
 }
 
 type fakeIndex struct {
-	command func(t, key string) (pebble.CommitRef, bool, error)
+	command  func(t, key string) (pebble.CommitRef, bool, error)
+	creation func(key string) (pebble.CommitRef, bool, error)
 }
 
 func (f *fakeIndex) Command(t, key string) (pebble.CommitRef, bool, error) { return f.command(t, key) }
+func (f *fakeIndex) Creation(key string) (pebble.CommitRef, bool, error)   { return f.creation(key) }
 
 type fakeObserver struct {
 	mu      sync.Mutex
@@ -148,7 +150,7 @@ func newWorld(t *testing.T) *world {
 		waitFor:  w.waitFor,
 		copy:     w.copy,
 	}
-	w.idx = &fakeIndex{command: w.command}
+	w.idx = &fakeIndex{command: w.command, creation: func(key string) (pebble.CommitRef, bool, error) { return w.command("_create", key) }}
 	return w
 }
 
@@ -207,6 +209,9 @@ func (w *world) append(_ context.Context, t string, expected uint64, id, request
 	st.LastStreamSeq = seq
 	first, last := c.Envelopes[0], c.Envelopes[len(c.Envelopes)-1]
 	w.index[t+"/"+first.CommandID] = pebble.CommitRef{Tournament: t, StreamSeq: seq, First: first.Seq, Last: last.Seq, CommandID: first.CommandID}
+	if first.Type == events.TypeTournamentCreated {
+		w.index["_create/"+first.CommandID] = pebble.CommitRef{StreamSeq: seq}
+	}
 	return jetstream.Appended{StreamSeq: seq}, nil
 }
 
@@ -618,5 +623,88 @@ func TestSubmitDecidesOnTheWriteThroughState(t *testing.T) {
 				t.Errorf("decided on a write-through state: %v, want %v", got, tc.want)
 			}
 		})
+	}
+}
+
+// creation is the submission creating tournament id under key.
+func creation(id, key string) ledger.Submission {
+	return ledger.Submission{Tournament: id, Command: &commands.CreateTournament{ID: id, Name: id, Ruleset: "rtu"},
+		Actor: admin, Key: key, Route: ledger.RouteCreate, Request: "sha256:create " + id}
+}
+
+// TestACreationKeyIsNotScopedByTheTournament: the key of a creation stands
+// for it whichever tournament another request under it would create: the
+// same creation replays, the creation of another tournament is refused
+// naming the first one's seq, and only one tournament exists.
+func TestACreationKeyIsNotScopedByTheTournament(t *testing.T) {
+	w := created(t) // bo, under key "create", at stream sequence 1
+	l := w.ledger()
+	o, err := l.Submit(context.Background(), ledger.Submission{Tournament: "bo", Command: &commands.CreateTournament{ID: "bo", Name: "Bologna", Ruleset: "rtu"},
+		Actor: admin, Key: "create", Route: ledger.RouteCreate, Request: "sha256:create"})
+	if err != nil || !o.Replayed || o.Seq != 1 {
+		t.Errorf("the same creation again: %+v %v, want seq 1 replayed", o, err)
+	}
+	_, err = l.Submit(context.Background(), creation("mo", "create"))
+	var ku *ledger.KeyReusedError
+	if !errors.As(err, &ku) || ku.Key != "create" || ku.Seq != 1 {
+		t.Errorf("another tournament created under the key: %v, want a KeyReusedError naming seq 1", err)
+	}
+	if w.size() != 1 {
+		t.Errorf("%d commits, want the one creation", w.size())
+	}
+}
+
+// TestSubmitFindsKeysTheIndexDoesNotHoldYet: a command decided on the
+// write-through state is answered before the projections index its key.
+// Retried under its key once the log's duplicate window has forgotten it,
+// it must replay (the same request) or be refused (another request), never
+// be appended again; a creation's key likewise across tournaments.
+func TestSubmitFindsKeysTheIndexDoesNotHoldYet(t *testing.T) {
+	w := created(t)
+	// From here the projections lag: they have applied the creation alone,
+	// the index holds nothing newer, and the duplicate window forgets each
+	// message id as soon as the message is stored.
+	w.state.applied = func() uint64 { return 1 }
+	w.state.waitFor = func(ctx context.Context, seq uint64) error {
+		if seq <= 1 {
+			return nil
+		}
+		<-ctx.Done()
+		return ctx.Err()
+	}
+	w.idx.command = func(t, key string) (pebble.CommitRef, bool, error) {
+		if t == "bo" && key == "create" {
+			return pebble.CommitRef{Tournament: "bo", StreamSeq: 1}, true, nil
+		}
+		return pebble.CommitRef{}, false, nil
+	}
+	w.idx.creation = func(key string) (pebble.CommitRef, bool, error) { return pebble.CommitRef{}, false, nil }
+	w.log.appendRequest = func(ctx context.Context, tt string, expected uint64, id, request string, body []byte) (jetstream.Appended, error) {
+		ack, err := w.append(ctx, tt, expected, id, request, body)
+		w.mu.Lock()
+		clear(w.ids)
+		w.mu.Unlock()
+		return ack, err
+	}
+	l := w.ledger()
+	ctx := context.Background()
+	if o, err := l.Submit(ctx, register(t, "p1", "K")); err != nil || o.Seq != 2 {
+		t.Fatalf("register p1: %+v %v", o, err)
+	}
+	if o, err := l.Submit(ctx, register(t, "p1", "K")); err != nil || !o.Replayed || o.Seq != 2 {
+		t.Errorf("the same request again: %+v %v, want seq 2 replayed", o, err)
+	}
+	var ku *ledger.KeyReusedError
+	if _, err := l.Submit(ctx, register(t, "p2", "K")); !errors.As(err, &ku) || ku.Seq != 2 {
+		t.Errorf("another request under the key: %v, want a KeyReusedError naming seq 2", err)
+	}
+	if o, err := l.Submit(ctx, creation("mo", "C")); err != nil || o.Replayed {
+		t.Fatalf("create mo: %+v %v", o, err)
+	}
+	if _, err := l.Submit(ctx, creation("fe", "C")); !errors.As(err, &ku) || ku.Key != "C" {
+		t.Errorf("another tournament created under the key: %v, want a KeyReusedError", err)
+	}
+	if w.size() != 3 {
+		t.Errorf("%d commits, want 3: the creation of bo, p1 once, mo", w.size())
 	}
 }

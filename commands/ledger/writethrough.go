@@ -17,6 +17,10 @@ type tournamentLock struct {
 	// without counts the commits acknowledged since wt was dropped, none
 	// of them folded into a write-through state (see copyAfter).
 	without int
+	// pending maps the idempotency keys of the commits this process
+	// appended and acknowledged that the state had not applied when last
+	// looked at, to their stream sequences (Ledger.find).
+	pending map[string]uint64
 }
 
 // copyAfter is how many commits a tournament goes without a write-through

@@ -178,6 +178,9 @@ func (s *lagState) pumpLocked(upTo uint64) {
 		f.fold(s.log.t, m)
 		c, _ := events.DecodeCommit(m.Data)
 		s.index[m.Tournament+"/"+c.Envelopes[0].CommandID] = pebble.CommitRef{Tournament: m.Tournament, StreamSeq: m.StreamSeq}
+		if c.Envelopes[0].Type == events.TypeTournamentCreated {
+			s.index["_create/"+c.Envelopes[0].CommandID] = pebble.CommitRef{StreamSeq: m.StreamSeq}
+		}
 		s.applied = m.StreamSeq
 	}
 }
@@ -255,6 +258,13 @@ func (s *lagState) Command(t, key string) (pebble.CommitRef, bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	ref, ok := s.index[t+"/"+key]
+	return ref, ok, nil
+}
+
+func (s *lagState) Creation(key string) (pebble.CommitRef, bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ref, ok := s.index["_create/"+key]
 	return ref, ok, nil
 }
 

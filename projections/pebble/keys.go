@@ -18,6 +18,7 @@ import (
 //	snap/<T>/<chunk:06>, snap/<T>   the state as older stores wrote it, in pieces or in one, without snapcur/<T>
 //	idx/t/<T>                       tournament list (value: name)
 //	idx/cmd/<T>/<idempotency key>   {"stream_seq":N}: the commit of that command (older stores: the whole CommitRef JSON)
+//	idx/create/<idempotency key>    {"stream_seq":N}: the commit that created a tournament under that key, whichever tournament
 //	idx/commit/<T>/<first seq:020>  CommitRef JSON, one per commit, for seq → stream lookups
 //	idx/tok/<sha256 hex>            Principal JSON of an appointed official
 //	mt/<T>/<level:02>/<index:016x>  Merkle tree node hash (32 bytes), every node of every leaf
@@ -45,6 +46,7 @@ func keySnapCur(t string) []byte      { return []byte("snapcur/" + t) }
 func prefixSnapCur() []byte           { return []byte("snapcur/") }
 func keyTournament(t string) []byte   { return []byte("idx/t/" + t) }
 func keyCommand(t, key string) []byte { return []byte("idx/cmd/" + t + "/" + key) }
+func keyCreation(key string) []byte   { return []byte("idx/create/" + key) }
 func keyCommit(t string, first uint64) []byte {
 	return padded([]byte("idx/commit/"+t+"/"), first, 20, 10)
 }

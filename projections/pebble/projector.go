@@ -290,6 +290,13 @@ func (p *projector) index(b *pebble.Batch, m decoded) error {
 		if err := b.Set(keyCommand(m.Tournament, first.CommandID), p.refBuf, nil); err != nil {
 			return err
 		}
+		// A creation's key stands for it across tournaments: the key of
+		// POST /v1/tournaments is not scoped by the id in its body.
+		if first.Type == events.TypeTournamentCreated {
+			if err := b.Set(keyCreation(first.CommandID), p.refBuf, nil); err != nil {
+				return err
+			}
+		}
 	}
 	for _, ev := range m.evs {
 		if a, ok := ev.(events.OfficialAppointed); ok {

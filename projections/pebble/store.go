@@ -329,6 +329,15 @@ func (s *Store) Command(t, key string) (CommitRef, bool, error) {
 	return ref, ok, err
 }
 
+// Creation returns the commit that created a tournament under idempotency
+// key key, whichever tournament it created: its stream sequence (the rest
+// is in the log).
+func (s *Store) Creation(key string) (CommitRef, bool, error) {
+	var ref CommitRef
+	ok, err := s.getJSON(keyCreation(key), &ref)
+	return ref, ok, err
+}
+
 // Token returns the official a token hash belongs to.
 func (s *Store) Token(hash string) (Principal, bool, error) {
 	if p, ok := s.tokens.Load(hash); ok {
@@ -577,9 +586,9 @@ func (s *Store) Verify() error {
 // classification's, standings' and scoring's corrections of issue 17, the
 // contestable acts, a shared place's order; format 3: the summary says
 // whether the tournament is closed, the classification how each tie was
-// settled). A store written in another format is rebuilt from the log
-// (OpenVerified).
-const Format = 3
+// settled; format 4: the creation index, idx/create). A store written in
+// another format is rebuilt from the log (OpenVerified).
+const Format = 4
 
 // errStale reports a store written by a referto of another Format.
 var errStale = errors.New("pebble: projection store written in another format")
