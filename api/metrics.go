@@ -119,8 +119,10 @@ func (m *Metrics) Retried() { m.conflictRetries.Inc() }
 
 // watchLog registers the gauges read from the log and the runner at each
 // scrape.
-func (m *Metrics) watchLog(log Log, rn Runner) {
-	m.reg.MustRegister(&logCollector{log: log, rn: rn,
+func (m *Metrics) watchLog(log Log, rn Runner, store Store) {
+	m.reg.MustRegister(&logCollector{log: log, rn: rn, store: store,
+		compacting: prometheus.NewDesc("referto_projection_compacting_bytes",
+			"What the projection store's compactions in progress read, about as much as they may still write: disk the disk guard's reserve does not cover.", nil, nil),
 		applied: prometheus.NewDesc("referto_projection_applied_seq",
 			"The last stream sequence the projections have applied.", nil, nil),
 		last: prometheus.NewDesc("referto_stream_last_seq",
@@ -135,18 +137,21 @@ const scrapeTimeout = time.Second
 
 // logCollector reads the stream's last sequence once per scrape.
 type logCollector struct {
-	log                Log
-	rn                 Runner
-	applied, last, lag *prometheus.Desc
+	log                            Log
+	rn                             Runner
+	store                          Store
+	applied, last, lag, compacting *prometheus.Desc
 }
 
 func (c *logCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- c.compacting
 	ch <- c.applied
 	ch <- c.last
 	ch <- c.lag
 }
 
 func (c *logCollector) Collect(ch chan<- prometheus.Metric) {
+	ch <- prometheus.MustNewConstMetric(c.compacting, prometheus.GaugeValue, float64(c.store.CompactingBytes()))
 	applied := c.rn.Applied()
 	ch <- prometheus.MustNewConstMetric(c.applied, prometheus.GaugeValue, float64(applied))
 	ctx, cancel := context.WithTimeout(context.Background(), scrapeTimeout)

@@ -147,7 +147,7 @@ func TestMetrics(t *testing.T) {
 			t.Errorf("%s = %v, want %v", name, got, want)
 		}
 	}
-	for _, name := range []string{"go_goroutines", "process_cpu_seconds_total", "referto_conflict_retries_total"} {
+	for _, name := range []string{"go_goroutines", "process_cpu_seconds_total", "referto_conflict_retries_total", "referto_projection_compacting_bytes"} {
 		if !after.has(name) {
 			t.Errorf("%s is not exported", name)
 		}

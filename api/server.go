@@ -168,7 +168,7 @@ func New(opts Options) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{opts: opts, router: mux.NewRouter(), folds: make(chan struct{}, maxFolds), streams: make(chan struct{}, maxStreams), metrics: opts.Metrics}
-	s.metrics.watchLog(opts.Log, opts.Runner)
+	s.metrics.watchLog(opts.Log, opts.Runner, opts.Store)
 	if err := s.routes(); err != nil {
 		return nil, err
 	}

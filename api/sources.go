@@ -39,6 +39,8 @@ type Store interface {
 	NodeGetter(t string) checkpoint.NodeGetter
 	Nodes(t string, ids []checkpoint.NodeID) ([][]byte, error)
 	Token(hash string) (pebble.Principal, bool, error)
+	// CompactingBytes is what the store's compactions in progress read.
+	CompactingBytes() uint64
 }
 
 // Runner keeps the Store current from the Log and holds every

@@ -135,7 +135,8 @@ const (
 // A guard that refuses new commands while the disk has less free than this
 // (and what the log needs) leaves room for every accepted command to be
 // applied. Compactions in progress need room too; Pebble retries one that
-// finds none, so they are reported (Store.CompactingBytes), not reserved.
+// finds none, so they are reported (Store.CompactingBytes, served as the
+// metric referto_projection_compacting_bytes), not reserved.
 func DiskHeadroom(memTableSize uint64) uint64 {
 	return walFiles*(memTableSize+memTableSize/10) + flushing*memTableSize
 }
