@@ -70,7 +70,13 @@ func TestClusterFaultsUnderLoad(t *testing.T) {
 		t.Skip("cluster test: skipped in -short mode")
 	}
 	c := jstest.StartCluster(t, 3)
-	s := &stack{t: t, dir: t.TempDir(), opts: ledger.NodeOptions{NATS: c.URL(), Replicas: 3, CommandTimeout: 3 * time.Second}}
+	// A stream leader that proposed a command and lost the proposal in a
+	// leader change keeps its message id as "in process" until the
+	// duplicate window ends, and answers a retry under it with 10158 (a
+	// 503 to the client: the outcome is not known yet). A window shorter
+	// than the retries' 30 s lets such a command land within the test;
+	// idempotency beyond it is the command index's (tested elsewhere).
+	s := &stack{t: t, dir: t.TempDir(), opts: ledger.NodeOptions{NATS: c.URL(), Replicas: 3, CommandTimeout: 3 * time.Second, DuplicateWindow: 10 * time.Second}}
 	s.start()
 	t.Cleanup(s.stop)
 	arb := s.create("faults", "rtu")

@@ -171,6 +171,13 @@ func ensureStream(ctx context.Context, js jetstream.JetStream, want jetstream.St
 // nats.go does not export: nats-server names it.
 var jsErrCodeClusterNoPeers = jetstream.ErrorCode(server.ApiErrors[server.JSClusterNoPeersErrF].ErrCode)
 
+// jsErrCodeDuplicateInProcess is the server's "duplicate message id is in
+// process" (10158): a clustered stream's leader has proposed a message
+// under this id and not yet stored it, or proposed it and lost it in a
+// leader change, in which case it forgets the id only with its duplicate
+// window. nats.go does not export it: nats-server names it.
+var jsErrCodeDuplicateInProcess = jetstream.ErrorCode(server.ApiErrors[server.JSStreamDuplicateMessageConflict].ErrCode)
+
 // transient reports errors worth retrying while a server or cluster starts.
 func transient(err error) bool {
 	var apiErr *jetstream.APIError
@@ -254,6 +261,12 @@ func classify(err error, tournament string, expected uint64) error {
 		case apiErr.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequence ||
 			apiErr.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequenceConstant:
 			return fmt.Errorf("%w: tournament %s moved past stream sequence %d: %s", events.ErrConflict, tournament, expected, apiErr.Description)
+		case apiErr.ErrorCode == jsErrCodeDuplicateInProcess:
+			// An earlier attempt under this message id is still being
+			// stored, or was lost in a leader change: its outcome is not
+			// known yet. A retry with the same id finds it stored (a
+			// duplicate) or, after the duplicate window, not.
+			return fmt.Errorf("%w: an earlier attempt of this command is still in process in the log, its outcome not yet known: %s", events.ErrUnavailable, apiErr.Description)
 		case apiErr.Code >= 500:
 			return fmt.Errorf("%w: %s", events.ErrUnavailable, apiErr.Description)
 		}

@@ -139,6 +139,12 @@ func TestWrongLastSequenceCodesAreOneConflict(t *testing.T) {
 	if err := classify(context.DeadlineExceeded, "t", 0); !errors.Is(err, events.ErrUnavailable) {
 		t.Errorf("timeout: got %v, want ErrUnavailable", err)
 	}
+	// A clustered leader that proposed a message under the id and has not
+	// stored it (or lost it in a leader change): the outcome is unknown, a
+	// 503 to retry, not an internal error.
+	if err := classify(&jetstream.APIError{Code: 409, ErrorCode: 10158, Description: "duplicate message id is in process"}, "t", 0); !errors.Is(err, events.ErrUnavailable) {
+		t.Errorf("10158: got %v, want ErrUnavailable", err)
+	}
 }
 
 func TestStreamIsAppendOnly(t *testing.T) {
