@@ -81,10 +81,26 @@ type screenData struct {
 	Panels  []string
 	DrawnAt time.Time
 	Minutes int
+	// Rotate is how many seconds each panel stays shown.
+	Rotate int
 }
 
-func (u *UI) screenOf(p *page, n int, minutes int) screenData {
-	d := screenData{Number: n, Round: roundOf(p.State, n), Minutes: minutes}
+// screenOptions are the venue screen's settings from its address:
+// ?minutes=N counts the round's clock down from N minutes (default: up from
+// the draw), ?rotate=S shows each panel for S seconds (default 12, at most
+// an hour).
+func screenOptions(q url.Values) (minutes, rotate int) {
+	minutes = max(atoiOr(q.Get("minutes"), 0), 0)
+	rotate = atoiOr(q.Get("rotate"), 12)
+	if rotate < 1 || rotate > 3600 {
+		rotate = 12
+	}
+	return minutes, rotate
+}
+
+func (u *UI) screenOf(p *page, n int, q url.Values) screenData {
+	d := screenData{Number: n, Round: roundOf(p.State, n)}
+	d.Minutes, d.Rotate = screenOptions(q)
 	if d.Round == nil {
 		d.Panels = []string{"standings"}
 		return d
@@ -121,7 +137,7 @@ func (u *UI) tournamentScreen(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	p.Data = u.screenOf(p, len(p.State.Rounds), atoiOr(r.URL.Query().Get("minutes"), 0))
+	p.Data = u.screenOf(p, len(p.State.Rounds), r.URL.Query())
 	u.render(w, "screen", http.StatusOK, p)
 }
 
@@ -135,7 +151,7 @@ func (u *UI) screen(w http.ResponseWriter, r *http.Request) {
 		u.fail(w, r, p, &Problem{Status: 404, Code: "not_found", Detail: "no such round"})
 		return
 	}
-	p.Data = u.screenOf(p, n, atoiOr(r.URL.Query().Get("minutes"), 0))
+	p.Data = u.screenOf(p, n, r.URL.Query())
 	u.render(w, "screen", http.StatusOK, p)
 }
 
