@@ -82,6 +82,7 @@ var more = map[string]map[string]string{
 		"effect_expelled_seated": "un espulso seduto a un tavolo", "effect_classification_differs": "la classifica non segue dai referti",
 		"effect_expulsion_in_force": "un'espulsione in vigore",
 		"draw_warnings":             "Vincoli del sorteggio non rispettati", "annulled": "partita annullata", "amended": "corretto all'evento",
+		"call_optional": "L'appello è facoltativo: senza appello il sorteggio usa la lista degli iscritti; registrata una presenza o un'assenza per questo turno, il sorteggio aspetta che ogni iscritto attivo sia presente o assente.",
 		"from_proposal": "dalla proposta dei giocatori", "seed_word": "seme", "nav_links": "Link", "nav_screen": "Schermo", "nav_events": "Registro", "at_table": "al tavolo", "refused_precondition_failed": "Il torneo è cambiato nel frattempo:", "algorithm": "Algoritmo", "edition": "Edizione",
 	},
 	"en": {
@@ -151,6 +152,7 @@ var more = map[string]map[string]string{
 		"effect_expelled_seated": "an expelled player seated at a table", "effect_classification_differs": "the classification does not follow from the reports",
 		"effect_expulsion_in_force": "an expulsion in force",
 		"draw_warnings":             "Draw constraints not met", "annulled": "game annulled", "amended": "amended at event",
+		"call_optional": "The call is optional: with no call the draw uses the entry list; once a check-in or an absence is recorded for this round, the draw waits until every active entrant is checked in or marked absent.",
 		"from_proposal": "from the players' proposal", "seed_word": "seed", "nav_links": "Links", "nav_screen": "Screen", "nav_events": "Log", "at_table": "at the table", "refused_precondition_failed": "The tournament changed meanwhile:", "algorithm": "Algorithm", "edition": "Edition",
 	},
 }
