@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -191,12 +192,27 @@ func TestPlayersServeThemselvesInABrowser(t *testing.T) {
 	for i := 3; i <= 8; i++ {
 		api.call("POST", cmds, arb, fmt.Sprintf(`{"type":"CheckIn","round":1,"player":"p%d"}`, i), 201)
 	}
-	api.call("POST", cmds, arb, `{"type":"DrawTables","round":1,"seed":"telefoni"}`, 201)
+	var drawn struct{ Seq uint64 }
+	json.Unmarshal(api.call("POST", cmds, arb, `{"type":"DrawTables","round":1,"seed":"telefoni"}`, 201), &drawn)
 	var tables struct {
 		Tables []struct{ Players []string } `json:"tables"`
 	}
 	json.Unmarshal(api.call("GET", "/v1/tournaments/"+tour+"/rounds/1/tables", "", "", 200), &tables)
 	t1, t2 := tables.Tables[0].Players, tables.Tables[1].Players
+	nameOf := func(id string) string {
+		n, _ := strconv.Atoi(strings.TrimPrefix(id, "p"))
+		return names[n-1]
+	}
+
+	// Before the first player's phone opens, the arbiter records the turn
+	// order drawn at his table (the third and fourth seats play in the
+	// other order), a warning for him, and a contestation of the draw he
+	// raised at the desk.
+	order := []string{t1[0], t1[1], t1[3], t1[2]}
+	orderJSON, _ := json.Marshal(order)
+	api.call("POST", cmds, arb, `{"type":"SetTurnOrder","round":1,"table":1,"order":`+string(orderJSON)+`}`, 201)
+	api.call("POST", cmds, arb, fmt.Sprintf(`{"type":"ImposeSanction","player":%q,"round":1,"table":1,"kind":"warning","article":"rtu art. 12","reason":"Consigli a un avversario"}`, t1[0]), 201)
+	api.call("POST", cmds, arb, fmt.Sprintf(`{"type":"FileContestation","against":%d,"claim":"Due giocatori dello stesso club al mio tavolo","by":%q}`, drawn.Seq, t1[0]), 201)
 
 	// Four phones at table 1, two at table 2.
 	phones := map[string]*session{}
@@ -217,6 +233,23 @@ func TestPlayersServeThemselvesInABrowser(t *testing.T) {
 		}
 		if got := a.js(`document.querySelector("#my-standings").innerText`); !strings.Contains(got, names[1]) {
 			t.Errorf("no standings on the phone: %q", got)
+		}
+		wantOrder := "Ordine di gioco: " + nameOf(order[0]) + ", " + nameOf(order[1]) + ", " + nameOf(order[2]) + ", " + nameOf(order[3])
+		if got := a.js(`document.querySelector("#my-table").innerText`); !strings.Contains(got, wantOrder) {
+			t.Errorf("the phone does not show the turn order %q:\n%s", wantOrder, got)
+		}
+		// The report form starts from that turn order, not from the seats.
+		if got := a.js(`Array.from(document.querySelectorAll('#propose input[name$=".turn"]')).map(e => e.value).join(",")`); got != "1,2,4,3" {
+			t.Errorf("the report form's turns are %s, want the recorded order's 1,2,4,3", got)
+		}
+		if got := a.js(`document.querySelector("#my-place").innerText`); got == "" {
+			t.Error("the phone shows no place in the standings")
+		}
+		if got := a.js(`document.querySelector("#my-sanctions").innerText`); !strings.Contains(got, "ammonizione — rtu art. 12: Consigli a un avversario") {
+			t.Errorf("the phone does not show his warning: %q", got)
+		}
+		if got := a.js(`document.querySelector("#my-contestations").innerText`); !strings.Contains(got, "Due giocatori dello stesso club al mio tavolo — ammissibile") {
+			t.Errorf("the phone does not show his contestation: %q", got)
 		}
 		if strings.Contains(a.js(`location.href`), "k=") {
 			t.Error("the personal link's token stays in the address bar")
