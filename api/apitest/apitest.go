@@ -18,8 +18,15 @@ import (
 // test ends; the node is closed then.
 func Serve(t testing.TB, data, adminToken string) (*ledger.Node, *httptest.Server) {
 	t.Helper()
-	node, a, err := api.Start(context.Background(), ledger.NodeOptions{Data: data, Logger: slog.New(slog.DiscardHandler)},
-		api.Options{AdminTokenSHA256: api.TokenHash(adminToken)})
+	return ServeWith(t, data, adminToken, api.Options{})
+}
+
+// ServeWith is Serve with the API's options o, for a test that sets one
+// (a venue's Cosigned, say); the administrator's token is adminToken.
+func ServeWith(t testing.TB, data, adminToken string, o api.Options) (*ledger.Node, *httptest.Server) {
+	t.Helper()
+	o.AdminTokenSHA256 = api.TokenHash(adminToken)
+	node, a, err := api.Start(context.Background(), ledger.NodeOptions{Data: data, Logger: slog.New(slog.DiscardHandler)}, o)
 	if err != nil {
 		t.Fatal(err)
 	}

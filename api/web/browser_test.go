@@ -2,7 +2,9 @@ package web_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -206,8 +208,21 @@ func TestArbiterWorkflowInABrowser(t *testing.T) {
 
 	// A report the server refuses: its message is shown at the field.
 	do("result form", chromedp.Navigate(base+"/ui/t/torneo-web/rounds/1/tables/1"), chromedp.WaitVisible("#result"))
-	if v := text(`document.querySelector('input[name="players[2].turn"]').value`); v != "3" {
-		t.Errorf("the turn order is not pre-filled from the seating: seat 3 has %q", v)
+	// A fresh form describes an ordinary game, so that an ordinary report
+	// is only its table points: closed by time, everyone in the game at its
+	// end, turns in seat order (no turn order was recorded), no winner
+	// named (the ledger places by table points), no RisiKo!, no figure
+	// typed for anyone.
+	const defaults = `JSON.stringify({
+		closed_by: document.querySelector('#result select[name="closed_by"]').value,
+		winner: document.querySelector('#result select[name="winner"]').value,
+		risiko: document.querySelector('#result input[name="risiko"]').checked,
+		status: Array.from(document.querySelectorAll('#result select[name$=".status"]')).map(e => e.value),
+		turn: Array.from(document.querySelectorAll('#result input[name$=".turn"]')).map(e => e.value),
+		typed: Array.from(document.querySelectorAll('#result input[type="number"]:not([name$=".turn"])')).filter(e => e.value !== "").map(e => e.name)
+	})`
+	if got, want := text(defaults), `{"closed_by":"time","winner":"","risiko":false,"status":["finished","finished","finished","finished"],"turn":["1","2","3","4"],"typed":[]}`; got != want {
+		t.Errorf("the report form's defaults:\n got %s\nwant %s", got, want)
 	}
 	do("refused report", chromedp.SetValue(`input[name="players[0].table_points"]`, "60"), chromedp.Click("#save-result"), chromedp.WaitVisible("#problem"))
 	if msg := text(`document.querySelector("#problem").innerText`); !strings.Contains(msg, "Punti tavolo") {
@@ -226,9 +241,37 @@ func TestArbiterWorkflowInABrowser(t *testing.T) {
 		do("fill seat", chromedp.SetValue(fmt.Sprintf(`input[name="players[%d].turn"]`, i), fmt.Sprint(i+1)),
 			chromedp.SetValue(fmt.Sprintf(`input[name="players[%d].table_points"]`, i), tp))
 	}
-	do("record", chromedp.SetValue(`select[name="closed_by"]`, "time"), chromedp.Click("#save-result"), chromedp.WaitVisible(".flash"))
+	// Recorded as the form stood: the closing and the statuses untouched.
+	do("record", chromedp.Click("#save-result"), chromedp.WaitVisible(".flash"))
 	if got := text(`document.querySelector("#table-1").innerText`); !strings.Contains(got, "1") {
 		t.Errorf("table 1 shows no result: %q", got)
+	}
+	var tables struct {
+		Tables []struct {
+			Result *struct {
+				ClosedBy string `json:"closed_by"`
+				Risiko   bool
+				Players  []struct{ Status string }
+			}
+		}
+	}
+	if res, err := http.Get(base + "/v1/tournaments/torneo-web/rounds/1/tables"); err != nil {
+		t.Fatal(err)
+	} else {
+		err = json.NewDecoder(res.Body).Decode(&tables)
+		res.Body.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if r := tables.Tables[0].Result; r == nil || r.ClosedBy != "time" || r.Risiko || len(r.Players) != 4 {
+		t.Errorf("the report recorded from the form's defaults: %+v", r)
+	} else {
+		for _, p := range r.Players {
+			if p.Status != "finished" {
+				t.Errorf("a player recorded %q from the form's defaults, want finished", p.Status)
+			}
+		}
 	}
 
 	// The standings changed.

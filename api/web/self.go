@@ -87,6 +87,18 @@ func (p *page) DefaultClosing() events.Closing {
 	return events.ClosingTime
 }
 
+// TurnOf is the turn the report form offers for seat i of table tb: the
+// seat's place in the turn order drawn at the table once it is recorded
+// (SetTurnOrder), else the seat itself.
+func (p *page) TurnOf(tb *projections.Table, i int) int {
+	if i >= 0 && i < len(tb.Players) {
+		if k := slices.Index(tb.TurnOrder, tb.Players[i]); k >= 0 {
+			return k + 1
+		}
+	}
+	return i + 1
+}
+
 // CurrentRound is the round being played (the last drawn), or 0.
 func (p *page) CurrentRound() int {
 	if p.State == nil {

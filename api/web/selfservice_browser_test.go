@@ -1,21 +1,27 @@
 package web_test
 
 import (
-	"bytes"
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"golang.org/x/mod/sumdb/note"
 
+	"github.com/referto/referto/api"
 	"github.com/referto/referto/api/apitest"
+	"github.com/referto/referto/events/checkpoint"
+	"github.com/referto/referto/events/proof"
 )
 
 // session is one browser session (its own cookies): an arbiter at the
@@ -130,7 +136,10 @@ func TestPlayersServeThemselvesInABrowser(t *testing.T) {
 	}
 	exe := chromium(t)
 	shots := artifacts(t)
-	_, srv := apitest.Serve(t, t.TempDir(), admin)
+	// The venue of a hub: hub.set stands for the sync after which the
+	// hub's witness cosigned a checkpoint.
+	hub := &cosignatures{}
+	_, srv := apitest.ServeWith(t, t.TempDir(), admin, api.Options{Cosigned: hub.get})
 	base := srv.URL
 	bctx := browser(t, exe)
 	api := apiClient{t: t, base: base}
@@ -183,12 +192,27 @@ func TestPlayersServeThemselvesInABrowser(t *testing.T) {
 	for i := 3; i <= 8; i++ {
 		api.call("POST", cmds, arb, fmt.Sprintf(`{"type":"CheckIn","round":1,"player":"p%d"}`, i), 201)
 	}
-	api.call("POST", cmds, arb, `{"type":"DrawTables","round":1,"seed":"telefoni"}`, 201)
+	var drawn struct{ Seq uint64 }
+	json.Unmarshal(api.call("POST", cmds, arb, `{"type":"DrawTables","round":1,"seed":"telefoni"}`, 201), &drawn)
 	var tables struct {
 		Tables []struct{ Players []string } `json:"tables"`
 	}
 	json.Unmarshal(api.call("GET", "/v1/tournaments/"+tour+"/rounds/1/tables", "", "", 200), &tables)
 	t1, t2 := tables.Tables[0].Players, tables.Tables[1].Players
+	nameOf := func(id string) string {
+		n, _ := strconv.Atoi(strings.TrimPrefix(id, "p"))
+		return names[n-1]
+	}
+
+	// Before the first player's phone opens, the arbiter records the turn
+	// order drawn at his table (the third and fourth seats play in the
+	// other order), a warning for him, and a contestation of the draw he
+	// raised at the desk.
+	order := []string{t1[0], t1[1], t1[3], t1[2]}
+	orderJSON, _ := json.Marshal(order)
+	api.call("POST", cmds, arb, `{"type":"SetTurnOrder","round":1,"table":1,"order":`+string(orderJSON)+`}`, 201)
+	api.call("POST", cmds, arb, fmt.Sprintf(`{"type":"ImposeSanction","player":%q,"round":1,"table":1,"kind":"warning","article":"rtu art. 12","reason":"Consigli a un avversario"}`, t1[0]), 201)
+	api.call("POST", cmds, arb, fmt.Sprintf(`{"type":"FileContestation","against":%d,"claim":"Due giocatori dello stesso club al mio tavolo","by":%q}`, drawn.Seq, t1[0]), 201)
 
 	// Four phones at table 1, two at table 2.
 	phones := map[string]*session{}
@@ -209,6 +233,23 @@ func TestPlayersServeThemselvesInABrowser(t *testing.T) {
 		}
 		if got := a.js(`document.querySelector("#my-standings").innerText`); !strings.Contains(got, names[1]) {
 			t.Errorf("no standings on the phone: %q", got)
+		}
+		wantOrder := "Ordine di gioco: " + nameOf(order[0]) + ", " + nameOf(order[1]) + ", " + nameOf(order[2]) + ", " + nameOf(order[3])
+		if got := a.js(`document.querySelector("#my-table").innerText`); !strings.Contains(got, wantOrder) {
+			t.Errorf("the phone does not show the turn order %q:\n%s", wantOrder, got)
+		}
+		// The report form starts from that turn order, not from the seats.
+		if got := a.js(`Array.from(document.querySelectorAll('#propose input[name$=".turn"]')).map(e => e.value).join(",")`); got != "1,2,4,3" {
+			t.Errorf("the report form's turns are %s, want the recorded order's 1,2,4,3", got)
+		}
+		if got := a.js(`document.querySelector("#my-place").innerText`); got == "" {
+			t.Error("the phone shows no place in the standings")
+		}
+		if got := a.js(`document.querySelector("#my-sanctions").innerText`); !strings.Contains(got, "ammonizione — rtu art. 12: Consigli a un avversario") {
+			t.Errorf("the phone does not show his warning: %q", got)
+		}
+		if got := a.js(`document.querySelector("#my-contestations").innerText`); !strings.Contains(got, "Due giocatori dello stesso club al mio tavolo — ammissibile") {
+			t.Errorf("the phone does not show his contestation: %q", got)
 		}
 		if strings.Contains(a.js(`location.href`), "k=") {
 			t.Error("the personal link's token stays in the address bar")
@@ -317,7 +358,7 @@ func TestPlayersServeThemselvesInABrowser(t *testing.T) {
 		lines = append(lines, fmt.Sprintf(`{"player":%q,"turn":%d,"table_points":%d,"status":"finished"}`, p, i+1, 70-10*i))
 	}
 	api.call("POST", cmds, arb, `{"type":"RecordResult","round":2,"table":1,"closed_by":"time","players":[`+strings.Join(lines, ",")+`]}`, 201)
-	rollTies(t, api, tour, arb)
+	rolls := rollTies(t, api, tour, arb)
 	api.call("POST", cmds, arb, `{"type":"PublishClassification","final":true}`, 201)
 
 	t.Run("classification page", func(t *testing.T) {
@@ -330,33 +371,92 @@ func TestPlayersServeThemselvesInABrowser(t *testing.T) {
 		if !strings.Contains(groups, "finale") || !strings.Contains(groups, "qualificazione") {
 			t.Errorf("phase groups: %q", groups)
 		}
+		// A tie settled by the die says so: the rule, the rolls and the
+		// event that recorded them, on the row the roll put below.
+		if len(rolls) != 1 || len(rolls[0].Players) != 2 {
+			t.Fatalf("the tournament was meant to end with one tie of two for the die: %+v", rolls)
+		}
+		below := rolls[0].Players[1]
+		want := fmt.Sprintf("tiro di dado: 6 contro 5 (evento %d) · rur-2015 art. 1", rolls[0].Seq)
+		if got := desk.js(`document.querySelector('#classification tr[data-player="` + below + `"] .settled').innerText`); got != want {
+			t.Errorf("the tie settled by the die says %q, want %q", got, want)
+		}
 		if cp := desk.js(`document.querySelector("#checkpoint").innerText`); !strings.HasPrefix(cp, "referto/"+tour+"\n") || !strings.Contains(cp, "— referto") {
 			t.Errorf("the embedded checkpoint: %q", cp)
 		}
-		if cmd := desk.js(`document.querySelector("#verify-commands").innerText`); !strings.Contains(cmd, "referto verify --log "+tour+".ndjson --key referto.pub") {
-			t.Errorf("the verification commands: %q", cmd)
+		// Not cosigned yet: no witness to check.
+		if n := desk.js(`String(document.querySelectorAll("#cosigned-checkpoint, #verify-witness").length)`); n != "0" {
+			t.Error("a classification no hub cosigned offers a witness's cosignature")
 		}
-		// Each row's proof downloads, and proves: the row is in the line
-		// whose leaf hash the proof names.
-		proof, err := chromedp.Run(desk.ctx, chromedp.Evaluate[string](`fetch(document.querySelector("a.proof").href).then(r => r.text())`,
+		// A visitor's recipe needs no token: the server's key and the
+		// row's proof file; the export, an official's token, is said apart.
+		first := desk.js(`document.querySelector("#classification tr[data-player]").dataset.player`)
+		recipe := desk.js(`document.querySelector("#verify-commands").innerText`)
+		for _, want := range []string{base + "/v1/keys | jq -r .checkpoint > referto.pub",
+			base + "/v1/tournaments/" + tour + "/classification/rows/" + first + "/proof > " + tour + "-" + first + "-proof.json",
+			"referto verify --proof " + tour + "-" + first + "-proof.json --key referto.pub"} {
+			if !strings.Contains(recipe, want) {
+				t.Errorf("the visitor's recipe has no %q:\n%s", want, recipe)
+			}
+		}
+		if strings.Contains(recipe, "TOKEN") || strings.Contains(recipe, "export") {
+			t.Errorf("the visitor's recipe needs an official's token:\n%s", recipe)
+		}
+		if official := desk.js(`document.querySelector("#verify-log").innerText + document.querySelector("#verify-log").previousElementSibling.innerText`); !strings.Contains(official, "referto verify --log "+tour+".ndjson --key referto.pub") ||
+			!strings.Contains(official, "--token $TOKEN") || !strings.Contains(official, "solo un ufficiale del torneo") {
+			t.Errorf("the whole log's verification does not say it takes an official's export: %q", official)
+		}
+		// The recipe works: each row's proof downloads, and verify --proof
+		// (proof.Verify) accepts it under the server's public key.
+		rowProof, err := chromedp.Run(desk.ctx, chromedp.Evaluate[string](`fetch(document.querySelector("a.proof").href).then(r => r.text())`,
 			chromedp.EvalAwaitPromise))
 		if err != nil {
 			t.Fatal(err)
 		}
-		var pr struct {
-			Row      struct{ Player string }
-			Line     string
-			LeafHash []byte `json:"leaf_hash"`
-			Hashes   [][]byte
-			Size     int
-		}
-		if err := json.Unmarshal([]byte(proof), &pr); err != nil || pr.Size == 0 || !strings.Contains(pr.Line, `"player":"`+pr.Row.Player+`"`) {
-			t.Errorf("the row's proof: %v %.300s", err, proof)
-		}
-		if bytes.Equal(pr.LeafHash, nil) {
-			t.Error("the proof has no leaf hash")
+		if res, err := proof.Verify([]byte(rowProof), venueKey(t, api), nil); err != nil || res.Proof.Row.Player != first {
+			t.Errorf("the row's proof does not verify under the server's key: %v %.300s", err, rowProof)
 		}
 		desk.shot("17-classification")
+
+		// The hub's witness cosigns the venue's checkpoint: the page shows
+		// the cosigned checkpoint and how to check the cosignature too.
+		w, err := checkpoint.LoadOrCreateWitness(t.TempDir(), "hub.example", rand.Reader)
+		if err != nil {
+			t.Fatal(err)
+		}
+		note := api.call("GET", "/v1/tournaments/"+tour+"/checkpoint", "", "", 200)
+		c, _, err := checkpoint.OpenUnverified(note)
+		if err != nil {
+			t.Fatal(err)
+		}
+		signed, err := checkpoint.Cosign(note, venueKey(t, api), w.Cosigner)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hub.set(signed, c.Size)
+		desk.do("classification cosigned", chromedp.Navigate(base+"/ui/t/"+tour+"/classification"), chromedp.WaitVisible("#cosigned-checkpoint"))
+		if got := desk.js(`document.querySelector("#cosigned-checkpoint").innerText`); strings.TrimSpace(got) != strings.TrimSpace(signed) || !strings.Contains(got, "— hub.example") {
+			t.Errorf("the cosigned checkpoint shown:\n%s\nwant:\n%s", got, signed)
+		}
+		witnessRecipe := desk.js(`document.querySelector("#verify-witness").innerText`)
+		for _, want := range []string{"$HUB/v1/keys | jq -r .witness > witness.pub",
+			base + "/v1/tournaments/" + tour + "/players/" + first + "/proof > " + tour + "-" + first + ".proof.json",
+			"referto verify --proof " + tour + "-" + first + ".proof.json --key referto.pub --witness witness.pub"} {
+			if !strings.Contains(witnessRecipe, want) {
+				t.Errorf("the witness's recipe has no %q:\n%s", want, witnessRecipe)
+			}
+		}
+		// And it works: the player's proof file carries the cosignature,
+		// which verify --proof --witness (proof.Verify) checks.
+		carried := api.call("GET", "/v1/tournaments/"+tour+"/players/"+first+"/proof", "", "", 200)
+		wv, err := checkpoint.NewWitnessVerifier(w.VerifierKey)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res, err := proof.Verify(carried, venueKey(t, api), wv); err != nil || !res.Witnessed {
+			t.Errorf("the player's proof does not verify with the witness's key: %v %.300s", err, carried)
+		}
+		desk.shot("17b-classification-cosigned")
 	})
 
 	api.call("POST", cmds, arb, `{"type":"CloseTournament","reason":"finito"}`, 201)
@@ -433,10 +533,54 @@ func checkNavigation(t *testing.T, s *session) {
 	}
 }
 
-// rollTies records a die roll for every tie awaiting one, as the arbiter
-// does at the desk.
-func rollTies(t *testing.T, api apiClient, tour, arb string) {
+// cosignatures is a venue's record of the last checkpoint its hub's
+// witness cosigned (api.Options.Cosigned), set by the test.
+type cosignatures struct {
+	mu   sync.Mutex
+	note string
+	size uint64
+}
+
+func (c *cosignatures) set(note string, size uint64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.note, c.size = note, size
+}
+
+func (c *cosignatures) get(string) (string, uint64, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.note, c.size, c.note != ""
+}
+
+// venueKey is the server's checkpoint verifier key, as a visitor fetches
+// it (GET /v1/keys, "checkpoint").
+func venueKey(t *testing.T, api apiClient) note.Verifier {
 	t.Helper()
+	var keys struct{ Checkpoint string }
+	if err := json.Unmarshal(api.call("GET", "/v1/keys", "", "", 200), &keys); err != nil {
+		t.Fatal(err)
+	}
+	v, err := checkpoint.ReadVerifier(keys.Checkpoint)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// roll is a die roll the arbiter recorded to settle a tie: the event and
+// the players, the highest roll first.
+type roll struct {
+	Seq     uint64
+	Players []string
+}
+
+// rollTies records a die roll for every tie awaiting one, as the arbiter
+// does at the desk (6, 5, … in the order the classification lists them),
+// and returns them.
+func rollTies(t *testing.T, api apiClient, tour, arb string) []roll {
+	t.Helper()
+	var out []roll
 	for range 10 {
 		var cl struct {
 			Rows []struct {
@@ -452,7 +596,7 @@ func rollTies(t *testing.T, api apiClient, tour, arb string) {
 			}
 		}
 		if len(groups) == 0 {
-			return
+			return out
 		}
 		for _, g := range groups {
 			rolls := make([]string, len(g))
@@ -460,7 +604,11 @@ func rollTies(t *testing.T, api apiClient, tour, arb string) {
 				rolls[i] = fmt.Sprint(6 - i%6)
 			}
 			ps, _ := json.Marshal(g)
-			api.call("POST", "/v1/tournaments/"+tour+"/commands", arb, fmt.Sprintf(`{"type":"RecordTieBreakRoll","players":%s,"rolls":[%s]}`, ps, strings.Join(rolls, ",")), 201)
+			var done struct{ Seq uint64 }
+			json.Unmarshal(api.call("POST", "/v1/tournaments/"+tour+"/commands", arb, fmt.Sprintf(`{"type":"RecordTieBreakRoll","players":%s,"rolls":[%s]}`, ps, strings.Join(rolls, ",")), 201), &done)
+			out = append(out, roll{Seq: done.Seq, Players: g})
 		}
 	}
+	t.Fatal("ties still awaiting a die roll after ten rounds of rolls")
+	return nil
 }

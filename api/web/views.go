@@ -1,6 +1,8 @@
 package web
 
 import (
+	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -11,6 +13,11 @@ import (
 )
 
 // --- the published classification -------------------------------------------
+
+// cosignedHeader is api.CosignedHeader (package api imports this one): the
+// classification's header carrying the last checkpoint a hub's witness
+// cosigned, base64.
+const cosignedHeader = "Referto-Cosigned-Checkpoint"
 
 // classGroup is one phase group of the published classification.
 type classGroup struct {
@@ -31,7 +38,13 @@ func (u *UI) classification(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var live projections.Classification
-	prob, err := u.get(r, "/v1/tournaments/"+url.PathEscape(p.T)+"/classification", &live)
+	res, err := u.call(r, token(r), http.MethodGet, "/v1/tournaments/"+url.PathEscape(p.T)+"/classification", nil)
+	var prob *Problem
+	if err == nil && res.status >= 300 {
+		prob = problemOf(res)
+	} else if err == nil {
+		err = json.Unmarshal(res.body, &live)
+	}
 	if err != nil || prob != nil {
 		u.fail(w, r, p, orProblem(prob, err))
 		return
@@ -59,11 +72,26 @@ func (u *UI) classification(w http.ResponseWriter, r *http.Request) {
 			g.Rows = append(g.Rows, classRow{ClassificationRow: row, Settled: lr.Settled, Place: lr.Place})
 		}
 		d["Groups"], d["Checkpoint"], d["Differs"] = groups, checkpoint, differs
+		if len(pubRows) > 0 {
+			d["Example"] = pubRows[0].Player // the recipes' example row
+		}
 		base := "http://" + r.Host
 		if r.TLS != nil {
 			base = "https://" + r.Host
 		}
 		d["Base"] = base
+		// The last checkpoint a hub's witness cosigned, once the venue
+		// synced, and where its key is: here when this is the hub.
+		if c, err := base64.StdEncoding.DecodeString(res.header.Get(cosignedHeader)); err == nil && len(c) > 0 {
+			d["Cosigned"] = string(c)
+			var keys struct {
+				Witness string `json:"witness"`
+			}
+			d["Hub"] = "$HUB"
+			if prob, err := u.get(r, "/v1/keys", &keys); err == nil && prob == nil && keys.Witness != "" {
+				d["Hub"] = base
+			}
+		}
 	}
 	p.Data = d
 	u.render(w, "classification", http.StatusOK, p)
@@ -81,10 +109,26 @@ type screenData struct {
 	Panels  []string
 	DrawnAt time.Time
 	Minutes int
+	// Rotate is how many seconds each panel stays shown.
+	Rotate int
 }
 
-func (u *UI) screenOf(p *page, n int, minutes int) screenData {
-	d := screenData{Number: n, Round: roundOf(p.State, n), Minutes: minutes}
+// screenOptions are the venue screen's settings from its address:
+// ?minutes=N counts the round's clock down from N minutes (default: up from
+// the draw), ?rotate=S shows each panel for S seconds (default 12, at most
+// an hour).
+func screenOptions(q url.Values) (minutes, rotate int) {
+	minutes = max(atoiOr(q.Get("minutes"), 0), 0)
+	rotate = atoiOr(q.Get("rotate"), 12)
+	if rotate < 1 || rotate > 3600 {
+		rotate = 12
+	}
+	return minutes, rotate
+}
+
+func (u *UI) screenOf(p *page, n int, q url.Values) screenData {
+	d := screenData{Number: n, Round: roundOf(p.State, n)}
+	d.Minutes, d.Rotate = screenOptions(q)
 	if d.Round == nil {
 		d.Panels = []string{"standings"}
 		return d
@@ -121,7 +165,7 @@ func (u *UI) tournamentScreen(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	p.Data = u.screenOf(p, len(p.State.Rounds), atoiOr(r.URL.Query().Get("minutes"), 0))
+	p.Data = u.screenOf(p, len(p.State.Rounds), r.URL.Query())
 	u.render(w, "screen", http.StatusOK, p)
 }
 
@@ -135,7 +179,7 @@ func (u *UI) screen(w http.ResponseWriter, r *http.Request) {
 		u.fail(w, r, p, &Problem{Status: 404, Code: "not_found", Detail: "no such round"})
 		return
 	}
-	p.Data = u.screenOf(p, n, atoiOr(r.URL.Query().Get("minutes"), 0))
+	p.Data = u.screenOf(p, n, r.URL.Query())
 	u.render(w, "screen", http.StatusOK, p)
 }
 

@@ -190,3 +190,45 @@ func TestSanctionFormNamesTheOffence(t *testing.T) {
 		t.Errorf("a second reminder for art. 33: %d\n%s", code, body)
 	}
 }
+
+// TestTheCallOfARoundIsSaidOptional: the check-in card of the entry list
+// and the draw form both say, in Italian and in English, that the call is
+// optional and what a call once started does to the draw (docs/rules.md#111-pinned-the-call-of-a-round-is-optional).
+func TestTheCallOfARoundIsSaidOptional(t *testing.T) {
+	u := newUI(t)
+	if code, _ := u.api("POST", "/v1/tournaments", admin, `{"id":"t1","name":"T","ruleset":"rtu"}`); code != 201 {
+		t.Fatalf("create: %d", code)
+	}
+	_, m := u.api("POST", "/v1/tournaments/t1/officials", admin, `{"name":"N","role":"arbiter"}`)
+	arbiter, _ := m["token"].(string)
+	for _, cmd := range []string{`{"type":"RegisterPlayer","player":"p1","name":"A"}`, `{"type":"RegisterPlayer","player":"p2","name":"B"}`,
+		`{"type":"RegisterPlayer","player":"p3","name":"C"}`, `{"type":"RegisterPlayer","player":"p4","name":"D"}`, `{"type":"CloseRegistration"}`} {
+		if code, m := u.api("POST", "/v1/tournaments/t1/commands", arbiter, cmd); code != 201 {
+			t.Fatalf("%s: %d %v", cmd, code, m)
+		}
+	}
+	// form is the form of the page with the given id, as rendered.
+	form := func(path, id string) string {
+		t.Helper()
+		code, _, body := u.get(path, arbiter)
+		i := strings.Index(body, `id="`+id+`"`)
+		if code != 200 || i < 0 {
+			t.Fatalf("%s: %d, no form #%s", path, code, id)
+		}
+		j := strings.Index(body[i:], "</form>")
+		if j < 0 {
+			t.Fatalf("%s: form #%s never ends", path, id)
+		}
+		return body[i : i+j]
+	}
+	for _, c := range []struct{ lang, want string }{
+		{"it", "L&#39;appello è facoltativo: senza appello il sorteggio usa la lista degli iscritti"},
+		{"en", "The call is optional: with no call the draw uses the entry list"},
+	} {
+		for _, f := range []struct{ path, id string }{{"/ui/t/t1/players", "scan"}, {"/ui/t/t1/rounds/1", "draw"}} {
+			if got := form(f.path+"?lang="+c.lang, f.id); !strings.Contains(got, `id="call-optional"`) || !strings.Contains(got, c.want) {
+				t.Errorf("%s #%s in %s does not say the call is optional:\n%s", f.path, f.id, c.lang, got)
+			}
+		}
+	}
+}

@@ -1,8 +1,11 @@
 // The venue screen: the round's clock ticks, and the panels (tables,
-// latest results, standings) take turns when there is more than one.
+// latest results, standings) take turns when there is more than one, each
+// shown for #panels' data-rotate seconds. The heading (round, clock,
+// reports in) and the panels are live parts (live.js) that are replaced as
+// the tournament moves on, so both are looked up afresh at every tick.
 (function () {
-  const clock = document.getElementById("clock");
   function tick() {
+    const clock = document.getElementById("clock");
     if (!clock) return;
     const since = Date.parse(clock.dataset.since);
     const minutes = parseInt(clock.dataset.minutes || "0", 10);
@@ -20,8 +23,11 @@
     panels.forEach((p, i) => p.classList.toggle("shown", i === turn % panels.length));
     turn++;
   }
+  const holder = document.getElementById("panels");
+  const every = Math.max(1, parseInt((holder && holder.dataset.rotate) || "12", 10) || 12);
   tick(); rotate();
   setInterval(tick, 1000);
-  setInterval(rotate, 12000);
-  document.addEventListener("referto:live", () => { turn = Math.max(turn - 1, 0); rotate(); });
+  setInterval(rotate, every * 1000);
+  // Swapped in: show the same turn again, and the clock at once.
+  document.addEventListener("referto:live", () => { turn = Math.max(turn - 1, 0); rotate(); tick(); });
 })();
