@@ -86,11 +86,13 @@ func TestClusterFaultsUnderLoad(t *testing.T) {
 		status    int
 		seq       float64
 		code      string
+		detail    string
 	}
 	var mu sync.Mutex
 	var results []result
 	phase := "all up"
 	byPhase := map[string]map[int]int{}
+	why := map[string][]string{} // the first refusals of each phase, with their detail
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	client := &http.Client{Timeout: 20 * time.Second}
@@ -117,6 +119,7 @@ func TestClusterFaultsUnderLoad(t *testing.T) {
 					r.status = res.StatusCode
 					r.seq, _ = m["seq"].(float64)
 					r.code, _ = m["code"].(string)
+					r.detail, _ = m["detail"].(string)
 					if res.StatusCode >= 400 && res.Header.Get("Content-Type") != "application/problem+json" {
 						t.Errorf("%s: %d without problem+json", key, res.StatusCode)
 					}
@@ -127,6 +130,9 @@ func TestClusterFaultsUnderLoad(t *testing.T) {
 					byPhase[phase] = map[int]int{}
 				}
 				byPhase[phase][r.status]++
+				if r.status != 201 && len(why[phase]) < 3 {
+					why[phase] = append(why[phase], fmt.Sprintf("%d %s", r.status, r.detail))
+				}
 				mu.Unlock()
 				if r.status != 201 {
 					time.Sleep(100 * time.Millisecond)
@@ -170,6 +176,9 @@ func TestClusterFaultsUnderLoad(t *testing.T) {
 	close(stop)
 	wg.Wait()
 	t.Logf("outcomes by phase (status: count): %v", byPhase)
+	for p, w := range why {
+		t.Logf("first refusals %s: %q", p, w)
+	}
 
 	if byPhase["all up"][201] == 0 || byPhase["one node down"][201] == 0 {
 		t.Errorf("commands were not accepted while a quorum existed: %v", byPhase)

@@ -331,13 +331,14 @@ func (l *Ledger) submit(ctx context.Context, lk *tournamentLock, sub Submission,
 		switch {
 		case err == nil && ack.Duplicate:
 			// The log's duplicate window knew the key before the command
-			// index did (JetStream answers so only while the expected
-			// sequence still holds: it checks that first, and a conflict
-			// leads to the index below): the same checks as the index's,
-			// then wait until the state holds the commit.
+			// index did (a single server checks the expected sequence
+			// first, and a conflict leads to the index below; a clustered
+			// stream's leader checks the message id first): the same
+			// checks as the index's, then wait until the state holds the
+			// commit.
 			o, err := l.replayed(ctx, ack.StreamSeq, sub)
 			if err == nil {
-				err = l.opts.State.WaitFor(ctx, ack.StreamSeq)
+				err = l.waitFor(ctx, sub.Tournament, ack.StreamSeq)
 			}
 			if err != nil {
 				return Outcome{}, decision{}, err
@@ -450,7 +451,18 @@ func (l *Ledger) catchUp(ctx context.Context, tournament string) error {
 	if err != nil {
 		return err
 	}
-	return l.opts.State.WaitFor(ctx, last)
+	return l.waitFor(ctx, tournament, last)
+}
+
+// waitFor waits until the state holds stream sequence seq, a commit of
+// tournament t; one that cannot get there before ctx ends is
+// events.ErrUnavailable, saying how far it got.
+func (l *Ledger) waitFor(ctx context.Context, t string, seq uint64) error {
+	if err := l.opts.State.WaitFor(ctx, seq); err != nil {
+		return fmt.Errorf("%w: waiting for the projections to apply tournament %s's commit at stream sequence %d (they hold %d): %v",
+			events.ErrUnavailable, t, seq, l.opts.State.Applied(), err)
+	}
+	return nil
 }
 
 // appendAttempt bounds one append: a reply lost while the NATS connection
