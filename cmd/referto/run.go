@@ -94,3 +94,14 @@ func flagErr(err error) error {
 	}
 	return err
 }
+
+// envOr reads the environment through getenv, with a default for a
+// variable unset or empty: what a flag defaults to.
+func envOr(getenv func(string) string) func(name, def string) string {
+	return func(name, def string) string {
+		if v := getenv(name); v != "" {
+			return v
+		}
+		return def
+	}
+}
