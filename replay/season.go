@@ -184,6 +184,37 @@ func VerifySeason(ctx context.Context, o SeasonOptions) (*SeasonReport, error) {
 	return out, nil
 }
 
+// Thresholds chooses the thresholds the verified tournaments are ranked
+// with: those of the file named, when one is, else those shipped for the
+// season the tournaments name (the first that names one; nil, with no
+// error, when none does). Without a file, an error says that no thresholds
+// are shipped for that season: the season still verifies, unranked.
+func (r *SeasonReport) Thresholds(file string) (*ranking.Thresholds, error) {
+	if file != "" {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			return nil, err
+		}
+		return ranking.ParseThresholds(file, b)
+	}
+	for _, t := range r.RankedFrom {
+		if t.Season != "" {
+			return ranking.Season(t.Season)
+		}
+	}
+	return nil, nil
+}
+
+// Rank ranks the verified tournaments (RankedFrom) with th into Ranking,
+// and returns how long that took; a nil th ranks nothing.
+func (r *SeasonReport) Rank(th *ranking.Thresholds) time.Duration {
+	start := time.Now()
+	if th != nil {
+		r.Ranking = ranking.Compute(th, r.RankedFrom, nil)
+	}
+	return time.Since(start)
+}
+
 // verifyOne verifies one export with its checkpoint beside it, reading a
 // small one into buf (grown as needed, and returned for the next): nothing
 // of the export's bytes outlives the verification but what the ranking

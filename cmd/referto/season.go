@@ -16,7 +16,6 @@ import (
 	"github.com/referto/referto/cmd/referto/bench"
 	"github.com/referto/referto/events/checkpoint"
 	"github.com/referto/referto/events/proof"
-	"github.com/referto/referto/projections/ranking"
 	"github.com/referto/referto/replay"
 )
 
@@ -51,33 +50,14 @@ func verifySeason(ctx context.Context, dir, keyPath, thresholdsPath string, raw 
 		return err
 	}
 	// The ranking of the season the verified tournaments name.
-	season := ""
-	for _, t := range rep.RankedFrom {
-		if t.Season != "" {
-			season = t.Season
-			break
-		}
-	}
-	var th *ranking.Thresholds
+	th, err := rep.Thresholds(thresholdsPath)
 	switch {
-	case thresholdsPath != "":
-		b, err := os.ReadFile(thresholdsPath)
-		if err != nil {
-			return err
-		}
-		if th, err = ranking.ParseThresholds(thresholdsPath, b); err != nil {
-			return err
-		}
-	case season != "":
-		if th, err = ranking.Season(season); err != nil {
-			fmt.Fprintf(stderr, "warning: %v: no ranking computed\n", err)
-		}
+	case err != nil && thresholdsPath != "":
+		return err
+	case err != nil:
+		fmt.Fprintf(stderr, "warning: %v: no ranking computed\n", err)
 	}
-	rankStart := time.Now()
-	if th != nil {
-		rep.Ranking = ranking.Compute(th, rep.RankedFrom, nil)
-	}
-	rankTook := time.Since(rankStart)
+	rankTook := rep.Rank(th)
 	ok := rep.Print(stdout)
 	if rep.Ranking != nil {
 		r := rep.Ranking
