@@ -53,7 +53,7 @@ func openTournament(ctx context.Context, dir, t string, stderr io.Writer) (*repl
 // errVerify is a failed verification: the report has been printed.
 var errVerify = errors.New("verification failed")
 
-func verify(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func verify(ctx context.Context, args []string, _ func(string) string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("verify", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	logPath := fs.String("log", "", "the exported log (NDJSON), required")
@@ -124,7 +124,7 @@ func verify(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	return nil
 }
 
-func replayCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func replayCmd(ctx context.Context, args []string, _ func(string) string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	data := fs.String("data", "", "data directory of a stopped referto")

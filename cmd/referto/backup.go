@@ -70,7 +70,7 @@ func backupURL(ctx context.Context, base, token string, w io.Writer) error {
 	return nil
 }
 
-func restoreCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func restoreCmd(ctx context.Context, args []string, _ func(string) string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("restore", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {

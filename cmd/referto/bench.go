@@ -16,7 +16,7 @@ import (
 
 // benchCmd measures referto against the storage underneath it (package
 // bench) and prints the figures as they come and the table at the end.
-func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func benchCmd(ctx context.Context, args []string, _ func(string) string, stdout, stderr io.Writer) error {
 	o, err := parseBench(args, stderr)
 	if err != nil {
 		return flagErr(err)

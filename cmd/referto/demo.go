@@ -23,7 +23,7 @@ import (
 // embedded NATS JetStream, Pebble and the HTTP API on a loopback port.
 // Progress and the final classification go to stdout, identical for the
 // same seed; the data directory and timings go to stderr.
-func demoCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func demoCmd(ctx context.Context, args []string, _ func(string) string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	players := fs.Int("players", 140, "players registered (more than 130 who play game 1 bring the quarterfinals)")

@@ -123,7 +123,7 @@ func verifyProof(path, key, witness string, stdout io.Writer) error {
 
 // proofCmd writes the proof file of a player's row in an export's last
 // published classification (replay.ProveFromExport).
-func proofCmd(args []string, stdout, stderr io.Writer) error {
+func proofCmd(_ context.Context, args []string, _ func(string) string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("proof", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	logPath := fs.String("log", "", "the exported log (NDJSON), required")
