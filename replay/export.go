@@ -82,9 +82,16 @@ func Export(ctx context.Context, lg ExportLog, t string, w io.Writer, o ExportOp
 	return checkpoint.Checkpoint{Origin: checkpoint.Origin(t), Size: tree.Size(), Root: tree.Root()}, err
 }
 
+// LogDir is a stopped server's data directory as ScanDir reads it.
+type LogDir interface {
+	// OpenLog opens its log; closeLog ends it.
+	OpenLog(ctx context.Context) (lg ExportLog, closeLog func(), err error)
+}
+
 // DataDir is a stopped server's data directory as ExportDir reads it
 // (cmd/referto adapts a ledger.Layout).
 type DataDir interface {
+	LogDir
 	// String names the directory in warnings.
 	String() string
 	// Keys is the directory of the server's checkpoint keys.
@@ -94,8 +101,6 @@ type DataDir interface {
 	// RecordedHead is the Merkle head its projections recorded for
 	// tournament t; ok is false when they have not seen t.
 	RecordedHead(t string) (size uint64, root []byte, ok bool, err error)
-	// OpenLog opens its log; closeLog ends it.
-	OpenLog(ctx context.Context) (lg ExportLog, closeLog func(), err error)
 }
 
 // Progress reports the advance of a long job (a bar at a terminal).
@@ -237,3 +242,30 @@ func ScanTournament(ctx context.Context, lg ExportLog, t string, progress func(e
 		<-done
 	}
 }
+
+// ScanDir reads tournament t from a stopped server's data directory as an
+// export (ScanTournament), with progress, when set, made for up to n
+// events. stop ends the reading and closes the log.
+func ScanDir(ctx context.Context, d LogDir, t string, progress func(n uint64) Progress) (sc *Scanner, stop func(), err error) {
+	lg, closeLog, err := d.OpenLog(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	var prog Progress = quiet{}
+	if progress != nil {
+		last, err := lg.LastSubjectSeq(ctx, t)
+		if err != nil {
+			closeLog()
+			return nil, nil, err
+		}
+		prog = progress(last)
+	}
+	sc, stopScan := ScanTournament(ctx, lg, t, prog.Add)
+	return sc, func() { stopScan(); prog.Done(); closeLog() }, nil
+}
+
+// quiet is no progress report.
+type quiet struct{}
+
+func (quiet) Add(int) {}
+func (quiet) Done()   {}
