@@ -1,9 +1,11 @@
 package replay_test
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/referto/referto/projections/ranking"
@@ -48,5 +50,12 @@ func TestSeasonThresholdsTheFileElseTheSeasonNamed(t *testing.T) {
 	}
 	if named.Rank(th); named.Ranking == nil || named.Ranking.Season != th.Season {
 		t.Errorf("ranked with the thresholds of %s: %+v", th.Season, named.Ranking)
+	}
+	var out bytes.Buffer
+	if unshipped.PrintRanking(&out, 0); out.Len() != 0 {
+		t.Errorf("no ranking printed as %q", out.String())
+	}
+	if named.PrintRanking(&out, 0); !strings.HasPrefix(out.String(), "ranking 2019 (thresholds projections/ranking/seasons/2019.json, sha256 ") {
+		t.Errorf("the ranking printed as %q", out.String())
 	}
 }

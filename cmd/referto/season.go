@@ -59,21 +59,7 @@ func verifySeason(ctx context.Context, dir, keyPath, thresholdsPath string, raw 
 	}
 	rankTook := rep.Rank(th)
 	ok := rep.Print(stdout)
-	if rep.Ranking != nil {
-		r := rep.Ranking
-		fmt.Fprintf(stdout, "ranking %s (thresholds %s, sha256 %s): %d players, %d for review, %d placings without a national id (%s)\n",
-			r.Season, r.Thresholds, r.ThresholdsSHA256[:16], len(r.Rows), len(r.Review), len(r.Unlinked), rankTook.Round(time.Millisecond))
-		for _, tc := range r.Types {
-			if tc.MaxRounds > 0 {
-				fmt.Fprintf(stdout, "  %-16s %4d tournaments count; each player's best results up to %d rounds\n", tc.Type, tc.Tournaments, tc.MaxRounds)
-			} else {
-				fmt.Fprintf(stdout, "  %-16s %4d tournaments count; each player's best %d\n", tc.Type, tc.Tournaments, tc.Best)
-			}
-		}
-		for _, row := range r.Rows[:min(10, len(r.Rows))] {
-			fmt.Fprintf(stdout, "  %3d. %-8s %-28s %10.3f\n", row.Rank, row.NationalID, row.Name, row.Score)
-		}
-	}
+	rep.PrintRanking(stdout, rankTook)
 	if raw {
 		total := rep.Took + rankTook
 		cpu1, _ := bench.CPUTime()
