@@ -77,7 +77,7 @@ func parseServe(args []string, getenv func(string) string, stderr io.Writer) (se
 	if (c.Hub == "") != (c.Venue == "") {
 		errs = append(errs, errors.New("--hub and --venue go together"))
 	}
-	if c.Venue != "" && (strings.ContainsAny(c.Venue, ". *>$") || c.Venue == "hub") {
+	if c.Venue != "" && !hub.ValidVenue(c.Venue) {
 		errs = append(errs, fmt.Errorf("--venue %q: a name without dots, spaces or wildcards, other than hub", c.Venue))
 	}
 	if c.Hub != "" && c.NATS != "" {

@@ -4,11 +4,22 @@ import (
 	"context"
 	"crypto/rand"
 	"log/slog"
+	"strings"
 
 	"github.com/referto/referto/commands/ledger"
 	"github.com/referto/referto/events/checkpoint"
 	"github.com/referto/referto/events/jetstream"
 )
+
+// Domain is the JetStream domain of the hub's embedded server; a venue's
+// is its name.
+const Domain = "hub"
+
+// ValidVenue reports whether name can name a venue at the hub: a JetStream
+// domain (no dots, spaces or wildcards) other than the hub's own.
+func ValidVenue(name string) bool {
+	return name != "" && !strings.ContainsAny(name, ". *>$") && name != Domain
+}
 
 // StartOptions configure Start: a national hub on a data directory.
 type StartOptions struct {
@@ -53,7 +64,7 @@ func Start(ctx context.Context, o StartOptions) (r *Running, err error) {
 	}
 	leaf := o.Leaf
 	node, err := ledger.StartNode(ctx, ledger.NodeOptions{Data: o.Data, Logger: o.Logger, Observer: o.Observer,
-		Domain: "hub", Sourced: true, Tolerate: tolerate, LeafListen: &leaf})
+		Domain: Domain, Sourced: true, Tolerate: tolerate, LeafListen: &leaf})
 	if err != nil {
 		return nil, err
 	}
