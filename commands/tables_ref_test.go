@@ -1,3 +1,5 @@
+//go:build drawref
+
 package commands
 
 import (
@@ -16,7 +18,8 @@ import (
 // refPast and refInputsOf are frozen copies of past and inputsOf (tables.go) as they were
 // before they were rewritten to preallocate. TestPastAndInputsMatchRef checks that the
 // current functions build exactly what these build. Do not edit them: the inputs a
-// TablesDrawn event records must not change.
+// TablesDrawn event records must not change. Like the frozen copies in commands/draw, they
+// build only under the drawref tag (go test -tags drawref ./commands/, which .ci/run runs).
 
 func refPast(t *projections.Tournament) []draw.Past {
 	var out []draw.Past
@@ -160,7 +163,7 @@ func bigTournament(players, rounds int) *projections.Tournament {
 // inputs its event records (38,460 players after 19 rounds: 730,740 past games): impl=ref the
 // frozen copies above, impl=new the current past and inputsOf.
 //
-//	go test ./commands/ -run '^$' -bench PastInputsLarge -benchtime 5x -benchmem
+//	go test -tags drawref ./commands/ -run '^$' -bench PastInputsLarge -benchtime 5x -benchmem
 func BenchmarkPastInputsLarge(b *testing.B) {
 	st := bigTournament(38_460, 19)
 	var es []draw.Entrant

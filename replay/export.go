@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 
 	"github.com/referto/referto/events"
@@ -81,6 +82,101 @@ func Export(ctx context.Context, lg ExportLog, t string, w io.Writer, o ExportOp
 	return checkpoint.Checkpoint{Origin: checkpoint.Origin(t), Size: tree.Size(), Root: tree.Root()}, err
 }
 
+// LogDir is a stopped server's data directory as ScanDir reads it.
+type LogDir interface {
+	// OpenLog opens its log; closeLog ends it.
+	OpenLog(ctx context.Context) (lg ExportLog, closeLog func(), err error)
+}
+
+// DataDir is a stopped server's data directory as ExportDir reads it
+// (cmd/referto adapts a ledger.Layout).
+type DataDir interface {
+	LogDir
+	// String names the directory in warnings.
+	String() string
+	// Keys is the directory of the server's checkpoint keys.
+	Keys() string
+	// Projections is the directory of its projections.
+	Projections() string
+	// RecordedHead is the Merkle head its projections recorded for
+	// tournament t; ok is false when they have not seen t.
+	RecordedHead(t string) (size uint64, root []byte, ok bool, err error)
+}
+
+// Progress reports the advance of a long job (a bar at a terminal).
+type Progress interface {
+	Add(n int)
+	Done()
+}
+
+// DirExportOptions are ExportDir's extras.
+type DirExportOptions struct {
+	// Warnings receives a line for each check the export cannot make;
+	// nil discards them.
+	Warnings io.Writer
+	// Progress, when set, makes the progress report of an export of up
+	// to n events.
+	Progress func(n uint64) Progress
+}
+
+// ExportDir exports tournament t from a stopped server's data directory
+// as the server would: the checkpoint is signed with the server's own key,
+// never a new one, and only after the log read back has passed through the
+// Merkle head the server's projections recorded (Anchor; a directory whose
+// projections have not seen t is exported with a warning, unchecked). It
+// returns the number of events written to w and the signed checkpoint.
+func ExportDir(ctx context.Context, d DataDir, t string, w io.Writer, o DirExportOptions) (uint64, string, error) {
+	keys, err := checkpoint.LoadKeys(d.Keys())
+	if err != nil {
+		return 0, "", fmt.Errorf("%w: export --data signs with the server's own key and will not make a new one", err)
+	}
+	if o.Warnings == nil {
+		o.Warnings = io.Discard
+	}
+	a, err := recordedAnchor(d, t, o.Warnings)
+	if err != nil {
+		return 0, "", err
+	}
+	lg, closeLog, err := d.OpenLog(ctx)
+	if err != nil {
+		return 0, "", err
+	}
+	defer closeLog()
+	eo := ExportOptions{Anchor: a}
+	if o.Progress != nil {
+		last, err := lg.LastSubjectSeq(ctx, t)
+		if err != nil {
+			return 0, "", err
+		}
+		prog := o.Progress(last)
+		defer prog.Done()
+		eo.Progress = prog.Add
+	}
+	cp, err := Export(ctx, lg, t, w, eo)
+	if err != nil {
+		return 0, "", err
+	}
+	note, err := checkpoint.Sign(cp, keys.Signer)
+	return cp.Size, note, err
+}
+
+// recordedAnchor is the tree head the directory's projections recorded
+// for t, or nil, with a warning, when there is none to compare against.
+func recordedAnchor(d DataDir, t string, warnings io.Writer) (*Anchor, error) {
+	if _, err := os.Stat(d.Projections()); err != nil {
+		fmt.Fprintf(warnings, "warning: %s has no projections; the exported log is signed without a cross-check\n", d)
+		return nil, nil
+	}
+	switch size, root, ok, err := d.RecordedHead(t); {
+	case err != nil:
+		return nil, err
+	case ok:
+		return &Anchor{Size: size, Root: root}, nil
+	}
+	fmt.Fprintf(warnings, "warning: the projections in %s have not seen %s; the exported log is signed without a cross-check\n", d, t)
+	return nil, nil
+}
+
 // Receive copies an export as a server sent it from r to w and checks that
 // every line arrived: exactly the announced number of events, whose Merkle
 // root is the one of the server's signed checkpoint (not verified here:
@@ -146,3 +242,30 @@ func ScanTournament(ctx context.Context, lg ExportLog, t string, progress func(e
 		<-done
 	}
 }
+
+// ScanDir reads tournament t from a stopped server's data directory as an
+// export (ScanTournament), with progress, when set, made for up to n
+// events. stop ends the reading and closes the log.
+func ScanDir(ctx context.Context, d LogDir, t string, progress func(n uint64) Progress) (sc *Scanner, stop func(), err error) {
+	lg, closeLog, err := d.OpenLog(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	var prog Progress = quiet{}
+	if progress != nil {
+		last, err := lg.LastSubjectSeq(ctx, t)
+		if err != nil {
+			closeLog()
+			return nil, nil, err
+		}
+		prog = progress(last)
+	}
+	sc, stopScan := ScanTournament(ctx, lg, t, prog.Add)
+	return sc, func() { stopScan(); prog.Done(); closeLog() }, nil
+}
+
+// quiet is no progress report.
+type quiet struct{}
+
+func (quiet) Add(int) {}
+func (quiet) Done()   {}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"os"
 	"strings"
 	"testing"
 
@@ -92,6 +93,105 @@ func TestExportIsTheStoredLog(t *testing.T) {
 	cut := fakeLog{t: "ex", commits: [][]byte{lg.commits[0], lg.commits[1][:10]}}
 	if _, err := Export(ctx, cut, "ex", discard{}, ExportOptions{}); !errors.Is(err, events.ErrCorrupt) || !strings.Contains(err.Error(), "stream sequence 2") {
 		t.Errorf("a commit cut short: %v, want corruption at stream sequence 2", err)
+	}
+}
+
+// fakeDir is a stopped server's data directory: keys and projections
+// directories on disk, a recorded head and a log in memory.
+type fakeDir struct {
+	dir    string
+	head   *Anchor // nil: the projections have not seen the tournament
+	log    fakeLog
+	closed *bool
+}
+
+func (d fakeDir) String() string      { return d.dir }
+func (d fakeDir) Keys() string        { return d.dir + "/keys" }
+func (d fakeDir) Projections() string { return d.dir + "/projections" }
+func (d fakeDir) RecordedHead(string) (uint64, []byte, bool, error) {
+	if d.head == nil {
+		return 0, nil, false, nil
+	}
+	return d.head.Size, d.head.Root, true, nil
+}
+
+func (d fakeDir) OpenLog(context.Context) (ExportLog, func(), error) {
+	return d.log, func() { *d.closed = true }, nil
+}
+
+type ticks struct{ n, total, done int }
+
+func (p *ticks) Add(n int) { p.n += n }
+func (p *ticks) Done()     { p.done++ }
+
+// TestExportDirSignsWithTheServersKeyAfterItsHead: an export of a stopped
+// directory is signed with the directory's key, never a new one, only
+// once the log has passed through the head its projections recorded, and
+// says when there is no head to compare against.
+func TestExportDirSignsWithTheServersKeyAfterItsHead(t *testing.T) {
+	ctx := context.Background()
+	log := export(t, "ex", 6)
+	lg := fakeLog{t: "ex", commits: commitsOf(log)}
+	tree := checkpoint.NewTree()
+	for _, c := range lg.commits[:3] {
+		_ = tree.Append(c[:len(c)-1], nil)
+	}
+	dir := t.TempDir()
+	closed := false
+	d := fakeDir{dir: dir, log: lg, closed: &closed}
+	if _, _, err := ExportDir(ctx, d, "ex", discard{}, DirExportOptions{}); err == nil || !strings.Contains(err.Error(), "will not make a new one") {
+		t.Errorf("no keys: %v, want a refusal to make one", err)
+	}
+	if _, err := os.Stat(d.Keys()); err == nil {
+		t.Error("ExportDir made a key")
+	}
+	keys, err := checkpoint.LoadOrCreateKeys(d.Keys(), "referto", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	for _, tc := range []struct {
+		name        string
+		projections bool
+		head        *Anchor
+		warning     string
+		err         string
+	}{
+		{"no projections", false, nil, "has no projections", ""},
+		{"the projections have not seen it", true, nil, "have not seen ex", ""},
+		{"through the recorded head", true, &Anchor{Size: 3, Root: tree.Root()}, "", ""},
+		{"another recorded head", true, &Anchor{Size: 3, Root: make([]byte, 32)}, "", "do not have the Merkle root"},
+	} {
+		if tc.projections {
+			if err := os.MkdirAll(d.Projections(), 0o700); err != nil {
+				t.Fatal(err)
+			}
+		}
+		d.head, closed = tc.head, false
+		var out, warnings bytes.Buffer
+		p := &ticks{}
+		n, signed, err := ExportDir(ctx, d, "ex", &out, DirExportOptions{Warnings: &warnings,
+			Progress: func(n uint64) Progress { p.total = int(n); return p }})
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) || signed != "" {
+				t.Errorf("%s: %v, signed %q; want %q and nothing signed", tc.name, err, signed, tc.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", tc.name, err)
+			continue
+		}
+		cp, err := checkpoint.Open([]byte(signed), keys.Verifier)
+		if err != nil || n != 7 || cp.Size != 7 || !bytes.Equal(out.Bytes(), log) {
+			t.Errorf("%s: %d events, checkpoint %+v (%v); want the log's 7 events signed with the directory's key", tc.name, n, cp, err)
+		}
+		if got := warnings.String(); tc.warning == "" && got != "" || !strings.Contains(got, tc.warning) || tc.warning != "" && !strings.Contains(got, dir) {
+			t.Errorf("%s: warnings %q, want %q naming %s", tc.name, got, tc.warning, dir)
+		}
+		if p.n != 7 || p.total != len(lg.commits) || p.done != 1 || !closed {
+			t.Errorf("%s: progress %+v, log closed %v; want 7 ticks of %d, done once, the log closed", tc.name, *p, closed, len(lg.commits))
+		}
 	}
 }
 

@@ -22,17 +22,12 @@ func ProveFromExport(export, signed []byte, player string) (*proof.Proof, error)
 	var line []byte
 	var index uint64
 	tournament := ""
-	rest := export
-	for len(rest) > 0 {
-		i := bytes.IndexByte(rest, '\n')
-		if i < 0 {
-			return nil, fmt.Errorf("%w: the last line is not newline-terminated", ErrLog)
-		}
-		l := rest[:i]
-		rest = rest[i+1:]
+	var lineErr error // fn's errors, apart from an export that does not split
+	err = events.CommitLines(export, func(l []byte) error {
 		env, err := events.DecodeEnvelope(l)
 		if err != nil {
-			return nil, fmt.Errorf("line %d: %w", tree.Size()+1, err)
+			lineErr = fmt.Errorf("line %d: %w", tree.Size()+1, err)
+			return lineErr
 		}
 		tournament = env.Tournament
 		if env.Type == events.TypeClassificationPublished {
@@ -40,9 +35,14 @@ func ProveFromExport(export, signed []byte, player string) (*proof.Proof, error)
 				line, index = l, tree.Size()
 			}
 		}
-		if err := tree.Append(l, func(id checkpoint.NodeID, h []byte) { nodes[id] = h }); err != nil {
-			return nil, err
-		}
+		lineErr = tree.Append(l, func(id checkpoint.NodeID, h []byte) { nodes[id] = h })
+		return lineErr
+	})
+	if err != nil && err != lineErr {
+		err = fmt.Errorf("%w: the last line is not newline-terminated", ErrLog)
+	}
+	if err != nil {
+		return nil, err
 	}
 	if line == nil {
 		return nil, fmt.Errorf("no published classification in the export has a row of player %s", player)

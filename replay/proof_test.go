@@ -49,6 +49,15 @@ func TestProofOneByteChangedIsRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// An export cut inside its last line, or with a line that is no
+	// event, makes no proof.
+	if _, err := replay.ProveFromExport(export[:len(export)-1], signed, player); !errors.Is(err, replay.ErrLog) {
+		t.Errorf("an export cut inside its last line: %v, want replay.ErrLog", err)
+	}
+	garbled := append([]byte("not an event\n"), export...)
+	if _, err := replay.ProveFromExport(garbled, signed, player); err == nil || !strings.HasPrefix(err.Error(), "line 1: ") {
+		t.Errorf("an export whose first line is no event: %v, want an error naming line 1", err)
+	}
 	file := p.Encode()
 	res, err := proof.Verify(file, key, nil)
 	if err != nil {

@@ -184,6 +184,60 @@ func VerifySeason(ctx context.Context, o SeasonOptions) (*SeasonReport, error) {
 	return out, nil
 }
 
+// Thresholds chooses the thresholds the verified tournaments are ranked
+// with: those of the file named, when one is, else those shipped for the
+// season the tournaments name (the first that names one; nil, with no
+// error, when none does). Without a file, an error says that no thresholds
+// are shipped for that season: the season still verifies, unranked.
+func (r *SeasonReport) Thresholds(file string) (*ranking.Thresholds, error) {
+	if file != "" {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			return nil, err
+		}
+		return ranking.ParseThresholds(file, b)
+	}
+	for _, t := range r.RankedFrom {
+		if t.Season != "" {
+			return ranking.Season(t.Season)
+		}
+	}
+	return nil, nil
+}
+
+// Rank ranks the verified tournaments (RankedFrom) with th into Ranking,
+// and returns how long that took; a nil th ranks nothing.
+func (r *SeasonReport) Rank(th *ranking.Thresholds) time.Duration {
+	start := time.Now()
+	if th != nil {
+		r.Ranking = ranking.Compute(th, r.RankedFrom, nil)
+	}
+	return time.Since(start)
+}
+
+// PrintRanking writes the season's ranking, when there is one: what it
+// was computed from and in how long (took), how many tournaments of each
+// type count and how many results of each a player sums, and the first ten
+// rows.
+func (r *SeasonReport) PrintRanking(w io.Writer, took time.Duration) {
+	rk := r.Ranking
+	if rk == nil {
+		return
+	}
+	fmt.Fprintf(w, "ranking %s (thresholds %s, sha256 %s): %d players, %d for review, %d placings without a national id (%s)\n",
+		rk.Season, rk.Thresholds, rk.ThresholdsSHA256[:16], len(rk.Rows), len(rk.Review), len(rk.Unlinked), took.Round(time.Millisecond))
+	for _, tc := range rk.Types {
+		if tc.MaxRounds > 0 {
+			fmt.Fprintf(w, "  %-16s %4d tournaments count; each player's best results up to %d rounds\n", tc.Type, tc.Tournaments, tc.MaxRounds)
+		} else {
+			fmt.Fprintf(w, "  %-16s %4d tournaments count; each player's best %d\n", tc.Type, tc.Tournaments, tc.Best)
+		}
+	}
+	for _, row := range rk.Rows[:min(10, len(rk.Rows))] {
+		fmt.Fprintf(w, "  %3d. %-8s %-28s %10.3f\n", row.Rank, row.NationalID, row.Name, row.Score)
+	}
+}
+
 // verifyOne verifies one export with its checkpoint beside it, reading a
 // small one into buf (grown as needed, and returned for the next): nothing
 // of the export's bytes outlives the verification but what the ranking

@@ -3,14 +3,11 @@ package main
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/referto/referto/commands/ledger"
@@ -33,27 +30,10 @@ func openLog(path string, stderr io.Writer) (*replay.Scanner, func(), error) {
 	return replay.NewScanner(f, prog.Add), func() { prog.Done(); f.Close() }, nil
 }
 
-// openTournament streams a tournament's log from a data directory as an
-// export, with a progress bar by events.
-func openTournament(ctx context.Context, dir, t string, stderr io.Writer) (*replay.Scanner, func(), error) {
-	lg, closeLog, err := ledger.OpenLog(ctx, ledger.Layout{Dir: dir}, ledger.LogOptions{})
-	if err != nil {
-		return nil, nil, err
-	}
-	last, err := lg.LastSubjectSeq(ctx, t)
-	if err != nil {
-		closeLog()
-		return nil, nil, err
-	}
-	prog := newProgress(stderr, int64(last), "read", false)
-	sc, stop := replay.ScanTournament(ctx, lg, t, prog.Add)
-	return sc, func() { stop(); prog.Done(); closeLog() }, nil
-}
-
 // errVerify is a failed verification: the report has been printed.
 var errVerify = errors.New("verification failed")
 
-func verify(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func verify(ctx context.Context, args []string, _ func(string) string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("verify", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	logPath := fs.String("log", "", "the exported log (NDJSON), required")
@@ -124,7 +104,7 @@ func verify(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	return nil
 }
 
-func replayCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func replayCmd(ctx context.Context, args []string, _ func(string) string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	data := fs.String("data", "", "data directory of a stopped referto")
@@ -149,23 +129,19 @@ func replayCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		fmt.Fprintln(stderr, "--diff compares two points of the log as recorded: it takes neither --at nor --what-if")
 		return errUsage
 	}
-	var from, to uint64
+	q := replay.Query{At: *at, WhatIf: *whatIf != "", Top: *top}
 	if *diff != "" {
-		a, b, ok := strings.Cut(*diff, "..")
-		var err1, err2 error
-		from, err1 = strconv.ParseUint(a, 10, 64)
-		to, err2 = strconv.ParseUint(b, 10, 64)
-		if !ok || err1 != nil || err2 != nil || from >= to {
+		var ok bool
+		if q.From, q.To, ok = replay.ParseRange(*diff); !ok {
 			return fmt.Errorf("--diff %q: want A..B, two events with A < B", *diff)
 		}
 	}
-	var corr []json.RawMessage
 	if *whatIf != "" {
 		b, err := os.ReadFile(*whatIf)
 		if err != nil {
 			return err
 		}
-		if corr, err = replay.ParseCorrections(b); err != nil {
+		if q.Corrections, err = replay.ParseCorrections(b); err != nil {
 			return fmt.Errorf("%s: %w", *whatIf, err)
 		}
 	}
@@ -176,32 +152,16 @@ func replayCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if *logPath != "" {
 		sc, closeLog, err = openLog(*logPath, stderr)
 	} else {
-		sc, closeLog, err = openTournament(ctx, *data, *t, stderr)
+		sc, closeLog, err = replay.ScanDir(ctx, dataDir{ledger.Layout{Dir: *data}}, *t,
+			func(n uint64) replay.Progress { return newProgress(stderr, int64(n), "read", false) })
 	}
 	if err != nil {
 		return err
 	}
 	defer closeLog()
-	var show func(io.Writer)
-	switch {
-	case *diff != "":
-		d, err := replay.Diff(sc, from, to)
-		if err != nil {
-			return err
-		}
-		show = d.Print
-	case *whatIf != "":
-		res, err := replay.WhatIf(sc, *at, corr)
-		if err != nil {
-			return err
-		}
-		show = res.Print
-	default:
-		st, err := replay.Fold(sc, *at)
-		if err != nil {
-			return err
-		}
-		show = func(w io.Writer) { replay.PrintState(w, st, *top) }
+	show, err := q.Answer(sc)
+	if err != nil {
+		return err
 	}
 	if *t != "" && sc.Tournament() != *t {
 		return fmt.Errorf("%s holds tournament %s, not %s", *logPath, sc.Tournament(), *t)

@@ -8,11 +8,9 @@ import (
 	"io"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/referto/referto/api/client"
-	"github.com/referto/referto/commands/ledger"
 	"github.com/referto/referto/commands/ledger/backup"
 )
 
@@ -43,30 +41,8 @@ meanwhile; otherwise DIR is read directly. FILE appears only once the backup is 
 		return errUsage
 	}
 	start := time.Now()
-	layout := ledger.Layout{Dir: *data}
-	from, announced := *url, false
-	if si, ok := layout.Announced(); from == "" && ok {
-		from, announced = si.URL, true
-	}
-	b, size, err := backup.Create(*out, func(w io.Writer) error {
-		if from == "" {
-			return backup.WriteDir(ctx, *data, w)
-		}
-		err := backupURL(ctx, from, *token, w)
-		if announced && errors.Is(err, syscall.ECONNREFUSED) {
-			// A server killed without a clean stop leaves serve.json
-			// behind: nobody answers there, so the directory is free.
-			fmt.Fprintf(stderr, "nobody answers at %s (%s is left from a server that stopped); reading %s directly\n", from, layout.ServeInfo(), *data)
-			from = ""
-			return backup.WriteDir(ctx, *data, w)
-		}
-		return err
-	}, func(b *backup.Archive) error {
-		if err := b.SameKey(layout); from != "" && err != nil {
-			return fmt.Errorf("%w: the server at %s does not run on %s", err, from, *data)
-		}
-		return nil
-	})
+	b, size, from, err := backup.Take(ctx, *out, backup.TakeOptions{Data: *data, URL: *url, Notes: stderr,
+		Ask: func(ctx context.Context, base string, w io.Writer) error { return backupURL(ctx, base, *token, w) }})
 	if err != nil {
 		return err
 	}
@@ -94,7 +70,7 @@ func backupURL(ctx context.Context, base, token string, w io.Writer) error {
 	return nil
 }
 
-func restoreCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func restoreCmd(ctx context.Context, args []string, _ func(string) string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("restore", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {

@@ -5,10 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/referto/referto/cmd/referto/bench"
@@ -16,18 +14,10 @@ import (
 
 // benchCmd measures referto against the storage underneath it (package
 // bench) and prints the figures as they come and the table at the end.
-func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func benchCmd(ctx context.Context, args []string, _ func(string) string, stdout, stderr io.Writer) error {
 	o, err := parseBench(args, stderr)
 	if err != nil {
 		return flagErr(err)
-	}
-	if o.Dir == "" {
-		d, err := os.MkdirTemp("", "referto-bench")
-		if err != nil {
-			return err
-		}
-		defer os.RemoveAll(d)
-		o.Dir = d
 	}
 	o.Out = stdout
 	o.Progress = func(max int64, desc string) bench.Progress { return newProgress(stderr, max, desc, false) }
@@ -37,12 +27,7 @@ func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	fmt.Fprintln(stdout)
-	w := tabwriter.NewWriter(stdout, 2, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "measure\treferto\traw\tratio\ttarget")
-	for _, r := range rows {
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", r.What, r.Referto, r.Raw, r.Ratio, r.Target)
-	}
-	return w.Flush()
+	return bench.PrintTable(stdout, rows)
 }
 
 func parseBench(args []string, stderr io.Writer) (bench.Options, error) {
@@ -66,7 +51,7 @@ func parseBench(args []string, stderr io.Writer) (bench.Options, error) {
 		return o, err
 	}
 	if *short {
-		o.Rounds, o.Ingest, o.Events, o.Players, o.ReadFor, o.Rate = 2, 200, 3000, 60, 2*time.Second, 200
+		o.Short()
 	}
 	if o.Rounds < 1 || o.Ingest < 10 || o.Clients < 1 || o.Events < 1000 || o.Players < 16 || o.Rate < 1 || o.ReadFor <= 0 {
 		fmt.Fprintln(stderr, "bench needs --rounds ≥ 1, --ingest ≥ 10, --clients ≥ 1, --events ≥ 1000, --players ≥ 16, --rate ≥ 1, --read-for > 0")

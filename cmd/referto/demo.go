@@ -2,28 +2,21 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"net"
-	"net/http"
 	"os"
 	"time"
 
-	"github.com/referto/referto/api"
-	"github.com/referto/referto/api/client"
 	"github.com/referto/referto/cmd/referto/demo"
-	"github.com/referto/referto/commands/ledger"
 )
 
 // demoCmd simulates a whole Raduno (package demo) through the real stack:
 // embedded NATS JetStream, Pebble and the HTTP API on a loopback port.
 // Progress and the final classification go to stdout, identical for the
 // same seed; the data directory and timings go to stderr.
-func demoCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func demoCmd(ctx context.Context, args []string, _ func(string) string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	players := fs.Int("players", 140, "players registered (more than 130 who play game 1 bring the quarterfinals)")
@@ -49,35 +42,17 @@ func demoCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		}
 		*dir = d
 	}
-	tok := make([]byte, 32)
-	if _, err := rand.Read(tok); err != nil {
-		return err
-	}
-	admin := hex.EncodeToString(tok)
-	node, a, err := api.Start(ctx, ledger.NodeOptions{Data: *dir, Logger: slog.New(slog.DiscardHandler)}, api.Options{AdminTokenSHA256: api.TokenHash(admin)})
-	if err != nil {
-		return err
-	}
-	defer node.Close()
-	if err := node.Runner.WaitReady(ctx); err != nil {
-		return err
-	}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return fmt.Errorf("--addr %s: %w", *addr, err)
 	}
-	srv := api.HTTPServer(a.Handler())
-	go func() { _ = srv.Serve(ln) }()
-	defer func() {
-		sctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-		defer cancel()
-		_ = srv.Shutdown(sctx)
-	}()
-	fmt.Fprintf(stderr, "demo: data directory %s (kept), API on http://%s\n", *dir, ln.Addr())
-
-	cl := &client.Client{Base: "http://" + ln.Addr().String(), Token: admin, RetryUnavailable: 20,
-		HTTP: &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 4}}}
-	n, err := demo.Play(ctx, cl, demo.Options{Players: *players, Seed: *seed, Out: stdout})
+	st, err := demo.Serve(ctx, *dir, ln)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	fmt.Fprintf(stderr, "demo: data directory %s (kept), API on %s\n", *dir, st.URL)
+	n, err := demo.Play(ctx, st.Admin, demo.Options{Players: *players, Seed: *seed, Out: stdout})
 	if err != nil {
 		return err
 	}

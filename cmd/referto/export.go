@@ -11,7 +11,6 @@ import (
 
 	"github.com/referto/referto/api/client"
 	"github.com/referto/referto/commands/ledger"
-	"github.com/referto/referto/events/checkpoint"
 	"github.com/referto/referto/replay"
 )
 
@@ -59,7 +58,8 @@ func export(ctx context.Context, args []string, getenv func(string) string, stdo
 		if *url != "" {
 			n, note, err = exportURL(ctx, *url, *token, *t, w, stderr)
 		} else {
-			n, note, err = exportData(ctx, *data, *t, w, stderr)
+			n, note, err = replay.ExportDir(ctx, dataDir{ledger.Layout{Dir: *data}}, *t, w, replay.DirExportOptions{Warnings: stderr,
+				Progress: func(n uint64) replay.Progress { return newProgress(stderr, int64(n), "export", false) }})
 		}
 		return note, err
 	})
@@ -85,51 +85,11 @@ func exportURL(ctx context.Context, base, token, t string, w io.Writer, stderr i
 	return n, string(ex.Checkpoint), err
 }
 
-// exportData reads a stopped server's data directory and signs the
-// checkpoint with that server's key, after the log read back has reproduced
-// the Merkle head the server's projections recorded.
-func exportData(ctx context.Context, dir, t string, w io.Writer, stderr io.Writer) (uint64, string, error) {
-	keys, err := checkpoint.LoadKeys(ledger.Layout{Dir: dir}.Keys())
-	if err != nil {
-		return 0, "", fmt.Errorf("%w: export --data signs with the server's own key and will not make a new one", err)
-	}
-	a, err := storedAnchor(dir, t, stderr)
-	if err != nil {
-		return 0, "", err
-	}
-	lg, closeLog, err := ledger.OpenLog(ctx, ledger.Layout{Dir: dir}, ledger.LogOptions{})
-	if err != nil {
-		return 0, "", err
-	}
-	defer closeLog()
-	last, err := lg.LastSubjectSeq(ctx, t)
-	if err != nil {
-		return 0, "", err
-	}
-	prog := newProgress(stderr, int64(last), "export", false)
-	cp, err := replay.Export(ctx, lg, t, w, replay.ExportOptions{Anchor: a, Progress: prog.Add})
-	prog.Done()
-	if err != nil {
-		return 0, "", err
-	}
-	note, err := checkpoint.Sign(cp, keys.Signer)
-	return cp.Size, note, err
-}
+// dataDir is a data directory as replay.ExportDir reads it.
+type dataDir struct{ ledger.Layout }
 
-// storedAnchor is the tree head the directory's projections recorded, or
-// nil, with a warning, when there is none to compare against.
-func storedAnchor(dir, t string, stderr io.Writer) (*replay.Anchor, error) {
-	layout := ledger.Layout{Dir: dir}
-	if _, err := os.Stat(layout.Projections()); err != nil {
-		fmt.Fprintf(stderr, "warning: %s has no projections; the exported log is signed without a cross-check\n", dir)
-		return nil, nil
-	}
-	switch size, root, ok, err := layout.RecordedHead(t); {
-	case err != nil:
-		return nil, err
-	case ok:
-		return &replay.Anchor{Size: size, Root: root}, nil
-	}
-	fmt.Fprintf(stderr, "warning: the projections in %s have not seen %s; the exported log is signed without a cross-check\n", dir, t)
-	return nil, nil
+func (d dataDir) String() string { return d.Dir }
+
+func (d dataDir) OpenLog(ctx context.Context) (replay.ExportLog, func(), error) {
+	return ledger.OpenLog(ctx, d.Layout, ledger.LogOptions{})
 }

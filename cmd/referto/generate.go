@@ -15,7 +15,7 @@ import (
 // generate writes a synthetic tournament into a data directory's log
 // (bench.Generate): the load for measuring export, verify and replay at
 // scale. `referto serve --data DIR` then builds the projections from it.
-func generate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func generate(ctx context.Context, args []string, _ func(string) string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("generate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var o bench.GenerateOptions

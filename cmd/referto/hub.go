@@ -2,32 +2,24 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"net"
 	"strconv"
-	"time"
 
 	"github.com/referto/referto/api"
 	"github.com/referto/referto/commands/hub"
 	"github.com/referto/referto/commands/ledger"
-	"github.com/referto/referto/events/checkpoint"
 	"github.com/referto/referto/events/jetstream"
 )
 
-// hubCmd runs a national hub: its embedded NATS server accepts venues'
-// leaf nodes, its JetStream sources their tournaments, and the HTTP API
-// serves, read-only, those it verified.
+// hubCmd runs a national hub (hub.Start): its embedded NATS server accepts
+// venues' leaf nodes, its JetStream sources their tournaments, and the
+// HTTP API serves, read-only, those it verified.
 func hubCmd(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	env := func(name, def string) string {
-		if v := getenv(name); v != "" {
-			return v
-		}
-		return def
-	}
+	env := envOr(getenv)
 	fs := flag.NewFlagSet("hub", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	data := fs.String("data", env("REFERTO_DATA", "referto-hub"), "data directory [REFERTO_DATA]")
@@ -61,75 +53,26 @@ func hubCmd(ctx context.Context, args []string, getenv func(string) string, stdo
 		return err
 	}
 	logger := newLogger(stderr, lv)
-	layout := ledger.Layout{Dir: *data}
-	adminHash, err := adminToken(layout, getenv, stdout)
+	adminHash, err := adminToken(ledger.Layout{Dir: *data}, getenv, stdout)
 	if err != nil {
 		return err
 	}
 	metrics := api.NewMetrics()
-	// A venue's tournament the hub's projections cannot apply is set
-	// aside and quarantined, not the end of the hub.
-	var setAside = make(chan [2]string, 16)
-	tolerate := func(t string, _ uint64, err error) bool {
-		select {
-		case setAside <- [2]string{t, err.Error()}:
-		default:
-		}
-		return true
-	}
-	node, err := ledger.StartNode(ctx, ledger.NodeOptions{Data: *data, Logger: logger, Observer: metrics, Domain: "hub", Sourced: true, Tolerate: tolerate,
-		LeafListen: &jetstream.LeafListenOptions{Host: lhost, Port: port, Username: *user, Password: *pass, TLSCert: *cert, TLSKey: *key, TLSCA: *ca}})
+	h, err := hub.Start(ctx, hub.StartOptions{Data: *data, Logger: logger, Observer: metrics,
+		Leaf: jetstream.LeafListenOptions{Host: lhost, Port: port, Username: *user, Password: *pass, TLSCert: *cert, TLSKey: *key, TLSCA: *ca}})
 	if err != nil {
 		return err
 	}
-	defer node.Close()
-	witness, err := checkpoint.LoadOrCreateWitness(layout.Keys(), "referto-hub", rand.Reader)
+	defer h.Close()
+	a, err := api.New(api.Options{Node: h.Node, AdminTokenSHA256: adminHash, Logger: logger, Metrics: metrics, Hub: h.Hub})
 	if err != nil {
 		return err
 	}
-	h, err := hub.New(hub.Options{Log: node.Log, Store: node.Store, Conn: node.Conn, Witness: witness,
-		StatePath: layout.HubState(), Logger: logger})
+	ln, err := listen(*addr)
 	if err != nil {
 		return err
 	}
-	hctx, stopHub := context.WithCancel(ctx)
-	hubDone := make(chan struct{})
-	go func() { defer close(hubDone); _ = h.Run(hctx) }()
-	go func() {
-		for {
-			select {
-			case <-hctx.Done():
-				return
-			case a := <-setAside:
-				h.Quarantine(a[0], 0, "the hub cannot apply its events: "+a[1])
-			}
-		}
-	}()
-	defer func() { stopHub(); <-hubDone }()
-	a, err := api.New(api.Options{Node: node, AdminTokenSHA256: adminHash, Logger: logger, Metrics: metrics, Hub: h})
-	if err != nil {
-		return err
-	}
-	ln, err := net.Listen("tcp", *addr)
-	if err != nil {
-		return fmt.Errorf("listen %s: %w", *addr, err)
-	}
-	srv := api.HTTPServer(a.Handler())
-	serveErr := make(chan error, 1)
-	go func() { serveErr <- srv.Serve(ln) }()
 	fmt.Fprintf(stdout, "referto hub listening on http://%s (leaf nodes on nats://%s, data %s)\n", ln.Addr(), *leaf, *data)
-	logger.Info("hub listening", "addr", ln.Addr().String(), "leaf", *leaf, "witness", witness.VerifierKey)
-	select {
-	case <-ctx.Done():
-	case err := <-serveErr:
-		return fmt.Errorf("http: %w", err)
-	case <-node.RunnerDone():
-		return fmt.Errorf("projections stopped: %w", node.Runner.Err())
-	}
-	sctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-	defer cancel()
-	if err := srv.Shutdown(sctx); err != nil {
-		srv.Close()
-	}
-	return nil
+	logger.Info("hub listening", "addr", ln.Addr().String(), "leaf", *leaf, "witness", h.Witness.VerifierKey)
+	return serveUntil(ctx, ln, a.Handler(), h.Node, logger)
 }

@@ -6,68 +6,69 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 )
 
 // errUsage marks a command line that could not be understood; the message
 // has already been printed with the usage.
 var errUsage = errors.New("usage")
 
-const usage = `referto: an event-sourced ledger for official RisiKo! tournaments
+// command is a subcommand: its name, what it does in a line of the usage,
+// and run, given the arguments after its name. Every subcommand is listed
+// once, in subcommands, in the order the usage shows them.
+type command struct {
+	name, summary string
+	run           func(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error
+}
 
-usage: referto <command> [flags]
+var subcommands = []command{
+	{"serve", "run the HTTP API (embedded NATS JetStream + Pebble by default)", serve},
+	{"hub", "run a national hub: venues connect as NATS leaf nodes, their tournaments are verified, cosigned and served", hubCmd},
+	{"demo", "simulate a whole Raduno through the real stack and print the classification", demoCmd},
+	{"export", "write a tournament's log (NDJSON, byte for byte) and its signed checkpoint", export},
+	{"verify", "check an exported log without trusting its server (--season: a directory of them; --proof: a proof file)", verify},
+	{"proof", "write the offline proof of a player's row in an export's published classification", proofCmd},
+	{"replay", "the tournament at any event, the difference between two, what-if corrections", replayCmd},
+	{"generate", "write a synthetic tournament of N events into a data directory, or a season of exports (--season)", generate},
+	{"backup", "write a consistent backup (JetStream snapshot, keys, manifest), while serve runs or not", backupCmd},
+	{"restore", "bring a backup back into a new data directory, checked against its manifest", restoreCmd},
+	{"bench", "measure ingest, rebuild, verify and reads against raw JetStream, Pebble and SHA-256", benchCmd},
+	{"help", "show this text", nil}, // run prints the usage
+}
 
-commands:
-  serve    run the HTTP API (embedded NATS JetStream + Pebble by default)
-  hub      run a national hub: venues connect as NATS leaf nodes, their tournaments are verified, cosigned and served
-  demo     simulate a whole Raduno through the real stack and print the classification
-  export   write a tournament's log (NDJSON, byte for byte) and its signed checkpoint
-  verify   check an exported log without trusting its server (--season: a directory of them; --proof: a proof file)
-  proof    write the offline proof of a player's row in an export's published classification
-  replay   the tournament at any event, the difference between two, what-if corrections
-  generate write a synthetic tournament of N events into a data directory, or a season of exports (--season)
-  backup   write a consistent backup (JetStream snapshot, keys, manifest), while serve runs or not
-  restore  bring a backup back into a new data directory, checked against its manifest
-  bench    measure ingest, rebuild, verify and reads against raw JetStream, Pebble and SHA-256
-  help     show this text
-
-Run 'referto <command> --help' for a command's flags.
-`
+// usage is the program's help: every command of subcommands, with its summary.
+func usage() string {
+	var b strings.Builder
+	b.WriteString("referto: an event-sourced ledger for official RisiKo! tournaments\n\nusage: referto <command> [flags]\n\ncommands:\n")
+	for _, c := range subcommands {
+		fmt.Fprintf(&b, "  %-8s %s\n", c.name, c.summary)
+	}
+	b.WriteString("\nRun 'referto <command> --help' for a command's flags.\n")
+	return b.String()
+}
 
 // run is the whole program, given its arguments, environment lookup and
 // output streams, so that tests can drive it end to end.
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
-		fmt.Fprint(stderr, usage)
+		fmt.Fprint(stderr, usage())
 		return errUsage
 	}
-	switch args[0] {
-	case "serve":
-		return serve(ctx, args[1:], getenv, stdout, stderr)
-	case "hub":
-		return hubCmd(ctx, args[1:], getenv, stdout, stderr)
-	case "demo":
-		return demoCmd(ctx, args[1:], stdout, stderr)
-	case "export":
-		return export(ctx, args[1:], getenv, stdout, stderr)
-	case "verify":
-		return verify(ctx, args[1:], stdout, stderr)
-	case "proof":
-		return proofCmd(args[1:], stdout, stderr)
-	case "replay":
-		return replayCmd(ctx, args[1:], stdout, stderr)
-	case "generate":
-		return generate(ctx, args[1:], stdout, stderr)
-	case "backup":
-		return backupCmd(ctx, args[1:], getenv, stdout, stderr)
-	case "restore":
-		return restoreCmd(ctx, args[1:], stdout, stderr)
-	case "bench":
-		return benchCmd(ctx, args[1:], stdout, stderr)
-	case "help", "-h", "--help":
-		fmt.Fprint(stdout, usage)
-		return nil
+	name := args[0]
+	if name == "-h" || name == "--help" {
+		name = "help"
 	}
-	fmt.Fprintf(stderr, "unknown command %q\n\n%s", args[0], usage)
+	for _, c := range subcommands {
+		switch {
+		case c.name != name:
+		case c.run == nil:
+			fmt.Fprint(stdout, usage())
+			return nil
+		default:
+			return c.run(ctx, args[1:], getenv, stdout, stderr)
+		}
+	}
+	fmt.Fprintf(stderr, "unknown command %q\n\n%s", args[0], usage())
 	return errUsage
 }
 
@@ -93,4 +94,15 @@ func flagErr(err error) error {
 		return nil
 	}
 	return err
+}
+
+// envOr reads the environment through getenv, with a default for a
+// variable unset or empty: what a flag defaults to.
+func envOr(getenv func(string) string) func(name, def string) string {
+	return func(name, def string) string {
+		if v := getenv(name); v != "" {
+			return v
+		}
+		return def
+	}
 }

@@ -16,7 +16,6 @@ import (
 	"github.com/referto/referto/cmd/referto/bench"
 	"github.com/referto/referto/events/checkpoint"
 	"github.com/referto/referto/events/proof"
-	"github.com/referto/referto/projections/ranking"
 	"github.com/referto/referto/replay"
 )
 
@@ -51,49 +50,16 @@ func verifySeason(ctx context.Context, dir, keyPath, thresholdsPath string, raw 
 		return err
 	}
 	// The ranking of the season the verified tournaments name.
-	season := ""
-	for _, t := range rep.RankedFrom {
-		if t.Season != "" {
-			season = t.Season
-			break
-		}
-	}
-	var th *ranking.Thresholds
+	th, err := rep.Thresholds(thresholdsPath)
 	switch {
-	case thresholdsPath != "":
-		b, err := os.ReadFile(thresholdsPath)
-		if err != nil {
-			return err
-		}
-		if th, err = ranking.ParseThresholds(thresholdsPath, b); err != nil {
-			return err
-		}
-	case season != "":
-		if th, err = ranking.Season(season); err != nil {
-			fmt.Fprintf(stderr, "warning: %v: no ranking computed\n", err)
-		}
+	case err != nil && thresholdsPath != "":
+		return err
+	case err != nil:
+		fmt.Fprintf(stderr, "warning: %v: no ranking computed\n", err)
 	}
-	rankStart := time.Now()
-	if th != nil {
-		rep.Ranking = ranking.Compute(th, rep.RankedFrom, nil)
-	}
-	rankTook := time.Since(rankStart)
+	rankTook := rep.Rank(th)
 	ok := rep.Print(stdout)
-	if rep.Ranking != nil {
-		r := rep.Ranking
-		fmt.Fprintf(stdout, "ranking %s (thresholds %s, sha256 %s): %d players, %d for review, %d placings without a national id (%s)\n",
-			r.Season, r.Thresholds, r.ThresholdsSHA256[:16], len(r.Rows), len(r.Review), len(r.Unlinked), rankTook.Round(time.Millisecond))
-		for _, tc := range r.Types {
-			if tc.MaxRounds > 0 {
-				fmt.Fprintf(stdout, "  %-16s %4d tournaments count; each player's best results up to %d rounds\n", tc.Type, tc.Tournaments, tc.MaxRounds)
-			} else {
-				fmt.Fprintf(stdout, "  %-16s %4d tournaments count; each player's best %d\n", tc.Type, tc.Tournaments, tc.Best)
-			}
-		}
-		for _, row := range r.Rows[:min(10, len(r.Rows))] {
-			fmt.Fprintf(stdout, "  %3d. %-8s %-28s %10.3f\n", row.Rank, row.NationalID, row.Name, row.Score)
-		}
-	}
+	rep.PrintRanking(stdout, rankTook)
 	if raw {
 		total := rep.Took + rankTook
 		cpu1, _ := bench.CPUTime()
@@ -143,7 +109,7 @@ func verifyProof(path, key, witness string, stdout io.Writer) error {
 
 // proofCmd writes the proof file of a player's row in an export's last
 // published classification (replay.ProveFromExport).
-func proofCmd(args []string, stdout, stderr io.Writer) error {
+func proofCmd(_ context.Context, args []string, _ func(string) string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("proof", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	logPath := fs.String("log", "", "the exported log (NDJSON), required")

@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/http"
 	"net/url"
 	"os"
 	"strconv"
@@ -44,12 +45,7 @@ type serveConfig struct {
 }
 
 func parseServe(args []string, getenv func(string) string, stderr io.Writer) (serveConfig, error) {
-	env := func(name, def string) string {
-		if v := getenv(name); v != "" {
-			return v
-		}
-		return def
-	}
+	env := envOr(getenv)
 	var c serveConfig
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -81,7 +77,7 @@ func parseServe(args []string, getenv func(string) string, stderr io.Writer) (se
 	if (c.Hub == "") != (c.Venue == "") {
 		errs = append(errs, errors.New("--hub and --venue go together"))
 	}
-	if c.Venue != "" && (strings.ContainsAny(c.Venue, ". *>$") || c.Venue == "hub") {
+	if c.Venue != "" && !hub.ValidVenue(c.Venue) {
 		errs = append(errs, fmt.Errorf("--venue %q: a name without dots, spaces or wildcards, other than hub", c.Venue))
 	}
 	if c.Hub != "" && c.NATS != "" {
@@ -183,11 +179,8 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 	defer node.Close()
 	if c.Hub != "" {
-		wctx, stopWitness := context.WithCancel(ctx)
-		witnessDone := make(chan struct{})
-		defer func() { stopWitness(); <-witnessDone }()
 		wc := &hub.Client{Venue: c.Venue, Conn: node.Conn, Store: node.Store, Signer: node.Keys.Signer, Logger: logger, Cosigned: cosigned}
-		go func() { defer close(witnessDone); _ = wc.Run(wctx) }()
+		defer wc.Start(ctx)()
 		hubURL := c.Hub
 		if u, err := url.Parse(c.Hub); err == nil {
 			hubURL = u.Redacted() // no password in the log
@@ -195,13 +188,10 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		logger.Info("venue of a hub", "venue", c.Venue, "hub", hubURL)
 	}
 
-	ln, err := net.Listen("tcp", c.Addr)
+	ln, err := listen(c.Addr)
 	if err != nil {
-		return fmt.Errorf("listen %s: %w", c.Addr, err)
+		return err
 	}
-	srv := api.HTTPServer(a.Handler())
-	serveErr := make(chan error, 1)
-	go func() { serveErr <- srv.Serve(ln) }()
 	// Say where this server answers, for `referto backup --data`.
 	if removeInfo, err := layout.Announce(ln.Addr()); err != nil {
 		logger.Warn("cannot write "+layout.ServeInfo(), "err", err)
@@ -210,7 +200,28 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 	fmt.Fprintf(stdout, "referto listening on http://%s (data %s)\n", ln.Addr(), c.Data)
 	logger.Info("listening", "addr", ln.Addr().String(), "data", c.Data, "nats", cmp.Or(c.NATS, "embedded"))
+	// Shut down within 5 s: stop accepting and drain requests (serveUntil),
+	// stop the runner, flush Pebble, drain NATS, stop the embedded server
+	// (node.Close).
+	return serveUntil(ctx, ln, a.Handler(), node, logger)
+}
 
+// listen binds the HTTP API's address.
+func listen(addr string) (net.Listener, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("listen %s: %w", addr, err)
+	}
+	return ln, nil
+}
+
+// serveUntil serves h on ln until ctx is done, the server fails or node's
+// projections stop. When ctx is done it stops accepting and drains the
+// requests, for up to 3 s, and returns nil.
+func serveUntil(ctx context.Context, ln net.Listener, h http.Handler, node *ledger.Node, logger *slog.Logger) error {
+	srv := api.HTTPServer(h)
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- srv.Serve(ln) }()
 	select {
 	case <-ctx.Done():
 	case err := <-serveErr:
@@ -218,8 +229,6 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	case <-node.RunnerDone():
 		return fmt.Errorf("projections stopped: %w", node.Runner.Err())
 	}
-	// Shut down within 5 s: stop accepting and drain requests, stop the
-	// runner, flush Pebble, drain NATS, stop the embedded server.
 	logger.Info("shutting down")
 	sctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()

@@ -114,10 +114,21 @@ func (r *request) previousPlaces() []int {
 // the same Round and Table (Table 0, unknown, is skipped). It is nil when nobody met.
 //
 // The games (round, table) are numbered in order of first appearance among the past games of
-// entrants; met[a] lists, game after game in that order, the others at a's game in the order
-// of Past. The games are counted and grouped with index arrays rather than a map of slices,
-// and met's lists share one array sized by a first count.
+// entrants (pastGames); met[a] lists, game after game in that order, the others at a's game
+// in the order of Past (metLists).
 func (r *request) metBefore() ([][]int, error) {
+	gameOf, size, err := r.pastGames()
+	if err != nil || len(size) == 0 {
+		return nil, err
+	}
+	return r.metLists(gameOf, size), nil
+}
+
+// pastGames numbers the games of the past games that count: gameOf[k] is Past[k]'s game, -1
+// when it does not count (a player who is no entrant, or Table 0), and size[g] is how many
+// players sat at game g. size is empty when no past game counts. The games are numbered with
+// index arrays rather than a map where they fit.
+func (r *request) pastGames() (gameOf, size []int32, err error) {
 	type game struct{ round, table int }
 	// The past games that count, and the largest round and table among them.
 	counted, minRound, maxRound, maxTable := 0, 1, 0, 0
@@ -128,12 +139,11 @@ func (r *request) metBefore() ([][]int, error) {
 		}
 	}
 	if maxTable == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
-	// gameOf[k] numbers Past[k]'s game, -1 when it does not count. Game numbers come from a
-	// (round, table) array when rounds × tables is small next to the number of past games
-	// (prepare keeps rounds in 1…Round-1), from a map otherwise.
-	gameOf := make([]int32, len(r.Past))
+	// Game numbers come from a (round, table) array when rounds × tables is small next to the
+	// number of past games (prepare keeps rounds in 1…Round-1), from a map otherwise.
+	gameOf = make([]int32, len(r.Past))
 	var slot []int32 // slot[(round-1)*maxTable+table-1] is 1 + the game's number, 0 for none
 	var byKey map[game]int32
 	most := counted // games at most
@@ -143,8 +153,7 @@ func (r *request) metBefore() ([][]int, error) {
 	} else {
 		byKey = map[game]int32{}
 	}
-	games := make([]game, 0, most)
-	size := make([]int32, 0, most) // players seen so far at each game
+	size = make([]int32, 0, most) // players seen so far at each game
 	for k := range r.Past {
 		p := &r.Past[k]
 		if r.pastIdx[k] < 0 || p.Table < 1 {
@@ -155,29 +164,37 @@ func (r *request) metBefore() ([][]int, error) {
 		if slot != nil {
 			s := &slot[(p.Round-1)*maxTable+p.Table-1]
 			if *s == 0 {
-				games, size = append(games, game{p.Round, p.Table}), append(size, 0)
-				*s = int32(len(games))
+				size = append(size, 0)
+				*s = int32(len(size))
 			}
 			g = *s - 1
 		} else {
 			var ok bool
 			if g, ok = byKey[game{p.Round, p.Table}]; !ok {
-				g = int32(len(games))
-				games, size = append(games, game{p.Round, p.Table}), append(size, 0)
+				g = int32(len(size))
+				size = append(size, 0)
 				byKey[game{p.Round, p.Table}] = g
 			}
 		}
 		gameOf[k] = g
 		if size[g]++; size[g] > maxTableSize {
-			return nil, fmt.Errorf("%w: past games put more than %d players at table %d of round %d", ErrInput, maxTableSize, p.Table, p.Round)
+			return nil, nil, fmt.Errorf("%w: past games put more than %d players at table %d of round %d", ErrInput, maxTableSize, p.Table, p.Round)
 		}
 	}
-	// The players of each game, games in order, players in Past order (a counting sort).
-	start := make([]int32, len(games)+1)
+	return gameOf, size, nil
+}
+
+// metLists lists, per entrant, the others at its games (pastGames: gameOf and size, which it
+// reuses), games in order, players in Past order; nil when nobody met anybody. The players
+// of the games are grouped by a counting sort, and the lists share one array sized by a
+// first count.
+func (r *request) metLists(gameOf, size []int32) [][]int {
+	games := len(size)
+	start := make([]int32, games+1)
 	for g, c := range size {
 		start[g+1] = start[g] + c
 	}
-	players := make([]int32, start[len(games)])
+	players := make([]int32, start[games])
 	next := size // the sizes are known: reuse the array as the fill cursor of each game
 	copy(next, start)
 	for k, g := range gameOf {
@@ -187,8 +204,7 @@ func (r *request) metBefore() ([][]int, error) {
 		}
 	}
 	// Count each entrant's list, then fill the lists in one shared array.
-	n := len(r.entrants)
-	count := make([]int, n)
+	count := make([]int, len(r.entrants))
 	total := 0
 	for g := range games {
 		ps := players[start[g]:start[g+1]]
@@ -202,10 +218,10 @@ func (r *request) metBefore() ([][]int, error) {
 		}
 	}
 	if total == 0 {
-		return nil, nil
+		return nil
 	}
 	all := make([]int, total)
-	met := make([][]int, n)
+	met := make([][]int, len(r.entrants))
 	off := 0
 	for a, c := range count {
 		if c > 0 {
@@ -223,7 +239,7 @@ func (r *request) metBefore() ([][]int, error) {
 			}
 		}
 	}
-	return met, nil
+	return met
 }
 
 // clubIDs numbers the clubs in order of first appearance among the sorted entrants; -1 for

@@ -5,4 +5,5 @@
 // checkpoints the venue submits, and, as a witness, cosigns a checkpoint
 // only when it is consistent with the last one it cosigned. Client is the
 // venue's side: it submits each new checkpoint with its consistency proof.
+// Start wires a hub on a data directory (its node, witness key and Hub).
 package hub

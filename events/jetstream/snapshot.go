@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/referto/referto/events"
 )
@@ -81,17 +82,6 @@ func (i SnapshotInfo) SingleNode() (SnapshotInfo, error) {
 	return i, nil
 }
 
-// apiError is a JetStream API error in a response.
-type apiError struct {
-	Code        int    `json:"code"`
-	ErrCode     uint16 `json:"err_code"`
-	Description string `json:"description"`
-}
-
-func (e *apiError) Error() string {
-	return fmt.Sprintf("%s (%d, error code %d)", e.Description, e.Code, e.ErrCode)
-}
-
 // Snapshot takes a JetStream snapshot of the stream, exactly as it is when
 // JetStream receives the request: every message up to that moment's last
 // sequence and none appended while the snapshot is sent. Appends go on
@@ -123,7 +113,7 @@ func (l *Log) Snapshot(ctx context.Context, begin func(SnapshotInfo) error, chun
 		return fmt.Errorf("%w: snapshot of %s: %v", events.ErrUnavailable, l.opts.Stream, err)
 	}
 	var resp struct {
-		Error *apiError `json:"error"`
+		Error *jetstream.APIError `json:"error"`
 		SnapshotInfo
 	}
 	if err := json.Unmarshal(res.Data, &resp); err != nil {
@@ -188,8 +178,8 @@ func RestoreSnapshot(ctx context.Context, nc *nats.Conn, info SnapshotInfo, r io
 		return StreamState{}, fmt.Errorf("jetstream: restore of %s: %w", name, err)
 	}
 	var start struct {
-		Error          *apiError `json:"error"`
-		DeliverSubject string    `json:"deliver_subject"`
+		Error          *jetstream.APIError `json:"error"`
+		DeliverSubject string              `json:"deliver_subject"`
 	}
 	if err := json.Unmarshal(res.Data, &start); err != nil {
 		return StreamState{}, fmt.Errorf("jetstream: restore response: %w", err)
@@ -226,8 +216,8 @@ func RestoreSnapshot(ctx context.Context, nc *nats.Conn, info SnapshotInfo, r io
 		return StreamState{}, fmt.Errorf("jetstream: restore of %s: %w", name, err)
 	}
 	var done struct {
-		Error *apiError   `json:"error"`
-		State StreamState `json:"state"`
+		Error *jetstream.APIError `json:"error"`
+		State StreamState         `json:"state"`
 	}
 	if err := json.Unmarshal(res.Data, &done); err != nil {
 		return StreamState{}, fmt.Errorf("jetstream: restore response: %w", err)
@@ -240,7 +230,7 @@ func RestoreSnapshot(ctx context.Context, nc *nats.Conn, info SnapshotInfo, r io
 
 func restoreError(b []byte) error {
 	var e struct {
-		Error *apiError `json:"error"`
+		Error *jetstream.APIError `json:"error"`
 	}
 	if json.Unmarshal(b, &e) == nil && e.Error != nil {
 		return e.Error

@@ -3,6 +3,7 @@ package jetstream
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"sync/atomic"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 )
 
 // TestSnapshotIsTheStreamAtItsRequest snapshots a stream while commits keep
@@ -138,5 +140,37 @@ func TestSnapshotIsTheStreamAtItsRequest(t *testing.T) {
 		if have.Tournament != want.Tournament || have.MsgID != want.MsgID || !have.Time.Equal(want.Time) || !bytes.Equal(have.Data, want.Data) {
 			t.Fatalf("stream sequence %d restored as %+v, was %+v", seq, have, want)
 		}
+	}
+}
+
+// TestSnapshotRefusalsAreJetStreamAPIErrors: what JetStream answers when
+// it refuses a snapshot or a restore is nats.go's APIError, so that a
+// caller matches it by the library's error codes.
+func TestSnapshotRefusalsAreJetStreamAPIErrors(t *testing.T) {
+	ctx := context.Background()
+	l := startLog(t)
+	if _, err := l.Append(ctx, "t1", 0, "t1/k1", []byte("one\n")); err != nil {
+		t.Fatal(err)
+	}
+	var info SnapshotInfo
+	if err := l.Snapshot(ctx, func(i SnapshotInfo) error { info = i; return nil }, func([]byte) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	// The stream exists: JetStream will not restore over it.
+	_, err := RestoreSnapshot(ctx, l.nc, info, bytes.NewReader(nil))
+	var apiErr *jetstream.APIError
+	if !errors.As(err, &apiErr) || apiErr.ErrorCode == 0 {
+		t.Errorf("restore over an existing stream: %v, want a JetStream API error", err)
+	}
+	js, err := jetstream.New(l.nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := js.DeleteStream(ctx, l.opts.Stream); err != nil {
+		t.Fatal(err)
+	}
+	err = l.Snapshot(ctx, func(SnapshotInfo) error { return nil }, func([]byte) error { return nil })
+	if !errors.Is(err, jetstream.ErrStreamNotFound) {
+		t.Errorf("snapshot of a deleted stream: %v, want jetstream.ErrStreamNotFound", err)
 	}
 }

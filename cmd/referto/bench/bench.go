@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
+	"text/tabwriter"
 	"time"
 
 	"github.com/referto/referto/api"
@@ -36,7 +37,8 @@ type Options struct {
 	// Rate times a second for ReadFor.
 	Players, Rate int
 	ReadFor       time.Duration
-	// Dir keeps the generated logs between runs. Required.
+	// Dir keeps the generated logs between runs; the default is a
+	// temporary directory, removed at the end of the run.
 	Dir string
 	// Only lists the pairs to run (Pairs); empty runs them all.
 	Only []string
@@ -69,6 +71,14 @@ type Row struct {
 // (A B, then B A, …) so that drift in the machine falls on both, with the
 // medians and their ratio. It returns the table's rows.
 func Run(ctx context.Context, o Options) (rows []Row, err error) {
+	if o.Dir == "" {
+		d, err := os.MkdirTemp("", "referto-bench")
+		if err != nil {
+			return nil, err
+		}
+		defer os.RemoveAll(d)
+		o.Dir = d
+	}
 	b := &bencher{ctx: ctx, o: o, out: o.Out}
 	if b.out == nil {
 		b.out = io.Discard
@@ -109,6 +119,23 @@ func Run(ctx context.Context, o Options) (rows []Row, err error) {
 		}
 	}
 	return b.rows, nil
+}
+
+// Short sets the sizes of a run of seconds, not minutes: small enough for
+// CI to keep the benchmarks from rotting, too small for the figures to
+// mean anything.
+func (o *Options) Short() {
+	o.Rounds, o.Ingest, o.Events, o.Players, o.ReadFor, o.Rate = 2, 200, 3000, 60, 2*time.Second, 200
+}
+
+// PrintTable writes the rows Run returned as the final table.
+func PrintTable(w io.Writer, rows []Row) error {
+	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "measure\treferto\traw\tratio\ttarget")
+	for _, r := range rows {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.What, r.Referto, r.Raw, r.Ratio, r.Target)
+	}
+	return tw.Flush()
 }
 
 // profile starts the CPU profile; stop ends it and writes the allocation

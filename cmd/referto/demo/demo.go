@@ -3,7 +3,8 @@
 // reserves, check-ins, draws, sanctions, a withdrawal, a renunciation and
 // its repechage, tie-break rolls, the knockout phases and the published
 // classification, which it checks against a fold of the log read back.
-// The same seed gives the same tournament and the same output.
+// The same seed gives the same tournament and the same output. Serve
+// starts the real stack it plays through.
 package demo
 
 import (

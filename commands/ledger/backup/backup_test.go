@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -221,5 +222,81 @@ func TestCreateAndRestore(t *testing.T) {
 	}
 	if fi, err := os.Stat(filepath.Join(dir, "restored", "keys", checkpoint.WitnessSignerFile)); err == nil && fi.Mode().Perm()&0o077 != 0 {
 		t.Errorf("the restored witness key is readable by others: %v", fi.Mode())
+	}
+}
+
+// stoppedDir is a data directory with one tournament and no server on it.
+func stoppedDir(ctx context.Context, t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	node, err := ledger.StartNode(ctx, ledger.NodeOptions{Data: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer node.Close()
+	if err := node.Runner.WaitReady(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := node.Ledger.Submit(ctx, ledger.Submission{Tournament: "r", Command: &commands.CreateTournament{ID: "r", Name: "R", Ruleset: "rtu"},
+		Actor: events.Actor{ID: "admin", Role: events.RoleAdmin}, Key: "k", Route: ledger.RouteCreate}); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// TestTakeAsksTheServerElseReadsTheDirectory: a backup is asked of the
+// server a directory's serve.json names; one left behind where nobody
+// answers is passed over, with a note, for the directory read directly;
+// any other failure to ask is the error; and a server whose backup does
+// not carry the directory's key is refused.
+func TestTakeAsksTheServerElseReadsTheDirectory(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	data, other := stoppedDir(ctx, t), stoppedDir(ctx, t)
+	layout := ledger.Layout{Dir: data}
+	out := filepath.Join(t.TempDir(), "b.tar")
+	asked := ""
+	ask := func(err error, dir string) func(context.Context, string, io.Writer) error {
+		return func(ctx context.Context, url string, w io.Writer) error {
+			asked = url
+			if err != nil {
+				return err
+			}
+			return WriteDir(ctx, dir, w) // what the server at url would send
+		}
+	}
+
+	// No serve.json: the directory, read directly.
+	b, _, from, err := Take(ctx, out, TakeOptions{Data: data, Ask: ask(errors.New("not asked"), data)})
+	if err != nil || from != "" || asked != "" || len(b.Manifest.Tournaments) != 1 {
+		t.Fatalf("no server: from %q (asked %q), %v; want the directory read directly", from, asked, err)
+	}
+
+	// The server serve.json names.
+	if err := os.WriteFile(layout.ServeInfo(), []byte(`{"url":"http://127.0.0.1:1"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, from, err := Take(ctx, out, TakeOptions{Data: data, Ask: ask(nil, data)}); err != nil || from != "http://127.0.0.1:1" {
+		t.Errorf("a server announced: from %q, %v; want it asked", from, err)
+	}
+
+	// Nobody answers there: the directory, with a note.
+	var notes bytes.Buffer
+	refused := fmt.Errorf("backup: dial: %w", syscall.ECONNREFUSED)
+	if _, _, from, err := Take(ctx, out, TakeOptions{Data: data, Ask: ask(refused, data), Notes: &notes}); err != nil || from != "" || !strings.Contains(notes.String(), "nobody answers at http://127.0.0.1:1") {
+		t.Errorf("serve.json left behind: from %q, %v, notes %q; want the directory read directly, said", from, err, notes.String())
+	}
+	// ... but not when the URL was given: that server is the one asked.
+	if _, _, _, err := Take(ctx, out, TakeOptions{Data: data, URL: "http://127.0.0.1:2", Ask: ask(refused, data)}); !errors.Is(err, syscall.ECONNREFUSED) || asked != "http://127.0.0.1:2" {
+		t.Errorf("--url where nobody answers: %v (asked %q); want the refusal", err, asked)
+	}
+	failed := errors.New("401")
+	if _, _, _, err := Take(ctx, out, TakeOptions{Data: data, Ask: ask(failed, data)}); !errors.Is(err, failed) {
+		t.Errorf("a server that refuses: %v, want its refusal", err)
+	}
+
+	// The server announced runs on another directory.
+	if _, _, _, err := Take(ctx, out, TakeOptions{Data: data, Ask: ask(nil, other)}); err == nil || !strings.Contains(err.Error(), "does not run on "+data) {
+		t.Errorf("another directory's backup: %v, want it refused", err)
 	}
 }

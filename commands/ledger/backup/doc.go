@@ -3,7 +3,8 @@
 // keys, and a manifest with every tournament's Merkle root as the
 // projections recorded it (Write, from a running node, or WriteDir, from a
 // stopped data directory; Create keeps a file only once it reads back
-// whole). Read checks a file whole; Restore brings it back into a new data
+// whole; Take chooses between asking the server that runs on a directory
+// and reading it directly). Read checks a file whole; Restore brings it back into a new data
 // directory and checks the restored log against the manifest.
 //
 // The administrator's HTTP route (api) and referto backup and restore

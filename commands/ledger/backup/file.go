@@ -4,11 +4,13 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"syscall"
 	"time"
 
 	"github.com/referto/referto/commands/ledger"
@@ -74,6 +76,63 @@ func WriteDir(ctx context.Context, dir string, w io.Writer) error {
 	defer node.Close()
 	_, err = Write(ctx, w, Source{Log: node.Log, Store: node.Store, Runner: node.Runner, KeysDir: layout.Keys(), CatchUp: 10 * time.Minute})
 	return err
+}
+
+// TakeOptions say what Take backs up.
+type TakeOptions struct {
+	// Data is the data directory. While a server runs on it (its
+	// Layout.ServeInfo says where), the backup is asked of that server.
+	Data string
+	// URL is the base URL of the running server to ask; the default is
+	// the one Data's ServeInfo names, else none: Data is read directly.
+	URL string
+	// Ask asks the server at url for its backup, written to w (the
+	// administrator's route; api/client). Required to ask a server.
+	Ask func(ctx context.Context, url string, w io.Writer) error
+	// Notes receives a line when a ServeInfo left behind is passed over;
+	// nil discards it.
+	Notes io.Writer
+}
+
+// Take writes a backup file at path (Create): asked of the server running
+// on o.Data, or at o.URL, whose backup must carry o.Data's verifier key
+// (SameKey), or else read from o.Data directly (WriteDir). A ServeInfo
+// left by a server killed without a clean stop, where nobody answers, is
+// passed over for the directory. It returns the backup read back, the
+// file's size and the URL of the server that gave it ("" for the
+// directory read directly).
+func Take(ctx context.Context, path string, o TakeOptions) (b *Archive, size int64, from string, err error) {
+	layout := ledger.Layout{Dir: o.Data}
+	from, announced := o.URL, false
+	if si, ok := layout.Announced(); from == "" && ok {
+		from, announced = si.URL, true
+	}
+	if o.Notes == nil {
+		o.Notes = io.Discard
+	}
+	b, size, err = Create(path, func(w io.Writer) error {
+		if from == "" {
+			return WriteDir(ctx, o.Data, w)
+		}
+		if o.Ask == nil {
+			return fmt.Errorf("backup: nothing to ask the server at %s with (TakeOptions.Ask)", from)
+		}
+		err := o.Ask(ctx, from, w)
+		if announced && errors.Is(err, syscall.ECONNREFUSED) {
+			// Nobody answers where the ServeInfo says: the server
+			// stopped without removing it, and the directory is free.
+			fmt.Fprintf(o.Notes, "nobody answers at %s (%s is left from a server that stopped); reading %s directly\n", from, layout.ServeInfo(), o.Data)
+			from = ""
+			return WriteDir(ctx, o.Data, w)
+		}
+		return err
+	}, func(b *Archive) error {
+		if err := b.SameKey(layout); from != "" && err != nil {
+			return fmt.Errorf("%w: the server at %s does not run on %s", err, from, o.Data)
+		}
+		return nil
+	})
+	return b, size, from, err
 }
 
 // Key returns the data of the key file name the backup carries.
