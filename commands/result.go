@@ -284,6 +284,9 @@ func (c *RecordResult) boardCheck(t *projections.Tournament, ev *events.ResultRe
 //     of the whole board when the ruleset names no set;
 //   - table points and off-objective points together at most the whole
 //     board's, [board.BoardPoints]: they are one sum over the territories held;
+//   - objective territories at most the territories held, which must then be
+//     given: the objective territories a player holds are some of the
+//     territories he holds;
 //   - territories held at one table, all players together, at most
 //     [board.TerritoryCount];
 //   - armies at most the ruleset's army limit, where it sets one.
@@ -306,6 +309,14 @@ func boardBounds(rs events.Ruleset, seats []events.SeatReport) []error {
 			errs = append(errs, &FieldError{bound: true, Field: f("off_objective_points"), Rule: "docs/rules.md#31-pinned-board-bounds",
 				Msg: fmt.Sprintf("%d table points and %d off-objective points make %d; every territory of the board together is worth %d (projections/board/data/map.json)",
 					p.TablePoints, p.OffObjectivePoints, p.TablePoints+p.OffObjectivePoints, board.BoardPoints)})
+		}
+		switch {
+		case p.ObjectiveTerritories > 0 && p.Territories == 0:
+			errs = append(errs, &FieldError{bound: true, Field: f("territories"), Rule: "docs/rules.md#31-pinned-board-bounds",
+				Msg: fmt.Sprintf("%d objective territories held, and no territories: give the territories held, of which the objective territories are some (projections/board/data/map.json)", p.ObjectiveTerritories)})
+		case p.ObjectiveTerritories > p.Territories:
+			errs = append(errs, &FieldError{bound: true, Field: f("objective_territories"), Rule: "docs/rules.md#31-pinned-board-bounds",
+				Msg: fmt.Sprintf("%d objective territories is more than the %d territories held: the objective territories a player holds are some of the territories he holds (projections/board/data/map.json)", p.ObjectiveTerritories, p.Territories)})
 		}
 		if rs.ArmyLimit > 0 && p.Armies > rs.ArmyLimit {
 			rule := "docs/rules.md#31-pinned-board-bounds"
