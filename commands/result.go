@@ -297,7 +297,7 @@ func boardBounds(rs events.Ruleset, seats []events.SeatReport) []error {
 	var errs []error
 	most, source := board.BoardPoints, "what the whole board is worth (projections/board/data/map.json; the ruleset names no objective set)"
 	if o, set, ok := mostValuable(rs); ok {
-		most, source = o.Points, fmt.Sprintf("what objective %d, the most valuable of set %s, is worth (projections/board/data/objectives.json)", o.ID, set)
+		most, source = o.Points, fmt.Sprintf("the most any objective of set %s is worth (objective %d; projections/board/data/objectives.json)", set, o.ID)
 	}
 	territories := 0
 	for i, p := range seats {
