@@ -60,6 +60,7 @@ var phrases = func() []phrase {
 		{`^risiko is set but no winner is named; risiko implies the winner$`, `RisiKo! è indicato ma manca il vincitore.`, ``},
 		{`^table (\d+) of round (\d+) already has a result.*$`, `il tavolo $1 del turno $2 ha già un referto: le correzioni passano da una contestazione.`, `table $1 of round $2 already has a result: corrections go through a contestation.`},
 		{`^round (\d+) has not been drawn$`, `il turno $1 non è ancora stato sorteggiato.`, ``},
+		{`^the game of table (\d+) of round (\d+) was annulled: .*$`, `la partita del tavolo $1 del turno $2 è stata annullata: non ha referto.`, `the game of table $1 of round $2 was annulled: it has no report.`},
 		{`^table (\d+) is not in the draw of round (\d+).*$`, `il tavolo $1 non c'è nel sorteggio del turno $2.`, ``},
 		{`^the tournament is closed.*$`, `il torneo è chiuso: ormai lo cambiano solo le contestazioni e le loro decisioni.`, `the tournament is closed: only contestations and their rulings change it now.`},
 		{`^this personal link acts for (\S+), not for (\S+)$`, `questo link personale è di $1, non di $2.`, ``},
