@@ -290,6 +290,12 @@ func openTable(t *projections.Tournament, round, table int) (*projections.Table,
 	if tb.Report != nil {
 		return nil, conflict("table %d of round %d already has a result (seq %d): corrections go through a contestation", table, round, tb.Reported)
 	}
+	if tb.Annulled != nil {
+		// campionato-2003 "interruzioni partita": the game is void, and its
+		// players score what they score in the next round; a report would
+		// give the table a result the annulment denies.
+		return nil, conflict("the game of table %d of round %d was annulled: it has no result; its players score the game of the next round (the previous one in the last)", table, round)
+	}
 	return tb, nil
 }
 

@@ -74,8 +74,9 @@ var (
 	// A revocation is a ruling: the appeals committee's, or the arbiters'
 	// own. A contestation is filed by an official on a player's behalf.
 	// The arbiters rule on it too (rur-2015 art. 9: "giudica sulle
-	// controversie"), unless the ruleset leaves it to the appeals
-	// committee (rulingsLeftToAppeals).
+	// controversie"), unless the ruleset leaves rulings to the appeals
+	// committee (rulingsLeftToAppeals): then neither a ruling on a
+	// contestation nor a revocation is theirs.
 	arbitersAndAppeals = []string{events.RoleArbiter, events.RoleAppeals}
 	// A player's personal link proposes, confirms and disputes the report
 	// of his own table (seatedAt), and nothing else.
@@ -102,7 +103,7 @@ var registry = []spec{
 	command[Repechage](spec{roles: arbiters}),
 	command[Withdraw](spec{roles: arbiters}),
 	command[ImposeSanction](spec{roles: arbiters}),
-	command[RevokeSanction](spec{roles: arbitersAndAppeals}),
+	command[RevokeSanction](spec{roles: arbitersAndAppeals, narrowed: rulingsLeftToAppeals}),
 	command[AnnulGame](spec{roles: arbiters}),
 	command[PublishClassification](spec{roles: arbiters}),
 	command[CloseTournament](spec{roles: arbiters}),
@@ -170,11 +171,13 @@ func rulesetForbids(rs events.Ruleset, role, typ string) string {
 	return ""
 }
 
-// rulingsLeftToAppeals: a ruleset may leave rulings on contestations to the
-// appeals committee alone (docs/rules.md#13-contestation, rulings: appeals).
+// rulingsLeftToAppeals: a ruleset may leave rulings to the appeals
+// committee alone (docs/rules.md#132-pinned-who-rules, rulings: appeals):
+// the ruling on a contestation, and the revocation of a sanction, which is
+// a ruling too (RevokeSanction).
 func rulingsLeftToAppeals(rs events.Ruleset, role string) string {
 	if !rs.ArbitersRule() && role != events.RoleAppeals && role != events.RoleAdmin {
-		return fmt.Sprintf("role %s may not rule on a contestation in this tournament: its ruleset (rulings: appeals) leaves rulings to the appeals committee (docs/rules.md#13-contestation)", orNone(role))
+		return fmt.Sprintf("role %s may not rule in this tournament (on a contestation, or by revoking a sanction): its ruleset (rulings: appeals) leaves rulings to the appeals committee (docs/rules.md#132-pinned-who-rules)", orNone(role))
 	}
 	return ""
 }

@@ -332,7 +332,8 @@ func (masterLadder) due(t *projections.Tournament, s *projections.Sanction, revo
 
 // maxRoundPoints is the most one player can score in one game under the
 // tournament's scoring rules, in hundredths: the "points available in that
-// round" of the master 25% cap (pinned reading). It is what the scorer gives
+// round" of the master 25% cap (the reading docs/rules.md#101-pinned-master-the-25-cap-is-cumulative
+// pins). It is what the scorer gives
 // a RisiKo! winner whose opponents scored nothing, at the largest table the
 // ruleset allows (triestino shares 400 on a table of 4, 500 on one of 5); no
 // game without a RisiKo! scores more under any formula. The winner's bonus is

@@ -30,6 +30,11 @@ type SeatInput struct {
 	EliminatedOrder      int      `json:"eliminated_order"`
 	Objective            int      `json:"objective"`
 	TerritoriesHeld      []string `json:"territories_held"`
+	// Withdrawal, on a withdrawn line, is why the player left the game
+	// (events.WithdrawalReasons) when no withdrawal from it was recorded
+	// before the report: the report then records it, and what it entails
+	// (withdrawalExpels) is appended with the report.
+	Withdrawal string `json:"withdrawal,omitempty"`
 }
 
 // RecordResult records a table report (docs/rules.md#3-table-report-referto).
@@ -83,6 +88,13 @@ func (c *RecordResult) Check() error {
 		if held && (p.Objective == 0 || len(p.TerritoriesHeld) > board.TerritoryCount) {
 			errs = append(errs, fieldErr(f("objective"), "a board-checked line gives the objective card id and at most %d territories held", board.TerritoryCount))
 		}
+		switch {
+		case p.Withdrawal == "":
+		case !slices.Contains(events.WithdrawalReasons(), p.Withdrawal):
+			errs = append(errs, fieldErr(f("withdrawal"), "must be %s, not %q", events.JoinOr(events.WithdrawalReasons()), p.Withdrawal))
+		case p.Status != "withdrawn":
+			errs = append(errs, fieldErr(f("withdrawal"), "says why a withdrawn player left the game; this player is %s", p.Status))
+		}
 	}
 	for _, p := range slices.Sorted(maps.Keys(c.Rolls)) {
 		if r := c.Rolls[p]; r < 1 || r > 6 || !events.ValidID(p) {
@@ -112,7 +124,46 @@ func (c *RecordResult) decide(t *projections.Tournament, _ Input) ([]events.Even
 	if err != nil {
 		return nil, err
 	}
-	return []events.Event{ev}, nil
+	return withConsequences(t, ev, nil)
+}
+
+// withConsequences returns the report with what its lines entail, appended
+// in the same commit: a withdrawal the report records (a withdrawn line's
+// withdrawal) that expels under the ruleset (withdrawalExpels) appends the
+// expulsion and the repechage it calls for, as Withdraw does. A player
+// already expelled is not expelled again, nor, in a correction (prev, the
+// report it replaces), one whose line says what it said before.
+func withConsequences(t *projections.Tournament, report events.Event, prev *events.ResultRecorded) ([]events.Event, error) {
+	ev, ok := report.(events.ResultRecorded)
+	if a, amended := report.(events.ResultAmended); amended {
+		ev, ok = a.ResultRecorded, true
+	}
+	out := []events.Event{report}
+	if !ok {
+		return out, nil
+	}
+	k := 0
+	for _, p := range ev.Players {
+		if p.Withdrawal == "" || t.Expelled(p.Player) {
+			continue
+		}
+		if prev != nil && slices.ContainsFunc(prev.Players, func(q events.SeatReport) bool { return q.Player == p.Player && q.Withdrawal == p.Withdrawal }) {
+			continue
+		}
+		rule, why := withdrawalExpels(t.Ruleset, "game", p.Withdrawal)
+		if rule == "" {
+			continue
+		}
+		out = append(out, events.SanctionImposed{Sanction: nextSanctionID(t, k), Player: p.Player, Round: ev.Round, Table: ev.Table,
+			Kind: events.SanctionExpulsion, Article: rule, Automatic: true, Reason: why + " (table report)"})
+		k++
+		more, err := vacate(t, p.Player)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, more...)
+	}
+	return out, nil
 }
 
 // amend is a report given as a correction: it replaces the table's report
@@ -129,7 +180,7 @@ func (c *RecordResult) amend(t *projections.Tournament, contestation string) ([]
 	if err != nil {
 		return nil, err
 	}
-	return []events.Event{events.ResultAmended{ResultRecorded: ev, Contestation: contestation}}, nil
+	return withConsequences(t, events.ResultAmended{ResultRecorded: ev, Contestation: contestation}, tb.Report)
 }
 
 // report validates the payload against a table and builds the report.
@@ -162,9 +213,10 @@ func (c *RecordResult) report(t *projections.Tournament, tb *projections.Table) 
 	}
 	for i, p := range ev.Players {
 		if slices.Contains(tb.Withdrew, p.Player) && p.Status != "withdrawn" && p.Status != "eliminated" && p.Status != "disqualified" {
-			errs = append(errs, &FieldError{Field: fmt.Sprintf("players[%d].status", i), Rule: ruleArt31,
+			errs = append(errs, &FieldError{Field: fmt.Sprintf("players[%d].status", i), Rule: withdrawalRule(t.Ruleset),
 				Msg: fmt.Sprintf("%s withdrew from this game (recorded earlier); the report must say withdrawn, not %s", p.Player, p.Status)})
 		}
+		errs = append(errs, leftTheGame(t, tb, c.Round, i, p)...)
 		if tb.TurnOrder != nil && (p.Turn < 1 || p.Turn > len(tb.TurnOrder) || tb.TurnOrder[p.Turn-1] != p.Player) {
 			errs = append(errs, fieldErr(fmt.Sprintf("players[%d].turn", i), "%s plays %s in the recorded turn order (%s)",
 				p.Player, ordinal(slices.Index(tb.TurnOrder, p.Player)+1), strings.Join(tb.TurnOrder, ", ")))
@@ -214,6 +266,72 @@ func (c *RecordResult) report(t *projections.Tournament, tb *projections.Table) 
 	return ev, nil
 }
 
+// leftTheGame checks a line that says the player left the game, withdrawn
+// or disqualified, against what the ledger knows of why
+// (docs/rules.md#9-withdrawal-renunciation-repechage,
+// docs/rules.md#103-pinned-disqualification-depends-on-the-rulebook): the
+// reason decides whether he is expelled, so the line never stands alone.
+//
+//   - withdrawn: his withdrawal from this game was recorded (Withdraw), or
+//     the line says why he left (withdrawal), which the report then records
+//     with its consequences; not both.
+//   - disqualified: a disqualification from this game is in force: it is
+//     the arbiters' sanction (ImposeSanction), which names its offence where
+//     the regime needs one, and expels where the rulebook says so.
+func leftTheGame(t *projections.Tournament, tb *projections.Table, round, i int, p events.SeatReport) []error {
+	f := func(name string) string { return fmt.Sprintf("players[%d].%s", i, name) }
+	switch p.Status {
+	case "withdrawn":
+		recorded := slices.Contains(tb.Withdrew, p.Player)
+		switch {
+		case recorded && p.Withdrawal != "":
+			return []error{&FieldError{Field: f("withdrawal"), Rule: withdrawalRule(t.Ruleset), Msg: fmt.Sprintf(
+				"%s's withdrawal from this game is recorded already (Withdraw), with its reason: leave withdrawal out of his line", p.Player)}}
+		case !recorded && p.Withdrawal == "":
+			return []error{&FieldError{Field: f("withdrawal"), Rule: withdrawalRule(t.Ruleset), Msg: fmt.Sprintf(
+				"%s is reported withdrawn: say why he left the game, withdrawal %s (%s), or record his withdrawal first (Withdraw, scope game)",
+				p.Player, events.JoinOr(events.WithdrawalReasons()), withdrawalConsequence(t.Ruleset))}}
+		}
+	case "disqualified":
+		for _, s := range t.Sanctions {
+			if !s.Revoked && s.Kind == events.SanctionDisqualification && s.Player == p.Player && s.Round == round && s.Table == tb.Number {
+				return nil
+			}
+		}
+		how := fmt.Sprintf("ImposeSanction, kind disqualification, round %d, table %d", round, tb.Number)
+		if t.Ruleset.DisqualifiedAsWithdrawn() {
+			how += ", offence " + events.JoinOr(events.Offences())
+		}
+		return []error{&FieldError{Field: f("status"), Rule: disqualificationRule(t.Ruleset), Msg: fmt.Sprintf(
+			"%s is reported disqualified, and no disqualification from this game is in force: it is the arbiters' sanction, which says whether he is also expelled; impose it first (%s)",
+			p.Player, how)}}
+	}
+	return nil
+}
+
+// withdrawalConsequence says which reasons for leaving a game expel under
+// the ruleset.
+func withdrawalConsequence(rs events.Ruleset) string {
+	if rs.Sanctions == "master" {
+		return "anything but force_majeure expels him from the tournament"
+	}
+	return "ruling_refused expels him from the tournament"
+}
+
+// disqualificationRule is the article that says what a disqualification
+// from a game does under the ruleset's regime.
+func disqualificationRule(rs events.Ruleset) string {
+	switch rs.Sanctions {
+	case "rur":
+		return "rur-2015 art. 29"
+	case "master":
+		return ruleMaster
+	case "2003":
+		return rule2003
+	}
+	return "docs/rules.md#103-pinned-disqualification-depends-on-the-rulebook"
+}
+
 // placementDecides reports whether the placement at the tables of round
 // decides who goes on or where they are classified: a knockout round, or the
 // single qualifying game of rtu's direct elimination, whose table winners go
@@ -253,7 +371,7 @@ func (c *RecordResult) boardCheck(t *projections.Tournament, ev *events.ResultRe
 	for i, p := range c.Players {
 		s := events.SeatReport{Player: p.Player, Turn: p.Turn, Armies: p.Armies, ObjectiveArmies: p.ObjectiveArmies,
 			Cards: p.Cards, Status: p.Status, EliminatedOrder: p.EliminatedOrder, Objective: p.Objective,
-			TerritoriesHeld: slices.Clone(p.TerritoriesHeld)}
+			TerritoriesHeld: slices.Clone(p.TerritoriesHeld), Withdrawal: p.Withdrawal}
 		if comp, ok := computed[p.Player]; ok {
 			if c.Risiko && c.Winner == p.Player && !comp.Complete {
 				errs = append(errs, &FieldError{Field: fmt.Sprintf("players[%d].territories_held", i), Rule: "rur-2015 art. 36",
@@ -284,6 +402,9 @@ func (c *RecordResult) boardCheck(t *projections.Tournament, ev *events.ResultRe
 //     of the whole board when the ruleset names no set;
 //   - table points and off-objective points together at most the whole
 //     board's, [board.BoardPoints]: they are one sum over the territories held;
+//   - objective territories at most the territories held, which must then be
+//     given: the objective territories a player holds are some of the
+//     territories he holds;
 //   - territories held at one table, all players together, at most
 //     [board.TerritoryCount];
 //   - armies at most the ruleset's army limit, where it sets one.
@@ -294,7 +415,7 @@ func boardBounds(rs events.Ruleset, seats []events.SeatReport) []error {
 	var errs []error
 	most, source := board.BoardPoints, "what the whole board is worth (projections/board/data/map.json; the ruleset names no objective set)"
 	if o, set, ok := mostValuable(rs); ok {
-		most, source = o.Points, fmt.Sprintf("what objective %d, the most valuable of set %s, is worth (projections/board/data/objectives.json)", o.ID, set)
+		most, source = o.Points, fmt.Sprintf("the most any objective of set %s is worth (objective %d; projections/board/data/objectives.json)", set, o.ID)
 	}
 	territories := 0
 	for i, p := range seats {
@@ -306,6 +427,14 @@ func boardBounds(rs events.Ruleset, seats []events.SeatReport) []error {
 			errs = append(errs, &FieldError{bound: true, Field: f("off_objective_points"), Rule: "docs/rules.md#31-pinned-board-bounds",
 				Msg: fmt.Sprintf("%d table points and %d off-objective points make %d; every territory of the board together is worth %d (projections/board/data/map.json)",
 					p.TablePoints, p.OffObjectivePoints, p.TablePoints+p.OffObjectivePoints, board.BoardPoints)})
+		}
+		switch {
+		case p.ObjectiveTerritories > 0 && p.Territories == 0:
+			errs = append(errs, &FieldError{bound: true, Field: f("territories"), Rule: "docs/rules.md#31-pinned-board-bounds",
+				Msg: fmt.Sprintf("%d objective territories held, and no territories: give the territories held, of which the objective territories are some (projections/board/data/map.json)", p.ObjectiveTerritories)})
+		case p.ObjectiveTerritories > p.Territories:
+			errs = append(errs, &FieldError{bound: true, Field: f("objective_territories"), Rule: "docs/rules.md#31-pinned-board-bounds",
+				Msg: fmt.Sprintf("%d objective territories is more than the %d territories held: the objective territories a player holds are some of the territories he holds (projections/board/data/map.json)", p.ObjectiveTerritories, p.Territories)})
 		}
 		if rs.ArmyLimit > 0 && p.Armies > rs.ArmyLimit {
 			rule := "docs/rules.md#31-pinned-board-bounds"

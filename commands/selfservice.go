@@ -232,10 +232,11 @@ func (c *ConfirmProposal) decide(t *projections.Tournament, in Input) ([]events.
 	out := []events.Event{events.ProposalConfirmed{Proposal: c.Proposal, Player: c.Player}}
 	if waiting := p.Waiting(tb); len(waiting) == 1 && waiting[0] == c.Player && t.Ruleset.RecordsConfirmed() {
 		// The last confirmation: the report records itself when it still
-		// holds against the tournament as it stands; otherwise it waits,
-		// ready, for the arbiter, who sees why.
+		// holds against the tournament as it stands, and expels no one (a
+		// withdrawal it records that expels is the arbiters' to record);
+		// otherwise it waits, ready, for the arbiter, who sees why.
 		rec := &RecordResult{Round: p.Report.Round, Table: p.Report.Table, Proposal: p.ID}
-		if evs, err := rec.decide(t, in); err == nil {
+		if evs, err := rec.decide(t, in); err == nil && len(evs) == 1 {
 			out = append(out, evs...)
 		}
 	}
@@ -282,7 +283,8 @@ func fromProposal(p *projections.Proposal) *RecordResult {
 		tp, off, objT, terr := s.TablePoints, s.OffObjectivePoints, s.ObjectiveTerritories, s.Territories
 		c.Players = append(c.Players, SeatInput{Player: s.Player, Turn: s.Turn, TablePoints: &tp, OffObjectivePoints: &off,
 			ObjectiveTerritories: &objT, Territories: &terr, Armies: s.Armies, ObjectiveArmies: s.ObjectiveArmies, Cards: s.Cards,
-			Status: s.Status, EliminatedOrder: s.EliminatedOrder, Objective: s.Objective, TerritoriesHeld: slices.Clone(s.TerritoriesHeld)})
+			Status: s.Status, EliminatedOrder: s.EliminatedOrder, Objective: s.Objective, TerritoriesHeld: slices.Clone(s.TerritoriesHeld),
+			Withdrawal: s.Withdrawal})
 	}
 	return c
 }
@@ -311,5 +313,5 @@ func (c *RecordResult) recordProposal(t *projections.Tournament) ([]events.Event
 		return nil, err
 	}
 	ev.Proposal = p.ID
-	return []events.Event{ev}, nil
+	return withConsequences(t, ev, nil)
 }

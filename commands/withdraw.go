@@ -26,15 +26,13 @@ type Withdraw struct {
 
 func (*Withdraw) CommandType() string { return "Withdraw" }
 
-var withdrawReasons = []string{"force_majeure", "voluntary", "ruling_refused"}
-
 func (c *Withdraw) Check() error {
 	errs := []error{checkID("player", c.Player), checkText("detail", c.Detail, maxReason, false)}
 	if c.Scope != "game" && c.Scope != "tournament" {
 		errs = append(errs, fieldErr("scope", "must be game or tournament, not %q", c.Scope))
 	}
-	if !slices.Contains(withdrawReasons, c.Reason) {
-		errs = append(errs, fieldErr("reason", "must be force_majeure, voluntary or ruling_refused, not %q", c.Reason))
+	if !slices.Contains(events.WithdrawalReasons(), c.Reason) {
+		errs = append(errs, fieldErr("reason", "must be %s, not %q", events.JoinOr(events.WithdrawalReasons()), c.Reason))
 	}
 	if c.Scope == "game" && c.Round == 0 {
 		errs = append(errs, fieldErr("round", "a withdrawal from a game names its round"))
@@ -47,26 +45,36 @@ const (
 	ruleMasterWithdraw = "master §ritiro dal gioco"
 )
 
-// expulsion says whether the withdrawal expels, citing the rule and why;
-// "" when it does not. Refusing a ruling always expels (rur-2015 art. 31:
-// "Qualora il ritiro fosse motivato dalla mancata accettazione di una
-// decisione arbitrale il giocatore invece verrà espulso dal torneo").
-// Under the master regime so does leaving a game for anything but force
-// majeure ("Qualora il ritiro non fosse per cause di forza maggiore ma
-// motivato dalla mancata accettazione di una decisione arbitrale o senza
-// motivo, il giocatore verrà espulso dal torneo"); leaving the tournament
-// between games is no "ritiro dal gioco".
-func (c *Withdraw) expulsion(rs events.Ruleset) (rule, why string) {
+// withdrawalExpels says whether leaving (the game or the tournament, scope)
+// for reason expels, citing the rule and why; "" when it does not. Refusing
+// a ruling always expels (rur-2015 art. 31: "Qualora il ritiro fosse
+// motivato dalla mancata accettazione di una decisione arbitrale il
+// giocatore invece verrà espulso dal torneo"). Under the master regime so
+// does leaving a game for anything but force majeure ("Qualora il ritiro
+// non fosse per cause di forza maggiore ma motivato dalla mancata
+// accettazione di una decisione arbitrale o senza motivo, il giocatore verrà
+// espulso dal torneo"); leaving the tournament between games is no "ritiro
+// dal gioco". Withdraw and a table report's withdrawn line (its withdrawal)
+// both read it.
+func withdrawalExpels(rs events.Ruleset, scope, reason string) (rule, why string) {
 	master := rs.Sanctions == "master"
 	switch {
-	case c.Reason == "ruling_refused" && master:
+	case reason == events.WithdrawalRulingRefused && master:
 		return ruleMasterWithdraw, "withdrew because a ruling was not accepted"
-	case c.Reason == "ruling_refused":
+	case reason == events.WithdrawalRulingRefused:
 		return ruleArt31, "withdrew because a ruling was not accepted"
-	case master && c.Scope == "game" && c.Reason != "force_majeure":
+	case master && scope == "game" && reason != events.WithdrawalForceMajeure:
 		return ruleMasterWithdraw, "left the game without force majeure (\"senza motivo\")"
 	}
 	return "", ""
+}
+
+// withdrawalRule is the article a ruleset's withdrawals from a game follow.
+func withdrawalRule(rs events.Ruleset) string {
+	if rs.Sanctions == "master" {
+		return ruleMasterWithdraw
+	}
+	return ruleArt31
 }
 
 func (c *Withdraw) decide(t *projections.Tournament, _ Input) ([]events.Event, error) {
@@ -96,7 +104,7 @@ func (c *Withdraw) decide(t *projections.Tournament, _ Input) ([]events.Event, e
 		ev.Round, ev.Table = c.Round, tb.Number
 	}
 	out := []events.Event{ev}
-	rule, why := c.expulsion(t.Ruleset)
+	rule, why := withdrawalExpels(t.Ruleset, c.Scope, c.Reason)
 	if rule != "" {
 		s := events.SanctionImposed{Sanction: nextSanctionID(t, 0), Player: c.Player, Round: max(c.Round, len(t.Rounds)),
 			Table: ev.Table, Kind: events.SanctionExpulsion, Article: rule, Automatic: true, Reason: why}

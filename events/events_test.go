@@ -291,12 +291,16 @@ func TestPresetsResolveAndValidate(t *testing.T) {
 	if rtu.TieAtTop != "split_bonus" {
 		t.Errorf("rtu = %+v", rtu)
 	}
-	// docs/rules.md#10-sanctions: only rur-2015 equates the disqualified player to a
-	// withdrawn one (art. 29); §13: the arbiters rule under every preset.
+	// docs/rules.md#10-sanctions: the presets of the rur sanction regime (rur-2015,
+	// and rtu, whose regime is rur) equate the disqualified player to a withdrawn one
+	// (rur-2015 art. 29); §13: the arbiters rule under every preset.
 	for _, id := range events.Presets() {
 		rs, _ := events.Resolve(id, nil)
-		if want := id == "rur-2015"; rs.DisqualifiedAsWithdrawn() != want || rs.Disqualified == "" {
-			t.Errorf("%s: disqualified %q, want withdrawn only under rur-2015 and a value recorded", id, rs.Disqualified)
+		if want := rs.Sanctions == "rur"; rs.DisqualifiedAsWithdrawn() != want || rs.Disqualified == "" {
+			t.Errorf("%s: disqualified %q under sanctions %s, want withdrawn exactly under the rur regime, and a value recorded", id, rs.Disqualified, rs.Sanctions)
+		}
+		if id == "rtu" && !rs.DisqualifiedAsWithdrawn() {
+			t.Errorf("rtu: disqualified %q, want withdrawn (its regime is rur)", rs.Disqualified)
 		}
 		if !rs.ArbitersRule() {
 			t.Errorf("%s: rulings %q, want arbiters", id, rs.Rulings)
@@ -327,6 +331,19 @@ func TestParametersAnOldLogLacks(t *testing.T) {
 		if _, err := events.Resolve("master", json.RawMessage(params)); (err == nil) != ok {
 			t.Errorf("params %s: error %v, want accepted %v", params, err, ok)
 		}
+	}
+	// The rur regime applies rur-2015 art. 29: "Il giocatore squalificato è
+	// equiparato al giocatore ritirato". A disqualified player placed last
+	// needs another regime.
+	for preset, params := range map[string]string{
+		"rtu": `{"disqualified":"last"}`, "rur-2015": `{"disqualified":"game"}`, "master": `{"sanctions":"rur"}`,
+	} {
+		if _, err := events.Resolve(preset, json.RawMessage(params)); err == nil || !strings.Contains(err.Error(), "params.disqualified: must be withdrawn under the rur sanction regime") {
+			t.Errorf("%s %s: error %v, want disqualified refused under the rur regime", preset, params, err)
+		}
+	}
+	if _, err := events.Resolve("rtu", json.RawMessage(`{"sanctions":"arbiter","disqualified":"last"}`)); err != nil {
+		t.Errorf("rtu, arbiter regime, disqualified last: %v", err)
 	}
 }
 

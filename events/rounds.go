@@ -149,6 +149,13 @@ type SeatReport struct {
 	Cards                int    `json:"cards,omitempty"`
 	Status               string `json:"status"`
 	EliminatedOrder      int    `json:"eliminated_order,omitempty"`
+	// Withdrawal is why a withdrawn player left the game, one of
+	// WithdrawalReasons, when the report says it: a withdrawal not recorded
+	// before the report (Withdraw) is recorded by its line, and its
+	// consequences (an expulsion) are appended with the report. Absent when
+	// a PlayerWithdrew of that game says it, and from reports recorded
+	// before the field existed.
+	Withdrawal string `json:"withdrawal,omitempty"`
 	// Objective and TerritoriesHeld, when given, were checked against the
 	// board (the figures above are then the board's).
 	Objective       int      `json:"objective,omitempty"`

@@ -94,9 +94,11 @@ type Ruleset struct {
 	// last with 0 points and keeps him in the tournament (campionato-2003:
 	// the arbiters may "espellere dalla partita uno o più giocatori in casi
 	// gravi", an expulsion from the tournament being the arbitration
-	// committee's separate decision). A log recorded before the parameter
-	// existed has none: it reads as "last", the rule that log was played and
-	// published under, so that it replays the same.
+	// committee's separate decision). Under the rur sanction regime it is
+	// "withdrawn": the regime applies rur-2015, art. 29 included (rtu's
+	// preset too; Validate refuses the others with it). A log recorded
+	// before the parameter existed has none: it reads as "last", the rule
+	// that log was played and published under, so that it replays the same.
 	Disqualified string `json:"disqualified,omitempty"`
 	// Rulings is who rules on a contestation (docs/rules.md#13-contestation): "arbiters",
 	// the arbiter role as well as the appeals role (rur-2015 art. 9: the
@@ -283,10 +285,12 @@ func preset(id string) (Ruleset, bool) {
 			Tiebreak: "cirki", TableSizes: []int{4, 5}, QualifyingRounds: 3, Knockout: KnockoutNone, Draw: "random",
 			Sanctions: "arbiter", Annulment: AnnulNone, Closings: []Closing{ClosingObjective}, Disqualified: DisqualifiedLast, Rulings: RulingsArbiters}, true
 	case "rtu":
+		// The rur sanction regime, so rur-2015's disqualification: art. 29,
+		// "Il giocatore squalificato è equiparato al giocatore ritirato".
 		return Ruleset{Preset: id, Scoring: FormulaTPBonus, Bonus: 50, TieChain: "rtu", TieAtTop: "split_bonus",
 			Tiebreak: "rur", TableSizes: []int{4, 5}, QualifyingRounds: 3, Knockout: KnockoutNone, Draw: "random",
 			Sanctions: "rur", Objectives: ObjectiveRef{ID: "rtu-16"}, Annulment: AnnulNone, Closings: Closings(),
-			Disqualified: DisqualifiedLast, Rulings: RulingsArbiters}, true
+			Disqualified: DisqualifiedWithdrawn, Rulings: RulingsArbiters}, true
 	}
 	return Ruleset{}, false
 }
@@ -423,6 +427,15 @@ func (r Ruleset) Validate() error {
 	// Empty only in a log recorded before these parameters existed.
 	if r.Disqualified != "" {
 		oneOf("disqualified", r.Disqualified, []string{DisqualifiedLast, DisqualifiedWithdrawn, DisqualifiedGame})
+	}
+	// The rur regime is rur-2015's sanctions, art. 29 among them: "Il
+	// giocatore squalificato è equiparato al giocatore ritirato (vedi art.
+	// 31)"; its offences decide whether a disqualification also expels.
+	// Placing him last (or out of the game) would contradict the article
+	// the regime applies: an organizer who wants that chooses another regime.
+	if r.Sanctions == "rur" && (r.Disqualified == DisqualifiedLast || r.Disqualified == DisqualifiedGame) {
+		bad("disqualified", fmt.Sprintf("must be %s under the rur sanction regime (rur-2015 art. 29: \"Il giocatore squalificato è equiparato al giocatore ritirato\"), not %s: choose sanctions arbiter, 2003 or master for a disqualified player placed last",
+			DisqualifiedWithdrawn, r.Disqualified))
 	}
 	if r.Rulings != "" {
 		oneOf("rulings", r.Rulings, []string{RulingsArbiters, RulingsAppeals})

@@ -50,6 +50,22 @@ func PlayerStatuses() []PlayerStatus {
 // active, or a reserve (not withdrawn, expelled or refused).
 func (s PlayerStatus) MayPlay() bool { return s == StatusActive || s == StatusReserve }
 
+// Why a player left a game or the tournament
+// (docs/rules.md#9-withdrawal-renunciation-repechage): PlayerWithdrew.Reason,
+// and a withdrawn line's SeatReport.Withdrawal. Refusing a ruling expels
+// (rur-2015 art. 31); under the master regime so does leaving a game for
+// anything but force majeure ("senza motivo").
+const (
+	WithdrawalForceMajeure  = "force_majeure"
+	WithdrawalVoluntary     = "voluntary"
+	WithdrawalRulingRefused = "ruling_refused"
+)
+
+// WithdrawalReasons lists why a player may leave a game or the tournament.
+func WithdrawalReasons() []string {
+	return []string{WithdrawalForceMajeure, WithdrawalVoluntary, WithdrawalRulingRefused}
+}
+
 // SanctionKind is what a sanction does (docs/rules.md#10-sanctions).
 type SanctionKind string
 

@@ -1003,7 +1003,10 @@ var funcs = template.FuncMap{
 	"reportStatuses": func() []scoring.Status {
 		return []scoring.Status{scoring.Finished, scoring.Withdrawn, scoring.Eliminated}
 	},
-	"pts": func(hundredths int64) string { return projections.Points(hundredths).String() },
+	// withdrawalReasons are why a withdrawn player left the game, as the
+	// report form offers them when no withdrawal was recorded before it.
+	"withdrawalReasons": events.WithdrawalReasons,
+	"pts":               func(hundredths int64) string { return projections.Points(hundredths).String() },
 	"eventData": func(env events.Envelope) string {
 		s := string(env.Data)
 		if len(s) > 160 {

@@ -258,6 +258,9 @@ func proposalForm(pr *projections.Proposal) url.Values {
 		set("cards", s.Cards, false)
 		set("eliminated_order", s.EliminatedOrder, false)
 		f.Set(fmt.Sprintf("players[%d].status", i), s.Status)
+		if s.Withdrawal != "" {
+			f.Set(fmt.Sprintf("players[%d].withdrawal", i), s.Withdrawal)
+		}
 	}
 	return f
 }
@@ -315,6 +318,9 @@ func reportCommand(typ string, f url.Values, round int, tb *projections.Table) (
 	var seats []map[string]any
 	for i, id := range tb.Players {
 		seat := map[string]any{"player": id, "status": f.Get(fmt.Sprintf("players[%d].status", i))}
+		if w := f.Get(fmt.Sprintf("players[%d].withdrawal", i)); w != "" {
+			seat["withdrawal"] = w
+		}
 		for _, k := range seatFields {
 			v := strings.TrimSpace(f.Get(fmt.Sprintf("players[%d].%s", i, k)))
 			if v == "" {

@@ -39,7 +39,7 @@ func TestRefusalsAreSaidInThePagesLanguage(t *testing.T) {
 			Field  string `json:"field"`
 			Detail string `json:"detail"`
 			Rule   string `json:"rule"`
-		}{"players[0].table_points", "95 table points is more than the board can give: at most 89, what objective 12, the most valuable of set rtu-16, is worth (projections/board/data/objectives.json)", "docs/rules.md#31-pinned-board-bounds"},
+		}{"players[0].table_points", "95 table points is more than the board can give: at most 86, the most any objective of set rtu-16 is worth (objective 1; projections/board/data/objectives.json)", "docs/rules.md#31-pinned-board-bounds"},
 		struct {
 			Field  string `json:"field"`
 			Detail string `json:"detail"`
@@ -53,7 +53,7 @@ func TestRefusalsAreSaidInThePagesLanguage(t *testing.T) {
 	)
 	v := viewProblem("it", prob, seat, name)
 	want := []string{
-		"Punti tavolo · Mario Rossi: 95 punti tavolo sono più di quanti ne dia il tabellone: al massimo 89.",
+		"Punti tavolo · Mario Rossi: 95 punti tavolo sono più di quanti ne dia il tabellone: al massimo 86.",
 		"Chiusura: questo regolamento chiude le partite solo per obiettivo, non per tempo.",
 		"Ordine di gioco · Giulia Bianchi: Giulia Bianchi gioca in un'altra posizione dell'ordine di gioco registrato (Mario Rossi, p03, Giulia Bianchi).",
 	}

@@ -122,7 +122,9 @@ func (s *Simulator) Report(rng *rand.Rand, round, table int, players []string) c
 		if o := eliminated[i]; o > 0 {
 			line.Status, line.EliminatedOrder = "eliminated", o
 		} else if i == withdrawn {
-			line.Status = "withdrawn"
+			// Taken ill: a withdrawal the report records, which expels
+			// under no ruleset.
+			line.Status, line.Withdrawal = "withdrawn", events.WithdrawalForceMajeure
 		}
 		comp, err := s.set.Compute(s.m, board.Holding{Objective: line.Objective, Territories: held[i]})
 		if err != nil {

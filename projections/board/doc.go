@@ -32,17 +32,20 @@
 //     symmetry and the 164 total.
 //   - objectives.json, confidence medium-low: the 16 tournament objectives of the
 //     Challenge / Time Attack boxes, from a single author. Each should be worth 86; 15 are.
-//     Objective 12 ("Tappeto") is worth 89 as listed, and the file carries an unconfirmed
+//     Objective 12 ("Tappeto") is worth 89 as listed, and the file carries a
 //     candidate_correction (the same list without Indonesia, 86 points).
 //
 // # Objective sets
 //
 // A tournament plays with a named [ObjectiveSet]. The default set, [DefaultObjectiveSetID]
-// ("rtu-16"), is the 16 objectives exactly as shipped, objective 12 included at 89 points:
-// the correction is a plausible guess that no source confirms, and scoring a real table
-// against a guessed list would be worse than scoring it against the published (if
-// suspicious) one. Objective 12 carries a [Objective.Note] saying so, and the candidate
-// is available from [CandidateCorrections] for an organizer who decides to adopt it.
-// A tournament that plays another list supplies it inline ([ParseObjectiveSet]), and
-// whatever records a score should record the set's ID with it.
+// ("rtu-16"), is the 16 objectives of the file with objective 12's candidate correction
+// applied when the set is loaded ([DefaultObjectives]), so that every objective is worth
+// 86, as the published invariant says every tournament objective is (metarisiko: "hanno
+// tutti lo stesso valore pari a 86 punti"): the list as given breaks that invariant, and
+// the correction is the only single removal that restores it and keeps the objective's
+// two whole continents. The data file itself is never edited (its digest is checked
+// above); objective 12 carries a [Objective.Note] saying it was corrected, and
+// [CandidateCorrections] lists what was applied. A tournament that plays another list
+// supplies it inline ([ParseObjectiveSet]), and whatever records a score records the
+// set's ID with it.
 package board

@@ -17,7 +17,8 @@ const (
 	// BoardPoints is the sum of every territory's neighbour count (metarisiko: 164).
 	BoardPoints = 164
 	// ObjectivePoints is what every one of the 16 tournament objectives should be
-	// worth (metarisiko: 86). Objective 12 as shipped is worth 89; see the package doc.
+	// worth (metarisiko: 86): every objective of the default set is, objective 12
+	// with the data's candidate correction applied (see the package doc).
 	ObjectivePoints = 86
 )
 

@@ -16,7 +16,8 @@ import (
 var objectivesJSON []byte
 
 // DefaultObjectiveSetID is the id of the default objective set: the 16 tournament
-// objectives exactly as shipped in data/objectives.json, objective 12 at 89 points.
+// objectives of data/objectives.json, each worth 86, objective 12 with the file's
+// candidate correction applied (see [DefaultObjectives]).
 const DefaultObjectiveSetID = "rtu-16"
 
 // Objective is a secret objective: a list of territories.
@@ -29,12 +30,12 @@ type Objective struct {
 }
 
 // ObjectiveSet is a named set of objectives a tournament plays with. The default set is
-// [DefaultObjectiveSetID] ("rtu-16"): the 16 tournament objectives as shipped. In it
-// objective 12 ("Tappeto") is the shipped list of 21 territories worth 89 points, not
-// the 20-territory, 86-point candidate correction: the correction is unconfirmed (see the
-// package doc), so the set keeps the published list and records the doubt in the
-// objective's Note. A tournament that wants another list supplies its own set
-// ([ParseObjectiveSet]); an ObjectiveSet marshalled with encoding/json parses back.
+// [DefaultObjectiveSetID] ("rtu-16"): the 16 tournament objectives, every one worth 86
+// points. Objective 12 ("Tappeto") is the file's candidate correction, 20 territories
+// without Indonesia, not the 21-territory, 89-point list the single source gives (see
+// the package doc); its Note says so. A tournament that wants another list supplies its
+// own set ([ParseObjectiveSet]); an ObjectiveSet marshalled with encoding/json parses
+// back.
 type ObjectiveSet struct {
 	ID         string      `json:"id"`
 	Objectives []Objective `json:"objectives"`
@@ -78,7 +79,19 @@ func checkDeclared(o Objective, n, points int) error {
 // DefaultObjectives returns the default objective set ([DefaultObjectiveSetID]) scored
 // on m: the 16 objectives of the embedded data/objectives.json in file order, each
 // objective's Points computed from m and checked against the figures the file declares.
-// Objective 12 is worth 89 (see [ObjectiveSet]). Each call returns a fresh copy.
+//
+// An objective the file marks as suspect and gives a candidate_correction for is loaded
+// corrected: objective 12 ("Tappeto") as Africa, Asia, Europa Meridionale and Ucraina,
+// without Indonesia, 20 territories worth 86. The file stays the byte-for-byte copy of
+// the reference; the correction is applied here, where the set is loaded. Why: every
+// tournament objective is worth 86 ("Gli attuali 16 obiettivi territoriali … hanno tutti
+// lo stesso valore pari a 86 punti", metarisiko's wikirisiko, restated in
+// docs/rules.md#reference-data), the list as published sums to 89, Indonesia is the only single 3-point
+// removal that keeps its two whole continents, and an extra Indonesia is a known slip of
+// the list's single author (his older lists had one in objective 7). So the board bound
+// on table points is 86 on this set (docs/rules.md#31-pinned-board-bounds), and a
+// RisiKo! on objective 12 needs no Indonesia. The objective's Note records the
+// correction. Each call returns a fresh copy.
 func DefaultObjectives(m *Map) (*ObjectiveSet, error) {
 	if m == nil {
 		return nil, fmt.Errorf("%w: nil map", ErrInvalidMap)
@@ -87,29 +100,41 @@ func DefaultObjectives(m *Map) (*ObjectiveSet, error) {
 	if err != nil {
 		return nil, err
 	}
+	type declared struct{ n, points int }
+	var decl []declared
 	s := &ObjectiveSet{ID: DefaultObjectiveSetID}
 	for _, fo := range f.Objectives {
 		o := Objective{ID: fo.ID, Name: fo.Nickname, Territories: slices.Clone(fo.Territories)}
-		if fo.Status != "" && fo.Status != "ok" {
+		d := declared{fo.NTerritories, fo.PointsTotal}
+		if c := fo.CandidateCorrection; c != nil && suspect(fo.Status) {
+			o.Territories = slices.Clone(c.Territories)
+			d = declared{c.NTerritories, c.PointsTotal}
+			o.Note = fmt.Sprintf("corrected: the file's candidate_correction, %d territories worth %d, for the list marked %s (%d territories worth %d): %s",
+				c.NTerritories, c.PointsTotal, fo.Status, fo.NTerritories, fo.PointsTotal, fo.Note)
+		} else if suspect(fo.Status) {
 			o.Note = fo.Status + ": " + fo.Note
 		}
 		s.Objectives = append(s.Objectives, o)
+		decl = append(decl, d)
 	}
 	if err := s.fill(m); err != nil {
 		return nil, err
 	}
-	for i, fo := range f.Objectives {
-		if err := checkDeclared(s.Objectives[i], fo.NTerritories, fo.PointsTotal); err != nil {
+	for i, d := range decl {
+		if err := checkDeclared(s.Objectives[i], d.n, d.points); err != nil {
 			return nil, err
 		}
 	}
 	return s, nil
 }
 
+// suspect reports whether a status of objectives.json marks a doubtful list.
+func suspect(status string) bool { return status != "" && status != "ok" }
+
 // CandidateCorrections returns the corrections proposed in data/objectives.json for
 // objectives the file marks as suspect, scored on m. Today that is objective 12
-// ("Tappeto") without Indonesia: 20 territories, 86 points. No source confirms it, so it
-// is in no set; an organizer who adopts it supplies a set of their own that uses it.
+// ("Tappeto") without Indonesia: 20 territories, 86 points, which [DefaultObjectives]
+// applies. The file calls it unconfirmed: no second source lists objective 12.
 func CandidateCorrections(m *Map) ([]Objective, error) {
 	if m == nil {
 		return nil, fmt.Errorf("%w: nil map", ErrInvalidMap)

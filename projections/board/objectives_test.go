@@ -18,7 +18,8 @@ func mustObjectives(t *testing.T) (*Map, *ObjectiveSet) {
 	return m, s
 }
 
-// The shipped data as it is: 15 objectives at 86, objective 12 at 89 with 21 territories.
+// The default set as loaded: 16 objectives, objective 12 with the candidate correction
+// applied (20 territories, no Indonesia).
 func TestDefaultObjectivePoints(t *testing.T) {
 	m, s := mustObjectives(t)
 	if DefaultObjectiveSetID != "rtu-16" || s.ID != DefaultObjectiveSetID {
@@ -30,7 +31,7 @@ func TestDefaultObjectivePoints(t *testing.T) {
 	want := map[int]struct{ points, n int }{
 		1: {86, 23}, 2: {86, 20}, 3: {86, 22}, 4: {86, 21}, 5: {86, 22}, 6: {86, 22},
 		7: {86, 22}, 8: {86, 22}, 9: {86, 20}, 10: {86, 21}, 11: {86, 21},
-		12: {89, 21}, // as shipped: Africa + Asia + Europa Meridionale + Ucraina + Indonesia
+		12: {86, 20}, // corrected: Africa + Asia + Europa Meridionale + Ucraina, without Indonesia
 		13: {86, 21}, 14: {86, 23}, 15: {86, 23}, 16: {86, 22},
 	}
 	for i, o := range s.Objectives {
@@ -60,8 +61,8 @@ func TestDefaultObjectivePoints(t *testing.T) {
 		}
 	}
 	o12, ok := s.Objective(12)
-	if !ok || !slices.Contains(o12.Territories, "indonesia") || !strings.HasPrefix(o12.Note, "SUSPECT") {
-		t.Errorf("objective 12 should be the shipped list, with indonesia and a SUSPECT note: %+v", o12)
+	if !ok || slices.Contains(o12.Territories, "indonesia") || !strings.HasPrefix(o12.Note, "corrected: ") || !strings.Contains(o12.Note, "SUSPECT") {
+		t.Errorf("objective 12 should be the corrected list, without indonesia, its note saying so: %+v", o12)
 	}
 	if o13, _ := s.Objective(13); o13.Name != "Guerra fredda" {
 		t.Errorf("objective 13 is %q, metarisiko says Guerra Fredda", o13.Name)
@@ -86,6 +87,33 @@ func TestDefaultObjectivesFreshCopy(t *testing.T) {
 	}
 }
 
+// TestDefaultSetEveryObjective86: the invariant the reference records from metarisiko
+// ("Gli attuali 16 obiettivi territoriali … hanno tutti lo stesso valore pari a 86
+// punti") holds for the default set as loaded, while the embedded file, which is never
+// edited, still declares objective 12's list as 21 territories worth 89.
+func TestDefaultSetEveryObjective86(t *testing.T) {
+	_, s := mustObjectives(t)
+	for _, o := range s.Objectives {
+		if o.Points != 86 {
+			t.Errorf("objective %d (%s) is worth %d, want 86", o.ID, o.Name, o.Points)
+		}
+	}
+	f, err := loadObjectivesFile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fo := f.Objectives[11]
+	if fo.ID != 12 || fo.PointsTotal != 89 || fo.NTerritories != 21 || !slices.Contains(fo.Territories, "indonesia") || fo.CandidateCorrection == nil {
+		t.Errorf("the file's objective 12: id %d, %d territories worth %d, correction %v; want the shipped 21 worth 89 with its correction",
+			fo.ID, fo.NTerritories, fo.PointsTotal, fo.CandidateCorrection != nil)
+	}
+	o12, _ := s.Objective(12)
+	c := fo.CandidateCorrection
+	if c == nil || !slices.Equal(o12.Territories, c.Territories) {
+		t.Errorf("objective 12 is %v, want the file's candidate correction", o12.Territories)
+	}
+}
+
 func TestCandidateCorrections(t *testing.T) {
 	m := mustDefault(t)
 	cs, err := CandidateCorrections(m)
@@ -102,12 +130,10 @@ func TestCandidateCorrections(t *testing.T) {
 	if !strings.Contains(c.Note, "unconfirmed") {
 		t.Errorf("candidate note %q", c.Note)
 	}
-	// An organizer adopting it builds a set of their own.
+	// The default set applies it.
 	_, s := mustObjectives(t)
-	s.ID = "rtu-16-c12"
-	s.Objectives[11] = c
-	if err := s.Validate(m); err != nil {
-		t.Errorf("set with the candidate: %v", err)
+	if o12, _ := s.Objective(12); !slices.Equal(o12.Territories, c.Territories) || o12.Points != c.Points {
+		t.Errorf("default objective 12 = %v (%d), want the candidate %v (%d)", o12.Territories, o12.Points, c.Territories, c.Points)
 	}
 }
 
@@ -213,8 +239,8 @@ func TestDefaultObjectivesOnAnotherBoard(t *testing.T) {
 	}
 }
 
-// TestMostValuable: the default set's most valuable objective is 12 ("Tappeto"),
-// worth 89 as shipped; an empty set has none.
+// TestMostValuable: every objective of the default set is worth 86, so the most
+// valuable is the first of equals, objective 1; an empty set has none.
 func TestMostValuable(t *testing.T) {
 	m, err := Default()
 	if err != nil {
@@ -225,8 +251,11 @@ func TestMostValuable(t *testing.T) {
 		t.Fatal(err)
 	}
 	o, ok := s.MostValuable()
-	if !ok || o.ID != 12 || o.Points != 89 {
-		t.Errorf("got objective %d worth %d (ok %v), want 12 worth 89", o.ID, o.Points, ok)
+	if !ok || o.ID != 1 || o.Points != 86 {
+		t.Errorf("got objective %d worth %d (ok %v), want 1 worth 86", o.ID, o.Points, ok)
+	}
+	if d, err := DefaultMostValuable(); err != nil || d.Points != 86 {
+		t.Errorf("DefaultMostValuable = objective %d worth %d (%v), want 86", d.ID, d.Points, err)
 	}
 	if _, ok := (&ObjectiveSet{ID: "empty"}).MostValuable(); ok {
 		t.Error("an empty set has a most valuable objective")

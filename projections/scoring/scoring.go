@@ -179,7 +179,10 @@ type formula struct {
 	// momento del ritiro tutti i suoi territori diverranno neutrali"). Under
 	// every other formula a withdrawn player is placed by his recorded table
 	// points (rur-2015 art. 31: "gli saranno assegnati quelli relativi alla
-	// posizione ottenuta").
+	// posizione ottenuta"). The formula carries it, not the ruleset: the
+	// same sentence of campionato-2003 gives the 10 points that are a row of
+	// conv2003's table, and the campionato-2003 ruleset resolves its scoring
+	// to conv2003 (docs/rules.md#42-pinned-campionato-2003-a-withdrawn-player-leaves-the-game).
 	withdrawnLeave bool
 }
 

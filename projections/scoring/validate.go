@@ -116,8 +116,10 @@ func (v *validation) identity(i int, s Seat, f func(string) string) {
 	}
 }
 
-// figures checks that a seat's counts are not negative, and the objective
-// part of territories and armies not above the whole.
+// figures checks that a seat's counts are not negative, and the armies on
+// objective territories not above the armies. (Objective territories above
+// the territories held are a board bound, checked by the ledger where a
+// proposal is flagged rather than refused: commands.boardBounds.)
 func (v *validation) figures(s Seat, f func(string) string) {
 	if s.TablePoints < 0 {
 		v.add(f("table_points"), "docs/rules.md#3-table-report-referto", "table points %d are negative; they must be 0 or more", s.TablePoints)
@@ -136,9 +138,6 @@ func (v *validation) figures(s Seat, f func(string) string) {
 		if c.v < 0 {
 			v.add(f(c.name), "docs/rules.md#3-table-report-referto", "%s is %d; it must be 0 or more", c.name, c.v)
 		}
-	}
-	if s.Territories > 0 && s.ObjectiveTerritories > s.Territories {
-		v.add(f("objective_territories"), "docs/rules.md#3-table-report-referto", "objective territories %d exceed the %d territories held", s.ObjectiveTerritories, s.Territories)
 	}
 	if s.Armies > 0 && s.ObjectiveArmies > s.Armies {
 		v.add(f("objective_armies"), "docs/rules.md#3-table-report-referto", "armies on objective territories %d exceed the %d armies", s.ObjectiveArmies, s.Armies)
