@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"strconv"
 	"time"
@@ -18,10 +19,16 @@ import (
 	"github.com/referto/referto/events/jetstream"
 )
 
-// hubCmd runs a national hub: its embedded NATS server accepts venues'
-// leaf nodes, its JetStream sources their tournaments, and the HTTP API
-// serves, read-only, those it verified.
-func hubCmd(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+// hubConfig is referto hub's configuration, from its flags and
+// environment.
+type hubConfig struct {
+	data, addr, leaf string
+	leafListen       jetstream.LeafListenOptions
+	level            slog.Level
+}
+
+// parseHubFlags reads referto hub's flags, reporting every bad one at once.
+func parseHubFlags(args []string, getenv func(string) string, stderr io.Writer) (hubConfig, error) {
 	env := func(name, def string) string {
 		if v := getenv(name); v != "" {
 			return v
@@ -40,7 +47,7 @@ func hubCmd(ctx context.Context, args []string, getenv func(string) string, stdo
 	ca := fs.String("leaf-ca", env("REFERTO_LEAF_CA", ""), "CA venues' client certificates must chain to [REFERTO_LEAF_CA]")
 	level := fs.String("log-level", env("REFERTO_LOG_LEVEL", "info"), "debug, info, warn or error [REFERTO_LOG_LEVEL]")
 	if err := parseFlags(fs, args); err != nil {
-		return flagErr(err)
+		return hubConfig{}, flagErr(err)
 	}
 	var errs []error
 	lhost, lport, err := net.SplitHostPort(*leaf)
@@ -58,10 +65,22 @@ func hubCmd(ctx context.Context, args []string, getenv func(string) string, stdo
 	if len(errs) > 0 {
 		err := errors.Join(errs...)
 		fmt.Fprintf(stderr, "invalid configuration:\n%v\n", err)
+		return hubConfig{}, err
+	}
+	return hubConfig{data: *data, addr: *addr, leaf: *leaf, level: lv,
+		leafListen: jetstream.LeafListenOptions{Host: lhost, Port: port, Username: *user, Password: *pass, TLSCert: *cert, TLSKey: *key, TLSCA: *ca}}, nil
+}
+
+// hubCmd runs a national hub: its embedded NATS server accepts venues'
+// leaf nodes, its JetStream sources their tournaments, and the HTTP API
+// serves, read-only, those it verified.
+func hubCmd(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	cfg, err := parseHubFlags(args, getenv, stderr)
+	if err != nil {
 		return err
 	}
-	logger := newLogger(stderr, lv)
-	layout := ledger.Layout{Dir: *data}
+	logger := newLogger(stderr, cfg.level)
+	layout := ledger.Layout{Dir: cfg.data}
 	adminHash, err := adminToken(layout, getenv, stdout)
 	if err != nil {
 		return err
@@ -77,8 +96,8 @@ func hubCmd(ctx context.Context, args []string, getenv func(string) string, stdo
 		}
 		return true
 	}
-	node, err := ledger.StartNode(ctx, ledger.NodeOptions{Data: *data, Logger: logger, Observer: metrics, Domain: "hub", Sourced: true, Tolerate: tolerate,
-		LeafListen: &jetstream.LeafListenOptions{Host: lhost, Port: port, Username: *user, Password: *pass, TLSCert: *cert, TLSKey: *key, TLSCA: *ca}})
+	node, err := ledger.StartNode(ctx, ledger.NodeOptions{Data: cfg.data, Logger: logger, Observer: metrics, Domain: "hub", Sourced: true, Tolerate: tolerate,
+		LeafListen: &cfg.leafListen})
 	if err != nil {
 		return err
 	}
@@ -110,15 +129,15 @@ func hubCmd(ctx context.Context, args []string, getenv func(string) string, stdo
 	if err != nil {
 		return err
 	}
-	ln, err := net.Listen("tcp", *addr)
+	ln, err := net.Listen("tcp", cfg.addr)
 	if err != nil {
-		return fmt.Errorf("listen %s: %w", *addr, err)
+		return fmt.Errorf("listen %s: %w", cfg.addr, err)
 	}
 	srv := api.HTTPServer(a.Handler())
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()
-	fmt.Fprintf(stdout, "referto hub listening on http://%s (leaf nodes on nats://%s, data %s)\n", ln.Addr(), *leaf, *data)
-	logger.Info("hub listening", "addr", ln.Addr().String(), "leaf", *leaf, "witness", witness.VerifierKey)
+	fmt.Fprintf(stdout, "referto hub listening on http://%s (leaf nodes on nats://%s, data %s)\n", ln.Addr(), cfg.leaf, cfg.data)
+	logger.Info("hub listening", "addr", ln.Addr().String(), "leaf", cfg.leaf, "witness", witness.VerifierKey)
 	select {
 	case <-ctx.Done():
 	case err := <-serveErr:
