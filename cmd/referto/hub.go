@@ -15,6 +15,7 @@ import (
 	"github.com/referto/referto/api"
 	"github.com/referto/referto/commands/hub"
 	"github.com/referto/referto/commands/ledger"
+	"github.com/referto/referto/commands/registry"
 	"github.com/referto/referto/events/checkpoint"
 	"github.com/referto/referto/events/jetstream"
 )
@@ -73,7 +74,7 @@ func parseHubFlags(args []string, getenv func(string) string, stderr io.Writer) 
 
 // hubCmd runs a national hub: its embedded NATS server accepts venues'
 // leaf nodes, its JetStream sources their tournaments, and the HTTP API
-// serves, read-only, those it verified.
+// serves, read-only, those it verified, and the season registry.
 func hubCmd(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	cfg, err := parseHubFlags(args, getenv, stderr)
 	if err != nil {
@@ -125,7 +126,13 @@ func hubCmd(ctx context.Context, args []string, getenv func(string) string, stdo
 		}
 	}()
 	defer func() { stopHub(); <-hubDone }()
-	a, err := api.New(api.Options{Node: node, AdminTokenSHA256: adminHash, Logger: logger, Metrics: metrics, Hub: h})
+	// The season registry: the hub's own log, beside the venues'.
+	reg, err := registry.Open(ctx, registry.Options{Conn: node.Conn, Keys: node.Keys,
+		Roster: registry.NewRoster(node.Store, node.Runner), Logger: logger})
+	if err != nil {
+		return err
+	}
+	a, err := api.New(api.Options{Node: node, AdminTokenSHA256: adminHash, Logger: logger, Metrics: metrics, Hub: h, Registry: reg})
 	if err != nil {
 		return err
 	}
