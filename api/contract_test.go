@@ -424,3 +424,37 @@ func firstSeq(t *testing.T, r resp) int {
 	}
 	return a.Seq
 }
+
+// TestEveryRegistryCommandsSmallestPayloadIsExactlyWhatTheServerNeeds is
+// the same contract for a hub's season registry: each of its commands, cut
+// down to what the document's schema requires, is taken; each required
+// field left out is refused naming it.
+func TestEveryRegistryCommandsSmallestPayloadIsExactlyWhatTheServerNeeds(t *testing.T) {
+	s := &stack{t: t, dir: t.TempDir()}
+	s.start()
+	defer s.stop()
+	s.must(201, "POST", "/v1/tournaments", adminToken, map[string]any{"id": "contract", "name": "Torneo del contratto", "ruleset": "rtu"})
+	for _, p := range []string{"p1", "p2", "p3"} {
+		s.must(201, "POST", "/v1/tournaments/contract/commands", adminToken, map[string]any{"type": "RegisterPlayer", "player": p,
+			"name": "Giocatore " + p, "national_id": "10000" + p[1:]})
+	}
+	s.stop()
+	s.hub = &seasonHub{served: map[string]error{}, size: map[string]uint64{}}
+	s.start()
+	o, err := loadOpenAPI(s.srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &contract{t: t, s: s, o: o, checked: map[string]bool{}}
+	const reg = "/v1/registry/commands"
+	c.send("LinkNationalID", "POST", reg, map[string]any{"type": "LinkNationalID", "tournament": "contract", "player": "p1",
+		"national_id": "200001", "reason": "the card was misread"}, 201)
+	c.send("MergePlayers", "POST", reg, map[string]any{"type": "MergePlayers", "from": "100002", "into": "100003", "reason": "one person"}, 201)
+	c.send("RecordDisqualification", "POST", reg, map[string]any{"type": "RecordDisqualification", "national_id": "100003",
+		"from": "2024-03-01", "to": "2024-03-31", "reason": "art. 5"}, 201)
+	for _, typ := range commands.RegistryTypes() {
+		if !c.checked[typ] {
+			t.Errorf("%s: not checked against the document", typ)
+		}
+	}
+}

@@ -5,7 +5,10 @@
 // Prometheus metrics (metrics.go), one log line per request (requests.go),
 // bearer-token authentication, problem+json errors, and the
 // administrator's backup (backup.go: the file of commands/ledger/backup,
-// streamed as it is written).
+// streamed as it is written), the season's national ranking (season.go),
+// and at a national hub its venues (hub.go) and its season registry
+// (registry.go: commands for commands/registry.Registry, its fold and its
+// export).
 //
 // It translates HTTP only: a command request becomes a ledger.Submission
 // (submit.go: the Idempotency-Key, its request's fingerprint, If-Match) for

@@ -399,6 +399,15 @@ func TestOpenAPIDocumentIsValid(t *testing.T) {
 	if n := len(cmd.Schema().OneOf); n != len(commands.Types()) {
 		t.Errorf("%d branches of Command, want %d", n, len(commands.Types()))
 	}
+	// And every command of a hub's season registry, of the registry's.
+	rc, _ := o.model.Components.Schemas.Get("RegistryCommand")
+	mapped = nil
+	for typ := range rc.Schema().Discriminator.Mapping.KeysFromOldest() {
+		mapped = append(mapped, typ)
+	}
+	if got, want := sorted(mapped), sorted(commands.RegistryTypes()); !slices.Equal(got, want) {
+		t.Errorf("registry command types in the document:\n%v\nthe registry accepts:\n%v", got, want)
+	}
 	// Every event type decodes, and every one has its data schema.
 	et, _ := o.model.Components.Schemas.Get("EventType")
 	for _, n := range et.Schema().Enum {
@@ -801,5 +810,15 @@ func exerciseHub(t *testing.T, spec *exchanges) {
 		t.Errorf("a command at a hub: %s", r.body)
 	}
 	h.must(404, "GET", "/v1/tournaments/nowhere/checkpoint", "", nil)
+	// The season registry, the hub's own log.
+	h.must(200, "GET", "/v1/registry", "", nil)
+	h.must(200, "GET", "/v1/registry/export", "", nil)
+	h.must(401, "POST", "/v1/registry/commands", "", `{"type":"MergePlayers","from":"1","into":"2","reason":"x"}`)
+	h.must(400, "POST", "/v1/registry/commands", adminToken, `{"type":"LinkNationalID","tournament":"nowhere","player":"p1","national_id":"100001"}`)
+	disq := `{"type":"RecordDisqualification","national_id":"100001","from":"2024-01-01","to":"2024-02-01","reason":"a test"}`
+	h.must(201, "POST", "/v1/registry/commands", adminToken, disq)
+	h.must(409, "POST", "/v1/registry/commands", adminToken, disq)
+	h.must(200, "GET", "/v1/registry", "", nil)
+	h.must(200, "GET", "/v1/registry/export", "", nil)
 	h.validateExchanges()
 }

@@ -1,13 +1,16 @@
 package api
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
 
 	"github.com/gorilla/mux"
 
 	"github.com/referto/referto/commands"
+	"github.com/referto/referto/commands/hub"
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/events/checkpoint"
 	"github.com/referto/referto/events/proof"
@@ -19,7 +22,11 @@ import (
 // (docs/rules.md#15-the-national-ranking), a page per player, and the
 // offline proof of a player's row in a published classification.
 
-// seasonRanking ranks season s over every tournament the server holds.
+// seasonRanking ranks season s over the tournaments the server holds, with
+// the season registry's links, merges and disqualifications when it is a
+// hub's. At a hub, a tournament counts only as far as the hub verified its
+// log: one held, quarantined, or whose final classification is past the
+// last checkpoint verified is listed with why, and counts for nothing.
 func (s *Server) seasonRanking(season string) (*ranking.Ranking, error) {
 	if !events.ValidID(season) {
 		return nil, &commands.FieldError{Field: "season", Msg: fmt.Sprintf("%q must match [a-z0-9][a-z0-9-]{0,63}", season)}
@@ -27,6 +34,12 @@ func (s *Server) seasonRanking(season string) (*ranking.Ranking, error) {
 	th, err := ranking.Season(season)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", errNotFound, err)
+	}
+	var reg *ranking.Registry
+	if s.opts.Registry != nil {
+		if reg, _, err = s.opts.Registry.Registry(); err != nil {
+			return nil, err
+		}
 	}
 	ids, err := s.opts.Store.Tournaments()
 	if err != nil {
@@ -40,7 +53,34 @@ func (s *Server) seasonRanking(season string) (*ranking.Ranking, error) {
 			}
 		})
 	}
-	return ranking.Compute(th, ts, nil), nil
+	if s.opts.Hub != nil {
+		for i := range ts {
+			ts[i].Withheld = s.unverified(ts[i])
+		}
+	}
+	return ranking.Compute(th, ts, reg), nil
+}
+
+// unverified says, at a hub, why tournament t's log is not one the hub
+// verified as far as the ranking reads it (nil when it is): held or
+// quarantined (what hubGate refuses to serve), no checkpoint cosigned, or
+// a final classification past the last one.
+func (s *Server) unverified(t ranking.Tournament) *ranking.Why {
+	var why ranking.Why
+	_, size, cosigned := s.opts.Hub.Cosigned(t.ID)
+	switch err := s.opts.Hub.Served(t.ID); {
+	case errors.Is(err, hub.ErrQuarantined):
+		why = ranking.Because(ranking.WhyQuarantined, strings.TrimPrefix(err.Error(), hub.ErrQuarantined.Error()+": "))
+	case err != nil:
+		why = ranking.Because(ranking.WhyHeld, strings.TrimPrefix(err.Error(), hub.ErrHeld.Error()+": "))
+	case !cosigned:
+		why = ranking.Because(ranking.WhyUnverified)
+	case t.Final && t.Seq > size:
+		why = ranking.Because(ranking.WhyPastCheckpoint, t.Seq, size)
+	default:
+		return nil
+	}
+	return &why
 }
 
 func (s *Server) getSeasonRanking(w http.ResponseWriter, r *http.Request) {

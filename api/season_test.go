@@ -20,32 +20,12 @@ import (
 func TestSeasonRankingPlayerPageAndProof(t *testing.T) {
 	s := newStack(t)
 	defer s.stop()
-	s.must(201, "POST", "/v1/tournaments", adminToken, map[string]any{"id": "master-bo", "name": "Master Bologna", "ruleset": "rtu",
-		"params": map[string]any{"qualifying_rounds": 2}, "season": "2024", "tournament_type": "MASTER"})
-	arb := s.appoint("master-bo", "arbiter")
-	cmds := "/v1/tournaments/master-bo/commands"
-	for i := 1; i <= 24; i++ {
-		nid := fmt.Sprintf(`,"national_id":"%06d"`, 200000+i)
+	s.playMaster("master-bo", func(i int) string {
 		if i == 24 {
-			nid = "" // the venue does not know it
+			return "" // the venue does not know it
 		}
-		s.must(201, "POST", cmds, arb, fmt.Sprintf(`{"type":"RegisterPlayer","player":"p%d","name":"Giocatore %d"%s}`, i, i, nid))
-	}
-	s.must(201, "POST", cmds, arb, `{"type":"CloseRegistration"}`)
-	rng := rand.New(rand.NewPCG(24, 24))
-	sm, err := sim.New(sim.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for round := 1; round <= 2; round++ {
-		for i := 1; i <= 24; i++ {
-			s.must(201, "POST", cmds, arb, fmt.Sprintf(`{"type":"CheckIn","round":%d,"player":"p%d"}`, round, i))
-		}
-		s.must(201, "POST", cmds, arb, fmt.Sprintf(`{"type":"DrawTables","round":%d,"seed":"s%d"}`, round, round))
-		s.playRound("master-bo", arb, round, sm, rng)
-	}
-	s.rollView("master-bo", "classification", arb, rng)
-	s.must(201, "POST", cmds, arb, `{"type":"PublishClassification","final":true}`)
+		return fmt.Sprintf("%06d", 200000+i)
+	})
 
 	var rk struct {
 		Thresholds  string `json:"thresholds"`
@@ -124,4 +104,39 @@ func TestSeasonRankingPlayerPageAndProof(t *testing.T) {
 			t.Fatalf("byte %d (%q) of the row proof changed: %v\n%s", at, row[at], err, row[max(0, at-120):min(len(row), at+40)])
 		}
 	}
+}
+
+// playMaster plays a MASTER of the 2024 season through the API: 24 players
+// (p1 … p24, each registered with the national id nid gives, none when
+// ""), on six tables, two rounds, the final classification published. It
+// returns the arbiter's token.
+func (s *stack) playMaster(id string, nid func(i int) string) string {
+	s.t.Helper()
+	s.must(201, "POST", "/v1/tournaments", adminToken, map[string]any{"id": id, "name": "Master " + id, "ruleset": "rtu",
+		"params": map[string]any{"qualifying_rounds": 2}, "season": "2024", "tournament_type": "MASTER"})
+	arb := s.appoint(id, "arbiter")
+	cmds := "/v1/tournaments/" + id + "/commands"
+	for i := 1; i <= 24; i++ {
+		national := ""
+		if n := nid(i); n != "" {
+			national = fmt.Sprintf(`,"national_id":%q`, n)
+		}
+		s.must(201, "POST", cmds, arb, fmt.Sprintf(`{"type":"RegisterPlayer","player":"p%d","name":"Giocatore %d"%s}`, i, i, national))
+	}
+	s.must(201, "POST", cmds, arb, `{"type":"CloseRegistration"}`)
+	rng := rand.New(rand.NewPCG(24, 24))
+	sm, err := sim.New(sim.Options{})
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	for round := 1; round <= 2; round++ {
+		for i := 1; i <= 24; i++ {
+			s.must(201, "POST", cmds, arb, fmt.Sprintf(`{"type":"CheckIn","round":%d,"player":"p%d"}`, round, i))
+		}
+		s.must(201, "POST", cmds, arb, fmt.Sprintf(`{"type":"DrawTables","round":%d,"seed":"s%d"}`, round, round))
+		s.playRound(id, arb, round, sm, rng)
+	}
+	s.rollView(id, "classification", arb, rng)
+	s.must(201, "POST", cmds, arb, `{"type":"PublishClassification","final":true}`)
+	return arb
 }

@@ -59,6 +59,10 @@ type Options struct {
 	// serving only the venues' tournaments it verified, with POST and GET
 	// /v1/venues and the checkpoints it cosigned.
 	Hub Hub
+	// Registry, when set (with Hub), is the hub's season registry: POST
+	// /v1/registry/commands (the administrator), GET /v1/registry and its
+	// export, and what the season's ranking reads.
+	Registry Registry
 	// Cosigned, when set, gives the last checkpoint of a tournament a
 	// hub cosigned (at a venue: commands/hub.Cosignatures; at a hub, the
 	// default, its own): the checkpoint of that size is served with the
@@ -138,6 +142,9 @@ func (o *Options) Validate() error {
 	if o.MaxBody < 0 {
 		errs = append(errs, errors.New("api: MaxBody must not be negative"))
 	}
+	if o.Registry != nil && o.Hub == nil {
+		errs = append(errs, errors.New("api: Registry is a national hub's: set Hub too"))
+	}
 	return errors.Join(errs...)
 }
 
@@ -212,6 +219,9 @@ func (s *Server) routes() error {
 	if s.opts.Hub != nil {
 		checkpointH, exportH = s.hubCheckpoint, s.hubExport
 		s.hubRoutes(r)
+	}
+	if s.opts.Registry != nil {
+		s.registryRoutes(r)
 	}
 	r.HandleFunc("/v1/tournaments/{t}/checkpoint", checkpointH).Methods(http.MethodGet)
 	r.HandleFunc("/v1/tournaments/{t}/events/{seq}/proof", s.getProof).Methods(http.MethodGet)

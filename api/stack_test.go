@@ -14,6 +14,7 @@ import (
 
 	"github.com/referto/referto/api"
 	"github.com/referto/referto/commands/ledger"
+	"github.com/referto/referto/commands/registry"
 )
 
 const adminToken = "admin-secret"
@@ -63,8 +64,19 @@ func (s *stack) start() {
 		n.Close()
 		s.t.Fatal(err)
 	}
-	a, err := api.New(api.Options{Node: n, AdminTokenSHA256: api.TokenHash(adminToken), Clock: o.Clock, Random: o.Random,
-		Logger: o.Logger, Metrics: metrics, Hub: s.hub})
+	opts := api.Options{Node: n, AdminTokenSHA256: api.TokenHash(adminToken), Clock: o.Clock, Random: o.Random,
+		Logger: o.Logger, Metrics: metrics, Hub: s.hub}
+	if s.hub != nil {
+		// A hub keeps its season registry beside the venues' logs.
+		reg, err := registry.Open(ctx, registry.Options{Conn: n.Conn, Keys: n.Keys,
+			Roster: registry.NewRoster(n.Store, n.Runner), Clock: o.Clock, Logger: o.Logger})
+		if err != nil {
+			n.Close()
+			s.t.Fatal(err)
+		}
+		opts.Registry = reg
+	}
+	a, err := api.New(opts)
 	if err != nil {
 		n.Close()
 		s.t.Fatal(err)

@@ -19,18 +19,11 @@ import (
 // preconditions reads Idempotency-Key and If-Match, and binds the key to
 // the request: its route, actor and body (ledger.Fingerprint).
 func (s *Server) preconditions(r *http.Request, sub *ledger.Submission, body []byte) error {
-	key := r.Header.Get("Idempotency-Key")
-	if key == "" {
-		k, err := s.randomHex(16)
-		if err != nil {
-			return err
-		}
-		key = k
-	} else if len(key) > 200 || strings.IndexFunc(key, func(c rune) bool { return c < 0x21 || c > 0x7e }) >= 0 {
-		return &commands.FieldError{Field: "Idempotency-Key", Msg: "must be 1 to 200 visible ASCII characters"}
+	key, err := s.idempotencyKey(r)
+	if err != nil {
+		return err
 	}
 	sub.Key = key
-	var err error
 	if sub.Request, err = ledger.Fingerprint(sub.Route, sub.Tournament, sub.Actor, body); err != nil {
 		return errors.Join(errBadRequest, err)
 	}
@@ -42,6 +35,18 @@ func (s *Server) preconditions(r *http.Request, sub *ledger.Submission, body []b
 		sub.IfMatch = c
 	}
 	return nil
+}
+
+// idempotencyKey reads Idempotency-Key, generating one when absent.
+func (s *Server) idempotencyKey(r *http.Request) (string, error) {
+	key := r.Header.Get("Idempotency-Key")
+	if key == "" {
+		return s.randomHex(16)
+	}
+	if len(key) > 200 || strings.IndexFunc(key, func(c rune) bool { return c < 0x21 || c > 0x7e }) >= 0 {
+		return "", &commands.FieldError{Field: "Idempotency-Key", Msg: "must be 1 to 200 visible ASCII characters"}
+	}
+	return key, nil
 }
 
 // accepted is the body of a command's 201.

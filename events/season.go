@@ -29,6 +29,13 @@ func (k TournamentType) Valid() bool {
 	return false
 }
 
+// RegistryID names the season registry's log, which a national hub keeps
+// beside the venues' tournaments: it is the tournament field of every
+// envelope of that log (whose ids are registry/1, registry/2, …), as a
+// tournament's id is of its own. The registry's log is a stream of its
+// own, so a tournament of the same id is never confused with it.
+const RegistryID = "registry"
+
 // Stored type names of the season registry's events: the events of the log
 // that holds a season's registry (a hub's), not of a tournament's.
 const (

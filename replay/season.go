@@ -207,10 +207,10 @@ func (r *SeasonReport) Thresholds(file string) (*ranking.Thresholds, error) {
 
 // Rank ranks the verified tournaments (RankedFrom) with th into Ranking,
 // and returns how long that took; a nil th ranks nothing.
-func (r *SeasonReport) Rank(th *ranking.Thresholds) time.Duration {
+func (r *SeasonReport) Rank(th *ranking.Thresholds, reg *ranking.Registry) time.Duration {
 	start := time.Now()
 	if th != nil {
-		r.Ranking = ranking.Compute(th, r.RankedFrom, nil)
+		r.Ranking = ranking.Compute(th, r.RankedFrom, reg)
 	}
 	return time.Since(start)
 }

@@ -45,10 +45,10 @@ func TestSeasonThresholdsTheFileElseTheSeasonNamed(t *testing.T) {
 	if th, err := unshipped.Thresholds(""); th != nil || !errors.Is(err, ranking.ErrThresholds) {
 		t.Errorf("a season with no thresholds shipped: %+v, %v; want ranking.ErrThresholds", th, err)
 	}
-	if unshipped.Rank(nil); unshipped.Ranking != nil {
+	if unshipped.Rank(nil, nil); unshipped.Ranking != nil {
 		t.Errorf("ranked without thresholds: %+v", unshipped.Ranking)
 	}
-	if named.Rank(th); named.Ranking == nil || named.Ranking.Season != th.Season {
+	if named.Rank(th, nil); named.Ranking == nil || named.Ranking.Season != th.Season {
 		t.Errorf("ranked with the thresholds of %s: %+v", th.Season, named.Ranking)
 	}
 	var out bytes.Buffer

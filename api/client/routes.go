@@ -235,7 +235,17 @@ const CheckpointHeader = "Referto-Checkpoint"
 
 // Export starts the export of tournament t (an official's token).
 func (c *Client) Export(ctx context.Context, t string) (*Export, error) {
-	res, err := c.open(ctx, request{method: http.MethodGet, path: tpath(t, "/export")})
+	return c.export(ctx, tpath(t, "/export"))
+}
+
+// ExportRegistry starts the export of a national hub's season registry
+// (no token needed).
+func (c *Client) ExportRegistry(ctx context.Context) (*Export, error) {
+	return c.export(ctx, "/v1/registry/export")
+}
+
+func (c *Client) export(ctx context.Context, path string) (*Export, error) {
+	res, err := c.open(ctx, request{method: http.MethodGet, path: path})
 	if err != nil {
 		return nil, err
 	}

@@ -54,6 +54,10 @@ type page struct {
 // game ends: events.Phase, events.PlayerStatus, events.Closing, …).
 func (p *page) Tr(key any) string { return tr(p.Lang, fmt.Sprint(key)) }
 
+// Why says why a result of the national ranking does not count, in the
+// page's language.
+func (p *page) Why(w ranking.Why) string { return whyText(p.Lang, w) }
+
 // Can reports whether the official may send commands of type typ: what
 // they may not do is not offered (the server refuses it anyway).
 func (p *page) Can(typ string) bool { return p.Me != nil && slices.Contains(p.Me.Commands, typ) }

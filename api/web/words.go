@@ -8,6 +8,7 @@ import (
 	"github.com/referto/referto/commands/draw"
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/projections"
+	"github.com/referto/referto/projections/ranking"
 )
 
 // more are the words of the pages issue 22 added: the players' own pages,
@@ -88,6 +89,20 @@ var more = map[string]map[string]string{
 		"draw_warnings":             "Vincoli del sorteggio non rispettati", "annulled": "partita annullata", "amended": "corretto all'evento",
 		"call_optional": "L'appello è facoltativo: senza appello il sorteggio usa la lista degli iscritti; registrata una presenza o un'assenza per questo turno, il sorteggio aspetta che ogni iscritto attivo sia presente o assente.",
 		"from_proposal": "dalla proposta dei giocatori", "seed_word": "seme", "nav_links": "Link", "nav_screen": "Schermo", "nav_events": "Registro", "at_table": "al tavolo", "refused_precondition_failed": "Il torneo è cambiato nel frattempo:", "algorithm": "Algoritmo", "edition": "Edizione",
+		// Why a result does not count in the national ranking, by
+		// ranking.Why's code, its arguments numbered as in English.
+		"why_" + ranking.WhyNoFinal:        "nessuna classifica finale pubblicata",
+		"why_" + ranking.WhyNoType:         "nessun tipo di torneo registrato",
+		"why_" + ranking.WhyNoThresholds:   "%[1]s non ha soglie in %[2]s",
+		"why_" + ranking.WhyFewTables:      "troppo pochi tavoli: %[1]s, un %[2]s ne richiede %[3]s nella stagione %[4]s",
+		"why_" + ranking.WhyHeld:           "trattenuto dall'hub nazionale: %[1]s",
+		"why_" + ranking.WhyQuarantined:    "in quarantena all'hub nazionale: %[1]s",
+		"why_" + ranking.WhyUnverified:     "l'hub nazionale non ha ancora verificato alcun checkpoint del suo registro",
+		"why_" + ranking.WhyPastCheckpoint: "la classifica finale (evento %[1]s) è oltre l'ultimo checkpoint verificato dall'hub nazionale (%[2]s eventi)",
+		"why_" + ranking.WhyNoNationalID:   "nessuna tessera",
+		"why_" + ranking.WhyDisqualified:   "periodo di squalifica dal %[1]s al %[2]s: %[3]s",
+		"why_" + ranking.WhyRoundsCap:      "oltre il limite di %[1]s turni di %[2]s (%[3]s già contati)",
+		"why_" + ranking.WhyPastBest:       "oltre i migliori %[1]s risultati di %[2]s",
 	},
 	"en": {
 		"or": "or", "and": "and", "because": "", "refused": "Not recorded:", "refused_invalid": "Not recorded, a value is wrong:",
@@ -295,4 +310,14 @@ func settledText(lang string, s *projections.Settled) string {
 		text += fmt.Sprintf(" (%s %d)", tr(lang, "event"), s.RollSeq)
 	}
 	return text + " · " + s.Source
+}
+
+// whyText says why a result of the national ranking does not count, in the
+// page's language: its code's words with its arguments, or the ledger's
+// English when the language has no words for the code.
+func whyText(lang string, w ranking.Why) string {
+	if f, ok := labels[lang]["why_"+w.Code]; ok && lang != "en" {
+		return w.Format(f)
+	}
+	return w.Text
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/referto/referto/events"
+	"github.com/referto/referto/projections/ranking"
 )
 
 // TestParametersHaveLabels: every parameter of every preset is said in
@@ -65,5 +66,36 @@ func TestRefusalsAreSaidInThePagesLanguage(t *testing.T) {
 	unknown := viewProblem("it", &Problem{Status: 422, Code: "rule_violation", Detail: "something the catalogue has never seen"}, nil, name)
 	if l := unknown.Lines[0]; l.Text != "il regolamento del torneo non lo consente." || l.Raw == "" {
 		t.Errorf("an unknown message: %+v", l)
+	}
+}
+
+// TestRankingReasonsAreSaidInItalian: every reason the ranking gives for a
+// result that does not count has its Italian words, which take the
+// reason's arguments as the English does; English pages show the ledger's
+// own text.
+func TestRankingReasonsAreSaidInItalian(t *testing.T) {
+	args := map[string][]any{
+		ranking.WhyNoThresholds: {"MASTER", "seasons/2024.json"}, ranking.WhyFewTables: {5, "MASTER", 6, "2024"},
+		ranking.WhyHeld: {"venue roma's key is not registered"}, ranking.WhyQuarantined: {"line 7: bad link"},
+		ranking.WhyPastCheckpoint: {212, 200}, ranking.WhyDisqualified: {"2024-04-01", "2024-06-30", "art. 5"},
+		ranking.WhyRoundsCap: {45, "CAMPIONATO", 48}, ranking.WhyPastBest: {3, "MASTER"},
+	}
+	for _, code := range ranking.WhyCodes() {
+		w := ranking.Because(code, args[code]...)
+		it, en := whyText("it", w), whyText("en", w)
+		if _, ok := labels["it"]["why_"+code]; !ok || it == w.Text || strings.Contains(it, "%!") {
+			t.Errorf("%s: Italian %q (English %q)", code, it, w.Text)
+		}
+		if en != w.Text || strings.Contains(en, "%!") {
+			t.Errorf("%s: English %q, want %q", code, en, w.Text)
+		}
+		for _, a := range w.Args {
+			if !strings.Contains(it, a) {
+				t.Errorf("%s: the Italian %q leaves out %q", code, it, a)
+			}
+		}
+	}
+	if got := whyText("it", ranking.Because(ranking.WhyFewTables, 5, "MASTER", 6, "2024")); got != "troppo pochi tavoli: 5, un MASTER ne richiede 6 nella stagione 2024" {
+		t.Errorf("few tables, in Italian: %q", got)
 	}
 }

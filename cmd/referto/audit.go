@@ -40,6 +40,7 @@ func verify(ctx context.Context, args []string, _ func(string) string, stdout, s
 	cpPath := fs.String("checkpoint", "", "the signed checkpoint given with it (default: LOG's name with .checkpoint for .ndjson, if it exists)")
 	key := fs.String("key", "", "the trusted verifier key, or a file holding it (as served at GET /v1/keys); with --season a file of keys, one a line")
 	season := fs.String("season", "", "instead of --log: a directory of exports (each with its checkpoint) to verify in parallel and rank")
+	registryPath := fs.String("registry", "", "with --season: a national hub's season registry export (referto export --registry), its checkpoint beside it, signed by a key of --key's; the ranking applies its links, merges and disqualifications")
 	thresholds := fs.String("thresholds", "", "with --season: the season's thresholds file (default: the one shipped for the season the tournaments name)")
 	raw := fs.Bool("raw", true, "with --season: first read the same bytes raw, and report verify's time against it")
 	proof := fs.String("proof", "", "instead of --log: a proof file of a classification row (referto proof) to check offline")
@@ -48,7 +49,11 @@ func verify(ctx context.Context, args []string, _ func(string) string, stdout, s
 		return flagErr(err)
 	}
 	if *season != "" {
-		return verifySeason(ctx, *season, *key, *thresholds, *raw, stdout, stderr)
+		return verifySeason(ctx, seasonFlags{dir: *season, keys: *key, thresholds: *thresholds, registry: *registryPath, raw: *raw}, stdout, stderr)
+	}
+	if *registryPath != "" {
+		fmt.Fprintln(stderr, "--registry goes with --season")
+		return errUsage
 	}
 	if *proof != "" {
 		return verifyProof(*proof, *key, *witness, stdout)

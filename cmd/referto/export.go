@@ -11,6 +11,7 @@ import (
 
 	"github.com/referto/referto/api/client"
 	"github.com/referto/referto/commands/ledger"
+	"github.com/referto/referto/events"
 	"github.com/referto/referto/replay"
 )
 
@@ -20,18 +21,27 @@ func export(ctx context.Context, args []string, getenv func(string) string, stdo
 	data := fs.String("data", "", "data directory of a stopped referto (or use --url)")
 	url := fs.String("url", "", "base URL of a running referto, e.g. http://127.0.0.1:8080")
 	token := fs.String("token", getenv("REFERTO_TOKEN"), "with --url: an arbiter, appeals or auditor token [REFERTO_TOKEN]")
-	t := fs.String("tournament", "", "tournament id (required)")
+	t := fs.String("tournament", "", "tournament id (required, unless --registry)")
+	reg := fs.Bool("registry", false, "with --url of a national hub: export its season registry instead of a tournament (default --out registry.ndjson)")
 	out := fs.String("out", "", "where to write the log (default <tournament>.ndjson in the working directory)")
 	cpOut := fs.String("checkpoint", "", "where to write the signed checkpoint (default: --out's name followed by .checkpoint)")
 	if err := parseFlags(fs, args); err != nil {
 		return flagErr(err)
 	}
-	if *t == "" || (*data == "") == (*url == "") {
+	if *reg && (*t != "" || *url == "" || *data != "") {
+		fmt.Fprintln(stderr, "export --registry needs --url (a national hub's) and no --tournament or --data")
+		return errUsage
+	}
+	if !*reg && (*t == "" || (*data == "") == (*url == "")) {
 		fmt.Fprintln(stderr, "export needs --tournament and exactly one of --data and --url")
 		return errUsage
 	}
+	name := *t
+	if *reg {
+		name = events.RegistryID
+	}
 	if *out == "" {
-		*out = *t + ".ndjson"
+		*out = name + ".ndjson"
 	}
 	if *cpOut == "" {
 		*cpOut = replay.CheckpointFile(*out)
@@ -55,9 +65,12 @@ func export(ctx context.Context, args []string, getenv func(string) string, stdo
 	var note string
 	err := replay.WriteFiles(*out, *cpOut, func(w io.Writer) (string, error) {
 		var err error
-		if *url != "" {
+		switch {
+		case *reg:
+			n, note, err = exportURL(ctx, *url, "", "", w, stderr)
+		case *url != "":
 			n, note, err = exportURL(ctx, *url, *token, *t, w, stderr)
-		} else {
+		default:
 			n, note, err = replay.ExportDir(ctx, dataDir{ledger.Layout{Dir: *data}}, *t, w, replay.DirExportOptions{Warnings: stderr,
 				Progress: func(n uint64) replay.Progress { return newProgress(stderr, int64(n), "export", false) }})
 		}
@@ -66,15 +79,22 @@ func export(ctx context.Context, args []string, getenv func(string) string, stdo
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "exported %d events of %s to %s, signed checkpoint in %s (%s)\n", n, *t, *out, *cpOut, time.Since(start).Round(time.Millisecond))
+	fmt.Fprintf(stdout, "exported %d events of %s to %s, signed checkpoint in %s (%s)\n", n, name, *out, *cpOut, time.Since(start).Round(time.Millisecond))
 	return nil
 }
 
-// exportURL downloads a running server's export and keeps it only if every
-// line arrived (replay.Receive): a transfer cut short is an error, never a
-// short file.
+// exportURL downloads a running server's export of tournament t (of its
+// season registry when t is "") and keeps it only if every line arrived
+// (replay.Receive): a transfer cut short is an error, never a short file.
 func exportURL(ctx context.Context, base, token, t string, w io.Writer, stderr io.Writer) (uint64, string, error) {
-	ex, err := (&client.Client{Base: base, Token: token}).Export(ctx, t)
+	c := &client.Client{Base: base, Token: token}
+	var ex *client.Export
+	var err error
+	if t == "" {
+		ex, err = c.ExportRegistry(ctx)
+	} else {
+		ex, err = c.Export(ctx, t)
+	}
 	if err != nil {
 		return 0, "", fmt.Errorf("export: %w", err)
 	}

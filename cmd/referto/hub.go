@@ -12,12 +12,13 @@ import (
 	"github.com/referto/referto/api"
 	"github.com/referto/referto/commands/hub"
 	"github.com/referto/referto/commands/ledger"
+	"github.com/referto/referto/commands/registry"
 	"github.com/referto/referto/events/jetstream"
 )
 
 // hubCmd runs a national hub (hub.Start): its embedded NATS server accepts
 // venues' leaf nodes, its JetStream sources their tournaments, and the
-// HTTP API serves, read-only, those it verified.
+// HTTP API serves, read-only, those it verified, and the season registry.
 func hubCmd(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	env := envOr(getenv)
 	fs := flag.NewFlagSet("hub", flag.ContinueOnError)
@@ -64,7 +65,13 @@ func hubCmd(ctx context.Context, args []string, getenv func(string) string, stdo
 		return err
 	}
 	defer h.Close()
-	a, err := api.New(api.Options{Node: h.Node, AdminTokenSHA256: adminHash, Logger: logger, Metrics: metrics, Hub: h.Hub})
+	// The season registry: the hub's own log, beside the venues'.
+	reg, err := registry.Open(ctx, registry.Options{Conn: h.Node.Conn, Keys: h.Node.Keys,
+		Roster: registry.NewRoster(h.Node.Store, h.Node.Runner), Logger: logger})
+	if err != nil {
+		return err
+	}
+	a, err := api.New(api.Options{Node: h.Node, AdminTokenSHA256: adminHash, Logger: logger, Metrics: metrics, Hub: h.Hub, Registry: reg})
 	if err != nil {
 		return err
 	}

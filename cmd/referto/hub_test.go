@@ -128,6 +128,13 @@ func TestHubFederation(t *testing.T) {
 		t.Fatal(err)
 	}
 	until(t, 60*time.Second, "the hub serves ta as venue A exports it", func() (bool, string) { return converged(t, hc, ac, "ta") })
+	// The hub's season registry, its own log, takes the administrator's
+	// command; it must outlive the kills below.
+	if res, err := hc.Send(ctx, "POST", "/v1/registry/commands", strings.NewReader(`{"type":"RecordDisqualification","national_id":"100001","from":"2024-04-01","to":"2024-06-30","reason":"art. 5"}`), nil); err != nil || res.StatusCode != 201 {
+		t.Fatalf("a registry command at the hub: %v %v", err, res)
+	} else {
+		res.Body.Close()
+	}
 
 	// The hub goes away; venue B plays with its link down.
 	hub.kill()
@@ -182,6 +189,21 @@ func TestHubFederation(t *testing.T) {
 	until(t, 90*time.Second, "the hub serves tb as venue B exports it", func() (bool, string) { return converged(t, hc, bc, "tb") })
 	if ok, why := converged(t, hc, ac, "ta"); !ok {
 		t.Errorf("ta after the hub's restarts: %s", why)
+	}
+	if res, err := hc.Send(ctx, "GET", "/v1/registry", nil, nil); err != nil {
+		t.Error(err)
+	} else {
+		var reg struct {
+			Events            int `json:"events"`
+			Disqualifications []struct {
+				NationalID string `json:"national_id"`
+			} `json:"disqualifications"`
+		}
+		json.NewDecoder(res.Body).Decode(&reg)
+		res.Body.Close()
+		if reg.Events != 1 || len(reg.Disqualifications) != 1 || reg.Disqualifications[0].NationalID != "100001" {
+			t.Errorf("the hub's registry after its restarts: %+v", reg)
+		}
 	}
 	// What the hub serves verifies with B's key, and carries the hub's
 	// cosignature.

@@ -16,19 +16,35 @@ import (
 	"github.com/referto/referto/cmd/referto/bench"
 	"github.com/referto/referto/events/checkpoint"
 	"github.com/referto/referto/events/proof"
+	"github.com/referto/referto/projections/ranking"
 	"github.com/referto/referto/replay"
 )
 
+// seasonFlags are verify --season's.
+type seasonFlags struct {
+	dir, keys, thresholds, registry string
+	raw                             bool
+}
+
 // verifySeason verifies a directory of exports in parallel (replay.VerifySeason),
 // after a raw read of the same bytes to measure it against, and prints the
-// verdict, naming every export that fails, and the season's ranking.
-func verifySeason(ctx context.Context, dir, keyPath, thresholdsPath string, raw bool, stdout, stderr io.Writer) error {
+// verdict, naming every export that fails, and the season's ranking, with
+// the hub's season registry when one is given (replay.VerifyRegistry).
+func verifySeason(ctx context.Context, f seasonFlags, stdout, stderr io.Writer) error {
+	dir, keyPath, thresholdsPath, raw := f.dir, f.keys, f.thresholds, f.raw
 	if keyPath == "" {
 		keyPath = filepath.Join(dir, bench.KeysFile)
 	}
 	keys, err := replay.ReadKeyring(keyPath)
 	if err != nil {
 		return fmt.Errorf("--key: %w", err)
+	}
+	var reg *ranking.Registry
+	if f.registry != "" {
+		if reg, err = readRegistry(f.registry, keys, stdout); err != nil {
+			fmt.Fprintf(stdout, "FAIL registry %s: %v\nverdict: FAILED: the season registry does not verify; no ranking computed\n", f.registry, err)
+			return errVerify
+		}
 	}
 	var rawTook time.Duration
 	var rawBytes int64
@@ -57,7 +73,7 @@ func verifySeason(ctx context.Context, dir, keyPath, thresholdsPath string, raw 
 	case err != nil:
 		fmt.Fprintf(stderr, "warning: %v: no ranking computed\n", err)
 	}
-	rankTook := rep.Rank(th)
+	rankTook := rep.Rank(th, reg)
 	ok := rep.Print(stdout)
 	rep.PrintRanking(stdout, rankTook)
 	if raw {
@@ -70,6 +86,31 @@ func verifySeason(ctx context.Context, dir, keyPath, thresholdsPath string, raw 
 		return errVerify
 	}
 	return nil
+}
+
+// readRegistry verifies a season registry's export with the checkpoint
+// beside it under keys, and says what it holds.
+func readRegistry(path string, keys replay.Keyring, stdout io.Writer) (*ranking.Registry, error) {
+	cpPath, ok := replay.FindCheckpoint(path)
+	if !ok {
+		return nil, fmt.Errorf("no signed checkpoint beside it (%s)", replay.CheckpointFile(path))
+	}
+	export, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	signed, err := os.ReadFile(cpPath)
+	if err != nil {
+		return nil, err
+	}
+	reg, cp, err := replay.VerifyRegistry(export, signed, keys)
+	if err != nil {
+		return nil, err
+	}
+	_, name, _ := checkpoint.OpenUnverified(signed)
+	fmt.Fprintf(stdout, "ok   registry %s: %d events signed by %s: %d links, %d merges, %d disqualification periods\n",
+		filepath.Base(path), cp.Size, name, len(reg.Linked), len(reg.Merges), len(reg.Periods))
+	return reg, nil
 }
 
 // verifyProof checks a proof file offline (proof.Verify).

@@ -7,6 +7,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/referto/referto/events"
+	"github.com/referto/referto/events/checkpoint"
+	"github.com/referto/referto/projections/ranking"
 )
 
 // TestSeasonGenerateVerifyTamper: a generated season verifies and ranks;
@@ -85,5 +90,72 @@ func TestSeasonGenerateVerifyTamper(t *testing.T) {
 	name := filepath.Base(victim)
 	if !strings.Contains(out.String(), "FAIL "+name+": ") || !strings.Contains(out.String(), "1 of 6 tournaments do not verify: "+name+"\n") {
 		t.Errorf("the verdict does not name %s alone:\n%s", name, out.String())
+	}
+}
+
+// TestVerifySeasonWithTheRegistry: verify --season --registry folds a
+// hub's season registry export (its checkpoint beside it, signed by a key
+// of the keyring) into the ranking: the leader, disqualified for the
+// season, leads no more; a registry export changed by a byte fails the
+// verdict and no ranking is printed.
+func TestVerifySeasonWithTheRegistry(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	var out, errb bytes.Buffer
+	if err := run(ctx, []string{"generate", "--season", dir, "--tournaments", "4", "--events", "2000", "--venues", "1"}, os.Getenv, &out, &errb); err != nil {
+		t.Fatalf("generate: %v\n%s", err, errb.String())
+	}
+	leader := func(s string) string {
+		i := strings.Index(s, "    1. ")
+		if i < 0 {
+			t.Fatalf("no ranking printed:\n%s", s)
+		}
+		return strings.Fields(s[i:])[1]
+	}
+	out.Reset()
+	if err := run(ctx, []string{"verify", "--season", dir, "--raw=false"}, os.Getenv, &out, &errb); err != nil {
+		t.Fatalf("verify: %v\n%s", err, out.String())
+	}
+	first := leader(out.String())
+
+	// The hub's registry: the leader disqualified all season long, under
+	// the hub's key, which the keyring lists beside the venues'.
+	hubKeys, err := checkpoint.LoadOrCreateKeys(t.TempDir(), "referto", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := ranking.NewRegistryLog()
+	envs, _ := events.Seal(events.RegistryID, 1, time.Date(2024, 12, 31, 0, 0, 0, 0, time.UTC), events.Actor{ID: "admin", Role: events.RoleAdmin}, "k1",
+		[]events.Event{events.DisqualificationRecorded{NationalID: first, From: "1900-01-01", To: "2999-12-31", Reason: "art. 5"}})
+	events.Chain(envs, nil)
+	body, _ := events.EncodeCommit(envs)
+	if _, err := log.Append(bytes.TrimSuffix(body, []byte("\n"))); err != nil {
+		t.Fatal(err)
+	}
+	signed, _ := checkpoint.Sign(log.Checkpoint(), hubKeys.Signer)
+	regFile := filepath.Join(t.TempDir(), "registry.ndjson")
+	os.WriteFile(regFile, body, 0o644)
+	os.WriteFile(regFile+".checkpoint", []byte(signed), 0o644)
+	f, _ := os.OpenFile(filepath.Join(dir, "keys"), os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString(hubKeys.VerifierKey + "\n")
+	f.Close()
+
+	out.Reset()
+	if err := run(ctx, []string{"verify", "--season", dir, "--registry", regFile, "--raw=false"}, os.Getenv, &out, &errb); err != nil {
+		t.Fatalf("verify with the registry: %v\n%s", err, out.String())
+	}
+	if !strings.Contains(out.String(), "ok   registry registry.ndjson: 1 events signed by referto: 0 links, 0 merges, 1 disqualification periods") {
+		t.Errorf("verify does not say it read the registry:\n%s", out.String())
+	}
+	if now := leader(out.String()); now == first {
+		t.Errorf("%s, disqualified all season, still leads:\n%s", first, out.String())
+	}
+
+	body[bytes.Index(body, []byte("art. 5"))+5] = '6'
+	os.WriteFile(regFile, body, 0o644)
+	out.Reset()
+	err = run(ctx, []string{"verify", "--season", dir, "--registry", regFile, "--raw=false"}, os.Getenv, &out, &errb)
+	if err == nil || !strings.Contains(out.String(), "FAIL registry "+regFile) || strings.Contains(out.String(), "    1. ") {
+		t.Errorf("a changed registry: %v\n%s", err, out.String())
 	}
 }

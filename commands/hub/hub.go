@@ -383,24 +383,48 @@ func (h *Hub) addCheckpoint(ctx context.Context, venue string, body []byte) (int
 	if err := h.o.Log.AddSource(ctx, venue, "", t); err != nil {
 		return 503, []byte(err.Error())
 	}
+	if status, body, answered := h.consistent(venue, t, prev, cp, req, verifier); answered {
+		return status, body
+	}
+	return h.verifyAndWait(ctx, venue, t, cp.Size, req.Signed, verifier)
+}
+
+// consistent checks a venue's checkpoint cp of tournament t against prev,
+// what the hub last cosigned of t: answered is set, with the answer, when
+// the offer is stale (409), shows the venue rewrote its log (a fork, 422),
+// or is the very checkpoint cosigned (200); otherwise cp extends it and
+// must be verified.
+func (h *Hub) consistent(venue, t string, prev Tournament, cp checkpoint.Checkpoint, req addCheckpoint, verifier note.Verifier) (status int, body []byte, answered bool) {
 	if req.Old != prev.Size {
-		return 409, []byte(strconv.FormatUint(prev.Size, 10))
+		return 409, []byte(strconv.FormatUint(prev.Size, 10)), true
 	}
-	if prev.Size > 0 {
-		old, err := checkpoint.Open([]byte(prev.Cosigned), verifier)
-		if err != nil {
-			return 500, []byte(err.Error())
-		}
-		if cp.Size < old.Size {
-			return h.forked(venue, t, prev.Cosigned, req.Signed, fmt.Sprintf("the venue signed a checkpoint of %d events after the hub cosigned one of %d: its log lost events", cp.Size, old.Size))
-		}
-		if err := checkpoint.VerifyConsistency(old.Size, cp.Size, req.Proof, old.Root, cp.Root); err != nil || (cp.Size == old.Size && !bytes.Equal(cp.Root, old.Root)) {
-			return h.forked(venue, t, prev.Cosigned, req.Signed, fmt.Sprintf("the checkpoint of %d events is not an extension of the one of %d events the hub cosigned", cp.Size, old.Size))
-		}
-		if cp.Size == old.Size {
-			return 200, cosignatureLines(prev.Cosigned, req.Signed)
-		}
+	if prev.Size == 0 {
+		return 0, nil, false
 	}
+	old, err := checkpoint.Open([]byte(prev.Cosigned), verifier)
+	if err != nil {
+		return 500, []byte(err.Error()), true
+	}
+	if cp.Size < old.Size {
+		status, body = h.forked(venue, t, prev.Cosigned, req.Signed, fmt.Sprintf("the venue signed a checkpoint of %d events after the hub cosigned one of %d: its log lost events", cp.Size, old.Size))
+		return status, body, true
+	}
+	if err := checkpoint.VerifyConsistency(old.Size, cp.Size, req.Proof, old.Root, cp.Root); err != nil || (cp.Size == old.Size && !bytes.Equal(cp.Root, old.Root)) {
+		status, body = h.forked(venue, t, prev.Cosigned, req.Signed, fmt.Sprintf("the checkpoint of %d events is not an extension of the one of %d events the hub cosigned", cp.Size, old.Size))
+		return status, body, true
+	}
+	if cp.Size == old.Size {
+		return 200, cosignatureLines(prev.Cosigned, req.Signed), true
+	}
+	return 0, nil, false
+}
+
+// verifyAndWait has the hub's copy of the first size events of t verified
+// against the venue's checkpoint signed and cosigned (verifyAndCosign),
+// and answers the offer: cosigned (200), quarantined (422), or, while its
+// copy is syncing, another verification of t runs or this one outlasts
+// VerifyWait, 503 (the venue's next offer finds it done).
+func (h *Hub) verifyAndWait(ctx context.Context, venue, t string, size uint64, signed []byte, verifier note.Verifier) (int, []byte) {
 	// The hub's own copy must hold what the checkpoint covers, and
 	// verify as referto verify would. Both read the log, not the
 	// projections (which set aside a log they cannot apply).
@@ -408,41 +432,41 @@ func (h *Hub) addCheckpoint(ctx context.Context, venue string, body []byte) (int
 	if err != nil {
 		return 503, []byte(err.Error())
 	}
-	if n < cp.Size {
-		return 503, fmt.Appendf(nil, "the hub holds %d of the %d events of %s so far: syncing", n, cp.Size, t)
+	if n < size {
+		return 503, fmt.Appendf(nil, "the hub holds %d of the %d events of %s so far: syncing", n, size, t)
 	}
 	// Verifying a long log takes a while: it runs beside the answers to
 	// other venues, once per tournament at a time, and the venue's next
 	// offer of the same checkpoint finds it cosigned (or quarantined).
 	h.mu.Lock()
-	if size, busy := h.verifying[t]; busy {
+	if busy, ok := h.verifying[t]; ok {
 		h.mu.Unlock()
-		return 503, fmt.Appendf(nil, "verifying %s up to %d events", t, size)
+		return 503, fmt.Appendf(nil, "verifying %s up to %d events", t, busy)
 	}
-	h.verifying[t] = cp.Size
+	h.verifying[t] = size
 	h.mu.Unlock()
 	done := make(chan struct{})
 	h.verifications.Add(1)
 	go func() {
 		defer h.verifications.Done()
 		defer close(done)
-		h.verifyAndCosign(ctx, venue, t, cp.Size, req.Signed, verifier)
+		h.verifyAndCosign(ctx, venue, t, size, signed, verifier)
 	}()
 	select {
 	case <-done:
 	case <-time.After(h.o.VerifyWait):
-		return 503, fmt.Appendf(nil, "verifying %s up to %d events", t, cp.Size)
+		return 503, fmt.Appendf(nil, "verifying %s up to %d events", t, size)
 	}
 	h.mu.Lock()
-	tr = h.st.Tournaments[t]
-	status, body := 200, cosignatureLines(tr.Cosigned, req.Signed)
-	if tr.Status == Quarantined {
-		status, body = 422, fmt.Appendf(nil, "tournament %s fails verification at the hub, line %d: %s", t, tr.Line, tr.Problem)
-	} else if tr.Size != cp.Size {
-		status, body = 503, fmt.Appendf(nil, "%s not cosigned at %d events", t, cp.Size)
+	defer h.mu.Unlock()
+	tr := h.st.Tournaments[t]
+	switch {
+	case tr.Status == Quarantined:
+		return 422, fmt.Appendf(nil, "tournament %s fails verification at the hub, line %d: %s", t, tr.Line, tr.Problem)
+	case tr.Size != size:
+		return 503, fmt.Appendf(nil, "%s not cosigned at %d events", t, size)
 	}
-	h.mu.Unlock()
-	return status, body
+	return 200, cosignatureLines(tr.Cosigned, signed)
 }
 
 // verifyAndCosign verifies the first size events of t with replay's

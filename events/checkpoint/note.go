@@ -36,6 +36,11 @@ type Checkpoint struct {
 // Origin names a tournament's log in its checkpoints.
 func Origin(tournament string) string { return "referto/" + tournament }
 
+// RegistryOrigin names a national hub's season registry log in its
+// checkpoints: not of Origin's form, so that no tournament's checkpoint,
+// whatever its id, is one of the registry's.
+const RegistryOrigin = "referto-registry"
+
 // Text is the note body: origin, size and base64 root, one per line (the
 // common checkpoint format of github.com/transparency-dev/formats/log).
 func (c Checkpoint) Text() string {

@@ -41,9 +41,10 @@ func leafOptions(o ServerOptions, opts *server.Options) error {
 			Credentials: r.Credentials,
 			// The venue's tournament subjects never cross the link: the
 			// hub receives them only through its source consumers, on
-			// their own delivery subjects.
-			DenyImports: []string{TournamentSubjects},
-			DenyExports: []string{TournamentSubjects},
+			// their own delivery subjects. Nor does the hub's season
+			// registry's: it is the hub's own log.
+			DenyImports: []string{TournamentSubjects, RegistrySubjects},
+			DenyExports: []string{TournamentSubjects, RegistrySubjects},
 		}
 		if r.TLSCA != "" || r.TLSCert != "" || u.Scheme == "tls" {
 			cfg, err := tlsConfig(r.TLSCA, r.TLSCert, r.TLSKey, false)

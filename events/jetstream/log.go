@@ -18,6 +18,17 @@ import (
 // SubjectPrefix is the subject of tournament T's events minus T.
 const SubjectPrefix = "referto.t."
 
+// The season registry's log at a national hub: a stream of its own (the
+// hub's REFERTO stream only sources its venues' streams and takes no
+// appends), whose one subject is RegistryPrefix + events.RegistryID.
+const (
+	RegistryStream = "REGISTRY"
+	RegistryPrefix = "referto.registry."
+	// RegistrySubjects is every subject of it, which a venue's leaf link
+	// never carries (LeafRemoteOptions), as TournamentSubjects.
+	RegistrySubjects = RegistryPrefix + ">"
+)
+
 // Options configures the log.
 type Options struct {
 	// Stream is the JetStream stream name; the default is "REFERTO".
@@ -35,12 +46,20 @@ type Options struct {
 	// JetStream sources into it from other domains (a hub's copy of its
 	// venues' logs, AddSource). Nothing can be appended to it.
 	Sourced bool
+	// Prefix is the subject of a log's id minus the id: the stream listens
+	// on Prefix + "*". The default is SubjectPrefix (a tournament's id);
+	// the season registry's log is opened with RegistryPrefix and
+	// RegistryStream.
+	Prefix string
 }
 
 // EnsureDefaults fills unset fields with their documented defaults.
 func (o *Options) EnsureDefaults() {
 	if o.Stream == "" {
 		o.Stream = "REFERTO"
+	}
+	if o.Prefix == "" {
+		o.Prefix = SubjectPrefix
 	}
 	if o.Replicas == 0 {
 		o.Replicas = 1
@@ -64,6 +83,9 @@ func (o *Options) Validate() error {
 	}
 	if strings.ContainsAny(o.Stream, ". *>") {
 		errs = append(errs, fmt.Errorf("jetstream: bad stream name %q", o.Stream))
+	}
+	if !strings.HasSuffix(o.Prefix, ".") || strings.ContainsAny(o.Prefix, " *>") {
+		errs = append(errs, fmt.Errorf("jetstream: bad subject prefix %q: tokens ending with a dot", o.Prefix))
 	}
 	return errors.Join(errs...)
 }
@@ -90,7 +112,7 @@ func Open(ctx context.Context, nc *nats.Conn, o Options) (*Log, error) {
 	want := jetstream.StreamConfig{
 		Name:              o.Stream,
 		Description:       "referto ledger: one message per accepted command, subject per tournament",
-		Subjects:          []string{SubjectPrefix + "*"},
+		Subjects:          []string{o.Prefix + "*"},
 		Storage:           jetstream.FileStorage,
 		Replicas:          o.Replicas,
 		Retention:         jetstream.LimitsPolicy,
@@ -207,6 +229,12 @@ const MsgIDHeader = jetstream.MsgIDHeader
 // Commits appended before it existed do not carry it.
 const RequestHeader = "Referto-Request"
 
+// SealHeader carries, on a commit of a log with one writer (the season
+// registry's), what that writer alone can compute over the body (an HMAC
+// under its key): a message on the log's subject without it was not
+// written by it.
+const SealHeader = "Referto-Seal"
+
 // Appended is what JetStream acknowledged for an append.
 type Appended struct {
 	// StreamSeq is the stream sequence of the stored message (of the first
@@ -232,12 +260,21 @@ func (l *Log) Append(ctx context.Context, tournament string, expected uint64, ms
 // When msgID is a duplicate, nothing is stored and the Appended names the
 // original, whose fingerprint Get returns.
 func (l *Log) AppendRequest(ctx context.Context, tournament string, expected uint64, msgID, request string, body []byte) (Appended, error) {
+	return l.AppendSealed(ctx, tournament, expected, msgID, request, "", body)
+}
+
+// AppendSealed is AppendRequest with the writer's seal of the body, stored
+// in SealHeader ("" stores none).
+func (l *Log) AppendSealed(ctx context.Context, tournament string, expected uint64, msgID, request, seal string, body []byte) (Appended, error) {
 	if err := events.CheckID("tournament", tournament); err != nil {
 		return Appended{}, err
 	}
-	m := &nats.Msg{Subject: Subject(tournament), Data: body, Header: nats.Header{}}
+	m := &nats.Msg{Subject: l.opts.Prefix + tournament, Data: body, Header: nats.Header{}}
 	if request != "" {
 		m.Header.Set(RequestHeader, request)
+	}
+	if seal != "" {
+		m.Header.Set(SealHeader, seal)
 	}
 	opts := []jetstream.PublishOpt{jetstream.WithExpectLastSequencePerSubject(expected)}
 	if msgID != "" {
@@ -300,13 +337,18 @@ type Msg struct {
 	// Request is the fingerprint of the request the commit was appended
 	// for (RequestHeader), "" on commits that carry none.
 	Request string
-	Time    time.Time
-	Data    []byte
+	// Seal is the writer's seal of the body (SealHeader), "" when none.
+	Seal string
+	Time time.Time
+	Data []byte
 }
 
 func tournamentOf(subject string) string {
 	return strings.TrimPrefix(subject, SubjectPrefix)
 }
+
+// idOf is the log id a subject of this stream names.
+func (l *Log) idOf(subject string) string { return strings.TrimPrefix(subject, l.opts.Prefix) }
 
 // Get reads the message at a stream sequence.
 func (l *Log) Get(ctx context.Context, streamSeq uint64) (Msg, error) {
@@ -317,14 +359,14 @@ func (l *Log) Get(ctx context.Context, streamSeq uint64) (Msg, error) {
 		}
 		return Msg{}, fmt.Errorf("jetstream: get %d: %w", streamSeq, err)
 	}
-	return Msg{StreamSeq: raw.Sequence, Tournament: tournamentOf(raw.Subject), MsgID: raw.Header.Get(MsgIDHeader),
-		Request: raw.Header.Get(RequestHeader), Time: raw.Time, Data: raw.Data}, nil
+	return Msg{StreamSeq: raw.Sequence, Tournament: l.idOf(raw.Subject), MsgID: raw.Header.Get(MsgIDHeader),
+		Request: raw.Header.Get(RequestHeader), Seal: raw.Header.Get(SealHeader), Time: raw.Time, Data: raw.Data}, nil
 }
 
 // LastSubjectSeq returns the stream sequence of the tournament's last
 // message, 0 when it has none.
 func (l *Log) LastSubjectSeq(ctx context.Context, tournament string) (uint64, error) {
-	raw, err := l.stream.GetLastMsgForSubject(ctx, Subject(tournament))
+	raw, err := l.stream.GetLastMsgForSubject(ctx, l.opts.Prefix+tournament)
 	if errors.Is(err, jetstream.ErrMsgNotFound) {
 		return 0, nil
 	}
@@ -359,7 +401,7 @@ func (l *Log) Follow(ctx context.Context, from uint64, tournament string, fn fun
 		cfg.DeliverPolicy, cfg.OptStartSeq = jetstream.DeliverByStartSequencePolicy, from
 	}
 	if tournament != "" {
-		cfg.FilterSubjects = []string{Subject(tournament)}
+		cfg.FilterSubjects = []string{l.opts.Prefix + tournament}
 	}
 	cons, err := l.js.OrderedConsumer(ctx, l.opts.Stream, cfg)
 	if err != nil {
@@ -396,9 +438,10 @@ func (l *Log) Follow(ctx context.Context, from uint64, tournament string, fn fun
 		}
 		msg := Msg{
 			StreamSeq:  md.Sequence.Stream,
-			Tournament: tournamentOf(m.Subject()),
+			Tournament: l.idOf(m.Subject()),
 			MsgID:      m.Headers().Get(MsgIDHeader),
 			Request:    m.Headers().Get(RequestHeader),
+			Seal:       m.Headers().Get(SealHeader),
 			Time:       md.Timestamp,
 			Data:       m.Data(),
 		}

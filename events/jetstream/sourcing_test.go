@@ -200,3 +200,44 @@ func TestLeafLinkNeedsItsCredentials(t *testing.T) {
 		LeafRemote: &LeafRemoteOptions{URL: fmt.Sprintf("nats://venue:s3cret@127.0.0.1:%d", port)}}, Options{})
 	waitFor(t, 10*time.Second, "the venue with the password connected", func() bool { return hub.ns.NumLeafNodes() == 1 })
 }
+
+// TestAVenueLinkCarriesNoRegistrySubject: a venue's leaf link does not
+// carry the hub's season registry subject: what a venue's client
+// publishes there never reaches the hub's registry stream, while the link
+// carries other subjects.
+func TestAVenueLinkCarriesNoRegistrySubject(t *testing.T) {
+	ctx := context.Background()
+	port := freeLeafPort(t)
+	hub := startFed(t, t.TempDir(), ServerOptions{Name: "hub", Domain: "hub", LeafListen: &LeafListenOptions{Port: port}}, Options{Sourced: true})
+	reg, err := Open(ctx, hub.nc, Options{Stream: RegistryStream, Prefix: RegistryPrefix})
+	if err != nil {
+		t.Fatal(err)
+	}
+	venue := startFed(t, t.TempDir(), ServerOptions{Name: "va", Domain: "va", LeafRemote: &LeafRemoteOptions{URL: fmt.Sprintf("nats://127.0.0.1:%d", port)}}, Options{})
+	waitFor(t, 10*time.Second, "the leaf link", func() bool { return hub.ns.NumLeafNodes() == 1 })
+	ping, err := hub.nc.SubscribeSync("ping")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hub.nc.Flush()
+	waitFor(t, 10*time.Second, "a message across the link", func() bool {
+		venue.nc.Publish("ping", []byte("x"))
+		venue.nc.Publish(RegistryPrefix+"registry", []byte("forged\n"))
+		venue.nc.Flush()
+		_, err := ping.NextMsg(100 * time.Millisecond)
+		return err == nil
+	})
+	venue.nc.Publish(RegistryPrefix+"registry", []byte("forged\n"))
+	venue.nc.Flush()
+	time.Sleep(300 * time.Millisecond)
+	if n, err := reg.LastSeq(ctx); err != nil || n != 0 {
+		t.Errorf("the hub's registry stream holds %d messages (%v): a venue wrote to it", n, err)
+	}
+	// The hub itself appends to it.
+	if _, err := reg.Append(ctx, "registry", 0, "k", []byte("line\n")); err != nil {
+		t.Fatal(err)
+	}
+	if m, err := reg.Get(ctx, 1); err != nil || m.Tournament != "registry" {
+		t.Errorf("the hub's own append: %v %+v", err, m)
+	}
+}

@@ -2,7 +2,6 @@ package ranking
 
 import (
 	"cmp"
-	"fmt"
 	"slices"
 
 	"github.com/referto/referto/events"
@@ -23,9 +22,10 @@ type Result struct {
 	Seq    uint64  `json:"seq"`
 	Score  float64 `json:"score"`
 	Counts bool    `json:"counts"`
-	// Why says why a result does not count: too few tables, past the
-	// best N, past the rounds cap, a disqualification period.
-	Why string `json:"why,omitempty"`
+	// Why says why a result does not count: its tournament does not, too
+	// few tables, past the best N, past the rounds cap, a
+	// disqualification period.
+	Why
 }
 
 // Row is one player of the ranking.
@@ -57,7 +57,7 @@ type TournamentUse struct {
 	Tables int                   `json:"tables"`
 	Rounds int                   `json:"rounds"`
 	Counts bool                  `json:"counts"`
-	Why    string                `json:"why,omitempty"`
+	Why
 }
 
 // Similar is a pair of national ids whose names are alike: one person
@@ -96,7 +96,9 @@ func (r *Ranking) Player(id string) (Row, bool) {
 // Compute ranks a season (docs/rules.md#15-the-national-ranking): the
 // tournaments of th's season that count, every player's placings scored,
 // the best of each type summed, highest first. Tournaments of other
-// seasons are left out; reg may be nil (no registry events).
+// seasons are left out, and a tournament withheld (Tournament.Withheld) is
+// listed, with why, and counts for nothing; reg may be nil (no registry
+// events).
 func Compute(th *Thresholds, ts []Tournament, reg *Registry) *Ranking {
 	if reg == nil {
 		reg = NewRegistry()
@@ -106,7 +108,7 @@ func Compute(th *Thresholds, ts []Tournament, reg *Registry) *Ranking {
 	slices.SortFunc(ts, func(a, b Tournament) int { return cmp.Compare(a.ID, b.ID) })
 	// Which tournaments count, and how many of each type.
 	count := map[events.TournamentType]int{}
-	why := map[string]string{}
+	why := map[string]Why{}
 	for _, t := range ts {
 		if t.Season != th.Season {
 			continue
@@ -114,14 +116,16 @@ func Compute(th *Thresholds, ts []Tournament, reg *Registry) *Ranking {
 		use := TournamentUse{ID: t.ID, Type: t.Type, Tables: t.Tables, Rounds: t.Rounds}
 		tt, known := th.Types[t.Type]
 		switch {
+		case t.Withheld != nil:
+			use.Why = *t.Withheld
 		case !t.Final:
-			use.Why = "no final classification published"
+			use.Why = Because(WhyNoFinal)
 		case t.Type == "":
-			use.Why = "no tournament type recorded"
+			use.Why = Because(WhyNoType)
 		case !known:
-			use.Why = fmt.Sprintf("%s has no thresholds in %s", t.Type, th.File)
+			use.Why = Because(WhyNoThresholds, t.Type, th.File)
 		case t.Tables < tt.MinTables:
-			use.Why = fmt.Sprintf("too few tables: %d, %s needs %d in %s", t.Tables, t.Type, tt.MinTables, th.Season)
+			use.Why = Because(WhyFewTables, t.Tables, t.Type, tt.MinTables, th.Season)
 		default:
 			use.Counts = true
 			count[t.Type]++
@@ -143,7 +147,9 @@ func Compute(th *Thresholds, ts []Tournament, reg *Registry) *Ranking {
 	// Every placing, by player.
 	byID := map[string]*Row{}
 	for _, t := range ts {
-		if t.Season != th.Season || !t.Final {
+		if t.Season != th.Season || !t.Final || t.Withheld != nil {
+			// A withheld tournament's placings are not what it will be
+			// verified to hold: none is listed.
 			continue
 		}
 		for _, p := range t.Placings {
@@ -151,7 +157,7 @@ func Compute(th *Thresholds, ts []Tournament, reg *Registry) *Ranking {
 				Tables: t.Tables, Rounds: t.Rounds, Seq: t.Seq, Why: why[t.ID]}
 			id := reg.NationalID(t.ID, p)
 			if id == "" {
-				res.Why = "no national id"
+				res.Why = Because(WhyNoNationalID)
 				out.Unlinked = append(out.Unlinked, res)
 				continue
 			}
@@ -160,9 +166,9 @@ func Compute(th *Thresholds, ts []Tournament, reg *Registry) *Ranking {
 				row = &Row{NationalID: id, Name: p.Name}
 				byID[id] = row
 			}
-			if res.Why == "" {
+			if res.Why.None() {
 				if d, ok := reg.Disqualified(id, t.Date); ok {
-					res.Why = fmt.Sprintf("disqualification period %s..%s: %s", d.From, d.To, d.Reason)
+					res.Why = Because(WhyDisqualified, d.From, d.To, d.Reason)
 					row.Disqualified = true
 				} else {
 					res.Score = Score(t.Type, p.Place, t.Tables, t.Rounds)
@@ -205,15 +211,15 @@ func countBest(th *Thresholds, count map[events.TournamentType]int, results []Re
 	rounds := map[events.TournamentType]int{}
 	for i := range results {
 		r := &results[i]
-		if r.Why != "" {
+		if !r.Why.None() {
 			continue
 		}
 		tt := th.Types[r.Type]
 		switch {
 		case tt.MaxRounds > 0 && rounds[r.Type] >= tt.MaxRounds:
-			r.Why = fmt.Sprintf("past the cap of %d rounds of %s (%d taken)", tt.MaxRounds, r.Type, rounds[r.Type])
+			r.Why = Because(WhyRoundsCap, tt.MaxRounds, r.Type, rounds[r.Type])
 		case tt.MaxRounds == 0 && taken[r.Type] >= tt.Best(count[r.Type]):
-			r.Why = fmt.Sprintf("past the best %d of %s", taken[r.Type], r.Type)
+			r.Why = Because(WhyPastBest, taken[r.Type], r.Type)
 		default:
 			r.Counts = true
 			taken[r.Type]++

@@ -181,9 +181,9 @@ func TestSeasonFixtureEqualsTheReferenceComputation(t *testing.T) {
 		}
 		for _, r := range row.Results {
 			if r.Counts != taken[r.Tournament+"/"+row.NationalID] {
-				t.Errorf("%s at %s: counts %v (%s), the reference says %v", row.NationalID, r.Tournament, r.Counts, r.Why, !r.Counts)
+				t.Errorf("%s at %s: counts %v (%s), the reference says %v", row.NationalID, r.Tournament, r.Counts, r.Why.Text, !r.Counts)
 			}
-			if !r.Counts && r.Why == "" {
+			if !r.Counts && (r.Why.Text == "" || r.Why.Code == "") {
 				t.Errorf("%s at %s does not count and says no why", row.NationalID, r.Tournament)
 			}
 		}
@@ -205,7 +205,7 @@ func TestWhyAResultDoesNotCount(t *testing.T) {
 		}
 		for _, r := range row.Results {
 			if r.Tournament == tour {
-				return r.Why
+				return r.Why.Text
 			}
 		}
 		t.Fatalf("%s has no result at %s", id, tour)
@@ -236,7 +236,7 @@ func TestWhyAResultDoesNotCount(t *testing.T) {
 		if u.ID == "master-2023" {
 			t.Error("a tournament of 2023 is in the 2024 ranking")
 		}
-		if u.ID == "open-b" && (u.Counts || u.Why != "no final classification published") {
+		if u.ID == "open-b" && (u.Counts || u.Why.Text != "no final classification published" || u.Why.Code != ranking.WhyNoFinal) {
 			t.Errorf("open-b: %+v", u)
 		}
 	}
@@ -319,5 +319,42 @@ func TestRegistryRefuses(t *testing.T) {
 	}
 	if got := reg.Resolve("1"); got != "2" {
 		t.Errorf("1 resolves to %s, want 2", got)
+	}
+}
+
+// TestAWithheldTournamentIsListedAndCountsForNothing: a tournament its
+// caller withholds (a hub that has not verified it) is listed with the
+// reason given, and none of its placings is ranked or listed; the others
+// rank as without it.
+func TestAWithheldTournamentIsListedAndCountsForNothing(t *testing.T) {
+	f, reg := loadFixture(t)
+	th, _ := ranking.Season("2024")
+	var without []ranking.Tournament
+	ts := append([]ranking.Tournament(nil), f.Tournaments...)
+	held := ""
+	for i := range ts {
+		if held == "" && ts[i].Final && ts[i].Season == "2024" {
+			held = ts[i].ID
+			why := ranking.Because(ranking.WhyHeld, "venue roma's key is not registered")
+			ts[i].Withheld = &why
+			continue
+		}
+		without = append(without, ts[i])
+	}
+	got := ranking.Compute(th, ts, reg)
+	want := ranking.Compute(th, without, reg)
+	listed := false
+	for _, u := range got.Tournaments {
+		if u.ID == held {
+			listed = !u.Counts && u.Why.Code == ranking.WhyHeld && u.Why.Text == "held at the hub: venue roma's key is not registered"
+		}
+	}
+	if !listed {
+		t.Errorf("%s is not listed as held: %+v", held, got.Tournaments)
+	}
+	a, _ := json.Marshal(got.Rows)
+	b, _ := json.Marshal(want.Rows)
+	if string(a) != string(b) {
+		t.Errorf("the rows with %s withheld differ from the rows without it", held)
 	}
 }

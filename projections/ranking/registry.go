@@ -2,6 +2,8 @@ package ranking
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/referto/referto/events"
@@ -31,7 +33,7 @@ func (r *Registry) Apply(ev events.Event) error {
 		r.links[[2]string{e.Tournament, e.Player}] = e.NationalID
 		r.Linked = append(r.Linked, e)
 	case events.PlayersMerged:
-		if e.From == e.Into || r.Resolve(e.Into) == e.From {
+		if e.From == e.Into || r.reaches(e.Into, e.From) {
 			return fmt.Errorf("ranking: merging %s into %s makes a cycle", e.From, e.Into)
 		}
 		r.merged[e.From] = e.Into
@@ -59,6 +61,67 @@ func (r *Registry) Resolve(id string) string {
 		id = into
 	}
 	return id
+}
+
+// reaches reports whether following merges from id passes through target.
+func (r *Registry) reaches(id, target string) bool {
+	for range len(r.merged) + 1 {
+		if id == target {
+			return true
+		}
+		into, ok := r.merged[id]
+		if !ok {
+			return false
+		}
+		id = into
+	}
+	return true // a chain longer than every merge: a cycle already
+}
+
+// MergedInto returns the id a national id was merged into, if it was.
+func (r *Registry) MergedInto(id string) (string, bool) {
+	into, ok := r.merged[id]
+	return into, ok
+}
+
+// Link returns the national id the registry linked a tournament's player
+// to, if it did.
+func (r *Registry) Link(tournament, player string) (string, bool) {
+	id, ok := r.links[[2]string{tournament, player}]
+	return id, ok
+}
+
+// Names reports whether the registry names national id id: linked to a
+// player, merged, merged into, or disqualified.
+func (r *Registry) Names(id string) bool {
+	if _, ok := r.merged[id]; ok {
+		return true
+	}
+	for _, m := range r.Merges {
+		if m.Into == id {
+			return true
+		}
+	}
+	for _, l := range r.Linked {
+		if l.NationalID == id {
+			return true
+		}
+	}
+	for _, p := range r.Periods {
+		if p.NationalID == id {
+			return true
+		}
+	}
+	return false
+}
+
+// Clone returns a copy of r that later events applied to r leave as it is.
+func (r *Registry) Clone() *Registry {
+	c := &Registry{links: make(map[[2]string]string, len(r.links)), merged: make(map[string]string, len(r.merged)),
+		Merges: slices.Clone(r.Merges), Periods: slices.Clone(r.Periods), Linked: slices.Clone(r.Linked)}
+	maps.Copy(c.links, r.links)
+	maps.Copy(c.merged, r.merged)
+	return c
 }
 
 // NationalID is the id a tournament's player ranks under: the registry's

@@ -31,6 +31,10 @@ type Tournament struct {
 	Final    bool      `json:"final"`
 	Seq      uint64    `json:"seq,omitempty"`
 	Placings []Placing `json:"placings,omitempty"`
+	// Withheld, when set, says why the tournament's log is not one to
+	// count yet (a hub's that it has not verified, Because(WhyHeld, …)):
+	// the ranking lists it with that reason, and none of its placings.
+	Withheld *Why `json:"withheld,omitempty"`
 }
 
 // FromState reads a tournament's season facts and its last published final

@@ -1,0 +1,60 @@
+package registry
+
+import (
+	"github.com/referto/referto/commands"
+	"github.com/referto/referto/projections"
+)
+
+// Store lists the tournaments the hub holds (*pebble.Store in a node).
+type Store interface {
+	Tournaments() ([]string, error)
+}
+
+// State reads a tournament's state (*pebble.Runner in a node).
+type State interface {
+	Read(t string, fn func(*projections.Tournament)) bool
+}
+
+// NewRoster is the commands.Roster of a hub's projections: every
+// tournament they hold, served yet or not.
+func NewRoster(store Store, state State) commands.Roster { return roster{store, state} }
+
+type roster struct {
+	store Store
+	state State
+}
+
+func (r roster) Tournament(t string) bool {
+	return r.state.Read(t, func(*projections.Tournament) {})
+}
+
+func (r roster) Player(t, p string) (nationalID string, ok bool) {
+	r.state.Read(t, func(st *projections.Tournament) {
+		if pl := st.Players[p]; pl != nil {
+			nationalID, ok = pl.NationalID, true
+		}
+	})
+	return nationalID, ok
+}
+
+func (r roster) NationalID(id string) bool {
+	ids, err := r.store.Tournaments()
+	if err != nil {
+		return false
+	}
+	found := false
+	for _, t := range ids {
+		r.state.Read(t, func(st *projections.Tournament) {
+			for _, pl := range st.Players {
+				if pl.NationalID == id {
+					found = true
+					return
+				}
+			}
+		})
+		if found {
+			return true
+		}
+	}
+	return false
+}
