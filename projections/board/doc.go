@@ -11,11 +11,10 @@
 // # Reference data
 //
 // The board and the objective lists are embedded from data/map.json and
-// data/objectives.json. Both are byte-for-byte copies of the files of the same name in
-// the project's shared reference folder (/work/shared/reference), taken with their
-// README.md and SOURCES.md, which record where every fact comes from. The ledger works
-// only from these copies: the shared folder may change, and replay must not. Their
-// SHA-256 digests are
+// data/objectives.json, byte-for-byte copies of the team's reference data; where every
+// fact comes from, and how confident it is, is restated in docs/rules.md#reference-data.
+// The ledger works only from these copies: the reference may change, and replay must
+// not. Their SHA-256 digests are
 //
 //	map.json         cd22cba8b55cf371cb036495d4039e1cd3375fe61b91e285d6b8d1f1123c2d8c
 //	objectives.json  0b70000c9c0a38100a55998e823a82ddab05b27e3bf0dfb17a351e172f06dd8a
@@ -23,7 +22,7 @@
 // and the tests fail if either copy is edited. To take a newer version, copy the files
 // again, update the digests here and in the tests, and re-run the tests.
 //
-// In summary (details in SOURCES.md):
+// In summary (details in docs/rules.md#reference-data):
 //
 //   - map.json, confidence high: 42 territories, 82 undirected links (sea links
 //     included), neighbour counts totalling 164. It is the RisiKo! (Editrice Giochi) map,
