@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -295,4 +296,79 @@ func sortedSet(m map[string]bool) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// citationRE is a rule citation as the ledger writes it: a ruleset, then
+// an article or a named section ("rur-2015 art. 8", "master §penalità"),
+// up to what follows it (a colon, a comma, a bracket, a quote, a
+// parenthesis).
+var citationRE = regexp.MustCompile(`(rur-2015|campionato-2003|master|cirki-2001|rtu) (art\. [0-9]+|§[^:,()\]"\n]+)`)
+
+// TestEveryCitedRuleIsListed: every rule the code cites in a refusal or an
+// event (a citation in a Go string literal of the packages that decide,
+// project, serve and verify, or in the rule files' recorded refusals and
+// events) is in docs/rules.md's table of citations, which says where the
+// rule is treated; and the table lists nothing that is never cited.
+func TestEveryCitedRuleIsListed(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join(repoRoot, "docs/rules.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, table, ok := strings.Cut(string(src), "\n## Citations\n")
+	if !ok {
+		t.Fatal("docs/rules.md has no section ## Citations")
+	}
+	table, _, _ = strings.Cut(table, "\n## ")
+	listed := map[string]bool{}
+	for _, m := range regexp.MustCompile("(?m)^\\| `([^`]+)` \\|").FindAllStringSubmatch(table, -1) {
+		listed[m[1]] = true
+	}
+	if len(listed) < 10 {
+		t.Fatalf("only %d citations listed in docs/rules.md: the table's parser is broken", len(listed))
+	}
+	cited := map[string]string{} // citation → where first seen
+	note := func(path string, line int, s string) {
+		for _, m := range citationRE.FindAllString(s, -1) {
+			c := strings.TrimSpace(m)
+			if _, seen := cited[c]; !seen {
+				cited[c] = fmt.Sprintf("%s:%d", path, line)
+			}
+		}
+	}
+	literal := regexp.MustCompile(`"(?:rur-2015|campionato-2003|master|cirki-2001|rtu) [^"]*"`)
+	recorded := regexp.MustCompile(`\[([^\]]+)\]:|"rule":"([^"]+)"`)
+	walkRepo(t, func(path string, src []byte) {
+		top, _, _ := strings.Cut(path, "/")
+		switch {
+		case strings.HasSuffix(path, ".go") && !strings.HasSuffix(path, "_test.go") &&
+			slices.Contains([]string{"commands", "projections", "events", "api", "replay"}, top):
+			for i, line := range strings.Split(string(src), "\n") {
+				for _, lit := range literal.FindAllString(line, -1) {
+					note(path, i+1, lit)
+				}
+			}
+		case strings.HasPrefix(path, "commands/testdata/decide/"):
+			for i, line := range strings.Split(string(src), "\n") {
+				if strings.HasPrefix(line, "#") || strings.HasPrefix(line, "{") {
+					continue // comments and commands (whose article is free text)
+				}
+				for _, m := range recorded.FindAllStringSubmatch(line, -1) {
+					note(path, i+1, m[1]+m[2])
+				}
+			}
+		}
+	})
+	if len(cited) < 10 {
+		t.Fatalf("only %d citations found in the code and the rule files: the search is broken", len(cited))
+	}
+	for c, where := range cited {
+		if !listed[c] {
+			t.Errorf("%s cites %q, which docs/rules.md's table of citations does not list", where, c)
+		}
+	}
+	for c := range listed {
+		if _, ok := cited[c]; !ok {
+			t.Errorf("docs/rules.md lists the citation %q, which nothing cites", c)
+		}
+	}
 }
