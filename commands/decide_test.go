@@ -82,6 +82,9 @@ func (h *harness) run(t *testing.T, d *datadriven.TestData) string {
 		}
 		return "ok"
 	case "do":
+		d.MaybeScanArgs(t, "role", &h.role)
+		d.MaybeScanArgs(t, "as", &h.as)
+		defer func() { h.role, h.as = "", "" }()
 		var out []string
 		for _, line := range strings.Split(strings.TrimSpace(d.Input), "\n") {
 			if line = strings.TrimSpace(line); line == "" || strings.HasPrefix(line, "#") {
