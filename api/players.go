@@ -108,7 +108,7 @@ func (s *Server) issuePlayerTokens(w http.ResponseWriter, r *http.Request) {
 	if len(players) == 0 {
 		s.opts.Runner.Read(t, func(st *projections.Tournament) {
 			for _, id := range st.Order {
-				if st.Players[id].Status != events.StatusRefused && !st.PlayerTokens[id].Live() {
+				if st.Players[id].Status.Admitted() && !st.PlayerTokens[id].Live() {
 					players = append(players, id)
 				}
 			}

@@ -15,7 +15,7 @@ import (
 var in = commands.Input{Now: time.Date(2026, 3, 7, 14, 15, 0, 0, time.UTC), Actor: events.Actor{ID: "o1", Role: events.RoleArbiter}}
 
 // given folds events (a TournamentCreated for "t" is prepended) into a state.
-func given(t testing.TB, preset string, evs ...events.Event) *projections.Tournament {
+func given(t testing.TB, preset events.PresetID, evs ...events.Event) *projections.Tournament {
 	t.Helper()
 	rs, _ := events.Preset(preset)
 	all := append([]events.Event{events.TournamentCreated{Tournament: "t", Name: "T", Ruleset: rs}}, evs...)

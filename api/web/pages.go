@@ -15,10 +15,10 @@ import (
 
 	"github.com/gorilla/mux"
 
+	"github.com/referto/referto/commands"
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/projections"
 	"github.com/referto/referto/projections/ranking"
-	"github.com/referto/referto/projections/scoring"
 )
 
 // me is GET /v1/me: who the token acts as and what it may send.
@@ -851,10 +851,7 @@ func sanctionsData(st *projections.State) map[string]any {
 		ladder = append(ladder, by[id])
 	}
 	// Offences climb a ladder only under the rur regime (docs/rules.md#10-sanctions).
-	var offences []string
-	if st.Summary.Ruleset.Sanctions == "rur" {
-		offences = events.Offences()
-	}
+	offences := st.Summary.Ruleset.Sanctions.Offences()
 	return map[string]any{"Ladder": ladder, "Kinds": events.SanctionKinds(), "Offences": offences, "Regime": st.Summary.Ruleset.Sanctions,
 		"CurrentRound": max(len(st.Rounds), 1)}
 }
@@ -1000,13 +997,19 @@ var funcs = template.FuncMap{
 	"field": func(i int, name string) string {
 		return fmt.Sprintf("players[%d].%s", i, name)
 	},
-	// closings are every way a game may end, as a paper slip offers them.
+	// closings are every way a game may end, as a paper slip offers them;
+	// closing reads a form's value as one.
 	"closings": events.Closings,
+	"closing":  func(s string) events.Closing { return events.Closing(s) },
 	// reportStatuses are how a player's game may end, as the report form
 	// offers them (a disqualification is a sanction's).
-	"reportStatuses": func() []scoring.Status {
-		return []scoring.Status{scoring.Finished, scoring.Withdrawn, scoring.Eliminated}
+	"reportStatuses": func() []events.SeatStatus {
+		return []events.SeatStatus{events.SeatFinished, events.SeatWithdrawn, events.SeatEliminated}
 	},
+	// officialRoles are the roles an official may be appointed to.
+	"officialRoles": events.OfficialRoles,
+	// effects are the persisting effects a contestation may name.
+	"effects": commands.Effects,
 	// withdrawalReasons are why a withdrawn player left the game, as the
 	// report form offers them when no withdrawal was recorded before it.
 	"withdrawalReasons": events.WithdrawalReasons,

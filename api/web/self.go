@@ -60,8 +60,8 @@ func (p *page) ProblemView() *problemView {
 }
 
 // ProposalStatus is where a proposal stands at its table.
-func (p *page) ProposalStatus(pr *projections.Proposal, tb *projections.Table) string {
-	return string(pr.Status(tb))
+func (p *page) ProposalStatus(pr *projections.Proposal, tb *projections.Table) projections.ProposalStatus {
+	return pr.Status(tb)
 }
 
 // Names lists players by name.
@@ -142,7 +142,7 @@ type myView struct {
 	Seat          int
 	TurnOrder     []string
 	Proposal      *projections.Proposal
-	Status        string
+	Status        projections.ProposalStatus
 	Waiting       []string
 	Confirmed     bool
 	Disputed      bool
@@ -171,7 +171,7 @@ func (u *UI) myData(p *page) *myView {
 				v.Table, v.Seat = tb, i+1
 				v.TurnOrder = tb.TurnOrder
 				if pr := tb.Current(); pr != nil && pr.Superseded == 0 {
-					v.Proposal, v.Status, v.Waiting = pr, string(pr.Status(tb)), pr.Waiting(tb)
+					v.Proposal, v.Status, v.Waiting = pr, pr.Status(tb), pr.Waiting(tb)
 					_, v.Confirmed = pr.Confirmed[id]
 					v.Confirmed = v.Confirmed || pr.By == id
 					for _, d := range pr.Disputes {
@@ -257,7 +257,7 @@ func proposalForm(pr *projections.Proposal) url.Values {
 		set("armies", s.Armies, false)
 		set("cards", s.Cards, false)
 		set("eliminated_order", s.EliminatedOrder, false)
-		f.Set(fmt.Sprintf("players[%d].status", i), s.Status)
+		f.Set(fmt.Sprintf("players[%d].status", i), string(s.Status))
 		if s.Withdrawal != "" {
 			f.Set(fmt.Sprintf("players[%d].withdrawal", i), s.Withdrawal)
 		}
