@@ -14,7 +14,7 @@ import (
 )
 
 func (s *Server) createTournament(w http.ResponseWriter, r *http.Request) {
-	cw := startCommand(w, "CreateTournament")
+	cw := startCommand(w, commands.TypeOf[commands.CreateTournament]())
 	defer s.commandDone(cw)
 	w = cw
 	p, err := s.authorize(r, "")
@@ -30,12 +30,12 @@ func (s *Server) createTournament(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	cmd, err := commands.ParseAs("CreateTournament", body)
+	cmd, err := commands.ParseAs[commands.CreateTournament](body)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	sub := ledger.Submission{Tournament: cmd.(*commands.CreateTournament).ID, Command: cmd, Actor: p.actor(), Route: ledger.RouteCreate}
+	sub := ledger.Submission{Tournament: cmd.ID, Command: cmd, Actor: p.actor(), Route: ledger.RouteCreate}
 	s.run(w, r, sub, body)
 }
 
@@ -49,7 +49,7 @@ type officialCreated struct {
 }
 
 func (s *Server) appointOfficial(w http.ResponseWriter, r *http.Request) {
-	cw := startCommand(w, "AppointOfficial")
+	cw := startCommand(w, commands.TypeOf[commands.AppointOfficial]())
 	defer s.commandDone(cw)
 	w = cw
 	t := mux.Vars(r)["t"]
@@ -66,7 +66,7 @@ func (s *Server) appointOfficial(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	cmd, err := commands.ParseAs("AppointOfficial", body)
+	ap, err := commands.ParseAs[commands.AppointOfficial](body)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -76,7 +76,6 @@ func (s *Server) appointOfficial(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	ap := cmd.(*commands.AppointOfficial)
 	ap.TokenSHA256 = TokenHash(token)
 	sub := ledger.Submission{Tournament: t, Command: ap, Actor: p.actor(), Route: ledger.RouteAppoint}
 	if err := s.checkTournamentID(t); err != nil {

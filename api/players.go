@@ -75,7 +75,7 @@ func linkOf(player, token string, issued uint64) playerLink {
 // every registered player without a live one. The tokens are shown in the
 // answer, and again by getPlayerTokens to the arbiters who print them.
 func (s *Server) issuePlayerTokens(w http.ResponseWriter, r *http.Request) {
-	cw := startCommand(w, "IssuePlayerTokens")
+	cw := startCommand(w, commands.TypeOf[commands.IssuePlayerTokens]())
 	defer s.commandDone(cw)
 	w = cw
 	t := mux.Vars(r)["t"]
@@ -93,7 +93,7 @@ func (s *Server) issuePlayerTokens(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	cmd, err := commands.ParseAs("IssuePlayerTokens", body)
+	issue, err := commands.ParseAs[commands.IssuePlayerTokens](body)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -103,12 +103,11 @@ func (s *Server) issuePlayerTokens(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	issue := cmd.(*commands.IssuePlayerTokens)
 	players := issue.Players
 	if len(players) == 0 {
 		s.opts.Runner.Read(t, func(st *projections.Tournament) {
 			for _, id := range st.Order {
-				if st.Players[id].Status != events.StatusRefused && !st.PlayerTokens[id].Live() {
+				if st.Players[id].Status.Admitted() && !st.PlayerTokens[id].Live() {
 					players = append(players, id)
 				}
 			}

@@ -135,6 +135,15 @@ var specs, types = func() (map[string]*spec, []string) {
 	return byType, types
 }()
 
+// TypeOf is the type of command C, as CommandType says it: for code that
+// names a command without a payload at hand (a permission, a metric).
+func TypeOf[C any, P interface {
+	*C
+	Command
+}]() string {
+	return P(new(C)).CommandType()
+}
+
 // newCommand returns a zero command of the named type, or nil.
 func newCommand(typ string) Command {
 	if s := specs[typ]; s != nil {

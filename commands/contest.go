@@ -45,6 +45,9 @@ const (
 
 var effects = []string{EffectExpelledSeated, EffectClassificationDiffers, EffectExpulsionInForce}
 
+// Effects lists the persisting effects a claim may name (FileContestation).
+func Effects() []string { return slices.Clone(effects) }
+
 const ruleArt20 = "rur-2015 art. 20"
 
 // FileContestation contests an event (by seq).
@@ -273,7 +276,7 @@ func (c *FileContestation) decide(t *projections.Tournament, in Input) ([]events
 	ev := events.ContestationFiled{Contestation: fmt.Sprintf("c%d", len(t.Contestations)+1), Against: c.Against,
 		Claim: clean(c.Claim), Effect: c.Effect, By: c.By}
 	found, known := locate(t, c.Against)
-	if t.Ruleset.ContestBy == "involved" {
+	if t.Ruleset.ContestedBy() == events.ContestByInvolved {
 		if c.By == "" {
 			return nil, fieldErr("by", "this ruleset hears contestations only from the players the event concerns: name the player")
 		}

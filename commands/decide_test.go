@@ -58,7 +58,7 @@ func (h *harness) run(t *testing.T, d *datadriven.TestData) string {
 		preset, params := "rur-2015", ""
 		d.MaybeScanArgs(t, "preset", &preset)
 		d.MaybeScanArgs(t, "params", &params)
-		c, err := commands.ParseAs("CreateTournament", []byte(fmt.Sprintf(`{"id":"t","name":"T","ruleset":%q,"params":%s}`, preset, orNull(params))))
+		c, err := commands.ParseAs[commands.CreateTournament]([]byte(fmt.Sprintf(`{"id":"t","name":"T","ruleset":%q,"params":%s}`, preset, orNull(params))))
 		if err != nil {
 			return "error: " + describe(err)
 		}

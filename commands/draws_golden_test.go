@@ -120,7 +120,7 @@ func TestDecideDrawsGolden(t *testing.T) {
 // players registered and the registration closed.
 func registered(t *testing.T, g goldenTournament) *harness {
 	h := &harness{t: t, st: projections.New("t")}
-	c, err := commands.ParseAs("CreateTournament", []byte(fmt.Sprintf(`{"id":"t","name":"T","ruleset":%q,"params":%s}`, g.preset, orNull(g.params))))
+	c, err := commands.ParseAs[commands.CreateTournament]([]byte(fmt.Sprintf(`{"id":"t","name":"T","ruleset":%q,"params":%s}`, g.preset, orNull(g.params))))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,9 +10,8 @@ import (
 	"github.com/referto/referto/projections/scoring"
 )
 
-// The sanction regimes of docs/rules.md#10-sanctions, one per ruleset "sanctions" value.
-// Each checks a sanction against its rules and returns it with the
-// escalations it triggers, all appended in one commit.
+// sanctionRegime checks a sanction against the rules of its regime and
+// returns it with the escalations it triggers, all appended in one commit.
 type sanctionRegime interface {
 	impose(t *projections.Tournament, c *ImposeSanction, s events.SanctionImposed) ([]events.Event, error)
 	// due reports whether an automatic escalation is still justified when
@@ -27,16 +26,38 @@ func (noLadder) due(*projections.Tournament, *projections.Sanction, map[string]b
 	return true
 }
 
-func regime(id string) sanctionRegime {
-	switch id {
-	case "master":
-		return masterLadder{}
-	case "2003":
-		return bounds2003{}
-	case "rur":
-		return rurRegime{}
+// regime is one sanction regime of docs/rules.md#10-sanctions: its
+// sanctions and the articles it decides a player's leaving a game by.
+type regime struct {
+	sanctionRegime
+	// disqualification is the article that says what a disqualification
+	// from a game does under the regime.
+	disqualification string
+	// withdrawal is the article a withdrawal from a game follows.
+	withdrawal string
+	// leavingExpels: leaving a game for anything but force majeure expels
+	// from the tournament (master: "Qualora il ritiro non fosse per cause
+	// di forza maggiore ma motivato dalla mancata accettazione di una
+	// decisione arbitrale o senza motivo, il giocatore verrà espulso dal
+	// torneo"); elsewhere only refusing a ruling does (rur-2015 art. 31).
+	leavingExpels bool
+}
+
+// regimes are the sanction regimes, by the ruleset's "sanctions" value.
+var regimes = map[events.Regime]regime{
+	events.RegimeRUR:     {sanctionRegime: rurRegime{}, disqualification: "rur-2015 art. 29", withdrawal: ruleArt31},
+	events.Regime2003:    {sanctionRegime: bounds2003{}, disqualification: rule2003, withdrawal: ruleArt31},
+	events.RegimeMaster:  {sanctionRegime: masterLadder{}, disqualification: ruleMaster, withdrawal: ruleMasterWithdraw, leavingExpels: true},
+	events.RegimeArbiter: {sanctionRegime: arbiterOnly{}, disqualification: "docs/rules.md#103-pinned-disqualification-depends-on-the-rulebook", withdrawal: ruleArt31},
+}
+
+// regimeOf returns the sanction regime of a ruleset: one the ledger does
+// not know leaves the sanctions to the arbiter.
+func regimeOf(rs events.Ruleset) regime {
+	if r, ok := regimes[rs.Sanctions]; ok {
+		return r
 	}
-	return arbiterOnly{}
+	return regimes[events.RegimeArbiter]
 }
 
 // arbiterOnly (cirki-2001 §15): the arbiter's authority decides; nothing
@@ -110,15 +131,6 @@ var rurOffences = map[string]offenceRule{
 		says: "terza volta: esclusione. […] Il giocatore escluso sarà anche espulso dal torneo"},
 	"rur-2015 art. 34": {kinds: []events.SanctionKind{events.SanctionDisqualification, events.SanctionExpulsion}, expels: true,
 		says: "Sarà eliminato dal torneo il giocatore che interrompe una partita"},
-}
-
-// offencesOf lists the offences a sanction regime knows; a sanction may
-// name only those.
-func offencesOf(regimeID string) []string {
-	if regimeID == "rur" {
-		return events.Offences()
-	}
-	return nil
 }
 
 func (rurRegime) impose(t *projections.Tournament, c *ImposeSanction, s events.SanctionImposed) ([]events.Event, error) {
@@ -343,7 +355,7 @@ func maxRoundPoints(t *projections.Tournament) int64 {
 	for _, n := range t.Ruleset.TableSizes {
 		seats := make([]scoring.Seat, n)
 		for i := range seats {
-			seats[i] = scoring.Seat{Player: fmt.Sprintf("s%d", i), Turn: i + 1, Status: scoring.Finished}
+			seats[i] = scoring.Seat{Player: fmt.Sprintf("s%d", i), Turn: i + 1, Status: events.SeatFinished}
 		}
 		res, err := scoring.Score(t.Rules(), scoring.Table{Players: seats, Winner: "s0", Risiko: true})
 		if err != nil {

@@ -39,13 +39,24 @@ func Parse(body []byte) (Command, error) {
 	return parseAs(*head.Type, body)
 }
 
-// ParseAs decodes body as the named command type; the payload may carry a
-// matching "type" field or none.
-func ParseAs(typ string, body []byte) (Command, error) {
+// ParseAs decodes body as a command of type C, as strictly as Parse: the
+// payload may carry C's "type" or none. It is how a route of its own
+// (POST /v1/tournaments, …) reads its command, naming it by its Go type.
+func ParseAs[C any, P interface {
+	*C
+	Command
+}](body []byte) (P, error) {
 	if err := checkPayload(body); err != nil {
 		return nil, err
 	}
-	return parseAs(typ, body)
+	cmd := P(new(C))
+	if specs[cmd.CommandType()] == nil {
+		return nil, fieldErr("type", "%s is not a registered command", cmd.CommandType())
+	}
+	if err := decodeInto(cmd, body); err != nil {
+		return nil, err
+	}
+	return cmd, nil
 }
 
 func parseAs(typ string, body []byte) (Command, error) {
@@ -53,18 +64,57 @@ func parseAs(typ string, body []byte) (Command, error) {
 	if cmd == nil {
 		return nil, fieldErr("type", "unknown command type %q (known: %s)", typ, strings.Join(types, ", "))
 	}
+	if err := decodeInto(cmd, body); err != nil {
+		return nil, err
+	}
+	return cmd, nil
+}
+
+// decodeInto decodes body into cmd strictly and checks its fields.
+func decodeInto(cmd Command, body []byte) error {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := decodeCommand(dec, cmd); err != nil {
-		return nil, err
+		return err
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return nil, fieldErr("", "trailing data after the JSON object")
+		return fieldErr("", "trailing data after the JSON object")
 	}
 	if err := cmd.Check(); err != nil {
-		return nil, capErrs(err)
+		return capErrs(err)
 	}
-	return cmd, nil
+	return nil
+}
+
+// Encode renders cmd as the payload Parse reads back: its fields, and its
+// "type" from CommandType, so that a client names a command by its Go type
+// and never spells the name. Parse(Encode(cmd)) is cmd, for every
+// registered command; a route of its own reads it with ParseAs.
+func Encode(cmd Command) ([]byte, error) {
+	typ := cmd.CommandType()
+	if t := cmd.typeField(); t != "" && t != typ {
+		return nil, fieldErr("type", "is %q but the command is %s", t, typ)
+	}
+	body, err := json.Marshal(cmd)
+	if err != nil {
+		return nil, err
+	}
+	if len(body) < 2 || body[0] != '{' {
+		return nil, fmt.Errorf("commands: %s encodes as %s, not an object", typ, body)
+	}
+	if cmd.typeField() != "" {
+		return body, nil // the payload carries its type already
+	}
+	name, err := json.Marshal(typ)
+	if err != nil {
+		return nil, err
+	}
+	out := append([]byte(`{"type":`), name...)
+	if rest := body[1:]; len(rest) > 1 { // body is {…}: more than the closing brace
+		out = append(out, ',')
+		return append(out, rest...), nil
+	}
+	return append(out, '}'), nil
 }
 
 // maxReported is how many problems a refused payload reports: every

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -23,7 +24,7 @@ type CreateTournament struct {
 	typed
 	ID      string          `json:"id"`
 	Name    string          `json:"name"`
-	Ruleset string          `json:"ruleset"`
+	Ruleset events.PresetID `json:"ruleset"`
 	Params  json.RawMessage `json:"params,omitempty"`
 	// Season and Type place the tournament in the national ranking
 	// (docs/rules.md#15-the-national-ranking); both optional.
@@ -35,7 +36,7 @@ func (*CreateTournament) CommandType() string { return "CreateTournament" }
 
 func (c *CreateTournament) Check() error {
 	errs := []error{checkID("id", c.ID), checkText("name", c.Name, maxName, true),
-		checkRequired("ruleset", c.Ruleset)}
+		checkRequired("ruleset", string(c.Ruleset))}
 	if c.Season != "" && !events.ValidID(c.Season) {
 		errs = append(errs, fieldErr("season", "%q must match [a-z0-9][a-z0-9-]{0,63}", c.Season))
 	}
@@ -51,7 +52,7 @@ func (c *CreateTournament) decide(t *projections.Tournament, _ Input) ([]events.
 	}
 	rs, err := events.Resolve(c.Ruleset, c.Params)
 	if errors.Is(err, events.ErrUnknownRuleset) {
-		return nil, ruleErr("docs/rules.md#2-rulesets", "unknown ruleset %q: choose one of %s", c.Ruleset, strings.Join(events.Presets(), ", "))
+		return nil, ruleErr("docs/rules.md#2-rulesets", "unknown ruleset %q: choose one of %s", c.Ruleset, events.Join(events.Presets(), ", "))
 	}
 	if err != nil {
 		return nil, paramErrs(err)
@@ -102,10 +103,8 @@ func (*AppointOfficial) CommandType() string { return "AppointOfficial" }
 func (c *AppointOfficial) Check() error {
 	var errs []error
 	errs = append(errs, checkText("name", c.Name, maxName, true))
-	switch c.Role {
-	case events.RoleArbiter, events.RoleAppeals, events.RoleAuditor:
-	default:
-		errs = append(errs, fieldErr("role", "must be arbiter, appeals or auditor, not %q", c.Role))
+	if !slices.Contains(events.OfficialRoles(), c.Role) {
+		errs = append(errs, fieldErr("role", "must be %s, not %q", events.JoinOr(events.OfficialRoles()), c.Role))
 	}
 	return errors.Join(errs...)
 }

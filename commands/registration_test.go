@@ -15,7 +15,7 @@ import (
 var in = commands.Input{Now: time.Date(2026, 3, 7, 14, 15, 0, 0, time.UTC), Actor: events.Actor{ID: "o1", Role: events.RoleArbiter}}
 
 // given folds events (a TournamentCreated for "t" is prepended) into a state.
-func given(t testing.TB, preset string, evs ...events.Event) *projections.Tournament {
+func given(t testing.TB, preset events.PresetID, evs ...events.Event) *projections.Tournament {
 	t.Helper()
 	rs, _ := events.Preset(preset)
 	all := append([]events.Event{events.TournamentCreated{Tournament: "t", Name: "T", Ruleset: rs}}, evs...)
@@ -132,7 +132,7 @@ func TestCreateTournamentDecisions(t *testing.T) {
 		{"unknown ruleset", fresh, `{"id":"t","name":"T","ruleset":"risiko-1970"}`, then{rule: "docs/rules.md#2-rulesets"}},
 		{"unknown param", fresh, `{"id":"t","name":"T","ruleset":"rtu","params":{"x":1}}`, then{field: "params.x"}},
 	} {
-		c, err := commands.ParseAs("CreateTournament", []byte(tc.when))
+		c, err := commands.ParseAs[commands.CreateTournament]([]byte(tc.when))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -140,7 +140,7 @@ func TestCreateTournamentDecisions(t *testing.T) {
 		check(t, tc.name, evs, err, tc.then)
 	}
 	// The resolved ruleset, not the preset name, is what the log records.
-	c, _ := commands.ParseAs("CreateTournament", []byte(`{"id":"t","name":"T","ruleset":"campionato-2003","params":{"qualifying_rounds":4}}`))
+	c, _ := commands.ParseAs[commands.CreateTournament]([]byte(`{"id":"t","name":"T","ruleset":"campionato-2003","params":{"qualifying_rounds":4}}`))
 	evs, _ := commands.Decide(fresh, c, in)
 	rs := evs[0].(events.TournamentCreated).Ruleset
 	if rs.Scoring != "conv2003" || rs.QualifyingRounds != 4 || rs.LateRefuseAfter != 20 {

@@ -17,19 +17,19 @@ import (
 // may be omitted when the objective and the territories held are given:
 // the ledger then computes them from the board.
 type SeatInput struct {
-	Player               string   `json:"player"`
-	Turn                 int      `json:"turn"`
-	TablePoints          *int     `json:"table_points"`
-	OffObjectivePoints   *int     `json:"off_objective_points"`
-	ObjectiveTerritories *int     `json:"objective_territories"`
-	Territories          *int     `json:"territories"`
-	Armies               int      `json:"armies"`
-	ObjectiveArmies      int      `json:"objective_armies"`
-	Cards                int      `json:"cards"`
-	Status               string   `json:"status"`
-	EliminatedOrder      int      `json:"eliminated_order"`
-	Objective            int      `json:"objective"`
-	TerritoriesHeld      []string `json:"territories_held"`
+	Player               string            `json:"player"`
+	Turn                 int               `json:"turn"`
+	TablePoints          *int              `json:"table_points"`
+	OffObjectivePoints   *int              `json:"off_objective_points"`
+	ObjectiveTerritories *int              `json:"objective_territories"`
+	Territories          *int              `json:"territories"`
+	Armies               int               `json:"armies"`
+	ObjectiveArmies      int               `json:"objective_armies"`
+	Cards                int               `json:"cards"`
+	Status               events.SeatStatus `json:"status"`
+	EliminatedOrder      int               `json:"eliminated_order"`
+	Objective            int               `json:"objective"`
+	TerritoriesHeld      []string          `json:"territories_held"`
 	// Withdrawal, on a withdrawn line, is why the player left the game
 	// (events.WithdrawalReasons) when no withdrawal from it was recorded
 	// before the report: the report then records it, and what it entails
@@ -92,7 +92,7 @@ func (c *RecordResult) Check() error {
 		case p.Withdrawal == "":
 		case !slices.Contains(events.WithdrawalReasons(), p.Withdrawal):
 			errs = append(errs, fieldErr(f("withdrawal"), "must be %s, not %q", events.JoinOr(events.WithdrawalReasons()), p.Withdrawal))
-		case p.Status != "withdrawn":
+		case p.Status != events.SeatWithdrawn:
 			errs = append(errs, fieldErr(f("withdrawal"), "says why a withdrawn player left the game; this player is %s", p.Status))
 		}
 	}
@@ -203,16 +203,13 @@ func (c *RecordResult) report(t *projections.Tournament, tb *projections.Table) 
 	if !slices.Contains(events.Closings(), c.ClosedBy) {
 		errs = append(errs, fieldErr("closed_by", "must be %s, not %q", events.JoinOr(events.Closings()), c.ClosedBy))
 	} else if !slices.Contains(t.Ruleset.Closings, c.ClosedBy) {
-		rule := "docs/rules.md#3-table-report-referto"
-		if t.Ruleset.Preset == "cirki-2001" {
-			rule = "cirki-2001 §12"
-		}
+		rule := rulebookOf(t.Ruleset).closings
 		errs = append(errs, &FieldError{Field: "closed_by", Rule: rule, Msg: fmt.Sprintf("this ruleset ends games only by %s, not %s", events.Join(t.Ruleset.Closings, " or "), c.ClosedBy)})
-	} else if c.Risiko != (c.ClosedBy == events.ClosingObjective) {
+	} else if c.Risiko != c.ClosedBy.Risiko() {
 		errs = append(errs, &FieldError{Field: "risiko", Rule: "docs/rules.md#3-table-report-referto", Msg: fmt.Sprintf("a game closes by objective exactly when the winner made risiko (closed_by %q, risiko %v)", c.ClosedBy, c.Risiko)})
 	}
 	for i, p := range ev.Players {
-		if slices.Contains(tb.Withdrew, p.Player) && p.Status != "withdrawn" && p.Status != "eliminated" && p.Status != "disqualified" {
+		if slices.Contains(tb.Withdrew, p.Player) && !p.Status.Out() {
 			errs = append(errs, &FieldError{Field: fmt.Sprintf("players[%d].status", i), Rule: withdrawalRule(t.Ruleset),
 				Msg: fmt.Sprintf("%s withdrew from this game (recorded earlier); the report must say withdrawn, not %s", p.Player, p.Status)})
 		}
@@ -281,7 +278,7 @@ func (c *RecordResult) report(t *projections.Tournament, tb *projections.Table) 
 func leftTheGame(t *projections.Tournament, tb *projections.Table, round, i int, p events.SeatReport) []error {
 	f := func(name string) string { return fmt.Sprintf("players[%d].%s", i, name) }
 	switch p.Status {
-	case "withdrawn":
+	case events.SeatWithdrawn:
 		recorded := slices.Contains(tb.Withdrew, p.Player)
 		switch {
 		case recorded && p.Withdrawal != "":
@@ -292,7 +289,7 @@ func leftTheGame(t *projections.Tournament, tb *projections.Table, round, i int,
 				"%s is reported withdrawn: say why he left the game, withdrawal %s (%s), or record his withdrawal first (Withdraw, scope game)",
 				p.Player, events.JoinOr(events.WithdrawalReasons()), withdrawalConsequence(t.Ruleset))}}
 		}
-	case "disqualified":
+	case events.SeatDisqualified:
 		for _, s := range t.Sanctions {
 			if !s.Revoked && s.Kind == events.SanctionDisqualification && s.Player == p.Player && s.Round == round && s.Table == tb.Number {
 				return nil
@@ -312,25 +309,15 @@ func leftTheGame(t *projections.Tournament, tb *projections.Table, round, i int,
 // withdrawalConsequence says which reasons for leaving a game expel under
 // the ruleset.
 func withdrawalConsequence(rs events.Ruleset) string {
-	if rs.Sanctions == "master" {
-		return "anything but force_majeure expels him from the tournament"
+	if regimeOf(rs).leavingExpels {
+		return "anything but " + events.WithdrawalForceMajeure + " expels him from the tournament"
 	}
-	return "ruling_refused expels him from the tournament"
+	return events.WithdrawalRulingRefused + " expels him from the tournament"
 }
 
 // disqualificationRule is the article that says what a disqualification
 // from a game does under the ruleset's regime.
-func disqualificationRule(rs events.Ruleset) string {
-	switch rs.Sanctions {
-	case "rur":
-		return "rur-2015 art. 29"
-	case "master":
-		return ruleMaster
-	case "2003":
-		return rule2003
-	}
-	return "docs/rules.md#103-pinned-disqualification-depends-on-the-rulebook"
-}
+func disqualificationRule(rs events.Ruleset) string { return regimeOf(rs).disqualification }
 
 // placementDecides reports whether the placement at the tables of round
 // decides who goes on or where they are classified: a knockout round, or the
@@ -437,13 +424,7 @@ func boardBounds(rs events.Ruleset, seats []events.SeatReport) []error {
 				Msg: fmt.Sprintf("%d objective territories is more than the %d territories held: the objective territories a player holds are some of the territories he holds (projections/board/data/map.json)", p.ObjectiveTerritories, p.Territories)})
 		}
 		if rs.ArmyLimit > 0 && p.Armies > rs.ArmyLimit {
-			rule := "docs/rules.md#31-pinned-board-bounds"
-			switch rs.Preset {
-			case "rur-2015":
-				rule = "rur-2015 art. 30"
-			case "campionato-2003":
-				rule = "campionato-2003 §numero massimo di armate"
-			}
+			rule := rulebookOf(rs).armyLimit
 			errs = append(errs, &FieldError{bound: true, Field: f("armies"), Rule: rule,
 				Msg: fmt.Sprintf("%d armies is more than the ruleset's limit of %d a player may have on the board (army_limit)", p.Armies, rs.ArmyLimit)})
 		}

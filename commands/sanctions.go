@@ -94,7 +94,7 @@ func (c *ImposeSanction) decide(t *projections.Tournament, in Input) ([]events.E
 			return nil, ruleErr("docs/rules.md#10-sanctions", "the game at table %d is over: a %s can no longer be applied at the table", c.Table, c.Kind)
 		}
 	}
-	if c.Offence != "" && !slices.Contains(offencesOf(t.Ruleset.Sanctions), c.Offence) {
+	if c.Offence != "" && !slices.Contains(t.Ruleset.Sanctions.Offences(), c.Offence) {
 		return nil, fieldErr("offence", "%s has no consequences of its own under this tournament's %s sanction regime: leave offence empty and cite the article",
 			c.Offence, t.Ruleset.Sanctions)
 	}
@@ -104,7 +104,7 @@ func (c *ImposeSanction) decide(t *projections.Tournament, in Input) ([]events.E
 	}
 	first := events.SanctionImposed{Sanction: nextSanctionID(t, 0), Player: c.Player, Round: c.Round, Table: c.Table,
 		Kind: c.Kind, Amount: c.Amount, Article: article, Reason: clean(c.Reason), Offence: c.Offence}
-	evs, err := regime(t.Ruleset.Sanctions).impose(t, c, first)
+	evs, err := regimeOf(t.Ruleset).impose(t, c, first)
 	if err != nil {
 		return nil, err
 	}
@@ -177,7 +177,7 @@ func (c *RevokeSanction) decide(t *projections.Tournament, _ Input) ([]events.Ev
 			switch {
 			case revoked[s.Cause]:
 				why = fmt.Sprintf("escalation of revoked sanction %s", s.Cause)
-			case !regime(t.Ruleset.Sanctions).due(t, s, revoked):
+			case !regimeOf(t.Ruleset).due(t, s, revoked):
 				why = fmt.Sprintf("no longer due once %s is revoked", c.Sanction)
 			}
 			if why != "" {

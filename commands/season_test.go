@@ -15,7 +15,7 @@ import (
 // registration the player's national id; bad values are refused naming
 // the field; without them the events are the bytes they always were.
 func TestSeasonFacts(t *testing.T) {
-	c, err := commands.ParseAs("CreateTournament", []byte(`{"id":"t","name":"T","ruleset":"rtu","season":"2024","tournament_type":"MASTER"}`))
+	c, err := commands.ParseAs[commands.CreateTournament]([]byte(`{"id":"t","name":"T","ruleset":"rtu","season":"2024","tournament_type":"MASTER"}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,19 +27,24 @@ func TestSeasonFacts(t *testing.T) {
 		t.Fatalf("recorded %+v", tc)
 	}
 	st := given(t, "rtu")
-	reg, _ := commands.ParseAs("RegisterPlayer", []byte(`{"player":"p1","name":"Mario Rossi","national_id":"100001"}`))
+	reg, _ := commands.ParseAs[commands.RegisterPlayer]([]byte(`{"player":"p1","name":"Mario Rossi","national_id":"100001"}`))
 	evs, err = commands.Decide(st, reg, in)
 	if err != nil || evs[0].(events.PlayerRegistered).NationalID != "100001" {
 		t.Fatalf("registration: %v %+v", err, evs)
 	}
-	for _, tc := range []struct{ typ, body, field string }{
-		{"CreateTournament", `{"id":"t","name":"T","ruleset":"rtu","tournament_type":"FRIENDLY"}`, "tournament_type"},
-		{"CreateTournament", `{"id":"t","name":"T","ruleset":"rtu","season":"Stagione 2024"}`, "season"},
-		{"RegisterPlayer", `{"player":"p1","name":"M","national_id":"IT 1"}`, "national_id"},
+	create := func(b []byte) error { _, err := commands.ParseAs[commands.CreateTournament](b); return err }
+	register := func(b []byte) error { _, err := commands.ParseAs[commands.RegisterPlayer](b); return err }
+	for _, tc := range []struct {
+		parse       func([]byte) error
+		body, field string
+	}{
+		{create, `{"id":"t","name":"T","ruleset":"rtu","tournament_type":"FRIENDLY"}`, "tournament_type"},
+		{create, `{"id":"t","name":"T","ruleset":"rtu","season":"Stagione 2024"}`, "season"},
+		{register, `{"player":"p1","name":"M","national_id":"IT 1"}`, "national_id"},
 	} {
 		body, field := tc.body, tc.field
 		var fe *commands.FieldError
-		if _, err := commands.ParseAs(tc.typ, []byte(body)); !errors.As(err, &fe) || fe.Field != field {
+		if err := tc.parse([]byte(body)); !errors.As(err, &fe) || fe.Field != field {
 			t.Errorf("%s: got %v, want a field error on %q", body, err, field)
 		}
 	}

@@ -40,15 +40,7 @@ func (c *DrawTables) Check() error {
 
 // drawRule cites the table-formation rule of a ruleset.
 func drawRule(rs events.Ruleset) string {
-	switch rs.Preset {
-	case "rur-2015":
-		return "rur-2015 art. 8"
-	case "campionato-2003":
-		return "campionato-2003 §formazione tavoli"
-	case "cirki-2001":
-		return "cirki-2001 §1"
-	}
-	return "docs/rules.md#8-table-formation"
+	return rulebookOf(rs).draw
 }
 
 func (c *DrawTables) decide(t *projections.Tournament, in Input) ([]events.Event, error) {
@@ -73,16 +65,24 @@ func (c *DrawTables) decide(t *projections.Tournament, in Input) ([]events.Event
 	return c.decideQualifying(t, in)
 }
 
-// qualifyingAlgorithm picks the draw algorithm of a qualifying round.
-func qualifyingAlgorithm(rs events.Ruleset, round int) string {
-	switch rs.Draw {
-	case "rur":
+// qualifyingDraws are the draw algorithms of the qualifying rounds, by the
+// ruleset's draw method and the round.
+var qualifyingDraws = map[events.DrawMethod]func(round int) string{
+	events.DrawRUR: func(round int) string {
 		if round == 1 {
 			return draw.AlgRURGame1
 		}
 		return draw.AlgRURGame2
-	case "seeded-2003":
-		return draw.AlgSeeded2003
+	},
+	events.DrawSeeded2003: func(int) string { return draw.AlgSeeded2003 },
+	events.DrawRandom:     func(int) string { return draw.AlgRandom },
+}
+
+// qualifyingAlgorithm picks the draw algorithm of a qualifying round: a
+// method the ledger does not know draws at random.
+func qualifyingAlgorithm(rs events.Ruleset, round int) string {
+	if alg, ok := qualifyingDraws[rs.Draw]; ok {
+		return alg(round)
 	}
 	return draw.AlgRandom
 }

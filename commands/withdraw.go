@@ -57,25 +57,18 @@ const (
 // dal gioco". Withdraw and a table report's withdrawn line (its withdrawal)
 // both read it.
 func withdrawalExpels(rs events.Ruleset, scope, reason string) (rule, why string) {
-	master := rs.Sanctions == "master"
+	reg := regimeOf(rs)
 	switch {
-	case reason == events.WithdrawalRulingRefused && master:
-		return ruleMasterWithdraw, "withdrew because a ruling was not accepted"
 	case reason == events.WithdrawalRulingRefused:
-		return ruleArt31, "withdrew because a ruling was not accepted"
-	case master && scope == "game" && reason != events.WithdrawalForceMajeure:
-		return ruleMasterWithdraw, "left the game without force majeure (\"senza motivo\")"
+		return reg.withdrawal, "withdrew because a ruling was not accepted"
+	case reg.leavingExpels && scope == "game" && reason != events.WithdrawalForceMajeure:
+		return reg.withdrawal, "left the game without force majeure (\"senza motivo\")"
 	}
 	return "", ""
 }
 
 // withdrawalRule is the article a ruleset's withdrawals from a game follow.
-func withdrawalRule(rs events.Ruleset) string {
-	if rs.Sanctions == "master" {
-		return ruleMasterWithdraw
-	}
-	return ruleArt31
-}
+func withdrawalRule(rs events.Ruleset) string { return regimeOf(rs).withdrawal }
 
 func (c *Withdraw) decide(t *projections.Tournament, _ Input) ([]events.Event, error) {
 	p, ok := t.Players[c.Player]
@@ -197,13 +190,7 @@ func (c *AnnulGame) decide(t *projections.Tournament, _ Input) ([]events.Event, 
 
 // annulArticle is the article of the annulment rule "none" the ruleset plays.
 func annulArticle(rs events.Ruleset) string {
-	switch rs.Preset {
-	case "rur-2015":
-		return "rur-2015 art. 34"
-	case "master":
-		return "master §annullamento della partita"
-	}
-	return "docs/rules.md#121-pinned-rur-2015-and-master-have-no-such-remedy"
+	return rulebookOf(rs).annulment
 }
 
 // expelCulprit is AnnulGame under the annulment rule "none": the culprit is

@@ -335,7 +335,7 @@ func TestParametersAnOldLogLacks(t *testing.T) {
 	// The rur regime applies rur-2015 art. 29: "Il giocatore squalificato è
 	// equiparato al giocatore ritirato". A disqualified player placed last
 	// needs another regime.
-	for preset, params := range map[string]string{
+	for preset, params := range map[events.PresetID]string{
 		"rtu": `{"disqualified":"last"}`, "rur-2015": `{"disqualified":"game"}`, "master": `{"sanctions":"rur"}`,
 	} {
 		if _, err := events.Resolve(preset, json.RawMessage(params)); err == nil || !strings.Contains(err.Error(), "params.disqualified: must be withdrawn under the rur sanction regime") {

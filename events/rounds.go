@@ -138,17 +138,17 @@ type TurnOrderSet struct {
 
 // SeatReport is one player's line of a table report (docs/rules.md#3-table-report-referto).
 type SeatReport struct {
-	Player               string `json:"player"`
-	Turn                 int    `json:"turn"`
-	TablePoints          int    `json:"table_points"`
-	OffObjectivePoints   int    `json:"off_objective_points,omitempty"`
-	ObjectiveTerritories int    `json:"objective_territories,omitempty"`
-	Territories          int    `json:"territories,omitempty"`
-	Armies               int    `json:"armies,omitempty"`
-	ObjectiveArmies      int    `json:"objective_armies,omitempty"`
-	Cards                int    `json:"cards,omitempty"`
-	Status               string `json:"status"`
-	EliminatedOrder      int    `json:"eliminated_order,omitempty"`
+	Player               string     `json:"player"`
+	Turn                 int        `json:"turn"`
+	TablePoints          int        `json:"table_points"`
+	OffObjectivePoints   int        `json:"off_objective_points,omitempty"`
+	ObjectiveTerritories int        `json:"objective_territories,omitempty"`
+	Territories          int        `json:"territories,omitempty"`
+	Armies               int        `json:"armies,omitempty"`
+	ObjectiveArmies      int        `json:"objective_armies,omitempty"`
+	Cards                int        `json:"cards,omitempty"`
+	Status               SeatStatus `json:"status"`
+	EliminatedOrder      int        `json:"eliminated_order,omitempty"`
 	// Withdrawal is why a withdrawn player left the game, one of
 	// WithdrawalReasons, when the report says it: a withdrawal not recorded
 	// before the report (Withdraw) is recorded by its line, and its

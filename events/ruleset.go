@@ -2,9 +2,11 @@ package events
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 )
@@ -16,18 +18,18 @@ import (
 type Ruleset struct {
 	// Preset is the ruleset id the tournament was created with
 	// (rur-2015, campionato-2003, master, cirki-2001, rtu).
-	Preset string `json:"preset"`
+	Preset PresetID `json:"preset"`
 	// Scoring is the formula converting table points into tournament points
 	// (docs/rules.md#5-scoring-formulas).
 	Scoring Formula `json:"scoring"`
 	// Bonus is the winner's bonus in table points for tp_bonus and wins.
 	Bonus int `json:"bonus"`
 	// TieChain breaks ties in table points at a table (docs/rules.md#4-placement-at-a-table): rur, 2003, rtu.
-	TieChain string `json:"tie_chain"`
+	TieChain TieChain `json:"tie_chain"`
 	// TieAtTop is chain (the tie chain decides first place) or split_bonus.
-	TieAtTop string `json:"tie_at_top"`
+	TieAtTop TieAtTop `json:"tie_at_top"`
 	// Tiebreak orders tied standings (docs/rules.md#6-standings): rur or cirki.
-	Tiebreak string `json:"tiebreak"`
+	Tiebreak Tiebreak `json:"tiebreak"`
 	// Discards is how many worst game scores are dropped from the total.
 	Discards int `json:"discards"`
 	// TableSizes lists the allowed table sizes in preference order (docs/rules.md#8-table-formation).
@@ -40,9 +42,9 @@ type Ruleset struct {
 	// Knockout names the phases after qualifying (docs/rules.md#7-formats-and-the-rur-knockout).
 	Knockout Knockout `json:"knockout"`
 	// Draw names the table formation algorithm of the qualifying rounds.
-	Draw string `json:"draw"`
+	Draw DrawMethod `json:"draw"`
 	// Sanctions names the sanction regime (docs/rules.md#10-sanctions).
-	Sanctions string `json:"sanctions"`
+	Sanctions Regime `json:"sanctions"`
 	// Objectives is the objective set table reports are checked against: a
 	// set id ("rtu-16"), an inline set, or empty for none.
 	Objectives ObjectiveRef `json:"objectives"`
@@ -58,8 +60,8 @@ type Ruleset struct {
 	// after the contested event (0: only docs/rules.md#13-contestation's windows); ContestBy
 	// is "anyone" or "involved" (only a player the contested event concerns
 	// may contest: the EG online appeals chamber's rule).
-	ContestWithin int    `json:"contest_within,omitempty"`
-	ContestBy     string `json:"contest_by,omitempty"`
+	ContestWithin int       `json:"contest_within,omitempty"`
+	ContestBy     ContestBy `json:"contest_by,omitempty"`
 	// ArmyLimit is the most armies a player may have on the board, so the
 	// most a table report may give him (rur-2015 art. 30: "fino ad un
 	// massimo di 130 armate"; campionato-2003: "Il limite di armate
@@ -156,14 +158,18 @@ const (
 // recorded before the parameter existed, the preset's (only campionato-2003
 // provides the next-round remedy).
 func (r Ruleset) AnnulmentRule() string {
-	switch {
-	case r.Annulment != "":
+	if r.Annulment != "" {
 		return r.Annulment
-	case r.Preset == "campionato-2003":
-		return AnnulNextRound
+	}
+	if p, ok := Preset(r.Preset); ok {
+		return p.Annulment
 	}
 	return AnnulNone
 }
+
+// ContestedBy returns who may contest: ContestBy, or ContestByAnyone when
+// the ruleset does not say.
+func (r Ruleset) ContestedBy() ContestBy { return cmp.Or(r.ContestBy, ContestByAnyone) }
 
 // Values of SelfReport.
 const (
@@ -234,63 +240,56 @@ func (o *ObjectiveRef) UnmarshalJSON(b []byte) error {
 	return errors.New("objectives must be a set id or an inline set")
 }
 
-// Parameter value sets.
-var (
-	tieChains   = []string{"rur", "2003", "rtu"}
-	tieAtTops   = []string{"chain", "split_bonus"}
-	tiebreaks   = []string{"rur", "cirki"}
-	draws       = []string{"rur", "seeded-2003", "random"}
-	sanctionIDs = []string{"rur", "2003", "master", "arbiter"}
-)
+// presets are the rulesets of docs/rules.md#2-rulesets, in the order
+// Presets lists them: every parameter resolved. "organizer" entries of
+// docs/rules.md#2-rulesets get the default documented here and may be
+// overridden by params at creation.
+var presets = []Ruleset{
+	{Preset: PresetRUR2015, Scoring: FormulaTPBonus, Bonus: 50, TieChain: TieChainRUR, TieAtTop: TieAtTopChain,
+		Tiebreak: TiebreakRUR, TableSizes: []int{4}, QualifyingRounds: 2, Knockout: KnockoutRUR, Draw: DrawRUR,
+		Sanctions: RegimeRUR, Objectives: ObjectiveRef{ID: "rtu-16"}, ArmyLimit: 130, Annulment: AnnulNone, Closings: Closings(),
+		Disqualified: DisqualifiedWithdrawn, Rulings: RulingsArbiters},
+	{Preset: PresetCampionato2003, Scoring: FormulaConv2003, Bonus: 0, TieChain: TieChain2003, TieAtTop: TieAtTopChain,
+		Tiebreak: TiebreakRUR, TableSizes: []int{4, 5}, SmallTableMax: 11, QualifyingRounds: 3, Knockout: KnockoutNone,
+		Draw: DrawSeeded2003, Sanctions: Regime2003, Objectives: ObjectiveRef{ID: "rtu-16"},
+		LatePenaltyAfter: 10, LateRefuseAfter: 20, WithdrawalMalus: 150, ArmyLimit: 130, Annulment: AnnulNextRound,
+		Closings: Closings(), Disqualified: DisqualifiedGame, Rulings: RulingsArbiters},
+	// Organizer's choice of rounds: three by default.
+	{Preset: PresetMaster, Scoring: FormulaTPBonus, Bonus: 50, TieChain: TieChainRUR, TieAtTop: TieAtTopChain,
+		Tiebreak: TiebreakRUR, TableSizes: []int{4, 5}, QualifyingRounds: 3, Knockout: KnockoutSemis16, Draw: DrawRandom,
+		Sanctions: RegimeMaster, Objectives: ObjectiveRef{ID: "rtu-16"}, Annulment: AnnulNone, Closings: Closings(),
+		Disqualified: DisqualifiedLast, Rulings: RulingsArbiters},
+	// CIRKI plays continent-plus-strip objective sets of its own: no
+	// board-checked reports unless the organizer supplies the set.
+	{Preset: PresetCirki2001, Scoring: FormulaCirki, Bonus: 0, TieChain: TieChainRUR, TieAtTop: TieAtTopChain,
+		Tiebreak: TiebreakCirki, TableSizes: []int{4, 5}, QualifyingRounds: 3, Knockout: KnockoutNone, Draw: DrawRandom,
+		Sanctions: RegimeArbiter, Annulment: AnnulNone, Closings: []Closing{ClosingObjective}, Disqualified: DisqualifiedLast, Rulings: RulingsArbiters},
+	// The rur sanction regime, so rur-2015's disqualification: art. 29,
+	// "Il giocatore squalificato è equiparato al giocatore ritirato".
+	{Preset: PresetRTU, Scoring: FormulaTPBonus, Bonus: 50, TieChain: TieChainRTU, TieAtTop: TieAtTopSplitBonus,
+		Tiebreak: TiebreakRUR, TableSizes: []int{4, 5}, QualifyingRounds: 3, Knockout: KnockoutNone, Draw: DrawRandom,
+		Sanctions: RegimeRUR, Objectives: ObjectiveRef{ID: "rtu-16"}, Annulment: AnnulNone, Closings: Closings(),
+		Disqualified: DisqualifiedWithdrawn, Rulings: RulingsArbiters},
+}
 
 // Presets lists the ruleset ids of docs/rules.md#2-rulesets.
-func Presets() []string {
-	return []string{"rur-2015", "campionato-2003", "master", "cirki-2001", "rtu"}
-}
-
-// Preset returns the named preset with every parameter resolved.
-// "organizer" entries of docs/rules.md#2-rulesets get the default documented here and
-// may be overridden by params at creation.
-func Preset(id string) (Ruleset, bool) {
-	r, ok := preset(id)
-	if ok {
-		r.Edition = CurrentEdition
+func Presets() []PresetID {
+	ids := make([]PresetID, len(presets))
+	for i, p := range presets {
+		ids[i] = p.Preset
 	}
-	return r, ok
+	return ids
 }
 
-func preset(id string) (Ruleset, bool) {
-	switch id {
-	case "rur-2015":
-		return Ruleset{Preset: id, Scoring: FormulaTPBonus, Bonus: 50, TieChain: "rur", TieAtTop: "chain",
-			Tiebreak: "rur", TableSizes: []int{4}, QualifyingRounds: 2, Knockout: KnockoutRUR, Draw: "rur",
-			Sanctions: "rur", Objectives: ObjectiveRef{ID: "rtu-16"}, ArmyLimit: 130, Annulment: AnnulNone, Closings: Closings(),
-			Disqualified: DisqualifiedWithdrawn, Rulings: RulingsArbiters}, true
-	case "campionato-2003":
-		return Ruleset{Preset: id, Scoring: FormulaConv2003, Bonus: 0, TieChain: "2003", TieAtTop: "chain",
-			Tiebreak: "rur", TableSizes: []int{4, 5}, SmallTableMax: 11, QualifyingRounds: 3, Knockout: KnockoutNone,
-			Draw: "seeded-2003", Sanctions: "2003", Objectives: ObjectiveRef{ID: "rtu-16"},
-			LatePenaltyAfter: 10, LateRefuseAfter: 20, WithdrawalMalus: 150, ArmyLimit: 130, Annulment: AnnulNextRound,
-			Closings: Closings(), Disqualified: DisqualifiedGame, Rulings: RulingsArbiters}, true
-	case "master":
-		// Organizer's choice of rounds: three by default.
-		return Ruleset{Preset: id, Scoring: FormulaTPBonus, Bonus: 50, TieChain: "rur", TieAtTop: "chain",
-			Tiebreak: "rur", TableSizes: []int{4, 5}, QualifyingRounds: 3, Knockout: KnockoutSemis16, Draw: "random",
-			Sanctions: "master", Objectives: ObjectiveRef{ID: "rtu-16"}, Annulment: AnnulNone, Closings: Closings(),
-			Disqualified: DisqualifiedLast, Rulings: RulingsArbiters}, true
-	case "cirki-2001":
-		// CIRKI plays continent-plus-strip objective sets of its own: no
-		// board-checked reports unless the organizer supplies the set.
-		return Ruleset{Preset: id, Scoring: FormulaCirki, Bonus: 0, TieChain: "rur", TieAtTop: "chain",
-			Tiebreak: "cirki", TableSizes: []int{4, 5}, QualifyingRounds: 3, Knockout: KnockoutNone, Draw: "random",
-			Sanctions: "arbiter", Annulment: AnnulNone, Closings: []Closing{ClosingObjective}, Disqualified: DisqualifiedLast, Rulings: RulingsArbiters}, true
-	case "rtu":
-		// The rur sanction regime, so rur-2015's disqualification: art. 29,
-		// "Il giocatore squalificato è equiparato al giocatore ritirato".
-		return Ruleset{Preset: id, Scoring: FormulaTPBonus, Bonus: 50, TieChain: "rtu", TieAtTop: "split_bonus",
-			Tiebreak: "rur", TableSizes: []int{4, 5}, QualifyingRounds: 3, Knockout: KnockoutNone, Draw: "random",
-			Sanctions: "rur", Objectives: ObjectiveRef{ID: "rtu-16"}, Annulment: AnnulNone, Closings: Closings(),
-			Disqualified: DisqualifiedWithdrawn, Rulings: RulingsArbiters}, true
+// Preset returns the named preset with every parameter resolved, recorded
+// under the current edition of the rules' reading.
+func Preset(id PresetID) (Ruleset, bool) {
+	for _, p := range presets {
+		if p.Preset == id {
+			r := p.clone()
+			r.Edition = CurrentEdition
+			return r, true
+		}
 	}
 	return Ruleset{}, false
 }
@@ -309,10 +308,10 @@ func (e *ParamError) Error() string { return "params." + e.Param + ": " + e.Msg 
 // Resolve starts from the preset and applies params (a JSON object whose
 // keys are Ruleset JSON names). Unknown presets are ErrUnknownRuleset;
 // unknown or invalid parameters are *ParamError values, all reported at once.
-func Resolve(preset string, params json.RawMessage) (Ruleset, error) {
+func Resolve(preset PresetID, params json.RawMessage) (Ruleset, error) {
 	r, ok := Preset(preset)
 	if !ok {
-		return Ruleset{}, fmt.Errorf("%w %q (known: %s)", ErrUnknownRuleset, preset, strings.Join(Presets(), ", "))
+		return Ruleset{}, fmt.Errorf("%w %q (known: %s)", ErrUnknownRuleset, preset, Join(Presets(), ", "))
 	}
 	return r.Amend(params)
 }
@@ -328,8 +327,8 @@ func (r Ruleset) Amend(params json.RawMessage) (Ruleset, error) {
 		}
 		var errs []error
 		for _, k := range sortedKeys(fields) {
-			if k == "preset" || !slices.Contains(paramNames(), k) {
-				errs = append(errs, &ParamError{Param: k, Msg: "unknown parameter (known: " + strings.Join(paramNames(), ", ") + ")"})
+			if !slices.Contains(paramNames, k) {
+				errs = append(errs, &ParamError{Param: k, Msg: "unknown parameter (known: " + strings.Join(paramNames, ", ") + ")"})
 				continue
 			}
 			one, _ := json.Marshal(map[string]json.RawMessage{k: fields[k]})
@@ -371,12 +370,12 @@ func (r Ruleset) Validate() error {
 		bad("preset", fmt.Sprintf("unknown preset %q", r.Preset))
 	}
 	oneOf("scoring", string(r.Scoring), strs(Formulas()))
-	oneOf("tie_chain", r.TieChain, tieChains)
-	oneOf("tie_at_top", r.TieAtTop, tieAtTops)
-	oneOf("tiebreak", r.Tiebreak, tiebreaks)
+	oneOf("tie_chain", string(r.TieChain), strs(TieChains()))
+	oneOf("tie_at_top", string(r.TieAtTop), strs(TieAtTops()))
+	oneOf("tiebreak", string(r.Tiebreak), strs(Tiebreaks()))
 	oneOf("knockout", string(r.Knockout), strs(Knockouts()))
-	oneOf("draw", r.Draw, draws)
-	oneOf("sanctions", r.Sanctions, sanctionIDs)
+	oneOf("draw", string(r.Draw), strs(DrawMethods()))
+	oneOf("sanctions", string(r.Sanctions), strs(Regimes()))
 	if r.Bonus < 0 || r.Bonus > 1000 {
 		bad("bonus", "must be between 0 and 1000 table points")
 	}
@@ -421,8 +420,8 @@ func (r Ruleset) Validate() error {
 	if r.ContestWithin < 0 || r.ContestWithin > 60*24*366 {
 		bad("contest_within", "minutes between 0 (no time window) and a year")
 	}
-	if r.ContestBy != "" && r.ContestBy != "anyone" && r.ContestBy != "involved" {
-		bad("contest_by", fmt.Sprintf("%q is not anyone or involved", r.ContestBy))
+	if r.ContestBy != "" && !slices.Contains(ContestBys(), r.ContestBy) {
+		bad("contest_by", fmt.Sprintf("%q is not %s", r.ContestBy, JoinOr(ContestBys())))
 	}
 	// Empty only in a log recorded before these parameters existed.
 	if r.Disqualified != "" {
@@ -433,7 +432,7 @@ func (r Ruleset) Validate() error {
 	// 31)"; its offences decide whether a disqualification also expels.
 	// Placing him last (or out of the game) would contradict the article
 	// the regime applies: an organizer who wants that chooses another regime.
-	if r.Sanctions == "rur" && (r.Disqualified == DisqualifiedLast || r.Disqualified == DisqualifiedGame) {
+	if r.Sanctions == RegimeRUR && (r.Disqualified == DisqualifiedLast || r.Disqualified == DisqualifiedGame) {
 		bad("disqualified", fmt.Sprintf("must be %s under the rur sanction regime (rur-2015 art. 29: \"Il giocatore squalificato è equiparato al giocatore ritirato\"), not %s: choose sanctions arbiter, 2003 or master for a disqualified player placed last",
 			DisqualifiedWithdrawn, r.Disqualified))
 	}
@@ -460,12 +459,24 @@ func (r Ruleset) Validate() error {
 	return errors.Join(errs...)
 }
 
-func paramNames() []string {
-	return []string{"scoring", "bonus", "tie_chain", "tie_at_top", "tiebreak", "discards", "table_sizes",
-		"small_table_max", "qualifying_rounds", "knockout", "draw", "sanctions", "objectives",
-		"late_penalty_after", "late_refuse_after", "withdrawal_malus", "army_limit", "annulment", "closings", "contest_within", "contest_by",
-		"disqualified", "rulings", "self_report"}
-}
+// paramNames are the parameters a tournament may set: every JSON name of
+// Ruleset but the preset, which it is created from, and the edition, which
+// the code sets.
+var paramNames = func() []string {
+	var names []string
+	t := reflect.TypeFor[Ruleset]()
+	for i := range t.NumField() {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		if name != "preset" && name != "edition" {
+			names = append(names, name)
+		}
+	}
+	return names
+}()
+
+// ParamNames lists the parameters a tournament may set, by their JSON
+// names.
+func ParamNames() []string { return slices.Clone(paramNames) }
 
 // legacyEmpty refuses an empty value given for a parameter whose empty
 // value only stands for "recorded before the parameter existed".

@@ -50,6 +50,36 @@ func PlayerStatuses() []PlayerStatus {
 // active, or a reserve (not withdrawn, expelled or refused).
 func (s PlayerStatus) MayPlay() bool { return s == StatusActive || s == StatusReserve }
 
+// Admitted reports whether the player was admitted to the tournament:
+// every status but a refused registration.
+func (s PlayerStatus) Admitted() bool { return s != StatusRefused }
+
+// SeatStatus is how a player's game ended, as a line of a table report
+// says it (docs/rules.md#3-table-report-referto): SeatReport.Status.
+type SeatStatus string
+
+// The ways a player's game may end.
+const (
+	SeatFinished     SeatStatus = "finished"
+	SeatEliminated   SeatStatus = "eliminated"
+	SeatWithdrawn    SeatStatus = "withdrawn"
+	SeatDisqualified SeatStatus = "disqualified"
+)
+
+// SeatStatuses lists every way a player's game may end.
+func SeatStatuses() []SeatStatus {
+	return []SeatStatus{SeatFinished, SeatEliminated, SeatWithdrawn, SeatDisqualified}
+}
+
+// Out reports whether a player of this status is out of the game:
+// eliminated, withdrawn or disqualified.
+func (s SeatStatus) Out() bool {
+	return s == SeatEliminated || s == SeatWithdrawn || s == SeatDisqualified
+}
+
+// OfficialRoles lists the roles an official may be appointed to.
+func OfficialRoles() []string { return []string{RoleArbiter, RoleAppeals, RoleAuditor} }
+
 // Why a player left a game or the tournament
 // (docs/rules.md#9-withdrawal-renunciation-repechage): PlayerWithdrew.Reason,
 // and a withdrawn line's SeatReport.Withdrawal. Refusing a ruling expels
@@ -95,6 +125,132 @@ func (k SanctionKind) Points() bool {
 	return k == SanctionTablePoints || k == SanctionClassificationPoints
 }
 
+// Regime is a sanction regime (docs/rules.md#10-sanctions): Ruleset.Sanctions.
+type Regime string
+
+// The sanction regimes.
+const (
+	// RegimeRUR is rur-2015's articles, whose offences (Offences) fix
+	// what follows.
+	RegimeRUR Regime = "rur"
+	// Regime2003 bounds the points a penalty takes (campionato-2003).
+	Regime2003 Regime = "2003"
+	// RegimeMaster is the master ladder.
+	RegimeMaster Regime = "master"
+	// RegimeArbiter leaves every sanction to the arbiter's judgement
+	// (cirki-2001).
+	RegimeArbiter Regime = "arbiter"
+)
+
+// Regimes lists every sanction regime.
+func Regimes() []Regime { return []Regime{RegimeRUR, Regime2003, RegimeMaster, RegimeArbiter} }
+
+// Offences lists the offences a sanction may name under the regime: only
+// the rur regime's articles fix their own consequences.
+func (r Regime) Offences() []string {
+	if r == RegimeRUR {
+		return Offences()
+	}
+	return nil
+}
+
+// DrawMethod is how the tables of the qualifying rounds are formed
+// (docs/rules.md#8-table-formation): Ruleset.Draw.
+type DrawMethod string
+
+// The draw methods.
+const (
+	// DrawRUR is rur-2015 art. 8's: game 1 keeps clubs and regions apart,
+	// game 2 seats a 1st, 2nd, 3rd and 4th of game 1 at each table.
+	DrawRUR DrawMethod = "rur"
+	// DrawSeeded2003 is campionato-2003's: round 1 by historical rank,
+	// later rounds by previous score.
+	DrawSeeded2003 DrawMethod = "seeded-2003"
+	// DrawRandom draws at random, avoiding same club and region where it
+	// can.
+	DrawRandom DrawMethod = "random"
+)
+
+// DrawMethods lists every draw method.
+func DrawMethods() []DrawMethod { return []DrawMethod{DrawRUR, DrawSeeded2003, DrawRandom} }
+
+// TieChain breaks ties in table points at a table
+// (docs/rules.md#4-placement-at-a-table): Ruleset.TieChain.
+type TieChain string
+
+// The tie chains.
+const (
+	// TieChainRUR is rur-2015's: off-objective points, then reverse turn
+	// order (also master's).
+	TieChainRUR TieChain = "rur"
+	// TieChain2003 is campionato-2003's: objective territories,
+	// territories, armies + 3 × cards.
+	TieChain2003 TieChain = "2003"
+	// TieChainRTU is the rtu list, ending with a recorded die roll.
+	TieChainRTU TieChain = "rtu"
+)
+
+// TieChains lists every tie chain.
+func TieChains() []TieChain { return []TieChain{TieChainRUR, TieChain2003, TieChainRTU} }
+
+// TieAtTop is how a tie for first place at a table is settled
+// (docs/rules.md#4-placement-at-a-table): Ruleset.TieAtTop.
+type TieAtTop string
+
+// The ways a tie at the top is settled.
+const (
+	// TieAtTopChain sends it through the tie chain (also "").
+	TieAtTopChain TieAtTop = "chain"
+	// TieAtTopSplitBonus: two tied first share the bonus, three or more
+	// get none.
+	TieAtTopSplitBonus TieAtTop = "split_bonus"
+)
+
+// TieAtTops lists every way a tie at the top is settled.
+func TieAtTops() []TieAtTop { return []TieAtTop{TieAtTopChain, TieAtTopSplitBonus} }
+
+// Tiebreak orders players tied in the standings (docs/rules.md#6-standings):
+// Ruleset.Tiebreak.
+type Tiebreak string
+
+// The standings tie-breaks.
+const (
+	// TiebreakRUR is rur-2015 art. 1's (also the default).
+	TiebreakRUR Tiebreak = "rur"
+	// TiebreakCirki is cirki-2001 §14's.
+	TiebreakCirki Tiebreak = "cirki"
+)
+
+// Tiebreaks lists every standings tie-break.
+func Tiebreaks() []Tiebreak { return []Tiebreak{TiebreakRUR, TiebreakCirki} }
+
+// ContestBy is who may contest an event (docs/rules.md#13-contestation):
+// Ruleset.ContestBy, where "" reads as ContestByAnyone.
+type ContestBy string
+
+// Who may contest.
+const (
+	ContestByAnyone ContestBy = "anyone"
+	// ContestByInvolved hears only a player the contested event concerns
+	// (the EG online appeals chamber's rule).
+	ContestByInvolved ContestBy = "involved"
+)
+
+// ContestBys lists who may contest, each way a ruleset may say it.
+func ContestBys() []ContestBy { return []ContestBy{ContestByAnyone, ContestByInvolved} }
+
+// PresetID names a ruleset preset (docs/rules.md#2-rulesets): Ruleset.Preset.
+type PresetID string
+
+// The presets, each defined once in the preset table (Preset).
+const (
+	PresetRUR2015        PresetID = "rur-2015"
+	PresetCampionato2003 PresetID = "campionato-2003"
+	PresetMaster         PresetID = "master"
+	PresetCirki2001      PresetID = "cirki-2001"
+	PresetRTU            PresetID = "rtu"
+)
+
 // Formula is a scoring formula, converting table points into tournament
 // points (docs/rules.md#5-scoring-formulas).
 type Formula string
@@ -134,6 +290,11 @@ const (
 
 // Closings lists every way a game may end.
 func Closings() []Closing { return []Closing{ClosingObjective, ClosingRoll, ClosingTime} }
+
+// Risiko reports whether a game that ended this way was won by completing
+// the objective (RisiKo!): a game closes by objective exactly when its
+// winner made risiko.
+func (c Closing) Risiko() bool { return c == ClosingObjective }
 
 // Knockout is a format of the phases after the qualifying rounds
 // (docs/rules.md#7-formats-and-the-rur-knockout); each is planned by its

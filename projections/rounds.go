@@ -151,14 +151,14 @@ func (t *Tournament) ScoringTable(round int, rep *events.ResultRecorded) scoring
 	// giocatore ritirato (vedi art. 31)"), placed and scored like a
 	// withdrawn player, by his recorded table points (art. 31: "gli saranno
 	// assegnati quelli relativi alla posizione ottenuta").
-	disqualified := scoring.Disqualified
+	disqualified := events.SeatDisqualified
 	if t.Ruleset.DisqualifiedAsWithdrawn() {
-		disqualified = scoring.Withdrawn
+		disqualified = events.SeatWithdrawn
 	}
 	st := scoring.Table{Winner: rep.Winner, Risiko: rep.Risiko, Rolls: rep.Rolls}
 	for _, p := range rep.Players {
-		status := scoring.Status(p.Status)
-		if status == scoring.Disqualified {
+		status := p.Status
+		if status == events.SeatDisqualified {
 			status = disqualified
 		}
 		st.Players = append(st.Players, scoring.Seat{Player: p.Player, Turn: p.Turn, TablePoints: p.TablePoints,
@@ -190,11 +190,11 @@ func (t *Tournament) ScoringTable(round int, rep *events.ResultRecorded) scoring
 			// with 0 points").
 			status := disqualified
 			if t.expelledBy(s.Sanction) {
-				status = scoring.Disqualified
+				status = events.SeatDisqualified
 			}
 			for i := range st.Players {
 				seat := &st.Players[i]
-				if seat.Player != s.Player || status == scoring.Withdrawn && seat.Status == scoring.Eliminated {
+				if seat.Player != s.Player || status == events.SeatWithdrawn && seat.Status == events.SeatEliminated {
 					continue
 				}
 				seat.Status, seat.EliminatedOrder = status, 0

@@ -75,6 +75,18 @@ const (
 	ProposalRecorded   ProposalStatus = "recorded"
 )
 
+// AwaitsConfirmations reports whether the proposal waits for the other
+// players of the table to confirm it.
+func (s ProposalStatus) AwaitsConfirmations() bool { return s == ProposalPending }
+
+// Recordable reports whether the arbiter may record the proposal as it
+// stands: every player of the table confirmed it.
+func (s ProposalStatus) Recordable() bool { return s == ProposalReady }
+
+// ProposeAgain reports whether the table's report is to be proposed again:
+// the proposal was disputed, or breaks the board's bounds.
+func (s ProposalStatus) ProposeAgain() bool { return s == ProposalDisputed || s == ProposalFlagged }
+
 // Status says where proposal p of table tb stands.
 func (p *Proposal) Status(tb *Table) ProposalStatus {
 	switch {

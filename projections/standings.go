@@ -174,7 +174,7 @@ func (t *Tournament) ClassificationPenalties() map[string]int64 {
 					continue
 				}
 				for _, p := range tb.Report.Players {
-					if p.Status == "withdrawn" {
+					if p.Status == events.SeatWithdrawn {
 						pen[p.Player] += malus
 					}
 				}

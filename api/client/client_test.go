@@ -14,6 +14,7 @@ import (
 	"github.com/referto/referto/api"
 	"github.com/referto/referto/api/apitest"
 	"github.com/referto/referto/api/client"
+	"github.com/referto/referto/commands"
 	"github.com/referto/referto/commands/ledger/backup"
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/events/checkpoint"
@@ -39,7 +40,7 @@ func TestEveryRouteTyped(t *testing.T) {
 		t.Fatalf("appoint: %+v %v", off, err)
 	}
 	arb := c.As(off.Token)
-	reg := map[string]any{"type": "RegisterPlayer", "player": "p1", "name": "Uno"}
+	reg := &commands.RegisterPlayer{Player: "p1", Name: "Uno"}
 	o, err := arb.Command(ctx, "ct", "reg-1", reg)
 	if err != nil || o.Seq != 3 || o.Replayed {
 		t.Fatalf("register: %+v %v", o, err)
@@ -51,16 +52,16 @@ func TestEveryRouteTyped(t *testing.T) {
 		t.Errorf("the retry: %+v %v, want seq 3 replayed", again, err)
 	}
 	for i, p := range []string{"p2", "p3", "p4"} {
-		if _, err := arb.Command(ctx, "ct", "", []byte(`{"type":"RegisterPlayer","player":"`+p+`","name":"P"}`)); err != nil {
+		if _, err := arb.CommandJSON(ctx, "ct", "", raw(`{"type":"RegisterPlayer","player":"`+p+`","name":"P"}`)); err != nil {
 			t.Fatalf("register %d: %v", i, err)
 		}
 	}
-	_, err = arb.Command(ctx, "ct", "", map[string]any{"type": "RegisterPlayer", "player": "p1", "name": "Again"})
+	_, err = arb.Command(ctx, "ct", "", &commands.RegisterPlayer{Player: "p1", Name: "Again"})
 	var p *client.Problem
 	if !errors.As(err, &p) || p.Status != 422 && p.Status != 409 || p.Code == "" {
 		t.Errorf("a second registration of p1: %v, want a problem", err)
 	}
-	_, err = arb.Command(ctx, "ct", "", map[string]any{"type": "RegisterPlayer", "player": "p9"})
+	_, err = arb.Command(ctx, "ct", "", &commands.RegisterPlayer{Player: "p9"})
 	if !errors.As(err, &p) || p.Status != 400 || p.Code != "invalid" || p.Field != "name" {
 		t.Errorf("a registration without a name: %+v, want 400 invalid naming the field", p)
 	}
@@ -153,11 +154,11 @@ func TestRetryUnavailable(t *testing.T) {
 	ctx := context.Background()
 	c := &client.Client{Base: srv.URL}
 	var p *client.Problem
-	if _, err := c.Command(ctx, "t", "", raw(`{"type":"X"}`)); !errors.As(err, &p) || p.Status != 503 || p.Code != "unavailable" {
+	if _, err := c.CommandJSON(ctx, "t", "", raw(`{"type":"X"}`)); !errors.As(err, &p) || p.Status != 503 || p.Code != "unavailable" {
 		t.Errorf("without retries: %v, want the 503 problem", err)
 	}
 	c.RetryUnavailable = 5
-	if o, err := c.Command(ctx, "t", "", raw(`{"type":"X"}`)); err != nil || o.Seq != 7 {
+	if o, err := c.CommandJSON(ctx, "t", "", raw(`{"type":"X"}`)); err != nil || o.Seq != 7 {
 		t.Errorf("with retries: %+v %v", o, err)
 	}
 	plain := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

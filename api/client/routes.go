@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"time"
 
+	"github.com/referto/referto/commands"
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/projections"
 )
@@ -47,10 +48,21 @@ func (c *Client) CreateTournament(ctx context.Context, key string, t NewTourname
 	return c.command(ctx, "/v1/tournaments", key, t)
 }
 
-// Command sends a command (a payload with its "type": a struct, a map or
-// JSON as it is) to tournament t, under the idempotency key when not
-// empty.
-func (c *Client) Command(ctx context.Context, t, key string, payload any) (Outcome, error) {
+// Command sends cmd to tournament t, under the idempotency key when not
+// empty: its payload is commands.Encode's, which writes the "type" from
+// the command's own CommandType.
+func (c *Client) Command(ctx context.Context, t, key string, cmd commands.Command) (Outcome, error) {
+	body, err := commands.Encode(cmd)
+	if err != nil {
+		return Outcome{}, err
+	}
+	return c.CommandJSON(ctx, t, key, body)
+}
+
+// CommandJSON sends a command payload as it is, its "type" included, to
+// tournament t, under the idempotency key when not empty: for what tests
+// the wire format, or replays recorded requests byte for byte.
+func (c *Client) CommandJSON(ctx context.Context, t, key string, payload json.RawMessage) (Outcome, error) {
 	return c.command(ctx, "/v1/tournaments/"+url.PathEscape(t)+"/commands", key, payload)
 }
 

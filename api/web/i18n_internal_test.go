@@ -1,29 +1,90 @@
 package web
 
 import (
+	"slices"
 	"testing"
 
+	"github.com/referto/referto/commands"
 	"github.com/referto/referto/events"
+	"github.com/referto/referto/projections"
 )
 
-// TestEveryVocabularyWordHasALabel: every phase, player status and way a
-// game ends the pages may show has its own label in every language, so that
-// a word added to events is not shown raw.
+// TestEveryVocabularyWordHasALabel: every word of the ledger's
+// vocabularies the pages may show (a phase, a player's status, a way a
+// game or a player's game ends, a sanction, a ruleset's choices, an
+// official's role, a contestation's effect, where a proposal stands) has
+// its own label in every language, keyed by its constant, so that a word
+// added to events is not shown raw.
 func TestEveryVocabularyWordHasALabel(t *testing.T) {
 	var words []string
-	for _, p := range events.Phases() {
-		words = append(words, string(p))
+	add := func(prefix string, ws ...string) {
+		for _, w := range ws {
+			words = append(words, prefix+w)
+		}
 	}
-	for _, s := range events.PlayerStatuses() {
-		words = append(words, string(s))
-	}
-	for _, c := range events.Closings() {
-		words = append(words, string(c))
-	}
+	add("", strs(events.Phases())...)
+	add("", strs(events.PlayerStatuses())...)
+	add("", strs(events.Closings())...)
+	add("", strs(events.SeatStatuses())...)
+	add("", strs(events.SanctionKinds())...)
+	add("", events.WithdrawalReasons()...)
+	add("", events.OfficialRoles()...)
+	add("formula_", strs(events.Formulas())...)
+	add("knockout_", strs(events.Knockouts())...)
+	add("tiechain_", strs(events.TieChains())...)
+	add("tieattop_", strs(events.TieAtTops())...)
+	add("tiebreak_", strs(events.Tiebreaks())...)
+	add("drawalg_", strs(events.DrawMethods())...)
+	add("regime_", strs(events.Regimes())...)
+	add("contestby_", strs(events.ContestBys())...)
+	add("annulment_", events.AnnulNextRound, events.AnnulNone)
+	add("disq_", events.DisqualifiedLast, events.DisqualifiedWithdrawn, events.DisqualifiedGame)
+	add("rulings_", events.RulingsArbiters, events.RulingsAppeals)
+	add("selfreport_", events.SelfReportArbiter, events.SelfReportConfirmed)
+	add("effect_", commands.Effects()...)
+	add("status_", strs([]projections.ProposalStatus{projections.ProposalPending, projections.ProposalReady, projections.ProposalDisputed,
+		projections.ProposalFlagged, projections.ProposalSuperseded, projections.ProposalRecorded})...)
 	for lang, l := range labels {
 		for _, w := range words {
 			if _, ok := l[w]; !ok {
 				t.Errorf("%s: no label for %q", lang, w)
+			}
+		}
+	}
+}
+
+// TestParametersAreEveryParameter: the ruleset's parameters a page shows
+// are the ledger's, each once.
+func TestParametersAreEveryParameter(t *testing.T) {
+	rs, _ := events.Preset(events.PresetRUR2015)
+	var shown []string
+	for _, p := range params("it", rs) {
+		shown = append(shown, p.Key)
+	}
+	want := events.ParamNames()
+	slices.Sort(shown)
+	slices.Sort(want)
+	if !slices.Equal(shown, want) {
+		t.Errorf("the pages show parameters %v, want %v", shown, want)
+	}
+}
+
+func strs[S ~string](words []S) []string {
+	out := make([]string, len(words))
+	for i, w := range words {
+		out[i] = string(w)
+	}
+	return out
+}
+
+// TestNoLabelIsShadowed: a key of the later words (more) that the first
+// labels already have would never be shown: the key names two things, as
+// "refused" once named a refused registration and a refused command.
+func TestNoLabelIsShadowed(t *testing.T) {
+	for lang, words := range more {
+		for k, v := range words {
+			if got := labels[lang][k]; got != v {
+				t.Errorf("%s: %q says %q, and %q is never shown", lang, k, got, v)
 			}
 		}
 	}

@@ -15,10 +15,10 @@ import (
 
 	"github.com/gorilla/mux"
 
+	"github.com/referto/referto/commands"
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/projections"
 	"github.com/referto/referto/projections/ranking"
-	"github.com/referto/referto/projections/scoring"
 )
 
 // me is GET /v1/me: who the token acts as and what it may send.
@@ -283,8 +283,8 @@ func (u *UI) createTournament(w http.ResponseWriter, r *http.Request) {
 	if !postForm(w, r) {
 		return
 	}
-	body := map[string]any{"id": r.PostForm.Get("id"), "name": r.PostForm.Get("name"), "ruleset": r.PostForm.Get("ruleset")}
-	a, prob, err := u.send(r, "/v1/tournaments", formKey(r, u), body)
+	create := &commands.CreateTournament{ID: r.PostForm.Get("id"), Name: r.PostForm.Get("name"), Ruleset: events.PresetID(r.PostForm.Get("ruleset"))}
+	a, prob, err := u.send(r, "/v1/tournaments", formKey(r, u), create)
 	if err == nil && prob == nil {
 		done(w, r, tPath(r.PostForm.Get("id")), flashOf(a, ""))
 		return
@@ -390,8 +390,11 @@ func (u *UI) overviewPost(w http.ResponseWriter, r *http.Request) {
 	switch f.Get("_action") {
 	case "appoint":
 		var res apiResponse
-		res, err = u.call(r, token(r), http.MethodPost, "/v1/tournaments/"+url.PathEscape(t)+"/officials",
-			map[string]any{"name": f.Get("name"), "role": f.Get("role")}, "Idempotency-Key", formKey(r, u))
+		var body []byte
+		if body, err = commands.Encode(&commands.AppointOfficial{Name: f.Get("name"), Role: f.Get("role")}); err == nil {
+			res, err = u.call(r, token(r), http.MethodPost, "/v1/tournaments/"+url.PathEscape(t)+"/officials",
+				json.RawMessage(body), "Idempotency-Key", formKey(r, u))
+		}
 		if err == nil && res.status >= 300 {
 			prob = problemOf(res)
 		} else if err == nil {
@@ -403,7 +406,7 @@ func (u *UI) overviewPost(w http.ResponseWriter, r *http.Request) {
 		}
 	case "publish":
 		var a accepted
-		a, prob, err = u.command(r, t, map[string]any{"type": "PublishClassification", "final": f.Get("final") != ""})
+		a, prob, err = u.command(r, t, &commands.PublishClassification{Final: f.Get("final") != ""})
 		if err == nil && prob == nil {
 			done(w, r, tPath(t), flashOf(a, ""))
 			return
@@ -460,9 +463,9 @@ func (u *UI) playersPost(w http.ResponseWriter, r *http.Request) {
 	var fl *flash
 	switch f.Get("_action") {
 	case "register":
-		cmd := map[string]any{"type": "RegisterPlayer", "player": f.Get("player"), "name": f.Get("name"), "club": f.Get("club"), "region": f.Get("region")}
+		cmd := &commands.RegisterPlayer{Player: f.Get("player"), Name: f.Get("name"), Club: f.Get("club"), Region: f.Get("region")}
 		if v := f.Get("rank"); v != "" {
-			cmd["rank"] = atoiOr(v, -1)
+			cmd.Rank = atoiOr(v, -1)
 		}
 		if a, prob, err = u.command(r, t, cmd); err == nil && prob == nil {
 			fl = flashOf(a, f.Get("player"))
@@ -475,7 +478,7 @@ func (u *UI) playersPost(w http.ResponseWriter, r *http.Request) {
 			fl.arg += fmt.Sprintf(" (+%d %s)", again, tr(lang(r), "recorded_before"))
 		}
 	case "close":
-		if a, prob, err = u.command(r, t, map[string]any{"type": "CloseRegistration"}); err == nil && prob == nil {
+		if a, prob, err = u.command(r, t, &commands.CloseRegistration{}); err == nil && prob == nil {
 			fl = flashOf(a, "")
 		}
 	case "scan":
@@ -492,15 +495,13 @@ func (u *UI) playersPost(w http.ResponseWriter, r *http.Request) {
 			break
 		}
 		f.Set("player", player)
-		cmd := map[string]any{"type": "CheckIn", "round": atoiOr(f.Get("round"), 0), "player": player, "minutes_late": atoiOr(f.Get("minutes_late"), 0)}
+		cmd := &commands.CheckIn{Round: atoiOr(f.Get("round"), 0), Player: player, MinutesLate: atoiOr(f.Get("minutes_late"), 0)}
 		if a, prob, err = u.command(r, t, cmd); err == nil && prob == nil {
 			fl = flashOf(a, pp.Name(player))
 		}
 	case "checkin":
-		cmd := map[string]any{"type": "CheckIn", "round": atoiOr(f.Get("round"), 0), "player": f.Get("player"), "minutes_late": atoiOr(f.Get("minutes_late"), 0)}
-		if f.Get("absent") != "" {
-			cmd["absent"] = true
-		}
+		cmd := &commands.CheckIn{Round: atoiOr(f.Get("round"), 0), Player: f.Get("player"), MinutesLate: atoiOr(f.Get("minutes_late"), 0),
+			Absent: f.Get("absent") != ""}
 		if a, prob, err = u.command(r, t, cmd); err == nil && prob == nil {
 			fl = flashOf(a, f.Get("player"))
 		}
@@ -549,21 +550,22 @@ func (u *UI) importCSV(r *http.Request, t, text string) (n, again int, _ *Proble
 		if len(rec) < 2 {
 			return n, again, &Problem{Status: 400, Field: "csv", Detail: fmt.Sprintf("line %d: want player,name[,club[,region[,rank]]]", line)}, nil
 		}
-		cmd := map[string]any{"type": "RegisterPlayer", "player": strings.TrimSpace(rec[0]), "name": strings.TrimSpace(rec[1])}
-		for i, k := range []string{"club", "region"} {
-			if len(rec) > 2+i && strings.TrimSpace(rec[2+i]) != "" {
-				cmd[k] = strings.TrimSpace(rec[2+i])
+		field := func(i int) string {
+			if len(rec) > i {
+				return strings.TrimSpace(rec[i])
 			}
+			return ""
 		}
-		if len(rec) > 4 && strings.TrimSpace(rec[4]) != "" {
-			cmd["rank"] = atoiOr(strings.TrimSpace(rec[4]), -1)
+		cmd := &commands.RegisterPlayer{Player: field(0), Name: field(1), Club: field(2), Region: field(3)}
+		if v := field(4); v != "" {
+			cmd.Rank = atoiOr(v, -1)
 		}
 		a, prob, err := u.send(r, "/v1/tournaments/"+url.PathEscape(t)+"/commands", fmt.Sprintf("%s-%d", base, line), cmd)
 		if err != nil {
 			return n, again, nil, err
 		}
 		if prob != nil {
-			prob.Detail = fmt.Sprintf("line %d (%s): %s", line, cmd["player"], prob.Detail)
+			prob.Detail = fmt.Sprintf("line %d (%s): %s", line, cmd.Player, prob.Detail)
 			prob.Field = "csv"
 			return n, again, prob, nil
 		}
@@ -621,16 +623,11 @@ func (u *UI) roundPost(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	t, n := r.PathValue("t"), atoiOr(r.PathValue("r"), 0)
-	cmd := map[string]any{"type": "DrawTables", "round": n}
-	if s := strings.TrimSpace(r.PostForm.Get("seed")); s != "" {
-		cmd["seed"] = s
-	}
 	if r.PostForm.Get("_action") == "record_proposal" {
 		// The arbiter's one action: the proposal the table's players
 		// confirmed, recorded as it stands, naming it.
 		table := atoiOr(r.PostForm.Get("table"), 0)
-		cmd = map[string]any{"type": "RecordResult", "round": n, "table": table, "proposal": r.PostForm.Get("proposal")}
-		a, prob, err := u.command(r, t, cmd)
+		a, prob, err := u.command(r, t, &commands.RecordResult{Round: n, Table: table, Proposal: r.PostForm.Get("proposal")})
 		if err == nil && prob == nil {
 			done(w, r, fmt.Sprintf("%srounds/%d#table-%d", tPath(t), n, table), flashOf(a, strconv.Itoa(table)))
 			return
@@ -640,7 +637,7 @@ func (u *UI) roundPost(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
-	a, prob, err := u.command(r, t, cmd)
+	a, prob, err := u.command(r, t, &commands.DrawTables{Round: n, Seed: strings.TrimSpace(r.PostForm.Get("seed"))})
 	if err == nil && prob == nil {
 		done(w, r, fmt.Sprintf("%srounds/%d", tPath(t), n), flashOf(a, ""))
 		return
@@ -654,7 +651,7 @@ func (u *UI) slips(w http.ResponseWriter, r *http.Request) {
 	if p, ok := u.roundPage(w, r, "slips"); ok {
 		// An arbiter's slips carry each player's seat ticket: his personal
 		// link as a QR code, to cut off and hand him.
-		if p.Can("RevokePlayerToken") {
+		if p.Can(commands.TypeOf[commands.RevokePlayerToken]()) {
 			if links, prob, err := u.playerLinks(r, p); err == nil && prob == nil {
 				p.Data.(map[string]any)["Links"] = links
 				w.Header().Set("Cache-Control", "no-store")
@@ -666,8 +663,21 @@ func (u *UI) slips(w http.ResponseWriter, r *http.Request) {
 
 // --- result entry (the referto) ---------------------------------------------
 
-// seatFields are the per-player inputs of the table report, in form order.
+// seatFields are the per-player inputs of the table report, in form order:
+// the names of commands.SeatInput's figures, each set by seatSetters.
 var seatFields = []string{"turn", "table_points", "off_objective_points", "objective_territories", "territories", "armies", "cards", "eliminated_order"}
+
+// seatSetters set a figure of a report's line by its field's name.
+var seatSetters = map[string]func(s *commands.SeatInput, n int){
+	"turn":                  func(s *commands.SeatInput, n int) { s.Turn = n },
+	"table_points":          func(s *commands.SeatInput, n int) { s.TablePoints = &n },
+	"off_objective_points":  func(s *commands.SeatInput, n int) { s.OffObjectivePoints = &n },
+	"objective_territories": func(s *commands.SeatInput, n int) { s.ObjectiveTerritories = &n },
+	"territories":           func(s *commands.SeatInput, n int) { s.Territories = &n },
+	"armies":                func(s *commands.SeatInput, n int) { s.Armies = n },
+	"cards":                 func(s *commands.SeatInput, n int) { s.Cards = n },
+	"eliminated_order":      func(s *commands.SeatInput, n int) { s.EliminatedOrder = n },
+}
 
 func (u *UI) resultPage(w http.ResponseWriter, r *http.Request) (*page, *projections.Table, bool) {
 	p, ok := u.roundPage(w, r, "result")
@@ -714,12 +724,13 @@ func (u *UI) resultPost(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	cmd, prob := reportCommand("RecordResult", r.PostForm, atoiOr(r.PathValue("r"), 0), tb)
+	rep, prob := reportForm(r.PostForm, tb)
 	if prob != nil {
 		u.refused(w, r, "result", p, prob, nil)
 		return
 	}
-	a, prob, err := u.command(r, r.PathValue("t"), cmd)
+	a, prob, err := u.command(r, r.PathValue("t"), &commands.RecordResult{Round: atoiOr(r.PathValue("r"), 0), Table: tb.Number,
+		ClosedBy: rep.closedBy, Winner: rep.winner, Risiko: rep.risiko, Players: rep.players})
 	if err == nil && prob == nil {
 		done(w, r, fmt.Sprintf("%srounds/%s#table-%d", tPath(r.PathValue("t")), r.PathValue("r"), tb.Number), flashOf(a, strconv.Itoa(tb.Number)))
 		return
@@ -851,10 +862,7 @@ func sanctionsData(st *projections.State) map[string]any {
 		ladder = append(ladder, by[id])
 	}
 	// Offences climb a ladder only under the rur regime (docs/rules.md#10-sanctions).
-	var offences []string
-	if st.Summary.Ruleset.Sanctions == "rur" {
-		offences = events.Offences()
-	}
+	offences := st.Summary.Ruleset.Sanctions.Offences()
 	return map[string]any{"Ladder": ladder, "Kinds": events.SanctionKinds(), "Offences": offences, "Regime": st.Summary.Ruleset.Sanctions,
 		"CurrentRound": max(len(st.Rounds), 1)}
 }
@@ -873,23 +881,21 @@ func (u *UI) sanctionsPost(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	t, f := r.PathValue("t"), r.PostForm
-	var cmd map[string]any
+	var cmd commands.Command
 	switch f.Get("_action") {
 	case "revoke":
-		cmd = map[string]any{"type": "RevokeSanction", "sanction": f.Get("sanction"), "ruling": f.Get("ruling")}
+		cmd = &commands.RevokeSanction{Sanction: f.Get("sanction"), Ruling: f.Get("ruling")}
 	default:
-		cmd = map[string]any{"type": "ImposeSanction", "player": f.Get("player"), "round": atoiOr(f.Get("round"), 0),
-			"kind": f.Get("kind"), "article": f.Get("article"), "reason": f.Get("reason")}
 		// The offence picks the ladder; the article then defaults to it.
-		if v := f.Get("offence"); v != "" {
-			cmd["offence"] = v
-		}
+		impose := &commands.ImposeSanction{Player: f.Get("player"), Round: atoiOr(f.Get("round"), 0),
+			Kind: events.SanctionKind(f.Get("kind")), Article: f.Get("article"), Reason: f.Get("reason"), Offence: f.Get("offence")}
 		if v := f.Get("table"); v != "" {
-			cmd["table"] = atoiOr(v, -1)
+			impose.Table = atoiOr(v, -1)
 		}
 		if v := f.Get("amount"); v != "" {
-			cmd["amount"] = atoiOr(v, -1)
+			impose.Amount = atoiOr(v, -1)
 		}
+		cmd = impose
 	}
 	a, prob, err := u.command(r, t, cmd)
 	if err == nil && prob == nil {
@@ -918,26 +924,21 @@ func (u *UI) contestationsPost(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	t, f := r.PathValue("t"), r.PostForm
-	var cmd map[string]any
+	var cmd commands.Command
 	var prob *Problem
 	switch f.Get("_action") {
 	case "rule":
-		cmd = map[string]any{"type": "RuleContestation", "contestation": f.Get("contestation"), "upheld": f.Get("upheld") == "true", "ruling": f.Get("ruling")}
+		rule := &commands.RuleContestation{Contestation: f.Get("contestation"), Upheld: f.Get("upheld") == "true", Ruling: f.Get("ruling")}
 		if c := strings.TrimSpace(f.Get("corrections")); c != "" {
-			var corr []json.RawMessage
-			if err := json.Unmarshal([]byte(c), &corr); err != nil {
+			if err := json.Unmarshal([]byte(c), &rule.Corrections); err != nil {
 				prob = &Problem{Status: 400, Field: "corrections", Detail: "the corrections are a JSON array of command payloads: " + err.Error()}
 			}
-			cmd["corrections"] = corr
 		}
+		cmd = rule
 	default:
-		cmd = map[string]any{"type": "FileContestation", "against": atoiOr(f.Get("against"), 0), "claim": f.Get("claim")}
-		if v := f.Get("effect"); v != "" {
-			cmd["effect"] = v
-		}
-		if v := f.Get("by"); v != "" {
-			cmd["by"] = v
-		}
+		// A seq that is no positive number is none: the ledger asks for one.
+		against, _ := strconv.ParseUint(strings.TrimSpace(f.Get("against")), 10, 64)
+		cmd = &commands.FileContestation{Against: against, Claim: f.Get("claim"), Effect: f.Get("effect"), By: f.Get("by")}
 	}
 	var err error
 	var a accepted
@@ -1000,13 +1001,19 @@ var funcs = template.FuncMap{
 	"field": func(i int, name string) string {
 		return fmt.Sprintf("players[%d].%s", i, name)
 	},
-	// closings are every way a game may end, as a paper slip offers them.
+	// closings are every way a game may end, as a paper slip offers them;
+	// closing reads a form's value as one.
 	"closings": events.Closings,
+	"closing":  func(s string) events.Closing { return events.Closing(s) },
 	// reportStatuses are how a player's game may end, as the report form
 	// offers them (a disqualification is a sanction's).
-	"reportStatuses": func() []scoring.Status {
-		return []scoring.Status{scoring.Finished, scoring.Withdrawn, scoring.Eliminated}
+	"reportStatuses": func() []events.SeatStatus {
+		return []events.SeatStatus{events.SeatFinished, events.SeatWithdrawn, events.SeatEliminated}
 	},
+	// officialRoles are the roles an official may be appointed to.
+	"officialRoles": events.OfficialRoles,
+	// effects are the persisting effects a contestation may name.
+	"effects": commands.Effects,
 	// withdrawalReasons are why a withdrawn player left the game, as the
 	// report form offers them when no withdrawal was recorded before it.
 	"withdrawalReasons": events.WithdrawalReasons,

@@ -177,7 +177,7 @@ func viewProblem(lang string, prob *Problem, seat func(int) string, name func(st
 	}
 	v := &problemView{Status: prob.Status, Headline: tr(lang, "refused_"+prob.Code)}
 	if v.Headline == "refused_"+prob.Code {
-		v.Headline = tr(lang, "refused")
+		v.Headline = tr(lang, "not_recorded")
 	}
 	type item struct{ field, detail, rule string }
 	var items []item

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/referto/referto/commands"
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/projections"
 )
@@ -60,8 +61,8 @@ func (p *page) ProblemView() *problemView {
 }
 
 // ProposalStatus is where a proposal stands at its table.
-func (p *page) ProposalStatus(pr *projections.Proposal, tb *projections.Table) string {
-	return string(pr.Status(tb))
+func (p *page) ProposalStatus(pr *projections.Proposal, tb *projections.Table) projections.ProposalStatus {
+	return pr.Status(tb)
 }
 
 // Names lists players by name.
@@ -142,7 +143,7 @@ type myView struct {
 	Seat          int
 	TurnOrder     []string
 	Proposal      *projections.Proposal
-	Status        string
+	Status        projections.ProposalStatus
 	Waiting       []string
 	Confirmed     bool
 	Disputed      bool
@@ -171,7 +172,7 @@ func (u *UI) myData(p *page) *myView {
 				v.Table, v.Seat = tb, i+1
 				v.TurnOrder = tb.TurnOrder
 				if pr := tb.Current(); pr != nil && pr.Superseded == 0 {
-					v.Proposal, v.Status, v.Waiting = pr, string(pr.Status(tb)), pr.Waiting(tb)
+					v.Proposal, v.Status, v.Waiting = pr, pr.Status(tb), pr.Waiting(tb)
 					_, v.Confirmed = pr.Confirmed[id]
 					v.Confirmed = v.Confirmed || pr.By == id
 					for _, d := range pr.Disputes {
@@ -257,7 +258,7 @@ func proposalForm(pr *projections.Proposal) url.Values {
 		set("armies", s.Armies, false)
 		set("cards", s.Cards, false)
 		set("eliminated_order", s.EliminatedOrder, false)
-		f.Set(fmt.Sprintf("players[%d].status", i), s.Status)
+		f.Set(fmt.Sprintf("players[%d].status", i), string(s.Status))
 		if s.Withdrawal != "" {
 			f.Set(fmt.Sprintf("players[%d].withdrawal", i), s.Withdrawal)
 		}
@@ -275,21 +276,22 @@ func (u *UI) myPost(w http.ResponseWriter, r *http.Request) {
 	}
 	v := u.myData(p)
 	f, id := r.PostForm, p.Me.Official
-	var cmd map[string]any
+	var cmd commands.Command
 	var prob *Problem
 	switch f.Get("_action") {
 	case "confirm":
-		cmd = map[string]any{"type": "ConfirmProposal", "player": id, "proposal": f.Get("proposal")}
+		cmd = &commands.ConfirmProposal{Player: id, Proposal: f.Get("proposal")}
 	case "dispute":
-		cmd = map[string]any{"type": "DisputeProposal", "player": id, "proposal": f.Get("proposal"), "reason": f.Get("reason")}
+		cmd = &commands.DisputeProposal{Player: id, Proposal: f.Get("proposal"), Reason: f.Get("reason")}
 	default:
 		if v.Table == nil {
 			prob = &Problem{Status: 404, Code: "not_found", Detail: tr(p.Lang, "not_seated"), Said: true}
 			break
 		}
-		cmd, prob = reportCommand("ProposeResult", f, v.Round.Number, v.Table)
-		if cmd != nil {
-			cmd["player"] = id
+		var rep report
+		if rep, prob = reportForm(f, v.Table); prob == nil {
+			cmd = &commands.ProposeResult{Player: id, Round: v.Round.Number, Table: v.Table.Number,
+				ClosedBy: rep.closedBy, Winner: rep.winner, Risiko: rep.risiko, Players: rep.players}
 		}
 	}
 	var a accepted
@@ -305,22 +307,22 @@ func (u *UI) myPost(w http.ResponseWriter, r *http.Request) {
 	u.refused(w, r, "me", p, prob, err)
 }
 
-// reportCommand reads the report form of table tb into a command of type
-// typ; a *Problem when a figure is not a whole number.
-func reportCommand(typ string, f url.Values, round int, tb *projections.Table) (map[string]any, *Problem) {
-	cmd := map[string]any{"type": typ, "round": round, "table": tb.Number, "closed_by": f.Get("closed_by")}
-	if v := f.Get("winner"); v != "" {
-		cmd["winner"] = v
-	}
-	if f.Get("risiko") != "" {
-		cmd["risiko"] = true
-	}
-	var seats []map[string]any
+// report is a table report as its form gives it: RecordResult's (the
+// arbiter's) and ProposeResult's (a player's) alike.
+type report struct {
+	closedBy events.Closing
+	winner   string
+	risiko   bool
+	players  []commands.SeatInput
+}
+
+// reportForm reads the report form of table tb; a *Problem when a figure
+// is not a whole number.
+func reportForm(f url.Values, tb *projections.Table) (report, *Problem) {
+	rep := report{closedBy: events.Closing(f.Get("closed_by")), winner: f.Get("winner"), risiko: f.Get("risiko") != ""}
 	for i, id := range tb.Players {
-		seat := map[string]any{"player": id, "status": f.Get(fmt.Sprintf("players[%d].status", i))}
-		if w := f.Get(fmt.Sprintf("players[%d].withdrawal", i)); w != "" {
-			seat["withdrawal"] = w
-		}
+		seat := commands.SeatInput{Player: id, Status: events.SeatStatus(f.Get(fmt.Sprintf("players[%d].status", i))),
+			Withdrawal: f.Get(fmt.Sprintf("players[%d].withdrawal", i))}
 		for _, k := range seatFields {
 			v := strings.TrimSpace(f.Get(fmt.Sprintf("players[%d].%s", i, k)))
 			if v == "" {
@@ -328,14 +330,13 @@ func reportCommand(typ string, f url.Values, round int, tb *projections.Table) (
 			}
 			n, err := strconv.Atoi(v)
 			if err != nil {
-				return nil, &Problem{Status: 400, Code: "invalid", Field: fmt.Sprintf("players[%d].%s", i, k), Detail: "must be between 0 and 10000"}
+				return report{}, &Problem{Status: 400, Code: "invalid", Field: fmt.Sprintf("players[%d].%s", i, k), Detail: "must be between 0 and 10000"}
 			}
-			seat[k] = n
+			seatSetters[k](&seat, n)
 		}
-		seats = append(seats, seat)
+		rep.players = append(rep.players, seat)
 	}
-	cmd["players"] = seats
-	return cmd, nil
+	return rep, nil
 }
 
 // --- personal links and their slips ----------------------------------------------
@@ -390,7 +391,7 @@ func (u *UI) linksPage(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	if !p.Can("RevokePlayerToken") {
+	if !p.Can(commands.TypeOf[commands.RevokePlayerToken]()) {
 		u.render(w, "links", http.StatusOK, p)
 		return
 	}
@@ -414,13 +415,13 @@ func (u *UI) linksPost(w http.ResponseWriter, r *http.Request) {
 	var err error
 	switch f.Get("_action") {
 	case "revoke":
-		a, prob, err = u.command(r, t, map[string]any{"type": "RevokePlayerToken", "player": f.Get("player"), "reason": f.Get("reason")})
+		a, prob, err = u.command(r, t, &commands.RevokePlayerToken{Player: f.Get("player"), Reason: f.Get("reason")})
 	default:
-		body := map[string]any{}
+		issue := &commands.IssuePlayerTokens{}
 		if pl := f.Get("player"); pl != "" {
-			body["players"] = []string{pl}
+			issue.Players = []string{pl}
 		}
-		a, prob, err = u.send(r, "/v1/tournaments/"+url.PathEscape(t)+"/player-tokens", formKey(r, u), body)
+		a, prob, err = u.send(r, "/v1/tournaments/"+url.PathEscape(t)+"/player-tokens", formKey(r, u), issue)
 	}
 	if err == nil && prob == nil {
 		fl := flashOf(a, "")

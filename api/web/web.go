@@ -26,6 +26,8 @@ import (
 	"strings"
 
 	"github.com/gorilla/mux"
+
+	"github.com/referto/referto/commands"
 )
 
 //go:embed templates/*.html
@@ -275,13 +277,18 @@ type accepted struct {
 
 // command submits one command for tournament t with the form's
 // idempotency key; a *Problem when refused.
-func (u *UI) command(r *http.Request, t string, cmd map[string]any) (accepted, *Problem, error) {
+func (u *UI) command(r *http.Request, t string, cmd commands.Command) (accepted, *Problem, error) {
 	return u.send(r, "/v1/tournaments/"+url.PathEscape(t)+"/commands", formKey(r, u), cmd)
 }
 
-// send posts a command to path under an idempotency key.
-func (u *UI) send(r *http.Request, path, key string, cmd map[string]any) (accepted, *Problem, error) {
-	res, err := u.call(r, token(r), http.MethodPost, path, cmd, "Idempotency-Key", key)
+// send posts a command to path under an idempotency key, encoded as every
+// client of the API encodes it (commands.Encode).
+func (u *UI) send(r *http.Request, path, key string, cmd commands.Command) (accepted, *Problem, error) {
+	body, err := commands.Encode(cmd)
+	if err != nil {
+		return accepted{}, nil, err
+	}
+	res, err := u.call(r, token(r), http.MethodPost, path, json.RawMessage(body), "Idempotency-Key", key)
 	if err != nil {
 		return accepted{}, nil, err
 	}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/referto/referto/api"
 	"github.com/referto/referto/api/client"
+	"github.com/referto/referto/commands"
 	"github.com/referto/referto/commands/ledger"
 	"github.com/referto/referto/commands/ledger/backup"
 	"github.com/referto/referto/events/jetstream"
@@ -103,7 +104,7 @@ func TestBackupWhileServingRestoresTheSameLedger(t *testing.T) {
 			default:
 			}
 			p := fmt.Sprintf("p%03d", i)
-			o, err := admin.Command(ctx, "live", "reg-"+p, map[string]any{"type": "RegisterPlayer", "player": p, "name": fmt.Sprint("Giocatore ", i)})
+			o, err := admin.Command(ctx, "live", "reg-"+p, &commands.RegisterPlayer{Player: p, Name: fmt.Sprint("Giocatore ", i)})
 			if err != nil {
 				t.Errorf("register %s: %v", p, err)
 				return
@@ -238,7 +239,7 @@ func TestBackupWhileServingRestoresTheSameLedger(t *testing.T) {
 		t.Errorf("restored players %v, want the %d acknowledged up to event %d: %v", got, len(inBackup), live.Events, inBackup)
 	}
 	// The restored node takes commands where the backup left off.
-	if o, err := again.Command(ctx, "live", "", []byte(`{"type":"RegisterPlayer","player":"q001","name":"Dopo"}`)); err != nil || o.Seq != live.Events+1 {
+	if o, err := again.Command(ctx, "live", "", &commands.RegisterPlayer{Player: "q001", Name: "Dopo"}); err != nil || o.Seq != live.Events+1 {
 		t.Errorf("a command on the restored node: seq %d %v, want seq %d", o.Seq, err, live.Events+1)
 	}
 	if _, err := rest.terminate(); err != nil {

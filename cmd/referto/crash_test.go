@@ -122,7 +122,7 @@ func (c *crashClient) send(url string, cmd *crashCmd) (client.Outcome, error) {
 		}
 		return cl.CreateTournament(ctx, cmd.key, nt)
 	}
-	return cl.Command(ctx, cmd.t, cmd.key, []byte(cmd.body))
+	return cl.CommandJSON(ctx, cmd.t, cmd.key, []byte(cmd.body))
 }
 
 // problem reports whether err is the server's refusal, not a failed

@@ -186,7 +186,7 @@ func TestSIGKILLMidLoadLosesNothing(t *testing.T) {
 				mu.Lock()
 				all = append(all, s)
 				mu.Unlock()
-				o, err := arb.Command(ctx, "crash", s.key, []byte(s.body))
+				o, err := arb.CommandJSON(ctx, "crash", s.key, []byte(s.body))
 				if p, ok := problem(err); ok {
 					t.Errorf("%s: %v", s.key, p)
 					return
@@ -251,11 +251,11 @@ func TestSIGKILLMidLoadLosesNothing(t *testing.T) {
 		if s.seq > 0 {
 			continue
 		}
-		o, err := arb.Command(ctx, "crash", s.key, []byte(s.body))
+		o, err := arb.CommandJSON(ctx, "crash", s.key, []byte(s.body))
 		if err != nil {
 			t.Fatalf("retry %s: %v", s.key, err)
 		}
-		again, err := arb.Command(ctx, "crash", s.key, []byte(s.body))
+		again, err := arb.CommandJSON(ctx, "crash", s.key, []byte(s.body))
 		if err != nil || again.Seq != o.Seq {
 			t.Errorf("second retry of %s: seq %d %v, first retry seq %d", s.key, again.Seq, err, o.Seq)
 		}

@@ -118,13 +118,13 @@ func (s *Simulator) Report(rng *rand.Rand, round, table int, players []string) c
 	}
 
 	for i, id := range players {
-		line := commands.SeatInput{Player: id, Turn: turns[i] + 1, Status: "finished", Objective: s.set.Objectives[objs[i]].ID}
+		line := commands.SeatInput{Player: id, Turn: turns[i] + 1, Status: events.SeatFinished, Objective: s.set.Objectives[objs[i]].ID}
 		if o := eliminated[i]; o > 0 {
-			line.Status, line.EliminatedOrder = "eliminated", o
+			line.Status, line.EliminatedOrder = events.SeatEliminated, o
 		} else if i == withdrawn {
 			// Taken ill: a withdrawal the report records, which expels
 			// under no ruleset.
-			line.Status, line.Withdrawal = "withdrawn", events.WithdrawalForceMajeure
+			line.Status, line.Withdrawal = events.SeatWithdrawn, events.WithdrawalForceMajeure
 		}
 		comp, err := s.set.Compute(s.m, board.Holding{Objective: line.Objective, Territories: held[i]})
 		if err != nil {
@@ -132,10 +132,10 @@ func (s *Simulator) Report(rng *rand.Rand, round, table int, players []string) c
 		}
 		line.Armies = comp.Territories + rng.IntN(2*comp.Territories+3)
 		line.ObjectiveArmies = min(line.Armies, comp.ObjectiveTerritories+rng.IntN(comp.ObjectiveTerritories+1))
-		if line.Status != "eliminated" {
+		if line.Status != events.SeatEliminated {
 			line.Cards = rng.IntN(6)
 		}
-		if line.Status != "eliminated" && rng.Float64() < s.opts.BoardChecked {
+		if line.Status != events.SeatEliminated && rng.Float64() < s.opts.BoardChecked {
 			line.TerritoriesHeld = held[i]
 		} else {
 			line.Objective = 0

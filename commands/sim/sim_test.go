@@ -33,7 +33,7 @@ func TestReportsAreConsistent(t *testing.T) {
 		rep := s.Report(rng, 1, 1, players)
 		tb := scoring.Table{Winner: rep.Winner, Risiko: rep.Risiko}
 		for _, p := range rep.Players {
-			seat := scoring.Seat{Player: p.Player, Turn: p.Turn, Status: scoring.Status(p.Status), EliminatedOrder: p.EliminatedOrder,
+			seat := scoring.Seat{Player: p.Player, Turn: p.Turn, Status: p.Status, EliminatedOrder: p.EliminatedOrder,
 				Armies: p.Armies, ObjectiveArmies: p.ObjectiveArmies, Cards: p.Cards}
 			if p.TablePoints != nil {
 				seat.TablePoints, seat.OffObjectivePoints = *p.TablePoints, *p.OffObjectivePoints
@@ -49,7 +49,7 @@ func TestReportsAreConsistent(t *testing.T) {
 				kinds["board"]++
 			}
 			tb.Players = append(tb.Players, seat)
-			kinds[p.Status]++
+			kinds[string(p.Status)]++
 		}
 		if rep.Risiko {
 			kinds["risiko"]++

@@ -211,7 +211,7 @@ func TestRunnerResumesAfterRestartAndRebuildIsByteIdentical(t *testing.T) {
 	}
 }
 
-func mustPreset(id string) events.Ruleset {
+func mustPreset(id events.PresetID) events.Ruleset {
 	rs, _ := events.Preset(id)
 	return rs
 }

@@ -10,7 +10,7 @@ func scoreCirki(c *tableContext, out []Result) {
 		switch {
 		case out[i].Win:
 			out[i].Score = hundredths(3)
-		case p.Status.out():
+		case p.Status.Out():
 			out[i].Score = 0
 		default:
 			out[i].Score = hundredths(1)

@@ -1,5 +1,7 @@
 package scoring
 
+import "github.com/referto/referto/events"
+
 // band is one place's row of a conversion table: the value before subtracting the gap
 // from the winner, and the guaranteed minimum.
 type band struct{ top, min int }
@@ -36,9 +38,9 @@ func scoreConversion(c *tableContext, out []Result, base int, rows convRows) {
 	for i, p := range c.seats {
 		var v int64
 		switch {
-		case p.Status == Disqualified:
+		case p.Status == events.SeatDisqualified:
 			v = 0
-		case p.Status == Eliminated:
+		case p.Status == events.SeatEliminated:
 			v = hundredths(10 * p.EliminatedOrder)
 		case p.risiko:
 			// base + (100 − tp(second))/100, W = 100 less his penalty.

@@ -1,5 +1,7 @@
 package scoring
 
+import "github.com/referto/referto/events"
+
 // rows2003 is the campionato-2003 table ("Punteggio in classifica generale"): 4-table
 // 100/80, 80/60, 60/40; 5-table 100/90, 80/70, 60/50, 50/40; 3-table 100/70, 80/50.
 func rows2003(n int) []band {
@@ -24,7 +26,7 @@ func rows2003(n int) []band {
 func scoreConv2003(c *tableContext, out []Result) {
 	scoreConversion(c, out, 200, rows2003)
 	for i, p := range c.seats {
-		if p.Status == Withdrawn { // placed after the others (edition 1: by his table points)
+		if p.Status == events.SeatWithdrawn { // placed after the others (edition 1: by his table points)
 			out[i].Score = hundredths(10)
 			out[i].Win = false
 		}

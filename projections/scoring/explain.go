@@ -60,7 +60,7 @@ func Explain(r StandingsRules, above, below Row, rolls []Roll) (s Settlement, ok
 		}
 	}
 	switch {
-	case r.Tiebreak == TiebreakCirki:
+	case r.Tiebreak == events.TiebreakCirki:
 		for _, step := range []struct {
 			rule         string
 			above, below int

@@ -197,7 +197,7 @@ func TestWithdrawnScoredByPlace(t *testing.T) {
 	for _, f := range events.Formulas() {
 		seats := []Seat{fin("A", 1, 60), fin("B", 2, 50), fin("C", 3, 20), elim("D", 4, 1)}
 		base := mustScore(t, Rules{Formula: f}, Table{Players: seats})
-		seats[1].Status = Withdrawn
+		seats[1].Status = events.SeatWithdrawn
 		got := mustScore(t, Rules{Formula: f}, Table{Players: seats})
 		want, at := base[1].Score, 1
 		switch f {

@@ -25,9 +25,9 @@ func (r *byteReader) next() int {
 func (r *byteReader) small(lo, span int) int { return lo + r.next()%span }
 
 var (
-	fuzzStatuses = []Status{Finished, Finished, Eliminated, Withdrawn, Disqualified, "bogus", ""}
-	fuzzChains   = []string{"rur", "master", "2003", "rtu", ""}
-	fuzzTops     = []string{"", "chain", SplitBonus}
+	fuzzStatuses = []events.SeatStatus{events.SeatFinished, events.SeatFinished, events.SeatEliminated, events.SeatWithdrawn, events.SeatDisqualified, "bogus", ""}
+	fuzzChains   = append(events.TieChains(), "")
+	fuzzTops     = append(events.TieAtTops(), "")
 )
 
 // fuzzTable builds a table (and rules) from fuzz bytes. Values are kept small so that
@@ -70,12 +70,12 @@ func fuzzTable(data []byte) (Rules, Table) {
 			ObjectiveArmies:      objA,
 			Armies:               objA + r.small(0, 3),
 			Cards:                r.small(0, 2),
-			Status:               []Status{Finished, Finished, Finished, Eliminated, Withdrawn, Disqualified}[r.next()%6],
+			Status:               []events.SeatStatus{events.SeatFinished, events.SeatFinished, events.SeatFinished, events.SeatEliminated, events.SeatWithdrawn, events.SeatDisqualified}[r.next()%6],
 		}
 		if i == 0 {
-			s.Status = Finished
+			s.Status = events.SeatFinished
 		}
-		if s.Status == Eliminated {
+		if s.Status == events.SeatEliminated {
 			s.TablePoints = 0
 			eliminated++
 			s.EliminatedOrder = eliminated
@@ -85,7 +85,7 @@ func fuzzTable(data []byte) (Rules, Table) {
 	// Shuffle the elimination orders among the eliminated.
 	var el []int
 	for i, s := range t.Players {
-		if s.Status == Eliminated {
+		if s.Status == events.SeatEliminated {
 			el = append(el, i)
 		}
 	}
@@ -97,7 +97,7 @@ func fuzzTable(data []byte) (Rules, Table) {
 	switch r.next() % 3 {
 	case 0: // risiko by a finished player
 		for k := range n {
-			if p := t.Players[(k+r.next())%n]; p.Status == Finished {
+			if p := t.Players[(k+r.next())%n]; p.Status == events.SeatFinished {
 				t.Winner, t.Risiko = p.Player, true
 				break
 			}

@@ -4,21 +4,23 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/referto/referto/events"
 )
 
 // fin, wd, dq and elim build seats tersely: name, turn, table points (elimination order
 // for elim).
 func fin(name string, turn, tp int) Seat {
-	return Seat{Player: name, Turn: turn, TablePoints: tp, Status: Finished}
+	return Seat{Player: name, Turn: turn, TablePoints: tp, Status: events.SeatFinished}
 }
 func wd(name string, turn, tp int) Seat {
-	return Seat{Player: name, Turn: turn, TablePoints: tp, Status: Withdrawn}
+	return Seat{Player: name, Turn: turn, TablePoints: tp, Status: events.SeatWithdrawn}
 }
 func dq(name string, turn, tp int) Seat {
-	return Seat{Player: name, Turn: turn, TablePoints: tp, Status: Disqualified}
+	return Seat{Player: name, Turn: turn, TablePoints: tp, Status: events.SeatDisqualified}
 }
 func elim(name string, turn, order int) Seat {
-	return Seat{Player: name, Turn: turn, Status: Eliminated, EliminatedOrder: order}
+	return Seat{Player: name, Turn: turn, Status: events.SeatEliminated, EliminatedOrder: order}
 }
 
 // off sets the off-objective points of a seat.

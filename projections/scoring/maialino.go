@@ -1,5 +1,7 @@
 package scoring
 
+import "github.com/referto/referto/events"
+
 // maialinoBonus is the bonus of rtu formula "maialino" by place: 60, 10, 5.
 var maialinoBonus = []int{60, 10, 5}
 
@@ -12,7 +14,7 @@ var maialinoBonus = []int{60, 10, 5}
 // testa"); any other tie of three or more gets no bonus.
 func scoreMaialino(c *tableContext, out []Result) {
 	for i, p := range c.seats {
-		if p.Status == Eliminated || p.Status == Disqualified {
+		if p.Status == events.SeatEliminated || p.Status == events.SeatDisqualified {
 			out[i].Score = 0
 			continue
 		}

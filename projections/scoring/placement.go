@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+
+	"github.com/referto/referto/events"
 )
 
 // placed is a seat with what placement computed for it.
@@ -28,7 +30,9 @@ type placed struct {
 // active reports whether the seat is still in the game at its end and placed by
 // table points: finished, or withdrawn where the formula keeps a withdrawn player
 // in the game (every formula but conv2003; see [formula.withdrawnLeave]).
-func (p *placed) active() bool { return p.Status == Finished || p.Status == Withdrawn && !p.left }
+func (p *placed) active() bool {
+	return p.Status == events.SeatFinished || p.Status == events.SeatWithdrawn && !p.left
+}
 
 // tableContext is a placed table, the input of every formula.
 type tableContext struct {
@@ -77,7 +81,7 @@ func (p *placed) effTP() int {
 	switch {
 	case p.risiko:
 		return p.risikoTP
-	case p.Status == Eliminated || p.Status == Disqualified || p.left:
+	case p.Status == events.SeatEliminated || p.Status == events.SeatDisqualified || p.left:
 		return 0
 	}
 	return p.tp
@@ -91,15 +95,20 @@ type chain struct {
 	cmp func(a, b *placed) int
 }
 
-// chainFor returns the tie chain named by id (docs/rules.md#4-placement-at-a-table).
-func chainFor(id string) (chain, error) {
-	switch id {
-	case "", ChainRUR, ChainMaster:
-		return chain{cmp: cmpRUR}, nil
-	case Chain2003:
-		return chain{cmp: cmp2003}, nil
-	case ChainRTU:
-		return chain{cmp: cmpRTU}, nil
+// chains are the tie chains by the ruleset's name for them
+// (docs/rules.md#4-placement-at-a-table); a ruleset that names none plays
+// rur-2015's.
+var chains = map[events.TieChain]chain{
+	"":                  {cmp: cmpRUR},
+	events.TieChainRUR:  {cmp: cmpRUR},
+	events.TieChain2003: {cmp: cmp2003},
+	events.TieChainRTU:  {cmp: cmpRTU},
+}
+
+// chainFor returns the tie chain named by id.
+func chainFor(id events.TieChain) (chain, error) {
+	if c, ok := chains[id]; ok {
+		return c, nil
 	}
 	return chain{}, fmt.Errorf("%w %q", ErrUnknownTieChain, id)
 }
@@ -163,12 +172,12 @@ func place(t Table, ch chain, mode tieMode, leave bool, edition Edition) (*table
 	c := &tableContext{n: len(t.Players)}
 	var top, active, left, elim, disq []*placed
 	for _, s := range t.Players {
-		p := &placed{Seat: s, tp: s.TablePoints - t.Penalties[s.Player], shared: 1, left: leave && s.Status == Withdrawn}
-		if s.Status.out() {
+		p := &placed{Seat: s, tp: s.TablePoints - t.Penalties[s.Player], shared: 1, left: leave && s.Status == events.SeatWithdrawn}
+		if s.Status.Out() {
 			c.outCount++
 		}
 		switch {
-		case t.Risiko && s.Player == t.Winner && top == nil && s.Status == Finished:
+		case t.Risiko && s.Player == t.Winner && top == nil && s.Status == events.SeatFinished:
 			p.risiko, p.risikoTP = true, 100
 			if edition != Edition1 {
 				p.risikoTP -= t.Penalties[s.Player]
@@ -178,7 +187,7 @@ func place(t Table, ch chain, mode tieMode, leave bool, edition Edition) (*table
 			active = append(active, p)
 		case p.left:
 			left = append(left, p)
-		case s.Status == Eliminated:
+		case s.Status == events.SeatEliminated:
 			elim = append(elim, p)
 		default:
 			disq = append(disq, p)

@@ -3,6 +3,8 @@ package scoring
 import (
 	"errors"
 	"testing"
+
+	"github.com/referto/referto/events"
 )
 
 // TestPlacement proves the placement rules and pinned readings of docs/rules.md#4-placement-at-a-table. Each
@@ -10,7 +12,7 @@ import (
 // places and scores is as written (player:place:score, "?" = unresolved).
 func TestPlacement(t *testing.T) {
 	tpBonus := Rules{Formula: "tp_bonus", Bonus: 50, TieChain: "rur"}
-	split := Rules{Formula: "tp_bonus", Bonus: 50, TieChain: "rtu", TieAtTop: SplitBonus}
+	split := Rules{Formula: "tp_bonus", Bonus: 50, TieChain: "rtu", TieAtTop: events.TieAtTopSplitBonus}
 	cases := []struct {
 		name  string
 		rules Rules
@@ -73,7 +75,7 @@ func TestPlacement(t *testing.T) {
 		},
 		{
 			name:  "master chain is the rur chain",
-			rules: Rules{Formula: "tp_bonus", Bonus: 50, TieChain: "master"},
+			rules: Rules{Formula: "tp_bonus", Bonus: 50, TieChain: masterChain()},
 			table: Table{Players: []Seat{off(fin("A", 1, 50), 10), off(fin("B", 2, 50), 10), fin("C", 3, 10), fin("D", 4, 5)}},
 			want:  "B:1:10000 A:2:5000 C:3:1000 D:4:500",
 		},
@@ -81,8 +83,8 @@ func TestPlacement(t *testing.T) {
 			name:  "2003 chain: objective territories held",
 			rules: Rules{Formula: "tp_bonus", Bonus: 50, TieChain: "2003"},
 			table: Table{Players: []Seat{
-				{Player: "A", Turn: 1, TablePoints: 50, ObjectiveTerritories: 5, Territories: 20, OffObjectivePoints: 30, Status: Finished},
-				{Player: "B", Turn: 2, TablePoints: 50, ObjectiveTerritories: 6, Territories: 10, Status: Finished},
+				{Player: "A", Turn: 1, TablePoints: 50, ObjectiveTerritories: 5, Territories: 20, OffObjectivePoints: 30, Status: events.SeatFinished},
+				{Player: "B", Turn: 2, TablePoints: 50, ObjectiveTerritories: 6, Territories: 10, Status: events.SeatFinished},
 				fin("C", 3, 10), fin("D", 4, 5)}},
 			want: "B:1:10000 A:2:5000 C:3:1000 D:4:500",
 		},
@@ -90,8 +92,8 @@ func TestPlacement(t *testing.T) {
 			name:  "2003 chain: then territories held",
 			rules: Rules{Formula: "tp_bonus", Bonus: 50, TieChain: "2003"},
 			table: Table{Players: []Seat{
-				{Player: "A", Turn: 1, TablePoints: 50, ObjectiveTerritories: 5, Territories: 12, Armies: 10, Status: Finished},
-				{Player: "B", Turn: 2, TablePoints: 50, ObjectiveTerritories: 5, Territories: 11, Armies: 90, Status: Finished},
+				{Player: "A", Turn: 1, TablePoints: 50, ObjectiveTerritories: 5, Territories: 12, Armies: 10, Status: events.SeatFinished},
+				{Player: "B", Turn: 2, TablePoints: 50, ObjectiveTerritories: 5, Territories: 11, Armies: 90, Status: events.SeatFinished},
 				fin("C", 3, 10), fin("D", 4, 5)}},
 			want: "A:1:10000 B:2:5000 C:3:1000 D:4:500",
 		},
@@ -99,8 +101,8 @@ func TestPlacement(t *testing.T) {
 			name:  "2003 chain: then armies + 3 × cards",
 			rules: Rules{Formula: "tp_bonus", Bonus: 50, TieChain: "2003"},
 			table: Table{Players: []Seat{
-				{Player: "A", Turn: 1, TablePoints: 50, ObjectiveTerritories: 5, Territories: 12, Armies: 40, Cards: 0, Status: Finished},
-				{Player: "B", Turn: 2, TablePoints: 50, ObjectiveTerritories: 5, Territories: 12, Armies: 32, Cards: 3, Status: Finished},
+				{Player: "A", Turn: 1, TablePoints: 50, ObjectiveTerritories: 5, Territories: 12, Armies: 40, Cards: 0, Status: events.SeatFinished},
+				{Player: "B", Turn: 2, TablePoints: 50, ObjectiveTerritories: 5, Territories: 12, Armies: 32, Cards: 3, Status: events.SeatFinished},
 				fin("C", 3, 10), fin("D", 4, 5)}},
 			want: "B:1:10000 A:2:5000 C:3:1000 D:4:500",
 		},
@@ -190,13 +192,13 @@ func TestPlacement(t *testing.T) {
 		},
 		{
 			name:  "split_bonus: halves an odd bonus exactly",
-			rules: Rules{Formula: "tp_bonus", TieAtTop: SplitBonus, Bonus: 25},
+			rules: Rules{Formula: "tp_bonus", TieAtTop: events.TieAtTopSplitBonus, Bonus: 25},
 			table: Table{Players: []Seat{fin("A", 1, 50), fin("B", 2, 50), fin("C", 3, 10), fin("D", 4, 5)}},
 			want:  "B:1:6250 A:1:6250 C:3:1000 D:4:500",
 		},
 		{
 			name:  "split_bonus: formulas without a winner bonus use the chain",
-			rules: Rules{Formula: "conv150", TieChain: "rur", TieAtTop: SplitBonus},
+			rules: Rules{Formula: "conv150", TieChain: "rur", TieAtTop: events.TieAtTopSplitBonus},
 			table: Table{Players: []Seat{fin("A", 1, 50), fin("B", 2, 50), fin("C", 3, 10), fin("D", 4, 5)}},
 			want:  "B:1:15000 A:2:10000 C:3:6000 D:4:4000",
 		},
@@ -241,7 +243,7 @@ func TestPlacement(t *testing.T) {
 func rtuSeat(name string, turn, offObj, objArmies, outArmies, cards, objTerr, otherTerr int) Seat {
 	return Seat{Player: name, Turn: turn, TablePoints: 50, OffObjectivePoints: offObj,
 		ObjectiveArmies: objArmies, Armies: objArmies + outArmies, Cards: cards,
-		ObjectiveTerritories: objTerr, Territories: objTerr + otherTerr, Status: Finished}
+		ObjectiveTerritories: objTerr, Territories: objTerr + otherTerr, Status: events.SeatFinished}
 }
 
 // TestResultFields: given a table with players out, when it is scored, then Win, Out,
@@ -306,7 +308,7 @@ func TestScoreErrors(t *testing.T) {
 // the place is the tie chain's, then the recorded die rolls'; players neither
 // separates are Level (a knockout report must then carry the rolls).
 func TestSharedPlaceOrder(t *testing.T) {
-	rules := Rules{Formula: "tp_bonus", TieChain: ChainRTU, TieAtTop: SplitBonus, Bonus: 50}
+	rules := Rules{Formula: "tp_bonus", TieChain: events.TieChainRTU, TieAtTop: events.TieAtTopSplitBonus, Bonus: 50}
 	seats := func(offA, offB int) []Seat {
 		a, b := fin("A", 1, 60), fin("B", 2, 60)
 		a.OffObjectivePoints, b.OffObjectivePoints = offA, offB
@@ -334,4 +336,10 @@ func TestSharedPlaceOrder(t *testing.T) {
 			}
 		})
 	}
+}
+
+// masterChain is the tie chain of the master preset: rur-2015's, by name.
+func masterChain() events.TieChain {
+	rs, _ := events.Preset(events.PresetMaster)
+	return rs.TieChain
 }

@@ -3,49 +3,24 @@ package scoring
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/referto/referto/events"
 )
 
-// Status is how a player's game ended (docs/rules.md#3-table-report-referto).
-type Status string
-
-// The four statuses a table report may give a player.
-const (
-	Finished     Status = "finished"
-	Eliminated   Status = "eliminated"
-	Withdrawn    Status = "withdrawn"
-	Disqualified Status = "disqualified"
-)
-
-// valid reports whether s is one of the four statuses.
-func (s Status) valid() bool {
-	switch s {
-	case Finished, Eliminated, Withdrawn, Disqualified:
-		return true
-	}
-	return false
-}
-
-// out reports whether a player with status s is out of the game: eliminated, withdrawn
-// or disqualified.
-func (s Status) out() bool {
-	return s == Eliminated || s == Withdrawn || s == Disqualified
-}
-
 // Seat is one player's line of a table report (JSON names are the public payload contract).
 type Seat struct {
-	Player               string `json:"player"`
-	Turn                 int    `json:"turn"`
-	TablePoints          int    `json:"table_points"`
-	OffObjectivePoints   int    `json:"off_objective_points,omitempty"`
-	ObjectiveTerritories int    `json:"objective_territories,omitempty"`
-	Territories          int    `json:"territories,omitempty"`
-	Armies               int    `json:"armies,omitempty"`
-	ObjectiveArmies      int    `json:"objective_armies,omitempty"`
-	Cards                int    `json:"cards,omitempty"`
-	Status               Status `json:"status"`
-	EliminatedOrder      int    `json:"eliminated_order,omitempty"`
+	Player               string            `json:"player"`
+	Turn                 int               `json:"turn"`
+	TablePoints          int               `json:"table_points"`
+	OffObjectivePoints   int               `json:"off_objective_points,omitempty"`
+	ObjectiveTerritories int               `json:"objective_territories,omitempty"`
+	Territories          int               `json:"territories,omitempty"`
+	Armies               int               `json:"armies,omitempty"`
+	ObjectiveArmies      int               `json:"objective_armies,omitempty"`
+	Cards                int               `json:"cards,omitempty"`
+	Status               events.SeatStatus `json:"status"`
+	EliminatedOrder      int               `json:"eliminated_order,omitempty"`
 }
 
 // Table is a table report as the scorer sees it.
@@ -65,20 +40,6 @@ type Table struct {
 	// [Result.Unresolved].
 	Rolls map[string]int
 }
-
-// Tie chains (Rules.TieChain, docs/rules.md#4-placement-at-a-table).
-const (
-	ChainRUR    = "rur"    // rur-2015: off-objective points, then reverse turn order
-	ChainMaster = "master" // master: the same chain as rur
-	Chain2003   = "2003"   // campionato-2003: objective territories, territories, armies + 3 × cards
-	ChainRTU    = "rtu"    // rtu list, ending with a recorded die roll
-)
-
-// Tie-at-top modes (Rules.TieAtTop, docs/rules.md#4-placement-at-a-table).
-const (
-	TieAtTopChain = "chain"       // ties at the top go through the tie chain (also "")
-	SplitBonus    = "split_bonus" // two tied first share the bonus, three or more get none
-)
 
 // DefaultBonus is the winner bonus, in table points, of tp_bonus and wins in
 // rur-2015 art. 1. Rules.Bonus is used as given (0 is a valid bonus); the
@@ -112,12 +73,12 @@ type Rules struct {
 	Edition Edition
 	// Formula is one of events.Formulas (docs/rules.md#5-scoring-formulas).
 	Formula events.Formula
-	// TieChain is "rur" (also "master"), "2003" or "rtu"; "" means "rur".
-	TieChain string
-	// TieAtTop is "" or "chain" (tie-break chain) or "split_bonus". split_bonus only
-	// changes formulas that have a winner bonus (tp_bonus, wins); the others break a
-	// tie at the top through the chain.
-	TieAtTop string
+	// TieChain is one of events.TieChains; "" means events.TieChainRUR.
+	TieChain events.TieChain
+	// TieAtTop is one of events.TieAtTops; "" means events.TieAtTopChain.
+	// events.TieAtTopSplitBonus only changes formulas that have a winner bonus
+	// (tp_bonus, wins); the others break a tie at the top through the chain.
+	TieAtTop events.TieAtTop
 	// Bonus is the winner bonus in table points for tp_bonus and wins, used as
 	// given: 0 means no bonus.
 	Bonus int
@@ -221,11 +182,11 @@ func Score(r Rules, t Table) ([]Result, error) {
 	}
 	mode := f.ties
 	switch r.TieAtTop {
-	case "", TieAtTopChain:
+	case "", events.TieAtTopChain:
 		if mode == tieSplitAtTop {
 			mode = tieByChain
 		}
-	case SplitBonus:
+	case events.TieAtTopSplitBonus:
 	default:
 		return nil, fmt.Errorf("%w %q", ErrUnknownTieAtTop, r.TieAtTop)
 	}
@@ -233,7 +194,7 @@ func Score(r Rules, t Table) ([]Result, error) {
 		return nil, ErrNoPlayers
 	}
 	for _, s := range t.Players {
-		if !s.Status.valid() {
+		if !slices.Contains(events.SeatStatuses(), s.Status) {
 			return nil, fmt.Errorf("%w %q for player %q", ErrUnknownStatus, s.Status, s.Player)
 		}
 	}
@@ -248,8 +209,8 @@ func Score(r Rules, t Table) ([]Result, error) {
 		out[i] = Result{
 			Player:      p.Player,
 			Place:       p.place,
-			Out:         p.Status.out(),
-			OthersOut:   c.outCount - boolInt(p.Status.out()),
+			Out:         p.Status.Out(),
+			OthersOut:   c.outCount - boolInt(p.Status.Out()),
 			TablePoints: p.tp,
 			Unresolved:  p.unresolved,
 			Level:       p.level,

@@ -1,5 +1,7 @@
 package scoring
 
+import "github.com/referto/referto/events"
+
 // scoreSpartaco is rtu formula "Spartaco": the winner 100 + table points (186 with a
 // risiko, less the winner's table-points penalty), the losers 100 − the gap from the winner, eliminated players as losers with
 // 0 table points. Pinned: "in caso di risiko subito si prende un malus di 14
@@ -9,7 +11,7 @@ func scoreSpartaco(c *tableContext, out []Result) {
 	for i, p := range c.seats {
 		var v int64
 		switch {
-		case p.Status == Disqualified:
+		case p.Status == events.SeatDisqualified:
 			v = 0
 		case p.risiko:
 			v = hundredths(86 + p.effTP()) // 186, less his table-points penalty

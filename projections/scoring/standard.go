@@ -1,5 +1,7 @@
 package scoring
 
+import "github.com/referto/referto/events"
+
 // standardPoints are the rtu "punti standard" by place: 12, 7, 5, 3. rtu stops at the
 // fourth; a fifth on a table of 5 scores 2, as the reference vectors (standard-11)
 // have it: a finished fifth keeps more than the first eliminated's 1 point. The
@@ -14,9 +16,9 @@ func scoreStandard(c *tableContext, out []Result) {
 	for i, p := range c.seats {
 		var v int64
 		switch {
-		case p.Status == Disqualified:
+		case p.Status == events.SeatDisqualified:
 			v = 0
-		case p.Status == Eliminated:
+		case p.Status == events.SeatEliminated:
 			v = hundredths(p.EliminatedOrder)
 		case p.risiko:
 			v = hundredths(13)

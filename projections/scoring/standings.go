@@ -24,12 +24,6 @@ type Game struct {
 	OthersOut int
 }
 
-// Standings tie-breaks (StandingsRules.Tiebreak).
-const (
-	TiebreakRUR   = "rur"   // rur-2015 art. 1 (also the default)
-	TiebreakCirki = "cirki" // cirki-2001 §14
-)
-
 // StandingsRules selects how the standings are computed.
 type StandingsRules struct {
 	// Edition is the reading of the rules (the zero value: the current one).
@@ -37,13 +31,14 @@ type StandingsRules struct {
 	// Formula is the scoring formula of the games. wins and triestino rank by wins
 	// first, medals by medal counts; every other formula by total.
 	Formula events.Formula
-	// Tiebreak is "rur" (also "" and anything unknown) or "cirki".
-	Tiebreak string
+	// Tiebreak is events.TiebreakCirki, or events.TiebreakRUR (also "" and
+	// anything unknown).
+	Tiebreak events.Tiebreak
 	// Discards is how many of a player's worst game scores are dropped from his total.
 	Discards int
 	// TieChain is the ruleset's table tie chain. Rank does not use it: the standings
 	// chain is the one Tiebreak names.
-	TieChain string
+	TieChain events.TieChain
 }
 
 // Roll is a recorded die roll between players tied in the standings
@@ -140,7 +135,7 @@ func Rank(r StandingsRules, players []string, games []Game, penalties map[string
 	primary := primaryFor(r.Formula)
 	chain := cmpRURStandings
 	switch {
-	case r.Tiebreak == TiebreakCirki:
+	case r.Tiebreak == events.TiebreakCirki:
 		chain = cmpCirki
 	case r.Edition == Edition1:
 		chain = cmpRURStandingsEdition1

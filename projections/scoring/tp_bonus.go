@@ -1,5 +1,7 @@
 package scoring
 
+import "github.com/referto/referto/events"
+
 // scoreTPBonus is "punti tavolo più bonus" (rur-2015 art. 1; rtu "punti tavolo con
 // bonus per la vittoria"): the winner scores table points + bonus (default 50), the
 // others their table points, eliminated and disqualified players 0; a risiko scores
@@ -12,7 +14,7 @@ func scoreTPBonus(c *tableContext, out []Result) {
 	for i, p := range c.seats {
 		var v int64
 		switch {
-		case p.Status == Eliminated || p.Status == Disqualified:
+		case p.Status == events.SeatEliminated || p.Status == events.SeatDisqualified:
 			v = 0
 		case p.risiko:
 			v = hundredths(p.effTP() + c.bonus)

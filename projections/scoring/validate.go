@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+
+	"github.com/referto/referto/events"
 )
 
 // ErrInvalidReport is what every [FieldError] wraps: the table report breaks a rule of
@@ -60,7 +62,7 @@ func Validate(r Rules, t Table) error {
 		v.add("players", "docs/rules.md#1-glossary", "a table seats %d to %d players, the report has %d", MinPlayers, MaxPlayers, n)
 	}
 	for _, s := range t.Players {
-		if s.Status == Eliminated {
+		if s.Status == events.SeatEliminated {
 			v.eliminated++
 		}
 	}
@@ -148,10 +150,10 @@ func (v *validation) figures(s Seat, f func(string) string) {
 // order it allows.
 func (v *validation) status(i int, s Seat, f func(string) string) {
 	switch s.Status {
-	case Finished:
+	case events.SeatFinished:
 		v.finished++
-	case Withdrawn, Disqualified:
-	case Eliminated:
+	case events.SeatWithdrawn, events.SeatDisqualified:
+	case events.SeatEliminated:
 		if s.TablePoints != 0 {
 			v.add(f("table_points"), "docs/rules.md#3-table-report-referto", "an eliminated player has 0 table points, not %d", s.TablePoints)
 		}
@@ -166,7 +168,7 @@ func (v *validation) status(i int, s Seat, f func(string) string) {
 	default:
 		v.add(f("status"), "docs/rules.md#3-table-report-referto", "status %q is unknown; it is one of finished, eliminated, withdrawn, disqualified", s.Status)
 	}
-	if s.Status != Eliminated && s.EliminatedOrder != 0 {
+	if s.Status != events.SeatEliminated && s.EliminatedOrder != 0 {
 		v.add(f("eliminated_order"), "docs/rules.md#3-table-report-referto", "only an eliminated player has an elimination order; this player is %s", s.Status)
 	}
 }
@@ -180,12 +182,12 @@ func (v *validation) winner() {
 		switch {
 		case !ok:
 			v.add("winner", "docs/rules.md#3-table-report-referto", "winner %q is not seated at this table", t.Winner)
-		case t.Players[i].Status != Finished:
+		case t.Players[i].Status != events.SeatFinished:
 			v.add("winner", "docs/rules.md#3-table-report-referto", "winner %q is %s; the winner is a finished player", t.Winner, t.Players[i].Status)
 		case !t.Risiko:
 			w := t.Players[i]
 			for j, s := range t.Players {
-				if (s.Status == Finished || s.Status == Withdrawn && !v.leave) && s.TablePoints > w.TablePoints {
+				if (s.Status == events.SeatFinished || s.Status == events.SeatWithdrawn && !v.leave) && s.TablePoints > w.TablePoints {
 					v.add("winner", "docs/rules.md#4-placement-at-a-table", "winner %q has %d table points but players[%d] (%q) has %d; without risiko the winner is the player placed first by table points", t.Winner, w.TablePoints, j, s.Player, s.TablePoints)
 					break
 				}

@@ -23,10 +23,10 @@ type vectorFile struct {
 type tableVector struct {
 	Name  string `json:"name"`
 	Rules struct {
-		Formula  events.Formula `json:"formula"`
-		TieChain string         `json:"tie_chain"`
-		TieAtTop string         `json:"tie_at_top"`
-		Bonus    int            `json:"bonus"`
+		Formula  events.Formula  `json:"formula"`
+		TieChain events.TieChain `json:"tie_chain"`
+		TieAtTop events.TieAtTop `json:"tie_at_top"`
+		Bonus    int             `json:"bonus"`
 	} `json:"rules"`
 	Table struct {
 		Players   []Seat         `json:"players"`
@@ -43,10 +43,10 @@ type tableVector struct {
 type standVector struct {
 	Name  string `json:"name"`
 	Rules struct {
-		Formula  events.Formula `json:"formula"`
-		Tiebreak string         `json:"tiebreak"`
-		Discards int            `json:"discards"`
-		TieChain string         `json:"tie_chain"`
+		Formula  events.Formula  `json:"formula"`
+		Tiebreak events.Tiebreak `json:"tiebreak"`
+		Discards int             `json:"discards"`
+		TieChain events.TieChain `json:"tie_chain"`
 	} `json:"rules"`
 	Games []struct {
 		Player     string `json:"player"`

@@ -1,5 +1,7 @@
 package scoring
 
+import "github.com/referto/referto/events"
+
 // veroneseBonus is the bonus of rtu formula "veronese/trentina" by place: 100, 60, 40,
 // 20; a fifth place gets none.
 var veroneseBonus = []int{100, 60, 40, 20}
@@ -10,7 +12,7 @@ var veroneseBonus = []int{100, 60, 40, 20}
 // scores 0.
 func scoreVeronese(c *tableContext, out []Result) {
 	for i, p := range c.seats {
-		if p.Status == Disqualified {
+		if p.Status == events.SeatDisqualified {
 			out[i].Score = 0
 			continue
 		}

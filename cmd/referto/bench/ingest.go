@@ -15,6 +15,7 @@ import (
 	natsjs "github.com/nats-io/nats.go/jetstream"
 
 	"github.com/referto/referto/api/client"
+	"github.com/referto/referto/commands"
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/events/jetstream/groupcommit"
 )
@@ -159,8 +160,9 @@ func (r *ingestRun) refRound() error {
 	r.round++
 	before := r.scrape()
 	l, err := runLoad(r.n, r.k, func(c, i int) error {
-		body := fmt.Appendf(nil, `{"type":"RegisterPlayer","player":"p%d-%d-%d","name":"Mario Rossi %d","club":"Bologna – Asinelli","region":"Emilia-Romagna"}`, r.round, c, i, i)
-		_, err := r.arbs[c].Command(r.b.ctx, fmt.Sprintf("bench-%d", c), "", body)
+		reg := &commands.RegisterPlayer{Player: fmt.Sprintf("p%d-%d-%d", r.round, c, i), Name: fmt.Sprintf("Mario Rossi %d", i),
+			Club: "Bologna – Asinelli", Region: "Emilia-Romagna"}
+		_, err := r.arbs[c].Command(r.b.ctx, fmt.Sprintf("bench-%d", c), "", reg)
 		return err
 	})
 	r.ref = append(r.ref, l)

@@ -9,6 +9,8 @@ import (
 
 	"github.com/nats-io/nats.go"
 	natsjs "github.com/nats-io/nats.go/jetstream"
+
+	"github.com/referto/referto/commands"
 )
 
 // The ingest pair's two sides as go test benchmarks, one process each, so
@@ -22,8 +24,9 @@ func BenchmarkIngestReferto(b *testing.B) {
 	r := newBenchIngest(b)
 	b.ResetTimer()
 	l, err := runLoad(b.N, r.k, func(c, i int) error {
-		body := fmt.Appendf(nil, `{"type":"RegisterPlayer","player":"p%d-%d","name":"Mario Rossi %d","club":"Bologna – Asinelli","region":"Emilia-Romagna"}`, c, i, i)
-		_, err := r.arbs[c].Command(r.b.ctx, fmt.Sprintf("bench-%d", c), "", body)
+		reg := &commands.RegisterPlayer{Player: fmt.Sprintf("p%d-%d", c, i), Name: fmt.Sprintf("Mario Rossi %d", i),
+			Club: "Bologna – Asinelli", Region: "Emilia-Romagna"}
+		_, err := r.arbs[c].Command(r.b.ctx, fmt.Sprintf("bench-%d", c), "", reg)
 		return err
 	})
 	b.StopTimer()

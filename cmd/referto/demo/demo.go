@@ -68,15 +68,15 @@ type raduno struct {
 func (d *raduno) printf(format string, args ...any) { fmt.Fprintf(d.out, format, args...) }
 
 // cmd sends a command with a deterministic idempotency key.
-func (d *raduno) cmd(v any) (client.Outcome, error) {
+func (d *raduno) cmd(c commands.Command) (client.Outcome, error) {
 	d.keys++
-	return d.arb.Command(d.ctx, d.t, fmt.Sprintf("demo-%d-%d", d.seed, d.keys), v)
+	return d.arb.Command(d.ctx, d.t, fmt.Sprintf("demo-%d-%d", d.seed, d.keys), c)
 }
 
-func (d *raduno) must(v any) client.Outcome {
-	o, err := d.cmd(v)
+func (d *raduno) must(c commands.Command) client.Outcome {
+	o, err := d.cmd(c)
 	if err != nil {
-		panic(failure{fmt.Errorf("%v: %w", v, err)})
+		panic(failure{fmt.Errorf("%s %+v: %w", c.CommandType(), c, err)})
 	}
 	return o
 }
@@ -100,7 +100,7 @@ func (d *raduno) run(n int) (err error) {
 			err = f.err
 		}
 	}()
-	if _, err := d.admin.CreateTournament(d.ctx, "", client.NewTournament{ID: d.t, Name: "Raduno dimostrativo", Ruleset: "rur-2015"}); err != nil {
+	if _, err := d.admin.CreateTournament(d.ctx, "", client.NewTournament{ID: d.t, Name: "Raduno dimostrativo", Ruleset: string(events.PresetRUR2015)}); err != nil {
 		return err
 	}
 	off, err := d.admin.AppointOfficial(d.ctx, d.t, client.Official{Name: "Arbitro capo", Role: events.RoleArbiter})
@@ -129,7 +129,7 @@ func (d *raduno) run(n int) (err error) {
 		}
 		if round == 1 {
 			withdrawn = players[len(players)/2]
-			d.must(map[string]any{"type": "Withdraw", "player": withdrawn, "scope": "tournament", "reason": "force_majeure", "detail": "called home"})
+			d.must(&commands.Withdraw{Player: withdrawn, Scope: "tournament", Reason: events.WithdrawalForceMajeure, Detail: "called home"})
 			d.printf("  %s withdraws from the tournament (force majeure)\n", withdrawn)
 		}
 	}
@@ -147,10 +147,10 @@ func (d *raduno) register(n int) (players, reserves []string) {
 		id := fmt.Sprintf("p%03d", i)
 		city := sim.Cities[(i*7+d.rng.IntN(3))%len(sim.Cities)]
 		club := fmt.Sprintf("%s %d", city.Town, 1+d.rng.IntN(max(1, clubs/len(sim.Cities)+1)))
-		reg := map[string]any{"type": "RegisterPlayer", "player": id, "club": club, "region": city.Region,
-			"name": sim.FirstNames[d.rng.IntN(len(sim.FirstNames))] + " " + sim.LastNames[d.rng.IntN(len(sim.LastNames))]}
+		reg := &commands.RegisterPlayer{Player: id, Club: club, Region: city.Region,
+			Name: sim.FirstNames[d.rng.IntN(len(sim.FirstNames))] + " " + sim.LastNames[d.rng.IntN(len(sim.LastNames))]}
 		if i == 7 {
-			reg["minor"], reg["waiver"] = true, "signed by the organizing club, parent present"
+			reg.Minor, reg.Waiver = true, "signed by the organizing club, parent present"
 		}
 		d.must(reg)
 		players = append(players, id)
@@ -159,9 +159,9 @@ func (d *raduno) register(n int) (players, reserves []string) {
 	for i := 1; i <= count; i++ {
 		id := fmt.Sprintf("r%02d", i)
 		reserves = append(reserves, id)
-		d.must(map[string]any{"type": "DesignateReserve", "player": id, "name": "Riserva " + sim.LastNames[d.rng.IntN(len(sim.LastNames))], "club": "Riserve"})
+		d.must(&commands.DesignateReserve{Player: id, Name: "Riserva " + sim.LastNames[d.rng.IntN(len(sim.LastNames))], Club: "Riserve"})
 	}
-	d.must(map[string]any{"type": "CloseRegistration"})
+	d.must(&commands.CloseRegistration{})
 	d.printf("registration: %d players, %d reserves\n", n, count)
 	return players, reserves
 }
@@ -179,7 +179,7 @@ func (d *raduno) checkIn(round int, everyone []string, withdrawn string) error {
 			minutes = 5 + d.rng.IntN(20)
 			late++
 		}
-		if _, err := d.cmd(map[string]any{"type": "CheckIn", "round": round, "player": p, "minutes_late": minutes}); err != nil {
+		if _, err := d.cmd(&commands.CheckIn{Round: round, Player: p, MinutesLate: minutes}); err != nil {
 			if p, ok := refused(err); !ok || p.Status != 422 {
 				return err // a reserve seated earlier is a player now; anything else is a bug
 			}
@@ -213,8 +213,8 @@ func (d *raduno) playRound(round int, drawn drawOutcome) error {
 		// second offence carries. The offence field, not the article,
 		// puts them on the ladder.
 		p := drawn.Tables[0].Players[0]
-		d.must(map[string]any{"type": "ImposeSanction", "player": p, "round": 1, "table": 1, "kind": events.SanctionReminder, "offence": "rur-2015 art. 33", "reason": "advice to a neighbour"})
-		d.must(map[string]any{"type": "ImposeSanction", "player": p, "round": 1, "table": 1, "kind": events.SanctionCardLoss, "offence": "rur-2015 art. 33", "reason": "advice again"})
+		d.must(&commands.ImposeSanction{Player: p, Round: 1, Table: 1, Kind: events.SanctionReminder, Offence: "rur-2015 art. 33", Reason: "advice to a neighbour"})
+		d.must(&commands.ImposeSanction{Player: p, Round: 1, Table: 1, Kind: events.SanctionCardLoss, Offence: "rur-2015 art. 33", Reason: "advice again"})
 		d.printf("  sanctions: %s reminded, then a card loss (rur-2015 art. 33, second offence)\n", p)
 	}
 	if drawn.Phase == events.PhaseSemifinal {
@@ -225,7 +225,7 @@ func (d *raduno) playRound(round int, drawn drawOutcome) error {
 
 // renounce has a semifinalist renounce before playing: a repechage.
 func (d *raduno) renounce(p string) {
-	o := d.must(map[string]any{"type": "Renounce", "player": p, "phase": events.PhaseSemifinal, "reason": "train home"})
+	o := d.must(&commands.Renounce{Player: p, Phase: events.PhaseSemifinal, Reason: "train home"})
 	envs, _ := o.Envelopes()
 	for _, env := range envs {
 		if env.Type == events.TypeRepechaged {
@@ -247,7 +247,7 @@ type drawOutcome struct {
 // classification blocks it, the arbiters roll and draw again.
 func (d *raduno) draw(round int) (drawOutcome, error) {
 	for attempt := 0; ; attempt++ {
-		o, err := d.cmd(map[string]any{"type": "DrawTables", "round": round, "seed": fmt.Sprintf("demo-%d-round-%d", d.seed, round)})
+		o, err := d.cmd(&commands.DrawTables{Round: round, Seed: fmt.Sprintf("demo-%d-round-%d", d.seed, round)})
 		if p, ok := refused(err); ok && p.Rule == "rur-2015 art. 1" && attempt < 10 {
 			// A tie at a cut shows in the standings; one among the quarter
 			// winners (seeded by their three games) in the classification.
@@ -281,7 +281,7 @@ func (d *raduno) draw(round int) (drawOutcome, error) {
 // hold it up.
 func (d *raduno) publish() error {
 	for attempt := 0; ; attempt++ {
-		_, err := d.cmd(map[string]any{"type": "PublishClassification", "final": true})
+		_, err := d.cmd(&commands.PublishClassification{Final: true})
 		if err == nil {
 			return nil
 		}
@@ -310,7 +310,7 @@ func (d *raduno) rollTies(classification bool) error {
 			for i := range rolls {
 				rolls[i] = 1 + d.rng.IntN(6)
 			}
-			d.must(map[string]any{"type": "RecordTieBreakRoll", "players": groups[g], "rolls": rolls})
+			d.must(&commands.RecordTieBreakRoll{Players: groups[g], Rolls: rolls})
 			d.printf("  tie-break roll: %s rolled %v\n", strings.Join(groups[g], ", "), rolls)
 		}
 	}
@@ -364,13 +364,13 @@ func (d *raduno) play(round int) error {
 	rolled := 0
 	for _, tb := range tables.Tables {
 		rep := d.sim.Report(d.rng, round, tb.Table, tb.Players)
-		if _, err := d.cmd(ResultPayload(rep)); err != nil {
+		if _, err := d.cmd(&rep); err != nil {
 			if p, ok := refused(err); !ok || p.Field != "rolls" {
 				return err
 			}
 			rep.Rolls = sim.Rolls(d.rng, tb.Players)
 			rolled++
-			d.must(ResultPayload(rep))
+			d.must(&rep)
 		}
 	}
 	d.printf("  %s recorded", plural(len(tables.Tables), "result"))
@@ -381,12 +381,15 @@ func (d *raduno) play(round int) error {
 	return nil
 }
 
-// ResultPayload is a table report as the command endpoint takes it.
-func ResultPayload(rep commands.RecordResult) any {
-	return struct {
-		Type string `json:"type"`
-		commands.RecordResult
-	}{"RecordResult", rep}
+// ResultPayload is a table report as the command endpoint takes it
+// (commands.Encode's payload): for a client that keeps the payloads it
+// sends, to send them again byte for byte.
+func ResultPayload(rep commands.RecordResult) json.RawMessage {
+	b, err := commands.Encode(&rep)
+	if err != nil {
+		panic(fmt.Sprintf("demo: a table report does not encode: %v", err)) // every field of RecordResult encodes
+	}
+	return b
 }
 
 func plural(n int, word string) string {
