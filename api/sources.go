@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/referto/referto/events"
 	"github.com/referto/referto/events/checkpoint"
 	"github.com/referto/referto/events/jetstream"
 	"github.com/referto/referto/projections"
@@ -18,8 +19,8 @@ import (
 // Log is the log reads come from: event pages, exports, past states,
 // backups and the stream's state.
 type Log interface {
-	Get(ctx context.Context, streamSeq uint64) (jetstream.Msg, error)
-	Scan(ctx context.Context, from, until uint64, tournament string, fn func(jetstream.Msg) error) error
+	Get(ctx context.Context, streamSeq uint64) (events.StoredCommit, error)
+	Scan(ctx context.Context, from, until uint64, tournament string, fn func(events.StoredCommit) error) error
 	LastSeq(ctx context.Context) (uint64, error)
 	Stream() string
 	Replicas() int

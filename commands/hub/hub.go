@@ -567,7 +567,7 @@ func countLines(ctx context.Context, lg *jetstream.Log, t string) (uint64, error
 		return 0, err
 	}
 	var n uint64
-	err = lg.Scan(ctx, 1, last, t, func(m jetstream.Msg) error {
+	err = lg.Scan(ctx, 1, last, t, func(m events.StoredCommit) error {
 		n += uint64(bytes.Count(m.Data, []byte{'\n'}))
 		return nil
 	})

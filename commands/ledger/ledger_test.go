@@ -16,7 +16,6 @@ import (
 	"github.com/referto/referto/commands/ledger"
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/events/checkpoint"
-	"github.com/referto/referto/events/jetstream"
 	"github.com/referto/referto/projections"
 	"github.com/referto/referto/projections/pebble"
 )
@@ -28,15 +27,17 @@ import (
 // one function whose behaviour it is about.
 
 type fakeLog struct {
-	appendRequest  func(ctx context.Context, t string, expected uint64, id, request string, body []byte) (jetstream.Appended, error)
-	get            func(ctx context.Context, seq uint64) (jetstream.Msg, error)
+	appendRequest  func(ctx context.Context, t string, expected uint64, id, request string, body []byte) (events.Appended, error)
+	get            func(ctx context.Context, seq uint64) (events.StoredCommit, error)
 	lastSubjectSeq func(ctx context.Context, t string) (uint64, error)
 }
 
-func (f *fakeLog) AppendRequest(ctx context.Context, t string, expected uint64, id, request string, body []byte) (jetstream.Appended, error) {
+func (f *fakeLog) AppendRequest(ctx context.Context, t string, expected uint64, id, request string, body []byte) (events.Appended, error) {
 	return f.appendRequest(ctx, t, expected, id, request, body)
 }
-func (f *fakeLog) Get(ctx context.Context, seq uint64) (jetstream.Msg, error) { return f.get(ctx, seq) }
+func (f *fakeLog) Get(ctx context.Context, seq uint64) (events.StoredCommit, error) {
+	return f.get(ctx, seq)
+}
 func (f *fakeLog) LastSubjectSeq(ctx context.Context, t string) (uint64, error) {
 	return f.lastSubjectSeq(ctx, t)
 }
@@ -81,7 +82,7 @@ type fakeObserver struct {
 	splits  []ledger.Split
 }
 
-func (o *fakeObserver) Appended(_ time.Duration, _ jetstream.Appended, err error) {
+func (o *fakeObserver) Appended(_ time.Duration, _ events.Appended, err error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.appends = append(o.appends, err)
@@ -117,7 +118,7 @@ type world struct {
 	signer note.Signer
 
 	mu     sync.Mutex
-	msgs   []jetstream.Msg // stream sequence i+1 at i
+	msgs   []events.StoredCommit // stream sequence i+1 at i
 	states map[string]*projections.Tournament
 	trees  map[string]*checkpoint.Tree
 	index  map[string]pebble.CommitRef // by tournament/key
@@ -173,21 +174,21 @@ func (w *world) ledger(edit ...func(*ledger.Options)) *ledger.Ledger {
 
 // append is the log's append: JetStream's expected-sequence check first,
 // then its duplicate window; a stored commit is folded at once.
-func (w *world) append(_ context.Context, t string, expected uint64, id, request string, body []byte) (jetstream.Appended, error) {
+func (w *world) append(_ context.Context, t string, expected uint64, id, request string, body []byte) (events.Appended, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if last := w.lastLocked(t); last != expected {
-		return jetstream.Appended{}, fmt.Errorf("%w: %s is at stream sequence %d, not %d", events.ErrConflict, t, last, expected)
+		return events.Appended{}, fmt.Errorf("%w: %s is at stream sequence %d, not %d", events.ErrConflict, t, last, expected)
 	}
 	if seq, ok := w.ids[id]; ok {
-		return jetstream.Appended{StreamSeq: seq, Duplicate: true}, nil
+		return events.Appended{StreamSeq: seq, Duplicate: true}, nil
 	}
 	c, err := events.DecodeCommit(body)
 	if err != nil {
-		return jetstream.Appended{}, err
+		return events.Appended{}, err
 	}
 	seq := uint64(len(w.msgs) + 1)
-	w.msgs = append(w.msgs, jetstream.Msg{StreamSeq: seq, Tournament: t, MsgID: id, Request: request, Data: body})
+	w.msgs = append(w.msgs, events.StoredCommit{StreamSeq: seq, Tournament: t, MsgID: id, Request: request, Data: body})
 	w.ids[id] = seq
 	st, tree := w.states[t], w.trees[t]
 	if st == nil {
@@ -212,7 +213,7 @@ func (w *world) append(_ context.Context, t string, expected uint64, id, request
 	if first.Type == events.TypeTournamentCreated {
 		w.index["_create/"+first.CommandID] = pebble.CommitRef{StreamSeq: seq}
 	}
-	return jetstream.Appended{StreamSeq: seq}, nil
+	return events.Appended{StreamSeq: seq}, nil
 }
 
 func (w *world) lastLocked(t string) uint64 {
@@ -222,11 +223,11 @@ func (w *world) lastLocked(t string) uint64 {
 	return 0
 }
 
-func (w *world) get(_ context.Context, seq uint64) (jetstream.Msg, error) {
+func (w *world) get(_ context.Context, seq uint64) (events.StoredCommit, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if seq == 0 || seq > uint64(len(w.msgs)) {
-		return jetstream.Msg{}, fmt.Errorf("no message %d", seq)
+		return events.StoredCommit{}, fmt.Errorf("no message %d", seq)
 	}
 	return w.msgs[seq-1], nil
 }
@@ -360,7 +361,7 @@ func (w *world) appendAsAnotherNode(sub ledger.Submission) {
 func TestSubmitDecidesAgainAfterAConflict(t *testing.T) {
 	w := created(t)
 	appends := 0
-	w.log.appendRequest = func(ctx context.Context, tt string, expected uint64, id, request string, body []byte) (jetstream.Appended, error) {
+	w.log.appendRequest = func(ctx context.Context, tt string, expected uint64, id, request string, body []byte) (events.Appended, error) {
 		if appends++; appends == 1 {
 			w.appendAsAnotherNode(register(t, "p1", "theirs"))
 		}
@@ -386,7 +387,7 @@ func TestSubmitDecidesAgainAfterAConflict(t *testing.T) {
 func TestSubmitGivesUpAfterRetries(t *testing.T) {
 	w := created(t)
 	n := 0
-	w.log.appendRequest = func(ctx context.Context, tt string, expected uint64, id, request string, body []byte) (jetstream.Appended, error) {
+	w.log.appendRequest = func(ctx context.Context, tt string, expected uint64, id, request string, body []byte) (events.Appended, error) {
 		n++
 		w.appendAsAnotherNode(register(t, fmt.Sprintf("q%d", n), fmt.Sprintf("theirs-%d", n)))
 		return w.append(ctx, tt, expected, id, request, body)
@@ -404,7 +405,7 @@ func TestSubmitGivesUpAfterRetries(t *testing.T) {
 func TestSubmitFindsItsOriginalAfterAConflict(t *testing.T) {
 	w := created(t)
 	sub := register(t, "p1", "K")
-	w.log.appendRequest = func(ctx context.Context, tt string, expected uint64, id, request string, body []byte) (jetstream.Appended, error) {
+	w.log.appendRequest = func(ctx context.Context, tt string, expected uint64, id, request string, body []byte) (events.Appended, error) {
 		w.appendAsAnotherNode(sub) // the original lands first
 		return w.append(ctx, tt, expected, id, request, body)
 	}
@@ -456,7 +457,7 @@ func TestSubmitChecksIfMatch(t *testing.T) {
 	sub = register(t, "p2", "K2")
 	sub.IfMatch = &ledger.IfMatch{Seqs: []uint64{1}}
 	raced := false
-	w.log.appendRequest = func(ctx context.Context, tt string, expected uint64, id, request string, body []byte) (jetstream.Appended, error) {
+	w.log.appendRequest = func(ctx context.Context, tt string, expected uint64, id, request string, body []byte) (events.Appended, error) {
 		if !raced {
 			raced = true
 			w.appendAsAnotherNode(register(t, "p3", "theirs"))
@@ -508,9 +509,9 @@ func TestSubmitRefusesWhileTheDiskIsBelowItsReserve(t *testing.T) {
 func TestSubmitRetriesAnUnavailableLog(t *testing.T) {
 	w := created(t)
 	var ids []string
-	w.log.appendRequest = func(ctx context.Context, tt string, expected uint64, id, request string, body []byte) (jetstream.Appended, error) {
+	w.log.appendRequest = func(ctx context.Context, tt string, expected uint64, id, request string, body []byte) (events.Appended, error) {
 		if ids = append(ids, id); len(ids) <= 2 {
-			return jetstream.Appended{}, fmt.Errorf("%w: no responders", events.ErrUnavailable)
+			return events.Appended{}, fmt.Errorf("%w: no responders", events.ErrUnavailable)
 		}
 		return w.append(ctx, tt, expected, id, request, body)
 	}
@@ -679,7 +680,7 @@ func TestSubmitFindsKeysTheIndexDoesNotHoldYet(t *testing.T) {
 		return pebble.CommitRef{}, false, nil
 	}
 	w.idx.creation = func(key string) (pebble.CommitRef, bool, error) { return pebble.CommitRef{}, false, nil }
-	w.log.appendRequest = func(ctx context.Context, tt string, expected uint64, id, request string, body []byte) (jetstream.Appended, error) {
+	w.log.appendRequest = func(ctx context.Context, tt string, expected uint64, id, request string, body []byte) (events.Appended, error) {
 		ack, err := w.append(ctx, tt, expected, id, request, body)
 		w.mu.Lock()
 		clear(w.ids)

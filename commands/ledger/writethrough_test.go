@@ -18,7 +18,6 @@ import (
 	"github.com/referto/referto/commands"
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/events/checkpoint"
-	"github.com/referto/referto/events/jetstream"
 	"github.com/referto/referto/projections"
 	"github.com/referto/referto/projections/pebble"
 )
@@ -44,7 +43,7 @@ type sharedLog struct {
 	now    time.Time
 
 	mu   sync.Mutex
-	msgs []jetstream.Msg
+	msgs []events.StoredCommit
 	ids  map[string]uint64
 	ref  map[string]*folded
 	subs map[string]Submission // by key: what each key was submitted as
@@ -55,7 +54,7 @@ type folded struct {
 	tree *checkpoint.Tree
 }
 
-func (f *folded) fold(t *testing.T, m jetstream.Msg) {
+func (f *folded) fold(t *testing.T, m events.StoredCommit) {
 	t.Helper()
 	c, evs, err := events.DecodeCommitForFold(m.Data)
 	if err != nil {
@@ -78,7 +77,7 @@ func (l *sharedLog) submitted(sub Submission) {
 	l.subs[sub.Key] = sub
 }
 
-func (l *sharedLog) AppendRequest(_ context.Context, t string, expected uint64, id, request string, body []byte) (jetstream.Appended, error) {
+func (l *sharedLog) AppendRequest(_ context.Context, t string, expected uint64, id, request string, body []byte) (events.Appended, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	ref := l.ref[t]
@@ -87,15 +86,15 @@ func (l *sharedLog) AppendRequest(_ context.Context, t string, expected uint64, 
 		l.ref[t] = ref
 	}
 	if ref.t.LastStreamSeq != expected {
-		return jetstream.Appended{}, fmt.Errorf("%w: %s is at %d, not %d", events.ErrConflict, t, ref.t.LastStreamSeq, expected)
+		return events.Appended{}, fmt.Errorf("%w: %s is at %d, not %d", events.ErrConflict, t, ref.t.LastStreamSeq, expected)
 	}
 	if seq, ok := l.ids[id]; ok {
-		return jetstream.Appended{StreamSeq: seq, Duplicate: true}, nil
+		return events.Appended{StreamSeq: seq, Duplicate: true}, nil
 	}
 	c, err := events.DecodeCommit(body)
 	if err != nil {
 		l.t.Errorf("append of a corrupt commit: %v", err)
-		return jetstream.Appended{}, err
+		return events.Appended{}, err
 	}
 	key := c.Envelopes[0].CommandID
 	sub, ok := l.subs[key]
@@ -117,18 +116,18 @@ func (l *sharedLog) AppendRequest(_ context.Context, t string, expected uint64, 
 			l.t.Errorf("key %s: appended\n%s\nbut on the state folded from the log it decides\n%s", key, body, want)
 		}
 	}
-	m := jetstream.Msg{StreamSeq: uint64(len(l.msgs) + 1), Tournament: t, MsgID: id, Request: request, Data: body}
+	m := events.StoredCommit{StreamSeq: uint64(len(l.msgs) + 1), Tournament: t, MsgID: id, Request: request, Data: body}
 	l.msgs = append(l.msgs, m)
 	l.ids[id] = m.StreamSeq
 	ref.fold(l.t, m)
-	return jetstream.Appended{StreamSeq: m.StreamSeq}, nil
+	return events.Appended{StreamSeq: m.StreamSeq}, nil
 }
 
-func (l *sharedLog) Get(_ context.Context, seq uint64) (jetstream.Msg, error) {
+func (l *sharedLog) Get(_ context.Context, seq uint64) (events.StoredCommit, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if seq == 0 || seq > uint64(len(l.msgs)) {
-		return jetstream.Msg{}, fmt.Errorf("no message %d", seq)
+		return events.StoredCommit{}, fmt.Errorf("no message %d", seq)
 	}
 	return l.msgs[seq-1], nil
 }
@@ -271,9 +270,9 @@ func (s *lagState) Creation(key string) (pebble.CommitRef, bool, error) {
 // splitCounter counts the commands decided on a write-through state.
 type splitCounter struct{ writeThrough atomic.Int64 }
 
-func (*splitCounter) Appended(time.Duration, jetstream.Appended, error) {}
-func (*splitCounter) Retried()                                          {}
-func (*splitCounter) Applied(int, time.Duration)                        {}
+func (*splitCounter) Appended(time.Duration, events.Appended, error) {}
+func (*splitCounter) Retried()                                       {}
+func (*splitCounter) Applied(int, time.Duration)                     {}
 func (o *splitCounter) Split(s Split) {
 	if s.WriteThrough {
 		o.writeThrough.Add(1)

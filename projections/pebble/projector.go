@@ -11,7 +11,6 @@ import (
 
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/events/checkpoint"
-	"github.com/referto/referto/events/jetstream"
 	"github.com/referto/referto/projections"
 )
 
@@ -52,15 +51,15 @@ func (p *projector) resume(stored uint64, caughtUp bool) {
 // decoded is a message with its commit and events decoded, or why they
 // could not be.
 type decoded struct {
-	jetstream.Msg
+	events.StoredCommit
 	commit events.Commit
 	evs    []events.Event
 	leaves [][]byte // the Merkle leaf hash of each line, hashed beside the fold
 	err    error
 }
 
-func decode(m jetstream.Msg) decoded {
-	d := decoded{Msg: m}
+func decode(m events.StoredCommit) decoded {
+	d := decoded{StoredCommit: m}
 	d.commit, d.evs, d.err = events.DecodeCommitForFold(m.Data)
 	if d.err == nil {
 		d.leaves = make([][]byte, len(d.commit.Lines))

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/referto/referto/events"
 	"github.com/referto/referto/events/checkpoint"
 	"github.com/referto/referto/events/jetstream"
 	"github.com/referto/referto/projections"
@@ -244,7 +245,7 @@ func (r *Runner) follow(ctx context.Context, from uint64) (<-chan decoded, <-cha
 	msgs := make(chan decoded, 4*r.opts.MaxBatch)
 	followErr := make(chan error, 1)
 	go func() {
-		followErr <- r.log.Follow(ctx, from, "", func(m jetstream.Msg) error {
+		followErr <- r.log.Follow(ctx, from, "", func(m events.StoredCommit) error {
 			select {
 			case msgs <- decode(m):
 				return nil
