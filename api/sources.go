@@ -8,7 +8,6 @@ import (
 	"github.com/referto/referto/events/checkpoint"
 	"github.com/referto/referto/events/jetstream"
 	"github.com/referto/referto/projections"
-	"github.com/referto/referto/projections/pebble"
 )
 
 // What the API reads, as it uses it: the methods it calls of a node's log,
@@ -35,11 +34,11 @@ type Store interface {
 	Players(t string) ([]json.RawMessage, error)
 	Round(t string, r int) ([]byte, bool, error)
 	Tables(t string, r int) ([]json.RawMessage, error)
-	Commits(t string, from uint64, limit int) ([]pebble.CommitRef, error)
-	LastCommit(t string) (pebble.CommitRef, bool, error)
+	Commits(t string, from uint64, limit int) ([]projections.CommitRef, error)
+	LastCommit(t string) (projections.CommitRef, bool, error)
 	NodeGetter(t string) checkpoint.NodeGetter
 	Nodes(t string, ids []checkpoint.NodeID) ([][]byte, error)
-	Token(hash string) (pebble.Principal, bool, error)
+	Token(hash string) (projections.Principal, bool, error)
 	// CompactingBytes is what the store's compactions in progress read.
 	CompactingBytes() uint64
 }

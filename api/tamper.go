@@ -12,7 +12,7 @@ import (
 	"github.com/referto/referto/commands"
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/events/checkpoint"
-	"github.com/referto/referto/projections/pebble"
+	"github.com/referto/referto/projections"
 )
 
 // Tamper evidence: the verifier key, signed checkpoints, inclusion and
@@ -189,7 +189,7 @@ func (s *Server) getExport(w http.ResponseWriter, r *http.Request) {
 		err = fmt.Errorf("%w: tournament %s", errNotFound, t)
 	}
 	var note string
-	var first []pebble.CommitRef
+	var first []projections.CommitRef
 	if err == nil {
 		note, err = s.signedCheckpoint(t, last.Last)
 	}

@@ -18,7 +18,7 @@ import (
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/events/checkpoint"
 	"github.com/referto/referto/events/jetstream"
-	"github.com/referto/referto/projections/pebble"
+	"github.com/referto/referto/projections"
 	"github.com/referto/referto/replay"
 )
 
@@ -33,7 +33,7 @@ var (
 // Store is what the hub reads of its projections: how many events of a
 // tournament have arrived and been applied.
 type Store interface {
-	LastCommit(t string) (pebble.CommitRef, bool, error)
+	LastCommit(t string) (projections.CommitRef, bool, error)
 }
 
 // Options configures a Hub.

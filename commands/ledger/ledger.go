@@ -15,7 +15,6 @@ import (
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/events/checkpoint"
 	"github.com/referto/referto/projections"
-	"github.com/referto/referto/projections/pebble"
 )
 
 // Log is the log commands are appended to, as the ledger uses it
@@ -43,7 +42,8 @@ type State interface {
 	// ReadHead calls fn with tournament t's state and its log's Merkle
 	// head, and reports whether t exists.
 	ReadHead(t string, fn func(*projections.Tournament, checkpoint.Head)) bool
-	// WaitFor waits until the state holds stream sequence seq.
+	// WaitFor waits until the state holds stream sequence seq; it
+	// returns projections.ErrNotReady once the state has stopped.
 	WaitFor(ctx context.Context, seq uint64) error
 	// LastStreamSeq is the stream sequence of tournament t's last commit
 	// in the state (0: none), read without waiting for t's lock.
@@ -57,11 +57,11 @@ type State interface {
 // a node). It is current up to State.Applied.
 type Index interface {
 	// Command finds the commit of tournament t made under key.
-	Command(t, key string) (pebble.CommitRef, bool, error)
+	Command(t, key string) (projections.CommitRef, bool, error)
 	// Creation finds the commit that created a tournament under key,
 	// whichever tournament: a creation's key is not scoped by the id in
 	// its body.
-	Creation(key string) (pebble.CommitRef, bool, error)
+	Creation(key string) (projections.CommitRef, bool, error)
 }
 
 // Observer is told what a node does, for its metrics. Its methods must be

@@ -17,7 +17,6 @@ import (
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/events/checkpoint"
 	"github.com/referto/referto/projections"
-	"github.com/referto/referto/projections/pebble"
 )
 
 // The decide-and-append loop, tested without NATS or Pebble: the Log, State
@@ -68,12 +67,14 @@ func (f *fakeState) Copy(t string) (*projections.Tournament, *checkpoint.Tree, b
 }
 
 type fakeIndex struct {
-	command  func(t, key string) (pebble.CommitRef, bool, error)
-	creation func(key string) (pebble.CommitRef, bool, error)
+	command  func(t, key string) (projections.CommitRef, bool, error)
+	creation func(key string) (projections.CommitRef, bool, error)
 }
 
-func (f *fakeIndex) Command(t, key string) (pebble.CommitRef, bool, error) { return f.command(t, key) }
-func (f *fakeIndex) Creation(key string) (pebble.CommitRef, bool, error)   { return f.creation(key) }
+func (f *fakeIndex) Command(t, key string) (projections.CommitRef, bool, error) {
+	return f.command(t, key)
+}
+func (f *fakeIndex) Creation(key string) (projections.CommitRef, bool, error) { return f.creation(key) }
 
 type fakeObserver struct {
 	mu      sync.Mutex
@@ -121,8 +122,8 @@ type world struct {
 	msgs   []events.StoredCommit // stream sequence i+1 at i
 	states map[string]*projections.Tournament
 	trees  map[string]*checkpoint.Tree
-	index  map[string]pebble.CommitRef // by tournament/key
-	ids    map[string]uint64           // message ids seen: the duplicate window
+	index  map[string]projections.CommitRef // by tournament/key
+	ids    map[string]uint64                // message ids seen: the duplicate window
 
 	log   *fakeLog
 	state *fakeState
@@ -141,7 +142,7 @@ func newWorld(t *testing.T) *world {
 		t.Fatal(err)
 	}
 	w := &world{t: t, signer: signer, states: map[string]*projections.Tournament{}, trees: map[string]*checkpoint.Tree{},
-		index: map[string]pebble.CommitRef{}, ids: map[string]uint64{}, obs: &fakeObserver{}}
+		index: map[string]projections.CommitRef{}, ids: map[string]uint64{}, obs: &fakeObserver{}}
 	w.log = &fakeLog{appendRequest: w.append, get: w.get, lastSubjectSeq: w.lastSubjectSeq}
 	w.state = &fakeState{
 		ready:    func() bool { return true },
@@ -151,7 +152,7 @@ func newWorld(t *testing.T) *world {
 		waitFor:  w.waitFor,
 		copy:     w.copy,
 	}
-	w.idx = &fakeIndex{command: w.command, creation: func(key string) (pebble.CommitRef, bool, error) { return w.command("_create", key) }}
+	w.idx = &fakeIndex{command: w.command, creation: func(key string) (projections.CommitRef, bool, error) { return w.command("_create", key) }}
 	return w
 }
 
@@ -209,9 +210,9 @@ func (w *world) append(_ context.Context, t string, expected uint64, id, request
 	}
 	st.LastStreamSeq = seq
 	first, last := c.Envelopes[0], c.Envelopes[len(c.Envelopes)-1]
-	w.index[t+"/"+first.CommandID] = pebble.CommitRef{Tournament: t, StreamSeq: seq, First: first.Seq, Last: last.Seq, CommandID: first.CommandID}
+	w.index[t+"/"+first.CommandID] = projections.CommitRef{Tournament: t, StreamSeq: seq, First: first.Seq, Last: last.Seq, CommandID: first.CommandID}
 	if first.Type == events.TypeTournamentCreated {
-		w.index["_create/"+first.CommandID] = pebble.CommitRef{StreamSeq: seq}
+		w.index["_create/"+first.CommandID] = projections.CommitRef{StreamSeq: seq}
 	}
 	return events.Appended{StreamSeq: seq}, nil
 }
@@ -285,7 +286,7 @@ func (w *world) waitFor(ctx context.Context, seq uint64) error {
 	return ctx.Err()
 }
 
-func (w *world) command(t, key string) (pebble.CommitRef, bool, error) {
+func (w *world) command(t, key string) (projections.CommitRef, bool, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	ref, ok := w.index[t+"/"+key]
@@ -673,13 +674,13 @@ func TestSubmitFindsKeysTheIndexDoesNotHoldYet(t *testing.T) {
 		<-ctx.Done()
 		return ctx.Err()
 	}
-	w.idx.command = func(t, key string) (pebble.CommitRef, bool, error) {
+	w.idx.command = func(t, key string) (projections.CommitRef, bool, error) {
 		if t == "bo" && key == "create" {
-			return pebble.CommitRef{Tournament: "bo", StreamSeq: 1}, true, nil
+			return projections.CommitRef{Tournament: "bo", StreamSeq: 1}, true, nil
 		}
-		return pebble.CommitRef{}, false, nil
+		return projections.CommitRef{}, false, nil
 	}
-	w.idx.creation = func(key string) (pebble.CommitRef, bool, error) { return pebble.CommitRef{}, false, nil }
+	w.idx.creation = func(key string) (projections.CommitRef, bool, error) { return projections.CommitRef{}, false, nil }
 	w.log.appendRequest = func(ctx context.Context, tt string, expected uint64, id, request string, body []byte) (events.Appended, error) {
 		ack, err := w.append(ctx, tt, expected, id, request, body)
 		w.mu.Lock()

@@ -19,7 +19,6 @@ import (
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/events/checkpoint"
 	"github.com/referto/referto/projections"
-	"github.com/referto/referto/projections/pebble"
 )
 
 // The write-through state, checked against the state folded from the log.
@@ -155,11 +154,11 @@ type lagState struct {
 	rng     *rand.Rand
 	applied uint64
 	states  map[string]*folded
-	index   map[string]pebble.CommitRef // by tournament/key
+	index   map[string]projections.CommitRef // by tournament/key
 }
 
 func newLagState(log *sharedLog, seed uint64) *lagState {
-	return &lagState{log: log, rng: rand.New(rand.NewPCG(seed, 1)), states: map[string]*folded{}, index: map[string]pebble.CommitRef{}}
+	return &lagState{log: log, rng: rand.New(rand.NewPCG(seed, 1)), states: map[string]*folded{}, index: map[string]projections.CommitRef{}}
 }
 
 // pumpLocked folds the log up to stream sequence upTo.
@@ -176,9 +175,9 @@ func (s *lagState) pumpLocked(upTo uint64) {
 		}
 		f.fold(s.log.t, m)
 		c, _ := events.DecodeCommit(m.Data)
-		s.index[m.Tournament+"/"+c.Envelopes[0].CommandID] = pebble.CommitRef{Tournament: m.Tournament, StreamSeq: m.StreamSeq}
+		s.index[m.Tournament+"/"+c.Envelopes[0].CommandID] = projections.CommitRef{Tournament: m.Tournament, StreamSeq: m.StreamSeq}
 		if c.Envelopes[0].Type == events.TypeTournamentCreated {
-			s.index["_create/"+c.Envelopes[0].CommandID] = pebble.CommitRef{StreamSeq: m.StreamSeq}
+			s.index["_create/"+c.Envelopes[0].CommandID] = projections.CommitRef{StreamSeq: m.StreamSeq}
 		}
 		s.applied = m.StreamSeq
 	}
@@ -253,14 +252,14 @@ func (s *lagState) Copy(t string) (*projections.Tournament, *checkpoint.Tree, bo
 	return st, f.tree.Clone(), true, err
 }
 
-func (s *lagState) Command(t, key string) (pebble.CommitRef, bool, error) {
+func (s *lagState) Command(t, key string) (projections.CommitRef, bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	ref, ok := s.index[t+"/"+key]
 	return ref, ok, nil
 }
 
-func (s *lagState) Creation(key string) (pebble.CommitRef, bool, error) {
+func (s *lagState) Creation(key string) (projections.CommitRef, bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	ref, ok := s.index["_create/"+key]

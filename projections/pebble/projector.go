@@ -278,14 +278,14 @@ func (p *projector) fold(b *pebble.Batch, e *entry, m decoded, chg *projections.
 // into b.
 func (p *projector) index(b *pebble.Batch, m decoded) error {
 	first, last := m.commit.Envelopes[0], m.commit.Envelopes[len(m.commit.Envelopes)-1]
-	ref := CommitRef{Tournament: m.Tournament, StreamSeq: m.StreamSeq, First: first.Seq, Last: last.Seq, CommandID: first.CommandID}
+	ref := projections.CommitRef{Tournament: m.Tournament, StreamSeq: m.StreamSeq, First: first.Seq, Last: last.Seq, CommandID: first.CommandID}
 	p.refBuf = appendCommitRef(p.refBuf[:0], ref)
 	if err := b.Set(keyCommit(m.Tournament, first.Seq), p.refBuf, nil); err != nil {
 		return err
 	}
 	if first.CommandID != "" {
 		// A command's outcome is found by its stream sequence alone.
-		p.refBuf = appendCommitRef(p.refBuf[:0], CommitRef{StreamSeq: m.StreamSeq})
+		p.refBuf = appendCommitRef(p.refBuf[:0], projections.CommitRef{StreamSeq: m.StreamSeq})
 		if err := b.Set(keyCommand(m.Tournament, first.CommandID), p.refBuf, nil); err != nil {
 			return err
 		}
@@ -299,7 +299,7 @@ func (p *projector) index(b *pebble.Batch, m decoded) error {
 	}
 	for _, ev := range m.evs {
 		if a, ok := ev.(events.OfficialAppointed); ok {
-			pr, _ := json.Marshal(Principal{Tournament: m.Tournament, Official: a.Official, Role: a.Role, Name: a.Name})
+			pr, _ := json.Marshal(projections.Principal{Tournament: m.Tournament, Official: a.Official, Role: a.Role, Name: a.Name})
 			if err := b.Set(keyToken(a.TokenSHA256), pr, nil); err != nil {
 				return err
 			}

@@ -13,10 +13,6 @@ import (
 	"github.com/referto/referto/projections"
 )
 
-// ErrNotReady reports that the runner has not yet caught up with the log it
-// found at start, or has stopped.
-var ErrNotReady = errors.New("pebble: projections not ready")
-
 // RunnerOptions configures a Runner.
 type RunnerOptions struct {
 	// SnapshotEvery is how often, in stream sequences, the runner considers
@@ -179,7 +175,7 @@ func (r *Runner) Ranking(t string, classification bool) ([]byte, bool, error) {
 func (r *Runner) Run(ctx context.Context) (err error) {
 	defer func() {
 		if err == nil || errors.Is(err, context.Canceled) {
-			r.states.stop(fmt.Errorf("%w: runner stopped", ErrNotReady))
+			r.states.stop(fmt.Errorf("%w: runner stopped", projections.ErrNotReady))
 			return
 		}
 		r.opts.Logger.Error("projection runner stopped", "err", err, "applied", r.states.Applied())

@@ -248,7 +248,7 @@ func TestUnknownEventStopsTheRunner(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
-	if err := n.runner.WaitFor(ctx, good+1); !errors.Is(err, pebble.ErrNotReady) {
+	if err := n.runner.WaitFor(ctx, good+1); !errors.Is(err, projections.ErrNotReady) {
 		t.Errorf("WaitFor past the unknown event: got %v, want ErrNotReady", err)
 	}
 	n.stop(t)
