@@ -355,12 +355,16 @@ func (l *Log) LastSubjectSeq(ctx context.Context, tournament string) (uint64, er
 	return raw.Sequence, nil
 }
 
-// LastSeq returns the stream's last sequence (0 when empty).
+// LastSeq returns the stream's last sequence (0 when empty); a stream that
+// does not exist is events.ErrNoLog.
 func (l *Log) LastSeq(ctx context.Context) (uint64, error) {
 	info, err := l.stream.Info(ctx)
 	if err != nil {
 		if unavailable(err) || transient(err) {
 			return 0, fmt.Errorf("%w: %v", events.ErrUnavailable, err)
+		}
+		if errors.Is(err, jetstream.ErrStreamNotFound) {
+			return 0, fmt.Errorf("%w: stream %s: %w", events.ErrNoLog, l.opts.Stream, err)
 		}
 		return 0, fmt.Errorf("jetstream: stream info: %w", err)
 	}

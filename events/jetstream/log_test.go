@@ -116,6 +116,26 @@ func TestTheRequestIsStoredWithTheCommit(t *testing.T) {
 	}
 }
 
+// A stream that is not there is events.ErrNoLog, so that readiness tells
+// it from a log it cannot read without knowing JetStream's errors.
+func TestLastSeqOfAMissingStreamIsNoLog(t *testing.T) {
+	ctx := context.Background()
+	l := startLog(t)
+	if last, err := l.LastSeq(ctx); err != nil || last != 0 {
+		t.Fatalf("LastSeq of an empty stream: %d, %v", last, err)
+	}
+	js, err := jetstream.New(l.nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := js.DeleteStream(ctx, l.opts.Stream); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.LastSeq(ctx); !errors.Is(err, events.ErrNoLog) || errors.Is(err, events.ErrUnavailable) {
+		t.Errorf("LastSeq of a deleted stream: %v, want events.ErrNoLog", err)
+	}
+}
+
 func TestAppendRejectsBadTournamentID(t *testing.T) {
 	l := startLog(t)
 	for _, id := range []string{"x.>", "*", ">", "a.b", ""} {
