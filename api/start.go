@@ -2,10 +2,13 @@ package api
 
 import (
 	"context"
+	"log/slog"
 
 	"github.com/nats-io/nats.go"
 
+	"github.com/referto/referto/commands/hub"
 	"github.com/referto/referto/commands/ledger"
+	"github.com/referto/referto/events/jetstream"
 )
 
 // This file is the API's wiring: the one place in package api that meets a
@@ -68,3 +71,28 @@ func (o *Options) fromNode() {
 type natsConn struct{ c *nats.Conn }
 
 func (n natsConn) Connected() (bool, string) { return n.c.IsConnected(), n.c.Status().String() }
+
+// NodeOptions are the options of the node a valid configuration
+// (Validate) runs, logging to logger: at a venue of a hub, its JetStream
+// domain is the venue's name and its embedded server a leaf node of the
+// hub's.
+func (c ServeConfig) NodeOptions(logger *slog.Logger) ledger.NodeOptions {
+	replicas, _ := c.replicas()
+	sync, _ := c.syncInterval()
+	reserve, _ := c.diskReserve()
+	o := ledger.NodeOptions{Data: c.Data, NATS: c.NATS, Replicas: replicas, SyncInterval: sync, Logger: logger, DiskReserve: reserve}
+	if c.Hub != "" {
+		o.Domain = c.Venue
+		o.LeafRemote = &jetstream.LeafRemoteOptions{URL: c.Hub, Credentials: c.HubCreds, TLSCA: c.HubCA, TLSCert: c.HubCert, TLSKey: c.HubKey}
+	}
+	return o
+}
+
+// StartOptions are the options of the hub a valid configuration
+// (Validate) runs, logging to logger, its node's commits observed by
+// observer.
+func (c HubConfig) StartOptions(logger *slog.Logger, observer ledger.Observer) hub.StartOptions {
+	host, port, _ := c.leaf()
+	return hub.StartOptions{Data: c.Data, Logger: logger, Observer: observer,
+		Leaf: jetstream.LeafListenOptions{Host: host, Port: port, Username: c.LeafUser, Password: c.LeafPassword, TLSCert: c.LeafCert, TLSKey: c.LeafKey, TLSCA: c.LeafCA}}
+}

@@ -106,3 +106,12 @@ func envOr(getenv func(string) string) func(name, def string) string {
 		return def
 	}
 }
+
+// invalid prints a configuration's problems, all of them, as one answer
+// to the command line; nil when there are none.
+func invalid(err error, stderr io.Writer) error {
+	if err != nil {
+		fmt.Fprintf(stderr, "invalid configuration:\n%v\n", err)
+	}
+	return err
+}
