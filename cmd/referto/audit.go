@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -18,8 +17,7 @@ import (
 var errVerify = errors.New("verification failed")
 
 func verify(ctx context.Context, args []string, _ func(string) string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("verify", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("verify", stderr)
 	logPath := fs.String("log", "", "the exported log (NDJSON), required")
 	cpPath := fs.String("checkpoint", "", "the signed checkpoint given with it (default: LOG's name with .checkpoint for .ndjson, if it exists)")
 	key := fs.String("key", "", "the trusted verifier key, or a file holding it (as served at GET /v1/keys); with --season a file of keys, one a line")
@@ -37,16 +35,14 @@ func verify(ctx context.Context, args []string, _ func(string) string, stdout, s
 			Raw: *raw, CPUTime: bench.CPUTime}, stdout, stderr)
 	}
 	if *registryPath != "" {
-		fmt.Fprintln(stderr, "--registry goes with --season")
-		return errUsage
+		return usagef(stderr, "--registry goes with --season")
 	}
 	if *proof != "" {
 		rep, err := replay.VerifyProofFile(*proof, *key, *witness)
 		return printVerdict(rep, err, stdout)
 	}
 	if *logPath == "" {
-		fmt.Fprintln(stderr, "verify needs --log")
-		return errUsage
+		return usagef(stderr, "verify needs --log")
 	}
 	rep, err := replay.VerifyFile(*logPath, replay.FileOptions{Checkpoint: *cpPath, Key: *key, Witness: *witness,
 		Progress: func(size int64) replay.Progress { return newProgress(stderr, size, "read", true) }})
@@ -78,8 +74,7 @@ func printVerdict(rep report, err error, stdout io.Writer) error {
 }
 
 func replayCmd(ctx context.Context, args []string, _ func(string) string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("replay", stderr)
 	data := fs.String("data", "", "data directory of a stopped referto")
 	logPath := fs.String("log", "", "an exported log (NDJSON)")
 	t := fs.String("tournament", "", "tournament id (required with --data)")
@@ -91,16 +86,14 @@ func replayCmd(ctx context.Context, args []string, _ func(string) string, stdout
 		return flagErr(err)
 	}
 	if (*data == "") == (*logPath == "") || *data != "" && *t == "" {
-		fmt.Fprintln(stderr, "replay needs exactly one of --data (with --tournament) and --log")
-		return errUsage
+		return usagef(stderr, "replay needs exactly one of --data (with --tournament) and --log")
 	}
 	// Understand the request before reading the log.
 	if *top < 1 {
 		return fmt.Errorf("--top %d: want at least 1 row", *top)
 	}
 	if *diff != "" && (*whatIf != "" || *at != 0) {
-		fmt.Fprintln(stderr, "--diff compares two points of the log as recorded: it takes neither --at nor --what-if")
-		return errUsage
+		return usagef(stderr, "--diff compares two points of the log as recorded: it takes neither --at nor --what-if")
 	}
 	q := replay.Query{At: *at, WhatIf: *whatIf != "", Top: *top}
 	if *diff != "" {
@@ -147,8 +140,7 @@ func replayCmd(ctx context.Context, args []string, _ func(string) string, stdout
 // proofCmd writes the proof file of a player's row in an export's last
 // published classification (replay.ProveFile).
 func proofCmd(_ context.Context, args []string, _ func(string) string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("proof", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("proof", stderr)
 	logPath := fs.String("log", "", "the exported log (NDJSON), required")
 	cpPath := fs.String("checkpoint", "", "its signed checkpoint (default: beside the log)")
 	player := fs.String("player", "", "the player whose row to prove, required")
@@ -157,8 +149,7 @@ func proofCmd(_ context.Context, args []string, _ func(string) string, stdout, s
 		return flagErr(err)
 	}
 	if *logPath == "" || *player == "" {
-		fmt.Fprintln(stderr, "proof needs --log and --player")
-		return errUsage
+		return usagef(stderr, "proof needs --log and --player")
 	}
 	p, written, err := replay.ProveFile(*logPath, *cpPath, *player, *out)
 	if err != nil {

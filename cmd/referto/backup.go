@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"time"
@@ -13,8 +12,7 @@ import (
 )
 
 func backupCmd(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("backup", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("backup", stderr)
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), `usage: referto backup --data DIR --out FILE [--url URL] [--token T]
 
@@ -35,8 +33,7 @@ meanwhile; otherwise DIR is read directly. FILE appears only once the backup is 
 		return flagErr(err)
 	}
 	if *out == "" || (*data == "" && *url == "") {
-		fmt.Fprintln(stderr, "backup needs --out and --data (or --url)")
-		return errUsage
+		return usagef(stderr, "backup needs --out and --data (or --url)")
 	}
 	start := time.Now()
 	b, size, from, err := backup.Take(ctx, *out, backup.TakeOptions{Data: *data, URL: *url, Notes: stderr,
@@ -62,8 +59,7 @@ func backupURL(ctx context.Context, base, token string, w io.Writer) error {
 }
 
 func restoreCmd(ctx context.Context, args []string, _ func(string) string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("restore", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("restore", stderr)
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), `usage: referto restore --in FILE --data NEWDIR
 
@@ -82,8 +78,7 @@ nothing is left behind. The projections are rebuilt from the log when referto se
 		return flagErr(err)
 	}
 	if *in == "" || *data == "" {
-		fmt.Fprintln(stderr, "restore needs --in and --data")
-		return errUsage
+		return usagef(stderr, "restore needs --in and --data")
 	}
 	start := time.Now()
 	b, err := backup.Restore(ctx, *in, *data)

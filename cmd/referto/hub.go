@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 
@@ -17,8 +16,7 @@ import (
 // HTTP API serves, read-only, those it verified, and the season registry.
 func hubCmd(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	env := envOr(getenv)
-	fs := flag.NewFlagSet("hub", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("hub", stderr)
 	var c api.HubConfig
 	fs.StringVar(&c.Data, "data", env("REFERTO_DATA", "referto-hub"), "data directory [REFERTO_DATA]")
 	fs.StringVar(&c.Addr, "addr", env("REFERTO_ADDR", "127.0.0.1:8090"), "HTTP listen address [REFERTO_ADDR]")
@@ -32,7 +30,7 @@ func hubCmd(ctx context.Context, args []string, getenv func(string) string, stdo
 	if err := parseFlags(fs, args); err != nil {
 		return flagErr(err)
 	}
-	if err := invalid(c.Validate(), stderr); err != nil {
+	if err := invalid(stderr, c.Validate()); err != nil {
 		return err
 	}
 	logger := newLogger(stderr, c.Level())

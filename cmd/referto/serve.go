@@ -25,8 +25,7 @@ import (
 func parseServe(args []string, getenv func(string) string, stderr io.Writer) (api.ServeConfig, error) {
 	env := envOr(getenv)
 	var c api.ServeConfig
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("serve", stderr)
 	fs.StringVar(&c.Data, "data", env("REFERTO_DATA", "referto-data"), "data directory: nats/ (embedded JetStream), projections/ (Pebble), keys/ [REFERTO_DATA]")
 	fs.StringVar(&c.Addr, "addr", env("REFERTO_ADDR", "127.0.0.1:8080"), "HTTP listen address; port 0 picks a free port [REFERTO_ADDR]")
 	fs.StringVar(&c.NATS, "nats", env("REFERTO_NATS", ""), "URL of an existing NATS cluster to use instead of the embedded server [REFERTO_NATS]")
@@ -51,7 +50,7 @@ func parseServe(args []string, getenv func(string) string, stderr io.Writer) (ap
 	if err := parseFlags(fs, args); err != nil {
 		return c, err
 	}
-	return c, invalid(c.Validate(), stderr)
+	return c, invalid(stderr, c.Validate())
 }
 
 func serve(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
