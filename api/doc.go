@@ -16,4 +16,9 @@
 // whose errors map to statuses in one table (problem.go). Reads come from
 // the node's projections, each after the ledger's AwaitAcked, so a GET that
 // follows a 201 sees the command.
+//
+// The API depends on the small interfaces of sources.go, never on how the
+// log, the projections or the NATS connection are stored: start.go is its
+// wiring, the one file that meets a node's concrete parts (Start, and the
+// Options a ledger.Node fills).
 package api

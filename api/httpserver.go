@@ -1,10 +1,15 @@
 package api
 
 import (
+	"context"
 	"fmt"
+	"log/slog"
+	"net"
 	"net/http"
 	"runtime/debug"
 	"time"
+
+	"github.com/referto/referto/commands/ledger"
 )
 
 // MaxHeaderBytes is the most a request's line and header fields may take:
@@ -31,6 +36,29 @@ func HTTPServer(h http.Handler) *http.Server {
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    netHTTPHeaderBytes,
 	}
+}
+
+// Serve serves h on ln (HTTPServer) until ctx is done, the server fails or
+// node's projections stop. When ctx is done it stops accepting and drains
+// the requests, for up to 3 s, and returns nil.
+func Serve(ctx context.Context, ln net.Listener, h http.Handler, node *ledger.Node, logger *slog.Logger) error {
+	srv := HTTPServer(h)
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- srv.Serve(ln) }()
+	select {
+	case <-ctx.Done():
+	case err := <-serveErr:
+		return fmt.Errorf("http: %w", err)
+	case <-node.RunnerDone():
+		return fmt.Errorf("projections stopped: %w", node.Runner.Err())
+	}
+	logger.Info("shutting down")
+	sctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		srv.Close()
+	}
+	return nil
 }
 
 // headerBytes is the size of r's request line and header fields as sent.

@@ -13,7 +13,6 @@ import (
 
 	"github.com/referto/referto/commands/hub"
 	"github.com/referto/referto/events"
-	"github.com/referto/referto/events/jetstream"
 )
 
 // Hub is what the API of a national hub (referto hub) asks of it: venue
@@ -132,7 +131,7 @@ func (s *Server) hubExport(w http.ResponseWriter, r *http.Request) {
 	bw := bufio.NewWriterSize(w, 256<<10)
 	var n uint64
 	done := errors.New("done")
-	err = s.opts.Log.Scan(r.Context(), 1, last.StreamSeq, t, func(m jetstream.Msg) error {
+	err = s.opts.Log.Scan(r.Context(), 1, last.StreamSeq, t, func(m events.StoredCommit) error {
 		// A cosigned checkpoint is a venue's head: it ends a commit.
 		if _, err := bw.Write(m.Data); err != nil {
 			return err

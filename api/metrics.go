@@ -10,7 +10,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/referto/referto/commands/ledger"
-	"github.com/referto/referto/events/jetstream"
+	"github.com/referto/referto/events"
 )
 
 // Metrics are one server's Prometheus collectors, on a registry of its own:
@@ -103,7 +103,7 @@ func (m *Metrics) Applied(events int, merkle time.Duration) {
 }
 
 // Appended times one append to the log (ledger.Observer).
-func (m *Metrics) Appended(d time.Duration, ack jetstream.Appended, err error) {
+func (m *Metrics) Appended(d time.Duration, ack events.Appended, err error) {
 	m.appendSeconds.WithLabelValues(appendResult(ack, err)).Observe(d.Seconds())
 }
 
@@ -180,7 +180,7 @@ func (m *Metrics) handler(errLog promhttp.Logger) http.Handler {
 }
 
 // appendResult names an append's result for referto_jetstream_append_duration_seconds.
-func appendResult(ack jetstream.Appended, err error) string {
+func appendResult(ack events.Appended, err error) string {
 	switch {
 	case err == nil && ack.Duplicate:
 		return "duplicate"

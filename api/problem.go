@@ -11,7 +11,7 @@ import (
 	"github.com/referto/referto/commands/hub"
 	"github.com/referto/referto/commands/ledger"
 	"github.com/referto/referto/events"
-	"github.com/referto/referto/projections/pebble"
+	"github.com/referto/referto/projections"
 )
 
 // API-level sentinels; domain errors come from commands and events.
@@ -84,7 +84,7 @@ func statusOf(err error) (int, string, string) {
 		return http.StatusUnprocessableEntity, "idempotency_key_reused", "Idempotency-Key already used for another request"
 	case errors.As(err, &re):
 		return http.StatusUnprocessableEntity, "rule_violation", "Refused by a tournament rule"
-	case errors.Is(err, events.ErrUnavailable), errors.Is(err, pebble.ErrNotReady),
+	case errors.Is(err, events.ErrUnavailable), errors.Is(err, projections.ErrNotReady),
 		errors.Is(err, context.DeadlineExceeded):
 		return http.StatusServiceUnavailable, "unavailable", "Service unavailable"
 	}

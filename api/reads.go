@@ -13,7 +13,6 @@ import (
 
 	"github.com/referto/referto/commands"
 	"github.com/referto/referto/events"
-	"github.com/referto/referto/events/jetstream"
 	"github.com/referto/referto/projections"
 )
 
@@ -233,7 +232,7 @@ func (s *Server) stateAt(ctx context.Context, t string, seq uint64) (*projection
 		return nil, &commands.FieldError{Field: "at", Msg: fmt.Sprintf("tournament %s has no event %d", t, seq)}
 	}
 	var envs []events.Envelope
-	err = s.opts.Log.Scan(ctx, first[0].StreamSeq, upto[0].StreamSeq, t, func(m jetstream.Msg) error {
+	err = s.opts.Log.Scan(ctx, first[0].StreamSeq, upto[0].StreamSeq, t, func(m events.StoredCommit) error {
 		c, err := events.DecodeCommit(m.Data)
 		if err != nil {
 			return err

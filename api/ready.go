@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"net/http"
 
-	natsjs "github.com/nats-io/nats.go/jetstream"
+	"github.com/referto/referto/events"
 )
 
 // readiness is the /readyz document.
@@ -68,7 +68,8 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 	fail := func(format string, args ...any) { rd.NotReady = append(rd.NotReady, fmt.Sprintf(format, args...)) }
 
 	if c := s.opts.Conn; c != nil {
-		rd.NATS = &natsState{Connected: c.IsConnected(), Status: c.Status().String()}
+		rd.NATS = &natsState{}
+		rd.NATS.Connected, rd.NATS.Status = c.Connected()
 		if !rd.NATS.Connected {
 			fail("nats: connection %s", rd.NATS.Status)
 		}
@@ -85,7 +86,7 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 	case err == nil:
 		rd.Stream.Exists, rd.Stream.LastSeq = true, last
 		rd.Projections.Lag = lagOf(last, applied)
-	case errors.Is(err, natsjs.ErrStreamNotFound):
+	case errors.Is(err, events.ErrNoLog):
 		rd.Stream.Error = "the stream does not exist"
 		fail("stream %s: does not exist", rd.Stream.Name)
 	default:

@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/gorilla/mux"
-	"github.com/nats-io/nats.go"
 
 	"github.com/referto/referto/api/web"
 	"github.com/referto/referto/commands/ledger"
@@ -40,7 +39,7 @@ type Options struct {
 	Keys *checkpoint.Keys
 	// Conn is the NATS connection the log uses, whose state /readyz
 	// reports; nil leaves it out.
-	Conn *nats.Conn
+	Conn Conn
 	// AdminTokenSHA256 is the hex SHA-256 of the administrator's bearer
 	// token. Required.
 	AdminTokenSHA256 string
@@ -76,26 +75,7 @@ type Options struct {
 
 // EnsureDefaults fills unset fields with their documented defaults.
 func (o *Options) EnsureDefaults() {
-	if n := o.Node; n != nil {
-		if o.Ledger == nil {
-			o.Ledger = n.Ledger
-		}
-		if o.Log == nil {
-			o.Log = n.Log
-		}
-		if o.Store == nil {
-			o.Store = n.Store
-		}
-		if o.Runner == nil {
-			o.Runner = n.Runner
-		}
-		if o.Keys == nil {
-			o.Keys = n.Keys
-		}
-		if o.Conn == nil {
-			o.Conn = n.Conn
-		}
-	}
+	o.fromNode()
 	if o.Hub != nil && o.Cosigned == nil {
 		o.Cosigned = o.Hub.Cosigned
 	}

@@ -2,9 +2,18 @@ package api
 
 import (
 	"context"
+	"log/slog"
 
+	"github.com/nats-io/nats.go"
+
+	"github.com/referto/referto/commands/hub"
 	"github.com/referto/referto/commands/ledger"
+	"github.com/referto/referto/events/jetstream"
 )
+
+// This file is the API's wiring: the one place in package api that meets a
+// node's concrete parts (JetStream, Pebble, NATS) and hands them to the
+// rest of the package as the interfaces of sources.go.
 
 // Start starts a node with o and the API over it (a's Node is the one
 // started); the API's metrics observe the node's appends, retries and
@@ -29,4 +38,61 @@ func Start(ctx context.Context, o ledger.NodeOptions, a Options) (*ledger.Node, 
 		return nil, nil, err
 	}
 	return node, srv, nil
+}
+
+// fromNode sets every one of Ledger, Log, Store, Runner, Keys and Conn
+// left unset to the Node's, when there is one.
+func (o *Options) fromNode() {
+	n := o.Node
+	if n == nil {
+		return
+	}
+	if o.Ledger == nil {
+		o.Ledger = n.Ledger
+	}
+	if o.Log == nil {
+		o.Log = n.Log
+	}
+	if o.Store == nil {
+		o.Store = n.Store
+	}
+	if o.Runner == nil {
+		o.Runner = n.Runner
+	}
+	if o.Keys == nil {
+		o.Keys = n.Keys
+	}
+	if o.Conn == nil && n.Conn != nil {
+		o.Conn = natsConn{n.Conn}
+	}
+}
+
+// natsConn is a NATS connection as /readyz reports it (Conn).
+type natsConn struct{ c *nats.Conn }
+
+func (n natsConn) Connected() (bool, string) { return n.c.IsConnected(), n.c.Status().String() }
+
+// NodeOptions are the options of the node a valid configuration
+// (Validate) runs, logging to logger: at a venue of a hub, its JetStream
+// domain is the venue's name and its embedded server a leaf node of the
+// hub's.
+func (c ServeConfig) NodeOptions(logger *slog.Logger) ledger.NodeOptions {
+	replicas, _ := c.replicas()
+	sync, _ := c.syncInterval()
+	reserve, _ := c.diskReserve()
+	o := ledger.NodeOptions{Data: c.Data, NATS: c.NATS, Replicas: replicas, SyncInterval: sync, Logger: logger, DiskReserve: reserve}
+	if c.Hub != "" {
+		o.Domain = c.Venue
+		o.LeafRemote = &jetstream.LeafRemoteOptions{URL: c.Hub, Credentials: c.HubCreds, TLSCA: c.HubCA, TLSCert: c.HubCert, TLSKey: c.HubKey}
+	}
+	return o
+}
+
+// StartOptions are the options of the hub a valid configuration
+// (Validate) runs, logging to logger, its node's commits observed by
+// observer.
+func (c HubConfig) StartOptions(logger *slog.Logger, observer ledger.Observer) hub.StartOptions {
+	host, port, _ := c.leaf()
+	return hub.StartOptions{Data: c.Data, Logger: logger, Observer: observer,
+		Leaf: jetstream.LeafListenOptions{Host: host, Port: port, Username: c.LeafUser, Password: c.LeafPassword, TLSCert: c.LeafCert, TLSKey: c.LeafKey, TLSCA: c.LeafCA}}
 }

@@ -12,8 +12,7 @@ import (
 	"github.com/referto/referto/commands"
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/events/checkpoint"
-	"github.com/referto/referto/events/jetstream"
-	"github.com/referto/referto/projections/pebble"
+	"github.com/referto/referto/projections"
 )
 
 // Tamper evidence: the verifier key, signed checkpoints, inclusion and
@@ -190,7 +189,7 @@ func (s *Server) getExport(w http.ResponseWriter, r *http.Request) {
 		err = fmt.Errorf("%w: tournament %s", errNotFound, t)
 	}
 	var note string
-	var first []pebble.CommitRef
+	var first []projections.CommitRef
 	if err == nil {
 		note, err = s.signedCheckpoint(t, last.Last)
 	}
@@ -206,7 +205,7 @@ func (s *Server) getExport(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set(CheckpointHeader, base64.StdEncoding.EncodeToString([]byte(note)))
 	w.Header().Set("Referto-Events", strconv.FormatUint(size, 10))
 	bw := bufio.NewWriterSize(w, 256<<10)
-	err = s.opts.Log.Scan(r.Context(), first[0].StreamSeq, last.StreamSeq, t, func(m jetstream.Msg) error {
+	err = s.opts.Log.Scan(r.Context(), first[0].StreamSeq, last.StreamSeq, t, func(m events.StoredCommit) error {
 		_, err := bw.Write(m.Data) // a commit body is its events' lines, newline-terminated
 		return err
 	})

@@ -19,4 +19,7 @@ var (
 	// ErrUnavailable reports that the log cannot take or serve requests now
 	// (no quorum, disk full, connection lost). It is safe to retry later.
 	ErrUnavailable = errors.New("events: log unavailable")
+	// ErrNoLog reports a log that is not there to read: its store (the
+	// JetStream stream) does not exist.
+	ErrNoLog = errors.New("events: no log")
 )

@@ -4,4 +4,10 @@
 // draw re-run, every published classification re-derived), time travel to
 // any event, the difference between two points, and what-if corrections
 // applied in memory. Nothing here writes to the log.
+//
+// The files an auditor is given are read here too, as referto verify and
+// proof name them: an export with its checkpoint and keys (VerifyFile), a
+// season directory with its registry (VerifySeasonFiles), a proof file
+// (VerifyProofFile, ProveFile); each answers with a report that prints
+// itself.
 package replay

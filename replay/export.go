@@ -12,14 +12,13 @@ import (
 
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/events/checkpoint"
-	"github.com/referto/referto/events/jetstream"
 )
 
 // ExportLog is what Export reads of a log (events/jetstream.Log): a
 // tournament's commits in order.
 type ExportLog interface {
 	LastSubjectSeq(ctx context.Context, tournament string) (uint64, error)
-	Scan(ctx context.Context, from, until uint64, tournament string, fn func(jetstream.Msg) error) error
+	Scan(ctx context.Context, from, until uint64, tournament string, fn func(events.StoredCommit) error) error
 }
 
 // Anchor is the Merkle head a server's projections recorded for a
@@ -53,7 +52,7 @@ func Export(ctx context.Context, lg ExportLog, t string, w io.Writer, o ExportOp
 	tree := checkpoint.NewTree()
 	a := o.Anchor
 	var altered error // the anchor check, apart from a commit that does not split
-	err = lg.Scan(ctx, 1, last, t, func(m jetstream.Msg) error {
+	err = lg.Scan(ctx, 1, last, t, func(m events.StoredCommit) error {
 		err := events.CommitLines(m.Data, func(line []byte) error {
 			if err := tree.Append(line, nil); err != nil {
 				return err

@@ -10,7 +10,6 @@ import (
 
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/events/checkpoint"
-	"github.com/referto/referto/events/jetstream"
 )
 
 // fakeLog is a log of one tournament's commits, one a stream sequence.
@@ -26,9 +25,9 @@ func (f fakeLog) LastSubjectSeq(_ context.Context, t string) (uint64, error) {
 	return uint64(len(f.commits)), nil
 }
 
-func (f fakeLog) Scan(_ context.Context, from, until uint64, t string, fn func(jetstream.Msg) error) error {
+func (f fakeLog) Scan(_ context.Context, from, until uint64, t string, fn func(events.StoredCommit) error) error {
 	for i := from; i <= until; i++ {
-		if err := fn(jetstream.Msg{StreamSeq: i, Tournament: t, Data: f.commits[i-1]}); err != nil {
+		if err := fn(events.StoredCommit{StreamSeq: i, Tournament: t, Data: f.commits[i-1]}); err != nil {
 			return err
 		}
 	}

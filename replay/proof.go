@@ -3,6 +3,10 @@ package replay
 import (
 	"bytes"
 	"fmt"
+	"io"
+	"os"
+
+	"golang.org/x/mod/sumdb/note"
 
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/events/checkpoint"
@@ -71,4 +75,83 @@ func hasRow(ev events.Event, player string) bool {
 		}
 	}
 	return false
+}
+
+// ProofReport is VerifyProofFile's verdict on a proof file.
+type ProofReport struct {
+	// File is the proof file; Refused is why it proves nothing (nil when
+	// it proves Result).
+	File    string
+	Refused error
+	*proof.Result
+	// Key and Witness are the keys it was checked with (Witness nil when
+	// none was given).
+	Key, Witness note.Verifier
+}
+
+// VerifyProofFile checks the proof file at path offline (proof.Verify)
+// with the trusted key and, when given, the witness key, each the key
+// itself or a file holding it (--key, --witness). An error is returned for
+// a file or key that cannot be read; a refusal is in the report.
+func VerifyProofFile(path, key, witness string) (*ProofReport, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	r := &ProofReport{File: path}
+	if r.Key, r.Witness, err = readKeys(key, witness); err != nil {
+		return nil, err
+	}
+	r.Result, r.Refused = proof.Verify(b, r.Key, r.Witness)
+	return r, nil
+}
+
+// Print writes what the proof proved, step by step, and the row, or why
+// it was refused; ok is false when it was.
+func (r *ProofReport) Print(w io.Writer) (ok bool) {
+	if r.Refused != nil {
+		fmt.Fprintf(w, "verdict: REFUSED %s: %v\n", r.File, r.Refused)
+		return false
+	}
+	p := r.Proof
+	fmt.Fprintf(w, "ok   checkpoint of %s: %d events, signed by %s\n", p.Tournament, r.Checkpoint.Size, r.Key.Name())
+	switch {
+	case r.Witnessed:
+		fmt.Fprintf(w, "ok   cosigned by the witness %s\n", r.Witness.Name())
+	case p.Cosignatures != "":
+		fmt.Fprintln(w, "note a witness cosigned it, but no --witness key was given to check it")
+	}
+	fmt.Fprintf(w, "ok   event %d is the published classification, included in the signed log\n", p.Index+1)
+	fmt.Fprintf(w, "verdict: OK: %s (%s) ranked %d, %s, %.2f points, in %s\n", p.Row.Player, p.Row.Name, p.Row.Rank, p.Row.Phase, float64(p.Row.Total)/100, p.Tournament)
+	return true
+}
+
+// ProveFile writes to out the proof file of player's row in the last
+// classification published in the export log at path (ProveFromExport),
+// under the signed checkpoint in the file cp (default: the one beside
+// the log, FindCheckpoint); out defaults to <tournament>-<player>.proof.json.
+// It returns the proof and the file it is in.
+func ProveFile(path, cp, player, out string) (*proof.Proof, string, error) {
+	if beside, ok := FindCheckpoint(path); cp == "" && ok {
+		cp = beside
+	}
+	if cp == "" {
+		return nil, "", fmt.Errorf("no signed checkpoint beside %s: give --checkpoint", path)
+	}
+	export, err := os.ReadFile(path)
+	if err != nil {
+		return nil, "", err
+	}
+	signed, err := os.ReadFile(cp)
+	if err != nil {
+		return nil, "", err
+	}
+	p, err := ProveFromExport(export, signed, player)
+	if err != nil {
+		return nil, "", err
+	}
+	if out == "" {
+		out = p.Tournament + "-" + player + ".proof.json"
+	}
+	return p, out, os.WriteFile(out, p.Encode(), 0o644)
 }

@@ -4,38 +4,20 @@ import (
 	"bufio"
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
-	"time"
 
+	"github.com/referto/referto/cmd/referto/bench"
 	"github.com/referto/referto/commands/ledger"
-	"github.com/referto/referto/events/checkpoint"
 	"github.com/referto/referto/replay"
 )
-
-// openLog opens an export for one pass, with a progress bar by bytes.
-func openLog(path string, stderr io.Writer) (*replay.Scanner, func(), error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	fi, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, nil, err
-	}
-	prog := newProgress(stderr, fi.Size(), "read", true)
-	return replay.NewScanner(f, prog.Add), func() { prog.Done(); f.Close() }, nil
-}
 
 // errVerify is a failed verification: the report has been printed.
 var errVerify = errors.New("verification failed")
 
 func verify(ctx context.Context, args []string, _ func(string) string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("verify", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("verify", stderr)
 	logPath := fs.String("log", "", "the exported log (NDJSON), required")
 	cpPath := fs.String("checkpoint", "", "the signed checkpoint given with it (default: LOG's name with .checkpoint for .ndjson, if it exists)")
 	key := fs.String("key", "", "the trusted verifier key, or a file holding it (as served at GET /v1/keys); with --season a file of keys, one a line")
@@ -49,69 +31,50 @@ func verify(ctx context.Context, args []string, _ func(string) string, stdout, s
 		return flagErr(err)
 	}
 	if *season != "" {
-		return verifySeason(ctx, seasonFlags{dir: *season, keys: *key, thresholds: *thresholds, registry: *registryPath, raw: *raw}, stdout, stderr)
+		return verifySeason(ctx, replay.SeasonFileOptions{Dir: *season, Keys: *key, Thresholds: *thresholds, Registry: *registryPath,
+			Raw: *raw, CPUTime: bench.CPUTime}, stdout, stderr)
 	}
 	if *registryPath != "" {
-		fmt.Fprintln(stderr, "--registry goes with --season")
-		return errUsage
+		return usagef(stderr, "--registry goes with --season")
 	}
 	if *proof != "" {
-		return verifyProof(*proof, *key, *witness, stdout)
+		rep, err := replay.VerifyProofFile(*proof, *key, *witness)
+		return printVerdict(rep, err, stdout)
 	}
 	if *logPath == "" {
-		fmt.Fprintln(stderr, "verify needs --log")
-		return errUsage
+		return usagef(stderr, "verify needs --log")
 	}
-	start := time.Now()
-	var o replay.VerifyOptions
-	if beside, ok := replay.FindCheckpoint(*logPath); *cpPath == "" && ok {
-		*cpPath = beside
-		fmt.Fprintf(stdout, "checkpoint: %s\n", beside)
+	rep, err := replay.VerifyFile(*logPath, replay.FileOptions{Checkpoint: *cpPath, Key: *key, Witness: *witness,
+		Progress: func(size int64) replay.Progress { return newProgress(stderr, size, "read", true) }})
+	return printVerdict(rep, err, stdout)
+}
+
+// verifySeason verifies a directory of exports and ranks the season
+// (replay.VerifySeasonFiles), with a warning when no ranking is computed.
+func verifySeason(ctx context.Context, o replay.SeasonFileOptions, stdout, stderr io.Writer) error {
+	rep, err := replay.VerifySeasonFiles(ctx, o)
+	if err == nil && rep.Unranked != nil {
+		fmt.Fprintf(stderr, "warning: %v: no ranking computed\n", rep.Unranked)
 	}
-	if *cpPath != "" {
-		b, err := os.ReadFile(*cpPath)
-		if err != nil {
-			return err
-		}
-		o.Checkpoint = b
-	}
-	if *key != "" {
-		v, err := checkpoint.ReadVerifier(*key)
-		if err != nil {
-			return fmt.Errorf("--key %s: %w", *key, err)
-		}
-		o.Verifier = v
-	}
-	var cosigned error
-	if *witness != "" {
-		w, err := checkpoint.ReadWitnessVerifier(*witness)
-		if err != nil {
-			return fmt.Errorf("--witness %s: %w", *witness, err)
-		}
-		if len(o.Checkpoint) == 0 {
-			return errors.New("--witness checks the checkpoint's cosignature: give the checkpoint (--checkpoint)")
-		}
-		if cosigned = checkpoint.CheckCosigned(o.Checkpoint, w); cosigned == nil {
-			fmt.Fprintf(stdout, "ok   the checkpoint is cosigned by witness %s\n", w.Name())
-		} else {
-			fmt.Fprintf(stdout, "FAIL %v\n", cosigned)
-		}
-	}
-	sc, closeLog, err := openLog(*logPath, stderr)
+	return printVerdict(rep, err, stdout)
+}
+
+// report is a verification's: it prints itself, and says whether it passed.
+type report interface{ Print(w io.Writer) (ok bool) }
+
+// printVerdict prints a verification's report: errVerify when it fails.
+func printVerdict(rep report, err error, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	rep := replay.Verify(sc, o)
-	closeLog()
-	if !rep.Print(stdout, *logPath, sc.Line(), time.Since(start)) || cosigned != nil {
+	if !rep.Print(stdout) {
 		return errVerify
 	}
 	return nil
 }
 
 func replayCmd(ctx context.Context, args []string, _ func(string) string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("replay", stderr)
 	data := fs.String("data", "", "data directory of a stopped referto")
 	logPath := fs.String("log", "", "an exported log (NDJSON)")
 	t := fs.String("tournament", "", "tournament id (required with --data)")
@@ -123,16 +86,14 @@ func replayCmd(ctx context.Context, args []string, _ func(string) string, stdout
 		return flagErr(err)
 	}
 	if (*data == "") == (*logPath == "") || *data != "" && *t == "" {
-		fmt.Fprintln(stderr, "replay needs exactly one of --data (with --tournament) and --log")
-		return errUsage
+		return usagef(stderr, "replay needs exactly one of --data (with --tournament) and --log")
 	}
 	// Understand the request before reading the log.
 	if *top < 1 {
 		return fmt.Errorf("--top %d: want at least 1 row", *top)
 	}
 	if *diff != "" && (*whatIf != "" || *at != 0) {
-		fmt.Fprintln(stderr, "--diff compares two points of the log as recorded: it takes neither --at nor --what-if")
-		return errUsage
+		return usagef(stderr, "--diff compares two points of the log as recorded: it takes neither --at nor --what-if")
 	}
 	q := replay.Query{At: *at, WhatIf: *whatIf != "", Top: *top}
 	if *diff != "" {
@@ -155,7 +116,7 @@ func replayCmd(ctx context.Context, args []string, _ func(string) string, stdout
 	var closeLog func()
 	var err error
 	if *logPath != "" {
-		sc, closeLog, err = openLog(*logPath, stderr)
+		sc, closeLog, err = replay.OpenFile(*logPath, func(size int64) replay.Progress { return newProgress(stderr, size, "read", true) })
 	} else {
 		sc, closeLog, err = replay.ScanDir(ctx, dataDir{ledger.Layout{Dir: *data}}, *t,
 			func(n uint64) replay.Progress { return newProgress(stderr, int64(n), "read", false) })
@@ -174,4 +135,26 @@ func replayCmd(ctx context.Context, args []string, _ func(string) string, stdout
 	w := bufio.NewWriter(stdout)
 	show(w)
 	return w.Flush()
+}
+
+// proofCmd writes the proof file of a player's row in an export's last
+// published classification (replay.ProveFile).
+func proofCmd(_ context.Context, args []string, _ func(string) string, stdout, stderr io.Writer) error {
+	fs := newFlags("proof", stderr)
+	logPath := fs.String("log", "", "the exported log (NDJSON), required")
+	cpPath := fs.String("checkpoint", "", "its signed checkpoint (default: beside the log)")
+	player := fs.String("player", "", "the player whose row to prove, required")
+	out := fs.String("out", "", "where to write the proof (default <tournament>-<player>.proof.json)")
+	if err := parseFlags(fs, args); err != nil {
+		return flagErr(err)
+	}
+	if *logPath == "" || *player == "" {
+		return usagef(stderr, "proof needs --log and --player")
+	}
+	p, written, err := replay.ProveFile(*logPath, *cpPath, *player, *out)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "proof of %s's row (rank %d) in %s written to %s\n", *player, p.Row.Rank, p.Tournament, written)
+	return nil
 }

@@ -3,11 +3,8 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/referto/referto/api/client"
@@ -15,8 +12,7 @@ import (
 )
 
 func backupCmd(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("backup", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("backup", stderr)
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), `usage: referto backup --data DIR --out FILE [--url URL] [--token T]
 
@@ -37,8 +33,7 @@ meanwhile; otherwise DIR is read directly. FILE appears only once the backup is 
 		return flagErr(err)
 	}
 	if *out == "" || (*data == "" && *url == "") {
-		fmt.Fprintln(stderr, "backup needs --out and --data (or --url)")
-		return errUsage
+		return usagef(stderr, "backup needs --out and --data (or --url)")
 	}
 	start := time.Now()
 	b, size, from, err := backup.Take(ctx, *out, backup.TakeOptions{Data: *data, URL: *url, Notes: stderr,
@@ -46,14 +41,7 @@ meanwhile; otherwise DIR is read directly. FILE appears only once the backup is 
 	if err != nil {
 		return err
 	}
-	src := "directly from " + *data
-	if from != "" {
-		src = "from the server at " + from
-	}
-	m := b.Manifest
-	fmt.Fprintf(stdout, "backup of stream %s, sequences %d..%d (%d commits), %s, and %s taken %s: %s, %s in %s\n",
-		m.Stream, m.FirstSeq, m.LastSeq, m.Msgs, describeTournaments(m.Tournaments), describeKeys(b.Keys), src, *out,
-		byteSize(size), time.Since(start).Round(time.Millisecond))
+	b.PrintTaken(stdout, *out, size, from, *data, time.Since(start))
 	return nil
 }
 
@@ -71,8 +59,7 @@ func backupURL(ctx context.Context, base, token string, w io.Writer) error {
 }
 
 func restoreCmd(ctx context.Context, args []string, _ func(string) string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("restore", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("restore", stderr)
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), `usage: referto restore --in FILE --data NEWDIR
 
@@ -91,54 +78,13 @@ nothing is left behind. The projections are rebuilt from the log when referto se
 		return flagErr(err)
 	}
 	if *in == "" || *data == "" {
-		fmt.Fprintln(stderr, "restore needs --in and --data")
-		return errUsage
+		return usagef(stderr, "restore needs --in and --data")
 	}
 	start := time.Now()
 	b, err := backup.Restore(ctx, *in, *data)
 	if err != nil {
 		return err
 	}
-	m := b.Manifest
-	fmt.Fprintf(stdout, "restored stream %s, sequences %d..%d (%d commits), and %s from %s (taken %s) into %s in %s\n",
-		m.Stream, m.FirstSeq, m.LastSeq, m.Msgs, describeKeys(b.Keys), *in, m.Created.Format(time.RFC3339), *data, time.Since(start).Round(time.Millisecond))
-	fmt.Fprintf(stdout, "checked against the backup's manifest: stream sequences %d..%d; the Merkle roots of %s\n",
-		m.FirstSeq, m.LastSeq, describeTournaments(m.Tournaments))
-	fmt.Fprintln(stdout, "the projections are rebuilt from the log when referto serve first starts on it")
+	b.PrintRestored(stdout, *in, *data, time.Since(start))
 	return nil
-}
-
-func describeTournaments(ts []backup.Tournament) string {
-	var events uint64
-	for _, t := range ts {
-		events += t.Events
-	}
-	switch len(ts) {
-	case 0:
-		return "no tournament"
-	case 1:
-		return fmt.Sprintf("1 tournament (%s, %d events)", ts[0].ID, events)
-	}
-	return fmt.Sprintf("%d tournaments (%d events)", len(ts), events)
-}
-
-func describeKeys(keys []backup.KeyFile) string {
-	names := make([]string, 0, len(keys))
-	for _, k := range keys {
-		names = append(names, k.Name)
-	}
-	slices.Sort(names)
-	return "the keys (" + strings.Join(names, ", ") + ")"
-}
-
-func byteSize(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d bytes", n)
 }

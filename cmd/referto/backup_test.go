@@ -21,7 +21,7 @@ import (
 	"github.com/referto/referto/commands"
 	"github.com/referto/referto/commands/ledger"
 	"github.com/referto/referto/commands/ledger/backup"
-	"github.com/referto/referto/events/jetstream"
+	"github.com/referto/referto/events"
 )
 
 // bkJSON GETs a JSON document with the test administrator's token and
@@ -286,7 +286,7 @@ func TestBackupOfAStoppedDirectory(t *testing.T) {
 }
 
 // streamOf reads every message of a data directory's stream.
-func streamOf(t *testing.T, dir string) []jetstream.Msg {
+func streamOf(t *testing.T, dir string) []events.StoredCommit {
 	t.Helper()
 	ctx := context.Background()
 	lg, closeAll, err := ledger.OpenLog(ctx, ledger.Layout{Dir: dir}, ledger.LogOptions{})
@@ -298,8 +298,8 @@ func streamOf(t *testing.T, dir string) []jetstream.Msg {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []jetstream.Msg
-	if err := lg.Scan(ctx, 1, last, "", func(m jetstream.Msg) error {
+	var out []events.StoredCommit
+	if err := lg.Scan(ctx, 1, last, "", func(m events.StoredCommit) error {
 		m.Time = m.Time.UTC()
 		out = append(out, m)
 		return nil

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"slices"
@@ -32,8 +31,7 @@ func benchCmd(ctx context.Context, args []string, _ func(string) string, stdout,
 
 func parseBench(args []string, stderr io.Writer) (bench.Options, error) {
 	var o bench.Options
-	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("bench", stderr)
 	fs.IntVar(&o.Rounds, "rounds", 3, "rounds of each pair")
 	fs.IntVar(&o.Ingest, "ingest", 2000, "commands (and raw publishes) per ingest round")
 	fs.IntVar(&o.Clients, "clients", 8, "concurrent clients, each on its own tournament")
@@ -54,13 +52,11 @@ func parseBench(args []string, stderr io.Writer) (bench.Options, error) {
 		o.Short()
 	}
 	if o.Rounds < 1 || o.Ingest < 10 || o.Clients < 1 || o.Events < 1000 || o.Players < 16 || o.Rate < 1 || o.ReadFor <= 0 {
-		fmt.Fprintln(stderr, "bench needs --rounds ≥ 1, --ingest ≥ 10, --clients ≥ 1, --events ≥ 1000, --players ≥ 16, --rate ≥ 1, --read-for > 0")
-		return o, errUsage
+		return o, usagef(stderr, "bench needs --rounds ≥ 1, --ingest ≥ 10, --clients ≥ 1, --events ≥ 1000, --players ≥ 16, --rate ≥ 1, --read-for > 0")
 	}
 	for _, pair := range strings.Split(*only, ",") {
 		if pair = strings.TrimSpace(pair); !slices.Contains(bench.Pairs, pair) {
-			fmt.Fprintf(stderr, "bench: --only: unknown pair %q (%s)\n", pair, strings.Join(bench.Pairs, ", "))
-			return o, errUsage
+			return o, usagef(stderr, "bench: --only: unknown pair %q (%s)", pair, strings.Join(bench.Pairs, ", "))
 		}
 		o.Only = append(o.Only, pair)
 	}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -17,8 +16,7 @@ import (
 // Progress and the final classification go to stdout, identical for the
 // same seed; the data directory and timings go to stderr.
 func demoCmd(ctx context.Context, args []string, _ func(string) string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("demo", stderr)
 	players := fs.Int("players", 140, "players registered (more than 130 who play game 1 bring the quarterfinals)")
 	seed := fs.Uint64("seed", 1, "seed of every random choice: the same seed gives the same tournament and the same output")
 	dir := fs.String("data", "", "data directory (default: a new temporary directory, kept afterwards)")
@@ -27,12 +25,10 @@ func demoCmd(ctx context.Context, args []string, _ func(string) string, stdout, 
 		return flagErr(err)
 	}
 	if *players < 16 || *players > 5000 {
-		fmt.Fprintln(stderr, "--players must be between 16 and 5000")
-		return errUsage
+		return usagef(stderr, "--players must be between 16 and 5000")
 	}
 	if _, _, err := net.SplitHostPort(*addr); err != nil {
-		fmt.Fprintf(stderr, "--addr %q: %v\n", *addr, err)
-		return errUsage
+		return usagef(stderr, "--addr %q: %v", *addr, err)
 	}
 	start := time.Now()
 	if *dir == "" {

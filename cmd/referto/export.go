@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -16,8 +15,7 @@ import (
 )
 
 func export(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("export", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("export", stderr)
 	data := fs.String("data", "", "data directory of a stopped referto (or use --url)")
 	url := fs.String("url", "", "base URL of a running referto, e.g. http://127.0.0.1:8080")
 	token := fs.String("token", getenv("REFERTO_TOKEN"), "with --url: an arbiter, appeals or auditor token [REFERTO_TOKEN]")
@@ -29,12 +27,10 @@ func export(ctx context.Context, args []string, getenv func(string) string, stdo
 		return flagErr(err)
 	}
 	if *reg && (*t != "" || *url == "" || *data != "") {
-		fmt.Fprintln(stderr, "export --registry needs --url (a national hub's) and no --tournament or --data")
-		return errUsage
+		return usagef(stderr, "export --registry needs --url (a national hub's) and no --tournament or --data")
 	}
 	if !*reg && (*t == "" || (*data == "") == (*url == "")) {
-		fmt.Fprintln(stderr, "export needs --tournament and exactly one of --data and --url")
-		return errUsage
+		return usagef(stderr, "export needs --tournament and exactly one of --data and --url")
 	}
 	name := *t
 	if *reg {

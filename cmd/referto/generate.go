@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -16,8 +15,7 @@ import (
 // (bench.Generate): the load for measuring export, verify and replay at
 // scale. `referto serve --data DIR` then builds the projections from it.
 func generate(ctx context.Context, args []string, _ func(string) string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("generate", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("generate", stderr)
 	var o bench.GenerateOptions
 	fs.StringVar(&o.Data, "data", "", "data directory to write into (created if missing; referto serve must not be running on it)")
 	fs.IntVar(&o.Events, "events", 1_000_000, "about how many events to write")
@@ -34,15 +32,13 @@ func generate(ctx context.Context, args []string, _ func(string) string, stdout,
 	}
 	if *seasonDir != "" {
 		if o.Data != "" {
-			fmt.Fprintln(stderr, "generate takes --data or --season, not both")
-			return errUsage
+			return usagef(stderr, "generate takes --data or --season, not both")
 		}
 		return generateSeason(ctx, bench.SeasonOptions{Dir: *seasonDir, Tournaments: *tournaments, Events: o.Events,
 			Season: *seasonID, Venues: *venues, Seed: o.Seed}, stdout, stderr)
 	}
 	if o.Data == "" || o.Rounds < 1 || o.Rounds > 20 || o.Events < 100 || events.CheckID("tournament", o.Tournament) != nil {
-		fmt.Fprintln(stderr, "generate needs --data, --rounds between 1 and 20, --events of at least 100 and a valid --tournament")
-		return errUsage
+		return usagef(stderr, "generate needs --data, --rounds between 1 and 20, --events of at least 100 and a valid --tournament")
 	}
 	prog := newProgress(stderr, int64(o.Events), "generate", false)
 	o.Progress = prog.Add

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -70,39 +69,4 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	fmt.Fprintf(stderr, "unknown command %q\n\n%s", args[0], usage())
 	return errUsage
-}
-
-// parseFlags parses fs and reports -h as a clean exit.
-func parseFlags(fs *flag.FlagSet, args []string) error {
-	err := fs.Parse(args)
-	if errors.Is(err, flag.ErrHelp) {
-		return flag.ErrHelp
-	}
-	if err != nil {
-		return errUsage
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(fs.Output(), "unexpected arguments: %v\n", fs.Args())
-		return errUsage
-	}
-	return nil
-}
-
-// flagErr is a subcommand's answer to its flags' error: none for -h.
-func flagErr(err error) error {
-	if errors.Is(err, flag.ErrHelp) {
-		return nil
-	}
-	return err
-}
-
-// envOr reads the environment through getenv, with a default for a
-// variable unset or empty: what a flag defaults to.
-func envOr(getenv func(string) string) func(name, def string) string {
-	return func(name, def string) string {
-		if v := getenv(name); v != "" {
-			return v
-		}
-		return def
-	}
 }

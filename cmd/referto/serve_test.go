@@ -91,13 +91,13 @@ func TestServeConfiguration(t *testing.T) {
 	c, err := parseServe(nil, func(k string) string {
 		return map[string]string{"REFERTO_DATA": "/d", "REFERTO_ADDR": "127.0.0.1:9", "REFERTO_SYNC": "2m"}[k]
 	}, io.Discard)
-	if err != nil || c.Data != "/d" || c.Addr != "127.0.0.1:9" || c.syncIvl != 2*time.Minute {
+	if err != nil || c.Data != "/d" || c.Addr != "127.0.0.1:9" || c.NodeOptions(nil).SyncInterval != 2*time.Minute {
 		t.Errorf("from environment: %+v, %v", c, err)
 	}
 	// The disk reserve, with its unit; one too small to fit the stores' worst case is refused, saying the least.
 	for arg, want := range map[string]uint64{"128MiB": 128 << 20, "1GiB": 1 << 30, "536870912": 512 << 20, "400 mib": 400 << 20} {
-		if c, err := parseServe([]string{"--disk-reserve", arg}, func(string) string { return "" }, io.Discard); err != nil || c.DiskReserve != want {
-			t.Errorf("--disk-reserve %s: %d %v, want %d", arg, c.DiskReserve, err, want)
+		if c, err := parseServe([]string{"--disk-reserve", arg}, func(string) string { return "" }, io.Discard); err != nil || c.NodeOptions(nil).DiskReserve != want {
+			t.Errorf("--disk-reserve %s: %d %v, want %d", arg, c.NodeOptions(nil).DiskReserve, err, want)
 		}
 	}
 	for arg, says := range map[string]string{"10MiB": "at least 50 MiB", "lots": "512MiB", "5PiB": "512MiB", "-1": "512MiB"} {
@@ -106,8 +106,8 @@ func TestServeConfiguration(t *testing.T) {
 			t.Errorf("--disk-reserve %s: %v %s, want an error saying %q", arg, err, stderr.String(), says)
 		}
 	}
-	if c, err := parseServe(nil, func(k string) string { return map[string]string{"REFERTO_DISK_RESERVE": "256MiB"}[k] }, io.Discard); err != nil || c.DiskReserve != 256<<20 {
-		t.Errorf("REFERTO_DISK_RESERVE: %d %v", c.DiskReserve, err)
+	if c, err := parseServe(nil, func(k string) string { return map[string]string{"REFERTO_DISK_RESERVE": "256MiB"}[k] }, io.Discard); err != nil || c.NodeOptions(nil).DiskReserve != 256<<20 {
+		t.Errorf("REFERTO_DISK_RESERVE: %d %v", c.NodeOptions(nil).DiskReserve, err)
 	}
 	if err := run(context.Background(), []string{"serve", "--help"}, func(string) string { return "" }, io.Discard, io.Discard); err != nil {
 		t.Errorf("--help: %v", err)

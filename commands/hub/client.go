@@ -14,14 +14,14 @@ import (
 	"golang.org/x/mod/sumdb/note"
 
 	"github.com/referto/referto/events/checkpoint"
-	"github.com/referto/referto/projections/pebble"
+	"github.com/referto/referto/projections"
 )
 
 // ClientStore is what a venue's Client reads of its projections: its
 // tournaments, their heads and Merkle nodes.
 type ClientStore interface {
 	Tournaments() ([]string, error)
-	LastCommit(t string) (pebble.CommitRef, bool, error)
+	LastCommit(t string) (projections.CommitRef, bool, error)
 	NodeGetter(t string) checkpoint.NodeGetter
 }
 

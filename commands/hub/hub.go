@@ -18,7 +18,7 @@ import (
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/events/checkpoint"
 	"github.com/referto/referto/events/jetstream"
-	"github.com/referto/referto/projections/pebble"
+	"github.com/referto/referto/projections"
 	"github.com/referto/referto/replay"
 )
 
@@ -33,7 +33,7 @@ var (
 // Store is what the hub reads of its projections: how many events of a
 // tournament have arrived and been applied.
 type Store interface {
-	LastCommit(t string) (pebble.CommitRef, bool, error)
+	LastCommit(t string) (projections.CommitRef, bool, error)
 }
 
 // Options configures a Hub.
@@ -567,7 +567,7 @@ func countLines(ctx context.Context, lg *jetstream.Log, t string) (uint64, error
 		return 0, err
 	}
 	var n uint64
-	err = lg.Scan(ctx, 1, last, t, func(m jetstream.Msg) error {
+	err = lg.Scan(ctx, 1, last, t, func(m events.StoredCommit) error {
 		n += uint64(bytes.Count(m.Data, []byte{'\n'}))
 		return nil
 	})

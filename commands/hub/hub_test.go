@@ -17,14 +17,14 @@ import (
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/events/checkpoint"
 	"github.com/referto/referto/events/jetstream"
-	"github.com/referto/referto/projections/pebble"
+	"github.com/referto/referto/projections"
 )
 
 // noStore: the hub's verification reads its log, not its projections.
 type noStore struct{}
 
-func (noStore) LastCommit(string) (pebble.CommitRef, bool, error) {
-	return pebble.CommitRef{}, false, nil
+func (noStore) LastCommit(string) (projections.CommitRef, bool, error) {
+	return projections.CommitRef{}, false, nil
 }
 
 func openLog(t *testing.T, o jetstream.ServerOptions, sourced bool) (*jetstream.Log, *nats.Conn) {
@@ -282,6 +282,6 @@ func TestUnverifiedEventsAreHeldAfterTheGrace(t *testing.T) {
 // storeAt says the projections hold *n events of every tournament.
 type storeAt struct{ n *uint64 }
 
-func (s storeAt) LastCommit(string) (pebble.CommitRef, bool, error) {
-	return pebble.CommitRef{Last: *s.n}, *s.n > 0, nil
+func (s storeAt) LastCommit(string) (projections.CommitRef, bool, error) {
+	return projections.CommitRef{Last: *s.n}, *s.n > 0, nil
 }

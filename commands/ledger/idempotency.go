@@ -10,7 +10,6 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/referto/referto/events"
-	"github.com/referto/referto/events/jetstream"
 )
 
 // The routes a command comes through, as bound into its request's
@@ -147,7 +146,7 @@ func Fingerprint(route, tournament string, actor events.Actor, body []byte) (str
 // (jetstream.RequestHeader) since the fingerprint exists; on an older one
 // the log still says who acted and, by its first event, through which
 // route, and those must agree (its body cannot be compared).
-func sameRequest(m jetstream.Msg, c events.Commit, sub Submission) error {
+func sameRequest(m events.StoredCommit, c events.Commit, sub Submission) error {
 	first, last := c.Envelopes[0], c.Envelopes[len(c.Envelopes)-1]
 	same := m.Request == sub.Request
 	if m.Request == "" {

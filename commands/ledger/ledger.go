@@ -14,9 +14,7 @@ import (
 	"github.com/referto/referto/commands"
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/events/checkpoint"
-	"github.com/referto/referto/events/jetstream"
 	"github.com/referto/referto/projections"
-	"github.com/referto/referto/projections/pebble"
 )
 
 // Log is the log commands are appended to, as the ledger uses it
@@ -25,9 +23,9 @@ type Log interface {
 	// AppendRequest appends the commit body of tournament t, expecting
 	// t's last stream sequence to be expected, under message id id, with
 	// the fingerprint of the request it came from.
-	AppendRequest(ctx context.Context, t string, expected uint64, id, request string, body []byte) (jetstream.Appended, error)
+	AppendRequest(ctx context.Context, t string, expected uint64, id, request string, body []byte) (events.Appended, error)
 	// Get reads the message at stream sequence seq.
-	Get(ctx context.Context, seq uint64) (jetstream.Msg, error)
+	Get(ctx context.Context, seq uint64) (events.StoredCommit, error)
 	// LastSubjectSeq is the stream sequence of t's last message (0: none).
 	LastSubjectSeq(ctx context.Context, t string) (uint64, error)
 }
@@ -44,7 +42,8 @@ type State interface {
 	// ReadHead calls fn with tournament t's state and its log's Merkle
 	// head, and reports whether t exists.
 	ReadHead(t string, fn func(*projections.Tournament, checkpoint.Head)) bool
-	// WaitFor waits until the state holds stream sequence seq.
+	// WaitFor waits until the state holds stream sequence seq; it
+	// returns projections.ErrNotReady once the state has stopped.
 	WaitFor(ctx context.Context, seq uint64) error
 	// LastStreamSeq is the stream sequence of tournament t's last commit
 	// in the state (0: none), read without waiting for t's lock.
@@ -58,18 +57,18 @@ type State interface {
 // a node). It is current up to State.Applied.
 type Index interface {
 	// Command finds the commit of tournament t made under key.
-	Command(t, key string) (pebble.CommitRef, bool, error)
+	Command(t, key string) (projections.CommitRef, bool, error)
 	// Creation finds the commit that created a tournament under key,
 	// whichever tournament: a creation's key is not scoped by the id in
 	// its body.
-	Creation(key string) (pebble.CommitRef, bool, error)
+	Creation(key string) (projections.CommitRef, bool, error)
 }
 
 // Observer is told what a node does, for its metrics. Its methods must be
 // quick and safe for concurrent use.
 type Observer interface {
 	// Appended: one append to the log took d and came out as ack, err.
-	Appended(d time.Duration, ack jetstream.Appended, err error)
+	Appended(d time.Duration, ack events.Appended, err error)
 	// Retried: a command lost a race for its tournament and is decided again.
 	Retried()
 	// Applied: the projections applied a commit of n events, whose Merkle
@@ -156,10 +155,10 @@ func (o *Options) Validate() error {
 
 type nopObserver struct{}
 
-func (nopObserver) Appended(time.Duration, jetstream.Appended, error) {}
-func (nopObserver) Retried()                                          {}
-func (nopObserver) Applied(int, time.Duration)                        {}
-func (nopObserver) Split(Split)                                       {}
+func (nopObserver) Appended(time.Duration, events.Appended, error) {}
+func (nopObserver) Retried()                                       {}
+func (nopObserver) Applied(int, time.Duration)                     {}
+func (nopObserver) Split(Split)                                    {}
 
 // ErrPrecondition refuses a command whose If-Match condition the
 // tournament does not meet.
@@ -474,7 +473,7 @@ const appendAttempt = 2 * time.Second
 // message id and expectation, so if an earlier attempt was stored the retry
 // is deduplicated, or conflicts and the caller finds the command in the index.
 // request is the fingerprint stored with the commit.
-func (l *Ledger) appendRetrying(ctx context.Context, t string, expected uint64, id, request string, body []byte) (jetstream.Appended, error) {
+func (l *Ledger) appendRetrying(ctx context.Context, t string, expected uint64, id, request string, body []byte) (events.Appended, error) {
 	for attempt := 0; ; attempt++ {
 		actx, cancel := context.WithTimeout(ctx, appendAttempt)
 		start := time.Now()

@@ -16,9 +16,7 @@ import (
 	"github.com/referto/referto/commands/ledger"
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/events/checkpoint"
-	"github.com/referto/referto/events/jetstream"
 	"github.com/referto/referto/projections"
-	"github.com/referto/referto/projections/pebble"
 )
 
 // The decide-and-append loop, tested without NATS or Pebble: the Log, State
@@ -28,15 +26,17 @@ import (
 // one function whose behaviour it is about.
 
 type fakeLog struct {
-	appendRequest  func(ctx context.Context, t string, expected uint64, id, request string, body []byte) (jetstream.Appended, error)
-	get            func(ctx context.Context, seq uint64) (jetstream.Msg, error)
+	appendRequest  func(ctx context.Context, t string, expected uint64, id, request string, body []byte) (events.Appended, error)
+	get            func(ctx context.Context, seq uint64) (events.StoredCommit, error)
 	lastSubjectSeq func(ctx context.Context, t string) (uint64, error)
 }
 
-func (f *fakeLog) AppendRequest(ctx context.Context, t string, expected uint64, id, request string, body []byte) (jetstream.Appended, error) {
+func (f *fakeLog) AppendRequest(ctx context.Context, t string, expected uint64, id, request string, body []byte) (events.Appended, error) {
 	return f.appendRequest(ctx, t, expected, id, request, body)
 }
-func (f *fakeLog) Get(ctx context.Context, seq uint64) (jetstream.Msg, error) { return f.get(ctx, seq) }
+func (f *fakeLog) Get(ctx context.Context, seq uint64) (events.StoredCommit, error) {
+	return f.get(ctx, seq)
+}
 func (f *fakeLog) LastSubjectSeq(ctx context.Context, t string) (uint64, error) {
 	return f.lastSubjectSeq(ctx, t)
 }
@@ -67,12 +67,14 @@ func (f *fakeState) Copy(t string) (*projections.Tournament, *checkpoint.Tree, b
 }
 
 type fakeIndex struct {
-	command  func(t, key string) (pebble.CommitRef, bool, error)
-	creation func(key string) (pebble.CommitRef, bool, error)
+	command  func(t, key string) (projections.CommitRef, bool, error)
+	creation func(key string) (projections.CommitRef, bool, error)
 }
 
-func (f *fakeIndex) Command(t, key string) (pebble.CommitRef, bool, error) { return f.command(t, key) }
-func (f *fakeIndex) Creation(key string) (pebble.CommitRef, bool, error)   { return f.creation(key) }
+func (f *fakeIndex) Command(t, key string) (projections.CommitRef, bool, error) {
+	return f.command(t, key)
+}
+func (f *fakeIndex) Creation(key string) (projections.CommitRef, bool, error) { return f.creation(key) }
 
 type fakeObserver struct {
 	mu      sync.Mutex
@@ -81,7 +83,7 @@ type fakeObserver struct {
 	splits  []ledger.Split
 }
 
-func (o *fakeObserver) Appended(_ time.Duration, _ jetstream.Appended, err error) {
+func (o *fakeObserver) Appended(_ time.Duration, _ events.Appended, err error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.appends = append(o.appends, err)
@@ -117,11 +119,11 @@ type world struct {
 	signer note.Signer
 
 	mu     sync.Mutex
-	msgs   []jetstream.Msg // stream sequence i+1 at i
+	msgs   []events.StoredCommit // stream sequence i+1 at i
 	states map[string]*projections.Tournament
 	trees  map[string]*checkpoint.Tree
-	index  map[string]pebble.CommitRef // by tournament/key
-	ids    map[string]uint64           // message ids seen: the duplicate window
+	index  map[string]projections.CommitRef // by tournament/key
+	ids    map[string]uint64                // message ids seen: the duplicate window
 
 	log   *fakeLog
 	state *fakeState
@@ -140,7 +142,7 @@ func newWorld(t *testing.T) *world {
 		t.Fatal(err)
 	}
 	w := &world{t: t, signer: signer, states: map[string]*projections.Tournament{}, trees: map[string]*checkpoint.Tree{},
-		index: map[string]pebble.CommitRef{}, ids: map[string]uint64{}, obs: &fakeObserver{}}
+		index: map[string]projections.CommitRef{}, ids: map[string]uint64{}, obs: &fakeObserver{}}
 	w.log = &fakeLog{appendRequest: w.append, get: w.get, lastSubjectSeq: w.lastSubjectSeq}
 	w.state = &fakeState{
 		ready:    func() bool { return true },
@@ -150,7 +152,7 @@ func newWorld(t *testing.T) *world {
 		waitFor:  w.waitFor,
 		copy:     w.copy,
 	}
-	w.idx = &fakeIndex{command: w.command, creation: func(key string) (pebble.CommitRef, bool, error) { return w.command("_create", key) }}
+	w.idx = &fakeIndex{command: w.command, creation: func(key string) (projections.CommitRef, bool, error) { return w.command("_create", key) }}
 	return w
 }
 
@@ -173,21 +175,21 @@ func (w *world) ledger(edit ...func(*ledger.Options)) *ledger.Ledger {
 
 // append is the log's append: JetStream's expected-sequence check first,
 // then its duplicate window; a stored commit is folded at once.
-func (w *world) append(_ context.Context, t string, expected uint64, id, request string, body []byte) (jetstream.Appended, error) {
+func (w *world) append(_ context.Context, t string, expected uint64, id, request string, body []byte) (events.Appended, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if last := w.lastLocked(t); last != expected {
-		return jetstream.Appended{}, fmt.Errorf("%w: %s is at stream sequence %d, not %d", events.ErrConflict, t, last, expected)
+		return events.Appended{}, fmt.Errorf("%w: %s is at stream sequence %d, not %d", events.ErrConflict, t, last, expected)
 	}
 	if seq, ok := w.ids[id]; ok {
-		return jetstream.Appended{StreamSeq: seq, Duplicate: true}, nil
+		return events.Appended{StreamSeq: seq, Duplicate: true}, nil
 	}
 	c, err := events.DecodeCommit(body)
 	if err != nil {
-		return jetstream.Appended{}, err
+		return events.Appended{}, err
 	}
 	seq := uint64(len(w.msgs) + 1)
-	w.msgs = append(w.msgs, jetstream.Msg{StreamSeq: seq, Tournament: t, MsgID: id, Request: request, Data: body})
+	w.msgs = append(w.msgs, events.StoredCommit{StreamSeq: seq, Tournament: t, MsgID: id, Request: request, Data: body})
 	w.ids[id] = seq
 	st, tree := w.states[t], w.trees[t]
 	if st == nil {
@@ -208,11 +210,11 @@ func (w *world) append(_ context.Context, t string, expected uint64, id, request
 	}
 	st.LastStreamSeq = seq
 	first, last := c.Envelopes[0], c.Envelopes[len(c.Envelopes)-1]
-	w.index[t+"/"+first.CommandID] = pebble.CommitRef{Tournament: t, StreamSeq: seq, First: first.Seq, Last: last.Seq, CommandID: first.CommandID}
+	w.index[t+"/"+first.CommandID] = projections.CommitRef{Tournament: t, StreamSeq: seq, First: first.Seq, Last: last.Seq, CommandID: first.CommandID}
 	if first.Type == events.TypeTournamentCreated {
-		w.index["_create/"+first.CommandID] = pebble.CommitRef{StreamSeq: seq}
+		w.index["_create/"+first.CommandID] = projections.CommitRef{StreamSeq: seq}
 	}
-	return jetstream.Appended{StreamSeq: seq}, nil
+	return events.Appended{StreamSeq: seq}, nil
 }
 
 func (w *world) lastLocked(t string) uint64 {
@@ -222,11 +224,11 @@ func (w *world) lastLocked(t string) uint64 {
 	return 0
 }
 
-func (w *world) get(_ context.Context, seq uint64) (jetstream.Msg, error) {
+func (w *world) get(_ context.Context, seq uint64) (events.StoredCommit, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if seq == 0 || seq > uint64(len(w.msgs)) {
-		return jetstream.Msg{}, fmt.Errorf("no message %d", seq)
+		return events.StoredCommit{}, fmt.Errorf("no message %d", seq)
 	}
 	return w.msgs[seq-1], nil
 }
@@ -284,7 +286,7 @@ func (w *world) waitFor(ctx context.Context, seq uint64) error {
 	return ctx.Err()
 }
 
-func (w *world) command(t, key string) (pebble.CommitRef, bool, error) {
+func (w *world) command(t, key string) (projections.CommitRef, bool, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	ref, ok := w.index[t+"/"+key]
@@ -360,7 +362,7 @@ func (w *world) appendAsAnotherNode(sub ledger.Submission) {
 func TestSubmitDecidesAgainAfterAConflict(t *testing.T) {
 	w := created(t)
 	appends := 0
-	w.log.appendRequest = func(ctx context.Context, tt string, expected uint64, id, request string, body []byte) (jetstream.Appended, error) {
+	w.log.appendRequest = func(ctx context.Context, tt string, expected uint64, id, request string, body []byte) (events.Appended, error) {
 		if appends++; appends == 1 {
 			w.appendAsAnotherNode(register(t, "p1", "theirs"))
 		}
@@ -386,7 +388,7 @@ func TestSubmitDecidesAgainAfterAConflict(t *testing.T) {
 func TestSubmitGivesUpAfterRetries(t *testing.T) {
 	w := created(t)
 	n := 0
-	w.log.appendRequest = func(ctx context.Context, tt string, expected uint64, id, request string, body []byte) (jetstream.Appended, error) {
+	w.log.appendRequest = func(ctx context.Context, tt string, expected uint64, id, request string, body []byte) (events.Appended, error) {
 		n++
 		w.appendAsAnotherNode(register(t, fmt.Sprintf("q%d", n), fmt.Sprintf("theirs-%d", n)))
 		return w.append(ctx, tt, expected, id, request, body)
@@ -404,7 +406,7 @@ func TestSubmitGivesUpAfterRetries(t *testing.T) {
 func TestSubmitFindsItsOriginalAfterAConflict(t *testing.T) {
 	w := created(t)
 	sub := register(t, "p1", "K")
-	w.log.appendRequest = func(ctx context.Context, tt string, expected uint64, id, request string, body []byte) (jetstream.Appended, error) {
+	w.log.appendRequest = func(ctx context.Context, tt string, expected uint64, id, request string, body []byte) (events.Appended, error) {
 		w.appendAsAnotherNode(sub) // the original lands first
 		return w.append(ctx, tt, expected, id, request, body)
 	}
@@ -456,7 +458,7 @@ func TestSubmitChecksIfMatch(t *testing.T) {
 	sub = register(t, "p2", "K2")
 	sub.IfMatch = &ledger.IfMatch{Seqs: []uint64{1}}
 	raced := false
-	w.log.appendRequest = func(ctx context.Context, tt string, expected uint64, id, request string, body []byte) (jetstream.Appended, error) {
+	w.log.appendRequest = func(ctx context.Context, tt string, expected uint64, id, request string, body []byte) (events.Appended, error) {
 		if !raced {
 			raced = true
 			w.appendAsAnotherNode(register(t, "p3", "theirs"))
@@ -508,9 +510,9 @@ func TestSubmitRefusesWhileTheDiskIsBelowItsReserve(t *testing.T) {
 func TestSubmitRetriesAnUnavailableLog(t *testing.T) {
 	w := created(t)
 	var ids []string
-	w.log.appendRequest = func(ctx context.Context, tt string, expected uint64, id, request string, body []byte) (jetstream.Appended, error) {
+	w.log.appendRequest = func(ctx context.Context, tt string, expected uint64, id, request string, body []byte) (events.Appended, error) {
 		if ids = append(ids, id); len(ids) <= 2 {
-			return jetstream.Appended{}, fmt.Errorf("%w: no responders", events.ErrUnavailable)
+			return events.Appended{}, fmt.Errorf("%w: no responders", events.ErrUnavailable)
 		}
 		return w.append(ctx, tt, expected, id, request, body)
 	}
@@ -672,14 +674,14 @@ func TestSubmitFindsKeysTheIndexDoesNotHoldYet(t *testing.T) {
 		<-ctx.Done()
 		return ctx.Err()
 	}
-	w.idx.command = func(t, key string) (pebble.CommitRef, bool, error) {
+	w.idx.command = func(t, key string) (projections.CommitRef, bool, error) {
 		if t == "bo" && key == "create" {
-			return pebble.CommitRef{Tournament: "bo", StreamSeq: 1}, true, nil
+			return projections.CommitRef{Tournament: "bo", StreamSeq: 1}, true, nil
 		}
-		return pebble.CommitRef{}, false, nil
+		return projections.CommitRef{}, false, nil
 	}
-	w.idx.creation = func(key string) (pebble.CommitRef, bool, error) { return pebble.CommitRef{}, false, nil }
-	w.log.appendRequest = func(ctx context.Context, tt string, expected uint64, id, request string, body []byte) (jetstream.Appended, error) {
+	w.idx.creation = func(key string) (projections.CommitRef, bool, error) { return projections.CommitRef{}, false, nil }
+	w.log.appendRequest = func(ctx context.Context, tt string, expected uint64, id, request string, body []byte) (events.Appended, error) {
 		ack, err := w.append(ctx, tt, expected, id, request, body)
 		w.mu.Lock()
 		clear(w.ids)

@@ -18,9 +18,7 @@ import (
 	"github.com/referto/referto/commands"
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/events/checkpoint"
-	"github.com/referto/referto/events/jetstream"
 	"github.com/referto/referto/projections"
-	"github.com/referto/referto/projections/pebble"
 )
 
 // The write-through state, checked against the state folded from the log.
@@ -44,7 +42,7 @@ type sharedLog struct {
 	now    time.Time
 
 	mu   sync.Mutex
-	msgs []jetstream.Msg
+	msgs []events.StoredCommit
 	ids  map[string]uint64
 	ref  map[string]*folded
 	subs map[string]Submission // by key: what each key was submitted as
@@ -55,7 +53,7 @@ type folded struct {
 	tree *checkpoint.Tree
 }
 
-func (f *folded) fold(t *testing.T, m jetstream.Msg) {
+func (f *folded) fold(t *testing.T, m events.StoredCommit) {
 	t.Helper()
 	c, evs, err := events.DecodeCommitForFold(m.Data)
 	if err != nil {
@@ -78,7 +76,7 @@ func (l *sharedLog) submitted(sub Submission) {
 	l.subs[sub.Key] = sub
 }
 
-func (l *sharedLog) AppendRequest(_ context.Context, t string, expected uint64, id, request string, body []byte) (jetstream.Appended, error) {
+func (l *sharedLog) AppendRequest(_ context.Context, t string, expected uint64, id, request string, body []byte) (events.Appended, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	ref := l.ref[t]
@@ -87,15 +85,15 @@ func (l *sharedLog) AppendRequest(_ context.Context, t string, expected uint64, 
 		l.ref[t] = ref
 	}
 	if ref.t.LastStreamSeq != expected {
-		return jetstream.Appended{}, fmt.Errorf("%w: %s is at %d, not %d", events.ErrConflict, t, ref.t.LastStreamSeq, expected)
+		return events.Appended{}, fmt.Errorf("%w: %s is at %d, not %d", events.ErrConflict, t, ref.t.LastStreamSeq, expected)
 	}
 	if seq, ok := l.ids[id]; ok {
-		return jetstream.Appended{StreamSeq: seq, Duplicate: true}, nil
+		return events.Appended{StreamSeq: seq, Duplicate: true}, nil
 	}
 	c, err := events.DecodeCommit(body)
 	if err != nil {
 		l.t.Errorf("append of a corrupt commit: %v", err)
-		return jetstream.Appended{}, err
+		return events.Appended{}, err
 	}
 	key := c.Envelopes[0].CommandID
 	sub, ok := l.subs[key]
@@ -117,18 +115,18 @@ func (l *sharedLog) AppendRequest(_ context.Context, t string, expected uint64, 
 			l.t.Errorf("key %s: appended\n%s\nbut on the state folded from the log it decides\n%s", key, body, want)
 		}
 	}
-	m := jetstream.Msg{StreamSeq: uint64(len(l.msgs) + 1), Tournament: t, MsgID: id, Request: request, Data: body}
+	m := events.StoredCommit{StreamSeq: uint64(len(l.msgs) + 1), Tournament: t, MsgID: id, Request: request, Data: body}
 	l.msgs = append(l.msgs, m)
 	l.ids[id] = m.StreamSeq
 	ref.fold(l.t, m)
-	return jetstream.Appended{StreamSeq: m.StreamSeq}, nil
+	return events.Appended{StreamSeq: m.StreamSeq}, nil
 }
 
-func (l *sharedLog) Get(_ context.Context, seq uint64) (jetstream.Msg, error) {
+func (l *sharedLog) Get(_ context.Context, seq uint64) (events.StoredCommit, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if seq == 0 || seq > uint64(len(l.msgs)) {
-		return jetstream.Msg{}, fmt.Errorf("no message %d", seq)
+		return events.StoredCommit{}, fmt.Errorf("no message %d", seq)
 	}
 	return l.msgs[seq-1], nil
 }
@@ -156,11 +154,11 @@ type lagState struct {
 	rng     *rand.Rand
 	applied uint64
 	states  map[string]*folded
-	index   map[string]pebble.CommitRef // by tournament/key
+	index   map[string]projections.CommitRef // by tournament/key
 }
 
 func newLagState(log *sharedLog, seed uint64) *lagState {
-	return &lagState{log: log, rng: rand.New(rand.NewPCG(seed, 1)), states: map[string]*folded{}, index: map[string]pebble.CommitRef{}}
+	return &lagState{log: log, rng: rand.New(rand.NewPCG(seed, 1)), states: map[string]*folded{}, index: map[string]projections.CommitRef{}}
 }
 
 // pumpLocked folds the log up to stream sequence upTo.
@@ -177,9 +175,9 @@ func (s *lagState) pumpLocked(upTo uint64) {
 		}
 		f.fold(s.log.t, m)
 		c, _ := events.DecodeCommit(m.Data)
-		s.index[m.Tournament+"/"+c.Envelopes[0].CommandID] = pebble.CommitRef{Tournament: m.Tournament, StreamSeq: m.StreamSeq}
+		s.index[m.Tournament+"/"+c.Envelopes[0].CommandID] = projections.CommitRef{Tournament: m.Tournament, StreamSeq: m.StreamSeq}
 		if c.Envelopes[0].Type == events.TypeTournamentCreated {
-			s.index["_create/"+c.Envelopes[0].CommandID] = pebble.CommitRef{StreamSeq: m.StreamSeq}
+			s.index["_create/"+c.Envelopes[0].CommandID] = projections.CommitRef{StreamSeq: m.StreamSeq}
 		}
 		s.applied = m.StreamSeq
 	}
@@ -254,14 +252,14 @@ func (s *lagState) Copy(t string) (*projections.Tournament, *checkpoint.Tree, bo
 	return st, f.tree.Clone(), true, err
 }
 
-func (s *lagState) Command(t, key string) (pebble.CommitRef, bool, error) {
+func (s *lagState) Command(t, key string) (projections.CommitRef, bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	ref, ok := s.index[t+"/"+key]
 	return ref, ok, nil
 }
 
-func (s *lagState) Creation(key string) (pebble.CommitRef, bool, error) {
+func (s *lagState) Creation(key string) (projections.CommitRef, bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	ref, ok := s.index["_create/"+key]
@@ -271,9 +269,9 @@ func (s *lagState) Creation(key string) (pebble.CommitRef, bool, error) {
 // splitCounter counts the commands decided on a write-through state.
 type splitCounter struct{ writeThrough atomic.Int64 }
 
-func (*splitCounter) Appended(time.Duration, jetstream.Appended, error) {}
-func (*splitCounter) Retried()                                          {}
-func (*splitCounter) Applied(int, time.Duration)                        {}
+func (*splitCounter) Appended(time.Duration, events.Appended, error) {}
+func (*splitCounter) Retried()                                       {}
+func (*splitCounter) Applied(int, time.Duration)                     {}
 func (o *splitCounter) Split(s Split) {
 	if s.WriteThrough {
 		o.writeThrough.Add(1)

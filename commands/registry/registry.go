@@ -115,7 +115,7 @@ func (r *Registry) seal(body []byte) string {
 
 // sealed reports whether m carries r's seal of its body: a message the
 // hub wrote.
-func (r *Registry) sealed(m jetstream.Msg) bool {
+func (r *Registry) sealed(m events.StoredCommit) bool {
 	return hmac.Equal([]byte(m.Seal), []byte(r.seal(m.Data)))
 }
 
@@ -163,7 +163,7 @@ func (r *Registry) catchUp(ctx context.Context) error {
 	if err != nil || last <= r.last {
 		return err
 	}
-	return r.lg.Scan(ctx, r.last+1, last, events.RegistryID, func(m jetstream.Msg) error {
+	return r.lg.Scan(ctx, r.last+1, last, events.RegistryID, func(m events.StoredCommit) error {
 		r.fold(m)
 		return nil
 	})
@@ -175,7 +175,7 @@ func (r *Registry) catchUp(ctx context.Context) error {
 // leaf link does not carry the registry's subject, but a venue that
 // configured its server otherwise could publish on it: what it publishes
 // is never read as the registry's.)
-func (r *Registry) fold(m jetstream.Msg) {
+func (r *Registry) fold(m events.StoredCommit) {
 	if r.broken != nil {
 		return
 	}
@@ -246,7 +246,7 @@ func (r *Registry) Submit(ctx context.Context, sub Submission) (ledger.Outcome, 
 		ack, err := r.lg.AppendSealed(ctx, events.RegistryID, r.last, ledger.MsgID(events.RegistryID, sub.Key), sub.Request, seal, body)
 		switch {
 		case err == nil && !ack.Duplicate:
-			r.fold(jetstream.Msg{StreamSeq: ack.StreamSeq, Request: sub.Request, Seal: seal, Data: body})
+			r.fold(events.StoredCommit{StreamSeq: ack.StreamSeq, Request: sub.Request, Seal: seal, Data: body})
 			if err := r.usable(); err != nil {
 				return ledger.Outcome{}, err
 			}
@@ -320,7 +320,7 @@ func (r *Registry) Export(ctx context.Context, w io.Writer, begin func(signed st
 		return err
 	}
 	begin(signed, cp.Size)
-	return r.lg.Scan(ctx, 1, last, events.RegistryID, func(m jetstream.Msg) error {
+	return r.lg.Scan(ctx, 1, last, events.RegistryID, func(m events.StoredCommit) error {
 		if !r.sealed(m) {
 			return nil // passed over by the fold too
 		}

@@ -79,7 +79,7 @@ func TestR3ClusterKeepsEveryAcknowledgedAppend(t *testing.T) {
 	}
 	seen := map[string]int{}
 	var prev uint64
-	err = l.Scan(ctx, 1, last, "t1", func(m jetstream.Msg) error {
+	err = l.Scan(ctx, 1, last, "t1", func(m events.StoredCommit) error {
 		if m.StreamSeq <= prev {
 			return fmt.Errorf("stream sequence %d after %d", m.StreamSeq, prev)
 		}

@@ -235,23 +235,13 @@ const RequestHeader = "Referto-Request"
 // written by it.
 const SealHeader = "Referto-Seal"
 
-// Appended is what JetStream acknowledged for an append.
-type Appended struct {
-	// StreamSeq is the stream sequence of the stored message (of the first
-	// one, when Duplicate).
-	StreamSeq uint64
-	// Duplicate is true when the message id was seen within the duplicate
-	// window and nothing new was stored.
-	Duplicate bool
-}
-
 // Append stores one commit for the tournament if the tournament's last
 // message is still at stream sequence expected (0: no message yet). It
 // returns only after JetStream acknowledged the write, which the embedded
 // server does after fsync. A mismatch is events.ErrConflict; an unreachable
 // or failing store is events.ErrUnavailable (the outcome is then unknown:
 // retry with the same msgID).
-func (l *Log) Append(ctx context.Context, tournament string, expected uint64, msgID string, body []byte) (Appended, error) {
+func (l *Log) Append(ctx context.Context, tournament string, expected uint64, msgID string, body []byte) (events.Appended, error) {
 	return l.AppendRequest(ctx, tournament, expected, msgID, "", body)
 }
 
@@ -259,15 +249,15 @@ func (l *Log) Append(ctx context.Context, tournament string, expected uint64, ms
 // is the request's fingerprint, stored in the RequestHeader ("" stores none).
 // When msgID is a duplicate, nothing is stored and the Appended names the
 // original, whose fingerprint Get returns.
-func (l *Log) AppendRequest(ctx context.Context, tournament string, expected uint64, msgID, request string, body []byte) (Appended, error) {
+func (l *Log) AppendRequest(ctx context.Context, tournament string, expected uint64, msgID, request string, body []byte) (events.Appended, error) {
 	return l.AppendSealed(ctx, tournament, expected, msgID, request, "", body)
 }
 
 // AppendSealed is AppendRequest with the writer's seal of the body, stored
 // in SealHeader ("" stores none).
-func (l *Log) AppendSealed(ctx context.Context, tournament string, expected uint64, msgID, request, seal string, body []byte) (Appended, error) {
+func (l *Log) AppendSealed(ctx context.Context, tournament string, expected uint64, msgID, request, seal string, body []byte) (events.Appended, error) {
 	if err := events.CheckID("tournament", tournament); err != nil {
-		return Appended{}, err
+		return events.Appended{}, err
 	}
 	m := &nats.Msg{Subject: l.opts.Prefix + tournament, Data: body, Header: nats.Header{}}
 	if request != "" {
@@ -282,9 +272,9 @@ func (l *Log) AppendSealed(ctx context.Context, tournament string, expected uint
 	}
 	ack, err := l.js.PublishMsg(ctx, m, opts...)
 	if err != nil {
-		return Appended{}, classify(err, tournament, expected)
+		return events.Appended{}, classify(err, tournament, expected)
 	}
-	return Appended{StreamSeq: ack.Sequence, Duplicate: ack.Duplicate}, nil
+	return events.Appended{StreamSeq: ack.Sequence, Duplicate: ack.Duplicate}, nil
 }
 
 // classify maps JetStream errors onto the log's sentinels.
@@ -329,20 +319,6 @@ func unavailable(err error) bool {
 		errors.Is(err, jetstream.ErrJetStreamNotEnabled)
 }
 
-// Msg is one stored commit.
-type Msg struct {
-	StreamSeq  uint64
-	Tournament string
-	MsgID      string
-	// Request is the fingerprint of the request the commit was appended
-	// for (RequestHeader), "" on commits that carry none.
-	Request string
-	// Seal is the writer's seal of the body (SealHeader), "" when none.
-	Seal string
-	Time time.Time
-	Data []byte
-}
-
 func tournamentOf(subject string) string {
 	return strings.TrimPrefix(subject, SubjectPrefix)
 }
@@ -351,15 +327,15 @@ func tournamentOf(subject string) string {
 func (l *Log) idOf(subject string) string { return strings.TrimPrefix(subject, l.opts.Prefix) }
 
 // Get reads the message at a stream sequence.
-func (l *Log) Get(ctx context.Context, streamSeq uint64) (Msg, error) {
+func (l *Log) Get(ctx context.Context, streamSeq uint64) (events.StoredCommit, error) {
 	raw, err := l.stream.GetMsg(ctx, streamSeq)
 	if err != nil {
 		if unavailable(err) {
-			return Msg{}, fmt.Errorf("%w: %v", events.ErrUnavailable, err)
+			return events.StoredCommit{}, fmt.Errorf("%w: %v", events.ErrUnavailable, err)
 		}
-		return Msg{}, fmt.Errorf("jetstream: get %d: %w", streamSeq, err)
+		return events.StoredCommit{}, fmt.Errorf("jetstream: get %d: %w", streamSeq, err)
 	}
-	return Msg{StreamSeq: raw.Sequence, Tournament: l.idOf(raw.Subject), MsgID: raw.Header.Get(MsgIDHeader),
+	return events.StoredCommit{StreamSeq: raw.Sequence, Tournament: l.idOf(raw.Subject), MsgID: raw.Header.Get(MsgIDHeader),
 		Request: raw.Header.Get(RequestHeader), Seal: raw.Header.Get(SealHeader), Time: raw.Time, Data: raw.Data}, nil
 }
 
@@ -379,12 +355,16 @@ func (l *Log) LastSubjectSeq(ctx context.Context, tournament string) (uint64, er
 	return raw.Sequence, nil
 }
 
-// LastSeq returns the stream's last sequence (0 when empty).
+// LastSeq returns the stream's last sequence (0 when empty); a stream that
+// does not exist is events.ErrNoLog.
 func (l *Log) LastSeq(ctx context.Context) (uint64, error) {
 	info, err := l.stream.Info(ctx)
 	if err != nil {
 		if unavailable(err) || transient(err) {
 			return 0, fmt.Errorf("%w: %v", events.ErrUnavailable, err)
+		}
+		if errors.Is(err, jetstream.ErrStreamNotFound) {
+			return 0, fmt.Errorf("%w: stream %s: %w", events.ErrNoLog, l.opts.Stream, err)
 		}
 		return 0, fmt.Errorf("jetstream: stream info: %w", err)
 	}
@@ -395,7 +375,7 @@ func (l *Log) LastSeq(ctx context.Context) (uint64, error) {
 // onwards, in order, including messages appended later, until ctx is done
 // or fn returns an error. tournament restricts delivery to one tournament
 // ("" = all). It uses one ordered consumer, never a consumer per command.
-func (l *Log) Follow(ctx context.Context, from uint64, tournament string, fn func(Msg) error) error {
+func (l *Log) Follow(ctx context.Context, from uint64, tournament string, fn func(events.StoredCommit) error) error {
 	cfg := jetstream.OrderedConsumerConfig{DeliverPolicy: jetstream.DeliverAllPolicy}
 	if from > 1 {
 		cfg.DeliverPolicy, cfg.OptStartSeq = jetstream.DeliverByStartSequencePolicy, from
@@ -436,7 +416,7 @@ func (l *Log) Follow(ctx context.Context, from uint64, tournament string, fn fun
 		if err != nil {
 			return fmt.Errorf("jetstream: message metadata: %w", err)
 		}
-		msg := Msg{
+		msg := events.StoredCommit{
 			StreamSeq:  md.Sequence.Stream,
 			Tournament: l.idOf(m.Subject()),
 			MsgID:      m.Headers().Get(MsgIDHeader),
@@ -454,12 +434,12 @@ func (l *Log) Follow(ctx context.Context, from uint64, tournament string, fn fun
 // Scan delivers the messages from stream sequence from up to and including
 // until, then returns nil. until is typically LastSeq or LastSubjectSeq
 // read just before.
-func (l *Log) Scan(ctx context.Context, from, until uint64, tournament string, fn func(Msg) error) error {
+func (l *Log) Scan(ctx context.Context, from, until uint64, tournament string, fn func(events.StoredCommit) error) error {
 	if until == 0 || until < from {
 		return nil
 	}
 	done := errors.New("done")
-	err := l.Follow(ctx, from, tournament, func(m Msg) error {
+	err := l.Follow(ctx, from, tournament, func(m events.StoredCommit) error {
 		if err := fn(m); err != nil {
 			return err
 		}

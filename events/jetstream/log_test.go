@@ -108,11 +108,31 @@ func TestTheRequestIsStoredWithTheCommit(t *testing.T) {
 		t.Errorf("Get: %+v %v, want the original's request", m, err)
 	}
 	var got []string
-	if err := l.Scan(ctx, 1, 2, "", func(m Msg) error { got = append(got, m.Request); return nil }); err != nil {
+	if err := l.Scan(ctx, 1, 2, "", func(m events.StoredCommit) error { got = append(got, m.Request); return nil }); err != nil {
 		t.Fatal(err)
 	}
 	if fmt.Sprint(got) != "[sha256:one ]" {
 		t.Errorf("Follow: requests %q, want the first commit's and none", got)
+	}
+}
+
+// A stream that is not there is events.ErrNoLog, so that readiness tells
+// it from a log it cannot read without knowing JetStream's errors.
+func TestLastSeqOfAMissingStreamIsNoLog(t *testing.T) {
+	ctx := context.Background()
+	l := startLog(t)
+	if last, err := l.LastSeq(ctx); err != nil || last != 0 {
+		t.Fatalf("LastSeq of an empty stream: %d, %v", last, err)
+	}
+	js, err := jetstream.New(l.nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := js.DeleteStream(ctx, l.opts.Stream); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.LastSeq(ctx); !errors.Is(err, events.ErrNoLog) || errors.Is(err, events.ErrUnavailable) {
+		t.Errorf("LastSeq of a deleted stream: %v, want events.ErrNoLog", err)
 	}
 }
 
@@ -200,7 +220,7 @@ func TestFollowAndScan(t *testing.T) {
 		last = a.StreamSeq
 	}
 	var got []string
-	if err := l.Scan(ctx, 3, last, "", func(m Msg) error {
+	if err := l.Scan(ctx, 3, last, "", func(m events.StoredCommit) error {
 		got = append(got, fmt.Sprintf("%d:%s:%s", m.StreamSeq, m.Tournament, m.Data))
 		return nil
 	}); err != nil {
@@ -211,7 +231,7 @@ func TestFollowAndScan(t *testing.T) {
 	}
 	got = nil
 	lastB, _ := l.LastSubjectSeq(ctx, "b")
-	if err := l.Scan(ctx, 1, lastB, "b", func(m Msg) error {
+	if err := l.Scan(ctx, 1, lastB, "b", func(m events.StoredCommit) error {
 		got = append(got, m.Tournament)
 		return nil
 	}); err != nil {
@@ -226,7 +246,7 @@ func TestFollowAndScan(t *testing.T) {
 	defer cancel()
 	seen := make(chan uint64, 20)
 	go func() {
-		_ = l.Follow(fctx, last+1, "", func(m Msg) error { seen <- m.StreamSeq; return nil })
+		_ = l.Follow(fctx, last+1, "", func(m events.StoredCommit) error { seen <- m.StreamSeq; return nil })
 	}()
 	exp, _ := l.LastSubjectSeq(ctx, "a")
 	a, err := l.Append(ctx, "a", exp, "", []byte("late\n"))

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"testing"
+
+	"github.com/referto/referto/projections"
 )
 
 // The keys are built without fmt; they must be the bytes fmt built, which
@@ -35,13 +37,13 @@ func TestKeysAreWhatFmtWrote(t *testing.T) {
 // and what older stores wrote there (the whole CommitRef, as json.Marshal
 // wrote it) still reads.
 func TestCommitRefsReadBack(t *testing.T) {
-	for _, ref := range []CommitRef{
+	for _, ref := range []projections.CommitRef{
 		{Tournament: "t-1", StreamSeq: 42, First: 7, Last: 9, CommandID: "k"},
 		{Tournament: "t-1", StreamSeq: 1, First: 1, Last: 1, CommandID: `a"b\c<d>&e` + "\u00e8\u2028"},
 		{Tournament: "t-1", StreamSeq: 1<<64 - 1, First: 1, Last: 1 << 40},
 		{StreamSeq: 5},
 	} {
-		var back CommitRef
+		var back projections.CommitRef
 		b := appendCommitRef([]byte("junk"), ref)[len("junk"):]
 		if err := json.Unmarshal(b, &back); err != nil || back != ref {
 			t.Errorf("%s reads back as %+v (%v), want %+v", b, back, err, ref)
@@ -52,8 +54,8 @@ func TestCommitRefsReadBack(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	old, _ := json.Marshal(CommitRef{Tournament: "t-1", StreamSeq: 12, First: 3, Last: 4, CommandID: "k1"})
-	for key, v := range map[string][]byte{"k1": old, "k2": appendCommitRef(nil, CommitRef{StreamSeq: 13})} {
+	old, _ := json.Marshal(projections.CommitRef{Tournament: "t-1", StreamSeq: 12, First: 3, Last: 4, CommandID: "k1"})
+	for key, v := range map[string][]byte{"k1": old, "k2": appendCommitRef(nil, projections.CommitRef{StreamSeq: 13})} {
 		if err := st.db.Set(keyCommand("t-1", key), v, nil); err != nil {
 			t.Fatal(err)
 		}

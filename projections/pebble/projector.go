@@ -11,7 +11,6 @@ import (
 
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/events/checkpoint"
-	"github.com/referto/referto/events/jetstream"
 	"github.com/referto/referto/projections"
 )
 
@@ -52,15 +51,15 @@ func (p *projector) resume(stored uint64, caughtUp bool) {
 // decoded is a message with its commit and events decoded, or why they
 // could not be.
 type decoded struct {
-	jetstream.Msg
+	events.StoredCommit
 	commit events.Commit
 	evs    []events.Event
 	leaves [][]byte // the Merkle leaf hash of each line, hashed beside the fold
 	err    error
 }
 
-func decode(m jetstream.Msg) decoded {
-	d := decoded{Msg: m}
+func decode(m events.StoredCommit) decoded {
+	d := decoded{StoredCommit: m}
 	d.commit, d.evs, d.err = events.DecodeCommitForFold(m.Data)
 	if d.err == nil {
 		d.leaves = make([][]byte, len(d.commit.Lines))
@@ -279,14 +278,14 @@ func (p *projector) fold(b *pebble.Batch, e *entry, m decoded, chg *projections.
 // into b.
 func (p *projector) index(b *pebble.Batch, m decoded) error {
 	first, last := m.commit.Envelopes[0], m.commit.Envelopes[len(m.commit.Envelopes)-1]
-	ref := CommitRef{Tournament: m.Tournament, StreamSeq: m.StreamSeq, First: first.Seq, Last: last.Seq, CommandID: first.CommandID}
+	ref := projections.CommitRef{Tournament: m.Tournament, StreamSeq: m.StreamSeq, First: first.Seq, Last: last.Seq, CommandID: first.CommandID}
 	p.refBuf = appendCommitRef(p.refBuf[:0], ref)
 	if err := b.Set(keyCommit(m.Tournament, first.Seq), p.refBuf, nil); err != nil {
 		return err
 	}
 	if first.CommandID != "" {
 		// A command's outcome is found by its stream sequence alone.
-		p.refBuf = appendCommitRef(p.refBuf[:0], CommitRef{StreamSeq: m.StreamSeq})
+		p.refBuf = appendCommitRef(p.refBuf[:0], projections.CommitRef{StreamSeq: m.StreamSeq})
 		if err := b.Set(keyCommand(m.Tournament, first.CommandID), p.refBuf, nil); err != nil {
 			return err
 		}
@@ -300,7 +299,7 @@ func (p *projector) index(b *pebble.Batch, m decoded) error {
 	}
 	for _, ev := range m.evs {
 		if a, ok := ev.(events.OfficialAppointed); ok {
-			pr, _ := json.Marshal(Principal{Tournament: m.Tournament, Official: a.Official, Role: a.Role, Name: a.Name})
+			pr, _ := json.Marshal(projections.Principal{Tournament: m.Tournament, Official: a.Official, Role: a.Role, Name: a.Name})
 			if err := b.Set(keyToken(a.TokenSHA256), pr, nil); err != nil {
 				return err
 			}

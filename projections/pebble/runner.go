@@ -7,14 +7,11 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/referto/referto/events"
 	"github.com/referto/referto/events/checkpoint"
 	"github.com/referto/referto/events/jetstream"
 	"github.com/referto/referto/projections"
 )
-
-// ErrNotReady reports that the runner has not yet caught up with the log it
-// found at start, or has stopped.
-var ErrNotReady = errors.New("pebble: projections not ready")
 
 // RunnerOptions configures a Runner.
 type RunnerOptions struct {
@@ -178,7 +175,7 @@ func (r *Runner) Ranking(t string, classification bool) ([]byte, bool, error) {
 func (r *Runner) Run(ctx context.Context) (err error) {
 	defer func() {
 		if err == nil || errors.Is(err, context.Canceled) {
-			r.states.stop(fmt.Errorf("%w: runner stopped", ErrNotReady))
+			r.states.stop(fmt.Errorf("%w: runner stopped", projections.ErrNotReady))
 			return
 		}
 		r.opts.Logger.Error("projection runner stopped", "err", err, "applied", r.states.Applied())
@@ -244,7 +241,7 @@ func (r *Runner) follow(ctx context.Context, from uint64) (<-chan decoded, <-cha
 	msgs := make(chan decoded, 4*r.opts.MaxBatch)
 	followErr := make(chan error, 1)
 	go func() {
-		followErr <- r.log.Follow(ctx, from, "", func(m jetstream.Msg) error {
+		followErr <- r.log.Follow(ctx, from, "", func(m events.StoredCommit) error {
 			select {
 			case msgs <- decode(m):
 				return nil

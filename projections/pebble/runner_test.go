@@ -147,7 +147,7 @@ func foldAll(t *testing.T, f *fixture, tour string) *projections.Tournament {
 	last, _ := f.log.LastSubjectSeq(context.Background(), tour)
 	var envs []events.Envelope
 	var lastStream uint64
-	err := f.log.Scan(context.Background(), 1, last, tour, func(m jetstream.Msg) error {
+	err := f.log.Scan(context.Background(), 1, last, tour, func(m events.StoredCommit) error {
 		c, err := events.DecodeCommit(m.Data)
 		envs = append(envs, c.Envelopes...)
 		lastStream = m.StreamSeq
@@ -248,7 +248,7 @@ func TestUnknownEventStopsTheRunner(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
-	if err := n.runner.WaitFor(ctx, good+1); !errors.Is(err, pebble.ErrNotReady) {
+	if err := n.runner.WaitFor(ctx, good+1); !errors.Is(err, projections.ErrNotReady) {
 		t.Errorf("WaitFor past the unknown event: got %v, want ErrNotReady", err)
 	}
 	n.stop(t)

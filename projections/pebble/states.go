@@ -91,7 +91,7 @@ func (c *stateCache) WaitFor(ctx context.Context, seq uint64) error {
 			return nil
 		}
 		if s.err != nil {
-			return fmt.Errorf("%w: %v", ErrNotReady, s.err)
+			return fmt.Errorf("%w: %v", projections.ErrNotReady, s.err)
 		}
 		select {
 		case <-s.ch:
@@ -106,7 +106,7 @@ func (c *stateCache) WaitReady(ctx context.Context) error {
 	for {
 		s := c.signal.Load()
 		if s.err != nil {
-			return fmt.Errorf("%w: %v", ErrNotReady, s.err)
+			return fmt.Errorf("%w: %v", projections.ErrNotReady, s.err)
 		}
 		if c.Ready() {
 			return nil
@@ -219,7 +219,8 @@ func (c *stateCache) advance(seq uint64) {
 }
 
 // stop records why the runner stopped (the first reason given stays) and
-// wakes the waiters: WaitFor and WaitReady return ErrNotReady from now on.
+// wakes the waiters: WaitFor and WaitReady return projections.ErrNotReady
+// from now on.
 func (c *stateCache) stop(err error) { c.wake(err) }
 
 func (c *stateCache) wake(failed error) {

@@ -90,7 +90,7 @@ func TestStateCacheWaitFor(t *testing.T) {
 	go func() { done <- c.WaitFor(ctx, 4) }()
 	reason := errors.New("unknown event")
 	c.stop(reason)
-	if err := <-done; !errors.Is(err, ErrNotReady) || !strings.Contains(fmt.Sprint(err), reason.Error()) {
+	if err := <-done; !errors.Is(err, projections.ErrNotReady) || !strings.Contains(fmt.Sprint(err), reason.Error()) {
 		t.Errorf("WaitFor(4) when the runner stops: got %v, want ErrNotReady naming %v", err, reason)
 	}
 	if err := c.WaitFor(ctx, 3); err != nil {
@@ -119,7 +119,7 @@ func TestStateCacheWaitReady(t *testing.T) {
 	}
 
 	c.stop(errors.New("gone"))
-	if err := c.WaitReady(ctx); !errors.Is(err, ErrNotReady) {
+	if err := c.WaitReady(ctx); !errors.Is(err, projections.ErrNotReady) {
 		t.Errorf("WaitReady once stopped: got %v, want ErrNotReady", err)
 	}
 }

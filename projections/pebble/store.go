@@ -31,24 +31,14 @@ type Store struct {
 	// the token index is written once, when its official is appointed,
 	// and never changed or deleted, so what was read once stays true, and
 	// a request is authenticated without a read and a JSON decoding.
-	tokens sync.Map // string → Principal
-}
-
-// CommitRef locates one stored commit: where it is in the stream and which
-// per-tournament seqs it holds.
-type CommitRef struct {
-	Tournament string `json:"tournament"`
-	StreamSeq  uint64 `json:"stream_seq"`
-	First      uint64 `json:"first"`
-	Last       uint64 `json:"last"`
-	CommandID  string `json:"command_id"`
+	tokens sync.Map // string → projections.Principal
 }
 
 // appendCommitRef appends ref as the JSON json.Marshal reads back into it,
 // leaving out empty strings and zero sequences: idx/cmd keeps only the
 // stream sequence. It is written for every commit a rebuild folds, so it
 // does without reflection.
-func appendCommitRef(dst []byte, ref CommitRef) []byte {
+func appendCommitRef(dst []byte, ref projections.CommitRef) []byte {
 	dst = append(dst, '{')
 	sep := func() {
 		if dst[len(dst)-1] != '{' {
@@ -74,14 +64,6 @@ func appendCommitRef(dst []byte, ref CommitRef) []byte {
 	num(`"last":`, ref.Last)
 	str(`"command_id":`, ref.CommandID)
 	return append(dst, '}')
-}
-
-// Principal is an appointed official as the token index knows them.
-type Principal struct {
-	Tournament string `json:"tournament"`
-	Official   string `json:"official"`
-	Role       string `json:"role"`
-	Name       string `json:"name"`
 }
 
 // StoreOptions configures the store.
@@ -321,8 +303,8 @@ func (s *Store) Tournaments() ([]string, error) {
 
 // Command returns the commit a command (by idempotency key) produced: its
 // stream sequence (the rest, First, Last and CommandID, is in the log).
-func (s *Store) Command(t, key string) (CommitRef, bool, error) {
-	var ref CommitRef
+func (s *Store) Command(t, key string) (projections.CommitRef, bool, error) {
+	var ref projections.CommitRef
 	ok, err := s.getJSON(keyCommand(t, key), &ref)
 	if ok {
 		ref.Tournament = t // not stored since idx/cmd keeps the stream sequence alone
@@ -333,18 +315,18 @@ func (s *Store) Command(t, key string) (CommitRef, bool, error) {
 // Creation returns the commit that created a tournament under idempotency
 // key key, whichever tournament it created: its stream sequence (the rest
 // is in the log).
-func (s *Store) Creation(key string) (CommitRef, bool, error) {
-	var ref CommitRef
+func (s *Store) Creation(key string) (projections.CommitRef, bool, error) {
+	var ref projections.CommitRef
 	ok, err := s.getJSON(keyCreation(key), &ref)
 	return ref, ok, err
 }
 
 // Token returns the official a token hash belongs to.
-func (s *Store) Token(hash string) (Principal, bool, error) {
+func (s *Store) Token(hash string) (projections.Principal, bool, error) {
 	if p, ok := s.tokens.Load(hash); ok {
-		return p.(Principal), true, nil
+		return p.(projections.Principal), true, nil
 	}
-	var p Principal
+	var p projections.Principal
 	ok, err := s.getJSON(keyToken(hash), &p)
 	if ok && err == nil {
 		s.tokens.Store(hash, p)
@@ -353,26 +335,26 @@ func (s *Store) Token(hash string) (Principal, bool, error) {
 }
 
 // LastCommit returns the last commit of a tournament.
-func (s *Store) LastCommit(t string) (CommitRef, bool, error) {
+func (s *Store) LastCommit(t string) (projections.CommitRef, bool, error) {
 	p := prefixCommit(t)
 	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: p, UpperBound: upperBound(p)})
 	if err != nil {
-		return CommitRef{}, false, err
+		return projections.CommitRef{}, false, err
 	}
 	defer it.Close()
 	if !it.Last() {
-		return CommitRef{}, false, it.Error()
+		return projections.CommitRef{}, false, it.Error()
 	}
-	var ref CommitRef
+	var ref projections.CommitRef
 	if err := json.Unmarshal(it.Value(), &ref); err != nil {
-		return CommitRef{}, false, fmt.Errorf("pebble: decode %s: %w", it.Key(), err)
+		return projections.CommitRef{}, false, fmt.Errorf("pebble: decode %s: %w", it.Key(), err)
 	}
 	return ref, true, nil
 }
 
 // Commits returns up to limit commits of a tournament, starting with the one
 // that holds seq from.
-func (s *Store) Commits(t string, from uint64, limit int) ([]CommitRef, error) {
+func (s *Store) Commits(t string, from uint64, limit int) ([]projections.CommitRef, error) {
 	p := prefixCommit(t)
 	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: p, UpperBound: upperBound(p)})
 	if err != nil {
@@ -384,9 +366,9 @@ func (s *Store) Commits(t string, from uint64, limit int) ([]CommitRef, error) {
 	if !ok {
 		ok = it.First()
 	}
-	var out []CommitRef
+	var out []projections.CommitRef
 	for ; ok && len(out) < limit; ok = it.Next() {
-		var ref CommitRef
+		var ref projections.CommitRef
 		if err := json.Unmarshal(it.Value(), &ref); err != nil {
 			return nil, fmt.Errorf("pebble: decode %s: %w", it.Key(), err)
 		}

@@ -10,6 +10,7 @@ import (
 	cpebble "github.com/cockroachdb/pebble/v2"
 
 	"github.com/referto/referto/commands/ledger"
+	"github.com/referto/referto/events"
 	"github.com/referto/referto/events/jetstream"
 	"github.com/referto/referto/projections/pebble"
 )
@@ -104,7 +105,7 @@ func (b *bencher) copyToPebble(lg *jetstream.Log, last uint64, dir string) (time
 	start := time.Now()
 	batch := db.NewBatch()
 	key := make([]byte, 8)
-	err = lg.Scan(b.ctx, 1, last, "", func(m jetstream.Msg) error {
+	err = lg.Scan(b.ctx, 1, last, "", func(m events.StoredCommit) error {
 		for j := range key {
 			key[j] = byte(m.StreamSeq >> (56 - 8*j))
 		}

@@ -55,8 +55,8 @@ type SeasonGenerated struct {
 }
 
 // KeysFile is the file of a season directory listing the venues' verifier
-// keys, one a line.
-const KeysFile = "keys"
+// keys, one a line: the one verify --season reads (replay.SeasonKeysFile).
+const KeysFile = replay.SeasonKeysFile
 
 // seasonPlan is one tournament of a season, decided before any is played so
 // that the season does not depend on the order they are generated in.

@@ -19,6 +19,7 @@ import (
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/events/checkpoint"
 	"github.com/referto/referto/events/jetstream"
+	"github.com/referto/referto/projections"
 	"github.com/referto/referto/projections/pebble"
 )
 
@@ -131,7 +132,7 @@ func checkCommitUpTo(t *testing.T, st *pebble.Store, last uint64) {
 			t.Fatal(err)
 		}
 		for seq := uint64(0); seq <= last; seq++ {
-			var want pebble.CommitRef
+			var want projections.CommitRef
 			found := false
 			for _, c := range all {
 				if c.StreamSeq <= seq {

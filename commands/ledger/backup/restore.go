@@ -192,7 +192,7 @@ func checkLog(ctx context.Context, lg *jetstream.Log, m Manifest) error {
 		last uint64
 	}
 	heads := map[string]*head{}
-	err := lg.Scan(ctx, m.FirstSeq, m.LastSeq, "", func(msg jetstream.Msg) error {
+	err := lg.Scan(ctx, m.FirstSeq, m.LastSeq, "", func(msg events.StoredCommit) error {
 		h := heads[msg.Tournament]
 		if h == nil {
 			h = &head{tree: checkpoint.NewTree()}

@@ -17,7 +17,7 @@ import (
 	"github.com/referto/referto/commands/ledger"
 	"github.com/referto/referto/events/checkpoint"
 	"github.com/referto/referto/events/jetstream"
-	"github.com/referto/referto/projections/pebble"
+	"github.com/referto/referto/projections"
 )
 
 // A backup is a tar archive of, in this order:
@@ -102,8 +102,8 @@ type (
 	// trees.
 	Store interface {
 		Tournaments() ([]string, error)
-		Commits(t string, from uint64, limit int) ([]pebble.CommitRef, error)
-		LastCommit(t string) (pebble.CommitRef, bool, error)
+		Commits(t string, from uint64, limit int) ([]projections.CommitRef, error)
+		LastCommit(t string) (projections.CommitRef, bool, error)
 		NodeGetter(t string) checkpoint.NodeGetter
 	}
 	// Runner keeps the Store current from the Log.
@@ -258,12 +258,12 @@ func tournaments(st Store, last uint64) ([]Tournament, error) {
 // commitUpTo returns tournament t's last commit at or before stream
 // sequence seq. A tournament's seqs and stream sequences grow together, so
 // the commits appended since seq are skipped by bisecting its seqs.
-func commitUpTo(st Store, t string, seq uint64) (pebble.CommitRef, bool, error) {
+func commitUpTo(st Store, t string, seq uint64) (projections.CommitRef, bool, error) {
 	last, ok, err := st.LastCommit(t)
 	if err != nil || !ok || last.StreamSeq <= seq {
 		return last, ok && err == nil, err
 	}
-	var best pebble.CommitRef
+	var best projections.CommitRef
 	found := false
 	for lo, hi := uint64(1), last.Last; lo <= hi; {
 		refs, err := st.Commits(t, lo+(hi-lo)/2, 1)

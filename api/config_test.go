@@ -1,0 +1,71 @@
+package api_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/referto/referto/api"
+)
+
+// A valid serve configuration: referto serve's defaults.
+func validServe() api.ServeConfig {
+	return api.ServeConfig{Data: "d", Addr: "127.0.0.1:8080", Replicas: "1", Sync: "always", LogLevel: "info"}
+}
+
+func TestServeConfigReportsEveryProblemAtOnce(t *testing.T) {
+	c := validServe()
+	if err := c.Validate(); err != nil {
+		t.Fatalf("the defaults: %v", err)
+	}
+	c = api.ServeConfig{Replicas: "9", Sync: "sometimes", Addr: "nope", LogLevel: "loud", DiskReserve: "10MiB", Venue: "a.b"}
+	err := c.Validate()
+	if err == nil {
+		t.Fatal("an invalid configuration validated")
+	}
+	for _, want := range []string{"--hub and --venue go together", `--venue "a.b"`, `--replicas "9"`, "--replicas > 1 needs --nats",
+		`--sync "sometimes"`, "--data must not be empty", `--addr "nope"`, `--log-level "loud"`, `--disk-reserve "10MiB"`} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("the problems do not include %q:\n%v", want, err)
+		}
+	}
+	c = validServe()
+	c.Hub, c.Venue, c.NATS = "nats://hub:7422", "v1", "nats://cluster:4222"
+	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "--hub needs the embedded server") {
+		t.Errorf("--hub with --nats: %v", err)
+	}
+}
+
+func TestServeConfigNodeOptions(t *testing.T) {
+	c := validServe()
+	c.Replicas, c.NATS, c.Sync, c.DiskReserve = "3", "nats://cluster:4222", "2m", "1GiB"
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	o := c.NodeOptions(nil)
+	if o.Data != "d" || o.NATS != c.NATS || o.Replicas != 3 || o.SyncInterval != 2*time.Minute || o.DiskReserve != 1<<30 || o.LeafRemote != nil {
+		t.Errorf("NodeOptions = %+v", o)
+	}
+	c = validServe()
+	c.Hub, c.Venue, c.HubCreds = "tls://hub:7422", "v1", "creds"
+	o = c.NodeOptions(nil)
+	if o.Domain != "v1" || o.LeafRemote == nil || o.LeafRemote.URL != c.Hub || o.LeafRemote.Credentials != "creds" || o.SyncInterval != 0 || o.DiskReserve != 0 {
+		t.Errorf("at a venue of a hub: NodeOptions = %+v, leaf %+v", o, o.LeafRemote)
+	}
+}
+
+func TestHubConfig(t *testing.T) {
+	c := api.HubConfig{Data: "d", Addr: "127.0.0.1:8090", Leaf: "0.0.0.0:7422", LeafUser: "u", LogLevel: "warn"}
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if o := c.StartOptions(nil, nil); o.Data != "d" || o.Leaf.Host != "0.0.0.0" || o.Leaf.Port != 7422 || o.Leaf.Username != "u" {
+		t.Errorf("StartOptions = %+v", o)
+	}
+	err := api.HubConfig{Data: "d", Addr: "x", Leaf: "7422", LogLevel: "loud"}.Validate()
+	for _, want := range []string{`--leaf "7422"`, `--addr "x"`, `--log-level "loud"`} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("the problems do not include %q: %v", want, err)
+		}
+	}
+}
