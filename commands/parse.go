@@ -17,26 +17,36 @@ import (
 // mistyped fields are *FieldError values naming the field. The command's
 // own field checks run too (at most maxReported problems are reported).
 func Parse(body []byte) (Command, error) {
-	if err := checkPayload(body); err != nil {
+	typ, err := payloadType(body, types)
+	if err != nil {
 		return nil, err
+	}
+	if s := specs[typ]; s == nil || s.route != "" {
+		hint := ""
+		if s != nil {
+			hint = "; " + s.route
+		}
+		return nil, fieldErr("type", "unknown command type %q (known: %s)%s", typ, strings.Join(types, ", "), hint)
+	}
+	return parseAs(typ, body)
+}
+
+// payloadType checks a payload as strictly as Parse does (checkPayload)
+// and returns its "type", which is required: one of known.
+func payloadType(body []byte, known []string) (string, error) {
+	if err := checkPayload(body); err != nil {
+		return "", err
 	}
 	var head struct {
 		Type *string `json:"type"`
 	}
 	if err := json.Unmarshal(body, &head); err != nil {
-		return nil, jsonErr(err)
+		return "", jsonErr(err)
 	}
 	if head.Type == nil || *head.Type == "" {
-		return nil, fieldErr("type", "required: one of %s", strings.Join(types, ", "))
+		return "", fieldErr("type", "required: one of %s", strings.Join(known, ", "))
 	}
-	if s := specs[*head.Type]; s == nil || s.route != "" {
-		hint := ""
-		if s != nil {
-			hint = "; " + s.route
-		}
-		return nil, fieldErr("type", "unknown command type %q (known: %s)%s", *head.Type, strings.Join(types, ", "), hint)
-	}
-	return parseAs(*head.Type, body)
+	return *head.Type, nil
 }
 
 // ParseAs decodes body as a command of type C, as strictly as Parse: the

@@ -63,27 +63,18 @@ func RegistryTypes() []string {
 // ParseRegistry decodes a registry command payload {"type": ..., ...} as
 // strictly as Parse decodes a tournament's.
 func ParseRegistry(body []byte) (RegistryCommand, error) {
-	if err := checkPayload(body); err != nil {
+	typ, err := payloadType(body, RegistryTypes())
+	if err != nil {
 		return nil, err
-	}
-	var head struct {
-		Type *string `json:"type"`
-	}
-	if err := json.Unmarshal(body, &head); err != nil {
-		return nil, jsonErr(err)
-	}
-	known := strings.Join(RegistryTypes(), ", ")
-	if head.Type == nil || *head.Type == "" {
-		return nil, fieldErr("type", "required: one of %s", known)
 	}
 	var cmd RegistryCommand
 	for _, n := range registryCommands {
-		if c := n(); c.CommandType() == *head.Type {
+		if c := n(); c.CommandType() == typ {
 			cmd = c
 		}
 	}
 	if cmd == nil {
-		return nil, fieldErr("type", "unknown registry command type %q (known: %s)", *head.Type, known)
+		return nil, fieldErr("type", "unknown registry command type %q (known: %s)", typ, strings.Join(RegistryTypes(), ", "))
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
