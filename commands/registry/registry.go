@@ -43,6 +43,11 @@ type Options struct {
 	CommandTimeout time.Duration
 	// Logger receives what the registry does; nil discards.
 	Logger *slog.Logger
+	// Existing opens only a registry whose stream is there (a backup of a
+	// data directory that may be a venue's): without it, Open is
+	// events.ErrNoLog and creates nothing. The default creates the stream
+	// on a hub's first start.
+	Existing bool
 }
 
 // EnsureDefaults fills unset fields with their documented defaults.
@@ -138,7 +143,20 @@ func Open(ctx context.Context, o Options) (*Registry, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
-	lg, err := jetstream.Open(ctx, o.Conn, jetstream.Options{Stream: jetstream.RegistryStream, Prefix: jetstream.RegistryPrefix, Replicas: o.Replicas})
+	r, err := open(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.catchUp(ctx); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// open opens the registry's stream, folding nothing yet.
+func open(ctx context.Context, o Options) (*Registry, error) {
+	lg, err := jetstream.Open(ctx, o.Conn, jetstream.Options{Stream: jetstream.RegistryStream, Prefix: jetstream.RegistryPrefix,
+		Replicas: o.Replicas, Existing: o.Existing})
 	if err != nil {
 		return nil, err
 	}
@@ -146,11 +164,7 @@ func Open(ctx context.Context, o Options) (*Registry, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Registry{o: o, lg: lg, secret: secret, log: ranking.NewRegistryLog(), commits: map[string]commit{}}
-	if err := r.catchUp(ctx); err != nil {
-		return nil, err
-	}
-	return r, nil
+	return &Registry{o: o, lg: lg, secret: secret, log: ranking.NewRegistryLog(), commits: map[string]commit{}}, nil
 }
 
 // catchUp folds what the log holds past the last commit folded; r.mu
@@ -327,4 +341,72 @@ func (r *Registry) Export(ctx context.Context, w io.Writer, begin func(signed st
 		_, err := w.Write(m.Data)
 		return err
 	})
+}
+
+// Head is where the registry's log stands, as a backup records it and a
+// restore checks it (commands/ledger/backup).
+type Head struct {
+	// Events is how many events the log holds: the seq of its last.
+	Events uint64
+	// Root is their Merkle root, what the registry's checkpoints sign;
+	// Last the hash of the last line, what the next one links to.
+	Root, Last []byte
+	// Unfolded, when the log does not fold, says why (the registry is
+	// set aside); Events, Root and Last are then empty.
+	Unfolded string
+}
+
+// head is the log's Head as folded; r.mu held, or r not shared.
+func (r *Registry) head() Head {
+	if r.broken != nil {
+		return Head{Unfolded: r.broken.Error()}
+	}
+	h := r.log.Head()
+	return Head{Events: h.Size, Root: h.Root, Last: h.Last}
+}
+
+// Snapshot takes a JetStream snapshot of the registry's stream
+// (jetstream.Log.Snapshot: begin, then chunk with each piece) and gives
+// begin the Head of the log folded up to the snapshot's instant: no
+// command is recorded from the moment the head is read until JetStream
+// has started the snapshot. A log that does not fold is snapshotted all
+// the same, its Head saying why: a backup keeps what the hub holds.
+func (r *Registry) Snapshot(ctx context.Context, begin func(jetstream.SnapshotInfo, Head) error, chunk func([]byte) error) error {
+	r.mu.Lock()
+	locked := true
+	unlock := func() {
+		if locked {
+			locked = false
+			r.mu.Unlock()
+		}
+	}
+	defer unlock()
+	if err := r.catchUp(ctx); err != nil {
+		return err
+	}
+	h := r.head()
+	return r.lg.Snapshot(ctx, func(info jetstream.SnapshotInfo) error {
+		unlock() // the snapshot's messages are fixed: commands may go on
+		return begin(info, h)
+	}, chunk)
+}
+
+// Fold folds the registry's log as the JetStream of nc holds it, with no
+// hub running, and returns its Head: a restored backup is checked with it.
+// keys are the hub's, whose seal tells its commits apart. Without a
+// registry stream it is events.ErrNoLog.
+func Fold(ctx context.Context, nc *nats.Conn, keys *checkpoint.Keys) (Head, error) {
+	if keys == nil || keys.Signer == nil {
+		return Head{}, errors.New("registry: Fold needs the hub's keys")
+	}
+	o := Options{Conn: nc, Keys: keys, Existing: true}
+	o.EnsureDefaults()
+	r, err := open(ctx, o)
+	if err != nil {
+		return Head{}, err
+	}
+	if err := r.catchUp(ctx); err != nil {
+		return Head{}, err
+	}
+	return r.head(), nil
 }

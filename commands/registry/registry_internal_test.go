@@ -22,7 +22,8 @@ func (noRoster) NationalID(string) bool               { return true }
 // TestASealedCommitThatDoesNotFoldSetsTheLogAside: a commit the hub sealed
 // that is no event of the registry (its own log corrupted) is no message
 // to pass over: the registry refuses reads and commands as unavailable,
-// with why, and appends nothing more.
+// with why, and appends nothing more; a snapshot of it is taken, its head
+// saying why it does not fold.
 func TestASealedCommitThatDoesNotFoldSetsTheLogAside(t *testing.T) {
 	ns, err := jetstream.StartServer(jetstream.ServerOptions{StoreDir: t.TempDir()})
 	if err != nil {
@@ -56,5 +57,13 @@ func TestASealedCommitThatDoesNotFoldSetsTheLogAside(t *testing.T) {
 	}
 	if n, _ := again.lg.LastSeq(context.Background()); n != 1 {
 		t.Errorf("the log holds %d messages, want the 1 it had", n)
+	}
+	// A backup keeps it all the same, and says why it does not fold.
+	var head Head
+	if err := again.Snapshot(context.Background(), func(_ jetstream.SnapshotInfo, h Head) error { head = h; return nil }, func([]byte) error { return nil }); err != nil || head.Unfolded == "" || head.Events != 0 {
+		t.Errorf("a snapshot: %v, head %+v", err, head)
+	}
+	if h, err := Fold(context.Background(), nc, keys); err != nil || h.Unfolded != head.Unfolded {
+		t.Errorf("Fold: %v, %+v; want %q", err, h, head.Unfolded)
 	}
 }

@@ -3,7 +3,10 @@ package registry_test
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -193,5 +196,85 @@ func TestAMessageTheHubDidNotWriteIsPassedOver(t *testing.T) {
 	ring[v.Name()] = []note.Verifier{v}
 	if _, cp, err := replay.VerifyRegistry(buf.Bytes(), []byte(signed), ring); err != nil || cp.Size != 2 || bytes.Contains(buf.Bytes(), []byte("forged")) {
 		t.Errorf("the export: %v, %d events:\n%s", err, cp.Size, buf.Bytes())
+	}
+}
+
+// TestASnapshotCarriesTheHeadOfItsInstant: while commands go on, every
+// snapshot of the registry's stream comes with the head of the log as it
+// stood when JetStream took it (as many events as the snapshot holds
+// commits, the last of them the one linked to), and Fold, reading the
+// stream with no hub, finds the registry's own head.
+func TestASnapshotCarriesTheHeadOfItsInstant(t *testing.T) {
+	h := newHub(t)
+	r := h.open()
+	ctx := context.Background()
+	done := make(chan error, 1)
+	go func() {
+		for i := range 40 {
+			body := fmt.Sprintf(`{"type":"RecordDisqualification","national_id":"%d","from":"2024-05-01","to":"2024-05-31","reason":"x"}`, 100100+i)
+			if _, err := submit(t, r, fmt.Sprint(i), body); err != nil {
+				done <- err
+				return
+			}
+		}
+		done <- nil
+	}()
+	taken := 0
+	for running := true; running; {
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatal(err)
+			}
+			running = false
+		default:
+		}
+		var st jetstream.StreamState
+		var head registry.Head
+		var size int
+		err := r.Snapshot(ctx, func(info jetstream.SnapshotInfo, hd registry.Head) error {
+			var err error
+			st, err = info.StreamState()
+			head = hd
+			return err
+		}, func(b []byte) error { size += len(b); return nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		taken++
+		if head.Unfolded != "" || head.Events != st.LastSeq || st.Msgs != st.LastSeq || (st.Msgs > 0 && (len(head.Root) == 0 || len(head.Last) == 0 || size == 0)) {
+			t.Fatalf("snapshot %d: %d commits (%d bytes), head %+v", taken, st.Msgs, size, head)
+		}
+	}
+	cp, _, err := r.Checkpoint()
+	if err != nil {
+		t.Fatal(err)
+	}
+	folded, err := registry.Fold(ctx, h.nc, h.keys)
+	if err != nil || folded.Events != 40 || folded.Unfolded != "" {
+		t.Fatalf("Fold: %v %+v", err, folded)
+	}
+	if !strings.Contains(cp, base64.StdEncoding.EncodeToString(folded.Root)) {
+		t.Errorf("Fold's root %x is not the one the registry signs:\n%s", folded.Root, cp)
+	}
+}
+
+// TestExistingOpensOnlyARegistryThatIsThere: at a node whose JetStream has
+// no registry stream (a venue), opening with Existing and Fold say so with
+// events.ErrNoLog, and make none.
+func TestExistingOpensOnlyARegistryThatIsThere(t *testing.T) {
+	h := newHub(t)
+	ctx := context.Background()
+	for range 2 {
+		if _, err := registry.Open(ctx, registry.Options{Conn: h.nc, Keys: h.keys, Roster: roster{}, Existing: true}); !errors.Is(err, events.ErrNoLog) {
+			t.Fatalf("Open, Existing, without a stream: %v", err)
+		}
+	}
+	if _, err := registry.Fold(ctx, h.nc, h.keys); !errors.Is(err, events.ErrNoLog) {
+		t.Errorf("Fold without a stream: %v", err)
+	}
+	h.open() // makes it
+	if _, err := registry.Open(ctx, registry.Options{Conn: h.nc, Keys: h.keys, Roster: roster{}, Existing: true}); err != nil {
+		t.Errorf("Open, Existing, with a stream: %v", err)
 	}
 }

@@ -51,6 +51,11 @@ type Options struct {
 	// the season registry's log is opened with RegistryPrefix and
 	// RegistryStream.
 	Prefix string
+	// Existing opens only a stream that is there: a missing one is
+	// events.ErrNoLog, and nothing is created (a backup asks whether a
+	// data directory holds a hub's season registry). The default creates
+	// it.
+	Existing bool
 }
 
 // EnsureDefaults fills unset fields with their documented defaults.
@@ -140,7 +145,7 @@ func Open(ctx context.Context, nc *nats.Conn, o Options) (*Log, error) {
 	defer cancel()
 	var stream jetstream.Stream
 	for {
-		stream, err = ensureStream(ctx, js, want)
+		stream, err = ensureStream(ctx, js, want, !o.Existing)
 		if err == nil || !transient(err) {
 			break
 		}
@@ -156,9 +161,12 @@ func Open(ctx context.Context, nc *nats.Conn, o Options) (*Log, error) {
 	return &Log{nc: nc, js: js, stream: stream, opts: o}, nil
 }
 
-func ensureStream(ctx context.Context, js jetstream.JetStream, want jetstream.StreamConfig) (jetstream.Stream, error) {
+func ensureStream(ctx context.Context, js jetstream.JetStream, want jetstream.StreamConfig, create bool) (jetstream.Stream, error) {
 	s, err := js.Stream(ctx, want.Name)
 	if errors.Is(err, jetstream.ErrStreamNotFound) {
+		if !create {
+			return nil, fmt.Errorf("%w: stream %s: %w", events.ErrNoLog, want.Name, err)
+		}
 		return js.CreateStream(ctx, want)
 	}
 	if err != nil {
