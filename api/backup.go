@@ -9,8 +9,8 @@ import (
 	"github.com/referto/referto/events"
 )
 
-// getBackup streams a backup of this node (administrator only): see
-// backup.Write. A failure once the body has started cuts the connection, so
+// getBackup streams a backup of this node (administrator only), at a hub
+// with its season registry: see backup.Write. A failure once the body has started cuts the connection, so
 // the client never mistakes a partial backup for a whole one (and a backup
 // without its manifest is no backup to backup.Read).
 func (s *Server) getBackup(w http.ResponseWriter, r *http.Request) {
@@ -23,8 +23,11 @@ func (s *Server) getBackup(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	bw := &backupWriter{w: w, rc: http.NewResponseController(w)}
-	_, err = backup.Write(r.Context(), bw, backup.Source{Log: s.opts.Log, Store: s.opts.Store, Runner: s.opts.Runner,
-		KeysDir: s.opts.Keys.Dir, Clock: s.opts.Clock})
+	src := backup.Source{Log: s.opts.Log, Store: s.opts.Store, Runner: s.opts.Runner, KeysDir: s.opts.Keys.Dir, Clock: s.opts.Clock}
+	if s.opts.Registry != nil {
+		src.Registry = s.opts.Registry // a hub's: its season registry with it
+	}
+	_, err = backup.Write(r.Context(), bw, src)
 	if err == nil {
 		return
 	}

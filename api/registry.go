@@ -14,17 +14,20 @@ import (
 
 	"github.com/referto/referto/commands"
 	"github.com/referto/referto/commands/ledger"
+	"github.com/referto/referto/commands/ledger/backup"
 	"github.com/referto/referto/commands/registry"
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/projections/ranking"
 )
 
 // Registry is what the API of a national hub asks of its season registry
-// (commands/registry.Registry): commands, the registry folded, its log.
+// (commands/registry.Registry): commands, the registry folded, its log,
+// and the snapshot of its stream a backup (backup.Write) carries.
 type Registry interface {
 	Submit(ctx context.Context, sub registry.Submission) (ledger.Outcome, error)
 	Registry() (*ranking.Registry, uint64, error)
 	Export(ctx context.Context, w io.Writer, begin func(signed string, events uint64)) error
+	backup.RegistryLog
 }
 
 // RouteRegistry is the route of the registry's commands, as bound into

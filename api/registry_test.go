@@ -15,6 +15,7 @@ import (
 
 	"github.com/referto/referto/api"
 	"github.com/referto/referto/commands/hub"
+	"github.com/referto/referto/commands/ledger/backup"
 	"github.com/referto/referto/projections/ranking"
 	"github.com/referto/referto/replay"
 )
@@ -259,6 +260,77 @@ func TestSeasonRegistryAtAHub(t *testing.T) {
 	changed := bytes.Replace(rx.body, []byte("200024"), []byte("200025"), 1)
 	if _, _, err := replay.VerifyRegistry(changed, signed, ring); err == nil {
 		t.Error("a changed registry export verified")
+	}
+}
+
+// TestAHubsBackupRestoresItsRegistry: the backup the hub's administrator
+// takes (GET /v1/admin/backup) carries the season registry; restored into
+// a new data directory, a hub started on it holds the same registry (the
+// same links, merges and periods, the same export, signed alike) and
+// ranks the season the same.
+func TestAHubsBackupRestoresItsRegistry(t *testing.T) {
+	s := &stack{t: t, dir: t.TempDir()}
+	s.start()
+	defer s.stop()
+	s.playMaster("master-bo", func(i int) string {
+		if i == 24 {
+			return ""
+		}
+		return fmt.Sprintf("%06d", 200000+i)
+	})
+	var summary struct {
+		Seq uint64 `json:"seq"`
+	}
+	json.Unmarshal(s.must(200, "GET", "/v1/tournaments/master-bo", "", nil).body, &summary)
+	h := &seasonHub{served: map[string]error{}, size: map[string]uint64{}}
+	h.set("master-bo", nil, summary.Seq)
+	s.stop()
+	s.hub = h
+	s.start()
+	before, _ := s.season()
+	var day string
+	for _, r := range before.Rows {
+		if r.NationalID == "200003" {
+			day = r.Results[0].Date
+		}
+	}
+	reg := "/v1/registry/commands"
+	s.must(201, "POST", reg, adminToken, `{"type":"LinkNationalID","tournament":"master-bo","player":"p24","national_id":"200024","reason":"card read at the desk"}`)
+	s.must(201, "POST", reg, adminToken, `{"type":"MergePlayers","from":"200002","into":"200001","reason":"one person, two cards"}`)
+	s.must(201, "POST", reg, adminToken, fmt.Sprintf(`{"type":"RecordDisqualification","national_id":"200003","from":%q,"to":%q,"reason":"art. 5"}`, day, day))
+	registryJSON := s.must(200, "GET", "/v1/registry", "", nil).body
+	ranked, rankingJSON := s.season()
+	export := s.must(200, "GET", "/v1/registry/export", "", nil)
+	if _, _, disq, ok := ranked.row("200003"); !ok || !disq || !bytes.Contains(registryJSON, []byte(`"events":3`)) {
+		t.Fatalf("the registry's commands did not take: 200003 disqualified %v\n%s", disq, registryJSON)
+	}
+
+	whole := s.must(200, "GET", "/v1/admin/backup", adminToken, nil).body
+	dir := t.TempDir()
+	file, restored := filepath.Join(dir, "hub.tar"), filepath.Join(dir, "restored")
+	writeFile(t, file, whole)
+	b, err := backup.Restore(context.Background(), file, restored)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := b.Manifest.Registry; b.Manifest.Format != backup.FormatRegistry || r == nil || r.Events != 3 {
+		t.Fatalf("the hub's backup: format %q, registry %+v", b.Manifest.Format, r)
+	}
+
+	// Stop the hub: the restored one is the only one holding the registry.
+	s.stop()
+	again := &stack{t: t, dir: restored, hub: h}
+	again.start()
+	defer again.stop()
+	if got := again.must(200, "GET", "/v1/registry", "", nil).body; !bytes.Equal(got, registryJSON) {
+		t.Errorf("the restored hub's registry:\n%s\nbacked up:\n%s", got, registryJSON)
+	}
+	if _, got := again.season(); !bytes.Equal(got, rankingJSON) {
+		t.Errorf("the restored hub's ranking:\n%s\nbacked up:\n%s", got, rankingJSON)
+	}
+	rx := again.must(200, "GET", "/v1/registry/export", "", nil)
+	if !bytes.Equal(rx.body, export.body) || rx.header.Get(api.CheckpointHeader) != export.header.Get(api.CheckpointHeader) {
+		t.Errorf("the restored hub's registry export differs:\n%s\nbacked up:\n%s", rx.body, export.body)
 	}
 }
 

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/referto/referto/commands/ledger"
+	"github.com/referto/referto/commands/registry"
+	"github.com/referto/referto/events"
 	"github.com/referto/referto/events/checkpoint"
 )
 
@@ -59,7 +61,8 @@ func Create(path string, fill func(io.Writer) error, check func(*Archive) error)
 
 // WriteDir writes a backup of a data directory no server is running on: it
 // starts the node in-process (embedded JetStream, the projections caught
-// up with the log, no HTTP) and takes the backup a server would. It never
+// up with the log, no HTTP) and takes the backup a server would, a hub's
+// season registry with it when the directory holds one. It never
 // makes a key: a backup carries the server's own or none.
 func WriteDir(ctx context.Context, dir string, w io.Writer) error {
 	layout := ledger.Layout{Dir: dir}
@@ -74,7 +77,17 @@ func WriteDir(ctx context.Context, dir string, w io.Writer) error {
 		return fmt.Errorf("%w (is referto serve running on %s without %s? use --url)", err, dir, filepath.Base(layout.ServeInfo()))
 	}
 	defer node.Close()
-	_, err = Write(ctx, w, Source{Log: node.Log, Store: node.Store, Runner: node.Runner, KeysDir: layout.Keys(), CatchUp: 10 * time.Minute})
+	src := Source{Log: node.Log, Store: node.Store, Runner: node.Runner, KeysDir: layout.Keys(), CatchUp: 10 * time.Minute}
+	// A hub's directory holds its season registry beside the log; a
+	// venue's does not, and is given none.
+	reg, err := registry.Open(ctx, registry.Options{Conn: node.Conn, Keys: node.Keys, Roster: registry.NewRoster(node.Store, node.Runner), Existing: true})
+	switch {
+	case err == nil:
+		src.Registry = reg
+	case !errors.Is(err, events.ErrNoLog):
+		return fmt.Errorf("backup: the season registry: %w", err)
+	}
+	_, err = Write(ctx, w, src)
 	return err
 }
 

@@ -24,7 +24,12 @@ var ErrDamaged = errors.New("backup: not a complete referto backup")
 type Archive struct {
 	Manifest Manifest
 	Keys     []KeyFile
-	Info     jetstream.SnapshotInfo
+	// Info is what JetStream reported for the log's snapshot: the
+	// request that restores it.
+	Info jetstream.SnapshotInfo
+	// RegistryInfo is the same for the season registry's snapshot, when
+	// the backup holds one (a hub's).
+	RegistryInfo *jetstream.SnapshotInfo
 }
 
 // Limits on the entries read into memory.
@@ -40,17 +45,17 @@ var (
 )
 
 // Read reads a backup and checks it whole: the entries in their
-// order, every key file and the snapshot against the manifest's SHA-256,
-// the snapshot's state against the manifest, and nothing after the
-// manifest. snapshot, when not nil, is given the snapshot's bytes as they
-// are read (and must read them to the end or fail); they are checked only
-// once read, so a caller that acts on them must undo what it did when
-// Read fails. Damage is reported as ErrDamaged.
+// order, every key file and each snapshot against the manifest's SHA-256,
+// each snapshot's state against the manifest, and nothing after the
+// manifest. snapshot, when not nil, is given each snapshot's bytes as they
+// are read, the log's then the season registry's when there is one (and
+// must read them to the end or fail); they are checked only once read, so
+// a caller that acts on them must undo what it did when Read fails.
+// Damage is reported as ErrDamaged.
 func Read(r io.Reader, snapshot func(info jetstream.SnapshotInfo, data io.Reader) error) (*Archive, error) {
 	tr := tar.NewReader(r)
 	b := &Archive{}
 	sums := map[string]string{}
-	stream := ""
 	hdr, err := tr.Next()
 	for ; err == nil; hdr, err = tr.Next() {
 		name, ok := keyFileName(hdr.Name)
@@ -70,33 +75,27 @@ func Read(r io.Reader, snapshot func(info jetstream.SnapshotInfo, data io.Reader
 	if err != nil {
 		return nil, damaged(err, "before the stream")
 	}
-	sm := streamRE.FindStringSubmatch(hdr.Name)
-	if sm == nil {
+	if !streamRE.MatchString(hdr.Name) {
 		return nil, fmt.Errorf("%w: %s where the stream's snapshot information belongs", ErrDamaged, hdr.Name)
 	}
-	stream = sm[1]
-	meta, err := readEntry(tr, hdr, maxMeta)
+	log, err := readSnapshot(tr, hdr, sums, snapshot)
 	if err != nil {
 		return nil, err
 	}
-	sums[hdr.Name] = hexSum(meta)
-	if err := json.Unmarshal(meta, &b.Info); err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", ErrDamaged, hdr.Name, err)
-	}
-	parts := &partsReader{tr: tr, stream: stream, sum: sha256.New()}
-	if snapshot != nil {
-		if err := snapshot(b.Info, parts); err != nil {
-			if parts.err != nil {
-				return nil, parts.err // the file, not the consumer, failed
-			}
+	b.Info = log.info
+	hdr = log.parts.next
+	var reg *snapshotRead
+	if sm := streamRE.FindStringSubmatch(hdr.Name); sm != nil {
+		if sm[1] != jetstream.RegistryStream || sm[1] == log.stream {
+			return nil, fmt.Errorf("%w: %s after the log's snapshot, where only the season registry's (%s) or the manifest belongs", ErrDamaged, hdr.Name, jetstream.RegistryStream)
+		}
+		if reg, err = readSnapshot(tr, hdr, sums, snapshot); err != nil {
 			return nil, err
 		}
+		b.RegistryInfo = &reg.info
+		hdr = reg.parts.next
 	}
-	if _, err := io.Copy(io.Discard, parts); err != nil {
-		return nil, err
-	}
-	hdr = parts.next
-	if hdr == nil || hdr.Name != "manifest.json" {
+	if hdr.Name != "manifest.json" {
 		return nil, fmt.Errorf("%w: no manifest after the snapshot", ErrDamaged)
 	}
 	mb, err := readEntry(tr, hdr, maxManifest)
@@ -112,24 +111,78 @@ func Read(r io.Reader, snapshot func(info jetstream.SnapshotInfo, data io.Reader
 		}
 		return nil, damaged(err, "after the manifest")
 	}
-	return b, b.check(stream, parts, sums)
+	return b, b.check(log, reg, sums)
 }
 
-// check compares what was read with the manifest.
-func (b *Archive) check(stream string, parts *partsReader, sums map[string]string) error {
+// snapshotRead is one stream's snapshot as read: the stream, what
+// JetStream reported for it, and its pieces (which end at the entry after
+// them, parts.next).
+type snapshotRead struct {
+	stream string
+	info   jetstream.SnapshotInfo
+	parts  *partsReader
+}
+
+// readSnapshot reads the snapshot of the stream whose information hdr
+// is (stream/<S>.json), then its pieces, giving them to snapshot when not
+// nil, to the entry after them.
+func readSnapshot(tr *tar.Reader, hdr *tar.Header, sums map[string]string, snapshot func(jetstream.SnapshotInfo, io.Reader) error) (*snapshotRead, error) {
+	s := &snapshotRead{stream: streamRE.FindStringSubmatch(hdr.Name)[1]}
+	meta, err := readEntry(tr, hdr, maxMeta)
+	if err != nil {
+		return nil, err
+	}
+	sums[hdr.Name] = hexSum(meta)
+	if err := json.Unmarshal(meta, &s.info); err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrDamaged, hdr.Name, err)
+	}
+	s.parts = &partsReader{tr: tr, stream: s.stream, sum: sha256.New()}
+	if snapshot != nil {
+		if err := snapshot(s.info, s.parts); err != nil {
+			if s.parts.err != nil {
+				return nil, s.parts.err // the file, not the consumer, failed
+			}
+			return nil, err
+		}
+	}
+	if _, err := io.Copy(io.Discard, s.parts); err != nil {
+		return nil, err
+	}
+	if s.parts.next == nil {
+		return nil, fmt.Errorf("%w: no manifest after the snapshot", ErrDamaged)
+	}
+	return s, nil
+}
+
+// check compares what was read with the manifest: the log's snapshot, and
+// the registry's (reg, nil when the file holds none) as its format says.
+func (b *Archive) check(log, reg *snapshotRead, sums map[string]string) error {
 	m := b.Manifest
 	bad := func(format string, a ...any) error {
 		return fmt.Errorf("%w: %s", ErrDamaged, fmt.Sprintf(format, a...))
 	}
-	if m.Format != Format {
-		return bad("format %q, want %q", m.Format, Format)
+	switch {
+	case m.Format != Format && m.Format != FormatRegistry:
+		return bad("format %q, want %q or %q", m.Format, Format, FormatRegistry)
+	case m.Format == Format && (reg != nil || m.Registry != nil):
+		return bad("a %s backup with a season registry", Format)
+	case m.Format == FormatRegistry && (reg == nil || m.Registry == nil):
+		return bad("a %s backup without the season registry's snapshot, or without its manifest", FormatRegistry)
 	}
-	if m.Stream != stream {
-		return bad("the manifest is of stream %q, the snapshot of %q", m.Stream, stream)
+	if m.Stream != log.stream {
+		return bad("the manifest is of stream %q, the snapshot of %q", m.Stream, log.stream)
 	}
-	if parts.n != m.Snapshot.Parts || parts.size != m.Snapshot.Size || hex.EncodeToString(parts.sum.Sum(nil)) != m.Snapshot.SHA256 {
-		return bad("the snapshot (%d pieces, %d bytes) is not the one the manifest describes (%d pieces, %d bytes, SHA-256 %s): damaged",
-			parts.n, parts.size, m.Snapshot.Parts, m.Snapshot.Size, m.Snapshot.SHA256)
+	if err := log.check(m.Snapshot, m.FirstSeq, m.LastSeq, m.Msgs); err != nil {
+		return err
+	}
+	if reg != nil {
+		r := m.Registry
+		if r.Stream != reg.stream {
+			return bad("the manifest's season registry is of stream %q, the snapshot of %q", r.Stream, reg.stream)
+		}
+		if err := reg.check(r.Snapshot, r.FirstSeq, r.LastSeq, r.Msgs); err != nil {
+			return err
+		}
 	}
 	if len(sums) != len(m.Files) {
 		return bad("%d files beside the snapshot, the manifest lists %d", len(sums), len(m.Files))
@@ -146,15 +199,29 @@ func (b *Archive) check(stream string, parts *partsReader, sums map[string]strin
 			return bad("keys/%s is missing", k.Name)
 		}
 	}
-	st, err := b.Info.StreamState()
+	return nil
+}
+
+// check compares one snapshot as read with what the manifest says of it:
+// its pieces, and the stream and state JetStream reported.
+func (s *snapshotRead) check(f SnapshotFile, first, last, msgs uint64) error {
+	bad := func(format string, a ...any) error {
+		return fmt.Errorf("%w: %s", ErrDamaged, fmt.Sprintf(format, a...))
+	}
+	p := s.parts
+	if p.n != f.Parts || p.size != f.Size || hex.EncodeToString(p.sum.Sum(nil)) != f.SHA256 {
+		return bad("the snapshot of %s (%d pieces, %d bytes) is not the one the manifest describes (%d pieces, %d bytes, SHA-256 %s): damaged",
+			s.stream, p.n, p.size, f.Parts, f.Size, f.SHA256)
+	}
+	st, err := s.info.StreamState()
 	if err != nil {
 		return bad("%v", err)
 	}
-	if name, err := b.Info.StreamName(); err != nil || name != stream {
-		return bad("the snapshot's configuration is not of stream %s", stream)
+	if name, err := s.info.StreamName(); err != nil || name != s.stream {
+		return bad("the snapshot's configuration is not of stream %s", s.stream)
 	}
-	if st.FirstSeq != m.FirstSeq || st.LastSeq != m.LastSeq || st.Msgs != m.Msgs {
-		return bad("the snapshot holds sequences %d..%d (%d messages), the manifest says %d..%d (%d)", st.FirstSeq, st.LastSeq, st.Msgs, m.FirstSeq, m.LastSeq, m.Msgs)
+	if st.FirstSeq != first || st.LastSeq != last || st.Msgs != msgs {
+		return bad("the snapshot of %s holds sequences %d..%d (%d messages), the manifest says %d..%d (%d)", s.stream, st.FirstSeq, st.LastSeq, st.Msgs, first, last, msgs)
 	}
 	return nil
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/referto/referto/commands/ledger"
+	"github.com/referto/referto/commands/registry"
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/events/checkpoint"
 	"github.com/referto/referto/events/jetstream"
@@ -24,10 +25,12 @@ import (
 
 // Restore brings the backup file at path back into the data directory
 // target, which must be missing or empty: the keys with their modes, and
-// the log through JetStream with every stream sequence as it was. The
-// restored log is then checked against the manifest (its sequences, and
-// every tournament's events, last stream sequence and Merkle root, rebuilt
-// from the restored lines). The file is read whole and checked before
+// the log (and a hub's season registry) through JetStream with every
+// stream sequence as it was. The restored log is then checked against the
+// manifest (its sequences, and every tournament's events, last stream
+// sequence and Merkle root, rebuilt from the restored lines), and so is
+// the restored registry (its sequences, and its log folded again: its
+// events, Merkle root and last line's hash). The file is read whole and checked before
 // anything is made, and the restore is done beside target and moved into
 // place at the end: on any failure nothing is left behind. The
 // projections are not restored; the first start rebuilds them.
@@ -63,10 +66,11 @@ func Restore(ctx context.Context, path, target string) (*Archive, error) {
 		}
 	}()
 	layout := ledger.Layout{Dir: tmp}
-	if err := restoreKeys(layout.Keys(), b.Keys); err != nil {
+	keys, err := restoreKeys(layout.Keys(), b.Keys)
+	if err != nil {
 		return nil, err
 	}
-	if err := restoreLog(ctx, layout, f, b.Manifest); err != nil {
+	if err := restoreLog(ctx, layout, f, b.Manifest, keys); err != nil {
 		return nil, err
 	}
 	if err := syncTree(tmp); err != nil {
@@ -100,9 +104,11 @@ func emptyTarget(dir string) (bool, error) {
 	return true, nil
 }
 
-func restoreKeys(dir string, keys []KeyFile) error {
+// restoreKeys writes the key files into dir and returns the checkpoint
+// keys they hold.
+func restoreKeys(dir string, keys []KeyFile) (*checkpoint.Keys, error) {
 	if err := os.Mkdir(dir, 0o700); err != nil {
-		return err
+		return nil, err
 	}
 	for _, k := range keys {
 		mode := k.Mode
@@ -112,13 +118,14 @@ func restoreKeys(dir string, keys []KeyFile) error {
 			}
 		}
 		if err := writeKey(filepath.Join(dir, k.Name), mode, k.Data); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	if _, err := checkpoint.LoadKeys(dir); err != nil {
-		return fmt.Errorf("restore: the backup's keys: %w", err)
+	loaded, err := checkpoint.LoadKeys(dir)
+	if err != nil {
+		return nil, fmt.Errorf("restore: the backup's keys: %w", err)
 	}
-	return nil
+	return loaded, nil
 }
 
 func writeKey(path string, mode os.FileMode, data []byte) error {
@@ -139,10 +146,11 @@ func writeKey(path string, mode os.FileMode, data []byte) error {
 	return err
 }
 
-// restoreLog restores the snapshot in backup r into the layout's log
-// through an embedded JetStream and checks the restored log against the
-// manifest.
-func restoreLog(ctx context.Context, layout ledger.Layout, r io.Reader, m Manifest) error {
+// restoreLog restores the snapshots in backup r (the log's, and a hub's
+// season registry's) into the layout's log through an embedded JetStream
+// and checks what was restored against the manifest; keys are the
+// restored ones, whose seal tells the registry's commits apart.
+func restoreLog(ctx context.Context, layout ledger.Layout, r io.Reader, m Manifest, keys *checkpoint.Keys) error {
 	// No fsync per restored message (JetStream's restore gives up on a
 	// piece that takes 5 s to store, and a piece holds hundreds): the
 	// store is synced whole once the server has stopped (syncTree).
@@ -156,27 +164,69 @@ func restoreLog(ctx context.Context, layout ledger.Layout, r io.Reader, m Manife
 		return err
 	}
 	defer nc.Close()
-	var st jetstream.StreamState
+	restored := map[string]jetstream.StreamState{}
 	_, err = Read(bufio.NewReaderSize(r, 1<<20), func(info jetstream.SnapshotInfo, data io.Reader) error {
 		info, err := info.SingleNode()
 		if err != nil {
 			return err
 		}
-		st, err = jetstream.RestoreSnapshot(ctx, nc, info, data)
+		name, err := info.StreamName()
+		if err != nil {
+			return err
+		}
+		restored[name], err = jetstream.RestoreSnapshot(ctx, nc, info, data)
 		return err
 	})
 	if err != nil {
 		return err
 	}
-	if st.FirstSeq != m.FirstSeq || st.LastSeq != m.LastSeq || st.Msgs != m.Msgs {
+	if st := restored[m.Stream]; !sameSeqs(st, m.FirstSeq, m.LastSeq, m.Msgs) {
 		return fmt.Errorf("restore: the restored stream holds sequences %d..%d (%d commits), the backup's manifest %d..%d (%d): nothing restored",
 			st.FirstSeq, st.LastSeq, st.Msgs, m.FirstSeq, m.LastSeq, m.Msgs)
+	}
+	if m.Registry != nil {
+		if err := checkRegistry(ctx, nc, keys, restored[m.Registry.Stream], *m.Registry); err != nil {
+			return err
+		}
 	}
 	lg, err := jetstream.Open(ctx, nc, jetstream.Options{Stream: m.Stream})
 	if err != nil {
 		return err
 	}
 	return checkLog(ctx, lg, m)
+}
+
+// sameSeqs reports whether a restored stream holds the sequences first..last,
+// msgs messages. An empty stream's first sequence says nothing: JetStream
+// reports 0 for one snapshotted and the next sequence, 1, once restored.
+func sameSeqs(st jetstream.StreamState, first, last, msgs uint64) bool {
+	return st.LastSeq == last && st.Msgs == msgs && (msgs == 0 || st.FirstSeq == first)
+}
+
+// checkRegistry compares a restored season registry with the manifest:
+// its stream's sequences, then its log folded again as the hub folds it
+// (its events, Merkle root and last line's hash; or, when the hub's did
+// not fold, that this one does not either).
+func checkRegistry(ctx context.Context, nc *nats.Conn, keys *checkpoint.Keys, st jetstream.StreamState, want Registry) error {
+	if !sameSeqs(st, want.FirstSeq, want.LastSeq, want.Msgs) {
+		return fmt.Errorf("restore: the restored season registry's stream holds sequences %d..%d (%d commits), the backup's manifest %d..%d (%d): nothing restored",
+			st.FirstSeq, st.LastSeq, st.Msgs, want.FirstSeq, want.LastSeq, want.Msgs)
+	}
+	got, err := registry.Fold(ctx, nc, keys)
+	if err != nil {
+		return fmt.Errorf("restore: the season registry: %w", err)
+	}
+	b64 := base64.StdEncoding.EncodeToString
+	switch {
+	case want.Unfolded != "" && got.Unfolded == "":
+		return fmt.Errorf("restore: the restored season registry's log folds, the hub's did not (%s): nothing restored", want.Unfolded)
+	case want.Unfolded == "" && got.Unfolded != "":
+		return fmt.Errorf("restore: the restored season registry's log does not fold (%s): nothing restored", got.Unfolded)
+	case got.Events != want.Events || !bytes.Equal(got.Root, want.Root) || !bytes.Equal(got.Last, want.Last):
+		return fmt.Errorf("restore: the restored season registry holds %d events, Merkle root %s, the hub's had %d, root %s: nothing restored",
+			got.Events, b64(got.Root), want.Events, b64(want.Root))
+	}
+	return nil
 }
 
 // checkLog compares a restored log with the manifest: its last sequence,

@@ -9,7 +9,8 @@ import (
 )
 
 // PrintTaken writes what Take wrote, as referto backup reports it: the
-// stream and sequences of the snapshot, the tournaments and keys the file
+// stream and sequences of the snapshot, the tournaments, the season
+// registry (a hub's) and keys the file
 // at path (size bytes) holds, where it came from (the server at from, or
 // the directory data read directly when from is "") and how long it took.
 func (b *Archive) PrintTaken(w io.Writer, path string, size int64, from, data string, took time.Duration) {
@@ -18,8 +19,8 @@ func (b *Archive) PrintTaken(w io.Writer, path string, size int64, from, data st
 		src = "from the server at " + from
 	}
 	m := b.Manifest
-	fmt.Fprintf(w, "backup of stream %s, sequences %d..%d (%d commits), %s, and %s taken %s: %s, %s in %s\n",
-		m.Stream, m.FirstSeq, m.LastSeq, m.Msgs, describeTournaments(m.Tournaments), describeKeys(b.Keys), src, path,
+	fmt.Fprintf(w, "backup of stream %s, sequences %d..%d (%d commits), %s,%s and %s taken %s: %s, %s in %s\n",
+		m.Stream, m.FirstSeq, m.LastSeq, m.Msgs, describeTournaments(m.Tournaments), describeRegistry(m.Registry), describeKeys(b.Keys), src, path,
 		byteSize(size), took.Round(time.Millisecond))
 }
 
@@ -28,11 +29,35 @@ func (b *Archive) PrintTaken(w io.Writer, path string, size int64, from, data st
 // what the restored log was checked against.
 func (b *Archive) PrintRestored(w io.Writer, path, target string, took time.Duration) {
 	m := b.Manifest
-	fmt.Fprintf(w, "restored stream %s, sequences %d..%d (%d commits), and %s from %s (taken %s) into %s in %s\n",
-		m.Stream, m.FirstSeq, m.LastSeq, m.Msgs, describeKeys(b.Keys), path, m.Created.Format(time.RFC3339), target, took.Round(time.Millisecond))
-	fmt.Fprintf(w, "checked against the backup's manifest: stream sequences %d..%d; the Merkle roots of %s\n",
+	fmt.Fprintf(w, "restored stream %s, sequences %d..%d (%d commits),%s and %s from %s (taken %s) into %s in %s\n",
+		m.Stream, m.FirstSeq, m.LastSeq, m.Msgs, describeRegistry(m.Registry), describeKeys(b.Keys), path, m.Created.Format(time.RFC3339), target, took.Round(time.Millisecond))
+	fmt.Fprintf(w, "checked against the backup's manifest: stream sequences %d..%d; the Merkle roots of %s",
 		m.FirstSeq, m.LastSeq, describeTournaments(m.Tournaments))
-	fmt.Fprintln(w, "the projections are rebuilt from the log when referto serve first starts on it")
+	if r := m.Registry; r == nil {
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, "the projections are rebuilt from the log when referto serve first starts on it")
+	} else {
+		if r.Unfolded == "" {
+			fmt.Fprintf(w, "; the season registry's sequences %d..%d and the Merkle root of its %d events\n", r.FirstSeq, r.LastSeq, r.Events)
+		} else {
+			fmt.Fprintf(w, "; the season registry's sequences %d..%d (its log does not fold, as at the hub)\n", r.FirstSeq, r.LastSeq)
+		}
+		fmt.Fprintln(w, "the projections are rebuilt from the log when referto hub first starts on it")
+	}
+}
+
+// describeRegistry is " the season registry (…)," for a hub's backup,
+// nothing for a venue's.
+func describeRegistry(r *Registry) string {
+	switch {
+	case r == nil:
+		return ""
+	case r.Unfolded != "":
+		return fmt.Sprintf(" the season registry (stream %s, sequences %d..%d, set aside: its log does not fold),", r.Stream, r.FirstSeq, r.LastSeq)
+	case r.Events == 1:
+		return fmt.Sprintf(" the season registry (stream %s, sequences %d..%d, 1 event),", r.Stream, r.FirstSeq, r.LastSeq)
+	}
+	return fmt.Sprintf(" the season registry (stream %s, sequences %d..%d, %d events),", r.Stream, r.FirstSeq, r.LastSeq, r.Events)
 }
 
 func describeTournaments(ts []Tournament) string {

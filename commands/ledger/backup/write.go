@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"io/fs"
 	"os"
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"github.com/referto/referto/commands/ledger"
+	"github.com/referto/referto/commands/registry"
 	"github.com/referto/referto/events/checkpoint"
 	"github.com/referto/referto/events/jetstream"
 	"github.com/referto/referto/projections"
@@ -25,12 +27,23 @@ import (
 //	keys/checkpoint.key, keys/checkpoint.pub, keys/admin-token.sha256, keys/witness.key, keys/witness.pub
 //	                                 the key files (the last three when present), with their modes
 //	stream/<S>.json                  what JetStream reported for the snapshot: the restore request
-//	stream/<S>.snapshot.000001, …    the JetStream snapshot of stream S, in the pieces it arrived in
+//	stream/<S>.snapshot.000001, …    the JetStream snapshot of stream S (the log), in the pieces it arrived in
+//	stream/REGISTRY.json, stream/REGISTRY.snapshot.000001, …
+//	                                 at a national hub only, the same two of its season
+//	                                 registry's stream (jetstream.RegistryStream)
 //	manifest.json                    what the file holds and how to check it (Manifest)
 //
-// The manifest comes last because the snapshot streams through: nothing
+// The manifest comes last because the snapshots stream through: nothing
 // is buffered, and a file without its manifest is a cut transfer.
-const Format = "referto-backup/1"
+//
+// A backup without the registry's stream is Format, entry for entry and
+// field for field as before there was a registry to back up; one with it
+// is FormatRegistry, so that a reader knows a second stream is there. Read
+// and Restore take both.
+const (
+	Format         = "referto-backup/1"
+	FormatRegistry = "referto-backup/2"
+)
 
 // KeyFiles are the files of the keys directory (ledger.Layout.Keys)
 // a backup carries; the ones marked secret are never restored readable by
@@ -52,24 +65,55 @@ var KeyFiles = []struct {
 
 // Manifest describes a backup: the stream state of the snapshot and,
 // for every tournament in it, its events and their Merkle root as the
-// projections recorded them, so that a restore can check itself.
+// projections recorded them, and at a hub the same of its season
+// registry, so that a restore can check itself.
 type Manifest struct {
 	Format  string    `json:"format"`
 	Created time.Time `json:"created"`
 	Stream  string    `json:"stream"`
 	// The snapshot holds stream sequences FirstSeq..LastSeq, Msgs commits.
-	FirstSeq uint64 `json:"first_seq"`
-	LastSeq  uint64 `json:"last_seq"`
-	Msgs     uint64 `json:"messages"`
-	Bytes    uint64 `json:"bytes"`
-	Snapshot struct {
-		Parts  int    `json:"parts"`
-		Size   int64  `json:"size"`
-		SHA256 string `json:"sha256"`
-	} `json:"snapshot"`
+	FirstSeq uint64       `json:"first_seq"`
+	LastSeq  uint64       `json:"last_seq"`
+	Msgs     uint64       `json:"messages"`
+	Bytes    uint64       `json:"bytes"`
+	Snapshot SnapshotFile `json:"snapshot"`
 	// Files maps every other entry but the manifest to its SHA-256 (hex).
 	Files       map[string]string `json:"files"`
 	Tournaments []Tournament      `json:"tournaments"`
+	// Registry is the hub's season registry (FormatRegistry only).
+	Registry *Registry `json:"registry,omitempty"`
+}
+
+// SnapshotFile is what a backup holds of a stream's snapshot: how many
+// pieces, how many bytes, and their SHA-256 (hex).
+type SnapshotFile struct {
+	Parts  int    `json:"parts"`
+	Size   int64  `json:"size"`
+	SHA256 string `json:"sha256"`
+}
+
+// Registry is a national hub's season registry as a backup holds it: the
+// snapshot of its stream and the head of its log as the hub had folded
+// it at the snapshot's instant (registry.Registry.Snapshot).
+type Registry struct {
+	Stream string `json:"stream"`
+	// The snapshot holds stream sequences FirstSeq..LastSeq, Msgs commits.
+	FirstSeq uint64       `json:"first_seq"`
+	LastSeq  uint64       `json:"last_seq"`
+	Msgs     uint64       `json:"messages"`
+	Bytes    uint64       `json:"bytes"`
+	Snapshot SnapshotFile `json:"snapshot"`
+	// Events is how many events the registry's log holds (the seq of its
+	// last), Root their Merkle root (what the registry's checkpoints
+	// sign) and Last the hash of the last line (what the next one links
+	// to); base64 in JSON.
+	Events uint64 `json:"events"`
+	Root   []byte `json:"root"`
+	Last   []byte `json:"last"`
+	// Unfolded is why the hub's registry log did not fold, when it did not
+	// (the hub had set it aside): the stream is carried as it was, and
+	// only its sequences are checked.
+	Unfolded string `json:"unfolded,omitempty"`
 }
 
 // Tournament is one tournament as the snapshot holds it.
@@ -110,6 +154,11 @@ type (
 	Runner interface {
 		WaitFor(ctx context.Context, seq uint64) error
 	}
+	// RegistryLog is a hub's season registry (*registry.Registry): a
+	// snapshot of its stream with the head of its log at that instant.
+	RegistryLog interface {
+		Snapshot(ctx context.Context, begin func(jetstream.SnapshotInfo, registry.Head) error, chunk func([]byte) error) error
+	}
 )
 
 // Source is what Write reads: a node's log, the projections
@@ -118,6 +167,9 @@ type Source struct {
 	Log    Log
 	Store  Store
 	Runner Runner
+	// Registry, at a national hub, is its season registry, backed up
+	// beside the log; nil (the default) is a node without one.
+	Registry RegistryLog
 	// KeysDir is the keys directory (ledger.Layout.Keys).
 	KeysDir string
 	// Clock stamps the manifest; the default is time.Now.
@@ -129,10 +181,12 @@ type Source struct {
 
 // Write writes a backup of a running log to w: the key files, a
 // JetStream snapshot of the stream as it is when asked (commands go on
-// meanwhile; the ones acknowledged after that moment are not in it), and
-// the manifest, whose Merkle roots the projections give once they have
-// applied the snapshot's last commit. Nothing is written to w before the
-// keys have been read and JetStream has started the snapshot.
+// meanwhile; the ones acknowledged after that moment are not in it), at a
+// hub a snapshot of its season registry's stream taken next, with the
+// head of the registry's log at that instant, and the manifest, whose
+// Merkle roots the projections give once they have applied the snapshot's
+// last commit. Nothing is written to w before the keys have been read and
+// JetStream has started the snapshot.
 func Write(ctx context.Context, w io.Writer, src Source) (Manifest, error) {
 	if src.Clock == nil {
 		src.Clock = time.Now
@@ -154,7 +208,7 @@ func Write(ctx context.Context, w io.Writer, src Source) (Manifest, error) {
 		_, err := tw.Write(b)
 		return err
 	}
-	sum := sha256.New()
+	lw := &snapshotWriter{m: &m, entry: entry, file: &m.Snapshot, sum: sha256.New()}
 	err = src.Log.Snapshot(ctx, func(info jetstream.SnapshotInfo) error {
 		st, err := info.StreamState()
 		if err != nil {
@@ -168,23 +222,18 @@ func Write(ctx context.Context, w io.Writer, src Source) (Manifest, error) {
 				return err
 			}
 		}
-		meta, err := json.Marshal(info)
-		if err != nil {
-			return err
-		}
-		name := "stream/" + m.Stream + ".json"
-		m.Files[name] = hexSum(meta)
-		return entry(name, 0o600, meta)
-	}, func(b []byte) error {
-		m.Snapshot.Parts++
-		m.Snapshot.Size += int64(len(b))
-		sum.Write(b)
-		return entry(snapshotPart(m.Stream, m.Snapshot.Parts), 0o600, b)
-	})
+		return lw.begin(m.Stream, info)
+	}, lw.chunk)
 	if err != nil {
 		return m, err
 	}
-	m.Snapshot.SHA256 = hex.EncodeToString(sum.Sum(nil))
+	lw.end()
+	if src.Registry != nil {
+		if m.Registry, err = writeRegistry(ctx, src.Registry, &m, entry); err != nil {
+			return m, err
+		}
+		m.Format = FormatRegistry
+	}
 	// The roots come from the projections, built from the live stream
 	// independently of the snapshot: a restore that reproduces them has
 	// the log the server signed checkpoints of.
@@ -206,6 +255,66 @@ func Write(ctx context.Context, w io.Writer, src Source) (Manifest, error) {
 	}
 	return m, tw.Close()
 }
+
+// writeRegistry writes the snapshot of a hub's season registry after the
+// log's, and returns what the manifest says of it: the head is the one the
+// registry had folded when JetStream started the snapshot, which a
+// restore rebuilds from the restored stream.
+func writeRegistry(ctx context.Context, reg RegistryLog, m *Manifest, entry func(string, fs.FileMode, []byte) error) (*Registry, error) {
+	r := &Registry{}
+	sw := &snapshotWriter{m: m, entry: entry, file: &r.Snapshot, sum: sha256.New()}
+	err := reg.Snapshot(ctx, func(info jetstream.SnapshotInfo, h registry.Head) error {
+		st, err := info.StreamState()
+		if err != nil {
+			return err
+		}
+		if r.Stream, err = info.StreamName(); err != nil {
+			return err
+		}
+		if r.Stream == m.Stream {
+			return fmt.Errorf("backup: the season registry's stream is the log's (%s)", m.Stream)
+		}
+		r.FirstSeq, r.LastSeq, r.Msgs, r.Bytes = st.FirstSeq, st.LastSeq, st.Msgs, st.Bytes
+		r.Events, r.Root, r.Last, r.Unfolded = h.Events, h.Root, h.Last, h.Unfolded
+		return sw.begin(r.Stream, info)
+	}, sw.chunk)
+	if err != nil {
+		return nil, fmt.Errorf("backup: the season registry: %w", err)
+	}
+	sw.end()
+	return r, nil
+}
+
+// snapshotWriter writes one stream's snapshot into the backup: what
+// JetStream reported for it (the restore request), then its pieces as they
+// arrive, counted and hashed into file.
+type snapshotWriter struct {
+	m      *Manifest
+	entry  func(string, fs.FileMode, []byte) error
+	stream string
+	file   *SnapshotFile
+	sum    hash.Hash
+}
+
+func (s *snapshotWriter) begin(stream string, info jetstream.SnapshotInfo) error {
+	s.stream = stream
+	meta, err := json.Marshal(info)
+	if err != nil {
+		return err
+	}
+	name := "stream/" + stream + ".json"
+	s.m.Files[name] = hexSum(meta)
+	return s.entry(name, 0o600, meta)
+}
+
+func (s *snapshotWriter) chunk(b []byte) error {
+	s.file.Parts++
+	s.file.Size += int64(len(b))
+	s.sum.Write(b)
+	return s.entry(snapshotPart(s.stream, s.file.Parts), 0o600, b)
+}
+
+func (s *snapshotWriter) end() { s.file.SHA256 = hex.EncodeToString(s.sum.Sum(nil)) }
 
 func readKeyFiles(dir string) ([]KeyFile, error) {
 	if dir == "" {
