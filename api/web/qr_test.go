@@ -129,7 +129,15 @@ func decodeQR(t *testing.T, html string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// As a camera would, by its finder patterns; failing that, as a symbol
+	// that fills the image: gozxing's detector misses about 1 in 125
+	// perfectly drawn symbols of a personal link's size (version 6), ZXing's
+	// own encoder's as much as ours (TestQRCodesAreMaskedAsTheStandardAsks),
+	// and the links are random: the content is what this test checks.
 	res, err := qrcode.NewQRCodeReader().Decode(bmp, nil)
+	if err != nil {
+		res, err = qrcode.NewQRCodeReader().Decode(bmp, map[gozxing.DecodeHintType]interface{}{gozxing.DecodeHintType_PURE_BARCODE: true})
+	}
 	if err != nil {
 		t.Fatalf("the QR code does not decode: %v", err)
 	}
