@@ -27,6 +27,9 @@ func (s *Server) getBackup(w http.ResponseWriter, r *http.Request) {
 	if s.opts.Registry != nil {
 		src.Registry = s.opts.Registry // a hub's: its season registry with it
 	}
+	if s.opts.Hub != nil {
+		src.HubState = s.opts.Hub.State // and its venues, keys and cosigned checkpoints
+	}
 	_, err = backup.Write(r.Context(), bw, src)
 	if err == nil {
 		return

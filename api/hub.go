@@ -24,6 +24,8 @@ type Hub interface {
 	Served(t string) error
 	Cosigned(t string) (signed string, size uint64, ok bool)
 	WitnessKey() string
+	// State is the hub's state file as it stands, for backups.
+	State() ([]byte, error)
 }
 
 // errReadOnly refuses a command at the hub: commands go to the venue.

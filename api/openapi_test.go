@@ -786,6 +786,7 @@ func (f *fakeHub) Served(t string) error {
 
 func (f *fakeHub) Cosigned(string) (string, uint64, bool) { return "", 0, false }
 func (f *fakeHub) WitnessKey() string                     { return "referto-hub+00000000+BAAA" }
+func (f *fakeHub) State() ([]byte, error)                 { return []byte("{}"), nil }
 
 // exerciseHub drives the routes and answers only a hub has, recording
 // them with the ones of spec.

@@ -15,6 +15,7 @@ import (
 
 	"github.com/referto/referto/api"
 	"github.com/referto/referto/commands/hub"
+	"github.com/referto/referto/commands/ledger"
 	"github.com/referto/referto/commands/ledger/backup"
 	"github.com/referto/referto/projections/ranking"
 	"github.com/referto/referto/replay"
@@ -38,7 +39,12 @@ func (h *seasonHub) set(t string, served error, size uint64) {
 func (h *seasonHub) Register(string, string) error           { return nil }
 func (h *seasonHub) Venues() ([]hub.Venue, []hub.Tournament) { return nil, nil }
 func (h *seasonHub) WitnessKey() string                      { return "referto-hub+00000000+BAAA" }
-func (h *seasonHub) Served(t string) error                   { h.mu.Lock(); defer h.mu.Unlock(); return h.served[t] }
+func (h *seasonHub) State() ([]byte, error)                  { return []byte(seasonHubState), nil }
+
+// seasonHubState stands for a hub's state file in a backup.
+const seasonHubState = `{"venues":{"roma":{"key":"roma+1234abcd+AQ"}}}`
+
+func (h *seasonHub) Served(t string) error { h.mu.Lock(); defer h.mu.Unlock(); return h.served[t] }
 func (h *seasonHub) Cosigned(t string) (signed string, n uint64, ok bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -315,6 +321,13 @@ func TestAHubsBackupRestoresItsRegistry(t *testing.T) {
 	}
 	if r := b.Manifest.Registry; b.Manifest.Format != backup.FormatRegistry || r == nil || r.Events != 3 {
 		t.Fatalf("the hub's backup: format %q, registry %+v", b.Manifest.Format, r)
+	}
+	// The hub's state (venues, their keys, what it cosigned) comes back
+	// where a hub reads it, the owner's alone.
+	if got, err := os.ReadFile(ledger.Layout{Dir: restored}.HubState()); err != nil || string(got) != seasonHubState {
+		t.Errorf("the restored hub's state: %q %v, want %q", got, err, seasonHubState)
+	} else if fi, _ := os.Stat(ledger.Layout{Dir: restored}.HubState()); fi.Mode().Perm() != 0o600 {
+		t.Errorf("the restored hub's state has mode %v, want 0600", fi.Mode().Perm())
 	}
 
 	// Stop the hub: the restored one is the only one holding the registry.

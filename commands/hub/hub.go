@@ -603,3 +603,13 @@ func (l *lineLimit) Write(p []byte) (int, error) {
 // WitnessKey is the hub's cosignature/v1 verifier key, what verify
 // --witness checks cosignatures with.
 func (h *Hub) WitnessKey() string { return h.o.Witness.VerifierKey }
+
+// State is the hub's state (its venues and their keys, the checkpoints it
+// cosigned, its quarantines) as its file (Options.StatePath) holds it, read
+// under the hub's lock: what a backup carries, so that a restored hub goes
+// on witnessing from what it last cosigned.
+func (h *Hub) State() ([]byte, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.st.encode()
+}

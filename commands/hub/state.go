@@ -94,9 +94,12 @@ func loadState(path string) (*state, error) {
 	return st, nil
 }
 
+// encode is the state as its file holds it.
+func (st *state) encode() ([]byte, error) { return json.MarshalIndent(st, "", "  ") }
+
 // save writes the state through a synced temporary file renamed into place.
 func (st *state) save(path string) error {
-	b, err := json.MarshalIndent(st, "", "  ")
+	b, err := st.encode()
 	if err != nil {
 		return err
 	}

@@ -84,6 +84,7 @@ func WriteDir(ctx context.Context, dir string, w io.Writer) error {
 	switch {
 	case err == nil:
 		src.Registry = reg
+		src.HubState = func() ([]byte, error) { return readHubState(layout.HubState()) }
 	case !errors.Is(err, events.ErrNoLog):
 		return fmt.Errorf("backup: the season registry: %w", err)
 	}
@@ -171,4 +172,14 @@ func (b *Archive) SameKey(l ledger.Layout) error {
 		return nil
 	}
 	return fmt.Errorf("the backup's checkpoint key is not the one in %s", l.CheckpointPub())
+}
+
+// readHubState reads a stopped hub's state file; a hub that never wrote
+// one (no venue yet) has the empty state.
+func readHubState(path string) ([]byte, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	return b, err
 }

@@ -30,11 +30,14 @@ type Archive struct {
 	// RegistryInfo is the same for the season registry's snapshot, when
 	// the backup holds one (a hub's).
 	RegistryInfo *jetstream.SnapshotInfo
+	// HubState is a hub's state file, nil in a venue's backup.
+	HubState []byte
 }
 
 // Limits on the entries read into memory.
 const (
 	maxKeyFile  = 64 << 10
+	maxHubState = 64 << 20
 	maxMeta     = 1 << 20
 	maxManifest = 64 << 20
 )
@@ -59,17 +62,25 @@ func Read(r io.Reader, snapshot func(info jetstream.SnapshotInfo, data io.Reader
 	hdr, err := tr.Next()
 	for ; err == nil; hdr, err = tr.Next() {
 		name, ok := keyFileName(hdr.Name)
-		if !ok {
+		if !ok && hdr.Name != HubStateEntry {
 			break
 		}
 		if _, dup := sums[hdr.Name]; dup {
 			return nil, fmt.Errorf("%w: %s twice", ErrDamaged, hdr.Name)
 		}
-		data, err := readEntry(tr, hdr, maxKeyFile)
+		limit := int64(maxKeyFile)
+		if !ok {
+			limit = maxHubState
+		}
+		data, err := readEntry(tr, hdr, limit)
 		if err != nil {
 			return nil, err
 		}
 		sums[hdr.Name] = hexSum(data)
+		if !ok {
+			b.HubState = data
+			continue
+		}
 		b.Keys = append(b.Keys, KeyFile{Name: name, Mode: fs.FileMode(hdr.Mode).Perm(), Data: data})
 	}
 	if err != nil {
@@ -168,6 +179,8 @@ func (b *Archive) check(log, reg *snapshotRead, sums map[string]string) error {
 		return bad("a %s backup with a season registry", Format)
 	case m.Format == FormatRegistry && (reg == nil || m.Registry == nil):
 		return bad("a %s backup without the season registry's snapshot, or without its manifest", FormatRegistry)
+	case m.Format == Format && b.HubState != nil:
+		return bad("a %s backup with a hub's state", Format)
 	}
 	if m.Stream != log.stream {
 		return bad("the manifest is of stream %q, the snapshot of %q", m.Stream, log.stream)

@@ -82,11 +82,15 @@ func hubBackup(ctx context.Context, t *testing.T) (*ledger.Node, *registry.Regis
 	t.Helper()
 	node, reg := hubNode(ctx, t)
 	var whole bytes.Buffer
-	if _, err := Write(ctx, &whole, Source{Log: node.Log, Store: node.Store, Runner: node.Runner, Registry: reg, KeysDir: node.Layout.Keys()}); err != nil {
+	state := func() ([]byte, error) { return []byte(hubStateFile), nil }
+	if _, err := Write(ctx, &whole, Source{Log: node.Log, Store: node.Store, Runner: node.Runner, Registry: reg, KeysDir: node.Layout.Keys(), HubState: state}); err != nil {
 		t.Fatal(err)
 	}
 	return node, reg, whole.Bytes()
 }
+
+// hubStateFile stands for a hub's state file (hub.Hub.State).
+const hubStateFile = `{"venues":{"roma":{"key":"roma+1234abcd+AQ"}}}`
 
 // onJetStream calls fn with a connection to an embedded JetStream on the
 // store of data directory dir, no server running on it.
@@ -142,6 +146,9 @@ func TestAHubsBackupRestoresItsRegistryByteForByte(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := b.Manifest
+	if string(b.HubState) != hubStateFile {
+		t.Errorf("the hub's state in its backup: %q, want %q", b.HubState, hubStateFile)
+	}
 	live, err := registry.Fold(ctx, node.Conn, node.Keys)
 	if err != nil {
 		t.Fatal(err)
@@ -204,7 +211,7 @@ func TestAHubsBackupRestoresItsRegistryByteForByte(t *testing.T) {
 // writes a backup as before there was one to back up (Format, no
 // registry's entry, no registry in the manifest), which restores with no
 // registry stream; and a hub's backup rewritten as an older referto wrote
-// it (its registry's entries dropped, the manifest Format without one)
+// it (its registry's entries and its state dropped, the manifest Format without them)
 // still reads and restores, the registry left out.
 func TestABackupWithoutARegistryIsFormat1(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -231,11 +238,13 @@ func TestABackupWithoutARegistryIsFormat1(t *testing.T) {
 	}
 
 	_, _, hub := hubBackup(ctx, t)
-	older := rewrite(t, hub, func(name string) bool { return strings.HasPrefix(name, "stream/"+jetstream.RegistryStream+".") },
-		func(m *Manifest) {
-			m.Format, m.Registry = Format, nil
-			delete(m.Files, "stream/"+jetstream.RegistryStream+".json")
-		})
+	older := rewrite(t, hub, func(name string) bool {
+		return strings.HasPrefix(name, "stream/"+jetstream.RegistryStream+".") || name == HubStateEntry
+	}, func(m *Manifest) {
+		m.Format, m.Registry = Format, nil
+		delete(m.Files, "stream/"+jetstream.RegistryStream+".json")
+		delete(m.Files, HubStateEntry)
+	})
 	for _, c := range []struct {
 		name string
 		file []byte
@@ -283,6 +292,9 @@ func TestATamperedRegistryIsRefused(t *testing.T) {
 	flipped := bytes.Clone(whole)
 	flipped[at+len(data)/2] ^= 0x20
 	isRegistry := func(name string) bool { return strings.HasPrefix(name, "stream/"+jetstream.RegistryStream+".") }
+	stateAt, state := entry(t, whole, HubStateEntry)
+	stateFlipped := bytes.Clone(whole)
+	stateFlipped[stateAt+len(state)/2] ^= 0x20
 	keep := func(string) bool { return false }
 	for _, c := range []struct {
 		name    string
@@ -291,6 +303,9 @@ func TestATamperedRegistryIsRefused(t *testing.T) {
 		want    string
 	}{
 		{"a byte changed in the registry's snapshot", flipped, true, "the snapshot of REGISTRY"},
+		{"a byte changed in the hub's state", stateFlipped, true, "hub.json is damaged"},
+		{"the hub's state dropped", rewrite(t, whole, func(name string) bool { return name == HubStateEntry }, func(*Manifest) {}), true, "the manifest lists 5"},
+		{"the hub's state kept, the manifest Format", rewrite(t, whole, func(name string) bool { return isRegistry(name) }, func(m *Manifest) { m.Format, m.Registry = Format, nil }), true, "with a hub's state"},
 		{"the registry's snapshot dropped", rewrite(t, whole, func(name string) bool { return name == part }, func(*Manifest) {}), true, "the snapshot of REGISTRY"},
 		{"the registry's entries dropped, the manifest still FormatRegistry", rewrite(t, whole, isRegistry, func(*Manifest) {}), true, "without the season registry's snapshot"},
 		{"the registry's entries kept, the manifest Format", rewrite(t, whole, keep, func(m *Manifest) { m.Format = Format }), true, "with a season registry"},

@@ -70,6 +70,13 @@ func Restore(ctx context.Context, path, target string) (*Archive, error) {
 	if err != nil {
 		return nil, err
 	}
+	if b.HubState != nil {
+		// A hub's state, as the backup holds it: the restored hub knows
+		// its venues and goes on from the checkpoints it cosigned.
+		if err := writeKey(layout.HubState(), 0o600, b.HubState); err != nil {
+			return nil, err
+		}
+	}
 	if err := restoreLog(ctx, layout, f, b.Manifest, keys); err != nil {
 		return nil, err
 	}

@@ -26,6 +26,8 @@ import (
 //
 //	keys/checkpoint.key, keys/checkpoint.pub, keys/admin-token.sha256, keys/witness.key, keys/witness.pub
 //	                                 the key files (the last three when present), with their modes
+//	hub.json                         at a national hub only, its state (ledger.Layout.HubState):
+//	                                 venues, their keys, the checkpoints it cosigned, quarantines
 //	stream/<S>.json                  what JetStream reported for the snapshot: the restore request
 //	stream/<S>.snapshot.000001, …    the JetStream snapshot of stream S (the log), in the pieces it arrived in
 //	stream/REGISTRY.json, stream/REGISTRY.snapshot.000001, …
@@ -44,6 +46,9 @@ const (
 	Format         = "referto-backup/1"
 	FormatRegistry = "referto-backup/2"
 )
+
+// HubStateEntry is the entry of a hub's state file in a backup.
+const HubStateEntry = "hub.json"
 
 // KeyFiles are the files of the keys directory (ledger.Layout.Keys)
 // a backup carries; the ones marked secret are never restored readable by
@@ -172,6 +177,10 @@ type Source struct {
 	Registry RegistryLog
 	// KeysDir is the keys directory (ledger.Layout.Keys).
 	KeysDir string
+	// HubState, at a national hub, gives its state file's bytes
+	// (hub.Hub.State), backed up with the keys; nil (the default) is a
+	// node without one.
+	HubState func() ([]byte, error)
 	// Clock stamps the manifest; the default is time.Now.
 	Clock func() time.Time
 	// CatchUp bounds the wait for the projections to reach the snapshot's
@@ -198,6 +207,12 @@ func Write(ctx context.Context, w io.Writer, src Source) (Manifest, error) {
 	if err != nil {
 		return Manifest{}, err
 	}
+	var hubState []byte
+	if src.HubState != nil {
+		if hubState, err = src.HubState(); err != nil {
+			return Manifest{}, fmt.Errorf("backup: the hub's state: %w", err)
+		}
+	}
 	m := Manifest{Format: Format, Created: src.Clock().UTC().Truncate(time.Second), Stream: src.Log.Stream(), Files: map[string]string{}}
 	tw := tar.NewWriter(w)
 	entry := func(name string, mode fs.FileMode, b []byte) error {
@@ -219,6 +234,12 @@ func Write(ctx context.Context, w io.Writer, src Source) (Manifest, error) {
 			name := "keys/" + k.Name
 			m.Files[name] = hexSum(k.Data)
 			if err := entry(name, k.Mode, k.Data); err != nil {
+				return err
+			}
+		}
+		if hubState != nil {
+			m.Files[HubStateEntry] = hexSum(hubState)
+			if err := entry(HubStateEntry, 0o600, hubState); err != nil {
 				return err
 			}
 		}
