@@ -37,7 +37,7 @@ func qrSVG(text string) (template.HTML, error) {
 // §8.8 asks for: of the eight, the one whose symbol scores the lowest
 // penalty (qrPenalty), which keeps long runs, blocks and finder-like
 // patterns out of the data area. rsc.io/qr lays out the symbol; its own
-// Encode always uses mask 0 (a TODO in its source).
+// Encode always uses mask 0, leaving the choice of mask for later.
 func encodeQR(text string) (*coding.Code, error) {
 	var enc coding.Encoding
 	switch {
