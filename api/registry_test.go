@@ -30,6 +30,17 @@ type seasonHub struct {
 	size   map[string]uint64 // the cosigned checkpoint's size; absent: none
 }
 
+// becomeHub restarts the stack on its data directory as a hub's, with a
+// stand-in hub that serves every tournament and has cosigned none until
+// the test says otherwise (set).
+func (s *stack) becomeHub() *seasonHub {
+	h := &seasonHub{served: map[string]error{}, size: map[string]uint64{}}
+	s.stop()
+	s.hub = h
+	s.start()
+	return h
+}
+
 func (h *seasonHub) set(t string, served error, size uint64) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -131,11 +142,8 @@ func TestSeasonRegistryAtAHub(t *testing.T) {
 	json.Unmarshal(s.must(200, "GET", "/v1/tournaments/master-bo", "", nil).body, &summary)
 
 	// The same data directory, now a hub's that verified the tournament.
-	h := &seasonHub{served: map[string]error{}, size: map[string]uint64{}}
+	h := s.becomeHub()
 	h.set("master-bo", nil, summary.Seq)
-	s.stop()
-	s.hub = h
-	s.start()
 	before, _ := s.season()
 	if len(before.Rows) != 23 || len(before.Unlinked) != 1 || before.Unlinked[0].Player != "p24" {
 		t.Fatalf("before the registry: %d rows, unlinked %+v", len(before.Rows), before.Unlinked)
@@ -288,11 +296,8 @@ func TestAHubsBackupRestoresItsRegistry(t *testing.T) {
 		Seq uint64 `json:"seq"`
 	}
 	json.Unmarshal(s.must(200, "GET", "/v1/tournaments/master-bo", "", nil).body, &summary)
-	h := &seasonHub{served: map[string]error{}, size: map[string]uint64{}}
+	h := s.becomeHub()
 	h.set("master-bo", nil, summary.Seq)
-	s.stop()
-	s.hub = h
-	s.start()
 	before, _ := s.season()
 	var day string
 	for _, r := range before.Rows {
@@ -363,10 +368,7 @@ func TestSeasonRankingCountsOnlyWhatTheHubVerified(t *testing.T) {
 		Seq uint64 `json:"seq"`
 	}
 	json.Unmarshal(s.must(200, "GET", "/v1/tournaments/master-rm", "", nil).body, &summary)
-	h := &seasonHub{served: map[string]error{}, size: map[string]uint64{}}
-	s.stop()
-	s.hub = h
-	s.start()
+	h := s.becomeHub()
 
 	for _, c := range []struct {
 		name   string

@@ -21,14 +21,9 @@ import (
 // ledger answered: registration is closed when it says so, the
 // classification published when it says so, or the refusal is shown.
 func TestEveryFormOfAPageIsItsOwnCommand(t *testing.T) {
-	if testing.Short() {
-		t.Skip("browser test: skipped in -short mode")
-	}
-	exe := chromium(t)
-	shots := artifacts(t)
+	shots, ctx := browserTest(t)
 	_, srv := apitest.Serve(t, t.TempDir(), admin)
 	base := srv.URL
-	ctx := browser(t, exe)
 
 	do := func(what string, steps ...chromedp.Action[chromedp.Void]) {
 		t.Helper()

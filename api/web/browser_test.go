@@ -51,6 +51,18 @@ func artifacts(t *testing.T) string {
 	return dir
 }
 
+// browserTest begins a browser test: skipped in -short mode (it starts
+// Chromium and takes tens of seconds), it finds Chromium (chromium), and
+// returns where its screenshots go (artifacts) and a tab (browser).
+func browserTest(t *testing.T) (shots string, tab context.Context) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("browser test: skipped in -short mode")
+	}
+	exe := chromium(t)
+	return artifacts(t), browser(t, exe)
+}
+
 // browser starts a headless Chromium (loopback only, no background
 // networking) and stops it, by PID, when the test ends.
 func browser(t *testing.T, path string) context.Context {
@@ -98,14 +110,9 @@ func browser(t *testing.T, path string) context.Context {
 // round, enters a report the server refuses (the message shows at the
 // field), then a valid one, and sees the standings change.
 func TestArbiterWorkflowInABrowser(t *testing.T) {
-	if testing.Short() {
-		t.Skip("browser test: skipped in -short mode")
-	}
-	exe := chromium(t)
-	shots := artifacts(t)
+	shots, ctx := browserTest(t)
 	_, srv := apitest.Serve(t, t.TempDir(), admin)
 	base := srv.URL
-	ctx := browser(t, exe)
 
 	do := func(what string, steps ...chromedp.Action[chromedp.Void]) {
 		t.Helper()

@@ -22,14 +22,9 @@ import (
 // next draw brings the next round's number, a clock from its draw and its
 // tables.
 func TestVenueScreenIsLiveInABrowser(t *testing.T) {
-	if testing.Short() {
-		t.Skip("browser test: skipped in -short mode")
-	}
-	exe := chromium(t)
-	shots := artifacts(t)
+	shots, bctx := browserTest(t)
 	_, srv := apitest.Serve(t, t.TempDir(), admin)
 	base := srv.URL
-	bctx := browser(t, exe)
 	api := apiClient{t: t, base: base}
 	const tour = "torneo-schermo"
 	cmds := "/v1/tournaments/" + tour + "/commands"

@@ -131,17 +131,12 @@ func (c apiClient) call(method, path, token, body string, want int) []byte {
 //
 // Its screenshots are CI artifacts (.ci/run: $ARTIFACTS_DIR).
 func TestPlayersServeThemselvesInABrowser(t *testing.T) {
-	if testing.Short() {
-		t.Skip("browser test: skipped in -short mode")
-	}
-	exe := chromium(t)
-	shots := artifacts(t)
+	shots, bctx := browserTest(t)
 	// The venue of a hub: hub.set stands for the sync after which the
 	// hub's witness cosigned a checkpoint.
 	hub := &cosignatures{}
 	_, srv := apitest.ServeWith(t, t.TempDir(), admin, api.Options{Cosigned: hub.get})
 	base := srv.URL
-	bctx := browser(t, exe)
 	api := apiClient{t: t, base: base}
 	const tour = "torneo-self"
 	cmds := "/v1/tournaments/" + tour + "/commands"

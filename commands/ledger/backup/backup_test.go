@@ -30,14 +30,7 @@ import (
 func TestWriteIsTheLogAtTheSnapshot(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	node, err := ledger.StartNode(ctx, ledger.NodeOptions{Data: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer node.Close()
-	if err := node.Runner.WaitReady(ctx); err != nil {
-		t.Fatal(err)
-	}
+	node := readyNode(ctx, t)
 	admin := events.Actor{ID: "admin", Role: events.RoleAdmin}
 	n := 0
 	submit := func(tournament string, cmd commands.Command, route string) {
@@ -154,14 +147,7 @@ func checkCommitUpTo(t *testing.T, st *pebble.Store, last uint64) {
 func TestCreateAndRestore(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	node, err := ledger.StartNode(ctx, ledger.NodeOptions{Data: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer node.Close()
-	if err := node.Runner.WaitReady(ctx); err != nil {
-		t.Fatal(err)
-	}
+	node := readyNode(ctx, t)
 	admin := events.Actor{ID: "admin", Role: events.RoleAdmin}
 	if _, err := node.Ledger.Submit(ctx, ledger.Submission{Tournament: "r", Command: &commands.CreateTournament{ID: "r", Name: "R", Ruleset: "rtu"},
 		Actor: admin, Key: "k", Route: ledger.RouteCreate}); err != nil {
@@ -300,4 +286,19 @@ func TestTakeAsksTheServerElseReadsTheDirectory(t *testing.T) {
 	if _, _, _, err := Take(ctx, out, TakeOptions{Data: data, Ask: ask(nil, other)}); err == nil || !strings.Contains(err.Error(), "does not run on "+data) {
 		t.Errorf("another directory's backup: %v, want it refused", err)
 	}
+}
+
+// readyNode starts a node on a new data directory, closed when the test
+// ends, once its projections are ready.
+func readyNode(ctx context.Context, t *testing.T) *ledger.Node {
+	t.Helper()
+	node, err := ledger.StartNode(ctx, ledger.NodeOptions{Data: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(node.Close)
+	if err := node.Runner.WaitReady(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return node
 }

@@ -31,14 +31,7 @@ import (
 // registry's subject by a message the hub did not write.
 func hubNode(ctx context.Context, t *testing.T) (*ledger.Node, *registry.Registry) {
 	t.Helper()
-	node, err := ledger.StartNode(ctx, ledger.NodeOptions{Data: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(node.Close)
-	if err := node.Runner.WaitReady(ctx); err != nil {
-		t.Fatal(err)
-	}
+	node := readyNode(ctx, t)
 	admin := events.Actor{ID: "admin", Role: events.RoleAdmin}
 	for i, cmd := range []commands.Command{
 		&commands.CreateTournament{ID: "a", Name: "A", Ruleset: "rtu"},
@@ -456,14 +449,7 @@ func rewrite(t *testing.T, whole []byte, drop func(string) bool, change func(*Ma
 func TestAnEmptyHubRestores(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	node, err := ledger.StartNode(ctx, ledger.NodeOptions{Data: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer node.Close()
-	if err := node.Runner.WaitReady(ctx); err != nil {
-		t.Fatal(err)
-	}
+	node := readyNode(ctx, t)
 	reg, err := registry.Open(ctx, registry.Options{Conn: node.Conn, Keys: node.Keys, Roster: registry.NewRoster(node.Store, node.Runner)})
 	if err != nil {
 		t.Fatal(err)
