@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/referto/referto/commands/ledger"
 	"github.com/referto/referto/events"
 )
 
@@ -21,10 +22,18 @@ type readiness struct {
 	Lag     uint64 `json:"lag"`
 	Error   string `json:"error,omitempty"`
 
+	// Damage lists the tournaments whose logs are damaged.
+	Damage []damageState `json:"damage,omitempty"`
+
 	NATS        *natsState      `json:"nats,omitempty"`
 	Stream      streamState     `json:"stream"`
 	Projections projectionState `json:"projections"`
 	Disk        *diskState      `json:"disk,omitempty"`
+}
+
+type damageState struct {
+	ledger.Damage
+	Remedy string `json:"remedy"`
 }
 
 type natsState struct {
@@ -99,6 +108,11 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 		fail("projections: stopped: %v", err)
 	} else if !rd.Projections.Ready {
 		fail("projections: catching up with the log (lag %d)", rn.Lag())
+	}
+
+	for _, d := range s.opts.Ledger.Damages() {
+		rd.Damage = append(rd.Damage, damageState{Damage: d, Remedy: d.Remedy()})
+		fail("%s: %s", d.String(), d.Remedy())
 	}
 
 	if d, ok := s.opts.Ledger.Disk(); ok {

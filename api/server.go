@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
@@ -67,6 +68,10 @@ type Options struct {
 	// default, its own): the checkpoint of that size is served with the
 	// cosignature, and the classification carries it (CosignedHeader).
 	Cosigned func(t string) (signed string, size uint64, ok bool)
+	// Inspect, when set, looks for damage in tournament t's log after a read
+	// of it failed (ledger.Node.Inspect): found, it is marked and
+	// returned. The default, with a Node, is the node's.
+	Inspect func(ctx context.Context, t string) (ledger.Damage, bool)
 	// Metrics are served at /metrics; the default is new ones. Pass the
 	// ones the node observes with (ledger.NodeOptions.Observer) for its
 	// appends, retries and applied commits to be counted.

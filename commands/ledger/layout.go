@@ -14,10 +14,13 @@ import (
 //	  projections/   Pebble: read models, indexes, state snapshots, Merkle nodes
 //	  keys/          checkpoint.key (0600), checkpoint.pub, admin-token.sha256 (0600);
 //	                 at a hub also witness.key (0600), witness.pub
+//	  heads.log      the acknowledged head of every tournament: how far its log went
+//	  lock           held (flock) by the process using the directory, holding its pid
 //	  serve.json     while referto serve runs: where it answers
 //	  hub.json       at a hub: venues, keys, cosigned checkpoints, quarantines
 //
-// Only nats/, keys/ and hub.json hold anything that cannot be rebuilt.
+// Only nats/, keys/, heads.log and hub.json hold anything that cannot be
+// rebuilt.
 type Layout struct {
 	// Dir is the data directory.
 	Dir string
@@ -54,3 +57,10 @@ func (l Layout) ServeInfo() string { return filepath.Join(l.Dir, "serve.json") }
 // HubState is, at a national hub (referto hub), the file of its venues,
 // their keys, the checkpoints it cosigned and its quarantines.
 func (l Layout) HubState() string { return filepath.Join(l.Dir, "hub.json") }
+
+// Heads is the record of every tournament's acknowledged head (Heads): what
+// the venue answered 201 for, kept apart from the log it checks.
+func (l Layout) Heads() string { return filepath.Join(l.Dir, "heads.log") }
+
+// LockFile is the file a process using the directory holds locked (Lock).
+func (l Layout) LockFile() string { return filepath.Join(l.Dir, "lock") }

@@ -62,6 +62,12 @@ type writeThroughState struct {
 	tree *checkpoint.Tree
 }
 
+// head is the acknowledged head wt stands at.
+func (wt *writeThroughState) head() AckedHead {
+	h := wt.tree.Head()
+	return AckedHead{Tournament: wt.t.ID, Size: h.Size, StreamSeq: wt.t.LastStreamSeq, Root: h.Root, Last: h.Last}
+}
+
 // current returns the tournament's write-through state if it may be
 // decided on: it holds at least what the projections' state holds. A
 // state the projections have overtaken (another process appended) is

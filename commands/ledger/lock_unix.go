@@ -1,0 +1,19 @@
+//go:build unix
+
+package ledger
+
+import (
+	"errors"
+	"os"
+
+	"golang.org/x/sys/unix"
+)
+
+// flock takes an exclusive advisory lock on f without waiting.
+func flock(f *os.File) error {
+	err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
+	if errors.Is(err, unix.EWOULDBLOCK) {
+		return ErrInUse
+	}
+	return err
+}
