@@ -69,7 +69,7 @@ func statusOf(err error) (int, string, string) {
 	case errors.Is(err, errReadOnly):
 		// One code per status: the detail says it is a hub.
 		return http.StatusMethodNotAllowed, "method_not_allowed", "Method not allowed"
-	case errors.Is(err, hub.ErrHeld), errors.Is(err, hub.ErrQuarantined):
+	case errors.Is(err, hub.ErrHeld), errors.Is(err, hub.ErrQuarantined), errors.Is(err, hub.ErrProof):
 		// The detail keeps "hub: held" or "hub: quarantined".
 		return http.StatusForbidden, "forbidden", "Forbidden"
 	case errors.Is(err, hub.ErrVenue):

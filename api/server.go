@@ -223,7 +223,7 @@ func (s *Server) routes() error {
 
 	// The web UI is a client of the routes above, called in-process, and
 	// its pages are routes of this router, behind the same middleware.
-	ui, err := web.New(web.Options{API: r, Random: s.opts.Random, Logger: s.opts.Logger})
+	ui, err := web.New(web.Options{API: r, Random: s.opts.Random, Logger: s.opts.Logger, Damage: s.damageForUI})
 	if err != nil {
 		return err
 	}

@@ -31,6 +31,7 @@ var subcommands = []command{
 	{"generate", "write a synthetic tournament of N events into a data directory, or a season of exports (--season)", generate},
 	{"backup", "write a consistent backup (JetStream snapshot, keys, manifest), while serve runs or not", backupCmd},
 	{"restore", "bring a backup back into a new data directory, checked against its manifest", restoreCmd},
+	{"repair", "bring a damaged log back from the hub's copy or a backup, every acknowledged command checked", repairCmd},
 	{"bench", "measure ingest, rebuild, verify and reads against raw JetStream, Pebble and SHA-256", benchCmd},
 	{"help", "show this text", nil}, // run prints the usage
 }

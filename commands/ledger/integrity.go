@@ -58,10 +58,13 @@ func (d Damage) Verified() uint64 { return d.Seq - 1 }
 
 // Remedy is what the operator does about it.
 func (d Damage) Remedy() string {
-	dir := cmp.Or(d.dir, "DIR")
-	return "commands on it are refused until it is repaired: stop the server and run `referto repair --data " + dir +
-		" --hub URL` (from the national hub's copy) or `referto repair --data " + dir +
-		" --backup FILE` (from a backup, with --hub for what came after it)"
+	return "commands on it are refused until it is repaired: stop the server and run `" + d.RepairCommand() +
+		"` (from the national hub's copy) or with --backup FILE (from a backup, with --hub for what came after it)"
+}
+
+// RepairCommand is the command that repairs it from the hub's copy.
+func (d Damage) RepairCommand() string {
+	return "referto repair --data " + cmp.Or(d.dir, "DIR") + " --hub URL"
 }
 
 func (d Damage) String() string {
@@ -85,10 +88,48 @@ func (e *DamageError) Error() string { return e.Damage.String() + ": " + e.Damag
 func (e *DamageError) Is(target error) bool { return target == ErrDamaged }
 
 // Damages are the tournaments whose logs are damaged, as found at start
-// (CheckLog) or since, by whoever read the log. Safe for concurrent use.
+// (CheckLog) or since, by whoever read the log, and whether the stream
+// itself lost its tail (Halt). Safe for concurrent use.
 type Damages struct {
-	mu sync.Mutex
-	m  map[string]Damage
+	// Dir is the data directory, which the remedies name.
+	Dir string
+
+	mu     sync.Mutex
+	m      map[string]Damage
+	halted string
+}
+
+// RepairCommand is the command that repairs the log from the hub's copy.
+func (ds *Damages) RepairCommand() string {
+	if ds == nil {
+		return Damage{}.RepairCommand()
+	}
+	return Damage{dir: ds.Dir}.RepairCommand()
+}
+
+// Halt records that the stream lost messages at its end that were
+// acknowledged: any new command, of whatever tournament, would be stored
+// at a stream sequence a lost message held, and the repair could no
+// longer put it back there. Every command is refused until the repair.
+func (ds *Damages) Halt(why string) {
+	if ds == nil {
+		return
+	}
+	ds.mu.Lock()
+	defer ds.mu.Unlock()
+	if ds.halted == "" {
+		ds.halted = why
+	}
+}
+
+// Halted says why every command is refused, if it is.
+func (ds *Damages) Halted() (string, bool) {
+	if ds == nil {
+		return "", false
+	}
+	ds.mu.Lock()
+	defer ds.mu.Unlock()
+	return ds.halted, ds.halted != ""
 }
 
 // Mark records d, unless its tournament is already marked: the first
@@ -170,7 +211,7 @@ func CheckLog(ctx context.Context, lg ScanLog, heads map[string]AckedHead, o Che
 		stream  uint64
 		checked bool
 		bad     bool
-		chain   *chain // with Adopt: the events' seqs and links
+		chain   *Chain // with Adopt: the events' seqs and links
 	}
 	ts := map[string]*tally{}
 	err = lg.Scan(ctx, 1, last, "", func(m events.StoredCommit) error {
@@ -182,14 +223,14 @@ func CheckLog(ctx context.Context, lg ScanLog, heads map[string]AckedHead, o Che
 		if tl == nil {
 			tl = &tally{tree: checkpoint.NewTree()}
 			if o.Adopt {
-				tl.chain = &chain{t: m.Tournament}
+				tl.chain = NewChain(m.Tournament, AckedHead{}, nil)
 			}
 			ts[m.Tournament] = tl
 		}
 		if tl.bad || tl.checked && !o.Adopt {
 			return nil
 		}
-		if tl.chain != nil && tl.chain.add(m) != nil {
+		if tl.chain != nil && tl.chain.Add(m) != nil {
 			tl.bad = true
 			return nil
 		}
@@ -247,17 +288,18 @@ func CheckLog(ctx context.Context, lg ScanLog, heads map[string]AckedHead, o Che
 // a log shorter than what was acknowledged. found is false when t's log
 // holds together and holds head.
 func Locate(ctx context.Context, lg ScanLog, t string, head AckedHead, leaves func(string) checkpoint.NodeGetter) (d Damage, found bool, err error) {
-	c := &chain{t: t, acked: head}
+	var get checkpoint.NodeGetter
 	if leaves != nil {
-		c.leaves = leaves(t)
+		get = leaves(t)
 	}
+	c := NewChain(t, head, get)
 	last, err := lg.LastSubjectSeq(ctx, t)
 	if err != nil {
 		return Damage{}, false, err
 	}
 	var damaged *Damage
 	err = lg.Scan(ctx, 1, last, t, func(m events.StoredCommit) error {
-		if d := c.add(m); d != nil {
+		if d := c.Add(m); d != nil {
 			damaged = d
 			return errStop
 		}
@@ -267,7 +309,7 @@ func Locate(ctx context.Context, lg ScanLog, t string, head AckedHead, leaves fu
 		return Damage{}, false, fmt.Errorf("ledger: locating the damage of tournament %s: %w", t, err)
 	}
 	if damaged == nil {
-		damaged = c.end()
+		damaged = c.End()
 	}
 	if damaged == nil {
 		return Damage{}, false, nil
@@ -278,9 +320,10 @@ func Locate(ctx context.Context, lg ScanLog, t string, head AckedHead, leaves fu
 
 var errStop = errors.New("stop")
 
-// chain follows one tournament's commits in stream order and reports the
-// first damaged event.
-type chain struct {
+// Chain follows one tournament's commits, fed in stream order, and reports
+// its first damaged event as Locate does: it is what Locate and the repair
+// of a log check a tournament's commits with, wherever they come from.
+type Chain struct {
 	t      string
 	acked  AckedHead
 	leaves checkpoint.NodeGetter
@@ -290,12 +333,24 @@ type chain struct {
 	stream uint64 // the stream sequence of its commit
 }
 
-func (c *chain) damage(seq, stream uint64, format string, args ...any) *Damage {
+// NewChain checks tournament t's commits against acked, what was
+// acknowledged of it (the zero AckedHead: nothing), and against the leaves
+// the projections applied when leaves is not nil.
+func NewChain(t string, acked AckedHead, leaves checkpoint.NodeGetter) *Chain {
+	return &Chain{t: t, acked: acked, leaves: leaves, tree: checkpoint.NewTree()}
+}
+
+// Head is the head of the commits added so far.
+func (c *Chain) Head() AckedHead {
+	return AckedHead{Tournament: c.t, Size: c.seq, StreamSeq: c.stream, Root: c.tree.Root(), Last: c.prev}
+}
+
+func (c *Chain) damage(seq, stream uint64, format string, args ...any) *Damage {
 	return &Damage{Tournament: c.t, Seq: seq, StreamSeq: stream, What: fmt.Sprintf(format, args...), after: c.stream}
 }
 
 // stored returns the leaf the projections applied for event seq.
-func (c *chain) stored(seq uint64) ([]byte, bool) {
+func (c *Chain) stored(seq uint64) ([]byte, bool) {
 	if c.leaves == nil || seq == 0 {
 		return nil, false
 	}
@@ -306,10 +361,10 @@ func (c *chain) stored(seq uint64) ([]byte, bool) {
 	return h[0], true
 }
 
-func (c *chain) add(m events.StoredCommit) *Damage {
-	if c.tree == nil {
-		c.tree = checkpoint.NewTree()
-	}
+// Add checks the next commit of the tournament, and reports the first
+// damaged event in it or, when an event before it is (its link says so),
+// that one; nil when it holds together with what came before.
+func (c *Chain) Add(m events.StoredCommit) *Damage {
 	var d *Damage
 	err := events.CommitLines(m.Data, func(line []byte) error {
 		s := c.seq + 1
@@ -368,8 +423,8 @@ func (c *chain) add(m events.StoredCommit) *Damage {
 	return d
 }
 
-// end reports a log that ended before the acknowledged head.
-func (c *chain) end() *Damage {
+// End reports a log that ended before the acknowledged head.
+func (c *Chain) End() *Damage {
 	if c.seq < c.acked.Size {
 		return c.damage(c.seq+1, 0, "it is missing: the log ends at event %d (stream sequence %d)", c.seq, c.stream)
 	}

@@ -266,6 +266,9 @@ func (l *Ledger) Submit(ctx context.Context, sub Submission) (Outcome, error) {
 	if d, ok := l.opts.Damages.Of(sub.Tournament); ok {
 		return Outcome{}, &DamageError{Damage: d}
 	}
+	if why, ok := l.opts.Damages.Halted(); ok {
+		return Outcome{}, fmt.Errorf("%w: %s: every command is refused until the log is repaired: stop the server and run `%s` (or with --backup FILE)", ErrDamaged, why, l.opts.Damages.RepairCommand())
+	}
 	if st := l.opts.State; !st.Ready() {
 		return Outcome{}, fmt.Errorf("%w: projections are catching up with the log (lag %d)", events.ErrUnavailable, st.Lag())
 	}
@@ -345,6 +348,13 @@ func (l *Ledger) Damaged(t string) (Damage, bool) { return l.opts.Damages.Of(t) 
 
 // Damages returns every damaged log known, by tournament.
 func (l *Ledger) Damages() []Damage { return l.opts.Damages.All() }
+
+// Halted says why every command is refused, when the stream lost
+// acknowledged messages at its end (Damages.Halt).
+func (l *Ledger) Halted() (string, bool) { return l.opts.Damages.Halted() }
+
+// RepairCommand is the command that repairs this node's log.
+func (l *Ledger) RepairCommand() string { return l.opts.Damages.RepairCommand() }
 
 // decision is what submit stored: the commit's body at stream sequence
 // appended (0 when it stored none), decided on a state at stream sequence

@@ -142,7 +142,7 @@ func StartNode(ctx context.Context, o NodeOptions) (_ *Node, err error) {
 		data := o.Data
 		o.Disk = func() (DiskState, error) { return StatDisk(data) }
 	}
-	n := &Node{Layout: Layout{Dir: o.Data}, runnerDone: make(chan struct{}), Damages: &Damages{}, logger: o.Logger}
+	n := &Node{Layout: Layout{Dir: o.Data}, runnerDone: make(chan struct{}), Damages: &Damages{Dir: o.Data}, logger: o.Logger}
 	defer func() {
 		if err != nil {
 			n.Close()
@@ -267,20 +267,31 @@ func (n *Node) check(ctx context.Context, o NodeOptions, last uint64, created bo
 	if err != nil {
 		return err
 	}
-	from := uint64(0) // the first stream sequence a damage concerns
-	for _, d := range damage {
-		n.mark(d)
-		if from == 0 || d.From() < from {
-			from = d.From()
-		}
+	var acked uint64 // the last stream sequence acknowledged
+	for _, h := range heads {
+		acked = max(acked, h.StreamSeq)
+	}
+	if last < acked {
+		why := fmt.Sprintf("the log's stream ends at sequence %d but sequence %d was acknowledged: a new command would be stored where a lost one was", last, acked)
+		n.Damages.Halt(why)
+		o.Logger.Error("log damaged: commands refused on every tournament", "why", why, "remedy", "stop the server and run `"+n.Damages.RepairCommand()+"` (or with --backup FILE)")
 	}
 	var why string
-	switch {
-	case from > 0 && stored >= from:
-		why = fmt.Sprintf("the projections applied stream sequence %d, past the damage at %d: they are rebuilt from the intact log", stored, from)
-	case stored > last && len(damage) == 0:
+	for _, d := range damage {
+		n.mark(d)
+		// A store that holds the tournament at or past its damaged event
+		// holds what the log lost or changed: its state and views would
+		// show more than the verified prefix.
+		if ref, ok, err := n.Store.LastCommit(d.Tournament); err != nil {
+			return err
+		} else if ok && ref.Last >= d.Seq && why == "" {
+			why = fmt.Sprintf("the projections hold events %d to %d of %s, which its log lost or changed: they are rebuilt from the verified prefix", d.Seq, ref.Last, d.Tournament)
+		}
+	}
+	if why == "" && stored > last && len(damage) == 0 {
 		why = fmt.Sprintf("the projections applied stream sequence %d but the log ends at %d, and holds every acknowledged command: what it lost was never acknowledged", stored, last)
-	default:
+	}
+	if why == "" {
 		return nil
 	}
 	if err := n.Store.Close(); err != nil {
@@ -288,6 +299,12 @@ func (n *Node) check(ctx context.Context, o NodeOptions, last uint64, created bo
 	}
 	n.Store = nil
 	aside := fmt.Sprintf("%s.damaged-%d", n.Layout.Projections(), so.Clock().Unix())
+	for i := 1; ; i++ {
+		if _, err := os.Lstat(aside); errors.Is(err, os.ErrNotExist) {
+			break
+		}
+		aside = fmt.Sprintf("%s.damaged-%d.%d", n.Layout.Projections(), so.Clock().Unix(), i)
+	}
 	if err := os.Rename(n.Layout.Projections(), aside); err != nil {
 		return fmt.Errorf("%s; moving them aside: %w", why, err)
 	}
@@ -316,7 +333,7 @@ func (n *Node) Inspect(ctx context.Context, t string) (Damage, bool) {
 
 // mark records d and says so in the log, with the remedy.
 func (n *Node) mark(d Damage) {
-	d.dir = n.Layout.Dir
+	d.dir = n.Damages.Dir
 	if n.Damages.Mark(d) {
 		n.logger.Error("log damaged", "tournament", d.Tournament, "seq", d.Seq, "stream_seq", d.StreamSeq,
 			"acknowledged", d.Acknowledged, "verified", d.Verified(), "what", d.What, "remedy", d.Remedy())

@@ -19,6 +19,9 @@ type LogOptions struct {
 	// SyncInterval relaxes the embedded server's per-write fsync, for a
 	// bulk load; 0 (the default) fsyncs every write.
 	SyncInterval time.Duration
+	// Locked says the caller holds the directory (Layout.Lock); by
+	// default OpenLog takes it until closeLog.
+	Locked bool
 }
 
 // OpenLog starts an embedded JetStream server on the layout's log (no
@@ -35,9 +38,11 @@ func OpenLog(ctx context.Context, l Layout, o LogOptions) (lg *jetstream.Log, cl
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s is not a referto data directory: %w", l.Dir, err)
 	}
-	lock, err := l.Lock()
-	if err != nil {
-		return nil, nil, err
+	var lock *DirLock
+	if !o.Locked {
+		if lock, err = l.Lock(); err != nil {
+			return nil, nil, err
+		}
 	}
 	ns, err := jetstream.StartServer(jetstream.ServerOptions{StoreDir: l.NATS(), SyncInterval: o.SyncInterval})
 	if err != nil {

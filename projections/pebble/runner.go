@@ -227,7 +227,10 @@ func (r *Runner) start(ctx context.Context) (uint64, error) {
 		return 0, err
 	}
 	r.states.advance(snap)
-	last, err := r.log.LastSeq(ctx)
+	// The last message stored, not the stream's sequence counter: a
+	// damaged store's counter may be past messages it lost, which would
+	// never come.
+	last, err := r.log.LastStored(ctx)
 	if err != nil {
 		return 0, err
 	}
