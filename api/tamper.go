@@ -207,6 +207,12 @@ func (s *Server) getExport(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
+	if d, ok := s.opts.Ledger.Damaged(t); ok {
+		// Its verified prefix, with a checkpoint of it, would read as the
+		// whole log.
+		s.writeError(w, r, &ledger.DamageError{Damage: d})
+		return
+	}
 	last, ok, err := s.opts.Store.LastCommit(t)
 	if err == nil && !ok {
 		err = fmt.Errorf("%w: tournament %s", errNotFound, t)

@@ -35,6 +35,7 @@ import (
 // two tournaments whose commands interleave in the venue's stream, every
 // one acknowledged, all of it sourced and cosigned by the hub.
 type damageWorld struct {
+	tournaments     []string
 	base            string
 	hubAPI, witness string
 	// killed is the venue's directory after a SIGKILL (no JetStream index
@@ -54,17 +55,25 @@ type streamMsg struct {
 	first uint64
 }
 
-var tournamentsOfTheWorld = []string{"alfa", "beta"}
-
-func newDamageWorld(t *testing.T) *damageWorld {
+// newDamageWorld makes the world; with generated > 0 the venue's log
+// begins with a synthetic tournament "bench" of about that many events
+// (referto generate), enough for JetStream to store the log in several
+// blocks.
+func newDamageWorld(t *testing.T, generated int) *damageWorld {
 	t.Helper()
 	ctx := context.Background()
-	w := &damageWorld{base: t.TempDir(), exports: map[string][]byte{}, acked: map[string]uint64{}, msgs: map[uint64]streamMsg{}}
+	w := &damageWorld{tournaments: []string{"alfa", "beta"}, base: t.TempDir(), exports: map[string][]byte{}, acked: map[string]uint64{}, msgs: map[uint64]streamMsg{}}
 	leaf := fmt.Sprintf("127.0.0.1:%d", freeTCPPort(t))
 	h := startSub(t, "hub", filepath.Join(w.base, "hub"), "--leaf", leaf)
 	hc := admin(h.url)
 	w.hubAPI = h.url
 	venueDir := filepath.Join(w.base, "venue")
+	if generated > 0 {
+		if out, errOut, code := runReferto(t, "generate", "--data", venueDir, "--events", strconv.Itoa(generated), "--rounds", "2"); code != 0 {
+			t.Fatalf("generate: exit %d\n%s\n%s", code, out, errOut)
+		}
+		w.tournaments = append(w.tournaments, "bench")
+	}
 	v := startChild(t, venueDir, "--hub", "nats://"+leaf, "--venue", "v")
 	vc := admin(v.url)
 	k, err := vc.Keys(ctx)
@@ -95,11 +104,11 @@ func newDamageWorld(t *testing.T) *damageWorld {
 		}
 		w.acked[tn] = max(w.acked[tn], o.Seq)
 	}
-	for _, tn := range tournamentsOfTheWorld {
+	for _, tn := range w.tournaments[:2] {
 		send(tn, fmt.Sprintf(`{"id":%q,"name":"Torneo %s","ruleset":"rtu"}`, tn, tn))
 	}
 	for i := 1; i <= 24; i++ {
-		for _, tn := range tournamentsOfTheWorld {
+		for _, tn := range w.tournaments[:2] {
 			send(tn, fmt.Sprintf(`{"type":"RegisterPlayer","player":"p%02d","name":"Giocatore %d di %s","club":"Club %d"}`, i, i, tn, i%3))
 		}
 		if i == 12 {
@@ -107,9 +116,16 @@ func newDamageWorld(t *testing.T) *damageWorld {
 			w.backup(t, v.url, w.oldBackup)
 		}
 	}
-	for _, tn := range tournamentsOfTheWorld {
-		until(t, 60*time.Second, "the hub cosigned "+tn+" as the venue acknowledged it", func() (bool, string) { return converged(t, hc, vc, tn) })
+	for _, tn := range w.tournaments {
+		until(t, 3*time.Minute, "the hub cosigned "+tn+" as the venue acknowledged it", func() (bool, string) { return converged(t, hc, vc, tn) })
 		w.exports[tn] = exportOf(t, v.url, tn)
+		if tn == "bench" {
+			sum, err := vc.Tournament(ctx, tn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			w.acked[tn] = sum.Seq
+		}
 	}
 	w.fullBackup = filepath.Join(w.base, "full.tar")
 	w.backup(t, v.url, w.fullBackup)
@@ -117,7 +133,7 @@ func newDamageWorld(t *testing.T) *damageWorld {
 	w.killed = filepath.Join(w.base, "killed")
 	copyDir(t, venueDir, w.killed)
 	w.msgs = blockCommits(t, w.killed)
-	if len(w.msgs) != 2+2*24 {
+	if generated == 0 && len(w.msgs) != 2+2*24 {
 		t.Fatalf("the venue's blocks hold %d commits, want %d", len(w.msgs), 2+2*24)
 	}
 	// Started on a copy and stopped cleanly, it writes JetStream's index.
@@ -302,10 +318,13 @@ func runReferto(t *testing.T, args ...string) (stdout, stderr string, code int) 
 
 // readiness is what /readyz says of the damage.
 type readiness struct {
-	Ready    bool     `json:"ready"`
-	NotReady []string `json:"not_ready"`
-	Halted   string   `json:"halted"`
-	Damage   []struct {
+	Ready       bool     `json:"ready"`
+	NotReady    []string `json:"not_ready"`
+	Halted      string   `json:"halted"`
+	Projections struct {
+		Ready bool `json:"ready"`
+	} `json:"projections"`
+	Damage []struct {
 		Tournament   string `json:"tournament"`
 		Seq          uint64 `json:"seq"`
 		Acknowledged uint64 `json:"acknowledged"`
@@ -367,9 +386,9 @@ func (w *damageWorld) checkDamaged(t *testing.T, dir string, want map[string]uin
 	defer c.kill()
 	ctx := context.Background()
 	var r readiness
-	until(t, 60*time.Second, "/readyz names the damage", func() (bool, string) {
+	until(t, 2*time.Minute, "/readyz names the damage, the projections caught up", func() (bool, string) {
 		r = readyz(t, c.url)
-		return len(r.Damage) == len(want), fmt.Sprintf("%+v", r)
+		return len(r.Damage) == len(want) && r.Projections.Ready, fmt.Sprintf("%+v", r)
 	})
 	if r.Ready || (r.Halted != "") != halted {
 		t.Errorf("a venue with a damaged log: ready %v, halted %q (want %v)", r.Ready, r.Halted, halted)
@@ -385,7 +404,7 @@ func (w *damageWorld) checkDamaged(t *testing.T, dir string, want map[string]uin
 	}
 	vc := admin(c.url)
 	vc.RetryUnavailable = 0
-	for _, tn := range tournamentsOfTheWorld {
+	for _, tn := range w.tournaments {
 		_, err := vc.CommandJSON(ctx, tn, "after-the-damage", []byte(`{"type":"RegisterPlayer","player":"late","name":"Ritardatario"}`))
 		p, isProblem := problem(err)
 		if seq, damaged := want[tn]; damaged {
@@ -438,9 +457,12 @@ func (w *damageWorld) checkRepaired(t *testing.T, dir string, extra map[string]u
 	c := startChild(t, dir)
 	defer c.kill()
 	vc := admin(c.url)
-	for _, tn := range tournamentsOfTheWorld {
+	for _, tn := range w.tournaments {
 		if got := exportOf(t, c.url, tn); !bytes.HasPrefix(got, w.exports[tn]) || extra[tn] == 0 && len(got) != len(w.exports[tn]) {
 			t.Errorf("%s after the repair: %d bytes, not the %d acknowledged", tn, len(got), len(w.exports[tn]))
+		}
+		if tn == "bench" {
+			continue // generated with its registration closed
 		}
 		o, err := vc.CommandJSON(context.Background(), tn, "after-the-repair", []byte(`{"type":"RegisterPlayer","player":"repaired","name":"Dopo la riparazione"}`))
 		if want := w.acked[tn] + extra[tn] + 1; err != nil || o.Seq != want {
@@ -470,7 +492,7 @@ func TestLogDamageIsNamedAndRepaired(t *testing.T) {
 	if testing.Short() {
 		t.Skip("real processes: a hub, a venue, damaged files, referto repair")
 	}
-	w := newDamageWorld(t)
+	w := newDamageWorld(t, 0)
 	// A commit of alfa in the middle of the stream, and the last commit.
 	var middle, last uint64
 	for s, m := range w.msgs {
@@ -559,4 +581,204 @@ func (w *damageWorld) checkDamagedAt(t *testing.T, dir string, changed uint64, n
 	halted := !present(t, dir)[last] && noIndex
 	t.Logf("expected damage: %v, halted %v", want, halted)
 	return w.checkDamaged(t, dir, want, halted)
+}
+
+// TestADeletedBlockIsNamedAndRepaired: the venue's log spans several
+// JetStream blocks (a generated tournament of 14,000 events first); its
+// first block is deleted, with and without JetStream's index. The venue
+// names the first event of each tournament the block held, the others take
+// commands on, and the repair brings the block's messages back from the
+// hub's copy.
+func TestADeletedBlockIsNamedAndRepaired(t *testing.T) {
+	if testing.Short() {
+		t.Skip("real processes: a hub, a venue, a generated log of several blocks, referto repair")
+	}
+	w := newDamageWorld(t, 14000)
+	if n := len(blocks(t, w.stopped)); n < 2 {
+		t.Fatalf("the log is in %d block, want several", n)
+	}
+	for i, noIndex := range []bool{false, true} {
+		t.Run(fmt.Sprintf("index %v", !noIndex), func(t *testing.T) {
+			dir := filepath.Join(w.base, fmt.Sprintf("deleted-%d", i))
+			copyDir(t, w.stopped, dir)
+			if err := os.Remove(blocks(t, dir)[0]); err != nil {
+				t.Fatal(err)
+			}
+			if noIndex {
+				os.Remove(filepath.Join(msgDir(t, dir), "index.db"))
+			}
+			accepted := w.checkDamagedAt(t, dir, 0, noIndex)
+			w.repair(t, dir, "--hub", w.hubAPI, "--witness", w.witness)
+			w.checkRepaired(t, dir, accepted)
+		})
+	}
+}
+
+// TestServeTwiceOnOneDirectory: a second referto serve on a data directory
+// one already serves stops before writing anything there, naming the
+// first one's pid, and the first one's administrator's token still works.
+func TestServeTwiceOnOneDirectory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("real processes")
+	}
+	dir := t.TempDir()
+	first := startChild(t, dir)
+	token := filepath.Join(dir, "keys", "admin-token.sha256")
+	before, err := os.ReadFile(token)
+	if err != nil {
+		// The first serve took its token from the environment: the file
+		// a second one would make must not appear either.
+		before = nil
+	}
+	bin, err := buildOnce()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	second := exec.CommandContext(ctx, bin, "serve", "--data", dir, "--addr", "127.0.0.1:0")
+	second.Env = append(os.Environ(), "REFERTO_ADMIN_TOKEN=") // a second serve would make a new token
+	out, err := second.CombinedOutput()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 {
+		t.Fatalf("the second serve: %v, want exit status 1\n%s", err, out)
+	}
+	if want := fmt.Sprintf("data directory %s in use by referto (pid %d)", dir, first.cmd.Process.Pid); !strings.Contains(string(out), want) {
+		t.Errorf("the second serve says %q, want %q", out, want)
+	}
+	if strings.Contains(string(out), "panic") || strings.Contains(string(out), "admin token") {
+		t.Errorf("the second serve went further than the lock:\n%s", out)
+	}
+	after, _ := os.ReadFile(token)
+	if !bytes.Equal(before, after) {
+		t.Errorf("the administrator's token hash changed under the running server: %q, was %q", after, before)
+	}
+	if _, err := admin(first.url).CreateTournament(context.Background(), "", client.NewTournament{ID: "ancora", Name: "Ancora", Ruleset: "rtu"}); err != nil {
+		t.Errorf("the first server after the second tried: %v", err)
+	}
+}
+
+// TestAMissingKeyStopsTheStart: a data directory whose log holds commits
+// and whose signing key is missing, or unreadable, does not start: the
+// cause is said, exit 1, and no new key is made. A new key is made only for
+// an empty log.
+func TestAMissingKeyStopsTheStart(t *testing.T) {
+	if testing.Short() {
+		t.Skip("real processes")
+	}
+	dir := t.TempDir()
+	c := startChild(t, dir)
+	if _, err := admin(c.url).CreateTournament(context.Background(), "", client.NewTournament{ID: "chiavi", Name: "Chiavi", Ruleset: "rtu"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.terminate(); err != nil {
+		t.Fatal(err)
+	}
+	key := filepath.Join(dir, "keys", "checkpoint.key")
+	good, err := os.ReadFile(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, want string
+		damage     func() error
+	}{
+		{"missing", "signing key " + key + " is missing, but the log holds commits signed with it", func() error { return os.Remove(key) }},
+		{"garbage", "cannot be used", func() error { return os.WriteFile(key, []byte("not a key\n"), 0o600) }},
+		{"cut short", "cannot be used", func() error { return os.WriteFile(key, good[:len(good)/2], 0o600) }},
+		{"unreadable", "cannot be used", func() error { // a directory where the file was: read fails, for root too
+			if err := os.Remove(key); err != nil {
+				return err
+			}
+			return os.Mkdir(key, 0o700)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if err := tc.damage(); err != nil {
+				t.Fatal(err)
+			}
+			_, errOut, code := runReferto(t, "serve", "--data", dir, "--addr", "127.0.0.1:0")
+			if code != 1 || !strings.Contains(errOut, tc.want) || !strings.Contains(errOut, "restore") || strings.Contains(errOut, "panic") {
+				t.Errorf("serve with the key %s: exit %d, %q; want exit 1 saying %q and to restore it", tc.name, code, errOut, tc.want)
+			}
+			if b, _ := os.ReadFile(key); tc.name == "missing" && b != nil {
+				t.Errorf("a new key was made for a log that has commits")
+			}
+			os.RemoveAll(key)
+			if err := os.WriteFile(key, good, 0o600); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+	startChild(t, dir).terminate()
+}
+
+// TestADamagedProjectionStoreIsRebuilt: the projection store's files
+// damaged (the MANIFEST missing or emptied, a table missing or cut short,
+// a marker file missing) do not stop the start: the store is moved aside,
+// kept, and rebuilt from the log, which is intact, and the venue serves
+// what it served before. Nothing asks for a repair.
+func TestADamagedProjectionStoreIsRebuilt(t *testing.T) {
+	if testing.Short() {
+		t.Skip("real processes")
+	}
+	base := t.TempDir()
+	pristine := filepath.Join(base, "pristine")
+	c := startChild(t, pristine)
+	ac := admin(c.url)
+	if _, err := ac.CreateTournament(context.Background(), "", client.NewTournament{ID: "vista", Name: "Vista", Ruleset: "rtu"}); err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i <= 10; i++ {
+		if _, err := ac.CommandJSON(context.Background(), "vista", "", []byte(fmt.Sprintf(`{"type":"RegisterPlayer","player":"p%d","name":"Giocatore %d"}`, i, i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := exportOf(t, c.url, "vista")
+	if _, err := c.terminate(); err != nil {
+		t.Fatal(err)
+	}
+	glob := func(dir, pattern string) string {
+		t.Helper()
+		m, _ := filepath.Glob(filepath.Join(dir, "projections", pattern))
+		if len(m) == 0 {
+			t.Fatalf("no %s in the projection store", pattern)
+		}
+		return m[0]
+	}
+	for i, tc := range []struct {
+		name   string
+		damage func(dir string) error
+	}{
+		{"MANIFEST missing", func(dir string) error { return os.Remove(glob(dir, "MANIFEST-*")) }},
+		{"MANIFEST emptied", func(dir string) error { return os.Truncate(glob(dir, "MANIFEST-*"), 0) }},
+		{"a table missing", func(dir string) error { return os.Remove(glob(dir, "*.sst")) }},
+		{"a table cut short", func(dir string) error { return os.Truncate(glob(dir, "*.sst"), 100) }},
+		{"the format marker missing", func(dir string) error { return os.Remove(glob(dir, "marker.format-version.*")) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := filepath.Join(base, fmt.Sprintf("case-%d", i))
+			copyDir(t, pristine, dir)
+			if err := tc.damage(dir); err != nil {
+				t.Fatal(err)
+			}
+			c := startChild(t, dir)
+			defer c.kill()
+			if got := exportOf(t, c.url, "vista"); !bytes.Equal(got, want) {
+				t.Errorf("after the rebuild: %d bytes of log, want %d", len(got), len(want))
+			}
+			if r := readyz(t, c.url); !r.Ready || len(r.Damage) > 0 {
+				t.Errorf("/readyz after the rebuild: %+v", r)
+			}
+			if aside, _ := filepath.Glob(filepath.Join(dir, "projections.corrupt-*")); len(aside) != 1 {
+				t.Errorf("the damaged store was not kept aside: %v", aside)
+			}
+			if !strings.Contains(c.log(), "rebuilding from the log") {
+				t.Errorf("the log does not say the store was rebuilt:\n%s", c.log())
+			}
+			if _, err := admin(c.url).CommandJSON(context.Background(), "vista", "", []byte(`{"type":"RegisterPlayer","player":"p11","name":"Giocatore 11"}`)); err != nil {
+				t.Errorf("a command after the rebuild: %v", err)
+			}
+		})
+	}
 }

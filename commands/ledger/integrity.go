@@ -374,6 +374,8 @@ func (c *Chain) Add(m events.StoredCommit) *Damage {
 			d = c.damage(s, m.StreamSeq, "its stored line does not decode: %v", err)
 		case env.Tournament != c.t:
 			d = c.damage(s, m.StreamSeq, "the message holding it is stored under tournament %s but holds event %s", c.t, env.ID)
+		case env.Seq > s && c.seq == 0:
+			d = c.damage(s, 0, "it is missing: the log begins at event %d (stream sequence %d)", env.Seq, m.StreamSeq)
 		case env.Seq > s:
 			d = c.damage(s, 0, "it is missing: the log goes from event %d (stream sequence %d) to event %d (stream sequence %d)", c.seq, c.stream, env.Seq, m.StreamSeq)
 		case env.Seq < s:

@@ -231,7 +231,7 @@ func (n *Node) loadKeys(o NodeOptions, last uint64, headsCreated bool) (*checkpo
 		if last == 0 && !acked || o.NATS != "" && headsCreated {
 			return checkpoint.LoadOrCreateKeys(n.Layout.Keys(), "referto", o.Random)
 		}
-		return nil, fmt.Errorf("ledger: the signing key %s is missing, but the log holds %d commits signed with it: restore the keys directory from a backup (referto restore, then copy keys/); a new key would sign the history again under another name",
+		return nil, fmt.Errorf("ledger: the signing key %s is missing, but the log holds commits signed with it (its stream is at sequence %d): restore the keys directory from a backup (referto restore, then copy keys/); a new key would sign the history again under another name",
 			n.Layout.CheckpointKey(), last)
 	}
 	if err != nil {
