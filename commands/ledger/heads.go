@@ -115,6 +115,23 @@ func OpenHeads(path string) (h *Heads, created bool, err error) {
 	return h, created, nil
 }
 
+// ReadHeads reads the record at path without opening it for writing: nil
+// when there is none.
+func ReadHeads(path string) (map[string]AckedHead, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrHeadsDamaged, err)
+	}
+	heads, _, _, err := parseHeads(b)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrHeadsDamaged, path, err)
+	}
+	return heads, nil
+}
+
 // parseHeads reads a record's bytes: the greatest head per tournament, how
 // many records, and the length of the part made of whole records (the rest
 // is a last line cut short).
@@ -290,7 +307,7 @@ func (h *Heads) Record(a AckedHead) error {
 		h.mu.Unlock()
 		_, err := h.f.Write(h.buf)
 		if err == nil {
-			err = h.f.Sync()
+			err = syncData(h.f)
 		}
 		h.mu.Lock()
 		h.flushing = false

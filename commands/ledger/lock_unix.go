@@ -17,3 +17,7 @@ func flock(f *os.File) error {
 	}
 	return err
 }
+
+// syncData puts f's data on disk, and what of its metadata reading it back
+// needs (its size), not its times: fdatasync.
+func syncData(f *os.File) error { return unix.Fdatasync(int(f.Fd())) }
