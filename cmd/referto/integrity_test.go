@@ -548,6 +548,23 @@ func TestLogDamageIsNamedAndRepaired(t *testing.T) {
 			w.checkRepaired(t, dir, accepted)
 		})
 	}
+	// A backup of half the commands cannot bring back the others: the
+	// repair says which event is missing and replaces nothing; with the
+	// hub's copy it can.
+	t.Run("an old backup alone", func(t *testing.T) {
+		dir := filepath.Join(w.base, "old-backup-alone")
+		copyDir(t, w.stopped, dir)
+		flip(t, dir, middle, inLength)
+		out, errOut, code := runReferto(t, "repair", "--data", dir, "--backup", w.oldBackup)
+		if code != 1 || !strings.Contains(errOut, "cannot be repaired") || !strings.Contains(errOut, "it is missing: the log ends at event") {
+			t.Errorf("repair from a backup of half the commands: exit %d\n%s\n%s", code, out, errOut)
+		}
+		if m, _ := filepath.Glob(filepath.Join(dir, "nats.*")); len(m) > 0 {
+			t.Errorf("a failed repair left %v", m)
+		}
+		w.repair(t, dir, "--backup", w.oldBackup, "--hub", w.hubAPI)
+		w.checkRepaired(t, dir, nil)
+	})
 }
 
 // checkDamagedAt starts the venue on the damaged dir once, to let

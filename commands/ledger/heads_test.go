@@ -210,21 +210,41 @@ func TestEveryAnswerFollowsItsHead(t *testing.T) {
 			t.Errorf("recorded %d events, root %x, last %x; the log's head is %d, %x, %x", got.Size, got.Root, got.Last, want.Size, want.Root, want.Last)
 		}
 	}
+	// Another node appends between this one's decision and its append: the
+	// write-through state is dropped, and the head recorded is the one the
+	// projections reach, which holds the command.
+	appends := 0
+	w.log.appendRequest = func(ctx context.Context, tt string, expected uint64, id, request string, body []byte) (events.Appended, error) {
+		if appends++; appends == 1 {
+			w.appendAsAnotherNode(register(t, "theirs", "theirs"))
+		}
+		return w.append(ctx, tt, expected, id, request, body)
+	}
+	l = w.ledger(func(o *ledger.Options) { o.Heads = rec })
+	o, err := l.Submit(ctx, register(t, "mine", "mine"))
+	if err != nil || o.Seq != 8 {
+		t.Fatalf("after a conflict: %+v, %v; want seq 8", o, err)
+	}
+	if got, _ := rec.Get("bo"); got.Size != 8 {
+		t.Errorf("after a conflict the record holds %d events, want 8", got.Size)
+	}
+	w.log.appendRequest = w.append
+	l = w.ledger(func(o *ledger.Options) { o.Heads = rec })
 	rec.fail = errors.New("disk full")
 	sub := register(t, "late", "k-late")
 	if _, err := l.Submit(ctx, sub); !errors.Is(err, events.ErrUnavailable) {
 		t.Fatalf("a head that cannot be recorded: %v, want ErrUnavailable", err)
 	}
-	if w.size() != 7 {
-		t.Fatalf("%d commits, want 7: the command is stored", w.size())
+	if w.size() != 9 {
+		t.Fatalf("%d commits, want 9: the command is stored", w.size())
 	}
 	rec.fail = nil
-	o, err := l.Submit(ctx, sub)
-	if err != nil || !o.Replayed || o.Seq != 7 {
-		t.Fatalf("sent again: %+v, %v; want seq 7 replayed", o, err)
+	o, err = l.Submit(ctx, sub)
+	if err != nil || !o.Replayed || o.Seq != 9 {
+		t.Fatalf("sent again: %+v, %v; want seq 9 replayed", o, err)
 	}
-	if got, _ := rec.Get("bo"); got.Size != 7 {
-		t.Errorf("after the replay the record holds %d events, want 7", got.Size)
+	if got, _ := rec.Get("bo"); got.Size != 9 {
+		t.Errorf("after the replay the record holds %d events, want 9", got.Size)
 	}
 }
 

@@ -290,15 +290,26 @@ func (l *Ledger) Submit(ctx context.Context, sub Submission) (Outcome, error) {
 		head := lk.wt.head()
 		lk.unlock()
 		sp.AckToUnlock = time.Since(acked)
+		unlocked := time.Now()
+		err := l.record(head, o.Seq)
+		sp.Record = time.Since(unlocked)
 		l.opts.Observer.Split(sp)
-		return o, l.record(head, o.Seq)
+		return o, err
 	}
+	unlocked := make(chan struct{})
 	go func() {
 		l.unlockWhenApplied(d.appended, lk.unlock)
 		sp.AckToUnlock = time.Since(acked)
+		close(unlocked)
+	}()
+	err = l.recordApplied(ctx, sub.Tournament, o.Seq, d.appended)
+	record := time.Since(acked)
+	go func() {
+		<-unlocked
+		sp.Record = record
 		l.opts.Observer.Split(sp)
 	}()
-	return o, l.recordApplied(ctx, sub.Tournament, o.Seq, d.appended)
+	return o, err
 }
 
 // record puts head on the HeadRecord; seq is the seq the command is answered
