@@ -143,9 +143,13 @@ func StartNode(ctx context.Context, o NodeOptions) (_ *Node, err error) {
 		o.Disk = func() (DiskState, error) { return StatDisk(data) }
 	}
 	n := &Node{Layout: Layout{Dir: o.Data}, runnerDone: make(chan struct{}), Damages: &Damages{Dir: o.Data}, logger: o.Logger}
+	created := false // the record of acknowledged heads is new: a failed start leaves none
 	defer func() {
 		if err != nil {
 			n.Close()
+			if created {
+				os.Remove(n.Layout.Heads())
+			}
 		}
 	}()
 	if !o.Locked {
@@ -163,7 +167,6 @@ func StartNode(ctx context.Context, o NodeOptions) (_ *Node, err error) {
 	if err != nil {
 		return nil, err
 	}
-	created := false
 	if !o.Sourced {
 		if n.Heads, created, err = OpenHeads(n.Layout.Heads()); err != nil {
 			return nil, err

@@ -117,6 +117,9 @@ func Repair(ctx context.Context, o Options) (*Report, error) {
 		o.Progress = io.Discard
 	}
 	layout := ledger.Layout{Dir: o.Data}
+	if _, err := os.Stat(layout.HubState()); err == nil {
+		return nil, fmt.Errorf("repair: %s is a national hub's: its copies of the venues' logs are sourced again from them, not repaired", o.Data)
+	}
 	lock, err := layout.Lock()
 	if err != nil {
 		return nil, err
