@@ -242,12 +242,14 @@ func writeFileSynced(path string, b []byte) error {
 		err = os.Rename(f.Name(), path)
 	}
 	if err == nil {
-		err = syncDir(filepath.Dir(path))
+		err = SyncDir(filepath.Dir(path))
 	}
 	return err
 }
 
-func syncDir(dir string) error {
+// SyncDir fsyncs a directory: what was renamed or created in it stays so
+// after a power cut.
+func SyncDir(dir string) error {
 	d, err := os.Open(dir)
 	if err != nil {
 		return err

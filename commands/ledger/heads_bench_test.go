@@ -38,9 +38,11 @@ func BenchmarkAcknowledgedHead(b *testing.B) {
 // body is the stored commit of one RegisterPlayer, about the size of one.
 var body = []byte(`{"id":"bench/1","tournament":"bench","seq":1,"type":"PlayerRegistered","v":1,"at":"2026-11-21T09:00:00Z","actor":{"id":"o1","role":"arbiter"},"command_id":"k1","prev":"zmqiNiEvAvNFl1stP3g/BpbgeUQGAOHUUDRcTha0zFI=","data":{"player":"p1","name":"Mario Rossi","club":"Bologna – Asinelli","region":"Emilia-Romagna"}}` + "\n")
 
-func benchAppend(b *testing.B, clients int) {
-	dir := b.TempDir()
-	ns, err := jetstream.StartServer(jetstream.ServerOptions{StoreDir: filepath.Join(dir, "nats")})
+// embeddedLog is the log on an embedded JetStream in dir, fsyncing every
+// write, or every sync when not 0.
+func embeddedLog(b *testing.B, dir string, sync time.Duration) (*jetstream.Log, *nats.Conn) {
+	b.Helper()
+	ns, err := jetstream.StartServer(jetstream.ServerOptions{StoreDir: filepath.Join(dir, "nats"), SyncInterval: sync})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -54,6 +56,12 @@ func benchAppend(b *testing.B, clients int) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	return lg, nc
+}
+
+func benchAppend(b *testing.B, clients int) {
+	dir := b.TempDir()
+	lg, _ := embeddedLog(b, dir, 0)
 	h, _, err := ledger.OpenHeads(filepath.Join(dir, "heads.log"))
 	if err != nil {
 		b.Fatal(err)
@@ -133,21 +141,8 @@ func run(b *testing.B, clients int, op func(client, i int, last *uint64, tree *c
 //	go test -run '^$' -bench CheckLog -benchtime 3x ./commands/ledger/
 func BenchmarkCheckLog(b *testing.B) {
 	const commits, tournaments = 100_000, 10
-	ns, err := jetstream.StartServer(jetstream.ServerOptions{StoreDir: filepath.Join(b.TempDir(), "nats"), SyncInterval: time.Minute})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { ns.Shutdown(); ns.WaitForShutdown() })
-	nc, err := nats.Connect("", nats.InProcessServer(ns))
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(nc.Close)
 	ctx := context.Background()
-	lg, err := jetstream.Open(ctx, nc, jetstream.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
+	lg, nc := embeddedLog(b, b.TempDir(), time.Minute)
 	js, err := natsjs.New(nc)
 	if err != nil {
 		b.Fatal(err)

@@ -66,11 +66,9 @@ func TestHeadsKeepTheLongestHeadOfEachTournament(t *testing.T) {
 	}
 }
 
-// TestHeadsDropALastRecordCutShort: a crash during the write of the last
-// record (never fsynced whole, so never counted on) leaves a part of it:
-// the record reopens without it, and the next record is written after the
-// ones before it, readable.
-func TestHeadsDropALastRecordCutShort(t *testing.T) {
+// threeHeads is a record of three heads of one tournament, and its bytes.
+func threeHeads(t *testing.T) (string, []byte) {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "heads.log")
 	h := openHeads(t, path)
 	for i := uint64(1); i <= 3; i++ {
@@ -83,6 +81,15 @@ func TestHeadsDropALastRecordCutShort(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return path, b
+}
+
+// TestHeadsDropALastRecordCutShort: a crash during the write of the last
+// record (never fsynced whole, so never counted on) leaves a part of it:
+// the record reopens without it, and the next record is written after the
+// ones before it, readable.
+func TestHeadsDropALastRecordCutShort(t *testing.T) {
+	path, b := threeHeads(t)
 	for _, cut := range []int{1, 20, 60} {
 		if err := os.WriteFile(path, b[:len(b)-cut], 0o600); err != nil {
 			t.Fatal(err)
@@ -105,18 +112,7 @@ func TestHeadsDropALastRecordCutShort(t *testing.T) {
 // before the last one is the record itself damaged: what was acknowledged
 // is not known, and opening it says so.
 func TestHeadsRefuseARecordDamagedBeforeItsEnd(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "heads.log")
-	h := openHeads(t, path)
-	for i := uint64(1); i <= 3; i++ {
-		if err := h.Record(head("bo", i)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	h.Close()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	path, b := threeHeads(t)
 	i := bytes.Index(b, []byte("bo 2 "))
 	b[i+3] = '7'
 	if err := os.WriteFile(path, b, 0o600); err != nil {

@@ -201,7 +201,7 @@ func Repair(ctx context.Context, o Options) (*Report, error) {
 			return nil, err
 		}
 	}
-	if err := syncDir(o.Data); err != nil {
+	if err := ledger.SyncDir(o.Data); err != nil {
 		return nil, err
 	}
 	for _, t := range slices.Sorted(maps.Keys(r.byT)) {
@@ -497,13 +497,4 @@ func (r *repairer) write(ctx context.Context, dir string) error {
 
 func stored(m Message) events.StoredCommit {
 	return events.StoredCommit{StreamSeq: m.StreamSeq, Tournament: m.Tournament, MsgID: m.MsgID, Request: m.Request, Seal: m.Seal, Data: m.Data}
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
 }
