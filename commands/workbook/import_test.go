@@ -1,0 +1,69 @@
+package workbook_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/referto/referto/commands/workbook"
+	"github.com/referto/referto/commands/workbook/workbooktest"
+	"github.com/referto/referto/events"
+)
+
+var now = time.Date(2026, 5, 2, 10, 0, 0, 0, time.UTC)
+
+func read(t *testing.T, name string, data []byte) *workbook.Workbook {
+	t.Helper()
+	w, err := workbook.Read(name, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+// A workbook made by hand from the layout imports with its standings
+// reproduced: the ruleset's computation from its games agrees with every
+// row, and the tournament keeps the national tool's id and counts.
+func TestHandMadeWorkbookImportsWithItsStandingsReproduced(t *testing.T) {
+	w := read(t, "Torneo di Primavera.xlsx", workbooktest.Primavera(t).Bytes())
+	if errs := workbook.Errors(workbook.Validate(w)); len(errs) > 0 {
+		t.Fatalf("the hand-made workbook fails validation: %v", errs)
+	}
+	p, err := workbook.PlanImport(w, workbook.Options{})
+	if err != nil {
+		t.Fatalf("plan: %v %v", err, p.Problems)
+	}
+	if got, want := p.Tournament, "20250315-roma-il-gufo"; got != want {
+		t.Errorf("tournament id %q, want %q", got, want)
+	}
+	st, err := p.Rehearse(nil, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Disagreements) != 0 {
+		t.Errorf("disagreements %+v, want none", p.Disagreements)
+	}
+	if st.Imported == nil || !st.Imported.Final || len(st.Imported.Rows) != 8 || !st.Closed {
+		t.Fatalf("imported classification %+v closed %v", st.Imported, st.Closed)
+	}
+	if got, want := st.Organizer, "ROMA [Il Gufo]"; got != want {
+		t.Errorf("organizer %q, want %q", got, want)
+	}
+	if st.Type != events.TypeOpen || st.Season != "2025" {
+		t.Errorf("type %q season %q", st.Type, st.Season)
+	}
+	name, data, err := workbook.Export(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back := read(t, name, data)
+	if errs := workbook.Errors(workbook.Validate(back)); len(errs) > 0 {
+		t.Fatalf("exported workbook fails validation: %v", errs)
+	}
+	if got, want := back.NationalID(), w.NationalID(); got != want {
+		t.Errorf("exported id %q, want %q", got, want)
+	}
+	if got, want := back.Counts(), w.Counts(); got != want {
+		t.Errorf("exported counts %+v, want %+v", got, want)
+	}
+	t.Logf("%s: %+v", name, back.Counts())
+}
