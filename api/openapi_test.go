@@ -32,6 +32,8 @@ import (
 	"github.com/referto/referto/commands"
 	"github.com/referto/referto/commands/hub"
 	"github.com/referto/referto/commands/ledger"
+	"github.com/referto/referto/commands/workbook"
+	"github.com/referto/referto/commands/workbook/workbooktest"
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/events/checkpoint"
 )
@@ -708,6 +710,22 @@ func TestEveryRouteAndCommandMatchesTheOpenAPIDocument(t *testing.T) {
 	} {
 		s.must(c.status, c.method, c.path, c.token, c.body, c.headers...)
 	}
+
+	// The club workbook: the organizer, an import's record, a whole
+	// workbook uploaded into an empty tournament and downloaded again, a
+	// file that is no workbook refused.
+	const twb = "spec-workbook"
+	wbCmds := "/v1/tournaments/" + twb + "/commands"
+	s.must(201, "POST", "/v1/tournaments", adminToken, map[string]any{"id": twb, "name": "Torneo dal file", "ruleset": "rtu"})
+	s.must(201, "POST", wbCmds, adminToken, map[string]any{"type": "AmendOrganizer", "organizer": "ROMA [Il Gufo]"})
+	s.must(201, "POST", wbCmds, adminToken, map[string]any{"type": "RecordWorkbookImport", "file_name": "iscritti.xlsx",
+		"sha256": strings.Repeat("0a", 32), "scope": "entry_list"})
+	const twb2 = "spec-workbook-2"
+	s.must(201, "POST", "/v1/tournaments", adminToken, map[string]any{"id": twb2, "name": "Torneo dal file", "ruleset": "rtu"})
+	s.must(201, "POST", "/v1/tournaments/"+twb2+"/workbook?scope=tournament&file_name=primavera.xlsx", adminToken,
+		workbooktest.Primavera(t).Bytes(), "Content-Type", workbook.MediaType)
+	s.must(200, "GET", "/v1/tournaments/"+twb2+"/workbook", adminToken, nil)
+	s.must(400, "POST", "/v1/tournaments/"+twb2+"/workbook", adminToken, []byte("not a workbook"), "Content-Type", workbook.MediaType)
 
 	// 503: a read-only data disk refuses commands.
 	readOnly.Store(true)
