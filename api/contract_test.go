@@ -392,7 +392,7 @@ func TestEveryCommandsSmallestPayloadIsExactlyWhatTheServerNeeds(t *testing.T) {
 		"organizer": "ROMA [Il Gufo]", "venue": "Circolo Il Gufo", "reason": "the club's own hall"}, 201)
 	c.send("RecordWorkbookImport", "POST", "/v1/tournaments/"+twb+"/commands", map[string]any{"type": "RecordWorkbookImport",
 		"file_name": "torneo.xlsx", "sha256": strings.Repeat("0a", 32), "scope": "tournament",
-		"players": []any{map[string]any{"id": 1, "player": "p1", "first_name": "Mario", "last_name": "Rossi"}},
+		"players":   []any{map[string]any{"id": 1, "player": "p1", "first_name": "Mario", "last_name": "Rossi"}},
 		"type_text": "Torneo Open", "rounds": 2, "notes": "", "round_dates": []any{"2025-03-15"},
 		"scores": []any{map[string]any{"round": 1, "table": 1, "player": "p1", "score": "44.1"}}}, 201)
 
