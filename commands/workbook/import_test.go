@@ -1,6 +1,7 @@
 package workbook_test
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -66,4 +67,43 @@ func TestHandMadeWorkbookImportsWithItsStandingsReproduced(t *testing.T) {
 		t.Errorf("exported counts %+v, want %+v", got, want)
 	}
 	t.Logf("%s: %+v", name, back.Counts())
+}
+
+// Where the file's standings and the ruleset's computation from its games
+// disagree, the import says so row by row and keeps the file's as
+// published: here a decimal names the sole winner of a table the ruleset
+// sees as a tie at the top, whose bonus it splits. The decimal is recorded
+// as written and exported back.
+func TestImportKeepsTheFilesStandingsAndNamesEveryDisagreement(t *testing.T) {
+	rows := workbooktest.PrimaveraStandings()
+	rows[3].Points = 134 // p3: 40 + 44 + 50, the decimal's sole winner
+	b := workbooktest.Primavera(t).Delete("Classifica Ridotta").Standings(rows...)
+	b.Set("2\u00b0 Turno", "C4", 44.1)
+	w := read(t, "primavera.xlsx", b.Bytes())
+	p, err := workbook.PlanImport(w, workbook.Options{})
+	if err != nil {
+		t.Fatalf("%v %v", err, p.Problems)
+	}
+	st, err := p.Rehearse(nil, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var who []string
+	for _, d := range p.Disagreements {
+		who = append(who, d.Player)
+	}
+	if got, want := strings.Join(who, ","), "p3,p7"; got != want {
+		t.Errorf("disagreements on %s, want %s: %+v", got, want, p.Disagreements)
+	}
+	if got := st.Published.Rows[3]; got.Player != "p3" || got.Total != 13400 {
+		t.Errorf("published row 4 %+v, want the file's p3 with 134", got)
+	}
+	_, data, err := workbook.Export(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back := read(t, "back.xlsx", data)
+	if got := back.Rounds[1].Tables[1].Seats[0].Written; got != "44.1" {
+		t.Errorf("exported score %q, want the file's 44.1", got)
+	}
 }

@@ -7,6 +7,7 @@ package workbooktest
 
 import (
 	"bytes"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -172,26 +173,53 @@ func (b *Book) Round(n int, tables ...[]Seat) *Book {
 	return b
 }
 
-// Standing is one row of Classifica Ridotta.
+// Standing is one row of Classifica Ridotta; Formula, when set, makes its
+// points a formula whose result is the number Points (as a spreadsheet
+// that computed them leaves it).
 type Standing struct {
-	Pos    string
-	Points float64
-	ID     string
+	Pos     string
+	Points  float64
+	ID      string
+	Formula string
 }
 
 // Standings fills Classifica Ridotta: its header row, then the rows, the
-// position and the id as text and the points as a number.
+// position and the id as text and the points as a number. The sheet is
+// written as a stream when a row has a formula, which keeps its numeric
+// result numeric (and the sheet is then not to be edited further).
 func (b *Book) Standings(rows ...Standing) *Book {
 	b.t.Helper()
 	s := "Classifica Ridotta"
 	b.sheet(s)
-	for i, h := range []string{"Pos.", "Nome", "Cognome", "pt_tot", "id"} {
-		col, _ := excelize.ColumnNumberToName(i + 1)
-		b.Set(s, col+"1", h)
+	if !slices.ContainsFunc(rows, func(r Standing) bool { return r.Formula != "" }) {
+		for i, h := range []string{"Pos.", "Nome", "Cognome", "pt_tot", "id"} {
+			col, _ := excelize.ColumnNumberToName(i + 1)
+			b.Set(s, col+"1", h)
+		}
+		for i, r := range rows {
+			n := strconv.Itoa(i + 2)
+			b.Set(s, "A"+n, r.Pos).Set(s, "B"+n, "Nome").Set(s, "C"+n, "Cognome").Set(s, "D"+n, r.Points).Set(s, "E"+n, r.ID)
+		}
+		return b
+	}
+	sw, err := b.F.NewStreamWriter(s)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	if err := sw.SetRow("A1", []any{"Pos.", "Nome", "Cognome", "pt_tot", "id"}); err != nil {
+		b.t.Fatal(err)
 	}
 	for i, r := range rows {
-		n := strconv.Itoa(i + 2)
-		b.Set(s, "A"+n, r.Pos).Set(s, "B"+n, "Nome").Set(s, "C"+n, "Cognome").Set(s, "D"+n, r.Points).Set(s, "E"+n, r.ID)
+		points := any(r.Points)
+		if r.Formula != "" {
+			points = excelize.Cell{Formula: r.Formula, Value: r.Points}
+		}
+		if err := sw.SetRow("A"+strconv.Itoa(i+2), []any{r.Pos, "Nome", "Cognome", points, r.ID}); err != nil {
+			b.t.Fatal(err)
+		}
+	}
+	if err := sw.Flush(); err != nil {
+		b.t.Fatal(err)
 	}
 	return b
 }
@@ -229,7 +257,13 @@ func Primavera(t testing.TB) *Book {
 	b.Round(2, []Seat{{1, 30}, {5, 41}, {2, 70}, {6, 17}}, []Seat{{3, 46}, {7, 44}, {4, 20}, {8, 10}})
 	// 2: 55+120 = 175; 5: 108+41 = 149; 1: 112+30 = 142; 3: 40+96 = 136;
 	// 7: 33+44 = 77; 6: 47+17 = 64; 8: 21+10 = 31; 4: 0+20 = 20.
-	b.Standings(Standing{"1", 175, "2"}, Standing{"2", 149, "5"}, Standing{"3", 142, "1"}, Standing{"4", 136, "3"},
-		Standing{"5", 77, "7"}, Standing{"6", 64, "6"}, Standing{"7", 31, "8"}, Standing{"8", 20, "4"})
+	b.Standings(PrimaveraStandings()...)
 	return b
+}
+
+// PrimaveraStandings are Primavera's standings.
+func PrimaveraStandings() []Standing {
+	return []Standing{{Pos: "1", Points: 175, ID: "2"}, {Pos: "2", Points: 149, ID: "5"}, {Pos: "3", Points: 142, ID: "1"},
+		{Pos: "4", Points: 136, ID: "3"}, {Pos: "5", Points: 77, ID: "7"}, {Pos: "6", Points: 64, ID: "6"}, {Pos: "7", Points: 31, ID: "8"},
+		{Pos: "8", Points: 20, ID: "4"}}
 }
