@@ -8,6 +8,7 @@ import (
 	"github.com/referto/referto/commands/workbook"
 	"github.com/referto/referto/commands/workbook/workbooktest"
 	"github.com/referto/referto/events"
+	"github.com/referto/referto/projections/ranking"
 )
 
 var now = time.Date(2026, 5, 2, 10, 0, 0, 0, time.UTC)
@@ -51,6 +52,10 @@ func TestHandMadeWorkbookImportsWithItsStandingsReproduced(t *testing.T) {
 	}
 	if st.Type != events.TypeOpen || st.Season != "2025" {
 		t.Errorf("type %q season %q", st.Type, st.Season)
+	}
+	// The national ranking reads it as a workbook's, dated by its last round.
+	if rt := ranking.FromState(st); rt.Source != ranking.SourceWorkbook || rt.Date != "2025-03-16" || !rt.Final || len(rt.Placings) != 8 {
+		t.Errorf("the ranking reads %+v", rt)
 	}
 	name, data, err := workbook.Export(st)
 	if err != nil {
