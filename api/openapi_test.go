@@ -829,6 +829,16 @@ func exerciseHub(t *testing.T, spec *exchanges) {
 		t.Errorf("a command at a hub: %s", r.body)
 	}
 	h.must(404, "GET", "/v1/tournaments/nowhere/checkpoint", "", nil)
+	// A club's workbook of a tournament not run on referto, ranked as a
+	// workbook's; one the national tool refuses, refused.
+	wb2024 := workbooktest.Primavera(t).Set("TORNEO", "D8", workbooktest.Day(2024, 3, 15)).Set("TORNEO", "D9", workbooktest.Day(2024, 3, 16))
+	h.must(401, "POST", "/v1/workbooks", "", wb2024.Bytes(), "Content-Type", workbook.MediaType)
+	h.must(400, "POST", "/v1/workbooks", adminToken, workbooktest.Primavera(t).Delete("TORNEO").Bytes(), "Content-Type", workbook.MediaType)
+	h.must(201, "POST", "/v1/workbooks?file_name=primavera.xlsx", adminToken, wb2024.Bytes(), "Content-Type", workbook.MediaType)
+	if r := h.must(200, "GET", "/v1/seasons/2024/ranking", "", nil); !bytes.Contains(r.body, []byte(`"id":"20240315-roma-il-gufo"`)) ||
+		!bytes.Contains(r.body, []byte(`"source":"workbook"`)) {
+		t.Errorf("the season's ranking does not list the workbook's tournament as a workbook's: %s", r.body)
+	}
 	// The season registry, the hub's own log.
 	h.must(200, "GET", "/v1/registry", "", nil)
 	h.must(200, "GET", "/v1/registry/export", "", nil)
