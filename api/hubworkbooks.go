@@ -1,17 +1,12 @@
 package api
 
 import (
-	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
-	"path"
 	"path/filepath"
 	"slices"
-	"strings"
 
-	"github.com/referto/referto/commands"
 	"github.com/referto/referto/commands/workbook"
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/projections/ranking"
@@ -44,35 +39,17 @@ func (s *Server) postHubWorkbook(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, workbook.MaxSize))
-	var tooLarge *http.MaxBytesError
-	switch {
-	case errors.As(err, &tooLarge):
-		s.writeError(w, r, errTooLarge)
-		return
-	case err != nil:
-		s.writeError(w, r, errors.Join(errBadRequest, err))
-		return
-	}
-	name := path.Base(strings.ReplaceAll(r.URL.Query().Get("file_name"), `\`, "/"))
-	if name == "." || name == "/" {
-		name = "workbook.xlsx"
-	}
-	wb, err := workbook.Read(name, data)
+	wb, err := s.uploadedWorkbook(w, r, "workbook.xlsx")
 	if err != nil {
-		s.writeError(w, r, &commands.FieldError{Field: "body", Msg: err.Error(), Rule: ruleValidation})
+		s.writeError(w, r, err)
 		return
 	}
 	problems := workbook.Validate(wb)
-	if errs := workbook.Errors(problems); len(errs) > 0 {
-		var all []error
-		for _, pr := range errs {
-			all = append(all, &commands.FieldError{Field: pr.Where(), Msg: pr.It + " / " + pr.En, Rule: ruleValidation})
-		}
-		s.writeError(w, r, errors.Join(all...))
+	if len(workbook.Errors(problems)) > 0 {
+		s.writeError(w, r, problemsErr(problems))
 		return
 	}
-	if err := writeFileSynced(s.opts.Node.Layout.Workbooks(), wb.SHA256+".xlsx", data); err != nil {
+	if err := writeFileSynced(s.opts.Node.Layout.Workbooks(), wb.SHA256+".xlsx", wb.Data); err != nil {
 		s.writeError(w, r, err)
 		return
 	}

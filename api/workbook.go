@@ -93,23 +93,9 @@ func (s *Server) postWorkbook(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, &commands.FieldError{Field: "scope", Msg: fmt.Sprintf("must be %s or %s, not %q", events.WorkbookEntryList, events.WorkbookTournament, scope)})
 		return
 	}
-	name := path.Base(strings.ReplaceAll(q.Get("file_name"), `\`, "/"))
-	if name == "." || name == "/" {
-		name = t + ".xlsx"
-	}
-	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, workbook.MaxSize))
-	var tooLarge *http.MaxBytesError
-	switch {
-	case errors.As(err, &tooLarge):
-		s.writeError(w, r, errTooLarge)
-		return
-	case err != nil:
-		s.writeError(w, r, errors.Join(errBadRequest, err))
-		return
-	}
-	wb, err := workbook.Read(name, data)
+	wb, err := s.uploadedWorkbook(w, r, t+".xlsx")
 	if err != nil {
-		s.writeError(w, r, &commands.FieldError{Field: "body", Msg: err.Error(), Rule: ruleValidation})
+		s.writeError(w, r, err)
 		return
 	}
 	var st *projections.Tournament
@@ -122,11 +108,7 @@ func (s *Server) postWorkbook(w http.ResponseWriter, r *http.Request) {
 		_, err = plan.Rehearse(st, time.Now().UTC())
 	}
 	if errors.Is(err, workbook.ErrImport) && len(workbook.Errors(plan.Problems)) > 0 {
-		var errs []error
-		for _, pr := range workbook.Errors(plan.Problems) {
-			errs = append(errs, &commands.FieldError{Field: pr.Where(), Msg: pr.It + " / " + pr.En, Rule: ruleValidation})
-		}
-		err = errors.Join(errs...)
+		err = problemsErr(plan.Problems)
 	}
 	if err != nil {
 		s.writeError(w, r, err)
@@ -160,4 +142,36 @@ func (s *Server) postWorkbook(w http.ResponseWriter, r *http.Request) {
 		out.Disagreements = []events.Disagreement{}
 	}
 	writeJSON(w, http.StatusCreated, out)
+}
+
+// uploadedWorkbook reads the workbook a request's body carries, named by
+// its file_name query parameter (def when it has none).
+func (s *Server) uploadedWorkbook(w http.ResponseWriter, r *http.Request, def string) (*workbook.Workbook, error) {
+	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, workbook.MaxSize))
+	var tooLarge *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooLarge):
+		return nil, errTooLarge
+	case err != nil:
+		return nil, errors.Join(errBadRequest, err)
+	}
+	name := path.Base(strings.ReplaceAll(r.URL.Query().Get("file_name"), `\`, "/"))
+	if name == "." || name == "/" {
+		name = def
+	}
+	wb, err := workbook.Read(name, data)
+	if err != nil {
+		return nil, &commands.FieldError{Field: "body", Msg: err.Error(), Rule: ruleValidation}
+	}
+	return wb, nil
+}
+
+// problemsErr is the errors among problems, as a refusal naming each
+// one's sheet and cell.
+func problemsErr(problems []workbook.Problem) error {
+	var errs []error
+	for _, pr := range workbook.Errors(problems) {
+		errs = append(errs, &commands.FieldError{Field: pr.Where(), Msg: pr.It + " / " + pr.En, Rule: ruleValidation})
+	}
+	return errors.Join(errs...)
 }

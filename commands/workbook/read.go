@@ -23,6 +23,8 @@ import (
 type Workbook struct {
 	FileName string
 	SHA256   string
+	// Data is the file's bytes.
+	Data []byte
 	// Sheets are the workbook's sheet names, in order.
 	Sheets    []string
 	Card      *Card
@@ -144,7 +146,7 @@ const MaxSize = 16 << 20
 // refuse is kept for Validate.
 func Read(name string, data []byte) (*Workbook, error) {
 	sum := sha256.Sum256(data)
-	w := &Workbook{FileName: name, SHA256: hex.EncodeToString(sum[:])}
+	w := &Workbook{FileName: name, SHA256: hex.EncodeToString(sum[:]), Data: data}
 	if len(data) > MaxSize {
 		return nil, fmt.Errorf("%w: %s is %d bytes, more than the %d a workbook may be", ErrNotXLSX, name, len(data), MaxSize)
 	}
