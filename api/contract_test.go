@@ -384,6 +384,18 @@ func TestEveryCommandsSmallestPayloadIsExactlyWhatTheServerNeeds(t *testing.T) {
 	c.send("AnnulGame", "POST", "/v1/tournaments/"+t2003+"/commands", map[string]any{"type": "AnnulGame", "round": 1, "table": 1,
 		"culprit": drawn.Tables[0].Players[0], "reason": "the board was knocked over"}, 201)
 
+	// The organizer and a workbook's import record, in a tournament of
+	// their own (a whole tournament's import comes before any player).
+	const twb = "contract-workbook"
+	s.must(201, "POST", "/v1/tournaments", adminToken, map[string]any{"id": twb, "name": "Torneo dal file", "ruleset": "rtu"})
+	c.send("AmendOrganizer", "POST", "/v1/tournaments/"+twb+"/commands", map[string]any{"type": "AmendOrganizer",
+		"organizer": "ROMA [Il Gufo]", "venue": "Circolo Il Gufo", "reason": "the club's own hall"}, 201)
+	c.send("RecordWorkbookImport", "POST", "/v1/tournaments/"+twb+"/commands", map[string]any{"type": "RecordWorkbookImport",
+		"file_name": "torneo.xlsx", "sha256": strings.Repeat("0a", 32), "scope": "tournament",
+		"players":   []any{map[string]any{"id": 1, "player": "p1", "first_name": "Mario", "last_name": "Rossi"}},
+		"type_text": "Torneo Open", "rounds": 2, "notes": "", "round_dates": []any{"2025-03-15"},
+		"scores": []any{map[string]any{"round": 1, "table": 1, "player": "p1", "score": "44.1"}}}, 201)
+
 	for _, typ := range append(commands.Types(), "CreateTournament", "AppointOfficial") {
 		if !c.checked[typ] {
 			t.Errorf("%s: not checked against the document", typ)

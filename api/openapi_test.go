@@ -32,6 +32,8 @@ import (
 	"github.com/referto/referto/commands"
 	"github.com/referto/referto/commands/hub"
 	"github.com/referto/referto/commands/ledger"
+	"github.com/referto/referto/commands/workbook"
+	"github.com/referto/referto/commands/workbook/workbooktest"
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/events/checkpoint"
 )
@@ -709,6 +711,22 @@ func TestEveryRouteAndCommandMatchesTheOpenAPIDocument(t *testing.T) {
 		s.must(c.status, c.method, c.path, c.token, c.body, c.headers...)
 	}
 
+	// The club workbook: the organizer, an import's record, a whole
+	// workbook uploaded into an empty tournament and downloaded again, a
+	// file that is no workbook refused.
+	const twb = "spec-workbook"
+	wbCmds := "/v1/tournaments/" + twb + "/commands"
+	s.must(201, "POST", "/v1/tournaments", adminToken, map[string]any{"id": twb, "name": "Torneo dal file", "ruleset": "rtu"})
+	s.must(201, "POST", wbCmds, adminToken, map[string]any{"type": "AmendOrganizer", "organizer": "ROMA [Il Gufo]"})
+	s.must(201, "POST", wbCmds, adminToken, map[string]any{"type": "RecordWorkbookImport", "file_name": "iscritti.xlsx",
+		"sha256": strings.Repeat("0a", 32), "scope": "entry_list"})
+	const twb2 = "spec-workbook-2"
+	s.must(201, "POST", "/v1/tournaments", adminToken, map[string]any{"id": twb2, "name": "Torneo dal file", "ruleset": "rtu"})
+	s.must(201, "POST", "/v1/tournaments/"+twb2+"/workbook?scope=tournament&file_name=primavera.xlsx", adminToken,
+		workbooktest.Primavera(t).Bytes(), "Content-Type", workbook.MediaType)
+	s.must(200, "GET", "/v1/tournaments/"+twb2+"/workbook", adminToken, nil)
+	s.must(400, "POST", "/v1/tournaments/"+twb2+"/workbook", adminToken, []byte("not a workbook"), "Content-Type", workbook.MediaType)
+
 	// 503: a read-only data disk refuses commands.
 	readOnly.Store(true)
 	s.must(503, "POST", cmds, app, `{"type":"FileContestation","against":1,"claim":"x"}`)
@@ -811,6 +829,16 @@ func exerciseHub(t *testing.T, spec *exchanges) {
 		t.Errorf("a command at a hub: %s", r.body)
 	}
 	h.must(404, "GET", "/v1/tournaments/nowhere/checkpoint", "", nil)
+	// A club's workbook of a tournament not run on referto, ranked as a
+	// workbook's; one the national tool refuses, refused.
+	wb2024 := workbooktest.Primavera(t).Set("TORNEO", "D8", workbooktest.Day(2024, 3, 15)).Set("TORNEO", "D9", workbooktest.Day(2024, 3, 16))
+	h.must(401, "POST", "/v1/workbooks", "", wb2024.Bytes(), "Content-Type", workbook.MediaType)
+	h.must(400, "POST", "/v1/workbooks", adminToken, workbooktest.Primavera(t).Delete("TORNEO").Bytes(), "Content-Type", workbook.MediaType)
+	h.must(201, "POST", "/v1/workbooks?file_name=primavera.xlsx", adminToken, wb2024.Bytes(), "Content-Type", workbook.MediaType)
+	if r := h.must(200, "GET", "/v1/seasons/2024/ranking", "", nil); !bytes.Contains(r.body, []byte(`"id":"20240315-roma-il-gufo"`)) ||
+		!bytes.Contains(r.body, []byte(`"source":"workbook"`)) {
+		t.Errorf("the season's ranking does not list the workbook's tournament as a workbook's: %s", r.body)
+	}
 	// The season registry, the hub's own log.
 	h.must(200, "GET", "/v1/registry", "", nil)
 	h.must(200, "GET", "/v1/registry/export", "", nil)

@@ -30,13 +30,19 @@ type CreateTournament struct {
 	// (docs/rules.md#15-the-national-ranking); both optional.
 	Season string                `json:"season,omitempty"`
 	Type   events.TournamentType `json:"tournament_type,omitempty"`
+	// Organizer is the organizing club as the national ranking spells
+	// clubs ("CITY [Name]"), Venue where the tournament is played; both
+	// optional, and amended before the first draw by AmendOrganizer.
+	Organizer string `json:"organizer,omitempty"`
+	Venue     string `json:"venue,omitempty"`
 }
 
 func (*CreateTournament) CommandType() string { return "CreateTournament" }
 
 func (c *CreateTournament) Check() error {
 	errs := []error{checkID("id", c.ID), checkText("name", c.Name, maxName, true),
-		checkRequired("ruleset", string(c.Ruleset))}
+		checkRequired("ruleset", string(c.Ruleset)), checkText("organizer", c.Organizer, maxOrganizer, false),
+		checkText("venue", c.Venue, maxOrganizer, false)}
 	if c.Season != "" && !events.ValidID(c.Season) {
 		errs = append(errs, fieldErr("season", "%q must match [a-z0-9][a-z0-9-]{0,63}", c.Season))
 	}
@@ -57,7 +63,8 @@ func (c *CreateTournament) decide(t *projections.Tournament, _ Input) ([]events.
 	if err != nil {
 		return nil, paramErrs(err)
 	}
-	return []events.Event{events.TournamentCreated{Tournament: c.ID, Name: clean(c.Name), Ruleset: rs, Season: c.Season, Type: c.Type}}, nil
+	created := events.TournamentCreated{Tournament: c.ID, Name: clean(c.Name), Ruleset: rs, Season: c.Season, Type: c.Type}
+	return append([]events.Event{created}, organizerOf(c.Organizer, c.Venue)...), nil
 }
 
 // AmendRuleset changes ruleset parameters before the first table draw.
