@@ -35,6 +35,7 @@ import (
 //	players                               statuses
 //	replay-draws                          re-runs every recorded draw from its event
 //	as-recorded-before-editions           refolds the log without its rules edition (edition 1)
+//	as-recorded-under-edition edition=2   refolds the log under an earlier rules edition
 func TestDecide(t *testing.T) {
 	datadriven.Walk(t, "testdata/decide", func(t *testing.T, path string) {
 		h := &harness{t: t}
@@ -256,15 +257,21 @@ func (h *harness) run(t *testing.T, d *datadriven.TestData) string {
 			b.WriteString("\n")
 		}
 		return b.String()
-	case "as-recorded-before-editions":
+	case "as-recorded-before-editions", "as-recorded-under-edition":
 		// Fold the log again as an older referto recorded it: its
-		// TournamentCreated carries no rules edition (edition 1). Later
-		// directives read that state; decisions still go through Decide.
+		// TournamentCreated carries no rules edition (edition 1), or the
+		// edition given. Later directives read that state; decisions still
+		// go through Decide.
 		created := map[string]any{}
 		if err := json.Unmarshal(h.envs[0].Data, &created); err != nil {
 			t.Fatal(err)
 		}
 		delete(created["ruleset"].(map[string]any), "edition")
+		if d.Cmd == "as-recorded-under-edition" {
+			edition := 0
+			d.ScanArgs(t, "edition", &edition)
+			created["ruleset"].(map[string]any)["edition"] = edition
+		}
 		envs := slices.Clone(h.envs)
 		envs[0].Data, _ = json.Marshal(created)
 		st, err := projections.Fold("t", envs, 0)

@@ -119,8 +119,11 @@ type Ruleset struct {
 }
 
 // CurrentEdition is the edition of the rules' reading that new tournaments
-// record. Edition 2 (issue 17's corrections) differs from edition 1 in what
-// a log already holds decides:
+// record (docs/rules.md#22-editions-of-the-reading). Each edition corrected
+// readings that decide what a log already holds, so a log is replayed and
+// verified by the edition it records.
+//
+// Edition 2 differs from edition 1 in these:
 //
 //   - the classification ranks the losers of a knockout phase by their
 //     counted qualifying games plus that phase's game alone (rur-2015 art. 1:
@@ -140,9 +143,16 @@ type Ruleset struct {
 //   - a knockout round's draw waits for its call once started (edition 1:
 //     drawn without it).
 //
+// Edition 3 differs from edition 2 in one: the rur-2015 standings chain
+// compares the scores from the highest down, each step by the score and
+// then by the earlier round, and leaves to the die only scores all equal
+// and obtained in the same order ("se tutti i punteggi fossero uguali ed
+// ottenuti nello stesso ordine"); edition 2 compared only the best score
+// and its round, and sent whatever was still level to the die.
+//
 // Parameters added since (army_limit, annulment, disqualified, rulings)
 // carry their own defaults for logs that lack them.
-const CurrentEdition = 2
+const CurrentEdition = 3
 
 // RulesEdition returns the edition the tournament was created under: Edition,
 // or 1 for a log recorded before the field existed.
