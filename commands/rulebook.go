@@ -20,15 +20,20 @@ type rulebook struct {
 	// annulment is what follows a game that cannot be played out under
 	// the annulment rule "none".
 	annulment string
+	// risiko, when set, is the rule that writes a RisiKo! in table points
+	// (risikoTablePoints): the winner's line may say so.
+	risiko string
 }
 
 // rulebooks are the presets' own rulebooks, by preset.
 var rulebooks = map[events.PresetID]rulebook{
 	events.PresetRUR2015: {draw: "rur-2015 art. 8", armyLimit: "rur-2015 art. 30", annulment: "rur-2015 art. 34"},
 	events.PresetCampionato2003: {draw: "campionato-2003 §formazione tavoli",
-		armyLimit: "campionato-2003 §numero massimo di armate"},
-	events.PresetMaster:    {annulment: "master §annullamento della partita"},
-	events.PresetCirki2001: {draw: "cirki-2001 §1", closings: "cirki-2001 §12"},
+		armyLimit: "campionato-2003 §numero massimo di armate", risiko: "campionato-2003 §finale di partita"},
+	events.PresetMaster: {armyLimit: "master §posizionamento di un numero di armate superiore al limite massimo consentito",
+		annulment: "master §annullamento della partita"},
+	events.PresetCirki2001: {draw: "cirki-2001 §1", armyLimit: "cirki-2001 §4", closings: "cirki-2001 §12"},
+	events.PresetRTU:       {armyLimit: "rtu §casistica"},
 }
 
 // docsRules is docs/rules.md, for the rules a preset's rulebook leaves out.
@@ -47,5 +52,6 @@ func rulebookOf(rs events.Ruleset) rulebook {
 		armyLimit: cmp.Or(b.armyLimit, docsRules.armyLimit),
 		closings:  cmp.Or(b.closings, docsRules.closings),
 		annulment: cmp.Or(b.annulment, docsRules.annulment),
+		risiko:    b.risiko,
 	}
 }

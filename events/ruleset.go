@@ -65,8 +65,10 @@ type Ruleset struct {
 	// ArmyLimit is the most armies a player may have on the board, so the
 	// most a table report may give him (rur-2015 art. 30: "fino ad un
 	// massimo di 130 armate"; campionato-2003: "Il limite di armate
-	// utilizzabili, a disposizione di ogni giocatore, è di 130"). 0 sets
-	// none; a log recorded before the parameter existed has none.
+	// utilizzabili, a disposizione di ogni giocatore, è di 130"; master and
+	// rtu: "limite massimo consentito (130)"; cirki-2001 §4: "un massimo di
+	// 150 armate"). 0 sets none; a log recorded before the parameter
+	// existed has none.
 	ArmyLimit int `json:"army_limit,omitempty"`
 	// Annulment is what a game declared void scores (docs/rules.md#12-annulled-game):
 	// "next_round" (campionato-2003: "dall'arbitro verrà segnato lo stesso
@@ -267,18 +269,22 @@ var presets = []Ruleset{
 	// Organizer's choice of rounds: three by default.
 	{Preset: PresetMaster, Scoring: FormulaTPBonus, Bonus: 50, TieChain: TieChainRUR, TieAtTop: TieAtTopChain,
 		Tiebreak: TiebreakRUR, TableSizes: []int{4, 5}, QualifyingRounds: 3, Knockout: KnockoutSemis16, Draw: DrawRandom,
-		Sanctions: RegimeMaster, Objectives: ObjectiveRef{ID: "rtu-16"}, Annulment: AnnulNone, Closings: Closings(),
+		Sanctions: RegimeMaster, Objectives: ObjectiveRef{ID: "rtu-16"}, ArmyLimit: 130, Annulment: AnnulNone, Closings: Closings(),
 		Disqualified: DisqualifiedLast, Rulings: RulingsArbiters},
 	// CIRKI plays continent-plus-strip objective sets of its own: no
-	// board-checked reports unless the organizer supplies the set.
+	// board-checked reports unless the organizer supplies the set. Its
+	// rulebook has no disqualification (§15 leaves sanctions to the
+	// arbiter): a disqualified player is placed last at that table and
+	// stays in the tournament.
 	{Preset: PresetCirki2001, Scoring: FormulaCirki, Bonus: 0, TieChain: TieChainRUR, TieAtTop: TieAtTopChain,
 		Tiebreak: TiebreakCirki, TableSizes: []int{4, 5}, QualifyingRounds: 3, Knockout: KnockoutNone, Draw: DrawRandom,
-		Sanctions: RegimeArbiter, Annulment: AnnulNone, Closings: []Closing{ClosingObjective}, Disqualified: DisqualifiedLast, Rulings: RulingsArbiters},
+		Sanctions: RegimeArbiter, ArmyLimit: 150, Annulment: AnnulNone, Closings: []Closing{ClosingObjective}, Disqualified: DisqualifiedGame,
+		Rulings: RulingsArbiters},
 	// The rur sanction regime, so rur-2015's disqualification: art. 29,
 	// "Il giocatore squalificato è equiparato al giocatore ritirato".
 	{Preset: PresetRTU, Scoring: FormulaTPBonus, Bonus: 50, TieChain: TieChainRTU, TieAtTop: TieAtTopSplitBonus,
 		Tiebreak: TiebreakRUR, TableSizes: []int{4, 5}, QualifyingRounds: 3, Knockout: KnockoutNone, Draw: DrawRandom,
-		Sanctions: RegimeRUR, Objectives: ObjectiveRef{ID: "rtu-16"}, Annulment: AnnulNone, Closings: Closings(),
+		Sanctions: RegimeRUR, Objectives: ObjectiveRef{ID: "rtu-16"}, ArmyLimit: 130, Annulment: AnnulNone, Closings: Closings(),
 		Disqualified: DisqualifiedWithdrawn, Rulings: RulingsArbiters},
 }
 
