@@ -309,10 +309,13 @@ func leftTheGame(t *projections.Tournament, tb *projections.Table, round, i int,
 // withdrawalConsequence says which reasons for leaving a game expel under
 // the ruleset.
 func withdrawalConsequence(rs events.Ruleset) string {
-	if regimeOf(rs).leavingExpels {
+	switch reg := regimeOf(rs); {
+	case reg.leavingExpels:
 		return "anything but " + events.WithdrawalForceMajeure + " expels him from the tournament"
+	case reg.refusalExpels:
+		return events.WithdrawalRulingRefused + " expels him from the tournament"
 	}
-	return events.WithdrawalRulingRefused + " expels him from the tournament"
+	return "none expels him from the tournament by itself"
 }
 
 // disqualificationRule is the article that says what a disqualification
