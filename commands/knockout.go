@@ -35,6 +35,9 @@ type knockoutFormat struct {
 	// entrants quotes the range of entrants the format is made for, as a
 	// refusal that cannot seat them says.
 	entrants string
+	// leastEntrants, when set, is the fewest entrants the format is made
+	// for: game 1 is not drawn for fewer (rules edition 3).
+	leastEntrants int
 }
 
 // knockouts maps every knockout id of events.Knockouts to its format. It is

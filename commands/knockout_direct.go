@@ -27,17 +27,18 @@ import (
 // chance of game 1's losers ("direct", "direct-second-chance").
 func directKnockout(secondChance bool) knockoutFormat {
 	phases := []events.Phase{events.PhaseSemifinal, events.PhaseFinal}
-	entrants := "rtu's direct elimination without a second chance \"presuppone un minimo di 64 iscritti ed un massimo 125 iscritti\""
+	entrants, least := "rtu's direct elimination without a second chance \"presuppone un minimo di 64 iscritti ed un massimo 125 iscritti\"", 64
 	if secondChance {
 		phases = append([]events.Phase{events.PhaseSecondChance}, phases...)
-		entrants = "rtu's direct elimination with a second chance \"presuppone un minimo di 37 iscritti ed un massimo di 69 iscritti\""
+		entrants, least = "rtu's direct elimination with a second chance \"presuppone un minimo di 37 iscritti ed un massimo di 69 iscritti\"", 37
 	}
 	return knockoutFormat{
-		rule:     ruleRTU,
-		phases:   func(*projections.Tournament) []events.Phase { return slices.Clone(phases) },
-		cut:      func(*projections.Tournament) int { return 0 },
-		direct:   true,
-		entrants: entrants,
+		rule:          ruleRTU,
+		phases:        func(*projections.Tournament) []events.Phase { return slices.Clone(phases) },
+		cut:           func(*projections.Tournament) int { return 0 },
+		direct:        true,
+		entrants:      entrants,
+		leastEntrants: least,
 		plan: func(d *draft) error {
 			switch d.phase {
 			case events.PhaseSecondChance:

@@ -154,8 +154,11 @@ func (c *RegisterPlayer) decide(t *projections.Tournament, _ Input) ([]events.Ev
 	if t.RegistrationClosed {
 		return nil, ruleErr("rur-2015 art. 11", "registration is closed: the arbiters have validated the entry list")
 	}
-	if c.Minor && strings.TrimSpace(c.Waiver) == "" {
-		return nil, ruleErr("rur-2015 art. 1", "player %s is a minor: the organizing club must grant a waiver (record it in \"waiver\")", c.Player)
+	// rur-2015 art. 1: "Il torneo è riservato ai soli giocatori maggiorenni,
+	// tuttavia il Club Organizzatore può concedere una deroga"; the other
+	// rulebooks say nothing of minors.
+	if rule := rulebookOf(t.Ruleset).minors; rule != "" && c.Minor && strings.TrimSpace(c.Waiver) == "" {
+		return nil, ruleErr(rule, "player %s is a minor: the organizing club must grant a waiver (record it in \"waiver\")", c.Player)
 	}
 	return []events.Event{events.PlayerRegistered{Player: c.Player, Name: clean(c.Name), Club: clean(c.Club),
 		Region: clean(c.Region), Rank: c.Rank, Minor: c.Minor, Waiver: clean(c.Waiver), NationalID: c.NationalID}}, nil

@@ -23,11 +23,15 @@ type rulebook struct {
 	// risiko, when set, is the rule that writes a RisiKo! in table points
 	// (risikoTablePoints): the winner's line may say so.
 	risiko string
+	// minors, when set, is the rule that reserves the tournament to adults
+	// unless the organizer grants a waiver; the other rulebooks say nothing
+	// of minors.
+	minors string
 }
 
 // rulebooks are the presets' own rulebooks, by preset.
 var rulebooks = map[events.PresetID]rulebook{
-	events.PresetRUR2015: {draw: "rur-2015 art. 8", armyLimit: "rur-2015 art. 30", annulment: "rur-2015 art. 34"},
+	events.PresetRUR2015: {draw: "rur-2015 art. 8", armyLimit: "rur-2015 art. 30", annulment: "rur-2015 art. 34", minors: "rur-2015 art. 1"},
 	events.PresetCampionato2003: {draw: "campionato-2003 §formazione tavoli",
 		armyLimit: "campionato-2003 §numero massimo di armate", risiko: "campionato-2003 §finale di partita"},
 	events.PresetMaster: {armyLimit: "master §posizionamento di un numero di armate superiore al limite massimo consentito",
@@ -53,5 +57,6 @@ func rulebookOf(rs events.Ruleset) rulebook {
 		closings:  cmp.Or(b.closings, docsRules.closings),
 		annulment: cmp.Or(b.annulment, docsRules.annulment),
 		risiko:    b.risiko,
+		minors:    b.minors,
 	}
 }

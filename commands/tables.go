@@ -115,6 +115,10 @@ func (c *DrawTables) decideQualifying(t *projections.Tournament, in Input) ([]ev
 		}
 	}
 	players = append(players, seated...)
+	if f := formatOf(rs); c.Round == 1 && len(players) < f.leastEntrants && editionAtLeast(t, 3) {
+		// rtu's direct elimination cannot reach its final below its minimum.
+		return nil, ruleErr(f.rule, "%d entrants for game 1: %s", len(players), f.entrants)
+	}
 	sizes := rs.TableSizes
 	if editionAtLeast(t, 2) {
 		// Direct elimination: every table sends its winner to the

@@ -395,13 +395,18 @@ func (r Ruleset) Validate() error {
 	if r.Bonus < 0 || r.Bonus > 1000 {
 		bad("bonus", "must be between 0 and 1000 table points")
 	}
-	if r.Discards < 0 || r.Discards > 2 {
-		bad("discards", "must be 0, 1 or 2 (rtu)")
-	}
 	if r.QualifyingRounds < 1 || r.QualifyingRounds > 20 {
 		bad("qualifying_rounds", "must be between 1 and 20")
-	} else if r.Discards >= r.QualifyingRounds {
-		bad("discards", "must be fewer than qualifying_rounds")
+	}
+	// rtu: "da 4 a 6 partite con possibilità di scartare 1 o 2 risultati";
+	// "minimo 8 partite e possibilità di scartare almeno 2 risultati".
+	switch most := mostDiscards(r.QualifyingRounds); {
+	case r.Discards < 0:
+		bad("discards", "must be 0 or more")
+	case r.Discards > most && r.QualifyingRounds >= 8:
+		bad("discards", fmt.Sprintf("must be fewer than qualifying_rounds (%d): rtu, \"minimo 8 partite e possibilità di scartare almeno 2 risultati\"", r.QualifyingRounds))
+	case r.Discards > most:
+		bad("discards", fmt.Sprintf("must be at most %d with %d qualifying rounds: rtu, \"da 4 a 6 partite con possibilità di scartare 1 o 2 risultati\"; 8 or more allow more (\"minimo 8 partite e possibilità di scartare almeno 2 risultati\")", most, r.QualifyingRounds))
 	}
 	if len(r.TableSizes) == 0 {
 		bad("table_sizes", "must list at least one table size")
@@ -473,6 +478,19 @@ func (r Ruleset) Validate() error {
 		bad("objectives", "a set id must match [a-z0-9][a-z0-9-]{0,63}")
 	}
 	return errors.Join(errs...)
+}
+
+// mostDiscards is the most worst game scores a tournament of the given
+// qualifying rounds may discard (docs/rules.md#2-rulesets): up to 2, and
+// fewer than the rounds ("da 4 a 6 partite con possibilità di scartare 1 o
+// 2 risultati"; three games: "solo i due migliori risultati"); with 8 or
+// more rounds, anything below the rounds ("minimo 8 partite e possibilità
+// di scartare almeno 2 risultati").
+func mostDiscards(rounds int) int {
+	if rounds >= 8 {
+		return rounds - 1
+	}
+	return min(2, rounds-1)
 }
 
 // paramNames are the parameters a tournament may set: every JSON name of
