@@ -11,7 +11,7 @@ import (
 // dal 5° all'8° posto)".
 func final4Knockout(n int) knockoutFormat {
 	return knockoutFormat{
-		rule:   ruleRTU,
+		rules:  []string{ruleRTU},
 		phases: func(*projections.Tournament) []events.Phase { return []events.Phase{events.PhaseFinal} },
 		cut:    func(*projections.Tournament) int { return n },
 		plan: func(d *draft) error {

@@ -25,7 +25,7 @@ var (
 
 func lt32Knockout(l lt32) knockoutFormat {
 	return knockoutFormat{
-		rule: ruleRTU,
+		rules: []string{ruleRTU},
 		phases: func(*projections.Tournament) []events.Phase {
 			return []events.Phase{events.PhaseSemifinal, events.PhaseFinal}
 		},

@@ -13,7 +13,7 @@ import (
 // direttamente alle semifinali, mentre i giocatori classificati dall'11° al
 // 34° posto disputeranno i quarti di finale".
 var rurKnockout = knockoutFormat{
-	rule: ruleRepechage,
+	rules: []string{"rur-2015 art. 8"},
 	phases: func(t *projections.Tournament) []events.Phase {
 		if entrantsOf(t) > quarterThreshold {
 			return []events.Phase{events.PhaseQuarterfinal, events.PhaseSemifinal, events.PhaseFinal}

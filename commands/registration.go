@@ -79,7 +79,7 @@ func (c *AmendRuleset) Check() error {
 
 func (c *AmendRuleset) decide(t *projections.Tournament, _ Input) ([]events.Event, error) {
 	if t.TablesDrawn() {
-		return nil, ruleErr("campionato-2003 preamble", "the ruleset may not change once tables have been drawn (\"non potrà essere variato in corso di torneo\")")
+		return nil, ruleErr(rulebookOf(t.Ruleset).frozen, "the ruleset may not change once tables have been drawn")
 	}
 	rs, err := t.Ruleset.Amend(c.Params)
 	if err != nil {
@@ -152,7 +152,7 @@ func (c *RegisterPlayer) decide(t *projections.Tournament, _ Input) ([]events.Ev
 		return nil, conflict("player %s is already in the entry list of %s", c.Player, t.ID)
 	}
 	if t.RegistrationClosed {
-		return nil, ruleErr("rur-2015 art. 11", "registration is closed: the arbiters have validated the entry list")
+		return nil, ruleErr(rulebookOf(t.Ruleset).registration, "registration is closed: the arbiters have validated the entry list")
 	}
 	// rur-2015 art. 1: "Il torneo è riservato ai soli giocatori maggiorenni,
 	// tuttavia il Club Organizzatore può concedere una deroga"; the other
@@ -182,7 +182,7 @@ func (c *RefuseRegistration) Check() error {
 
 func (c *RefuseRegistration) decide(t *projections.Tournament, _ Input) ([]events.Event, error) {
 	if t.TablesDrawn() {
-		return nil, ruleErr("rur-2015 art. 11", "registrations can be refused only before the first draw; withdraw or expel the player instead")
+		return nil, ruleErr(rulebookOf(t.Ruleset).registration, "registrations can be refused only before the first draw; withdraw or expel the player instead")
 	}
 	p, ok := t.Players[c.Player]
 	switch {

@@ -69,7 +69,7 @@ func skipReason(t *projections.Tournament, c string, phase events.Phase, taken m
 // the place was won in (nil when the phase is drawn from the standings).
 // It reports false when the chain needs results not recorded yet.
 func chooseRepechage(t *projections.Tournament, phase events.Phase, x string, from *projections.Round, taken map[string]bool, leaving ...string) (events.Repechaged, bool) {
-	out := events.Repechaged{Phase: phase, Replaces: x, Rule: formatOf(t.Ruleset).repechageRule()}
+	out := events.Repechaged{Phase: phase, Replaces: x, Rule: repechageRule(t.Ruleset)}
 	order, _ := standingsOrder(t)
 	pos := map[string]int{}
 	for i, id := range order {
@@ -221,7 +221,7 @@ func replaceQualifier(t *projections.Tournament, phase events.Phase, x string) (
 		}
 		rep, decided := chooseRepechage(t, phase, root, from, taken, x)
 		if !decided {
-			return "", nil, ruleErr("rur-2015 art. 8", "the repechage for %s needs every result of the round before", x)
+			return "", nil, ruleErr(repechageRule(t.Ruleset), "the repechage for %s needs every result of the round before", x)
 		}
 		rep.Replaces, rep.Round, rep.Table = x, round, tb.Number
 		return "repechage", []events.Event{rep}, nil
@@ -261,7 +261,7 @@ func replaceQualifier(t *projections.Tournament, phase events.Phase, x string) (
 // players of the final were never candidates and are not listed. A player
 // whose finalina has been played cannot move up.
 func moveUp(t *projections.Tournament, r *projections.Round, tb *projections.Table, root, x string) []events.Event {
-	rule := formatOf(t.Ruleset).repechageRule()
+	rule := repechageRule(t.Ruleset)
 	order, _ := standingsOrder(t)
 	atFinal := map[string]bool{}
 	atFinalina := map[string]*projections.Table{}
@@ -428,7 +428,7 @@ func (c *Repechage) decide(t *projections.Tournament, _ Input) ([]events.Event, 
 		return nil, fieldErr("phase", "%q is not a knockout phase of this tournament", c.Phase)
 	}
 	if eligible(t, c.Replaces, c.Phase) {
-		return nil, ruleErr("rur-2015 art. 8", "%s still holds their place in the %s", c.Replaces, describePhase(c.Phase))
+		return nil, ruleErr(repechageRule(t.Ruleset), "%s still holds their place in the %s", c.Replaces, describePhase(c.Phase))
 	}
 	if _, done := recordedRepechage(t, c.Phase, c.Replaces); done {
 		return nil, conflict("the repechage for %s is already recorded", c.Replaces)
@@ -438,7 +438,7 @@ func (c *Repechage) decide(t *projections.Tournament, _ Input) ([]events.Event, 
 		return nil, err
 	}
 	if len(more) == 0 {
-		return nil, ruleErr("rur-2015 art. 8", "no repechage can be decided for %s now (not a qualifier, or results missing)", c.Replaces)
+		return nil, ruleErr(repechageRule(t.Ruleset), "no repechage can be decided for %s now (not a qualifier, or results missing)", c.Replaces)
 	}
 	return more, nil
 }

@@ -364,7 +364,7 @@ func (c *RecordResult) boardCheck(t *projections.Tournament, ev *events.ResultRe
 			TerritoriesHeld: slices.Clone(p.TerritoriesHeld), Withdrawal: p.Withdrawal}
 		if comp, ok := computed[p.Player]; ok {
 			if c.Risiko && c.Winner == p.Player && !comp.Complete {
-				errs = append(errs, &FieldError{Field: fmt.Sprintf("players[%d].territories_held", i), Rule: "rur-2015 art. 36",
+				errs = append(errs, &FieldError{Field: fmt.Sprintf("players[%d].territories_held", i), Rule: rulebookOf(t.Ruleset).risikoClaim,
 					Msg: fmt.Sprintf("risiko claims objective %d complete, but %s does not hold %s", p.Objective, p.Player, missing(comp, p.Objective, t.Ruleset))})
 			}
 			// Stated figures must agree with the board; omitted ones are the board's.
