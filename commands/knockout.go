@@ -199,10 +199,16 @@ func (d *draft) pick(n int, phase events.Phase, skip []string) []string {
 	return out
 }
 
-// need refuses a phase that has fewer than n qualifiers.
-func (d *draft) need(got []string, n int, what string) error {
-	if len(got) < n {
-		return ruleErr(d.rule, "%s needs %d qualifiers; only %d are available", what, n, len(got))
+// need refuses a phase drawn from the standings that has fewer than n
+// qualifiers, unless it can still be played short: got holds every player
+// of the standings still eligible (pick stops only when they run out, after
+// withdrawals, expulsions or absences at the call), and least is the
+// fewest that seat a table of 3 at each of the phase's tables
+// (docs/rules.md#9-withdrawal-renunciation-repechage). A renunciation that
+// would leave fewer is refused before (Renounce).
+func (d *draft) need(got []string, n, least int, what string) error {
+	if len(got) < least {
+		return ruleErr(d.rule, "%s needs %d qualifiers, and %d to be played short with a table of 3 at each of its tables; only %d are available", what, n, least, len(got))
 	}
 	return nil
 }

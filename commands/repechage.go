@@ -1,9 +1,11 @@
 package commands
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/projections"
@@ -402,7 +404,54 @@ func (c *Renounce) decide(t *projections.Tournament, _ Input) ([]events.Event, e
 	if err != nil {
 		return nil, err
 	}
+	if why := nobodyLeft(t, c.Phase, c.Player, effect, more); why != "" {
+		return nil, ruleErr(repechageRule(t.Ruleset), "%s: the renunciation of %s is refused, nothing is recorded. If %s will not play, he keeps his seat: record his withdrawal from his game of the %s once it is drawn (Withdraw, scope game), and the table plays on without him (docs/rules.md#92-pinned-a-renunciation-nobody-can-fill-is-refused)",
+			why, c.Player, c.Player, describePhase(c.Phase))
+	}
 	return append([]events.Event{events.Renounced{Player: c.Player, Phase: c.Phase, Effect: effect, Reason: clean(c.Reason)}}, more...), nil
+}
+
+// nobodyLeft says why nobody can take x's place in phase after his
+// renunciation, or "": a repechage decided now that finds no candidate, or,
+// before the knockout starts, a cut that has no one left beyond it. A
+// renunciation asks for a substitute (rur-2015 art. 8: "al suo posto
+// subentrerà"); none left, it would leave the phase short of a player,
+// which no rulebook provides (rur-2015 art. 1: "Ai Raduni sono previsti
+// solamente tavoli da 4 giocatori"), so it is refused.
+func nobodyLeft(t *projections.Tournament, phase events.Phase, x, effect string, more []events.Event) string {
+	for _, ev := range more {
+		if r, ok := ev.(events.Repechaged); ok && r.Player == "" {
+			return fmt.Sprintf("nobody is left to take %s's place in the %s (%s)", r.Replaces, describePhase(r.Phase), candidatesText(r.Candidates))
+		}
+	}
+	if effect != "cut_recomputed" {
+		return ""
+	}
+	cut := formatOf(t.Ruleset).cut(t)
+	order, _ := standingsOrder(t)
+	left := 0
+	for _, id := range order {
+		if id != x && eligible(t, id, phase) {
+			left++
+		}
+	}
+	if left >= cut {
+		return ""
+	}
+	return fmt.Sprintf("nobody is left to take %s's place in the %s: it takes the first %d of the standings, and only %d players besides him may play it", x, describePhase(phase), cut, left)
+}
+
+// candidatesText lists the candidates a repechage considered and why each
+// was passed over.
+func candidatesText(cs []events.RepechageCandidate) string {
+	if len(cs) == 0 {
+		return "no candidate: every player who could take it holds a place already"
+	}
+	var out []string
+	for _, c := range cs {
+		out = append(out, fmt.Sprintf("%s, %s: %s", c.Player, c.From, cmp.Or(c.Skipped, "available")))
+	}
+	return "candidates " + strings.Join(out, "; ")
 }
 
 // Repechage performs a repechage the ledger could not decide when the
@@ -439,6 +488,11 @@ func (c *Repechage) decide(t *projections.Tournament, _ Input) ([]events.Event, 
 	}
 	if len(more) == 0 {
 		return nil, ruleErr(repechageRule(t.Ruleset), "no repechage can be decided for %s now (not a qualifier, or results missing)", c.Replaces)
+	}
+	// A repechage that finds nobody would record nothing the draw does
+	// not find by itself: say so rather than append it.
+	if why := nobodyLeft(t, c.Phase, c.Replaces, "", more); why != "" {
+		return nil, ruleErr(repechageRule(t.Ruleset), "%s: nothing to record; the %s is drawn without him", why, describePhase(c.Phase))
 	}
 	return more, nil
 }
