@@ -145,12 +145,20 @@ type Ruleset struct {
 //   - a knockout round's draw waits for its call once started (edition 1:
 //     drawn without it).
 //
-// Edition 3 differs from edition 2 in one: the rur-2015 standings chain
-// compares the scores from the highest down, each step by the score and
-// then by the earlier round, and leaves to the die only scores all equal
-// and obtained in the same order ("se tutti i punteggi fossero uguali ed
-// ottenuti nello stesso ordine"); edition 2 compared only the best score
-// and its round, and sent whatever was still level to the die.
+// Edition 3 differs from edition 2 in these:
+//
+//   - the rur-2015 standings chain compares the scores from the highest
+//     down, each step by the score and then by the earlier round, and
+//     leaves to the die only scores all equal and obtained in the same
+//     order ("se tutti i punteggi fossero uguali ed ottenuti nello stesso
+//     ordine"); edition 2 compared only the best score and its round, and
+//     sent whatever was still level to the die;
+//   - a total counts a player's best (qualifying rounds − discards) game
+//     scores, so a round he did not play is the result discarded first
+//     ("solo i due migliori risultati"); edition 2 discarded his worst
+//     played games whatever he missed;
+//   - rtu's direct elimination draws no game 1 below its minimum of
+//     entrants ("Presuppone un minimo di 64 iscritti").
 //
 // Parameters added since (army_limit, annulment, disqualified, rulings)
 // carry their own defaults for logs that lack them.

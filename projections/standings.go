@@ -55,8 +55,13 @@ type Standings struct {
 func (t *Tournament) StandingsRules() scoring.StandingsRules {
 	rs := t.Ruleset
 	chain, die := TiebreakRules(rs)
-	return scoring.StandingsRules{Edition: t.ScoringEdition(), Formula: rs.Scoring, Tiebreak: rs.Tiebreak, Discards: rs.Discards, TieChain: rs.TieChain,
+	sr := scoring.StandingsRules{Edition: t.ScoringEdition(), Formula: rs.Scoring, Tiebreak: rs.Tiebreak, Discards: rs.Discards, TieChain: rs.TieChain,
 		Source: chain, RollSource: die}
+	if sr.Edition == scoring.EditionCurrent {
+		// Edition 3: the best qualifying rounds − discards results count.
+		sr.Rounds = rs.QualifyingRounds
+	}
+	return sr
 }
 
 // TiebreakRules cite where the ruleset's own rulebook writes its standings

@@ -36,6 +36,14 @@ type StandingsRules struct {
 	Tiebreak events.Tiebreak
 	// Discards is how many of a player's worst game scores are dropped from his total.
 	Discards int
+	// Rounds, when positive, is how many rounds the tournament's total counts
+	// (its qualifying rounds): a player's total is then his best Rounds −
+	// Discards game scores, so that a round he did not play is the result
+	// discarded first (rtu: "possono essere presi in considerazione solo i
+	// due migliori risultati"; conv200 weighs "una eliminazione dal tavolo
+	// ... (o anche di un'assenza)" as a result). Zero, as editions 1 and 2
+	// read it: the Discards worst of the games he played are dropped.
+	Rounds int
 	// TieChain is the ruleset's table tie chain. Rank does not use it: the standings
 	// chain is the one Tiebreak names.
 	TieChain events.TieChain
@@ -148,8 +156,13 @@ func Rank(r StandingsRules, players []string, games []Game, penalties map[string
 			st[i].row.Games = append(st[i].row.Games, g)
 		}
 	}
+	drop := func(played int) int { return r.Discards }
+	if r.Rounds > 0 {
+		// Rounds not played are discarded first.
+		drop = func(played int) int { return max(played-max(r.Rounds-r.Discards, 0), 0) }
+	}
 	for _, s := range st {
-		s.tally(r.Discards)
+		s.tally(drop(len(s.row.Games)))
 	}
 
 	primary := primaryFor(r.Formula)

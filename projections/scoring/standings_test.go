@@ -71,6 +71,22 @@ func TestRank(t *testing.T) {
 			want: "A:24000 B:19700",
 		},
 		{
+			// docs/rules.md#62-pinned-the-best-results-count: with the rounds counted given,
+			// a round not played is the result discarded first.
+			name:    "the best rounds − discards results count: a missed round is the one discarded",
+			rules:   StandingsRules{Formula: "tp_bonus", Discards: 1, Rounds: 3},
+			players: []string{"A", "B"},
+			games:   []Game{g("A", 1, 8000, 1), g("A", 2, 8000, 1), g("B", 1, 9000, 1), g("B", 2, 1000, 3), g("B", 3, 5000, 2)},
+			want:    "A:16000 B:14000",
+		},
+		{
+			name:    "without the rounds counted, the worst played game is discarded whatever was missed (editions 1 and 2)",
+			rules:   StandingsRules{Formula: "tp_bonus", Discards: 1},
+			players: []string{"A", "B"},
+			games:   []Game{g("A", 1, 8000, 1), g("A", 2, 8000, 1), g("B", 1, 9000, 1), g("B", 2, 1000, 3), g("B", 3, 5000, 2)},
+			want:    "B:14000 A:8000",
+		},
+		{
 			name:      "classification penalties are subtracted and never discarded",
 			rules:     StandingsRules{Formula: "tp_bonus", Discards: 1},
 			players:   []string{"A", "B"},
