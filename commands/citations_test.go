@@ -54,14 +54,7 @@ func foreignCitation(rs events.Ruleset, cited []string) string {
 // own words).
 func citations(evs []events.Event, err error) []string {
 	var out []string
-	var walk func(error)
-	walk = func(e error) {
-		if j, ok := e.(interface{ Unwrap() []error }); ok {
-			for _, x := range j.Unwrap() {
-				walk(x)
-			}
-			return
-		}
+	for _, e := range leafErrors(err) {
 		var re *commands.RuleError
 		var fe *commands.FieldError
 		switch {
@@ -70,9 +63,6 @@ func citations(evs []events.Event, err error) []string {
 		case errors.As(e, &fe) && fe.Rule != "":
 			out = append(out, fe.Rule)
 		}
-	}
-	if err != nil {
-		walk(err)
 	}
 	for _, ev := range evs {
 		switch e := ev.(type) {

@@ -398,18 +398,26 @@ func compact(b json.RawMessage) string {
 	return string(out)
 }
 
+// leafErrors flattens an error tree built with errors.Join into its leaves.
+func leafErrors(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		var out []error
+		for _, x := range j.Unwrap() {
+			out = append(out, leafErrors(x)...)
+		}
+		return out
+	}
+	if err == nil {
+		return nil
+	}
+	return []error{err}
+}
+
 // describe renders a refusal as "<code> [rule] field: message", one line per problem.
 func describe(err error) string {
 	var re *commands.RuleError
 	var lines []string
-	var walk func(error)
-	walk = func(e error) {
-		if j, ok := e.(interface{ Unwrap() []error }); ok {
-			for _, x := range j.Unwrap() {
-				walk(x)
-			}
-			return
-		}
+	for _, e := range leafErrors(err) {
 		var fe *commands.FieldError
 		switch {
 		case errors.As(e, &fe):
@@ -430,7 +438,6 @@ func describe(err error) string {
 			lines = append(lines, "other: "+e.Error())
 		}
 	}
-	walk(err)
 	return strings.Join(lines, "\n")
 }
 

@@ -295,7 +295,12 @@ func at(s []int, k int) int {
 // without a k-th score is lower than one with it. Nothing is left to the die unless every
 // score is equal and came in the same order: 100, 40, 10 ranks above 100, 30, 20 when
 // both 100s came in the same round.
-func cmpRURStandings(a, b *standing) int {
+func cmpRURStandings(a, b *standing) int { return cmpScoresDown(a, b, true) }
+
+// cmpScoresDown compares two players' scores from the highest down, a
+// missing score lower than any, each step also by the round the score was
+// obtained in when byRound.
+func cmpScoresDown(a, b *standing, byRound bool) int {
 	for k := range max(len(a.scores), len(b.scores)) {
 		switch {
 		case k >= len(a.scores):
@@ -303,7 +308,11 @@ func cmpRURStandings(a, b *standing) int {
 		case k >= len(b.scores):
 			return -1
 		}
-		if c := cmp.Or(cmp.Compare(b.scores[k], a.scores[k]), cmp.Compare(a.rounds[k], b.rounds[k])); c != 0 {
+		c := cmp.Compare(b.scores[k], a.scores[k])
+		if byRound {
+			c = cmp.Or(c, cmp.Compare(a.rounds[k], b.rounds[k]))
+		}
+		if c != 0 {
 			return c
 		}
 	}
@@ -326,16 +335,8 @@ func cmpRURStandingsEdition2(a, b *standing) int {
 // scores sorted descending compared score by score (a missing score lower
 // than any), then the rounds they were obtained in, in the same order.
 func cmpRURStandingsEdition1(a, b *standing) int {
-	for k := range max(len(a.scores), len(b.scores)) {
-		switch {
-		case k >= len(a.scores):
-			return 1
-		case k >= len(b.scores):
-			return -1
-		}
-		if c := cmp.Compare(b.scores[k], a.scores[k]); c != 0 {
-			return c
-		}
+	if c := cmpScoresDown(a, b, false); c != 0 {
+		return c
 	}
 	for k := range min(len(a.rounds), len(b.rounds)) {
 		if c := cmp.Compare(a.rounds[k], b.rounds[k]); c != 0 {
