@@ -529,7 +529,7 @@ func TestEveryRouteAndCommandMatchesTheOpenAPIDocument(t *testing.T) {
 		return fmt.Sprintf(`{"player":%q,"turn":%d,"table_points":%d,"status":%q}`, p, turn, points, status)
 	}
 	ok(arb, `{"type":"RecordResult","round":1,"table":1,"closed_by":"time","players":[`+
-		seat("p1", 1, 60, "finished")+","+seat("p2", 2, 50, "finished")+","+seat("p3", 3, 40, "finished")+","+seat("p4", 4, 30, "withdrawn")+`]}`)
+		seat("p1", 1, 60, "finished")+","+seat("p2", 2, 50, "finished")+","+seat("p3", 3, 40, "finished")+","+seat("p4", 4, 14, "withdrawn")+`]}`)
 	// Table 2 reports itself: the players' personal links, a proposal
 	// disputed, another confirmed, recorded by the arbiter in one action.
 	s.must(401, "POST", base+"/player-tokens", "", `{}`)
@@ -562,7 +562,7 @@ func TestEveryRouteAndCommandMatchesTheOpenAPIDocument(t *testing.T) {
 	}
 	table2 := func(player string, r1 int) string {
 		return fmt.Sprintf(`{"type":"ProposeResult","player":%q,"round":1,"table":2,"closed_by":"time","players":[`, player) +
-			seat("p5", 1, 60, "finished") + "," + seat("p6", 2, 50, "finished") + "," + seat("p7", 3, 40, "finished") + "," + seat("r1", 4, r1, "finished") + `]}`
+			seat("p5", 1, 50, "finished") + "," + seat("p6", 2, 40, "finished") + "," + seat("p7", 3, 35, "finished") + "," + seat("r1", 4, r1, "finished") + `]}`
 	}
 	s.must(403, "POST", cmds, link["p5"], table2("p6", 30))
 	first := ok(link["p5"], table2("p5", 31))
@@ -587,7 +587,7 @@ func TestEveryRouteAndCommandMatchesTheOpenAPIDocument(t *testing.T) {
 	if err := json.Unmarshal(result2.body, &recorded); err != nil {
 		t.Fatal(err)
 	}
-	filed := ok(app, fmt.Sprintf(`{"type":"FileContestation","against":%d,"claim":"r1 finished with 35 table points","by":"r1"}`, recorded.Seq))
+	filed := ok(app, fmt.Sprintf(`{"type":"FileContestation","against":%d,"claim":"r1 finished with 33 table points","by":"r1"}`, recorded.Seq))
 	var contestation struct {
 		Events []struct {
 			Data struct {
@@ -598,9 +598,9 @@ func TestEveryRouteAndCommandMatchesTheOpenAPIDocument(t *testing.T) {
 	if err := json.Unmarshal(filed.body, &contestation); err != nil || len(contestation.Events) == 0 {
 		t.Fatalf("contestation: %s", filed.body)
 	}
-	ok(app, fmt.Sprintf(`{"type":"RuleContestation","contestation":%q,"upheld":true,"ruling":"the slip says 35","corrections":[`+
+	ok(app, fmt.Sprintf(`{"type":"RuleContestation","contestation":%q,"upheld":true,"ruling":"the slip says 33","corrections":[`+
 		`{"type":"RecordResult","round":1,"table":2,"closed_by":"time","players":[`+
-		seat("p5", 1, 60, "finished")+","+seat("p6", 2, 50, "finished")+","+seat("p7", 3, 40, "finished")+","+seat("r1", 4, 35, "finished")+`]}]}`,
+		seat("p5", 1, 50, "finished")+","+seat("p6", 2, 40, "finished")+","+seat("p7", 3, 35, "finished")+","+seat("r1", 4, 33, "finished")+`]}]}`,
 		contestation.Events[0].Data.Contestation))
 	s.rollTies(tour, arb, rand.New(rand.NewPCG(3, 4)))
 
@@ -627,7 +627,7 @@ func TestEveryRouteAndCommandMatchesTheOpenAPIDocument(t *testing.T) {
 	}
 	var lines []string
 	for i, p := range final.Events[0].Data.Tables[0].Players {
-		lines = append(lines, seat(p, i+1, 80-10*i, "finished"))
+		lines = append(lines, seat(p, i+1, 50-10*i, "finished"))
 	}
 	ok(arb, `{"type":"RecordResult","round":2,"table":1,"closed_by":"closing_roll","players":[`+strings.Join(lines, ",")+`]}`)
 	s.rollTies(tour, arb, rand.New(rand.NewPCG(5, 6)))

@@ -43,7 +43,7 @@ func (c *PublishClassification) decide(t *projections.Tournament, _ Input) ([]ev
 		for _, g := range t.ClassificationTieGroups() {
 			tied = append(tied, strings.Join(g, "/"))
 		}
-		return nil, ruleErr("rur-2015 art. 1", "ties awaiting a die roll: %s", strings.Join(tied, "; "))
+		return nil, ruleErr(dieRule(t.Ruleset), "ties awaiting a die roll: %s", strings.Join(tied, "; "))
 	}
 	if c.Final {
 		if played := len(t.Rounds); played < t.Ruleset.QualifyingRounds+len(knockoutPhases(t)) {
