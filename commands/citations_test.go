@@ -1,14 +1,17 @@
 package commands_test
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/referto/referto/commands"
+	"github.com/referto/referto/commands/sim"
 	"github.com/referto/referto/events"
 )
 
@@ -29,9 +32,15 @@ var regimeArticles = map[events.Regime][]string{
 // belong to the ruleset's own rulebook, or "": a tournament cites its
 // preset's articles, docs/rules.md where its rulebook is silent, the
 // articles of the sanction regime it plays under, and campionato-2003's
-// lateness and annulment where its parameters adopt them.
+// lateness and annulment where its parameters adopt them. A tournament
+// recorded under rules edition 3 or earlier drew its knockout by bands
+// citing rur-2015 art. 8 whatever its ruleset, and replays so
+// (docs/rules.md#22-editions-of-the-reading).
 func foreignCitation(rs events.Ruleset, cited []string) string {
-	allowed := regimeArticles[rs.Sanctions]
+	allowed := slices.Clone(regimeArticles[rs.Sanctions])
+	if rs.RulesEdition() < 4 {
+		allowed = append(allowed, "rur-2015 art. 8")
+	}
 	if rs.LatePenaltyAfter > 0 || rs.LateRefuseAfter > 0 {
 		allowed = append(allowed, "campionato-2003 §ritardi")
 	}
@@ -48,10 +57,27 @@ func foreignCitation(rs events.Ruleset, cited []string) string {
 	return ""
 }
 
+// citedInText matches a citation written in parentheses into a message or
+// a detail: "2 players of club \"c1\" at table 2 (rur-2015 art. 8)".
+var citedInText = regexp.MustCompile(`\(((?:rur-2015|campionato-2003|master|cirki-2001|rtu) (?:art\. [0-9]+|§[^)]+))\)`)
+
+// citedAtEnd matches a text that ends with a citation in parentheses.
+var citedAtEnd = regexp.MustCompile(`\([^()]+\)$`)
+
+// inText lists the citations written in parentheses into a text.
+func inText(text string) []string {
+	var out []string
+	for _, m := range citedInText.FindAllStringSubmatch(text, -1) {
+		out = append(out, m[1])
+	}
+	return out
+}
+
 // citations lists what a decision cites: the rule of every problem of a
-// refusal, and the rule or article the code wrote into each event (a
-// sanction's article only when the ledger imposed it: an arbiter's is his
-// own words).
+// refusal and the articles its message names, and the rule or article the
+// code wrote into each event (a sanction's article only when the ledger
+// imposed it: an arbiter's is his own words), the unmet constraints of a
+// draw included.
 func citations(evs []events.Event, err error) []string {
 	var out []string
 	for _, e := range leafErrors(err) {
@@ -63,9 +89,14 @@ func citations(evs []events.Event, err error) []string {
 		case errors.As(e, &fe) && fe.Rule != "":
 			out = append(out, fe.Rule)
 		}
+		out = append(out, inText(e.Error())...)
 	}
 	for _, ev := range evs {
 		switch e := ev.(type) {
+		case events.TablesDrawn:
+			for _, u := range e.Unmet {
+				out = append(out, inText(u.Detail)...)
+			}
 		case events.Repechaged:
 			out = append(out, e.Rule)
 		case events.ContestationFiled:
@@ -149,6 +180,104 @@ func TestEveryPresetCitesItsOwnRulebook(t *testing.T) {
 			}
 			if cited < 12 {
 				t.Errorf("%s: only %d citations in the script: it no longer reaches the refusals it was written for", preset, cited)
+			}
+		})
+	}
+}
+
+// TestEveryPresetsBandDrawCitesItsOwnRulebook draws the semifinals of 16 by
+// bands under every preset, by the algorithm and by hand, with players of
+// two clubs so that every table breaks the club constraint, and holds what
+// the draws cite, in their unmet constraints and their refusals, to the
+// tournament's own rulebook (docs/rules.md#citations): a master or rtu
+// semifinal is drawn as the Raduno's, and cites its own rulebook all the
+// same.
+func TestEveryPresetsBandDrawCitesItsOwnRulebook(t *testing.T) {
+	for _, preset := range events.Presets() {
+		t.Run(string(preset), func(t *testing.T) {
+			h := &harness{t: t}
+			knockout := `,"knockout":"semis16"` // master's, and rtu's; the Raduno's is its own
+			if preset == events.PresetRUR2015 {
+				knockout = ""
+			}
+			if out := h.create(string(preset), `{"qualifying_rounds":1`+knockout+`}`); out != "ok" {
+				t.Fatalf("create: %s", out)
+			}
+			for i := 1; i <= 16; i++ {
+				if out := h.do(fmt.Sprintf(`{"type":"RegisterPlayer","player":"p%02d","name":"Player %d","club":"c%d"}`, i, i, i%2+1)); out != "" {
+					t.Fatalf("register: %s", out)
+				}
+			}
+			for _, line := range []string{`{"type":"CloseRegistration"}`, `{"type":"DrawTables","round":1,"seed":"qualifying"}`} {
+				if out := h.do(line); out != "" {
+					t.Fatalf("%s: %s", line, out)
+				}
+			}
+			opts := sim.Options{}
+			if preset == events.PresetCirki2001 {
+				opts.Risiko, opts.BoardChecked = 1, 1e-12 // cirki reports figures: no objective set
+			}
+			sm, err := sim.New(opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tb, out := h.play(sm, rand.New(rand.NewPCG(16, 1)), 1); out != "ok" {
+				t.Fatalf("table %d: %s", tb, out)
+			}
+			if _, out := h.rollTies(); out != "" {
+				t.Fatalf("rolls: %s", out)
+			}
+			// One of each band at each table, as the standings seed them.
+			var order []string
+			for _, r := range h.st.StandingRows() {
+				order = append(order, r.Player)
+			}
+			if len(order) != 16 {
+				t.Fatalf("%d ranked players, want 16", len(order))
+			}
+			tables := make([][]string, 4)
+			for i, p := range order {
+				tables[i%4] = append(tables[i%4], p)
+			}
+			byHand := func(tables [][]string) string {
+				var tbs []string
+				for i, tb := range tables {
+					players, _ := json.Marshal(tb)
+					tbs = append(tbs, fmt.Sprintf(`{"table":%d,"players":%s}`, i+1, players))
+				}
+				return fmt.Sprintf(`{"type":"DrawTables","round":2,"tables":[%s]}`, strings.Join(tbs, ","))
+			}
+			short := [][]string{tables[0][:3], append(slices.Clone(tables[1]), tables[0][3]), tables[2], tables[3]}
+			for i, line := range []string{`{"type":"DrawTables","round":2,"seed":"semifinals"}`, byHand(tables), byHand(short)} {
+				c, err := commands.Parse([]byte(line))
+				if err != nil {
+					t.Fatalf("%s: %v", line, err)
+				}
+				evs, err := h.decide(c)
+				// What each draw writes cites a rule: the unmet constraints
+				// of the first two, the refusal of the third.
+				var texts []string
+				for _, ev := range evs {
+					if d, ok := ev.(events.TablesDrawn); ok {
+						for _, u := range d.Unmet {
+							texts = append(texts, u.Detail)
+						}
+					}
+				}
+				if err != nil {
+					texts = append(texts, err.Error())
+				}
+				if refused := i == 2; (err != nil) != refused || len(texts) == 0 {
+					t.Fatalf("%s: %s: refused %v (%v), %d unmet constraints: the draw no longer reaches what it was written for", preset, line, err != nil, err, len(texts))
+				}
+				for _, text := range texts {
+					if !citedAtEnd.MatchString(text) {
+						t.Errorf("%s: %q cites no rule", preset, text)
+					}
+				}
+				if f := foreignCitation(h.st.Ruleset, citations(evs, err)); f != "" {
+					t.Errorf("%s: %s cites %q, another ruleset's article", preset, line, f)
+				}
 			}
 		})
 	}

@@ -268,24 +268,14 @@ func (h *harness) run(t *testing.T, d *datadriven.TestData) string {
 		// TournamentCreated carries no rules edition (edition 1), or the
 		// edition given. Later directives read that state; decisions still
 		// go through Decide.
-		created := map[string]any{}
-		if err := json.Unmarshal(h.envs[0].Data, &created); err != nil {
-			t.Fatal(err)
-		}
-		delete(created["ruleset"].(map[string]any), "edition")
+		edition := 0
 		if d.Cmd == "as-recorded-under-edition" {
-			edition := 0
 			d.ScanArgs(t, "edition", &edition)
-			created["ruleset"].(map[string]any)["edition"] = edition
 		}
-		envs := slices.Clone(h.envs)
-		envs[0].Data, _ = json.Marshal(created)
-		st, err := projections.Fold("t", envs, 0)
-		if err != nil {
+		if err := h.recordedAs(edition); err != nil {
 			return "error: " + err.Error()
 		}
-		h.st, h.envs = st, envs
-		return fmt.Sprintf("edition %d", st.Ruleset.RulesEdition())
+		return fmt.Sprintf("edition %d", h.st.Ruleset.RulesEdition())
 	case "replay-draws":
 		var b strings.Builder
 		for _, env := range h.envs {
@@ -304,6 +294,29 @@ func (h *harness) run(t *testing.T, d *datadriven.TestData) string {
 	}
 	t.Fatalf("unknown directive %q", d.Cmd)
 	return ""
+}
+
+// recordedAs folds the log again as a referto of an earlier rules edition
+// recorded it: its TournamentCreated carries that edition, or none (0,
+// before editions existed: edition 1).
+func (h *harness) recordedAs(edition int) error {
+	created := map[string]any{}
+	if err := json.Unmarshal(h.envs[0].Data, &created); err != nil {
+		return err
+	}
+	rs := created["ruleset"].(map[string]any)
+	delete(rs, "edition")
+	if edition > 0 {
+		rs["edition"] = edition
+	}
+	envs := slices.Clone(h.envs)
+	envs[0].Data, _ = json.Marshal(created)
+	st, err := projections.Fold("t", envs, 0)
+	if err != nil {
+		return err
+	}
+	h.st, h.envs = st, envs
+	return nil
 }
 
 func orNull(s string) string {

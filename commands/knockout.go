@@ -419,6 +419,12 @@ func (c *DrawTables) decideKnockout(t *projections.Tournament, in Input) ([]even
 	switch {
 	case p.bands != nil:
 		req.Algorithm, req.Bands = draw.AlgBands, p.bands
+		if editionAtLeast(t, 4) {
+			// The draw cites the format's article of the tournament's own
+			// rulebook: a master or rtu semifinal drawn by bands is no
+			// Raduno's (edition 3 cited rur-2015 art. 8 under every ruleset).
+			req.Rule = p.rule
+		}
 	case p.groups != nil:
 		req.Algorithm, req.Bands = draw.AlgGroups, p.groups
 	default:

@@ -370,11 +370,22 @@ func (c *RecordResult) boardCheck(t *projections.Tournament, ev *events.ResultRe
 			// Stated figures must agree with the board; omitted ones are the board's.
 			stated := board.Reported{TablePoints: or(p.TablePoints, comp.TablePoints), OffObjectivePoints: or(p.OffObjectivePoints, comp.OffObjectivePoints),
 				ObjectiveTerritories: or(p.ObjectiveTerritories, comp.ObjectiveTerritories), Territories: or(p.Territories, comp.Territories)}
+			// A ruleset that writes a RisiKo! in table points lets the
+			// winner's line say so over the objective the board finds
+			// complete (campionato-2003: "viene conteggiato in PUNTI TAVOLO
+			// con un punteggio eguale a 100").
+			writtenRisiko := c.Risiko && c.Winner == p.Player && comp.Complete && rulebookOf(t.Ruleset).risiko != "" && stated.TablePoints == risikoTablePoints
+			if writtenRisiko {
+				stated.TablePoints = comp.TablePoints
+			}
 			if err := comp.Check(stated); err != nil {
 				errs = append(errs, fieldErr(fmt.Sprintf("players[%d].table_points", i), "%v", err))
 			}
 			s.TablePoints, s.OffObjectivePoints, s.ObjectiveTerritories, s.Territories =
 				comp.TablePoints, comp.OffObjectivePoints, comp.ObjectiveTerritories, comp.Territories
+			if writtenRisiko {
+				s.TablePoints = risikoTablePoints
+			}
 		} else {
 			s.TablePoints, s.OffObjectivePoints = or(p.TablePoints, 0), or(p.OffObjectivePoints, 0)
 			s.ObjectiveTerritories, s.Territories = or(p.ObjectiveTerritories, 0), or(p.Territories, 0)
@@ -424,10 +435,10 @@ func boardBounds(rs events.Ruleset, ev events.ResultRecorded) []error {
 	for i, p := range ev.Players {
 		f := func(name string) string { return fmt.Sprintf("players[%d].%s", i, name) }
 		// What the line's table points stand for on the board.
-		counted := p.TablePoints
+		counted, over := p.TablePoints, true
 		switch {
 		case ev.Risiko && p.Player == ev.Winner && risikoRule != "" && p.TablePoints == risikoTablePoints:
-			counted = most
+			counted, over = most, false
 		case p.TablePoints > most && ev.Risiko && p.Player == ev.Winner && risikoRule != "":
 			errs = append(errs, &FieldError{bound: true, Field: f("table_points"), Rule: risikoRule,
 				Msg: fmt.Sprintf("%d table points is more than the board can give: at most %d, %s; a RisiKo! is written as %d", p.TablePoints, most, source, risikoTablePoints)})
@@ -435,13 +446,30 @@ func boardBounds(rs events.Ruleset, ev events.ResultRecorded) []error {
 		case p.TablePoints > most:
 			bound(f("table_points"), "%d table points is more than the board can give: at most %d, %s", p.TablePoints, most, source)
 			counted = most
-		case p.ObjectiveTerritories > 0 && counted > board.MostNeighbours*p.ObjectiveTerritories:
-			bound(f("table_points"), "%d table points from %s: no territory is worth more than %d, so they give at most %d (projections/board/data/map.json)",
-				p.TablePoints, plural(p.ObjectiveTerritories, "objective territory", "objective territories"), board.MostNeighbours, board.MostNeighbours*p.ObjectiveTerritories)
+		default:
+			over = false
+		}
+		// No territory gives more than MostNeighbours, a RisiKo! written
+		// as 100 counted at what it stands for.
+		if !over && p.ObjectiveTerritories > 0 && counted > board.MostNeighbours*p.ObjectiveTerritories {
+			what := fmt.Sprintf("%d table points", p.TablePoints)
+			if counted != p.TablePoints {
+				what = fmt.Sprintf("a RisiKo! (counted at %d table points)", counted)
+			}
+			bound(f("table_points"), "%s from %s: no territory is worth more than %d, so they give at most %d (projections/board/data/map.json)",
+				what, plural(p.ObjectiveTerritories, "objective territory", "objective territories"), board.MostNeighbours, board.MostNeighbours*p.ObjectiveTerritories)
 		}
 		if counted <= most && counted+p.OffObjectivePoints > board.BoardPoints {
 			bound(f("off_objective_points"), "%d table points and %d off-objective points make %d; every territory of the board together is worth %d (projections/board/data/map.json)",
 				counted, p.OffObjectivePoints, counted+p.OffObjectivePoints, board.BoardPoints)
+		}
+		if held := eliminatedHolds(p); p.Status == events.SeatEliminated && len(held) > 0 {
+			// An eliminated player has lost all his territories, and the
+			// armies on them.
+			for _, h := range held {
+				bound(f(h.field), "%d %s, and %s was eliminated: an eliminated player has lost all his territories and the armies on them (docs/rules.md#1-glossary)", h.n, h.what, p.Player)
+			}
+			continue
 		}
 		switch {
 		case p.ObjectiveTerritories > 0 && p.Territories == 0:
@@ -469,6 +497,26 @@ func boardBounds(rs events.Ruleset, ev events.ResultRecorded) []error {
 		bound("players", "the players hold %d territories in all; the board has %d (projections/board/data/map.json)", territories, board.TerritoryCount)
 	}
 	return errs
+}
+
+// holding is a figure of a line that only a player still on the board has.
+type holding struct {
+	field, what string
+	n           int
+}
+
+// eliminatedHolds lists what a line says the player holds on the board:
+// territories, objective territories, off-objective points, armies.
+func eliminatedHolds(p events.SeatReport) []holding {
+	var out []holding
+	for _, h := range []holding{{"territories", "territories", p.Territories}, {"objective_territories", "objective territories", p.ObjectiveTerritories},
+		{"off_objective_points", "off-objective points", p.OffObjectivePoints}, {"armies", "armies", p.Armies},
+		{"objective_armies", "armies on objective territories", p.ObjectiveArmies}} {
+		if h.n > 0 {
+			out = append(out, h)
+		}
+	}
+	return out
 }
 
 // risikoTablePoints is the figure a ruleset that writes a RisiKo! in table

@@ -311,7 +311,7 @@ func past(t *projections.Tournament) []draw.Past {
 // inputsOf records a draw request in its event. Each run of past games with one round and
 // table is one DrawGame; the players, places and scores of all the games share three arrays.
 func inputsOf(req draw.Request) events.DrawInputs {
-	in := events.DrawInputs{Sizes: slices.Clone(req.Sizes), SmallTableMax: req.SmallTableMax, Bands: req.Bands, ManualAs: req.ManualAs}
+	in := events.DrawInputs{Sizes: slices.Clone(req.Sizes), SmallTableMax: req.SmallTableMax, Bands: req.Bands, ManualAs: req.ManualAs, Rule: req.Rule}
 	if len(req.Entrants) > 0 {
 		in.Entrants = make([]events.DrawEntrant, len(req.Entrants))
 		for i := range req.Entrants {
@@ -347,7 +347,7 @@ func inputsOf(req draw.Request) events.DrawInputs {
 // replay can re-run the draw and compare the tables.
 func RequestOf(e events.TablesDrawn) draw.Request {
 	req := draw.Request{Algorithm: e.Algorithm, Round: e.Round, Sizes: e.Inputs.Sizes, SmallTableMax: e.Inputs.SmallTableMax,
-		Seed: e.Seed, Bands: e.Inputs.Bands, ManualAs: e.Inputs.ManualAs}
+		Seed: e.Seed, Bands: e.Inputs.Bands, ManualAs: e.Inputs.ManualAs, Rule: e.Inputs.Rule}
 	for _, en := range e.Inputs.Entrants {
 		req.Entrants = append(req.Entrants, draw.Entrant{Player: en.Player, Club: en.Club, Region: en.Region, Rank: en.Rank})
 	}

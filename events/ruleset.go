@@ -160,9 +160,19 @@ type Ruleset struct {
 //   - rtu's direct elimination draws no game 1 below its minimum of
 //     entrants ("Presuppone un minimo di 64 iscritti").
 //
+// Edition 4 differs from edition 3 in these:
+//
+//   - a knockout draw by bands names the article of the tournament's own
+//     ruleset it follows, and cites it in its unmet constraints (master
+//     §fasi finali, rtu §formule torneo); edition 3 cited rur-2015 art. 8
+//     there under every ruleset;
+//   - a knockout group of the classification breaks its ties on every
+//     game score, discarded or not, as the standings do; edition 3 read
+//     the counted games only.
+//
 // Parameters added since (army_limit, annulment, disqualified, rulings)
 // carry their own defaults for logs that lack them.
-const CurrentEdition = 3
+const CurrentEdition = 4
 
 // RulesEdition returns the edition the tournament was created under: Edition,
 // or 1 for a log recorded before the field existed.

@@ -672,6 +672,9 @@ func appendInputsJSON(dst []byte, in events.DrawInputs) []byte {
 	if in.ManualAs != "" {
 		dst = appendString(append(dst, `,"manual_as":`...), in.ManualAs)
 	}
+	if in.Rule != "" {
+		dst = appendString(append(dst, `,"rule":`...), in.Rule)
+	}
 	return append(dst, '}')
 }
 

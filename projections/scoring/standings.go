@@ -22,6 +22,11 @@ type Game struct {
 	Eliminated bool
 	// OthersOut counts the other players out of that game at the player's table.
 	OthersOut int
+	// Discarded marks a game a total leaves out because it was discarded
+	// before: a knockout group counts a player's qualifying games as the
+	// standings kept them. The chains still read its score, as they read
+	// every game, discarded or not.
+	Discarded bool
 }
 
 // StandingsRules selects how the standings are computed.
@@ -247,10 +252,23 @@ func (s *standing) tally(discards int) {
 		s.rounds = append(s.rounds, gs[i].Round)
 	}
 
-	// Discards: the worst scores, the latest round first among equals.
-	d := min(max(discards, 0), len(idx))
-	for k := len(idx) - d; k < len(idx); k++ {
-		g := gs[idx[k]]
+	// Games discarded before are out of the total; the discards are the
+	// worst of the others, the latest round first among equals.
+	kept := idx
+	if slices.ContainsFunc(gs, func(g Game) bool { return g.Discarded }) {
+		kept = nil
+		for _, i := range idx {
+			if g := gs[i]; g.Discarded {
+				total -= g.Score
+				s.row.Discarded = append(s.row.Discarded, g.Round)
+			} else {
+				kept = append(kept, i)
+			}
+		}
+	}
+	d := min(max(discards, 0), len(kept))
+	for k := len(kept) - d; k < len(kept); k++ {
+		g := gs[kept[k]]
 		total -= g.Score
 		s.row.Discarded = append(s.row.Discarded, g.Round)
 	}
