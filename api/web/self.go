@@ -171,7 +171,7 @@ func (u *UI) myData(p *page) *myView {
 			if i := slices.Index(tb.Players, id); i >= 0 {
 				v.Table, v.Seat = tb, i+1
 				v.TurnOrder = tb.TurnOrder
-				if pr := tb.Current(); pr != nil && pr.Superseded == 0 {
+				if pr := tb.Current(); pr != nil {
 					v.Proposal, v.Status, v.Waiting = pr, pr.Status(tb), pr.Waiting(tb)
 					_, v.Confirmed = pr.Confirmed[id]
 					v.Confirmed = v.Confirmed || pr.By == id
