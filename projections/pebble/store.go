@@ -175,6 +175,11 @@ func OpenWith(dir string, o StoreOptions) (*Store, error) {
 	// on every level (the levels below inherit L0's) answers most misses
 	// without reading a table's index and data blocks.
 	opts.Levels[0].FilterPolicy = bloom.FilterPolicy(10)
+	// The views, indexes and state snapshots are the owner's alone, as
+	// the data directory is (Pebble would make its directory 0755).
+	if err := o.FS.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("pebble: open %s: %w", dir, err)
+	}
 	db, err := pebble.Open(dir, opts)
 	if err != nil {
 		return nil, fmt.Errorf("pebble: open %s: %w", dir, err)
