@@ -14,7 +14,6 @@ import (
 
 	"github.com/nats-io/nats.go"
 
-	"github.com/referto/referto/events"
 	"github.com/referto/referto/events/checkpoint"
 	"github.com/referto/referto/events/jetstream"
 	"github.com/referto/referto/projections"
@@ -29,21 +28,8 @@ func (noStore) LastCommit(string) (projections.CommitRef, bool, error) {
 
 func openLog(t *testing.T, o jetstream.ServerOptions, sourced bool) (*jetstream.Log, *nats.Conn) {
 	t.Helper()
-	o.StoreDir = t.TempDir()
-	ns, err := jetstream.StartServer(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	nc, err := nats.Connect("", nats.InProcessServer(ns))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { nc.Close(); ns.Shutdown(); ns.WaitForShutdown() })
-	l, err := jetstream.Open(context.Background(), nc, jetstream.Options{Sourced: sourced})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return l, nc
+	n := startNode(t, t.TempDir(), o, sourced)
+	return n.log, n.nc
 }
 
 // commits builds tournament id's log of n registrations, one commit each,
@@ -51,27 +37,11 @@ func openLog(t *testing.T, o jetstream.ServerOptions, sourced bool) (*jetstream.
 // another log).
 func commits(t *testing.T, id string, n int, name string) [][]byte {
 	t.Helper()
-	rs, _ := events.Preset("rtu")
-	evs := []events.Event{events.TournamentCreated{Tournament: id, Name: "T", Ruleset: rs}}
-	for i := range n - 1 {
-		evs = append(evs, events.PlayerRegistered{Player: fmt.Sprintf("p%04d", i), Name: name})
+	names := make([]string, n-1)
+	for i := range names {
+		names[i] = name
 	}
-	var out [][]byte
-	var last []byte
-	for i, ev := range evs {
-		envs, err := events.Seal(id, uint64(i+1), time.Unix(1700000000, 0), events.Actor{ID: "o1", Role: events.RoleArbiter}, fmt.Sprint(i), []events.Event{ev})
-		if err == nil {
-			err = events.Chain(envs, last)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		body, _ := events.EncodeCommit(envs)
-		c, _ := events.DecodeCommit(body)
-		last = checkpoint.LeafHash(c.Lines[0])
-		out = append(out, body)
-	}
-	return out
+	return history(t, id, names...)
 }
 
 // tree is a Merkle tree of lines with its nodes, for roots and proofs.
