@@ -451,11 +451,13 @@ func (h *Hub) addCheckpoint(ctx context.Context, venue string, body []byte) (int
 	if prev.Status == Quarantined {
 		return 422, fmt.Appendf(nil, "tournament %s is quarantined at the hub: %s", t, prev.Problem)
 	}
-	if err := h.o.Log.AddSource(ctx, venue, "", t); err != nil {
-		return 503, []byte(err.Error())
-	}
+	// A stale offer, a fork, or the checkpoint cosigned already (a venue
+	// offers it again every few seconds) is answered from the state.
 	if status, body, answered := h.consistent(venue, t, prev, cp, req, verifier); answered {
 		return status, body
+	}
+	if err := h.o.Log.AddSource(ctx, venue, "", t); err != nil {
+		return 503, []byte(err.Error())
 	}
 	return h.verifyAndWait(ctx, venue, t, cp.Size, req.Signed, verifier)
 }
