@@ -60,6 +60,7 @@ func (s *Server) hubRoutes(r *mux.Router) {
 	r.HandleFunc("/v1/venues", s.getVenues).Methods(http.MethodGet)
 	r.HandleFunc("/v1/venues/{venue}/link", s.postVenueLink).Methods(http.MethodPost)
 	r.HandleFunc("/v1/venues/{venue}/decisions", s.postVenueDecision).Methods(http.MethodPost)
+	r.HandleFunc("/v1/workbooks", s.postHubWorkbook).Methods(http.MethodPost)
 }
 
 // adminBody authorizes the administrator alone (what names the act, for

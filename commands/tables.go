@@ -48,7 +48,7 @@ func (c *DrawTables) decide(t *projections.Tournament, in Input) ([]events.Event
 		return nil, err
 	}
 	if c.Round == 1 && !t.RegistrationClosed {
-		return nil, ruleErr("rur-2015 art. 11", "close the registration (validate the entry list) before drawing game 1")
+		return nil, ruleErr(rulebookOf(t.Ruleset).registration, "close the registration (validate the entry list) before drawing game 1")
 	}
 	if prev := t.Round(c.Round - 1); prev != nil && !prev.Complete() {
 		var open []string
@@ -115,6 +115,10 @@ func (c *DrawTables) decideQualifying(t *projections.Tournament, in Input) ([]ev
 		}
 	}
 	players = append(players, seated...)
+	if f := formatOf(rs); c.Round == 1 && len(players) < f.leastEntrants && editionAtLeast(t, 3) {
+		// rtu's direct elimination cannot reach its final below its minimum.
+		return nil, ruleErr(f.ruleOf(rs), "%d entrants for game 1: %s", len(players), f.entrants)
+	}
 	sizes := rs.TableSizes
 	if editionAtLeast(t, 2) {
 		// Direct elimination: every table sends its winner to the

@@ -56,6 +56,10 @@ type Classification struct {
 	Unresolved bool     `json:"unresolved,omitempty"`
 	Open       []string `json:"open,omitempty"`
 	Checkpoint string   `json:"checkpoint,omitempty"`
+	// Imported, when the last publication was an imported workbook's
+	// standings, is what the file published, with the rows the ruleset's
+	// computation above disagrees on (docs/workbook.md).
+	Imported *events.ClassificationImported `json:"imported,omitempty"`
 }
 
 // groupOrder ranks the groups: the final's placement first, then the
@@ -91,6 +95,7 @@ func (t *Tournament) classification(games []scoring.Game, standings []scoring.Ro
 	if t.Published != nil {
 		out.Checkpoint = t.Published.Checkpoint
 	}
+	out.Imported = t.Imported
 	edition := t.ScoringEdition()
 	qualTotal := map[string]int64{}
 	counted := map[string][]scoring.Game{}
