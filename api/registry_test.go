@@ -47,7 +47,13 @@ func (h *seasonHub) set(t string, served error, size uint64) {
 	h.served[t], h.size[t] = served, size
 }
 
-func (h *seasonHub) Register(string, string) error           { return nil }
+func (h *seasonHub) Register(string, string) error { return nil }
+func (h *seasonHub) IssueLink(string, string) (string, hub.Decision, error) {
+	return "", hub.Decision{}, hub.ErrVenue
+}
+func (h *seasonHub) Decide(string, hub.DecisionRequest) (hub.Decision, error) {
+	return hub.Decision{}, hub.ErrVenue
+}
 func (h *seasonHub) Venues() ([]hub.Venue, []hub.Tournament) { return nil, nil }
 func (h *seasonHub) WitnessKey() string                      { return "referto-hub+00000000+BAAA" }
 func (h *seasonHub) State() ([]byte, error)                  { return []byte(seasonHubState), nil }

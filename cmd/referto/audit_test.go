@@ -678,3 +678,50 @@ func TestSnapshotsReadBackAlongATournament(t *testing.T) {
 		}
 	}
 }
+
+// TestVerifyNamesAnEquivocation: given checkpoints of one tournament,
+// verify names two of one size with different roots as an equivocation,
+// both files and both roots, and says whether the witness cosigned both;
+// checkpoints of one history pass.
+func TestVerifyNamesAnEquivocation(t *testing.T) {
+	dir := t.TempDir()
+	keys, err := checkpoint.LoadOrCreateKeys(filepath.Join(dir, "venue"), "roma", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := checkpoint.LoadOrCreateWitness(filepath.Join(dir, "hub"), "referto-hub", strings.NewReader(strings.Repeat("w", 64)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := func(name string, size uint64, root byte) string {
+		t.Helper()
+		signed, err := checkpoint.Sign(checkpoint.Checkpoint{Origin: checkpoint.Origin("t1"), Size: size, Root: bytes.Repeat([]byte{root}, 32)}, keys.Signer)
+		if err == nil {
+			signed, err = checkpoint.Cosign([]byte(signed), keys.Verifier, w.Cosigner)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(signed), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	a, b, c := write("a.checkpoint", 22, 1), write("b.checkpoint", 22, 2), write("c.checkpoint", 30, 3)
+	out, err := cli(t, "verify", "--checkpoint", a, "--checkpoint", c, "--key", keys.VerifierKey, "--witness", w.VerifierKey)
+	if err != nil || !strings.Contains(out, "verdict: OK") {
+		t.Errorf("two checkpoints of one history: %v\n%s", err, out)
+	}
+	out, err = cli(t, "verify", "--checkpoint", a, "--checkpoint", c, "--checkpoint", b, "--key", keys.VerifierKey, "--witness", w.VerifierKey)
+	if !errors.Is(err, errVerify) {
+		t.Errorf("an equivocation verified: %v", err)
+	}
+	want := fmt.Sprintf("equivocation: %s and %s both sign 22 events of referto/t1 with different roots (%x, %x)", a, b, bytes.Repeat([]byte{1}, 32), bytes.Repeat([]byte{2}, 32))
+	if !strings.Contains(out, want) || !strings.Contains(out, "witness referto-hub cosigned both") || !strings.Contains(out, "verdict: EQUIVOCATION") {
+		t.Errorf("verify does not name the equivocation:\n%s\nwant %q", out, want)
+	}
+	if _, err := cli(t, "verify", "--checkpoint", a, "--checkpoint", b); err == nil {
+		t.Error("checkpoints compared without the trusted key")
+	}
+}

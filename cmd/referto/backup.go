@@ -83,6 +83,13 @@ projections are rebuilt from the log when referto serve (or hub) first starts.
 		return usagef(stderr, "restore needs --in and --data")
 	}
 	start := time.Now()
+	removed, err := backup.RemoveStaging(*data)
+	for _, dir := range removed {
+		fmt.Fprintf(stdout, "removed %s, left by a restore that did not finish (it held a copy of the keys)\n", dir)
+	}
+	if err != nil {
+		return err
+	}
 	b, err := backup.Restore(ctx, *in, *data)
 	if err != nil {
 		return err

@@ -69,8 +69,11 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		return err
 	}
 	ao := api.Options{AdminTokenSHA256: adminHash}
-	cosigned := &hub.Cosignatures{}
+	cosigned := &hub.Cosignatures{Path: layout.Cosigned()}
 	if c.Hub != "" {
+		if err := cosigned.Load(); err != nil {
+			return err
+		}
 		ao.Cosigned = cosigned.Cosigned
 	}
 	node, a, err := api.Start(ctx, c.NodeOptions(logger), ao)

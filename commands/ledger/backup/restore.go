@@ -32,7 +32,8 @@ import (
 // the restored registry (its sequences, and its log folded again: its
 // events, Merkle root and last line's hash). The file is read whole and checked before
 // anything is made, and the restore is done beside target and moved into
-// place at the end: on any failure nothing is left behind. The
+// place at the end: on any failure nothing is left behind, and what a
+// killed restore into target left is removed first (RemoveStaging). The
 // projections are not restored; the first start rebuilds them.
 func Restore(ctx context.Context, path, target string) (*Archive, error) {
 	target, err := filepath.Abs(target)
@@ -41,6 +42,9 @@ func Restore(ctx context.Context, path, target string) (*Archive, error) {
 	}
 	existed, err := emptyTarget(target)
 	if err != nil {
+		return nil, err
+	}
+	if _, err := RemoveStaging(target); err != nil {
 		return nil, err
 	}
 	f, err := os.Open(path)
@@ -55,7 +59,7 @@ func Restore(ctx context.Context, path, target string) (*Archive, error) {
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return nil, err
 	}
-	tmp, err := os.MkdirTemp(filepath.Dir(target), "."+filepath.Base(target)+".restoring-")
+	tmp, err := newStaging(target)
 	if err != nil {
 		return nil, err
 	}
