@@ -59,6 +59,7 @@ type workbookImported struct {
 	SHA256        string                `json:"sha256"`
 	Scope         string                `json:"scope"`
 	Commands      int                   `json:"commands"`
+	Players       int                   `json:"players"`
 	Seq           uint64                `json:"seq"`
 	NationalID    string                `json:"national_id,omitempty"`
 	Counts        *workbook.Counts      `json:"counts,omitempty"`
@@ -135,6 +136,11 @@ func (s *Server) postWorkbook(w http.ResponseWriter, r *http.Request) {
 			out.Warnings = append(out.Warnings, pr)
 		}
 	}
+	for _, step := range plan.Steps {
+		if _, ok := step.Command.(*commands.RegisterPlayer); ok {
+			out.Players++
+		}
+	}
 	if scope == events.WorkbookTournament {
 		out.NationalID, out.Counts = plan.NationalID, &plan.Counts
 	}
@@ -160,7 +166,11 @@ func (s *Server) uploadedWorkbook(w http.ResponseWriter, r *http.Request, def st
 		name = def
 	}
 	wb, err := workbook.Read(name, data)
-	if err != nil {
+	var fe *workbook.FileError
+	switch {
+	case errors.As(err, &fe):
+		return nil, &commands.FieldError{Field: "body", Msg: fe.It + " / " + fe.En, Rule: ruleValidation}
+	case err != nil:
 		return nil, &commands.FieldError{Field: "body", Msg: err.Error(), Rule: ruleValidation}
 	}
 	return wb, nil

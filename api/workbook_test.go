@@ -185,8 +185,8 @@ func TestWorkbookEntryListUpload(t *testing.T) {
 	}
 	s.must(201, "POST", "/v1/tournaments/"+id+"/commands", arb, `{"type":"CloseRegistration"}`)
 	late := workbooktest.New(t).Entries(workbooktest.Entry{ID: 40, First: "Luigi", Last: "Verdi", Plays: true}).Bytes()
-	r = s.must(422, "POST", path, arb, late, "Content-Type", workbook.MediaType)
-	if !strings.Contains(string(r.body), "registration is closed") {
+	r = s.must(400, "POST", path, arb, late, "Content-Type", workbook.MediaType)
+	if !strings.Contains(string(r.body), "le iscrizioni del torneo sono chiuse") || !strings.Contains(string(r.body), "registration is closed") {
 		t.Errorf("an entry list after registration closed: %s", r.body)
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/referto/referto/api/apitest"
+	"github.com/referto/referto/api/client"
 	"github.com/referto/referto/commands/workbook/workbooktest"
 )
 
@@ -90,5 +92,47 @@ func TestCheckWorkbookReportsEveryProblem(t *testing.T) {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("check does not say %q:\n%s", want, out.String())
 		}
+	}
+}
+
+// The morning's entry list, from the arbiter's Excel file, into a
+// tournament a running server holds: the server plans it against the
+// tournament as it stands (referto import --entry-list --url); sent again
+// it records nothing more and says why.
+func TestImportEntryListIntoARunningServer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a node (embedded NATS, Pebble)")
+	}
+	const admin = "workbook-admin"
+	_, srv := apitest.Serve(t, t.TempDir(), admin)
+	ctx := context.Background()
+	c := &client.Client{Base: srv.URL, Token: admin}
+	if _, err := c.CreateTournament(ctx, "", client.NewTournament{ID: "mattina", Name: "Torneo del mattino", Ruleset: "rtu"}); err != nil {
+		t.Fatal(err)
+	}
+	arb, err := c.AppointOfficial(ctx, "mattina", client.Official{Name: "Arbitro", Role: "arbiter"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "iscritti.xlsx")
+	if err := os.WriteFile(path, workbooktest.Primavera(t).Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"import", "--workbook", path, "--url", srv.URL, "--token", arb.Token, "--entry-list", "--tournament", "mattina"}
+	var out bytes.Buffer
+	if err := run(ctx, args, func(string) string { return "" }, &out, &out); err != nil {
+		t.Fatalf("import: %v\n%s", err, out.String())
+	}
+	if !strings.Contains(out.String(), "into tournament mattina: 8 players, 9 commands") {
+		t.Errorf("import said:\n%s", out.String())
+	}
+	players, err := c.Players(ctx, "mattina")
+	if err != nil || len(players.Players) != 8 {
+		t.Fatalf("the entry list after the import: %+v %v", players, err)
+	}
+	out.Reset()
+	err = run(ctx, args, func(string) string { return "" }, &out, &out)
+	if err == nil || !strings.Contains(err.Error(), "già stato importato") {
+		t.Errorf("the same file again: %v\n%s", err, out.String())
 	}
 }

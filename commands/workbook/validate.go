@@ -408,7 +408,7 @@ func (v *validation) cross() {
 		}
 	}
 	if declared > 0 && len(w.Rounds) > declared {
-		v.add(fail("", "", codeRoundsTooMany, len(w.Rounds), declared))
+		v.add(fail(SheetCard, "D6", codeRoundsTooMany, len(w.Rounds), declared))
 	}
 	if w.Standings == nil {
 		return
