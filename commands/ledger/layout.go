@@ -16,8 +16,10 @@ import (
 //	                 at a hub also witness.key (0600), witness.pub
 //	  serve.json     while referto serve runs: where it answers
 //	  hub.json       at a hub: venues, keys, cosigned checkpoints, quarantines
+//	  workbooks/     at a hub: club workbooks of tournaments not run on referto
 //
-// Only nats/, keys/ and hub.json hold anything that cannot be rebuilt.
+// Only nats/, keys/, hub.json and workbooks/ hold anything that cannot be
+// rebuilt; a backup carries each.
 type Layout struct {
 	// Dir is the data directory.
 	Dir string
