@@ -190,3 +190,36 @@ func TestWorkbookEntryListUpload(t *testing.T) {
 		t.Errorf("an entry list after registration closed: %s", r.body)
 	}
 }
+
+// A result the hub knows only from a club's workbook has no log to prove
+// it in: the player's season page offers no proof file for it (the API's
+// path is empty, where it would answer 404) and the web page says where
+// it comes from instead.
+func TestAWorkbookResultOffersNoProof(t *testing.T) {
+	s := &stack{t: t, dir: t.TempDir()}
+	s.start()
+	defer s.stop()
+	s.becomeHub()
+	wb := workbooktest.Primavera(t).Set("TORNEO", "D8", workbooktest.Day(2024, 3, 15)).Set("TORNEO", "D9", workbooktest.Day(2024, 3, 16))
+	s.must(201, "POST", "/v1/workbooks?file_name=primavera.xlsx", adminToken, wb.Bytes(), "Content-Type", workbook.MediaType)
+	var page struct {
+		Results []struct {
+			Tournament string `json:"tournament"`
+			Seq        uint64 `json:"seq"`
+		} `json:"results"`
+		Proofs []string `json:"proofs"`
+	}
+	if err := json.Unmarshal(s.must(200, "GET", "/v1/seasons/2024/players/1001", "", nil).body, &page); err != nil {
+		t.Fatal(err)
+	}
+	if len(page.Results) != 1 || page.Results[0].Tournament != "20240315-roma-il-gufo" || page.Results[0].Seq != 0 {
+		t.Fatalf("the player's season: %+v, want the workbook's result", page)
+	}
+	if got := page.Proofs; len(got) != 1 || got[0] != "" {
+		t.Errorf("proofs %q, want none for the workbook's result", got)
+	}
+	html := string(s.must(200, "GET", "/ui/seasons/2024/players/1001", "", nil).body)
+	if !strings.Contains(html, "da un file di torneo") || strings.Contains(html, `class="proof"`) {
+		t.Errorf("the player's page links a proof for the workbook's result, or does not say where it comes from:\n%s", html)
+	}
+}
