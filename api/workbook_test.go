@@ -223,3 +223,33 @@ func TestAWorkbookResultOffersNoProof(t *testing.T) {
 		t.Errorf("the player's page links a proof for the workbook's result, or does not say where it comes from:\n%s", html)
 	}
 }
+
+// The tournament's summary, as JSON and on its page, says who organizes
+// it and where, as created and as amended before the first draw.
+func TestTheSummarySaysTheOrganizerAndVenue(t *testing.T) {
+	s := newStack(t)
+	s.must(201, "POST", "/v1/tournaments", adminToken, map[string]any{"id": "open-bo", "name": "Open di Bologna", "ruleset": "rtu",
+		"organizer": "BOLOGNA [Asinelli]", "venue": "Sala Borsa"})
+	arb := s.appoint("open-bo", "arbiter")
+	summary := func() (organizer, venue string) {
+		t.Helper()
+		var v struct {
+			Organizer string `json:"organizer"`
+			Venue     string `json:"venue"`
+		}
+		if err := json.Unmarshal(s.must(200, "GET", "/v1/tournaments/open-bo", "", nil).body, &v); err != nil {
+			t.Fatal(err)
+		}
+		return v.Organizer, v.Venue
+	}
+	if o, v := summary(); o != "BOLOGNA [Asinelli]" || v != "Sala Borsa" {
+		t.Errorf("the summary says organizer %q, venue %q", o, v)
+	}
+	if page := string(s.must(200, "GET", "/ui/t/open-bo/", "", nil).body); !strings.Contains(page, "Organizzatore <b>BOLOGNA [Asinelli]</b> · Sede <b>Sala Borsa</b>") {
+		t.Errorf("the tournament's page does not say its organizer and venue:\n%s", page)
+	}
+	s.must(201, "POST", "/v1/tournaments/open-bo/commands", arb, `{"type":"AmendOrganizer","organizer":"IMOLA [Dadi Rossi]","venue":"Palazzo Monsignani","reason":"the club that runs it"}`)
+	if o, v := summary(); o != "IMOLA [Dadi Rossi]" || v != "Palazzo Monsignani" {
+		t.Errorf("the amended summary says organizer %q, venue %q", o, v)
+	}
+}

@@ -569,9 +569,10 @@ func (s *Store) Verify() error {
 // classification's, standings' and scoring's corrections of issue 17, the
 // contestable acts, a shared place's order; format 3: the summary says
 // whether the tournament is closed, the classification how each tie was
-// settled; format 4: the creation index, idx/create). A store written in
-// another format is rebuilt from the log (OpenVerified).
-const Format = 4
+// settled; format 4: the creation index, idx/create; format 5: the summary
+// says the tournament's organizer and venue). A store written in another
+// format is rebuilt from the log (OpenVerified).
+const Format = 5
 
 // errStale reports a store written by a referto of another Format.
 var errStale = errors.New("pebble: projection store written in another format")
