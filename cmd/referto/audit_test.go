@@ -130,10 +130,14 @@ func relink(t *testing.T, lines [][]byte, from int) {
 	}
 }
 
-// sign signs a checkpoint over lines with the keys in dir.
+// sign signs a checkpoint over lines, a tournament's, with the keys in dir.
 func sign(t *testing.T, dir string, lines [][]byte) []byte {
 	t.Helper()
 	keys, err := checkpoint.LoadOrCreateKeys(dir, "referto", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := events.DecodeEnvelope(bytes.TrimSuffix(lines[0], []byte("\n")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +145,7 @@ func sign(t *testing.T, dir string, lines [][]byte) []byte {
 	for _, l := range lines {
 		_ = tree.Append(bytes.TrimSuffix(l, []byte("\n")), nil)
 	}
-	note, err := checkpoint.Sign(checkpoint.Checkpoint{Origin: checkpoint.Origin("raduno-demo"), Size: tree.Size(), Root: tree.Root()}, keys.Signer)
+	note, err := checkpoint.Sign(checkpoint.Checkpoint{Origin: checkpoint.Origin(first.Tournament), Size: tree.Size(), Root: tree.Root()}, keys.Signer)
 	if err != nil {
 		t.Fatal(err)
 	}

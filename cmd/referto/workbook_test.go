@@ -3,7 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +14,7 @@ import (
 	"github.com/referto/referto/api/apitest"
 	"github.com/referto/referto/api/client"
 	"github.com/referto/referto/commands/workbook/workbooktest"
+	"github.com/referto/referto/events"
 )
 
 // The README's workbook commands, run as written on a workbook made by
@@ -134,5 +137,78 @@ func TestImportEntryListIntoARunningServer(t *testing.T) {
 	err = run(ctx, args, func(string) string { return "" }, &out, &out)
 	if err == nil || !strings.Contains(err.Error(), "già stato importato") {
 		t.Errorf("the same file again: %v\n%s", err, out.String())
+	}
+}
+
+// verify derives again the rows on which an imported classification's
+// standings disagree with the ruleset: an export whose
+// ClassificationImported states other disagreements (one left out, one
+// changed, one made up), relinked and signed with the server's own key,
+// fails at that line.
+func TestVerifyFindsAChangedImportedClassification(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a node on a data directory (embedded NATS, Pebble)")
+	}
+	dir := t.TempDir()
+	data, file := filepath.Join(dir, "data"), filepath.Join(dir, "primavera.xlsx")
+	rows := workbooktest.PrimaveraStandings()
+	rows[3].Points = 134 // the file's own sum for p3, not the ruleset's
+	wb := workbooktest.Primavera(t).Delete("Classifica Ridotta").Standings(rows...).Set("2\u00b0 Turno", "C4", 44.1)
+	if err := os.WriteFile(file, wb.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mustCLI(t, "import", "--workbook", file, "--data", data)
+	a := audited{data: data, log: filepath.Join(dir, "t.ndjson"), cp: filepath.Join(dir, "t.checkpoint"), key: filepath.Join(data, "keys", "checkpoint.pub")}
+	mustCLI(t, "export", "--data", data, "--tournament", "20250315-roma-il-gufo", "--out", a.log, "--checkpoint", a.cp)
+	b, err := os.ReadFile(a.log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.lines = bytes.SplitAfter(b, []byte("\n"))
+	a.lines = a.lines[:len(a.lines)-1]
+	if out := mustCLI(t, "verify", "--log", a.log, "--checkpoint", a.cp, "--key", a.key); !strings.HasPrefix(verdict(t, out), "OK") {
+		t.Fatalf("the imported tournament does not verify:\n%s", out)
+	}
+	imp := a.lineOf(t, events.TypeClassificationImported, 1)
+	reimport := func(l [][]byte, change func(*events.ClassificationImported)) ([][]byte, []byte) {
+		var env events.Envelope
+		if err := json.Unmarshal(l[imp-1], &env); err != nil {
+			t.Fatal(err)
+		}
+		var ci events.ClassificationImported
+		if err := json.Unmarshal(env.Data, &ci); err != nil {
+			t.Fatal(err)
+		}
+		if len(ci.Disagreements) != 2 {
+			t.Fatalf("the import states %d disagreements, want p3's and p7's: %+v", len(ci.Disagreements), ci.Disagreements)
+		}
+		change(&ci)
+		env.Data, _ = json.Marshal(ci)
+		b, _ := json.Marshal(&env)
+		l[imp-1] = append(b, '\n')
+		relink(t, l, imp+1)
+		return l, sign(t, filepath.Join(data, "keys"), l)
+	}
+	for i, c := range []struct {
+		name   string
+		change func(*events.ClassificationImported)
+	}{
+		{"a disagreement left out", func(ci *events.ClassificationImported) { ci.Disagreements = ci.Disagreements[1:] }},
+		{"a disagreement's rank changed", func(ci *events.ClassificationImported) { ci.Disagreements[0].Rank++ }},
+		{"a disagreement made up", func(ci *events.ClassificationImported) {
+			ci.Disagreements = append(ci.Disagreements, events.Disagreement{Player: "p2", FileRank: 1, FilePoints: "175", Rank: 2, Total: 17500})
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			lines, cp := reimport(a.clone(), c.change)
+			out, err := cli(t, "verify", "--log", a.write(t, fmt.Sprintf("d%d.ndjson", i), lines),
+				"--checkpoint", a.write(t, fmt.Sprintf("d%d.cp", i), [][]byte{cp}), "--key", a.key)
+			if !errors.Is(err, errVerify) {
+				t.Fatalf("verify returned %v, want a failed verification\n%s", err, out)
+			}
+			if v := verdict(t, out); !strings.HasPrefix(v, fmt.Sprintf("FAILED at line %d ", imp)) || !strings.Contains(out, fmt.Sprintf("the classification imported at line %d is not what events 1..%d derive", imp, imp-1)) {
+				t.Errorf("verdict %q does not name line %d, the imported classification:\n%s", v, imp, out)
+			}
+		})
 	}
 }
