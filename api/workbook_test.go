@@ -10,10 +10,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/referto/referto/api"
 	"github.com/referto/referto/commands/sim"
 	"github.com/referto/referto/commands/workbook"
 	"github.com/referto/referto/commands/workbook/workbooktest"
 	"github.com/referto/referto/events"
+	"github.com/referto/referto/events/checkpoint"
+	"github.com/referto/referto/events/proof"
 )
 
 // classificationOf reads a tournament's classification: by player, the
@@ -251,5 +254,37 @@ func TestTheSummarySaysTheOrganizerAndVenue(t *testing.T) {
 	s.must(201, "POST", "/v1/tournaments/open-bo/commands", arb, `{"type":"AmendOrganizer","organizer":"IMOLA [Dadi Rossi]","venue":"Palazzo Monsignani","reason":"the club that runs it"}`)
 	if o, v := summary(); o != "IMOLA [Dadi Rossi]" || v != "Palazzo Monsignani" {
 		t.Errorf("the amended summary says organizer %q, venue %q", o, v)
+	}
+}
+
+// A tournament imported from a club workbook publishes the file's
+// standings: the player's proof file and the classification page's row
+// proof of them verify offline with the server's key, say they are the
+// workbook's, and prove the row as the file has it.
+func TestAnImportedClassificationIsProved(t *testing.T) {
+	s := newStack(t)
+	s.must(201, "POST", "/v1/tournaments", adminToken, map[string]any{"id": "primavera", "name": "Primavera", "ruleset": "rtu"})
+	arb := s.appoint("primavera", "arbiter")
+	s.must(201, "POST", "/v1/tournaments/primavera/workbook?scope=tournament&file_name=primavera.xlsx", arb, workbooktest.Primavera(t).Bytes(),
+		"Content-Type", workbook.MediaType)
+	var keys struct {
+		Checkpoint string `json:"checkpoint"`
+	}
+	if err := json.Unmarshal(s.must(200, "GET", "/v1/keys", "", nil).body, &keys); err != nil {
+		t.Fatal(err)
+	}
+	key, err := checkpoint.NewVerifier(keys.Checkpoint)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := events.ClassificationRow{Rank: 2, Player: "p5", Name: "Marco Russo", Total: 14900}
+	for _, path := range []string{api.ProofPath("primavera", "p5"), "/v1/tournaments/primavera/classification/rows/p5/proof"} {
+		res, err := proof.Verify(s.must(200, "GET", path, "", nil).body, key, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		if !res.Imported || res.Proof.Row != want {
+			t.Errorf("%s proves %+v (imported %v), want the file's row %+v", path, res.Proof.Row, res.Imported, want)
+		}
 	}
 }

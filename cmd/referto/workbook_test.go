@@ -140,15 +140,12 @@ func TestImportEntryListIntoARunningServer(t *testing.T) {
 	}
 }
 
-// verify derives again the rows on which an imported classification's
-// standings disagree with the ruleset: an export whose
-// ClassificationImported states other disagreements (one left out, one
-// changed, one made up), relinked and signed with the server's own key,
-// fails at that line.
-func TestVerifyFindsAChangedImportedClassification(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a node on a data directory (embedded NATS, Pebble)")
-	}
+// importedExport imports a club workbook made by hand into a stopped data
+// directory, its standings disagreeing with the ruleset on p3 and p7, and
+// exports the tournament with its signed checkpoint: an export verify
+// accepts.
+func importedExport(t *testing.T) audited {
+	t.Helper()
 	dir := t.TempDir()
 	data, file := filepath.Join(dir, "data"), filepath.Join(dir, "primavera.xlsx")
 	rows := workbooktest.PrimaveraStandings()
@@ -169,6 +166,20 @@ func TestVerifyFindsAChangedImportedClassification(t *testing.T) {
 	if out := mustCLI(t, "verify", "--log", a.log, "--checkpoint", a.cp, "--key", a.key); !strings.HasPrefix(verdict(t, out), "OK") {
 		t.Fatalf("the imported tournament does not verify:\n%s", out)
 	}
+	return a
+}
+
+// verify derives again the rows on which an imported classification's
+// standings disagree with the ruleset: an export whose
+// ClassificationImported states other disagreements (one left out, one
+// changed, one made up), relinked and signed with the server's own key,
+// fails at that line.
+func TestVerifyFindsAChangedImportedClassification(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a node on a data directory (embedded NATS, Pebble)")
+	}
+	a := importedExport(t)
+	data := a.data
 	imp := a.lineOf(t, events.TypeClassificationImported, 1)
 	reimport := func(l [][]byte, change func(*events.ClassificationImported)) ([][]byte, []byte) {
 		var env events.Envelope
@@ -210,5 +221,40 @@ func TestVerifyFindsAChangedImportedClassification(t *testing.T) {
 				t.Errorf("verdict %q does not name line %d, the imported classification:\n%s", v, imp, out)
 			}
 		})
+	}
+}
+
+// A player of a tournament imported from a club workbook carries the proof
+// of his row of the file's standings as the ledger published them: written
+// from the export (referto proof), it verifies offline with the server's
+// key and says it is the workbook's classification; a row changed in it
+// is refused.
+func TestProveARowOfAnImportedClassification(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a node on a data directory (embedded NATS, Pebble)")
+	}
+	a := importedExport(t)
+	path := filepath.Join(filepath.Dir(a.log), "p2.proof.json")
+	if out := mustCLI(t, "proof", "--log", a.log, "--player", "p2", "--out", path); !strings.Contains(out, "proof of p2's row (rank 1)") {
+		t.Errorf("proof said %q", out)
+	}
+	out := mustCLI(t, "verify", "--proof", path, "--key", a.key)
+	if v := verdict(t, out); v != "OK: p2 (Giulia Bianchi) ranked 1, 175.00 points, in the standings of 20250315-roma-il-gufo's workbook" ||
+		!strings.Contains(out, "the classification imported from a club workbook") {
+		t.Errorf("verify --proof of an imported row:\n%s", out)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed := bytes.Replace(b, []byte(`"total": 17500`), []byte(`"total": 18500`), 1)
+	if bytes.Equal(changed, b) {
+		t.Fatalf("no total to change in the proof:\n%s", b)
+	}
+	if err := os.WriteFile(path, changed, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := cli(t, "verify", "--proof", path, "--key", a.key); !errors.Is(err, errVerify) || !strings.Contains(out, "REFUSED") {
+		t.Errorf("a changed row verified: %v\n%s", err, out)
 	}
 }
