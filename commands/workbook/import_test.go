@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/referto/referto/commands"
 	"github.com/referto/referto/commands/workbook"
 	"github.com/referto/referto/commands/workbook/workbooktest"
 	"github.com/referto/referto/events"
@@ -150,6 +151,8 @@ func TestImportRefusalsSayWhereAndWhy(t *testing.T) {
 		{"an entry list once registration is closed", data, workbook.Options{EntryList: true, Into: closedEntries}, "Iscritti", "le iscrizioni del torneo sono chiuse"},
 		{"an ID taken", workbooktest.New(t).Entries(workbooktest.Entry{ID: 3, First: "Luigi", Last: "Verdi", Plays: true}).Bytes(),
 			workbook.Options{EntryList: true, Into: withPlayers}, "Iscritti!A4", "ID 3 (Luigi Verdi): il torneo ha già un iscritto con questo ID (Luca Ferrari)"},
+		{"an entry list whose players are all registered", workbooktest.Primavera(t).Set("Iscritti", "E4", "altro club").Bytes(),
+			workbook.Options{EntryList: true, Into: withPlayers}, "Iscritti", "nessun giocatore nuovo: quelli del file (8) sono già tutti iscritti al torneo"},
 		{"a name the ledger refuses", workbooktest.Primavera(t).Set("Iscritti", "C6", long).Bytes(), workbook.Options{EntryList: true, Into: open},
 			"Iscritti!A6", "il registro non accetta la lista iscritti del file: players[2].last_name: is 240 characters long"},
 	}
@@ -167,5 +170,39 @@ func TestImportRefusalsSayWhereAndWhy(t *testing.T) {
 				t.Errorf("problems %s, want one at %q saying %q", list(errs), c.where, c.it)
 			}
 		})
+	}
+}
+
+// The arbiter's list sent again with the late entries added at its end
+// registers only those: a row whose ID the tournament has, as the same
+// person, is passed over.
+func TestAnEntryListSentAgainRegistersOnlyItsNewRows(t *testing.T) {
+	open := projections.New("mattina")
+	open.Seq = 1
+	first, err := workbook.PlanImport(read(t, "iscritti.xlsx", workbooktest.Primavera(t).Bytes()), workbook.Options{EntryList: true, Into: open})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := first.Rehearse(open, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	later := workbooktest.Primavera(t).Set("Iscritti", "A12", 9).Set("Iscritti", "B12", "Luigi").Set("Iscritti", "C12", "Verdi").
+		Set("Iscritti", "F12", "SI").Set("Iscritti", "I12", 2000).Set("Iscritti", "C5", "BIANCHI ")
+	p, err := workbook.PlanImport(read(t, "iscritti.xlsx", later.Bytes()), workbook.Options{EntryList: true, Into: st})
+	if err != nil {
+		t.Fatalf("%v: %s", err, list(p.Problems))
+	}
+	var registered []string
+	for _, s := range p.Steps {
+		if reg, ok := s.Command.(*commands.RegisterPlayer); ok {
+			registered = append(registered, reg.Player+" "+reg.Name)
+		}
+	}
+	if got, want := strings.Join(registered, ","), "p9 Luigi Verdi"; got != want {
+		t.Errorf("registered %q, want only the late entry %q", got, want)
+	}
+	if _, err := p.Rehearse(st, now); err != nil {
+		t.Errorf("the late entries would be refused: %v", err)
 	}
 }

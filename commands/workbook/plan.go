@@ -171,6 +171,9 @@ func PlanImport(w *Workbook, o Options) (*Plan, error) {
 	rec := &commands.RecordWorkbookImport{FileName: w.FileName, SHA256: w.SHA256, Scope: events.WorkbookEntryList}
 	var recCells []string
 	for _, e := range w.Entries.Rows {
+		if registered(o.Into, e) {
+			continue
+		}
 		rec.Players = append(rec.Players, events.WorkbookPlayer{ID: e.ID, Player: PlayerID(e.ID), FirstName: e.FirstName, LastName: e.LastName})
 		recCells = append(recCells, ref(0, e.Row))
 	}
@@ -180,7 +183,7 @@ func PlanImport(w *Workbook, o Options) (*Plan, error) {
 	}
 	if o.EntryList {
 		addRec()
-		p.registrations(w, add)
+		p.registrations(w, o.Into, add)
 		return p, nil
 	}
 	c := w.Card
@@ -212,7 +215,7 @@ func PlanImport(w *Workbook, o Options) (*Plan, error) {
 		add(&commands.AmendOrganizer{Organizer: strings.TrimSpace(c.Organizer), Venue: strings.TrimSpace(c.Venue), Reason: "imported from " + w.FileName}, SheetCard, "D3")
 	}
 	addRec()
-	p.registrations(w, add)
+	p.registrations(w, nil, add)
 	add(&commands.CloseRegistration{}, SheetEntries, "")
 	for _, r := range w.Rounds {
 		p.round(w, r, add)
@@ -230,14 +233,30 @@ func PlanImport(w *Workbook, o Options) (*Plan, error) {
 	return p, nil
 }
 
-func (p *Plan) registrations(w *Workbook, add func(commands.Command, string, string)) {
+// registrations registers the entry list's players, but for those the
+// tournament imported into has already (registered).
+func (p *Plan) registrations(w *Workbook, into *projections.Tournament, add func(commands.Command, string, string)) {
 	for _, e := range w.Entries.Rows {
+		if registered(into, e) {
+			continue
+		}
 		reg := &commands.RegisterPlayer{Player: PlayerID(e.ID), Name: e.Name(), Club: e.Club, Region: e.Region}
 		if e.NationalID > 0 {
 			reg.NationalID = strconv.Itoa(e.NationalID)
 		}
 		add(reg, SheetEntries, ref(0, e.Row))
 	}
+}
+
+// registered reports whether the tournament imported into has entry e
+// already, as the same person (the same ID and name): the arbiter's list
+// sent again with the late entries added registers only those.
+func registered(into *projections.Tournament, e *Entry) bool {
+	if into == nil {
+		return false
+	}
+	pl, ok := into.Players[PlayerID(e.ID)]
+	return ok && strings.EqualFold(strings.Join(strings.Fields(pl.Name), " "), strings.Join(strings.Fields(e.Name()), " "))
 }
 
 // round adds a round's call (when someone registered does not play it),
@@ -347,16 +366,25 @@ func (p *Plan) checkLedger(w *Workbook, o Options) {
 			return
 		}
 	}
+	already := 0
 	for _, e := range w.Entries.Rows {
 		if e.ID < 1 {
 			add(SheetEntries, ref(0, e.Row), fmt.Sprintf("ID %d: il registro accetta ID da 1 in su", e.ID), fmt.Sprintf("ID %d: the ledger takes ids from 1 up", e.ID))
 		}
-		if o.Into != nil {
-			if pl, taken := o.Into.Players[PlayerID(e.ID)]; taken {
-				add(SheetEntries, ref(0, e.Row), fmt.Sprintf("ID %d (%s): il torneo ha già un iscritto con questo ID (%s)", e.ID, e.Name(), pl.Name),
-					fmt.Sprintf("ID %d (%s): the tournament has a player with this ID already (%s)", e.ID, e.Name(), pl.Name))
-			}
+		if o.Into == nil {
+			continue
 		}
+		switch pl, taken := o.Into.Players[PlayerID(e.ID)]; {
+		case registered(o.Into, e):
+			already++
+		case taken:
+			add(SheetEntries, ref(0, e.Row), fmt.Sprintf("ID %d (%s): il torneo ha già un iscritto con questo ID (%s)", e.ID, e.Name(), pl.Name),
+				fmt.Sprintf("ID %d (%s): the tournament has a player with this ID already (%s)", e.ID, e.Name(), pl.Name))
+		}
+	}
+	if already > 0 && already == len(w.Entries.Rows) {
+		add(SheetEntries, "", fmt.Sprintf("nessun giocatore nuovo: quelli del file (%d) sono già tutti iscritti al torneo, non c'è nulla da registrare", already),
+			fmt.Sprintf("all %d players of the file are in the tournament's entry list already: there is nothing to record", already))
 	}
 	if o.EntryList || w.Card == nil {
 		return
