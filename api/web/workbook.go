@@ -52,6 +52,10 @@ func (u *UI) workbookPost(w http.ResponseWriter, r *http.Request) {
 		if data, err = io.ReadAll(io.LimitReader(file, maxUpload+1)); err != nil {
 			break
 		}
+		if len(data) > maxUpload {
+			ferr = &http.MaxBytesError{Limit: maxUpload}
+			break
+		}
 		scope := r.PostFormValue("scope")
 		path := "/v1/tournaments/" + url.PathEscape(t) + "/workbook?" + url.Values{"scope": {scope}, "file_name": {filepath.Base(header.Filename)}}.Encode()
 		var res apiResponse

@@ -113,6 +113,11 @@ func TestWorkbookUploadOnTheEntryListPage(t *testing.T) {
 		t.Errorf("a score the ledger refuses: %d", code)
 	}
 	says("a score the ledger refuses", body, []string{"foglio 1° Turno, cella C2</b>: punteggio 170: il registro accetta punti tavolo da 0 a 164"})
+	code, body = u.upload("mattina", arb, "", "entry_list", "enorme.xlsx", make([]byte, 16<<20+1))
+	if code != http.StatusRequestEntityTooLarge {
+		t.Errorf("a file past 16 MB: %d", code)
+	}
+	says("a file past 16 MB", body, []string{"Il file supera 16 MB."})
 	unchanged("the refusals", before)
 
 	// Accepted: the entry list alone, with the national tool's warning.
