@@ -167,20 +167,27 @@ func verdict(t *testing.T, out string) string {
 // signs the result with the server's own key: a forgery by the server.
 func republish(t *testing.T, a audited, l [][]byte, pub int, change func(*events.ClassificationPublished)) ([][]byte, []byte) {
 	t.Helper()
-	var env events.Envelope
-	if err := json.Unmarshal(l[pub-1], &env); err != nil {
-		t.Fatal(err)
-	}
-	var cp events.ClassificationPublished
-	if err := json.Unmarshal(env.Data, &cp); err != nil {
-		t.Fatal(err)
-	}
-	change(&cp)
-	env.Data, _ = json.Marshal(cp)
-	b, _ := json.Marshal(&env)
-	l[pub-1] = append(b, '\n')
-	relink(t, l, pub+1)
+	rewriteEvent(t, l, pub, change)
 	return l, sign(t, filepath.Join(a.data, "keys"), l)
+}
+
+// rewriteEvent changes the event at line n, an E, and relinks what
+// follows.
+func rewriteEvent[E any](t *testing.T, l [][]byte, n int, change func(*E)) {
+	t.Helper()
+	var env events.Envelope
+	if err := json.Unmarshal(l[n-1], &env); err != nil {
+		t.Fatal(err)
+	}
+	var ev E
+	if err := json.Unmarshal(env.Data, &ev); err != nil {
+		t.Fatal(err)
+	}
+	change(&ev)
+	env.Data, _ = json.Marshal(ev)
+	b, _ := json.Marshal(&env)
+	l[n-1] = append(b, '\n')
+	relink(t, l, n+1)
 }
 
 // TestVerifyFindsEveryTampering exports a Raduno played through the real

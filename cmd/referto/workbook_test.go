@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -182,22 +181,12 @@ func TestVerifyFindsAChangedImportedClassification(t *testing.T) {
 	data := a.data
 	imp := a.lineOf(t, events.TypeClassificationImported, 1)
 	reimport := func(l [][]byte, change func(*events.ClassificationImported)) ([][]byte, []byte) {
-		var env events.Envelope
-		if err := json.Unmarshal(l[imp-1], &env); err != nil {
-			t.Fatal(err)
-		}
-		var ci events.ClassificationImported
-		if err := json.Unmarshal(env.Data, &ci); err != nil {
-			t.Fatal(err)
-		}
-		if len(ci.Disagreements) != 2 {
-			t.Fatalf("the import states %d disagreements, want p3's and p7's: %+v", len(ci.Disagreements), ci.Disagreements)
-		}
-		change(&ci)
-		env.Data, _ = json.Marshal(ci)
-		b, _ := json.Marshal(&env)
-		l[imp-1] = append(b, '\n')
-		relink(t, l, imp+1)
+		rewriteEvent(t, l, imp, func(ci *events.ClassificationImported) {
+			if len(ci.Disagreements) != 2 {
+				t.Fatalf("the import states %d disagreements, want p3's and p7's: %+v", len(ci.Disagreements), ci.Disagreements)
+			}
+			change(ci)
+		})
 		return l, sign(t, filepath.Join(data, "keys"), l)
 	}
 	for i, c := range []struct {
