@@ -22,9 +22,6 @@ import (
 // workbook the national ranking publishes from, and a workbook (or its
 // entry list alone) uploaded into a tournament.
 
-// ruleValidation is where the national tool's checks are stated.
-const ruleValidation = "docs/workbook.md#validation"
-
 // getWorkbook serves the tournament as a club workbook, checked as the
 // national tool checks it before it is sent.
 func (s *Server) getWorkbook(w http.ResponseWriter, r *http.Request) {
@@ -169,9 +166,9 @@ func (s *Server) uploadedWorkbook(w http.ResponseWriter, r *http.Request, def st
 	var fe *workbook.FileError
 	switch {
 	case errors.As(err, &fe):
-		return nil, &commands.FieldError{Field: "body", Msg: fe.It + " / " + fe.En, Rule: ruleValidation}
+		return nil, &commands.FieldError{Field: "body", Msg: fe.It + " / " + fe.En, Rule: workbook.Rule}
 	case err != nil:
-		return nil, &commands.FieldError{Field: "body", Msg: err.Error(), Rule: ruleValidation}
+		return nil, &commands.FieldError{Field: "body", Msg: err.Error(), Rule: workbook.Rule}
 	}
 	return wb, nil
 }
@@ -181,7 +178,7 @@ func (s *Server) uploadedWorkbook(w http.ResponseWriter, r *http.Request, def st
 func problemsErr(problems []workbook.Problem) error {
 	var errs []error
 	for _, pr := range workbook.Errors(problems) {
-		errs = append(errs, &commands.FieldError{Field: pr.Where(), Msg: pr.It + " / " + pr.En, Rule: ruleValidation})
+		errs = append(errs, &commands.FieldError{Field: pr.Where(), Msg: pr.It + " / " + pr.En, Rule: workbook.Rule})
 	}
 	return errors.Join(errs...)
 }

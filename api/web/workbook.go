@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/referto/referto/commands/workbook"
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/projections"
 )
@@ -17,12 +18,6 @@ import (
 // maxUpload is the largest club workbook the entry list's upload takes, in
 // bytes (the national tool's templates are well under 1 MB).
 const maxUpload = 16 << 20
-
-// workbookRule is the rule the API cites for every problem of a club
-// workbook, the national tool's and the ledger's (docs/workbook.md):
-// its detail is the problem in Italian, " / ", then in English, and its
-// field where it is, "Sheet!Cell", "Sheet", "body" (the file) or "".
-const workbookRule = "docs/workbook.md#validation"
 
 // workbookPost records a club workbook uploaded on the entry list's page
 // (docs/workbook.md): its entry list alone, or the whole tournament, sent
@@ -162,14 +157,17 @@ func (o workbookImported) said(lang string, st *projections.State) (string, *wor
 
 // sayWorkbook says a refused workbook's problems in lang: each with its
 // sheet and cell in words ("foglio Iscritti, cella A5") and its message
-// in lang, from the API's Italian and English. A refusal that is not a
-// workbook's (every problem citing workbookRule) is left as it is.
+// in lang. The API cites workbook.Rule for every problem of a workbook,
+// the national tool's and the ledger's: its detail is the problem in
+// Italian, " / ", then in English, and its field where it is,
+// "Sheet!Cell", "Sheet", "body" (the file) or "". A refusal that is not
+// a workbook's is left as it is.
 func sayWorkbook(lang string, prob *Problem) {
 	if prob == nil || len(prob.Errors) == 0 {
 		return
 	}
 	for _, e := range prob.Errors {
-		if e.Rule != workbookRule {
+		if e.Rule != workbook.Rule {
 			return
 		}
 	}
