@@ -130,10 +130,14 @@ func relink(t *testing.T, lines [][]byte, from int) {
 	}
 }
 
-// sign signs a checkpoint over lines with the keys in dir.
+// sign signs a checkpoint over lines, a tournament's, with the keys in dir.
 func sign(t *testing.T, dir string, lines [][]byte) []byte {
 	t.Helper()
 	keys, err := checkpoint.LoadOrCreateKeys(dir, "referto", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := events.DecodeEnvelope(bytes.TrimSuffix(lines[0], []byte("\n")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +145,7 @@ func sign(t *testing.T, dir string, lines [][]byte) []byte {
 	for _, l := range lines {
 		_ = tree.Append(bytes.TrimSuffix(l, []byte("\n")), nil)
 	}
-	note, err := checkpoint.Sign(checkpoint.Checkpoint{Origin: checkpoint.Origin("raduno-demo"), Size: tree.Size(), Root: tree.Root()}, keys.Signer)
+	note, err := checkpoint.Sign(checkpoint.Checkpoint{Origin: checkpoint.Origin(first.Tournament), Size: tree.Size(), Root: tree.Root()}, keys.Signer)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,20 +167,27 @@ func verdict(t *testing.T, out string) string {
 // signs the result with the server's own key: a forgery by the server.
 func republish(t *testing.T, a audited, l [][]byte, pub int, change func(*events.ClassificationPublished)) ([][]byte, []byte) {
 	t.Helper()
-	var env events.Envelope
-	if err := json.Unmarshal(l[pub-1], &env); err != nil {
-		t.Fatal(err)
-	}
-	var cp events.ClassificationPublished
-	if err := json.Unmarshal(env.Data, &cp); err != nil {
-		t.Fatal(err)
-	}
-	change(&cp)
-	env.Data, _ = json.Marshal(cp)
-	b, _ := json.Marshal(&env)
-	l[pub-1] = append(b, '\n')
-	relink(t, l, pub+1)
+	rewriteEvent(t, l, pub, change)
 	return l, sign(t, filepath.Join(a.data, "keys"), l)
+}
+
+// rewriteEvent changes the event at line n, an E, and relinks what
+// follows.
+func rewriteEvent[E any](t *testing.T, l [][]byte, n int, change func(*E)) {
+	t.Helper()
+	var env events.Envelope
+	if err := json.Unmarshal(l[n-1], &env); err != nil {
+		t.Fatal(err)
+	}
+	var ev E
+	if err := json.Unmarshal(env.Data, &ev); err != nil {
+		t.Fatal(err)
+	}
+	change(&ev)
+	env.Data, _ = json.Marshal(ev)
+	b, _ := json.Marshal(&env)
+	l[n-1] = append(b, '\n')
+	relink(t, l, n+1)
 }
 
 // TestVerifyFindsEveryTampering exports a Raduno played through the real

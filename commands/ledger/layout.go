@@ -17,9 +17,10 @@ import (
 //	  serve.json     while referto serve runs: where it answers
 //	  hub.json       at a hub: venues, keys, cosigned checkpoints, quarantines
 //	  cosigned.json  at a venue of a hub: the last checkpoint of each tournament the hub cosigned
+//	  workbooks/     at a hub: club workbooks of tournaments not run on referto
 //
-// Only nats/, keys/, hub.json and cosigned.json hold anything that cannot
-// be rebuilt.
+// Only nats/, keys/, hub.json, cosigned.json and workbooks/ hold anything
+// that cannot be rebuilt; a backup carries each.
 type Layout struct {
 	// Dir is the data directory.
 	Dir string

@@ -576,9 +576,10 @@ func (s *Store) Verify() error {
 // summary says whether the tournament is closed, the classification how each
 // tie was settled; format 4: the creation index, idx/create; format 5: a
 // settled tie cites the tournament's own ruleset; format 6: a table keeps its
-// latest proposal only, and how many each player made). A store written in
-// another format is rebuilt from the log (OpenVerified).
-const Format = 6
+// latest proposal only, and how many each player made; format 7: the summary
+// says the tournament's organizer and venue). A store written in another
+// format is rebuilt from the log (OpenVerified).
+const Format = 7
 
 // errStale reports a store written by a referto of another Format.
 var errStale = errors.New("pebble: projection store written in another format")

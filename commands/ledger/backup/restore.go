@@ -81,6 +81,18 @@ func Restore(ctx context.Context, path, target string) (*Archive, error) {
 			return nil, err
 		}
 	}
+	if len(b.Workbooks) > 0 {
+		// A hub's club workbooks, which its season ranking reads: checked
+		// against the manifest's SHA-256 by Read.
+		if err := os.Mkdir(layout.Workbooks(), 0o700); err != nil {
+			return nil, err
+		}
+		for _, wb := range b.Workbooks {
+			if err := writeKey(filepath.Join(layout.Workbooks(), wb.Name), 0o600, wb.Data); err != nil {
+				return nil, err
+			}
+		}
+	}
 	if err := restoreLog(ctx, layout, f, b.Manifest, keys); err != nil {
 		return nil, err
 	}
