@@ -19,8 +19,10 @@ import (
 //	  cosigned.json  at a venue of a hub: the last checkpoint of each tournament the hub cosigned
 //	  workbooks/     at a hub: club workbooks of tournaments not run on referto
 //
-// Only nats/, keys/, hub.json, cosigned.json and workbooks/ hold anything
-// that cannot be rebuilt; a backup carries each.
+// Only nats/, keys/, hub.json and workbooks/ hold anything that cannot be
+// rebuilt, and a backup carries each; a venue gets cosigned.json back from
+// its hub, which answers an offer of a checkpoint it cosigned with its
+// cosignature.
 type Layout struct {
 	// Dir is the data directory.
 	Dir string
