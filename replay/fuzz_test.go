@@ -3,8 +3,10 @@ package replay
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -83,6 +85,18 @@ func FuzzScanner(f *testing.F) {
 			runtime.Gosched()
 		}
 		err := sc.Err()
+		// Decoded inline, from the reader or from memory, the scan
+		// returns the same lines and ends the same way.
+		for _, inline := range []*Scanner{NewScanner(bytes.NewReader(data), nil), NewScannerBytes(data, nil)} {
+			inline.DecodeInline()
+			var lines [][]byte
+			for inline.Scan() {
+				lines = append(lines, append(bytes.Clone(inline.Bytes()), '\n'))
+			}
+			if !slices.EqualFunc(lines, got, bytes.Equal) || fmt.Sprint(inline.Err()) != fmt.Sprint(err) {
+				t.Fatalf("decoded inline: %d lines, %v; read ahead: %d lines, %v", len(lines), inline.Err(), len(got), err)
+			}
+		}
 		sc.Close()
 		if sc.Scan() {
 			t.Fatal("Scan returned true after the end")
