@@ -192,8 +192,8 @@ func (s *standing) tally(discards int) {
 			s.elims++
 		}
 		if g.Place >= 1 && g.Place <= 64 {
-			for len(s.medals) < g.Place {
-				s.medals = append(s.medals, 0)
+			if n := g.Place - len(s.medals); n > 0 {
+				s.medals = append(s.medals, make([]int, n)...)
 			}
 			s.medals[g.Place-1]++
 		}
@@ -207,6 +207,7 @@ func (s *standing) tally(discards int) {
 	slices.SortStableFunc(idx, func(a, b int) int {
 		return cmp.Or(cmp.Compare(gs[b].Score, gs[a].Score), cmp.Compare(gs[a].Round, gs[b].Round))
 	})
+	s.scores, s.rounds = slices.Grow(s.scores, len(idx)), slices.Grow(s.rounds, len(idx))
 	for _, i := range idx {
 		s.scores = append(s.scores, gs[i].Score)
 		s.rounds = append(s.rounds, gs[i].Round)
