@@ -265,7 +265,7 @@ func (p *plain) nameIs(n string) bool {
 
 // list reads an array (nil for null, empty for []), each element by elem,
 // into a slice made for about size elements.
-func list[T any](p *plain, size int, elem func(p *plain) (T, bool)) ([]T, bool) {
+func list[T any](p *plain, size int, elem func() (T, bool)) ([]T, bool) {
 	if p.word("null") {
 		return nil, true
 	}
@@ -277,7 +277,7 @@ func list[T any](p *plain, size int, elem func(p *plain) (T, bool)) ([]T, bool) 
 	}
 	out := make([]T, 0, size)
 	for {
-		v, ok := elem(p)
+		v, ok := elem()
 		if !ok {
 			return nil, false
 		}
@@ -291,8 +291,8 @@ func list[T any](p *plain, size int, elem func(p *plain) (T, bool)) ([]T, bool) 
 	}
 }
 
-func (p *plain) strs() ([]string, bool) { return list(p, 4, (*plain).str) }
-func (p *plain) ints() ([]int, bool)    { return list(p, 4, (*plain).int) }
+func (p *plain) strs() ([]string, bool) { return list(p, 4, p.str) }
+func (p *plain) ints() ([]int, bool)    { return list(p, 4, p.int) }
 
 // skip reads one JSON value of any shape and keeps nothing, as the strict
 // decoder reads a draw's inputs for a fold: well-formed, and no object
@@ -455,7 +455,7 @@ var envelopeNames = []string{"id", "tournament", "seq", "type", "v", "at", "acto
 // as JSON and decoded by the strict decoder from its bytes within line.
 func plainLine(line []byte, fold bool) (env Envelope, ev Event, err error, ok bool) {
 	p := &plain{b: line}
-	var id, tournament []byte
+	var id, tournament, actor, command, prev []byte
 	dataStart, dataEnd := -1, -1
 	ok = p.object(envelopeNames, func(k int) bool {
 		var ok bool
@@ -481,19 +481,19 @@ func plainLine(line []byte, fold bool) (env Envelope, ev Event, err error, ok bo
 		case 5:
 			env.At, ok = p.time()
 		case 6:
-			ok = p.actor(&env.Actor)
+			actor, env.Actor.Role, ok = p.actor()
 		case 7:
-			env.CommandID, ok = p.str()
+			command, ok = p.bytes()
 		case 8:
-			env.Prev, ok = p.str()
+			prev, ok = p.bytes()
 		case 9:
 			dataStart = p.i
-			if into := plainFor(env.Type, env.V, fold); into != nil {
-				if ev, ok = into(p); ok {
-					dataEnd = p.i
+			if e, has, ok := plainEvent(p, env.Type, env.V, fold); has {
+				if ok {
+					ev, dataEnd = e, p.i
 					return true
 				}
-				p.i, ev = dataStart, nil
+				p.i = dataStart
 			}
 			ok = p.skip(0) && !p.after(dataStart, "null")
 			dataEnd = p.i
@@ -505,7 +505,13 @@ func plainLine(line []byte, fold bool) (env Envelope, ev Event, err error, ok bo
 		id[len(tournament)] != '/' || !isDecimal(id[len(tournament)+1:], env.Seq) {
 		return Envelope{}, nil, nil, false
 	}
-	env.ID = string(id)
+	// The envelope's strings are cut from one: a line's allocations are
+	// most of what decoding it costs.
+	var buf [256]byte
+	all := string(append(append(append(append(buf[:0], id...), command...), prev...), actor...))
+	env.ID, all = all[:len(id)], all[len(id):]
+	env.CommandID, all = all[:len(command)], all[len(command):]
+	env.Prev, env.Actor.ID = all[:len(prev)], all[len(prev):]
 	env.Tournament = env.ID[:len(tournament)]
 	env.Data = line[dataStart:dataEnd:dataEnd]
 	if ev == nil {
@@ -517,13 +523,31 @@ func plainLine(line []byte, fold bool) (env Envelope, ev Event, err error, ok bo
 // after reports whether the bytes from start to where p stands are w.
 func (p *plain) after(start int, w string) bool { return string(p.b[start:p.i]) == w }
 
-// plainFor is the plain decoder of (typ, v) for a decoding that will only
-// be folded when fold is set (lookupFor), nil when there is none.
-func plainFor(typ string, v int, fold bool) plainDecoder {
-	if fold && typ == TypeTablesDrawn && v == 1 {
-		return plainDrawnForFold
+// plainEvent reads the data of an event of type typ and version v at p by
+// its plain decoder, if it has one (has), for a decoding that will only be
+// folded when fold is set (lookupFor). The decoders are called directly:
+// through a func value, p would escape to the heap.
+func plainEvent(p *plain, typ string, v int, fold bool) (ev Event, has, ok bool) {
+	if v != 1 {
+		return nil, false, false
 	}
-	return plainDecoders[codecKey{typ, v}]
+	switch {
+	case typ == TypePlayerCheckedIn:
+		ev, ok = plainCheckedIn(p)
+	case typ == TypePlayerRegistered:
+		ev, ok = plainRegistered(p)
+	case typ == TypeResultRecorded:
+		ev, ok = plainResult(p)
+	case typ == TypeClassificationPublished:
+		ev, ok = plainPublished(p)
+	case typ == TypeTieBreakRolled:
+		ev, ok = plainTieBreak(p)
+	case typ == TypeTablesDrawn && fold:
+		ev, ok = plainDrawnForFold(p)
+	default:
+		return nil, false, false
+	}
+	return ev, true, ok
 }
 
 // digitsOf is the number of decimal digits of n.
@@ -548,19 +572,20 @@ func isDecimal(b []byte, n uint64) bool {
 
 var actorNames = []string{"id", "role"}
 
-// actor reads an actor.
-func (p *plain) actor(a *Actor) bool {
-	return p.object(actorNames, func(k int) bool {
+// actor reads an actor: its id's bytes and its role.
+func (p *plain) actor() (id []byte, role string, ok bool) {
+	ok = p.object(actorNames, func(k int) bool {
 		var ok bool
 		if k == 0 {
-			a.ID, ok = p.str()
+			id, ok = p.bytes()
 		} else {
-			var role []byte
-			role, ok = p.bytes()
-			a.Role = known(role, RoleAdmin, RoleArbiter, RoleAppeals, RoleAuditor, RolePlayer, RoleSystem)
+			var b []byte
+			b, ok = p.bytes()
+			role = known(b, RoleAdmin, RoleArbiter, RoleAppeals, RoleAuditor, RolePlayer, RoleSystem)
 		}
 		return ok
 	})
+	return id, role, ok
 }
 
 // known returns b as the one of words it spells, else as a new string.
@@ -581,19 +606,6 @@ var typeNames = func() map[string]string {
 	}
 	return m
 }()
-
-// plainDecoder reads an event's data as the strict decoder reads it into
-// the event, or reports false.
-type plainDecoder func(p *plain) (Event, bool)
-
-// plainDecoders are the events a log holds most of.
-var plainDecoders = map[codecKey]plainDecoder{
-	{TypePlayerCheckedIn, 1}:         plainCheckedIn,
-	{TypePlayerRegistered, 1}:        plainRegistered,
-	{TypeResultRecorded, 1}:          plainResult,
-	{TypeClassificationPublished, 1}: plainPublished,
-	{TypeTieBreakRolled, 1}:          plainTieBreak,
-}
 
 // The member names of each event a plain decoder reads, in the order of
 // its fields: the order encoding/json writes them in.
@@ -679,7 +691,7 @@ func plainResult(p *plain) (Event, bool) {
 		case 4:
 			e.Risiko, ok = p.bool()
 		case 5:
-			e.Players, ok = list(p, 5, plainSeat)
+			e.Players, ok = list(p, 5, func() (SeatReport, bool) { return plainSeat(p) })
 		case 6:
 			e.ObjectiveSet, ok = p.str()
 		case 7:
@@ -739,7 +751,7 @@ func plainPublished(p *plain) (Event, bool) {
 		case 0:
 			e.Final, ok = p.bool()
 		case 1:
-			e.Rows, ok = list(p, 64, plainRow)
+			e.Rows, ok = list(p, 64, func() (ClassificationRow, bool) { return plainRow(p) })
 		case 2:
 			e.Expelled, ok = p.strs()
 		case 3:
@@ -820,9 +832,9 @@ func plainDrawnForFold(p *plain) (Event, bool) {
 		case 5:
 			ok = p.skip(0)
 		case 6:
-			e.Tables, ok = list(p, 16, plainTable)
+			e.Tables, ok = list(p, 16, func() (DrawnTable, bool) { return plainTable(p) })
 		case 7:
-			e.Unmet, ok = list(p, 4, plainUnmet)
+			e.Unmet, ok = list(p, 4, func() (UnmetConstraint, bool) { return plainUnmet(p) })
 		case 8:
 			e.ReservesSeated, ok = p.strs()
 		case 9:
