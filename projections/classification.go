@@ -96,10 +96,17 @@ func (t *Tournament) classification(games []scoring.Game, standings []scoring.Ro
 	counted := map[string][]scoring.Game{}
 	for _, r := range standings {
 		qualTotal[r.Player] = r.Total
+		var kept []scoring.Game
 		for _, g := range r.Games {
 			if !slices.Contains(r.Discarded, g.Round) {
-				counted[r.Player] = append(counted[r.Player], g)
+				if kept == nil {
+					kept = make([]scoring.Game, 0, len(r.Games))
+				}
+				kept = append(kept, g)
 			}
+		}
+		if kept != nil {
+			counted[r.Player] = kept
 		}
 	}
 	ends := t.knockoutEnds(edition)
@@ -115,6 +122,9 @@ func (t *Tournament) classification(games []scoring.Game, standings []scoring.Ro
 	}
 	rank := 0
 	pen := t.ClassificationPenalties()
+	if len(standings) > 0 {
+		out.Rows = make([]ClassificationRow, 0, len(standings))
+	}
 	for _, g := range groupOrder {
 		players := members[g]
 		if len(players) == 0 {

@@ -123,6 +123,20 @@ func Rank(r StandingsRules, players []string, games []Game, penalties map[string
 		index[p] = len(st)
 		st = append(st, &standing{row: Row{Player: p}, order: len(st), penalty: penalties[p]})
 	}
+	// Each player's games, in one array sized by a first count.
+	count := make([]int, len(st))
+	for _, g := range games {
+		if i, ok := index[g.Player]; ok {
+			count[i]++
+		}
+	}
+	all := make([]Game, 0, len(games))
+	for i, n := range count {
+		if n > 0 {
+			st[i].row.Games = all[len(all) : len(all) : len(all)+n]
+			all = all[:len(all)+n]
+		}
+	}
 	for _, g := range games {
 		if i, ok := index[g.Player]; ok {
 			st[i].row.Games = append(st[i].row.Games, g)
