@@ -454,53 +454,17 @@ var envelopeNames = []string{"id", "tournament", "seq", "type", "v", "at", "acto
 // decoder (or one it gives up on, or that comes before the type) is read
 // as JSON and decoded by the strict decoder from its bytes within line.
 func plainLine(line []byte, fold bool) (env Envelope, ev Event, err error, ok bool) {
+	var l lineParts
 	p := &plain{b: line}
-	var id, tournament, actor, command, prev []byte
-	dataStart, dataEnd := -1, -1
-	ok = p.object(envelopeNames, func(k int) bool {
-		var ok bool
-		switch k {
-		case 0:
-			id, ok = p.bytes()
-		case 1:
-			tournament, ok = p.bytes()
-		case 2:
-			var seq int
-			seq, ok = p.int()
-			env.Seq = uint64(seq)
-			ok = ok && seq > 0
-		case 3:
-			var typ []byte
-			if typ, ok = p.bytes(); ok {
-				if env.Type = typeNames[string(typ)]; env.Type == "" {
-					env.Type = string(typ)
-				}
-			}
-		case 4:
-			env.V, ok = p.int()
-		case 5:
-			env.At, ok = p.time()
-		case 6:
-			actor, env.Actor.Role, ok = p.actor()
-		case 7:
-			command, ok = p.bytes()
-		case 8:
-			prev, ok = p.bytes()
-		case 9:
-			dataStart = p.i
-			if e, has, ok := plainEvent(p, env.Type, env.V, fold); has {
-				if ok {
-					ev, dataEnd = e, p.i
-					return true
-				}
-				p.i = dataStart
-			}
-			ok = p.skip(0) && !p.after(dataStart, "null")
-			dataEnd = p.i
+	if !l.inOrder(p, fold) {
+		l = lineParts{}
+		p.i = 0
+		if !l.anyOrder(p, fold) {
+			return Envelope{}, nil, nil, false
 		}
-		return ok
-	})
-	if !ok || p.i != len(line) || dataStart < 0 || env.Seq == 0 || env.Type == "" || env.V < 1 || !ValidID(string(tournament)) ||
+	}
+	env, id, tournament := l.env, l.id, l.tournament
+	if p.i != len(line) || env.Seq == 0 || env.Type == "" || env.V < 1 || !ValidID(string(tournament)) ||
 		len(id) != len(tournament)+1+digitsOf(env.Seq) || string(id[:len(tournament)]) != string(tournament) ||
 		id[len(tournament)] != '/' || !isDecimal(id[len(tournament)+1:], env.Seq) {
 		return Envelope{}, nil, nil, false
@@ -508,16 +472,137 @@ func plainLine(line []byte, fold bool) (env Envelope, ev Event, err error, ok bo
 	// The envelope's strings are cut from one: a line's allocations are
 	// most of what decoding it costs.
 	var buf [256]byte
-	all := string(append(append(append(append(buf[:0], id...), command...), prev...), actor...))
+	all := string(append(append(append(append(buf[:0], id...), l.command...), l.prev...), l.actor...))
 	env.ID, all = all[:len(id)], all[len(id):]
-	env.CommandID, all = all[:len(command)], all[len(command):]
-	env.Prev, env.Actor.ID = all[:len(prev)], all[len(prev):]
+	env.CommandID, all = all[:len(l.command)], all[len(l.command):]
+	env.Prev, env.Actor.ID = all[:len(l.prev)], all[len(l.prev):]
 	env.Tournament = env.ID[:len(tournament)]
-	env.Data = line[dataStart:dataEnd:dataEnd]
-	if ev == nil {
+	env.Data = line[l.dataStart:l.dataEnd:l.dataEnd]
+	if ev = l.ev; ev == nil {
 		ev, err = decode(env, fold)
 	}
 	return env, ev, err, true
+}
+
+// lineParts are what a line's envelope holds, as read: the strings as
+// bytes of the line (or unescaped), the data as where it lies and, when a
+// plain decoder read it, its event.
+type lineParts struct {
+	env                                  Envelope
+	id, tournament, actor, command, prev []byte
+	dataStart, dataEnd                   int
+	ev                                   Event
+}
+
+// inOrder reads an envelope whose members come as the ledger writes them:
+// in the order of the fields, "prev" left out of the first event, the
+// actor's id before its role. It reads them as anyOrder does, with a
+// comparison of bytes for each name.
+func (l *lineParts) inOrder(p *plain, fold bool) bool {
+	var ok bool
+	if !p.word(`{"id":`) {
+		return false
+	}
+	if l.id, ok = p.bytes(); !ok || !p.word(`,"tournament":`) {
+		return false
+	}
+	if l.tournament, ok = p.bytes(); !ok || !p.word(`,"seq":`) {
+		return false
+	}
+	seq, ok := p.int()
+	if !ok || seq <= 0 || !p.word(`,"type":`) {
+		return false
+	}
+	l.env.Seq = uint64(seq)
+	typ, ok := p.bytes()
+	if !ok || !p.word(`,"v":`) {
+		return false
+	}
+	l.env.Type = typeName(typ)
+	if l.env.V, ok = p.int(); !ok || !p.word(`,"at":`) {
+		return false
+	}
+	if l.env.At, ok = p.time(); !ok || !p.word(`,"actor":{"id":`) {
+		return false
+	}
+	if l.actor, ok = p.bytes(); !ok || !p.word(`,"role":`) {
+		return false
+	}
+	role, ok := p.bytes()
+	if !ok || !p.word(`},"command_id":`) {
+		return false
+	}
+	l.env.Actor.Role = knownRole(role)
+	if l.command, ok = p.bytes(); !ok {
+		return false
+	}
+	if p.word(`,"prev":`) {
+		if l.prev, ok = p.bytes(); !ok {
+			return false
+		}
+	}
+	return p.word(`,"data":`) && l.data(p, fold) && p.is('}')
+}
+
+// anyOrder reads an envelope's members in any order, each at most once.
+func (l *lineParts) anyOrder(p *plain, fold bool) bool {
+	l.dataStart = -1
+	ok := p.object(envelopeNames, func(k int) bool {
+		var ok bool
+		switch k {
+		case 0:
+			l.id, ok = p.bytes()
+		case 1:
+			l.tournament, ok = p.bytes()
+		case 2:
+			var seq int
+			seq, ok = p.int()
+			l.env.Seq = uint64(seq)
+			ok = ok && seq > 0
+		case 3:
+			var typ []byte
+			typ, ok = p.bytes()
+			l.env.Type = typeName(typ)
+		case 4:
+			l.env.V, ok = p.int()
+		case 5:
+			l.env.At, ok = p.time()
+		case 6:
+			l.actor, l.env.Actor.Role, ok = p.actor()
+		case 7:
+			l.command, ok = p.bytes()
+		case 8:
+			l.prev, ok = p.bytes()
+		case 9:
+			ok = l.data(p, fold)
+		}
+		return ok
+	})
+	return ok && l.dataStart >= 0
+}
+
+// data reads the envelope's data: by the plain decoder of its type when it
+// has one and the type came first, else as any JSON value but null.
+func (l *lineParts) data(p *plain, fold bool) bool {
+	l.dataStart = p.i
+	if e, has, ok := plainEvent(p, l.env.Type, l.env.V, fold); has {
+		if ok {
+			l.ev, l.dataEnd = e, p.i
+			return true
+		}
+		p.i = l.dataStart
+	}
+	ok := p.skip(0) && !p.after(l.dataStart, "null")
+	l.dataEnd = p.i
+	return ok
+}
+
+// typeName is a stored type name: the codec's own string when it knows it.
+func typeName(b []byte) string {
+	if t, ok := typeNames[string(b)]; ok {
+		return t
+	}
+	return string(b)
 }
 
 // after reports whether the bytes from start to where p stands are w.
@@ -581,11 +666,16 @@ func (p *plain) actor() (id []byte, role string, ok bool) {
 		} else {
 			var b []byte
 			b, ok = p.bytes()
-			role = known(b, RoleAdmin, RoleArbiter, RoleAppeals, RoleAuditor, RolePlayer, RoleSystem)
+			role = knownRole(b)
 		}
 		return ok
 	})
 	return id, role, ok
+}
+
+// knownRole is a role, one of the constants when it is one.
+func knownRole(b []byte) string {
+	return known(b, RoleAdmin, RoleArbiter, RoleAppeals, RoleAuditor, RolePlayer, RoleSystem)
 }
 
 // known returns b as the one of words it spells, else as a new string.

@@ -40,7 +40,8 @@ func plainEvents() []Event {
 }
 
 // TestPlainReadsTheLedgersLines: every line the ledger writes of an event
-// with a plain decoder is read by it, whole, to what the two steps read.
+// with a plain decoder is read by it, whole, its envelope in the ledger's
+// order, to what the two steps read.
 func TestPlainReadsTheLedgersLines(t *testing.T) {
 	envs, err := Seal("t1", 9, time.Date(2026, 3, 7, 14, 15, 0, 123456789, time.UTC), Actor{ID: "o1", Role: RoleArbiter}, "cmd-1", plainEvents())
 	if err == nil {
@@ -73,6 +74,10 @@ func TestPlainReadsTheLedgersLines(t *testing.T) {
 			}
 			if !ok || p.i != len(want.Data) || !reflect.DeepEqual(ev, wantEv) {
 				t.Fatalf("line %d (%s, fold %v): the plain decoder read %v, %#v; the strict decoder %#v", i+1, want.Type, fold, ok, ev, wantEv)
+			}
+			var l lineParts
+			if !l.inOrder(&plain{b: line}, fold) {
+				t.Fatalf("line %d (%s): not read in the ledger's order", i+1, want.Type)
 			}
 			env, ev, err, ok := plainLine(line, fold)
 			if !ok || err != nil || !reflect.DeepEqual(ev, wantEv) || !bytes.Equal(env.Data, want.Data) {
