@@ -106,14 +106,21 @@ func (t *Tournament) classification(games []scoring.Game, standings []scoring.Ro
 	everyGame := t.Ruleset.RulesEdition() >= 4
 	for _, r := range standings {
 		qualTotal[r.Player] = r.Total
+		var kept []scoring.Game
 		for _, g := range r.Games {
 			discarded := slices.Contains(r.Discarded, g.Round)
 			if everyGame {
 				g.Discarded = discarded
-				counted[r.Player] = append(counted[r.Player], g)
-			} else if !discarded {
-				counted[r.Player] = append(counted[r.Player], g)
+			} else if discarded {
+				continue
 			}
+			if kept == nil {
+				kept = make([]scoring.Game, 0, len(r.Games))
+			}
+			kept = append(kept, g)
+		}
+		if kept != nil {
+			counted[r.Player] = kept
 		}
 	}
 	ends := t.knockoutEnds(edition)
@@ -129,6 +136,9 @@ func (t *Tournament) classification(games []scoring.Game, standings []scoring.Ro
 	}
 	rank := 0
 	pen := t.ClassificationPenalties()
+	if len(standings) > 0 {
+		out.Rows = make([]ClassificationRow, 0, len(standings))
+	}
 	for _, g := range groupOrder {
 		players := members[g]
 		if len(players) == 0 {

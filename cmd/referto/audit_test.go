@@ -13,6 +13,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
@@ -369,7 +370,36 @@ func TestVerifyFindsEveryTampering(t *testing.T) {
 			if tc.first > 0 && (tc.first < lo || tc.first > hi) {
 				t.Errorf("verdict %q does not name line %d, the first changed", v, tc.first)
 			}
+			sameAsInSeason(t, log, cpPath, a.key)
 		})
+	}
+}
+
+// sameAsInSeason asserts that an export verified as verify --season
+// verifies each of its own (every line decoded and every draw re-run on
+// the verifying goroutine) gives the same findings as verify --log, which
+// decodes ahead and re-runs draws beside the fold.
+func sameAsInSeason(t *testing.T, log, cpPath, key string) {
+	t.Helper()
+	b, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cp, err := os.ReadFile(cpPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ring, err := replay.ReadKeyring(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := replay.VerifyOptions{Checkpoint: cp, Verifier: ring.Verifier(cp)}
+	ahead := replay.Verify(replay.NewScannerBytes(b, nil), o)
+	sc := replay.NewScannerBytes(b, nil)
+	sc.DecodeInline()
+	inline := replay.Verify(sc, o)
+	if !reflect.DeepEqual(inline.Checks, ahead.Checks) {
+		t.Errorf("decoded inline, the findings are\n%+v\nread ahead, they are\n%+v", inline.Checks, ahead.Checks)
 	}
 }
 

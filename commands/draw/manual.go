@@ -173,9 +173,27 @@ func unmet(r *request, kind string, tables []Table) []Unmet {
 
 func (r *request) entrant(p string) Entrant { return r.entrants[r.index[p]] }
 
+// smallTable is the most players groups compares pair by pair.
+const smallTable = 8
+
 // groups returns, in order of first seat, the groups of two or more players at the table with
 // the same non-empty key.
 func groups(players []string, key func(string) string) [][]string {
+	if len(players) <= smallTable {
+		// A table of a few players, most often without a group: compare
+		// their keys pair by pair before making a map.
+		var keys [smallTable]string
+		shared := false
+		for i, p := range players {
+			keys[i] = key(p)
+			for _, k := range keys[:i] {
+				shared = shared || keys[i] != "" && keys[i] == k
+			}
+		}
+		if !shared {
+			return nil
+		}
+	}
 	byKey := map[string][]string{}
 	var order []string
 	for _, p := range players {

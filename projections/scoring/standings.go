@@ -156,6 +156,20 @@ func Rank(r StandingsRules, players []string, games []Game, penalties map[string
 		index[p] = len(st)
 		st = append(st, &standing{row: Row{Player: p}, order: len(st), penalty: penalties[p]})
 	}
+	// Each player's games, in one array sized by a first count.
+	count := make([]int, len(st))
+	for _, g := range games {
+		if i, ok := index[g.Player]; ok {
+			count[i]++
+		}
+	}
+	all := make([]Game, 0, len(games))
+	for i, n := range count {
+		if n > 0 {
+			st[i].row.Games = all[len(all) : len(all) : len(all)+n]
+			all = all[:len(all)+n]
+		}
+	}
 	for _, g := range games {
 		if i, ok := index[g.Player]; ok {
 			st[i].row.Games = append(st[i].row.Games, g)
@@ -232,8 +246,8 @@ func (s *standing) tally(discards int) {
 			s.elims++
 		}
 		if g.Place >= 1 && g.Place <= 64 {
-			for len(s.medals) < g.Place {
-				s.medals = append(s.medals, 0)
+			if n := g.Place - len(s.medals); n > 0 {
+				s.medals = append(s.medals, make([]int, n)...)
 			}
 			s.medals[g.Place-1]++
 		}
@@ -247,6 +261,7 @@ func (s *standing) tally(discards int) {
 	slices.SortStableFunc(idx, func(a, b int) int {
 		return cmp.Or(cmp.Compare(gs[b].Score, gs[a].Score), cmp.Compare(gs[a].Round, gs[b].Round))
 	})
+	s.scores, s.rounds = slices.Grow(s.scores, len(idx)), slices.Grow(s.rounds, len(idx))
 	for _, i := range idx {
 		s.scores = append(s.scores, gs[i].Score)
 		s.rounds = append(s.rounds, gs[i].Round)
