@@ -5,7 +5,6 @@ import (
 	"cmp"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"time"
 
@@ -242,11 +241,12 @@ func checkEnvelope(env Envelope) error {
 // Data is the data's bytes within line, not a copy.
 //
 // It accepts and refuses exactly what DecodeEnvelope then Decode do, with
-// the same errors: a line the single pass cannot decode (one whose data
-// comes before its type, an unknown type, any error) is decoded again the
-// two-step way, which says why. When the envelope decodes and the event
-// does not, the envelope is returned with the error; otherwise a failed
-// line returns the zero Envelope.
+// the same errors: a line as the ledger writes it is read by plainLine,
+// and any other (spaces between tokens, a member the plain reading does
+// not know, an error) is decoded again the two-step way, which says why.
+// When the envelope decodes and the event does not, the envelope is
+// returned with the error; otherwise a failed line returns the zero
+// Envelope.
 func DecodeLine(line []byte) (Envelope, Event, error) { return decodeLine(line, false) }
 
 // DecodeLineForFold is DecodeLine with the event decoded as DecodeForFold
@@ -254,14 +254,8 @@ func DecodeLine(line []byte) (Envelope, Event, error) { return decodeLine(line, 
 func DecodeLineForFold(line []byte) (Envelope, Event, error) { return decodeLine(line, true) }
 
 func decodeLine(line []byte, fold bool) (Envelope, Event, error) {
-	var d lineDecoding
-	d.Data.env, d.Data.fold = &d, fold
-	if err := decodeStrict(line, &d); err == nil && d.Data.ev != nil {
-		env := d.Envelope
-		env.Data = d.Data.raw(line)
-		if checkEnvelope(env) == nil {
-			return env, d.Data.ev, nil
-		}
+	if env, ev, err, ok := plainLine(line, fold); ok {
+		return env, ev, err
 	}
 	env, err := DecodeEnvelope(line)
 	if err != nil {
@@ -269,51 +263,6 @@ func decodeLine(line []byte, fold bool) (Envelope, Event, error) {
 	}
 	ev, err := decode(env, fold)
 	return env, ev, err
-}
-
-// lineDecoding is an Envelope whose data is decoded into its event as it
-// is read: its own Data field hides the Envelope's (the shallower field
-// wins the name "data", in json/v2 as in Go).
-type lineDecoding struct {
-	Envelope
-	Data lineData `json:"data"`
-}
-
-// lineData decodes an envelope's data into the event its type and version
-// (already read) name, and where in the line the data lies.
-type lineData struct {
-	env        *lineDecoding
-	fold       bool // decode as DecodeForFold
-	ev         Event
-	start, end int64
-}
-
-// errDecodeLater stops a single-pass decoding that cannot go on; the line
-// is then decoded in two steps.
-var errDecodeLater = errors.New("events: decode in two steps")
-
-// UnmarshalJSONFrom implements json/v2's UnmarshalerFrom.
-func (d *lineData) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	into := lookupFor(d.env.Type, d.env.V, d.fold)
-	if into == nil {
-		return errDecodeLater
-	}
-	d.start = dec.InputOffset()
-	ev, err := into(func(v any) error { return jsonv2.UnmarshalDecode(dec, v, jsonv2.RejectUnknownMembers(true)) })
-	if err != nil {
-		return err
-	}
-	d.ev, d.end = ev, dec.InputOffset()
-	return nil
-}
-
-// raw returns the data's bytes within line: from just after the name
-// "data" (the colon, any space) to the end of the value.
-func (d *lineData) raw(line []byte) json.RawMessage {
-	if d.start < 0 || d.end > int64(len(line)) || d.start > d.end {
-		return nil
-	}
-	return bytes.TrimLeft(line[d.start:d.end], " \t\r\n:")
 }
 
 // decodeStrict decodes one JSON value into v: unknown, duplicate and
@@ -324,181 +273,4 @@ func (d *lineData) raw(line []byte) json.RawMessage {
 // the ledger stored must never stop the projections.
 func decodeStrict(data []byte, v any) error {
 	return jsonv2.Unmarshal(data, v, jsonv2.RejectUnknownMembers(true), jsontext.AllowInvalidUTF8(true))
-}
-
-// UnmarshalJSONFrom implements json/v2's UnmarshalerFrom for a line as the
-// ledger writes it, without reflection: the envelope's members in any
-// order, each once, with plain values (strings without escapes, printable
-// ASCII; numbers of digits; the time in UTC as "2006-01-02T15:04:05Z" with
-// or without fractions of a second). Anything else stops it with
-// errDecodeLater, and the line is decoded by the strict decoder, which
-// accepts or refuses it and says why: this path accepts nothing that
-// decoder refuses, and reads what it accepts as that decoder does.
-func (d *lineDecoding) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '{' {
-		return errDecodeLater
-	}
-	var seen uint16
-	for dec.PeekKind() == '"' {
-		name, err := dec.ReadValue()
-		if err != nil {
-			return errDecodeLater
-		}
-		bit, ok := envelopeMembers[string(name)]
-		if !ok || seen&bit != 0 {
-			return errDecodeLater
-		}
-		seen |= bit
-		e := &d.Envelope
-		switch bit {
-		case memberID:
-			ok = plainString(dec, &e.ID)
-		case memberTournament:
-			ok = plainString(dec, &e.Tournament)
-		case memberSeq:
-			ok = plainUint(dec, &e.Seq)
-		case memberType:
-			ok = plainString(dec, &e.Type)
-		case memberV:
-			var v uint64
-			ok = plainUint(dec, &v) && v <= 1<<31
-			e.V = int(v)
-		case memberAt:
-			ok = plainTime(dec, &e.At)
-		case memberActor:
-			ok = plainActor(dec, &e.Actor)
-		case memberCommandID:
-			ok = plainString(dec, &e.CommandID)
-		case memberPrev:
-			ok = plainString(dec, &e.Prev)
-		case memberData:
-			if err := d.Data.UnmarshalJSONFrom(dec); err != nil {
-				return err
-			}
-		}
-		if !ok {
-			return errDecodeLater
-		}
-	}
-	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '}' {
-		return errDecodeLater
-	}
-	return nil
-}
-
-// The members of an envelope, as bits of a set.
-const (
-	memberID uint16 = 1 << iota
-	memberTournament
-	memberSeq
-	memberType
-	memberV
-	memberAt
-	memberActor
-	memberCommandID
-	memberPrev
-	memberData
-)
-
-// envelopeMembers maps each member's quoted name, as written, to its bit.
-var envelopeMembers = map[string]uint16{`"id"`: memberID, `"tournament"`: memberTournament, `"seq"`: memberSeq,
-	`"type"`: memberType, `"v"`: memberV, `"at"`: memberAt, `"actor"`: memberActor, `"command_id"`: memberCommandID,
-	`"prev"`: memberPrev, `"data"`: memberData}
-
-// plainString reads a string of printable ASCII without escapes into s.
-func plainString(dec *jsontext.Decoder, s *string) bool {
-	v, err := dec.ReadValue()
-	if err != nil || len(v) < 2 || v[0] != '"' {
-		return false
-	}
-	for _, c := range v[1 : len(v)-1] {
-		if c < 0x20 || c >= 0x7f || c == '\\' || c == '"' {
-			return false
-		}
-	}
-	*s = string(v[1 : len(v)-1])
-	return true
-}
-
-// plainUint reads a number of at most 18 digits, without a leading zero.
-func plainUint(dec *jsontext.Decoder, n *uint64) bool {
-	v, err := dec.ReadValue()
-	if err != nil || len(v) == 0 || len(v) > 18 || (v[0] == '0' && len(v) > 1) {
-		return false
-	}
-	var x uint64
-	for _, c := range v {
-		if c < '0' || c > '9' {
-			return false
-		}
-		x = x*10 + uint64(c-'0')
-	}
-	*n = x
-	return true
-}
-
-// plainTime reads a time in UTC, "2006-01-02T15:04:05Z" with or without 1
-// to 9 digits of fractions of a second.
-func plainTime(dec *jsontext.Decoder, t *time.Time) bool {
-	var s string
-	if !plainString(dec, &s) || len(s) < 20 || len(s) > 30 || s[len(s)-1] != 'Z' || s[10] != 'T' {
-		return false
-	}
-	for i, c := range []byte(s[:len(s)-1]) {
-		switch i {
-		case 4, 7:
-			if c != '-' {
-				return false
-			}
-		case 10:
-		case 13, 16:
-			if c != ':' {
-				return false
-			}
-		case 19:
-			if c != '.' || len(s) == 21 {
-				return false
-			}
-		default:
-			if c < '0' || c > '9' {
-				return false
-			}
-		}
-	}
-	v, err := time.Parse(time.RFC3339Nano, s)
-	if err != nil {
-		return false
-	}
-	*t = v
-	return true
-}
-
-// plainActor reads an actor object: "id" and "role", each once, plain.
-func plainActor(dec *jsontext.Decoder, a *Actor) bool {
-	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '{' {
-		return false
-	}
-	var id, role bool
-	for dec.PeekKind() == '"' {
-		name, err := dec.ReadValue()
-		if err != nil {
-			return false
-		}
-		switch {
-		case string(name) == `"id"` && !id:
-			id = plainString(dec, &a.ID)
-			if !id {
-				return false
-			}
-		case string(name) == `"role"` && !role:
-			role = plainString(dec, &a.Role)
-			if !role {
-				return false
-			}
-		default:
-			return false
-		}
-	}
-	tok, err := dec.ReadToken()
-	return err == nil && tok.Kind() == '}'
 }

@@ -156,6 +156,9 @@ func (t *Tournament) ScoringTable(round int, rep *events.ResultRecorded) scoring
 		disqualified = events.SeatWithdrawn
 	}
 	st := scoring.Table{Winner: rep.Winner, Risiko: rep.Risiko, Rolls: rep.Rolls}
+	if len(rep.Players) > 0 {
+		st.Players = make([]scoring.Seat, 0, len(rep.Players))
+	}
 	for _, p := range rep.Players {
 		status := p.Status
 		if status == events.SeatDisqualified {

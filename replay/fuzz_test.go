@@ -3,8 +3,10 @@ package replay
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -100,6 +102,37 @@ func FuzzScanner(f *testing.F) {
 		if want := bytes.SplitAfter(data, []byte("\n")); len(data) == 0 || data[len(data)-1] != '\n' ||
 			!bytes.Equal(bytes.Join(got, nil), data) || len(got) != len(want)-1 {
 			t.Fatalf("a clean end after %d of the lines of %q", len(got), data)
+		}
+	})
+}
+
+// FuzzScanInline: a scan decoding in Scan (DecodeInline), from a reader or
+// from memory, returns the lines a scan reading ahead returns, and ends
+// the same way.
+func FuzzScanInline(f *testing.F) {
+	log := export(&testing.T{}, "bo", 3)
+	lines := bytes.SplitAfter(log, []byte("\n"))
+	f.Add(log)
+	f.Add(bytes.Join([][]byte{lines[0], lines[2], lines[1]}, nil))
+	f.Add(bytes.Join([][]byte{lines[0], []byte("{\n")}, nil))
+	f.Add(log[:len(log)-1])
+	f.Add([]byte("\n"))
+	f.Add([]byte{})
+	scan := func(sc *Scanner) ([][]byte, error) {
+		var got [][]byte
+		for sc.Scan() {
+			got = append(got, append(bytes.Clone(sc.Bytes()), '\n'))
+		}
+		return got, sc.Err()
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		want, wantErr := scan(NewScanner(bytes.NewReader(data), nil))
+		for _, sc := range []*Scanner{NewScanner(bytes.NewReader(data), nil), NewScannerBytes(data, nil)} {
+			sc.DecodeInline()
+			got, err := scan(sc)
+			if !slices.EqualFunc(got, want, bytes.Equal) || fmt.Sprint(err) != fmt.Sprint(wantErr) {
+				t.Fatalf("decoded inline: %d lines, %v; read ahead: %d lines, %v", len(got), err, len(want), wantErr)
+			}
 		}
 	})
 }

@@ -43,6 +43,10 @@ type Scanner struct {
 	first    string
 	err      error
 	fold     bool // decode as events.DecodeForFold
+	// inline: each line is read and decoded by Scan itself (readLine),
+	// on the caller's goroutine.
+	inline   bool
+	readLine func() ([]byte, error)
 }
 
 // scanned is one line read ahead: the envelope and its event, decoded.
@@ -91,6 +95,13 @@ func NewScannerBytes(b []byte, progress func(n int)) *Scanner {
 // inputs are checked as JSON and left empty. Call it before Scan: once the
 // scan has begun, it has no effect.
 func (s *Scanner) SkipDrawInputs() { s.fold = true }
+
+// DecodeInline makes Scan read and decode each line itself, on the
+// caller's goroutine, instead of goroutines reading and decoding ahead:
+// for a caller that already keeps every CPU busy with exports of its own
+// (VerifySeason, one export on each), where handing lines between
+// goroutines costs more than it brings. Call it before Scan.
+func (s *Scanner) DecodeInline() { s.inline = true }
 
 // start runs the pipeline: one reader cutting lines into batches, workers
 // decoding them, batches delivered in order. Up to aheadBatches batches
@@ -193,6 +204,9 @@ func decode(x *scanned, fold bool) {
 
 // Scan advances to the next event; false at the end or on an error (Err).
 func (s *Scanner) Scan() bool {
+	if s.inline {
+		return s.scanInline()
+	}
 	if s.ahead == nil {
 		s.start()
 	}
@@ -209,6 +223,46 @@ func (s *Scanner) Scan() bool {
 	}
 	x := s.batch.items[s.next]
 	s.next++
+	return s.take(x)
+}
+
+// scanInline is Scan reading and decoding the next line itself, as the
+// pipeline's reader and workers do (start).
+func (s *Scanner) scanInline() bool {
+	if s.err != nil {
+		return false
+	}
+	if s.readLine == nil {
+		s.readLine, _ = s.lineReader()
+	}
+	n := s.line + 1
+	raw, err := s.readLine()
+	var x scanned
+	switch {
+	case len(raw) == 0 && errors.Is(err, io.EOF):
+		if n > 1 {
+			s.err = errClosed // the end: Err is nil
+			return false
+		}
+		x.err = fmt.Errorf("%w: empty", ErrLog)
+	case err != nil && !errors.Is(err, io.EOF):
+		x.err = err
+	default:
+		if s.progress != nil {
+			s.progress(len(raw))
+		}
+		if !bytes.HasSuffix(raw, []byte("\n")) {
+			x.err = &LineError{n, fmt.Errorf("%w: the last line is not newline-terminated (truncated export?)", ErrLog)}
+			break
+		}
+		x = scanned{line: n, raw: raw[:len(raw)-1]}
+		decode(&x, s.fold)
+	}
+	return s.take(x)
+}
+
+// take makes x the current line, or ends the scan with why it is not.
+func (s *Scanner) take(x scanned) bool {
 	switch {
 	case x.err != nil:
 		// A line that does not decode ends the scan, but the reader may

@@ -2,6 +2,7 @@ package replay
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/base64"
 	"encoding/binary"
@@ -145,6 +146,17 @@ func VerifySeason(ctx context.Context, o SeasonOptions) (*SeasonReport, error) {
 		o.Workers = runtime.GOMAXPROCS(0)
 	}
 	out := &SeasonReport{Tournaments: make([]SeasonTournament, len(files))}
+	// The largest exports first, so that no CPU is left with a large one
+	// while the others have finished.
+	order := make([]int, len(files))
+	size := make([]int64, len(files))
+	for i, f := range files {
+		order[i] = i
+		if fi, err := os.Stat(f); err == nil {
+			size[i] = fi.Size()
+		}
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(size[b], size[a]) })
 	next := make(chan int)
 	var wg sync.WaitGroup
 	for range o.Workers {
@@ -157,7 +169,7 @@ func VerifySeason(ctx context.Context, o SeasonOptions) (*SeasonReport, error) {
 			}
 		}()
 	}
-	for i := range files {
+	for _, i := range order {
 		if ctx.Err() != nil {
 			break
 		}
@@ -278,6 +290,7 @@ func verifyOne(file string, keys Keyring, buf []byte) (SeasonTournament, []byte)
 			return fail("%v", err)
 		}
 		sc, st.Bytes = NewScannerBytes(buf[:n], nil), int64(n)
+		sc.DecodeInline() // every CPU verifies an export of its own
 	} else {
 		f, err := os.Open(file)
 		if err != nil {

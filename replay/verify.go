@@ -2,6 +2,7 @@ package replay
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,8 +11,6 @@ import (
 	"slices"
 	"sort"
 	"strconv"
-
-	"github.com/go-json-experiment/json/jsontext"
 
 	"golang.org/x/mod/sumdb/note"
 
@@ -162,6 +161,7 @@ func Verify(sc *Scanner, o VerifyOptions) *Report {
 	// the draw again gives (recordedInputs).
 	sc.SkipDrawInputs()
 	v := newVerifier(o)
+	v.inline = sc.inline
 	defer v.settleDraws(math.MaxInt, true) // no search outlives Verify
 	for sc.Scan() {
 		v.line(sc)
@@ -206,6 +206,9 @@ type verifier struct {
 	settle               []int // findings at a line the lines before it could explain
 	pending              []*drawCheck
 	slots                chan struct{} // the searches of draws re-run beside the fold, at most one per CPU
+	// inline: draws are re-run on the verifying goroutine, as the scanner
+	// decodes there (Scanner.DecodeInline).
+	inline bool
 }
 
 func newVerifier(o VerifyOptions) *verifier {
@@ -228,10 +231,10 @@ func (v *verifier) line(sc *Scanner) {
 	if v.st == nil {
 		v.st = projections.New(env.Tournament)
 	}
-	if env.Type == events.TypeClassificationPublished {
+	if env.Type == events.TypeClassificationPublished || env.Type == events.TypeClassificationImported {
 		v.roots[uint64(line-1)] = v.tree.Root() // what the publication claims to derive from
 	}
-	if env.Prev != events.LinkTo(v.tree.Last()) {
+	if !linked(env.Prev, v.tree.Last()) {
 		v.broken[line] = true
 		v.links = append(v.links, line)
 	}
@@ -250,6 +253,9 @@ func (v *verifier) line(sc *Scanner) {
 	if pub, ok := ev.(events.ClassificationPublished); ok {
 		v.publication(line, env, pub)
 	}
+	if imp, ok := ev.(events.ClassificationImported); ok {
+		v.importedPublication(line, env, imp)
+	}
 	if d, ok := ev.(events.TablesDrawn); ok {
 		if err := v.draw(line, env, d); err != nil {
 			v.stop(line, "event %s does not decode: %v", env.ID, err)
@@ -262,6 +268,16 @@ func (v *verifier) line(sc *Scanner) {
 		v.settle = append(v.settle, len(v.r.Checks)-1)
 		v.foldOK = false
 	}
+}
+
+// linked reports whether prev is events.LinkTo(last), encoded on the stack.
+func linked(prev string, last []byte) bool {
+	var buf [64]byte
+	if n := base64.StdEncoding.EncodedLen(len(last)); last != nil && n <= len(buf) {
+		base64.StdEncoding.Encode(buf[:n], last)
+		return prev == string(buf[:n])
+	}
+	return prev == events.LinkTo(last)
 }
 
 // stop reports that line is no event, after the findings of the draws
@@ -304,7 +320,11 @@ func (v *verifier) draw(line int, env events.Envelope, d events.TablesDrawn) err
 		return err
 	}
 	dc := &drawCheck{line: line, prev: v.lastDraw, d: d, msg: msg}
-	if msg == "" {
+	switch {
+	case msg == "" && v.inline:
+		dc.rerun = make(chan string, 1)
+		dc.rerun <- rerunDraw(req, d)
+	case msg == "":
 		dc.rerun = make(chan string, 1)
 		v.slots <- struct{}{}
 		go func() {
@@ -669,6 +689,9 @@ func appendInputsJSON(dst []byte, in events.DrawInputs) []byte {
 	if in.ManualAs != "" {
 		dst = appendString(append(dst, `,"manual_as":`...), in.ManualAs)
 	}
+	if in.Rule != "" {
+		dst = appendString(append(dst, `,"rule":`...), in.Rule)
+	}
 	return append(dst, '}')
 }
 
@@ -704,27 +727,7 @@ func appendString(dst []byte, s string) []byte {
 
 // inputsJSON returns the bytes of the member "inputs" of a draw's data, nil
 // if it has none or is no JSON object.
-func inputsJSON(data []byte) []byte {
-	dec := jsontext.NewDecoder(bytes.NewBuffer(data)) // parsed in place, not copied
-	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '{' {
-		return nil
-	}
-	for dec.PeekKind() == '"' {
-		tok, err := dec.ReadToken()
-		if err != nil {
-			return nil
-		}
-		name := tok.String() // a token is only valid until the next read
-		start := dec.InputOffset()
-		if _, err := dec.ReadValue(); err != nil {
-			return nil
-		}
-		if name == "inputs" {
-			return bytes.TrimLeft(data[start:dec.InputOffset()], " \t\r\n:")
-		}
-	}
-	return nil
-}
+func inputsJSON(data []byte) []byte { return events.Member(data, "inputs") }
 
 // rerunDraw runs the search of a draw on the request deciding it again
 // made, and compares the outcome with the recorded one: with redecideDraw's

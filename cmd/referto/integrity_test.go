@@ -74,7 +74,11 @@ func newDamageWorld(t *testing.T, generated int) *damageWorld {
 		}
 		w.tournaments = append(w.tournaments, "bench")
 	}
-	v := startChild(t, venueDir, "--hub", "nats://"+leaf, "--venue", "v")
+	pw, err := hc.IssueVenueLink(ctx, "v", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := startChild(t, venueDir, "--hub", fmt.Sprintf("nats://v:%s@%s", pw, leaf), "--venue", "v")
 	vc := admin(v.url)
 	k, err := vc.Keys(ctx)
 	if err != nil {

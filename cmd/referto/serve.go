@@ -76,8 +76,11 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		return err
 	}
 	ao := api.Options{AdminTokenSHA256: adminHash}
-	cosigned := &hub.Cosignatures{}
+	cosigned := &hub.Cosignatures{Path: layout.Cosigned()}
 	if c.Hub != "" {
+		if err := cosigned.Load(); err != nil {
+			return err
+		}
 		ao.Cosigned = cosigned.Cosigned
 	}
 	no := c.NodeOptions(logger)

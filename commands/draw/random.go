@@ -254,7 +254,7 @@ func (r *request) regionIDs() []int {
 
 func intern(es []Entrant, key func(Entrant) string) []int {
 	ids := make([]int, len(es))
-	seen := map[string]int{}
+	seen := make(map[string]int, len(es))
 	for i, e := range es {
 		k := key(e)
 		if k == "" {

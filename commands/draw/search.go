@@ -98,6 +98,11 @@ type book struct {
 
 	cand []int // conflicted's result, reused
 
+	// ownMark[y] == ownEpoch: y is in met of the player whose own cost refresh is
+	// computing (ownAt).
+	ownMark  []uint32
+	ownEpoch uint32
+
 	probe
 }
 
@@ -120,6 +125,11 @@ type probe struct {
 	// othersClub and othersRegion are the clubs and regions of the players at table a other
 	// than p (-1 when unused or none), others those players.
 	others, othersClub, othersRegion []int
+	// clubMark[c] == epoch: clubCount[c] of the others have club c; regionMark[r] == epoch:
+	// regionCount[r] of the others have region r, whatever their club. They count the pairs
+	// a swap partner would have at table a without scanning the others.
+	clubMark, regionMark   []uint32
+	clubCount, regionCount []int32
 
 	// metMark[y] == epoch: y is in met[p], so p and y are a rematch.
 	metMark []uint32
@@ -236,6 +246,37 @@ func (s *searcher) own(p int) cost {
 	return c
 }
 
+// ownAt is own(p) for p at table t, the players p met stamped once (ownMark) rather than
+// scanned for each tablemate: the same sum of the same pairs.
+func (s *searcher) ownAt(p, t int) cost {
+	var c cost
+	met := s.met != nil && len(s.met[p]) > 0
+	if met {
+		if s.ownEpoch++; s.ownEpoch == 0 { // wrapped: forget every stamp
+			clear(s.ownMark)
+			s.ownEpoch = 1
+		}
+		for _, m := range s.met[p] {
+			s.ownMark[m] = s.ownEpoch
+		}
+	}
+	for _, x := range s.seats[t] {
+		if x == p {
+			continue
+		}
+		switch {
+		case s.useClub && s.club[p] >= 0 && s.club[p] == s.club[x]:
+			c.club++
+		case s.useRegion && s.region[p] >= 0 && s.region[p] == s.region[x]:
+			c.region++
+		}
+		if met && s.ownMark[x] == s.ownEpoch {
+			c.rematch++
+		}
+	}
+	return c
+}
+
 // index builds the bookkeeping (see book) for the current seating, from scratch.
 func (s *searcher) index() {
 	n, tables := len(s.table), len(s.seats)
@@ -254,14 +295,19 @@ func (s *searcher) index() {
 		b.tablePlace = make([]int, tables)
 		b.placeCount = make([]uint8, tables*b.placeStride)
 	}
+	if s.met != nil {
+		b.ownMark = make([]uint32, n)
+	}
 	for t := range s.seats {
 		s.refresh(t)
 	}
 	if s.useClub {
 		b.clubMembers = members(s.club)
+		b.clubMark, b.clubCount = make([]uint32, len(b.clubMembers)), make([]int32, len(b.clubMembers))
 	}
 	if s.useRegion {
 		b.regionMembers = members(s.region)
+		b.regionMark, b.regionCount = make([]uint32, len(b.regionMembers)), make([]int32, len(b.regionMembers))
 	}
 	if s.met != nil {
 		// Counting sort of the met entries by the player named.
@@ -314,7 +360,7 @@ func (s *searcher) refresh(t int) {
 		s.table[p] = t
 	}
 	for _, p := range s.seats[t] {
-		s.ownCost[p] = s.own(p)
+		s.ownCost[p] = s.ownAt(p, t)
 	}
 	if s.usePlace {
 		count := s.placeCount[t*s.placeStride : (t+1)*s.placeStride]
@@ -339,6 +385,8 @@ func (s *searcher) mark(p int) {
 		clear(pr.metMark)
 		clear(pr.tableMark)
 		clear(pr.rematchMark)
+		clear(pr.clubMark)
+		clear(pr.regionMark)
 		pr.epoch = 1
 	}
 	e := pr.epoch
@@ -370,6 +418,18 @@ func (s *searcher) mark(p int) {
 			r = s.region[x]
 		}
 		pr.others, pr.othersClub, pr.othersRegion = append(pr.others, x), append(pr.othersClub, c), append(pr.othersRegion, r)
+		if c >= 0 {
+			if pr.clubMark[c] != e {
+				pr.clubMark[c], pr.clubCount[c] = e, 0
+			}
+			pr.clubCount[c]++
+		}
+		if r >= 0 {
+			if pr.regionMark[r] != e {
+				pr.regionMark[r], pr.regionCount[r] = e, 0
+			}
+			pr.regionCount[r]++
+		}
 	}
 
 	// tableCost[t] = Σ pair(p, x) over x at t, built from the only players p can have a pair
@@ -443,13 +503,20 @@ func (s *searcher) delta(q int) cost {
 	if s.useRegion {
 		qRegion = s.region[q]
 	}
+	// Pairs of q at a: a club pair with each other of q's club, else a region pair with
+	// each other of q's region.
 	var after cost // pairs of q at a, then of p at b
-	for i := range pr.othersClub {
-		switch {
-		case qClub >= 0 && qClub == pr.othersClub[i]:
-			after.club++
-		case qRegion >= 0 && qRegion == pr.othersRegion[i]:
-			after.region++
+	if qClub >= 0 && pr.clubMark[qClub] == pr.epoch {
+		after.club = int(pr.clubCount[qClub])
+	}
+	if qRegion >= 0 && pr.regionMark[qRegion] == pr.epoch {
+		after.region = int(pr.regionCount[qRegion])
+		if after.club > 0 {
+			for i, c := range pr.othersClub {
+				if c == qClub && pr.othersRegion[i] == qRegion {
+					after.region-- // a club pair, not a region pair
+				}
+			}
 		}
 	}
 	if pr.tableMark[b] == pr.epoch {

@@ -18,9 +18,14 @@ import (
 //	  lock           held (flock) by the process using the directory, holding its pid
 //	  serve.json     while referto serve runs: where it answers
 //	  hub.json       at a hub: venues, keys, cosigned checkpoints, quarantines
+//	  cosigned.json  at a venue of a hub: the last checkpoint of each tournament the hub cosigned
+//	  workbooks/     at a hub: club workbooks of tournaments not run on referto
 //
-// Only nats/, keys/, heads.log and hub.json hold anything that cannot be
-// rebuilt.
+// Only nats/, keys/, heads.log, hub.json and workbooks/ hold anything that
+// cannot be rebuilt, and a backup carries each but heads.log (a restored
+// log is taken as it stands, by its first start); a venue gets
+// cosigned.json back from its hub, which answers an offer of a checkpoint
+// it cosigned with its cosignature.
 type Layout struct {
 	// Dir is the data directory.
 	Dir string
@@ -41,6 +46,12 @@ func (l Layout) Projections() string { return filepath.Join(l.Dir, "projections"
 // token hash.
 func (l Layout) Keys() string { return filepath.Join(l.Dir, "keys") }
 
+// Workbooks is a national hub's folder of club workbooks of tournaments not
+// run on referto (docs/workbook.md#at-the-national-hub): the administrator
+// uploads them there, or drops .xlsx files in it, and the season's ranking
+// reads them.
+func (l Layout) Workbooks() string { return filepath.Join(l.Dir, "workbooks") }
+
 // CheckpointKey is the checkpoint signing key's file.
 func (l Layout) CheckpointKey() string { return filepath.Join(l.Keys(), checkpoint.SignerFile) }
 
@@ -53,6 +64,11 @@ func (l Layout) AdminToken() string { return filepath.Join(l.Keys(), AdminTokenF
 // ServeInfo is where a running referto serve says where it answers; it is
 // removed at a clean stop.
 func (l Layout) ServeInfo() string { return filepath.Join(l.Dir, "serve.json") }
+
+// Cosigned is, at a venue of a hub, the file of the last checkpoint of
+// each tournament the hub cosigned (hub.Cosignatures): what a hub restored
+// from an older backup learns its cosignatures back from.
+func (l Layout) Cosigned() string { return filepath.Join(l.Dir, "cosigned.json") }
 
 // HubState is, at a national hub (referto hub), the file of its venues,
 // their keys, the checkpoints it cosigned and its quarantines.

@@ -46,6 +46,25 @@ func (m memStore) get(ids []NodeID) ([][]byte, error) {
 	return out, nil
 }
 
+// TestHashesAreRFC6962: a leaf of any length, copied beside its prefix on
+// the stack or not, and an inner node hash as RFC 6962 §2.1 says.
+func TestHashesAreRFC6962(t *testing.T) {
+	for _, n := range []int{0, 1, 300, leafBuf - 2, leafBuf - 1, leafBuf, leafBuf + 1, 70_000} {
+		line := bytes.Repeat([]byte{'x'}, n)
+		want := sha256.Sum256(append([]byte{0}, line...))
+		if got := LeafHash(line); !bytes.Equal(got, want[:]) {
+			t.Errorf("leaf of %d bytes: %x, want %x", n, got, want)
+		}
+	}
+	for _, n := range [][2]int{{32, 32}, {31, 32}, {0, 0}, {32, 40}} {
+		l, r := bytes.Repeat([]byte{'l'}, n[0]), bytes.Repeat([]byte{'r'}, n[1])
+		want := sha256.Sum256(append(append([]byte{1}, l...), r...))
+		if got := HashChildren(l, r); !bytes.Equal(got, want[:]) {
+			t.Errorf("node of children of %d and %d bytes: %x, want %x", n[0], n[1], got, want)
+		}
+	}
+}
+
 func TestTreeProofsAndResume(t *testing.T) {
 	store := memStore{}
 	tree := NewTree()

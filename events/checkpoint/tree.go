@@ -1,6 +1,7 @@
 package checkpoint
 
 import (
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"slices"
@@ -22,11 +23,36 @@ type NodeID = compact.NodeID
 // LeafID is the node of leaf index.
 func LeafID(index uint64) NodeID { return compact.NewNodeID(0, index) }
 
-// LeafHash is the RFC 6962 hash of one stored event line.
-func LeafHash(line []byte) []byte { return hasher.HashLeaf(line) }
+// LeafHash is the RFC 6962 hash of one stored event line: SHA-256 of a 0
+// byte then the line. (rfc6962's Hasher makes a hash.Hash for each leaf; a
+// line is copied after its prefix instead, where it fits on the stack.)
+func LeafHash(line []byte) []byte {
+	var buf [leafBuf]byte
+	if len(line) >= leafBuf {
+		return hasher.HashLeaf(line)
+	}
+	buf[0] = rfc6962.RFC6962LeafHashPrefix
+	n := copy(buf[1:], line)
+	h := sha256.Sum256(buf[:1+n])
+	return h[:]
+}
 
-// HashChildren is the RFC 6962 hash of an inner node.
-func HashChildren(l, r []byte) []byte { return hasher.HashChildren(l, r) }
+// leafBuf bounds the lines LeafHash hashes from a copy on the stack.
+const leafBuf = 2048
+
+// HashChildren is the RFC 6962 hash of an inner node: SHA-256 of a 1 byte
+// then the two hashes.
+func HashChildren(l, r []byte) []byte {
+	if len(l) != sha256.Size || len(r) != sha256.Size {
+		return hasher.HashChildren(l, r)
+	}
+	var buf [1 + 2*sha256.Size]byte
+	buf[0] = rfc6962.RFC6962NodeHashPrefix
+	copy(buf[1:], l)
+	copy(buf[1+sha256.Size:], r)
+	h := sha256.Sum256(buf[:])
+	return h[:]
+}
 
 // EmptyRoot is the root of the tree of no leaves.
 func EmptyRoot() []byte { return hasher.EmptyRoot() }
@@ -38,7 +64,7 @@ type Tree struct {
 	last []byte // hash of the last leaf, nil when empty
 }
 
-var factory = &compact.RangeFactory{Hash: hasher.HashChildren}
+var factory = &compact.RangeFactory{Hash: HashChildren}
 
 // NewTree returns the empty tree.
 func NewTree() *Tree { return &Tree{r: factory.NewEmptyRange(0)} }

@@ -171,8 +171,10 @@ func cmpDesc(pairs ...int) int {
 func place(t Table, ch chain, mode tieMode, leave bool, edition Edition) (*tableContext, error) {
 	c := &tableContext{n: len(t.Players)}
 	var top, active, left, elim, disq []*placed
-	for _, s := range t.Players {
-		p := &placed{Seat: s, tp: s.TablePoints - t.Penalties[s.Player], shared: 1, left: leave && s.Status == events.SeatWithdrawn}
+	seats := make([]placed, len(t.Players))
+	for i, s := range t.Players {
+		p := &seats[i]
+		*p = placed{Seat: s, tp: s.TablePoints - t.Penalties[s.Player], shared: 1, left: leave && s.Status == events.SeatWithdrawn}
 		if s.Status.Out() {
 			c.outCount++
 		}

@@ -47,12 +47,14 @@ func runLoad(n, k int, op func(client, i int) error) (load, error) {
 }
 
 // openLoop sends op at rate per second for d, each on its own goroutine
-// (at most 1,024 in flight), and returns the achieved rate and latencies.
+// (at most 1,024 in flight), and returns the achieved rate, latencies and
+// the process's CPU time per op.
 func openLoop(rate int, d time.Duration, op func() error) (load, error) {
 	n := int(d.Seconds() * float64(rate))
 	if n < 1 {
 		n = 1
 	}
+	cpu0, cpuOK := cpuTime()
 	lat := make([]time.Duration, n)
 	sem := make(chan struct{}, 1024)
 	var wg sync.WaitGroup
@@ -78,7 +80,11 @@ func openLoop(rate int, d time.Duration, op func() error) (load, error) {
 		}()
 	}
 	wg.Wait()
-	return finish(lat, time.Since(start), &failed)
+	l, err := finish(lat, time.Since(start), &failed)
+	if cpu1, ok := cpuTime(); ok && cpuOK {
+		l.cpu = float64((cpu1 - cpu0).Microseconds()) / float64(n)
+	}
+	return l, err
 }
 
 // finish is a load's figures, or the error one of its operations failed

@@ -83,7 +83,7 @@ func WriteDir(ctx context.Context, dir string, w io.Writer) error {
 	if why, ok := node.Damages.Halted(); ok {
 		return fmt.Errorf("backup: %w: %s: run `%s` first", ledger.ErrDamaged, why, node.Damages.RepairCommand())
 	}
-	src := Source{Log: node.Log, Store: node.Store, Runner: node.Runner, KeysDir: layout.Keys(), CatchUp: 10 * time.Minute}
+	src := Source{Log: node.Log, Store: node.Store, Runner: node.Runner, KeysDir: layout.Keys(), Workbooks: layout.Workbooks(), CatchUp: 10 * time.Minute}
 	// A hub's directory holds its season registry beside the log; a
 	// venue's does not, and is given none.
 	reg, err := registry.Open(ctx, registry.Options{Conn: node.Conn, Keys: node.Keys, Roster: registry.NewRoster(node.Store, node.Runner), Existing: true})
