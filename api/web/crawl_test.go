@@ -1,0 +1,335 @@
+package web_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// crawler reads the UI as one person does: with one session's token (""
+// for an anonymous visitor), following every link of every page it opens
+// below /ui/, and hands each page to check.
+type crawler struct {
+	u     *ui
+	token string
+	check func(path string, status int, body string)
+	// Limit bounds the pages one crawl opens.
+	Limit int
+}
+
+var hrefRE = regexp.MustCompile(`href="(/ui/[^"#]*)`)
+
+// skipped are the links a crawl does not follow: they change the session
+// (language, login, joining by a link) rather than show a page.
+func skipped(path string) bool {
+	for _, p := range []string{"/ui/lang/", "/ui/login", "/ui/join", "/ui/logout"} {
+		if strings.HasPrefix(path, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// crawl opens seeds and every page they link to, breadth first, each once;
+// the state at each event (/at/N) only for the first, last and a few
+// between, so that a long log does not make the crawl long.
+func (c crawler) crawl(seeds ...string) []string {
+	c.u.t.Helper()
+	seen := map[string]bool{}
+	queue := slices.Clone(seeds)
+	var opened []string
+	atPages := 0
+	for len(queue) > 0 && len(opened) < c.Limit {
+		path := queue[0]
+		queue = queue[1:]
+		path = strings.ReplaceAll(path, "&amp;", "&")
+		if seen[path] || skipped(path) {
+			continue
+		}
+		seen[path] = true
+		if strings.Contains(path, "/at/") {
+			if atPages++; atPages > 4 {
+				continue
+			}
+		}
+		status, _, body := c.u.get(path, c.token)
+		opened = append(opened, path)
+		c.check(path, status, body)
+		for _, m := range hrefRE.FindAllStringSubmatch(body, -1) {
+			if !seen[m[1]] {
+				queue = append(queue, m[1])
+			}
+		}
+	}
+	return opened
+}
+
+// stage is one moment of a tournament the browser tests reach.
+type stage struct {
+	name string
+	// commands are sent by the arbiter before the pages are read, a
+	// player's proposal, confirmation or dispute by his personal link;
+	// "links" gives every player his link. They are made when the stage is
+	// played, from the tournament as the stages before left it.
+	commands func() []string
+}
+
+// TestEveryPageAnswersInEveryState plays a tournament through every state
+// the browser tests reach (registration, a call, a draw with a contested
+// draw awaiting its ruling, proposals pending and disputed, reports, a
+// ruling, a tie for the die, a provisional then a final publication, the
+// tournament closed) and, at each, reads every page the UI links to as
+// each person does: an anonymous visitor, the administrator, the arbiter,
+// the appeals committee, an auditor and a player's phone. No page may
+// answer a server error.
+func TestEveryPageAnswersInEveryState(t *testing.T) {
+	s := newScenario(t)
+	for _, st := range s.stages() {
+		s.play(st)
+		for _, who := range s.people() {
+			c := crawler{u: s.u, token: who.token, Limit: 120, check: func(path string, status int, body string) {
+				if status >= 500 {
+					t.Errorf("%s, %s: %s answers %d:\n%.600s", st.name, who.name, path, status, body)
+				}
+			}}
+			opened := c.crawl(who.seeds...)
+			if len(opened) < 3 {
+				t.Errorf("%s, %s: the crawl opened only %v", st.name, who.name, opened)
+			}
+		}
+	}
+}
+
+// scenario is a small tournament (rtu, eight players, one qualifying game
+// and a final of four) played through the API, stage by stage.
+type scenario struct {
+	t                                 *testing.T
+	u                                 *ui
+	tour                              string
+	arbiter, appeals, auditor, player string
+	// links are the players' personal links' tokens, by player.
+	links   map[string]string
+	drawSeq float64
+}
+
+func newScenario(t *testing.T) *scenario {
+	t.Helper()
+	s := &scenario{t: t, u: newUI(t), tour: "torneo-pagine"}
+	if code, m := s.u.api("POST", "/v1/tournaments", admin, `{"id":"torneo-pagine","name":"Torneo delle pagine","ruleset":"rtu","params":{"qualifying_rounds":1,"knockout":"final4"}}`); code != 201 {
+		t.Fatalf("create: %d %v", code, m)
+	}
+	appoint := func(role string) string {
+		_, m := s.u.api("POST", "/v1/tournaments/"+s.tour+"/officials", admin, `{"name":"Ufficiale `+role+`","role":"`+role+`"}`)
+		tok, _ := m["token"].(string)
+		if tok == "" {
+			t.Fatalf("appoint %s: %v", role, m)
+		}
+		return tok
+	}
+	s.arbiter, s.appeals, s.auditor = appoint("arbiter"), appoint("appeals"), appoint("auditor")
+	return s
+}
+
+// person is one of the people reading the pages, and where they start.
+type person struct {
+	name, token string
+	seeds       []string
+}
+
+func (s *scenario) people() []person {
+	tp := "/ui/t/" + s.tour + "/"
+	out := []person{
+		{"anonymous visitor", "", []string{"/ui/", tp, tp + "screen", tp + "classification"}},
+		{"administrator", admin, []string{"/ui/", tp}},
+		{"arbiter", s.arbiter, []string{"/ui/", tp, tp + "links"}},
+		{"appeals committee", s.appeals, []string{tp, tp + "events"}},
+		{"auditor", s.auditor, []string{tp, tp + "events"}},
+	}
+	if s.player != "" {
+		out = append(out, person{"player p1", s.player, []string{tp + "me", tp}})
+	}
+	return out
+}
+
+// play sends a stage's commands, each of which must be accepted.
+func (s *scenario) play(st stage) {
+	s.t.Helper()
+	if st.commands == nil {
+		return
+	}
+	for _, cmd := range st.commands() {
+		token := s.arbiter
+		var by struct{ Type, Player string }
+		_ = json.Unmarshal([]byte(cmd), &by)
+		if strings.HasSuffix(by.Type, "Proposal") || by.Type == "ProposeResult" {
+			token = s.links[by.Player]
+		}
+		if cmd == "links" {
+			s.issueLinks()
+			continue
+		}
+		code, m := s.u.api("POST", "/v1/tournaments/"+s.tour+"/commands", token, cmd)
+		if code != 201 {
+			s.t.Fatalf("%s: %s: %d %v", st.name, cmd, code, m)
+		}
+		if strings.Contains(cmd, `"DrawTables","round":1`) {
+			s.drawSeq, _ = m["seq"].(float64)
+		}
+	}
+}
+
+// issueLinks gives every player a personal link and keeps p1's.
+func (s *scenario) issueLinks() {
+	s.t.Helper()
+	if code, m := s.u.api("POST", "/v1/tournaments/"+s.tour+"/player-tokens", s.arbiter, `{}`); code != 201 {
+		s.t.Fatalf("links: %d %v", code, m)
+	}
+	req, _ := http.NewRequest("GET", s.u.srv.URL+"/v1/tournaments/"+s.tour+"/player-tokens", nil)
+	req.Header.Set("Authorization", "Bearer "+s.arbiter)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var out struct {
+		Tokens []struct{ Player, Token string }
+	}
+	if err := json.NewDecoder(res.Body).Decode(&out); err != nil {
+		s.t.Fatal(err)
+	}
+	s.links = map[string]string{}
+	for _, tk := range out.Tokens {
+		s.links[tk.Player] = tk.Token
+	}
+	s.player = s.links["p1"]
+}
+
+// tables are the seats of a round's tables.
+func (s *scenario) tables(round int) [][]string {
+	s.t.Helper()
+	_, m := s.u.api("GET", fmt.Sprintf("/v1/tournaments/%s/rounds/%d/tables", s.tour, round), "", "")
+	var out [][]string
+	tables, _ := m["tables"].([]any)
+	for _, tb := range tables {
+		var seats []string
+		for _, p := range tb.(map[string]any)["players"].([]any) {
+			seats = append(seats, p.(string))
+		}
+		out = append(out, seats)
+	}
+	return out
+}
+
+// report is a RecordResult (or ProposeResult, by typ) of a table whose
+// seats score the given table points in seat order.
+func report(typ string, round, table int, seats []string, points ...int) string {
+	var lines []string
+	for i, p := range seats {
+		lines = append(lines, fmt.Sprintf(`{"player":%q,"turn":%d,"table_points":%d,"status":"finished"}`, p, i+1, points[i]))
+	}
+	by := ""
+	if typ == "ProposeResult" {
+		by = fmt.Sprintf(`"player":%q,`, seats[0])
+	}
+	return fmt.Sprintf(`{"type":%q,%s"round":%d,"table":%d,"closed_by":"time","players":[%s]}`, typ, by, round, table, strings.Join(lines, ","))
+}
+
+// stages are the moments of the scenario, each reached from the one
+// before.
+func (s *scenario) stages() []stage {
+	names := []string{"Mario Rossi", "Giulia Bianchi", "Luca Ferrari", "Sara Esposito", "Marco Russo", "Elena Romano", "Paolo Colombo", "Anna Ricci"}
+	return []stage{
+		{name: "the tournament created"},
+		{name: "players registered, one refused", commands: func() []string {
+			var out []string
+			for i, n := range names {
+				out = append(out, fmt.Sprintf(`{"type":"RegisterPlayer","player":"p%d","name":%q,"club":"Club %d","region":"Regione %d"}`, i+1, n, i%4, i%3))
+			}
+			return append(out, `{"type":"RefuseRegistration","player":"p9","name":"Nino Neri","reason":"Iscrizione arrivata dopo la chiusura"}`)
+		}},
+		{name: "registration closed, the call begun", commands: func() []string {
+			return []string{`{"type":"CloseRegistration"}`, "links",
+				`{"type":"CheckIn","round":1,"player":"p1"}`, `{"type":"CheckIn","round":1,"player":"p2","minutes_late":7}`}
+		}},
+		{name: "round 1 drawn", commands: func() []string {
+			var out []string
+			for i := 3; i <= 8; i++ {
+				out = append(out, fmt.Sprintf(`{"type":"CheckIn","round":1,"player":"p%d"}`, i))
+			}
+			return append(out, `{"type":"DrawTables","round":1,"seed":"pagine"}`)
+		}},
+		{name: "a turn order, a warning, a contested draw awaiting its ruling, a proposal and a dispute", commands: func() []string {
+			tb := s.tables(1)
+			order, _ := json.Marshal([]string{tb[0][1], tb[0][0], tb[0][2], tb[0][3]})
+			return []string{
+				`{"type":"SetTurnOrder","round":1,"table":1,"order":` + string(order) + `}`,
+				fmt.Sprintf(`{"type":"ImposeSanction","player":%q,"round":1,"table":1,"kind":"warning","article":"rtu art. 12","reason":"Consigli a un avversario"}`, tb[0][0]),
+				fmt.Sprintf(`{"type":"FileContestation","against":%d,"claim":"Due giocatori dello stesso club al mio tavolo","by":%q}`, int(s.drawSeq), tb[0][0]),
+				s.proposal(1, tb[0], 2, 1, 3, 4),
+				s.proposal(2, tb[1], 1, 2, 3, 4),
+			}
+		}},
+		{name: "a disputed proposal, one confirmed", commands: func() []string {
+			tb := s.tables(1)
+			return []string{
+				fmt.Sprintf(`{"type":"DisputeProposal","player":%q,"proposal":"r1t2-1","reason":"Avevo 52 punti tavolo"}`, tb[1][1]),
+				fmt.Sprintf(`{"type":"ConfirmProposal","player":%q,"proposal":"r1t1-1"}`, tb[0][2]),
+			}
+		}},
+		{name: "the reports recorded, the contestation ruled", commands: func() []string {
+			tb := s.tables(1)
+			return []string{
+				fmt.Sprintf(`{"type":"ConfirmProposal","player":%q,"proposal":"r1t1-1"}`, tb[0][1]),
+				fmt.Sprintf(`{"type":"ConfirmProposal","player":%q,"proposal":"r1t1-1"}`, tb[0][3]),
+				`{"type":"RecordResult","round":1,"table":1,"proposal":"r1t1-1"}`,
+				report("RecordResult", 1, 2, tb[1], 58, 52, 33, 21),
+				`{"type":"RuleContestation","contestation":"c1","upheld":false,"ruling":"Il sorteggio rispetta i vincoli possibili"}`,
+			}
+		}},
+		{name: "the final drawn", commands: func() []string { return []string{`{"type":"DrawTables","round":2,"seed":"finale"}`} }},
+		{name: "the final recorded", commands: func() []string {
+			return []string{report("RecordResult", 2, 1, s.tables(2)[0], 70, 60, 50, 40)}
+		}},
+		{name: "a provisional publication", commands: func() []string { return s.rolls(`{"type":"PublishClassification"}`) }},
+		{name: "the final publication", commands: func() []string { return s.rolls(`{"type":"PublishClassification","final":true}`) }},
+		{name: "the tournament closed", commands: func() []string { return []string{`{"type":"CloseTournament","reason":"Torneo concluso"}`} }},
+	}
+}
+
+// proposal is a ProposeResult of table n of round 1 by the player in its
+// first seat, its turns as given (seat order).
+func (s *scenario) proposal(n int, seats []string, turns ...int) string {
+	var lines []string
+	for i, p := range seats {
+		lines = append(lines, fmt.Sprintf(`{"player":%q,"turn":%d,"table_points":%d,"status":"finished"}`, p, turns[i], 60-10*i))
+	}
+	return fmt.Sprintf(`{"type":"ProposeResult","player":%q,"round":1,"table":%d,"closed_by":"time","players":[%s]}`, seats[0], n, strings.Join(lines, ","))
+}
+
+// rolls are the die rolls every tie awaiting one needs, then then.
+func (s *scenario) rolls(then string) []string {
+	s.t.Helper()
+	_, m := s.u.api("GET", "/v1/tournaments/"+s.tour+"/classification", "", "")
+	groups := map[float64][]string{}
+	rows, _ := m["rows"].([]any)
+	for _, r := range rows {
+		row := r.(map[string]any)
+		if g, _ := row["tie_group"].(float64); g > 0 {
+			groups[g] = append(groups[g], row["player"].(string))
+		}
+	}
+	var out []string
+	for _, g := range groups {
+		ps, _ := json.Marshal(g)
+		var rolls []string
+		for i := range g {
+			rolls = append(rolls, fmt.Sprint(6-i%6))
+		}
+		out = append(out, fmt.Sprintf(`{"type":"RecordTieBreakRoll","players":%s,"rolls":[%s]}`, ps, strings.Join(rolls, ",")))
+	}
+	return append(out, then)
+}
