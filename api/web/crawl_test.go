@@ -333,3 +333,34 @@ func (s *scenario) rolls(then string) []string {
 	}
 	return append(out, then)
 }
+
+// TestAProvisionalClassificationIsNeverCalledFinal: while the published
+// classification is provisional, no page calls it final (the public page,
+// the navigation, the players' pages); once the final one is published,
+// it is called final.
+func TestAProvisionalClassificationIsNeverCalledFinal(t *testing.T) {
+	s := newScenario(t)
+	for _, st := range s.stages() {
+		s.play(st)
+		if st.name == "a provisional publication" {
+			break
+		}
+	}
+	for _, who := range s.people() {
+		crawler{u: s.u, token: who.token, Limit: 120, check: func(path string, status int, body string) {
+			if strings.Contains(body, "Classifica finale") || strings.Contains(body, "definitiva</p>") {
+				t.Errorf("%s: %s calls a provisional classification final", who.name, path)
+			}
+		}}.crawl(who.seeds...)
+	}
+	tp := "/ui/t/" + s.tour + "/"
+	for _, path := range []string{tp + "classification", tp + "me"} {
+		if _, _, body := s.u.get(path, s.player); !strings.Contains(body, "Classifica provvisoria") {
+			t.Errorf("%s does not say the classification is provisional:\n%s", path, body)
+		}
+	}
+	s.play(s.stages()[len(s.stages())-2]) // the final publication
+	if _, _, body := s.u.get(tp+"classification", ""); !strings.Contains(body, "<h1>Classifica finale</h1>") || strings.Contains(body, "provvisoria") {
+		t.Errorf("the final classification is not called final:\n%s", body)
+	}
+}

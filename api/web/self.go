@@ -20,6 +20,16 @@ import (
 // Closed reports a closed tournament: nothing is offered but reading.
 func (p *page) Closed() bool { return p.State != nil && p.State.Summary.Closed }
 
+// ClassificationKey is the label of the last published classification:
+// final only when its publication says so, provisional otherwise (and
+// before any publication, when the page speaks of the one to come).
+func (p *page) ClassificationKey() string {
+	if p.State != nil && p.State.Published != nil && p.State.Published.Final {
+		return "classification"
+	}
+	return "classification_provisional"
+}
+
 // IsPlayer reports a session of a player's personal link.
 func (p *page) IsPlayer() bool { return p.Me != nil && p.Me.Role == events.RolePlayer }
 

@@ -37,6 +37,7 @@ func (u *UI) classification(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	p.Title = p.ClassificationKey()
 	var live projections.Classification
 	res, err := u.call(r, token(r), http.MethodGet, "/v1/tournaments/"+url.PathEscape(p.T)+"/classification", nil)
 	var prob *Problem
