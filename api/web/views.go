@@ -109,6 +109,9 @@ type screenData struct {
 	Results int
 	Panels  []string
 	DrawnAt time.Time
+	// Until is when the round's last report came in, once every table
+	// has one (or was annulled): the clock stops there.
+	Until   time.Time
 	Minutes int
 	// Rotate is how many seconds each panel stays shown.
 	Rotate int
@@ -135,11 +138,21 @@ func (u *UI) screenOf(p *page, n int, q url.Values) screenData {
 		return d
 	}
 	d.DrawnAt = d.Round.DrawnAt
+	over, last := 0, time.Time{}
 	for _, tb := range d.Round.Tables {
 		if tb.Report != nil {
 			d.Results++
 			d.Latest = append(d.Latest, tb)
+			if tb.ReportedAt.After(last) {
+				last = tb.ReportedAt
+			}
 		}
+		if tb.Report != nil || tb.Annulled != nil {
+			over++
+		}
+	}
+	if over == len(d.Round.Tables) {
+		d.Until = last
 	}
 	// The latest results first.
 	for i, j := 0, len(d.Latest)-1; i < j; i, j = i+1, j-1 {
