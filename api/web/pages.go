@@ -654,6 +654,8 @@ func (u *UI) slips(w http.ResponseWriter, r *http.Request) {
 		if p.Can(commands.TypeOf[commands.RevokePlayerToken]()) {
 			if links, prob, err := u.playerLinks(r, p); err == nil && prob == nil {
 				p.Data.(map[string]any)["Links"] = links
+				p.Data.(map[string]any)["Base"] = u.base(r)
+				p.Data.(map[string]any)["Loopback"] = loopback(u.base(r))
 				w.Header().Set("Cache-Control", "no-store")
 			}
 		}

@@ -373,10 +373,7 @@ func (u *UI) playerLinks(r *http.Request, p *page) (map[string]*link, *Problem, 
 	if err != nil || prob != nil {
 		return nil, prob, err
 	}
-	base := "http://" + r.Host
-	if r.TLS != nil {
-		base = "https://" + r.Host
-	}
+	base := u.base(r)
 	links := map[string]*link{}
 	for _, t := range out.Tokens {
 		l := &link{Token: t.Token, URL: base + t.Link}
@@ -410,7 +407,8 @@ func (u *UI) linksPage(w http.ResponseWriter, r *http.Request) {
 		u.fail(w, r, p, orProblem(prob, err))
 		return
 	}
-	p.Data = map[string]any{"Links": links}
+	base := u.base(r)
+	p.Data = map[string]any{"Links": links, "Base": base, "Loopback": loopback(base)}
 	w.Header().Set("Cache-Control", "no-store")
 	u.render(w, "links", http.StatusOK, p)
 }
@@ -446,7 +444,8 @@ func (u *UI) linksPost(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	links, _, _ := u.playerLinks(r, p)
-	p.Data = map[string]any{"Links": links}
+	base := u.base(r)
+	p.Data = map[string]any{"Links": links, "Base": base, "Loopback": loopback(base)}
 	u.refused(w, r, "links", p, prob, err)
 }
 

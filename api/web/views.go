@@ -76,10 +76,7 @@ func (u *UI) classification(w http.ResponseWriter, r *http.Request) {
 		if len(pubRows) > 0 {
 			d["Example"] = pubRows[0].Player // the recipes' example row
 		}
-		base := "http://" + r.Host
-		if r.TLS != nil {
-			base = "https://" + r.Host
-		}
+		base := u.base(r)
 		d["Base"] = base
 		// The last checkpoint a hub's witness cosigned, once the venue
 		// synced, and where its key is: here when this is the hub.

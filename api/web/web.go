@@ -21,6 +21,7 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -47,6 +48,10 @@ type Options struct {
 	Random io.Reader
 	// Logger receives rendering errors; nil discards.
 	Logger *slog.Logger
+	// PublicURL is the base URL players' phones open the server at, which
+	// the slips' QR codes carry (api.Options.PublicURL). The default ("")
+	// is the address the browser showing the page used.
+	PublicURL string
 }
 
 // UI serves the pages.
@@ -331,6 +336,32 @@ func (u *UI) newKey() string {
 		return ""
 	}
 	return hex.EncodeToString(b)
+}
+
+// base is the server's address as the players' links carry it: the
+// public URL, or the one this browser used.
+func (u *UI) base(r *http.Request) string {
+	if u.opts.PublicURL != "" {
+		return u.opts.PublicURL
+	}
+	if r.TLS != nil {
+		return "https://" + r.Host
+	}
+	return "http://" + r.Host
+}
+
+// loopback reports a base URL that only the machine running the server
+// can open (127.0.0.1, ::1, localhost): a phone cannot.
+func loopback(base string) bool {
+	u, err := url.Parse(base)
+	if err != nil {
+		return false
+	}
+	h := u.Hostname()
+	if ip := net.ParseIP(h); ip != nil {
+		return ip.IsLoopback()
+	}
+	return h == "localhost" || strings.HasSuffix(h, ".localhost")
 }
 
 func token(r *http.Request) string {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/referto/referto/api"
 	"github.com/referto/referto/api/apitest"
 	"github.com/referto/referto/commands/ledger"
 )
@@ -22,7 +23,13 @@ type ui struct {
 
 func newUI(t *testing.T) *ui {
 	t.Helper()
-	node, srv := apitest.Serve(t, t.TempDir(), admin)
+	return newUIWith(t, api.Options{})
+}
+
+// newUIWith is newUI with the API's options o.
+func newUIWith(t *testing.T, o api.Options) *ui {
+	t.Helper()
+	node, srv := apitest.ServeWith(t, t.TempDir(), admin, o)
 	return &ui{t: t, node: node, srv: srv}
 }
 

@@ -109,6 +109,14 @@ func TestServeConfiguration(t *testing.T) {
 	if c, err := parseServe(nil, func(k string) string { return map[string]string{"REFERTO_DISK_RESERVE": "256MiB"}[k] }, io.Discard); err != nil || c.NodeOptions(nil).DiskReserve != 256<<20 {
 		t.Errorf("REFERTO_DISK_RESERVE: %d %v", c.NodeOptions(nil).DiskReserve, err)
 	}
+	// The address phones open: a URL, from the flag or the environment.
+	if c, err := parseServe(nil, func(k string) string { return map[string]string{"REFERTO_PUBLIC_URL": "http://192.168.1.20:8080"}[k] }, io.Discard); err != nil || c.PublicURL != "http://192.168.1.20:8080" {
+		t.Errorf("REFERTO_PUBLIC_URL: %q %v", c.PublicURL, err)
+	}
+	var bad bytes.Buffer
+	if _, err := parseServe([]string{"--public-url", "192.168.1.20:8080"}, func(string) string { return "" }, &bad); err == nil || !strings.Contains(bad.String(), "--public-url") {
+		t.Errorf("--public-url without a scheme: %v %s", err, bad.String())
+	}
 	if err := run(context.Background(), []string{"serve", "--help"}, func(string) string { return "" }, io.Discard, io.Discard); err != nil {
 		t.Errorf("--help: %v", err)
 	}
