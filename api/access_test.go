@@ -155,6 +155,7 @@ var routeAccess = []struct {
 	{"POST", "/v1/tournaments/{t}/officials", "admin", `{"name":"Nuovo arbitro","role":"arbiter"}`},
 	{"GET", "/v1/tournaments/{t}/players", "public", ""},
 	{"GET", "/v1/tournaments/{t}/events", "officials", ""},
+	{"GET", "/v1/tournaments/{t}/officials", "officials", ""},
 	{"GET", "/v1/tournaments/{t}/events?from=2&limit=3", "officials", ""},
 	{"GET", "/v1/tournaments/{t}/rounds/1/tables", "public", ""},
 	{"GET", "/v1/tournaments/{t}/standings", "public", ""},

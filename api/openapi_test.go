@@ -655,6 +655,9 @@ func TestEveryRouteAndCommandMatchesTheOpenAPIDocument(t *testing.T) {
 	s.must(200, "GET", base+"/events?from=3&limit=5", aud, nil)
 	s.must(200, "GET", base+"/events?limit=1000", aud, nil)
 	s.must(200, "GET", base+"/events", app, nil, "Accept", "application/x-ndjson")
+	if offs := s.must(200, "GET", base+"/officials", aud, nil).json(t)["officials"].([]any); len(offs) < 2 {
+		t.Errorf("the officials listed: %v", offs)
+	}
 	s.must(200, "GET", base+"/export", aud, nil)
 	s.must(200, "GET", "/v1/admin/backup", adminToken, nil)
 	s.must(403, "GET", "/v1/admin/backup", aud, nil)
@@ -677,6 +680,9 @@ func TestEveryRouteAndCommandMatchesTheOpenAPIDocument(t *testing.T) {
 		{401, "GET", base + "/export", "", "", nil},
 		{401, "GET", "/v1/me", "", "", nil},
 		{403, "GET", base + "/events", other, "", nil},
+		{401, "GET", base + "/officials", "", "", nil},
+		{403, "GET", base + "/officials", other, "", nil},
+		{404, "GET", "/v1/tournaments/nowhere/officials", adminToken, "", nil},
 		{403, "GET", base + "/export", other, "", nil},
 		{403, "POST", cmds, aud, `{"type":"CloseRegistration"}`, nil},
 		{403, "POST", cmds, aud, `{"type":"RuleContestation","contestation":"c1","upheld":false,"ruling":"no"}`, nil},

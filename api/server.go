@@ -188,6 +188,7 @@ func (s *Server) routes() error {
 	r.HandleFunc("/v1/tournaments", s.createTournament).Methods(http.MethodPost)
 	r.HandleFunc("/v1/tournaments/{t}", s.getTournament).Methods(http.MethodGet)
 	r.HandleFunc("/v1/tournaments/{t}/officials", s.appointOfficial).Methods(http.MethodPost)
+	r.HandleFunc("/v1/tournaments/{t}/officials", s.getOfficials).Methods(http.MethodGet)
 	r.HandleFunc("/v1/tournaments/{t}/commands", s.postCommand).Methods(http.MethodPost)
 	r.HandleFunc("/v1/tournaments/{t}/players", s.getPlayers).Methods(http.MethodGet)
 	r.HandleFunc("/v1/tournaments/{t}/events", s.getEvents).Methods(http.MethodGet)

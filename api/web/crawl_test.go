@@ -3,9 +3,11 @@ package web_test
 import (
 	"encoding/json"
 	"fmt"
+	"html"
 	"net/http"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -16,6 +18,8 @@ import (
 type crawler struct {
 	u     *ui
 	token string
+	// lang is the pages' language ("" for the default, Italian).
+	lang  string
 	check func(path string, status int, body string)
 	// Limit bounds the pages one crawl opens.
 	Limit int
@@ -56,8 +60,11 @@ func (c crawler) crawl(seeds ...string) []string {
 				continue
 			}
 		}
-		status, _, body := c.u.get(path, c.token)
+		status, h, body := c.u.getIn(c.lang, path, c.token)
 		opened = append(opened, path)
+		if status < 500 && !strings.HasPrefix(h.Get("Content-Type"), "text/html") {
+			continue // a download (the standings as CSV): data, not a page
+		}
 		c.check(path, status, body)
 		for _, m := range hrefRE.FindAllStringSubmatch(body, -1) {
 			if !seen[m[1]] {
@@ -123,7 +130,7 @@ func newScenario(t *testing.T) *scenario {
 		t.Fatalf("create: %d %v", code, m)
 	}
 	appoint := func(role string) string {
-		_, m := s.u.api("POST", "/v1/tournaments/"+s.tour+"/officials", admin, `{"name":"Ufficiale `+role+`","role":"`+role+`"}`)
+		_, m := s.u.api("POST", "/v1/tournaments/"+s.tour+"/officials", admin, `{"name":"`+map[string]string{"arbiter": "Arbitro capo", "appeals": "Commissione d'appello", "auditor": "Revisore dei conti"}[role]+`","role":"`+role+`"}`)
 		tok, _ := m["token"].(string)
 		if tok == "" {
 			t.Fatalf("appoint %s: %v", role, m)
@@ -363,4 +370,109 @@ func TestAProvisionalClassificationIsNeverCalledFinal(t *testing.T) {
 	if _, _, body := s.u.get(tp+"classification", ""); !strings.Contains(body, "<h1>Classifica finale</h1>") || strings.Contains(body, "provvisoria") {
 		t.Errorf("the final classification is not called final:\n%s", body)
 	}
+}
+
+// TestPagesSayEverythingInTheirLanguage reads every page of every stage as
+// every person does, in Italian and in English: no Italian page shows an
+// English word, a raw value of the ledger (card_loss, PlayerRegistered, a
+// JSON object, a Go formatting error) or a path of the ledger's source
+// (docs/rules.md#…, projections/board/data/map.json); no English page shows
+// a path either. What the pages quote as it is (the commands that verify a
+// classification, a signed checkpoint, a token) is left out of the check.
+func TestPagesSayEverythingInTheirLanguage(t *testing.T) {
+	s := newScenario(t)
+	for _, st := range s.stages() {
+		s.play(st)
+		for _, who := range s.people() {
+			for _, lang := range []string{"it", "en"} {
+				crawler{u: s.u, token: who.token, lang: lang, Limit: 120, check: func(path string, status int, body string) {
+					for _, bad := range untrue(lang, body) {
+						t.Errorf("%s, %s, %s: %s shows %s", st.name, who.name, lang, path, bad)
+					}
+				}}.crawl(who.seeds...)
+			}
+		}
+	}
+}
+
+var (
+	// quoted are the parts of a page it quotes as they are: code,
+	// commands, signed notes, scripts.
+	quoted = regexp.MustCompile(`(?s)<(script|style|pre|code)\b[^>]*>.*?</(script|style|pre|code)>`)
+	tagRE  = regexp.MustCompile(`(?s)<[^>]*>`)
+	// shownAttr are the attributes a reader sees: a field's placeholder,
+	// a tooltip.
+	shownAttr = regexp.MustCompile(`\b(?:placeholder|title|aria-label)="([^"]*)"`)
+	pathRE    = regexp.MustCompile(`(?:^|[\s(«"'])((?:docs|projections|commands|events|api|cmd|replay|testdata)/[\w./#-]+|[\w-]+\.(?:go|md)\b)`)
+	rawRE     = regexp.MustCompile(`\b[a-z]+_[a-z_]+\b|\b[A-Z][a-z]+(?:[A-Z][a-z]+)+\b|%!|\bmap\[|<nil>|\{"|\[\]`)
+	wordRE    = regexp.MustCompile(`[A-Za-z']+`)
+	// english are words that are English and no Italian word.
+	english = map[string]bool{}
+)
+
+func init() {
+	for _, w := range strings.Fields(`the of and is are was were not must has have with for from this that which when
+		only by be been should would will can cannot may round rounds table tables player players report reports
+		recorded record event events rule ruling none error refused unknown action draw drawn seed score scores
+		standings total status finished withdrawn eliminated active reserve expelled qualifying semifinal
+		quarterfinal warning reminder penalty penalties arbiter arbiters appeals auditor proposal proposals confirmed
+		disputed pending ready published publish final game games open closed page login logout yes sanction
+		sanctions contestation contestations upheld rejected admissible inadmissible entry entries check late
+		absent present minutes points armies cards territories objective winner time closing roll die tie ties
+		players' player's first second third fourth place name region rank next previous earlier later
+		back language create tournament tournaments id code link's links' phones phone screen print results
+		reports' turn order seat seats your you his her their it its there here at on to or in`) {
+		english[strings.ToLower(w)] = true
+	}
+	// Words both languages share, and names of things.
+	for _, w := range []string{"in", "e", "a", "no", "link", "referto", "risiko", "online", "hub", "csv", "qr", "id", "it", "en"} {
+		delete(english, w)
+	}
+}
+
+// untrue lists what a page in lang shows that it should not: a path of the
+// ledger's source in any language; in Italian, a raw value or an English
+// word too.
+func untrue(lang, body string) []string {
+	var shown strings.Builder
+	for _, m := range shownAttr.FindAllStringSubmatch(body, -1) {
+		shown.WriteString(" " + m[1] + " ")
+	}
+	text := quoted.ReplaceAllString(body, " ")
+	if i := strings.Index(text, "<body"); i >= 0 {
+		text = text[i:]
+	}
+	text = tagRE.ReplaceAllString(text, " ")
+	text = html.UnescapeString(text + " " + shown.String())
+	var out []string
+	for _, m := range pathRE.FindAllStringSubmatch(text, -1) {
+		out = append(out, "the path "+strconv.Quote(m[1]))
+	}
+	if lang != "it" {
+		return out
+	}
+	for _, m := range rawRE.FindAllString(text, -1) {
+		if m == "RisiKo" {
+			continue
+		}
+		out = append(out, "the raw value "+strconv.Quote(m))
+	}
+	seen := map[string]bool{}
+	for _, w := range wordRE.FindAllString(text, -1) {
+		if lw := strings.ToLower(w); english[lw] && !seen[lw] {
+			seen[lw] = true
+			out = append(out, "the English word "+strconv.Quote(w)+" in «"+around(text, w)+"»")
+		}
+	}
+	return out
+}
+
+// around is the text around the first w in text, for a message.
+func around(text, w string) string {
+	i := regexp.MustCompile(`\b` + regexp.QuoteMeta(w) + `\b`).FindStringIndex(text)
+	if i == nil {
+		return w
+	}
+	from, to := max(i[0]-40, 0), min(i[1]+40, len(text))
+	return strings.Join(strings.Fields(text[from:to]), " ")
 }

@@ -112,7 +112,7 @@ type flash struct {
 func flashOf(a accepted, arg string) *flash {
 	f := &flash{event: a.Events[0].Type, arg: arg, seq: a.Seq, again: a.Replayed}
 	for _, e := range a.Events {
-		if _, ok := labels["it"]["done_"+e.Type]; ok {
+		if hasLabel("done_" + e.Type) {
 			f.event = e.Type
 			break
 		}
@@ -165,7 +165,7 @@ func (u *UI) tournamentPage(w http.ResponseWriter, r *http.Request, title string
 		return nil, false
 	}
 	if err != nil {
-		u.fail(w, r, p, &Problem{Status: 500, Detail: err.Error()})
+		u.fail(w, r, p, u.internalProblem(r, err))
 		return nil, false
 	}
 	p.State = &st
@@ -175,13 +175,13 @@ func (u *UI) tournamentPage(w http.ResponseWriter, r *http.Request, title string
 func (u *UI) render(w http.ResponseWriter, name string, status int, p *page) {
 	t := u.pages[name]
 	if t == nil {
-		http.Error(w, "no page "+name, http.StatusInternalServerError)
+		http.Error(w, tr(p.Lang, "render_failed"), http.StatusInternalServerError)
 		return
 	}
 	var buf strings.Builder
 	if err := t.Execute(&buf, p); err != nil {
 		u.opts.Logger.Error("web: render", "page", name, "err", err)
-		http.Error(w, "the page could not be rendered", http.StatusInternalServerError)
+		http.Error(w, tr(p.Lang, "render_failed"), http.StatusInternalServerError)
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
@@ -216,7 +216,7 @@ func (u *UI) refused(w http.ResponseWriter, r *http.Request, name string, p *pag
 func formUsed(p *page) {
 	if p.Problem.Code == "idempotency_key_reused" {
 		p.Problem.Detail = fmt.Sprintf(tr(p.Lang, "form_used"), p.Problem.Seq)
-		p.Problem.Field = ""
+		p.Problem.Field, p.Problem.Errors, p.Problem.Said = "", nil, true
 	}
 }
 
@@ -237,12 +237,12 @@ func done(w http.ResponseWriter, r *http.Request, to string, f *flash) {
 // postForm parses a form post, refusing other sites' and oversized ones.
 func postForm(w http.ResponseWriter, r *http.Request) bool {
 	if !sameOrigin(r) {
-		http.Error(w, "cross-site form refused", http.StatusForbidden)
+		http.Error(w, tr(lang(r), "cross_site"), http.StatusForbidden)
 		return false
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, 1<<20)
 	if err := r.ParseForm(); err != nil {
-		http.Error(w, "the form could not be read: "+err.Error(), http.StatusBadRequest)
+		http.Error(w, tr(lang(r), "form_unreadable"), http.StatusBadRequest)
 		return false
 	}
 	return true
@@ -276,7 +276,7 @@ func orProblem(prob *Problem, err error) *Problem {
 	if prob != nil {
 		return prob
 	}
-	return &Problem{Status: 500, Detail: err.Error()}
+	return &Problem{Status: 500, Code: "internal", Detail: tr("it", "code_internal"), Said: true}
 }
 
 func (u *UI) createTournament(w http.ResponseWriter, r *http.Request) {
@@ -322,7 +322,7 @@ func (u *UI) login(w http.ResponseWriter, r *http.Request) {
 	res, err := u.call(r, tok, http.MethodGet, "/v1/me", nil)
 	if err != nil || res.status != http.StatusOK {
 		p := u.newPage(r, "login")
-		p.Problem = &Problem{Status: http.StatusUnauthorized, Detail: tr(p.Lang, "bad_token")}
+		p.Problem = &Problem{Status: http.StatusUnauthorized, Code: "unauthorized", Detail: tr(p.Lang, "bad_token"), Said: true, Headline: tr(p.Lang, "login_failed")}
 		if err == nil && res.status == http.StatusTooManyRequests {
 			// Locked out for a while after repeated failures: say so, and when.
 			p.Problem = problemOf(res)
@@ -345,7 +345,7 @@ func (u *UI) login(w http.ResponseWriter, r *http.Request) {
 
 func (u *UI) logout(w http.ResponseWriter, r *http.Request) {
 	if !sameOrigin(r) {
-		http.Error(w, "cross-site form refused", http.StatusForbidden)
+		http.Error(w, tr(lang(r), "cross_site"), http.StatusForbidden)
 		return
 	}
 	http.SetCookie(w, &http.Cookie{Name: tokenCookie, Value: "", Path: "/", MaxAge: -1, HttpOnly: true, SameSite: http.SameSiteStrictMode})
@@ -354,7 +354,7 @@ func (u *UI) logout(w http.ResponseWriter, r *http.Request) {
 
 func (u *UI) setLang(w http.ResponseWriter, r *http.Request) {
 	l := r.PathValue("lang")
-	if _, ok := labels[l]; !ok {
+	if _, ok := languages[l]; !ok {
 		l = "it"
 	}
 	http.SetCookie(w, &http.Cookie{Name: langCookie, Value: l, Path: "/", MaxAge: 365 * 24 * 3600, SameSite: http.SameSiteLaxMode})
@@ -412,7 +412,7 @@ func (u *UI) overviewPost(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	default:
-		prob = &Problem{Status: 400, Field: "_action", Detail: "unknown action"}
+		prob = said(lang(r), 400, "invalid", "", "unknown_action")
 	}
 	p, ok := u.tournamentPage(w, r, "overview", 0)
 	if !ok {
@@ -506,7 +506,7 @@ func (u *UI) playersPost(w http.ResponseWriter, r *http.Request) {
 			fl = flashOf(a, f.Get("player"))
 		}
 	default:
-		prob = &Problem{Status: 400, Detail: "unknown action", Field: "_action"}
+		prob = said(lang(r), 400, "invalid", "", "unknown_action")
 	}
 	if err == nil && prob == nil {
 		to := tPath(t) + "players"
@@ -542,13 +542,13 @@ func (u *UI) importCSV(r *http.Request, t, text string) (n, again int, _ *Proble
 			break
 		}
 		if err != nil {
-			return n, again, &Problem{Status: 400, Field: "csv", Detail: fmt.Sprintf("line %d: %v", line, err)}, nil
+			return n, again, said(lang(r), 400, "invalid", "csv", "csv_line_unreadable", line), nil
 		}
 		if line == 1 && strings.EqualFold(strings.TrimSpace(rec[0]), "player") {
 			continue
 		}
 		if len(rec) < 2 {
-			return n, again, &Problem{Status: 400, Field: "csv", Detail: fmt.Sprintf("line %d: want player,name[,club[,region[,rank]]]", line)}, nil
+			return n, again, said(lang(r), 400, "invalid", "csv", "csv_line_short", line), nil
 		}
 		field := func(i int) string {
 			if len(rec) > i {
@@ -565,9 +565,13 @@ func (u *UI) importCSV(r *http.Request, t, text string) (n, again int, _ *Proble
 			return n, again, nil, err
 		}
 		if prob != nil {
-			prob.Detail = fmt.Sprintf("line %d (%s): %s", line, cmd.Player, prob.Detail)
-			prob.Field = "csv"
-			return n, again, prob, nil
+			var why []string
+			for _, l := range viewProblem(lang(r), prob, nil, nil).Lines {
+				why = append(why, strings.TrimSpace(l.Field+" "+l.Text))
+			}
+			refused := said(lang(r), prob.Status, prob.Code, "csv", "csv_line_refused", line, cmd.Player, strings.Join(why, " "))
+			refused.Seq = prob.Seq
+			return n, again, refused, nil
 		}
 		if a.Replayed {
 			again++
@@ -605,7 +609,7 @@ func (u *UI) roundPage(w http.ResponseWriter, r *http.Request, name string) (*pa
 	}
 	n := atoiOr(r.PathValue("r"), 0)
 	if n < 1 {
-		u.fail(w, r, p, &Problem{Status: 404, Detail: "no such round"})
+		u.fail(w, r, p, said(p.Lang, 404, "not_found", "", "no_round"))
 		return nil, false
 	}
 	p.Data = map[string]any{"Number": n, "Round": roundOf(p.State, n)}
@@ -689,7 +693,7 @@ func (u *UI) resultPage(w http.ResponseWriter, r *http.Request) (*page, *project
 	rd, _ := p.Data.(map[string]any)["Round"].(*projections.Round)
 	n := atoiOr(r.PathValue("n"), 0)
 	if rd == nil {
-		u.fail(w, r, p, &Problem{Status: 404, Detail: "the round has not been drawn"})
+		u.fail(w, r, p, said(p.Lang, 404, "not_found", "", "not_drawn"))
 		return nil, nil, false
 	}
 	for _, tb := range rd.Tables {
@@ -699,7 +703,7 @@ func (u *UI) resultPage(w http.ResponseWriter, r *http.Request) (*page, *project
 			return p, tb, true
 		}
 	}
-	u.fail(w, r, p, &Problem{Status: 404, Detail: fmt.Sprintf("round %d has no table %d", rd.Number, n)})
+	u.fail(w, r, p, said(p.Lang, 404, "not_found", "", "no_table", rd.Number, n))
 	return nil, nil, false
 }
 
@@ -933,7 +937,7 @@ func (u *UI) contestationsPost(w http.ResponseWriter, r *http.Request) {
 		rule := &commands.RuleContestation{Contestation: f.Get("contestation"), Upheld: f.Get("upheld") == "true", Ruling: f.Get("ruling")}
 		if c := strings.TrimSpace(f.Get("corrections")); c != "" {
 			if err := json.Unmarshal([]byte(c), &rule.Corrections); err != nil {
-				prob = &Problem{Status: 400, Field: "corrections", Detail: "the corrections are a JSON array of command payloads: " + err.Error()}
+				prob = said(lang(r), 400, "invalid", "corrections", "corrections_json")
 			}
 		}
 		cmd = rule
@@ -975,14 +979,30 @@ func (u *UI) eventLog(w http.ResponseWriter, r *http.Request) {
 	if from > 1 {
 		prev = max(from-50, 1)
 	}
-	p.Data = map[string]any{"Events": page.Events, "Next": page.Next, "Prev": prev}
+	// Names: the players' from the tournament's state, the officials' from
+	// their list.
+	var st projections.State
+	if prob, err := u.get(r, "/v1/tournaments/"+url.PathEscape(p.T)+"/state", &st); err == nil && prob == nil {
+		p.State = &st
+	}
+	var offs struct {
+		Officials []struct{ Official, Name, Role string } `json:"officials"`
+	}
+	names := officialNames{}
+	if prob, err := u.get(r, "/v1/tournaments/"+url.PathEscape(p.T)+"/officials", &offs); err == nil && prob == nil {
+		for _, o := range offs.Officials {
+			names[o.Official] = struct{ Name, Role string }{o.Name, o.Role}
+		}
+	}
+	p.Data = map[string]any{"Records": p.records(page.Events, names), "Next": page.Next, "Prev": prev}
 	u.render(w, "events", http.StatusOK, p)
 }
 
 func (u *UI) at(w http.ResponseWriter, r *http.Request) {
 	seq, err := strconv.ParseUint(r.PathValue("seq"), 10, 64)
 	if err != nil || seq == 0 {
-		u.fail(w, r, u.newPage(r, "at"), &Problem{Status: 400, Field: "seq", Detail: "the event is a positive number"})
+		p := u.newPage(r, "at")
+		u.fail(w, r, p, said(p.Lang, 400, "invalid", "", "bad_seq"))
 		return
 	}
 	p, ok := u.tournamentPage(w, r, "at", seq)
@@ -1019,14 +1039,6 @@ var funcs = template.FuncMap{
 	// withdrawalReasons are why a withdrawn player left the game, as the
 	// report form offers them when no withdrawal was recorded before it.
 	"withdrawalReasons": events.WithdrawalReasons,
-	"pts":               func(hundredths int64) string { return projections.Points(hundredths).String() },
-	"eventData": func(env events.Envelope) string {
-		s := string(env.Data)
-		if len(s) > 160 {
-			s = s[:160] + "…"
-		}
-		return s
-	},
 }
 
 // seasonPlayer is a player's season in the national ranking: every result,

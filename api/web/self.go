@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/referto/referto/commands"
 	"github.com/referto/referto/events"
@@ -28,6 +29,66 @@ func (p *page) ClassificationKey() string {
 		return "classification"
 	}
 	return "classification_provisional"
+}
+
+// Pts writes points as the page's language does ("200,2"): hundredths
+// (int64, projections.Points) or whole points (int).
+func (p *page) Pts(v any) string {
+	switch v := v.(type) {
+	case projections.Points:
+		return points(p.Lang, int64(v))
+	case int64:
+		return points(p.Lang, v)
+	case int:
+		return integer(p.Lang, v)
+	}
+	return fmt.Sprint(v)
+}
+
+// When says a moment as the page's language writes it, in the server's
+// time zone (the venue's).
+func (p *page) When(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.Local().Format(tr(p.Lang, "time_format"))
+}
+
+// Count says n of something, agreeing with n: "1 turno", "3 turni".
+func (p *page) Count(key string, n int) string { return trf(p.Lang, key, n) }
+
+// RuleText says a rule the ledger cites, by its article.
+func (p *page) RuleText(rule string) string { return ruleText(p.Lang, rule) }
+
+// Say says a message of the ledger (a reason it recorded) in the page's
+// language, players by name; a text the ledger did not write (a reason an
+// arbiter typed) is shown as typed.
+func (p *page) Say(msg string) string {
+	if s, ok := say(p.Lang, msg, p.knownName); ok {
+		return s
+	}
+	return msg
+}
+
+// ProblemLine says a problem a proposed report was kept with (a board
+// bound it breaks) at table tb: the field, the message, the rule.
+func (p *page) ProblemLine(pr events.ReportProblem, tb *projections.Table) string {
+	seat := func(i int) string {
+		if i >= 0 && i < len(tb.Players) {
+			return p.Name(tb.Players[i])
+		}
+		return ""
+	}
+	v := viewProblem(p.Lang, &Problem{Field: pr.Field, Detail: pr.Detail, Rule: pr.Rule}, seat, p.knownName)
+	l := v.Lines[0]
+	text := l.Text
+	if l.Field != "" {
+		text = l.Field + ": " + text
+	}
+	if l.Rule != "" {
+		text += " (" + l.Rule + ")"
+	}
+	return text
 }
 
 // IsPlayer reports a session of a player's personal link.

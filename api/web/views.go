@@ -187,7 +187,7 @@ func (u *UI) screen(w http.ResponseWriter, r *http.Request) {
 	}
 	n := atoiOr(r.PathValue("r"), 0)
 	if n < 1 {
-		u.fail(w, r, p, &Problem{Status: 404, Code: "not_found", Detail: "no such round"})
+		u.fail(w, r, p, said(p.Lang, 404, "not_found", "", "no_round"))
 		return
 	}
 	p.Data = u.screenOf(p, n, r.URL.Query())

@@ -182,9 +182,11 @@ type Problem struct {
 	Seq    uint64 `json:"seq"`
 	Rule   string `json:"rule"`
 	Field  string `json:"field"`
-	// Said marks a problem the UI itself wrote, in the page's language.
-	Said   bool `json:"-"`
-	Errors []struct {
+	// Said marks a problem the UI itself wrote, in the page's language;
+	// Headline, when set, is what the page heads it with.
+	Said     bool   `json:"-"`
+	Headline string `json:"-"`
+	Errors   []struct {
 		Field  string `json:"field"`
 		Detail string `json:"detail"`
 		Rule   string `json:"rule"`
@@ -316,6 +318,19 @@ func formKey(r *http.Request, u *UI) string {
 		key = u.newKey()
 	}
 	return "ui-" + key
+}
+
+// said is a problem the UI writes itself, in the page's language: the
+// label key formatted with args.
+func said(lang string, status int, code, field, key string, args ...any) *Problem {
+	return &Problem{Status: status, Code: code, Field: field, Detail: trf(lang, key, args...), Said: true}
+}
+
+// internalProblem is a fault of the server, said as one; the error goes to
+// the log, not to the page.
+func (u *UI) internalProblem(r *http.Request, err error) *Problem {
+	u.opts.Logger.Error("web: "+r.URL.Path, "err", err)
+	return said(lang(r), http.StatusInternalServerError, "internal", "", "code_internal")
 }
 
 func problemOf(res apiResponse) *Problem {
