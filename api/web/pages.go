@@ -47,6 +47,8 @@ type page struct {
 	// AsOf is the event a past state is shown at (0: now); the round links
 	// of the present are not offered over a past state.
 	AsOf uint64
+	// flash is the query a redirect after a form carried its banner in.
+	flash url.Values
 }
 
 // Tr is the label for key in the page's language: a label's name, or a word
@@ -93,7 +95,7 @@ func (u *UI) newPage(r *http.Request, title string) *page {
 			p.Me = &m
 		}
 	}
-	p.Flash = flashText(p.Lang, r.URL.Query())
+	p.flash = r.URL.Query()
 	return p
 }
 
@@ -134,13 +136,18 @@ func (f *flash) query() url.Values {
 	return q
 }
 
-// flashText renders the banner a redirect's query carries.
-func flashText(lang string, q url.Values) string {
+// flashText renders the banner a redirect's query carries, a player
+// named by name.
+func flashText(lang string, q url.Values, name func(string) string) string {
 	ev := q.Get("ok")
 	if ev == "" {
 		return ""
 	}
-	text := strings.TrimSpace(tr(lang, "done_"+ev) + " " + q.Get("arg"))
+	arg := q.Get("arg")
+	if n := name(arg); n != "" {
+		arg = n
+	}
+	text := strings.TrimSpace(tr(lang, "done_"+ev) + " " + arg)
 	if seq, err := strconv.ParseUint(q.Get("seq"), 10, 64); err == nil {
 		text += fmt.Sprintf(" (%s %d)", tr(lang, "seq"), seq)
 	}
@@ -173,6 +180,11 @@ func (u *UI) tournamentPage(w http.ResponseWriter, r *http.Request, title string
 }
 
 func (u *UI) render(w http.ResponseWriter, name string, status int, p *page) {
+	// The banner of an earlier form, carried in the address, says nothing
+	// about this answer when it is a refusal.
+	if p.Problem == nil && p.Flash == "" {
+		p.Flash = flashText(p.Lang, p.flash, p.knownName)
+	}
 	t := u.pages[name]
 	if t == nil {
 		http.Error(w, tr(p.Lang, "render_failed"), http.StatusInternalServerError)
@@ -792,7 +804,16 @@ func standingsData(st *projections.State) map[string]any {
 	if last >= 0 && last < len(rows)-1 {
 		rows[last].CutAfter = true
 	}
-	return map[string]any{"Rounds": rounds, "Rows": rows, "Next": st.Next}
+	return map[string]any{"Rounds": rounds, "Rows": rows, "Next": st.Next, "CutFinal": cutFinal(st)}
+}
+
+// cutFinal reports whether the next phase's cut the standings show is
+// final: every qualifying round, and every round drawn, has its results.
+// Before, a player above the cut would qualify if the phase were drawn
+// now, and is said to be in the zone, not qualified.
+func cutFinal(st *projections.State) bool {
+	n := len(st.Rounds)
+	return n >= st.Summary.Ruleset.QualifyingRounds && n > 0 && st.Rounds[n-1].Complete()
 }
 
 func (u *UI) standingsCSV(w http.ResponseWriter, r *http.Request) {

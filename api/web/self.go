@@ -91,6 +91,28 @@ func (p *page) ProblemLine(pr events.ReportProblem, tb *projections.Table) strin
 	return text
 }
 
+// reportFigures is a table report with the page that shows it: every
+// figure of every line, how the game closed, the winner.
+type reportFigures struct {
+	P *page
+	R events.ResultRecorded
+}
+
+// Figures is a report for the report-figures partial.
+func (p *page) Figures(r events.ResultRecorded) reportFigures { return reportFigures{P: p, R: r} }
+
+// Confirmers are the players who confirmed a proposal, its proposer first.
+func (p *page) Confirmers(pr *projections.Proposal) []string {
+	out := []string{pr.By}
+	for id := range pr.Confirmed {
+		if id != pr.By {
+			out = append(out, id)
+		}
+	}
+	slices.Sort(out[1:])
+	return out
+}
+
 // IsPlayer reports a session of a player's personal link.
 func (p *page) IsPlayer() bool { return p.Me != nil && p.Me.Role == events.RolePlayer }
 

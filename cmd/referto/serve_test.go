@@ -375,3 +375,71 @@ func TestAdminTokenIsPrintedOnceAndKeptHashed(t *testing.T) {
 		t.Errorf("second start: %s %v, printed %q", again, err, out.String())
 	}
 }
+
+// TestEverySubcommandSaysWhatItDoes: each subcommand's --help begins with
+// a sentence saying what it does, then its flags; --version says which
+// referto this is.
+func TestEverySubcommandSaysWhatItDoes(t *testing.T) {
+	for _, c := range subcommands {
+		if c.run == nil {
+			continue
+		}
+		var stderr bytes.Buffer
+		if err := run(context.Background(), []string{c.name, "--help"}, func(string) string { return "" }, io.Discard, &stderr); err != nil {
+			t.Errorf("%s --help: %v", c.name, err)
+		}
+		help := stderr.String()
+		if !strings.HasPrefix(help, "usage: referto "+c.name) {
+			t.Errorf("%s --help does not begin with its usage:\n%s", c.name, help)
+		}
+		if s := sentences[c.name]; s == "" || !strings.HasSuffix(s, ".") {
+			t.Errorf("%s has no sentence of its own: %q", c.name, s)
+		} else if c.name != "backup" && c.name != "restore" && !strings.Contains(help, s) {
+			t.Errorf("%s --help does not say what it does (%q):\n%s", c.name, s, help)
+		}
+	}
+	for _, arg := range []string{"--version", "version"} {
+		var stdout bytes.Buffer
+		if err := run(context.Background(), []string{arg}, func(string) string { return "" }, &stdout, io.Discard); err != nil || !strings.HasPrefix(stdout.String(), "referto ") || !strings.Contains(stdout.String(), "go1.") {
+			t.Errorf("%s: %v %q", arg, err, stdout.String())
+		}
+	}
+}
+
+// TestExportDataOfARunningServerSaysUseURL: export --data on a directory
+// a running serve holds is refused before anything is opened, saying to
+// ask the server (--url) instead.
+func TestExportDataOfARunningServerSaysUseURL(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a server: skipped in -short mode")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	pr, pw := io.Pipe()
+	dir := t.TempDir()
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"serve", "--data", dir, "--addr", "127.0.0.1:0"},
+			func(k string) string { return map[string]string{"REFERTO_ADMIN_TOKEN": testAdmin}[k] }, pw, io.Discard)
+		pw.Close()
+	}()
+	sc := bufio.NewScanner(pr)
+	var url string
+	for sc.Scan() {
+		if m := listenRE.FindStringSubmatch(sc.Text()); m != nil {
+			url = m[1]
+			break
+		}
+	}
+	go io.Copy(io.Discard, pr)
+	if url == "" {
+		t.Fatalf("serve did not print its address: %v", <-done)
+	}
+	err := run(ctx, []string{"export", "--data", dir, "--tournament", "t1", "--out", filepath.Join(t.TempDir(), "t1.ndjson")},
+		func(string) string { return "" }, io.Discard, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "referto serve is running on "+dir) || !strings.Contains(err.Error(), "use --url "+url) {
+		t.Errorf("export --data of a running server: %v", err)
+	}
+	cancel()
+	<-done
+}
