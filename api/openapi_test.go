@@ -507,6 +507,19 @@ func TestEveryRouteAndCommandMatchesTheOpenAPIDocument(t *testing.T) {
 	ok(arb, `{"type":"CheckIn","round":1,"player":"p8","absent":true}`)
 	ok(arb, `{"type":"CheckIn","round":1,"player":"r1","minutes_late":0}`)
 	ok(arb, `{"type":"SubstituteReserve","round":1,"absent":"p8","reserve":"r1"}`)
+	// A draft of the draw first: its events, nothing appended; then its
+	// refusals.
+	before := s.must(200, "GET", base, "", nil).json(t)["seq"]
+	s.must(200, "POST", base+"/draft", arb, `{"type":"DrawTables","round":1}`)
+	s.must(200, "POST", base+"/draft", arb, `{"type":"DrawTables","round":1,"tables":[{"table":1,"players":["p1","p2","p3","p4"]},{"table":2,"players":["p5","p6","p7","r1"]}]}`)
+	if after := s.must(200, "GET", base, "", nil).json(t)["seq"]; after != before {
+		t.Errorf("a draft appended: seq %v, then %v", before, after)
+	}
+	s.must(400, "POST", base+"/draft", arb, `{"type":"CloseRegistration"}`)
+	s.must(401, "POST", base+"/draft", "", `{"type":"DrawTables","round":1}`)
+	s.must(403, "POST", base+"/draft", aud, `{"type":"DrawTables","round":1}`)
+	s.must(404, "POST", "/v1/tournaments/nowhere/draft", adminToken, `{"type":"DrawTables","round":1}`)
+	s.must(422, "POST", base+"/draft", arb, `{"type":"DrawTables","round":3}`)
 	ok(arb, `{"type":"DrawTables","round":1,"tables":[{"table":1,"players":["p1","p2","p3","p4"]},{"table":2,"players":["p5","p6","p7","r1"]}]}`)
 	s.must(200, "GET", base+"/rounds/1/tables", "", nil)
 	ok(arb, `{"type":"SetTurnOrder","round":1,"table":1,"order":["p1","p2","p3","p4"]}`)

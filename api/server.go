@@ -190,6 +190,7 @@ func (s *Server) routes() error {
 	r.HandleFunc("/v1/tournaments/{t}/officials", s.appointOfficial).Methods(http.MethodPost)
 	r.HandleFunc("/v1/tournaments/{t}/officials", s.getOfficials).Methods(http.MethodGet)
 	r.HandleFunc("/v1/tournaments/{t}/commands", s.postCommand).Methods(http.MethodPost)
+	r.HandleFunc("/v1/tournaments/{t}/draft", s.postDraft).Methods(http.MethodPost)
 	r.HandleFunc("/v1/tournaments/{t}/players", s.getPlayers).Methods(http.MethodGet)
 	r.HandleFunc("/v1/tournaments/{t}/events", s.getEvents).Methods(http.MethodGet)
 	r.HandleFunc("/v1/tournaments/{t}/rounds/{r}/tables", s.getTables).Methods(http.MethodGet)

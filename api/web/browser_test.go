@@ -198,7 +198,8 @@ func TestArbiterWorkflowInABrowser(t *testing.T) {
 	}
 
 	// The draw, and the venue screen.
-	do("draw", chromedp.Navigate(base+"/ui/t/torneo-web/rounds/1"), chromedp.WaitVisible("#draw"), chromedp.Click("#draw button"), chromedp.WaitVisible("#table-2"))
+	do("draft", chromedp.Navigate(base+"/ui/t/torneo-web/rounds/1"), chromedp.WaitVisible("#draw"), chromedp.Click("#draw button"), chromedp.WaitVisible("#draft-table-2"))
+	do("confirm the draft", chromedp.Click("#confirm-draw button"), chromedp.WaitVisible("#table-2"))
 	shot("03-round")
 	do("venue screen", chromedp.Navigate(base+"/ui/t/torneo-web/rounds/1/screen"), chromedp.WaitVisible(".screen-table"))
 	if px, _ := strconv.ParseFloat(strings.TrimSuffix(text(`getComputedStyle(document.querySelector(".screen-table li")).fontSize`), "px"), 64); px < 28 {

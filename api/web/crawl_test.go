@@ -459,7 +459,8 @@ func untrue(lang, body string) []string {
 	}
 	seen := map[string]bool{}
 	for _, w := range wordRE.FindAllString(text, -1) {
-		if lw := strings.ToLower(w); english[lw] && !seen[lw] {
+		// "Open" is the name of a type of tournament, in Italian too.
+		if lw := strings.ToLower(w); english[lw] && !seen[lw] && w != "Open" {
 			seen[lw] = true
 			out = append(out, "the English word "+strconv.Quote(w)+" in «"+around(text, w)+"»")
 		}

@@ -295,8 +295,15 @@ func (u *UI) createTournament(w http.ResponseWriter, r *http.Request) {
 	if !postForm(w, r) {
 		return
 	}
-	create := &commands.CreateTournament{ID: r.PostForm.Get("id"), Name: r.PostForm.Get("name"), Ruleset: events.PresetID(r.PostForm.Get("ruleset"))}
-	a, prob, err := u.send(r, "/v1/tournaments", formKey(r, u), create)
+	f := r.PostForm
+	create := &commands.CreateTournament{ID: strings.TrimSpace(f.Get("id")), Name: strings.TrimSpace(f.Get("name")), Ruleset: events.PresetID(f.Get("ruleset")),
+		Season: strings.TrimSpace(f.Get("season")), Type: events.TournamentType(f.Get("tournament_type"))}
+	var a accepted
+	var prob *Problem
+	var err error
+	if create.Params, prob = creationParams(lang(r), f); prob == nil {
+		a, prob, err = u.send(r, "/v1/tournaments", formKey(r, u), create)
+	}
 	if err == nil && prob == nil {
 		done(w, r, tPath(r.PostForm.Get("id")), flashOf(a, ""))
 		return
@@ -320,6 +327,44 @@ func (u *UI) createTournament(w http.ResponseWriter, r *http.Request) {
 	_, _ = u.get(r, "/v1/rulesets", &rs)
 	p.Data = map[string]any{"Tournaments": list.Tournaments, "Rulesets": rs.Rulesets}
 	u.render(w, "home", p.Problem.Status, p)
+}
+
+// creationParams are the ruleset's parameters the creation form changes
+// from its preset: the qualifying rounds, the knockout phases, the table
+// sizes, the discards; a field left empty keeps the preset's.
+func creationParams(lang string, f url.Values) (json.RawMessage, *Problem) {
+	params := map[string]any{}
+	for _, k := range []string{"qualifying_rounds", "discards"} {
+		if v := strings.TrimSpace(f.Get(k)); v != "" {
+			n, err := strconv.Atoi(v)
+			if err != nil {
+				return nil, said(lang, 400, "invalid", "params."+k, "whole_number")
+			}
+			params[k] = n
+		}
+	}
+	if v := f.Get("knockout"); v != "" {
+		params["knockout"] = v
+	}
+	if sizes := f["table_sizes"]; len(sizes) > 0 {
+		var ns []int
+		for _, v := range sizes {
+			n, err := strconv.Atoi(v)
+			if err != nil {
+				return nil, said(lang, 400, "invalid", "params.table_sizes", "whole_number")
+			}
+			ns = append(ns, n)
+		}
+		params["table_sizes"] = ns
+	}
+	if len(params) == 0 {
+		return nil, nil
+	}
+	b, err := json.Marshal(params)
+	if err != nil {
+		return nil, said(lang, 400, "invalid", "params", "form_unreadable")
+	}
+	return b, nil
 }
 
 func (u *UI) loginPage(w http.ResponseWriter, r *http.Request) {
@@ -384,7 +429,7 @@ func (u *UI) overview(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	p.Data = map[string]any{"Token": ""}
+	p.Data = u.overviewData(r, p, "")
 	u.render(w, "overview", http.StatusOK, p)
 }
 
@@ -423,6 +468,17 @@ func (u *UI) overviewPost(w http.ResponseWriter, r *http.Request) {
 			done(w, r, tPath(t), flashOf(a, ""))
 			return
 		}
+	case "close", "roll":
+		var cmd commands.Command = &commands.CloseTournament{Reason: f.Get("reason")}
+		if f.Get("_action") == "roll" {
+			cmd = rollForm(f)
+		}
+		var a accepted
+		a, prob, err = u.command(r, t, cmd)
+		if err == nil && prob == nil {
+			done(w, r, tPath(t), flashOf(a, ""))
+			return
+		}
 	default:
 		prob = said(lang(r), 400, "invalid", "", "unknown_action")
 	}
@@ -437,7 +493,7 @@ func (u *UI) overviewPost(w http.ResponseWriter, r *http.Request) {
 		p.Errs = p.Problem.Fields()
 		status = p.Problem.Status
 	}
-	p.Data = map[string]any{"Token": newToken}
+	p.Data = u.overviewData(r, p, newToken)
 	u.render(w, "overview", status, p)
 }
 
@@ -460,7 +516,17 @@ func (u *UI) playersData(p *page) map[string]any {
 	for i := 1; i <= callRound(p.State); i++ {
 		rounds = append(rounds, i)
 	}
-	return map[string]any{"CallRound": callRound(p.State), "Rounds": rounds}
+	var active, reserves []projections.PlayerRow
+	for _, row := range p.State.Players {
+		switch row.Status {
+		case events.StatusActive:
+			active = append(active, row)
+		case events.StatusReserve:
+			reserves = append(reserves, row)
+		}
+	}
+	return map[string]any{"CallRound": callRound(p.State), "Rounds": rounds, "Active": active, "Reserves": reserves,
+		"Phases": knockoutPhases(p.State), "CurrentRound": max(len(p.State.Rounds), 1)}
 }
 
 func (u *UI) playersPost(w http.ResponseWriter, r *http.Request) {
@@ -475,12 +541,13 @@ func (u *UI) playersPost(w http.ResponseWriter, r *http.Request) {
 	var fl *flash
 	switch f.Get("_action") {
 	case "register":
-		cmd := &commands.RegisterPlayer{Player: f.Get("player"), Name: f.Get("name"), Club: f.Get("club"), Region: f.Get("region")}
+		cmd := &commands.RegisterPlayer{Player: strings.TrimSpace(f.Get("player")), Name: strings.TrimSpace(f.Get("name")), Club: f.Get("club"), Region: f.Get("region"),
+			Minor: f.Get("minor") != "", Waiver: strings.TrimSpace(f.Get("waiver")), NationalID: strings.TrimSpace(f.Get("national_id"))}
 		if v := f.Get("rank"); v != "" {
 			cmd.Rank = atoiOr(v, -1)
 		}
 		if a, prob, err = u.command(r, t, cmd); err == nil && prob == nil {
-			fl = flashOf(a, f.Get("player"))
+			fl = flashOf(a, cmd.Name)
 		}
 	case "import":
 		var n, again int
@@ -518,7 +585,14 @@ func (u *UI) playersPost(w http.ResponseWriter, r *http.Request) {
 			fl = flashOf(a, f.Get("player"))
 		}
 	default:
-		prob = said(lang(r), 400, "invalid", "", "unknown_action")
+		cmd, arg, known := playerAction(f)
+		if !known {
+			prob = said(lang(r), 400, "invalid", "", "unknown_action")
+			break
+		}
+		if a, prob, err = u.command(r, t, cmd); err == nil && prob == nil {
+			fl = flashOf(a, arg)
+		}
 	}
 	if err == nil && prob == nil {
 		to := tPath(t) + "players"
@@ -653,14 +727,19 @@ func (u *UI) roundPost(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
-	a, prob, err := u.command(r, t, &commands.DrawTables{Round: n, Seed: strings.TrimSpace(r.PostForm.Get("seed"))})
-	if err == nil && prob == nil {
-		done(w, r, fmt.Sprintf("%srounds/%d", tPath(t), n), flashOf(a, ""))
+	if cmd, table, ok := roundAction(n, r.PostForm); ok {
+		a, prob, err := u.command(r, t, cmd)
+		if err == nil && prob == nil {
+			done(w, r, fmt.Sprintf("%srounds/%d#table-%d", tPath(t), n, table), flashOf(a, strconv.Itoa(table)))
+			return
+		}
+		if p, ok := u.roundPage(w, r, "round"); ok {
+			u.refused(w, r, "round", p, prob, err)
+		}
 		return
 	}
-	if p, ok := u.roundPage(w, r, "round"); ok {
-		u.refused(w, r, "round", p, prob, err)
-	}
+	// A draw: its draft, or the confirmation that records it.
+	u.drawPost(w, r)
 }
 
 func (u *UI) slips(w http.ResponseWriter, r *http.Request) {
@@ -764,7 +843,28 @@ func (u *UI) standings(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p.Data = standingsData(p.State)
+	if p.Can(commands.TypeOf[commands.RecordTieBreakRoll]()) && !p.Closed() {
+		p.Data.(map[string]any)["Ties"] = u.ties(r, p)
+	}
 	u.render(w, "standings", http.StatusOK, p)
+}
+
+// standingsPost records the die rolled for a tie.
+func (u *UI) standingsPost(w http.ResponseWriter, r *http.Request) {
+	if !postForm(w, r) {
+		return
+	}
+	t := r.PathValue("t")
+	a, prob, err := u.command(r, t, rollForm(r.PostForm))
+	if err == nil && prob == nil {
+		done(w, r, tPath(t)+"standings", flashOf(a, ""))
+		return
+	}
+	if p, ok := u.tournamentPage(w, r, "standings", 0); ok {
+		p.Data = standingsData(p.State)
+		p.Data.(map[string]any)["Ties"] = u.ties(r, p)
+		u.refused(w, r, "standings", p, prob, err)
+	}
 }
 
 // standingsRow is a standings line with its games by round and whether the
@@ -1053,6 +1153,15 @@ var funcs = template.FuncMap{
 	"reportStatuses": func() []events.SeatStatus {
 		return []events.SeatStatus{events.SeatFinished, events.SeatWithdrawn, events.SeatEliminated}
 	},
+	// tournamentTypes, knockouts and tableSizes are what a tournament's
+	// creation may choose.
+	"tournamentTypes": events.TournamentTypes,
+	"knockouts":       events.Knockouts,
+	"tableSizes":      func() []int { return []int{3, 4, 5} },
+	// join writes players' codes as a hand-made table's field holds them.
+	"join": func(ids []string) string { return strings.Join(ids, ", ") },
+	// dieFaces are what a die shows.
+	"dieFaces": func() []int { return []int{1, 2, 3, 4, 5, 6} },
 	// officialRoles are the roles an official may be appointed to.
 	"officialRoles": events.OfficialRoles,
 	// effects are the persisting effects a contestation may name.

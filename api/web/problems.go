@@ -107,6 +107,12 @@ func fieldLabel(lang, field string, seat func(int) string) string {
 		}
 		return tr(lang, m[2]) + " · " + who
 	}
+	if rest, ok := strings.CutPrefix(field, "params."); ok {
+		rest, _, _ = strings.Cut(rest, "[")
+		if hasLabel("param_" + rest) {
+			return tr(lang, "param_"+rest)
+		}
+	}
 	base, _, _ := strings.Cut(field, ".")
 	base, _, _ = strings.Cut(base, "[")
 	if hasLabel("field_" + base) {

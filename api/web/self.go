@@ -31,6 +31,10 @@ func (p *page) ClassificationKey() string {
 	return "classification_provisional"
 }
 
+// Checked reports whether a form's field had value among its values (a
+// checkbox to check again on a refused form).
+func (p *page) Checked(name, value string) bool { return slices.Contains(p.Form[name], value) }
+
 // Pts writes points as the page's language does ("200,2"): hundredths
 // (int64, projections.Points) or whole points (int).
 func (p *page) Pts(v any) string {
@@ -113,6 +117,20 @@ func (p *page) Confirmers(pr *projections.Proposal) []string {
 	return out
 }
 
+// tableOf is a drawn table with the page that shows it, for the partials
+// of its actions.
+type tableOf struct {
+	P     *page
+	T     *projections.Table
+	Round int
+}
+
+// TableOf is tb for the table-actions partial.
+func (p *page) TableOf(tb *projections.Table) tableOf {
+	n, _ := p.Data.(map[string]any)["Number"].(int)
+	return tableOf{P: p, T: tb, Round: n}
+}
+
 // IsPlayer reports a session of a player's personal link.
 func (p *page) IsPlayer() bool { return p.Me != nil && p.Me.Role == events.RolePlayer }
 
@@ -191,6 +209,18 @@ func (p *page) TurnOf(tb *projections.Table, i int) int {
 		}
 	}
 	return i + 1
+}
+
+// TurnAt is the player in turn i (from 0) at table tb: the recorded turn
+// order's, else the seat's.
+func (p *page) TurnAt(tb *projections.Table, i int) string {
+	if i < len(tb.TurnOrder) {
+		return tb.TurnOrder[i]
+	}
+	if i < len(tb.Players) {
+		return tb.Players[i]
+	}
+	return ""
 }
 
 // CurrentRound is the round being played (the last drawn), or 0.

@@ -130,6 +130,7 @@ func (u *UI) Register(r *mux.Router) {
 		{"GET", "/ui/t/{t}/rounds/{r}/tables/{n}", u.resultForm},
 		{"POST", "/ui/t/{t}/rounds/{r}/tables/{n}", u.resultPost},
 		{"GET", "/ui/t/{t}/standings", u.standings},
+		{"POST", "/ui/t/{t}/standings", u.standingsPost},
 		{"GET", "/ui/t/{t}/standings.csv", u.standingsCSV},
 		{"GET", "/ui/t/{t}/sanctions", u.sanctions},
 		{"POST", "/ui/t/{t}/sanctions", u.sanctionsPost},
@@ -284,18 +285,19 @@ type accepted struct {
 
 // command submits one command for tournament t with the form's
 // idempotency key; a *Problem when refused.
-func (u *UI) command(r *http.Request, t string, cmd commands.Command) (accepted, *Problem, error) {
-	return u.send(r, "/v1/tournaments/"+url.PathEscape(t)+"/commands", formKey(r, u), cmd)
+func (u *UI) command(r *http.Request, t string, cmd commands.Command, headers ...string) (accepted, *Problem, error) {
+	return u.send(r, "/v1/tournaments/"+url.PathEscape(t)+"/commands", formKey(r, u), cmd, headers...)
 }
 
 // send posts a command to path under an idempotency key, encoded as every
-// client of the API encodes it (commands.Encode).
-func (u *UI) send(r *http.Request, path, key string, cmd commands.Command) (accepted, *Problem, error) {
+// client of the API encodes it (commands.Encode), with any further
+// headers (If-Match).
+func (u *UI) send(r *http.Request, path, key string, cmd commands.Command, headers ...string) (accepted, *Problem, error) {
 	body, err := commands.Encode(cmd)
 	if err != nil {
 		return accepted{}, nil, err
 	}
-	res, err := u.call(r, token(r), http.MethodPost, path, json.RawMessage(body), "Idempotency-Key", key)
+	res, err := u.call(r, token(r), http.MethodPost, path, json.RawMessage(body), append([]string{"Idempotency-Key", key}, headers...)...)
 	if err != nil {
 		return accepted{}, nil, err
 	}
