@@ -402,7 +402,7 @@ var (
 	tagRE  = regexp.MustCompile(`(?s)<[^>]*>`)
 	// shownAttr are the attributes a reader sees: a field's placeholder,
 	// a tooltip.
-	shownAttr = regexp.MustCompile(`\b(?:placeholder|title|aria-label)="([^"]*)"`)
+	shownAttr = regexp.MustCompile(`\b(?:placeholder|title|aria-label)=(?:"([^"]*)"|'([^']*)')`)
 	pathRE    = regexp.MustCompile(`(?:^|[\s(«"'])((?:docs|projections|commands|events|api|cmd|replay|testdata)/[\w./#-]+|[\w-]+\.(?:go|md)\b)`)
 	rawRE     = regexp.MustCompile(`\b[a-z]+_[a-z_]+\b|\b[A-Z][a-z]+(?:[A-Z][a-z]+)+\b|%!|\bmap\[|<nil>|\{"|\[\]`)
 	wordRE    = regexp.MustCompile(`[A-Za-z']+`)
@@ -436,7 +436,7 @@ func init() {
 func untrue(lang, body string) []string {
 	var shown strings.Builder
 	for _, m := range shownAttr.FindAllStringSubmatch(body, -1) {
-		shown.WriteString(" " + m[1] + " ")
+		shown.WriteString(" " + m[1] + m[2] + " ")
 	}
 	text := quoted.ReplaceAllString(body, " ")
 	if i := strings.Index(text, "<body"); i >= 0 {
