@@ -56,18 +56,25 @@ func artifacts(t *testing.T) string {
 // returns where its screenshots go (artifacts) and a tab (browser).
 func browserTest(t *testing.T) (shots string, tab context.Context) {
 	t.Helper()
+	return longBrowserTest(t, 4*time.Minute)
+}
+
+// longBrowserTest is browserTest for a test that may drive the browser for
+// up to d.
+func longBrowserTest(t *testing.T, d time.Duration) (shots string, tab context.Context) {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("browser test: skipped in -short mode")
 	}
 	exe := chromium(t)
-	return artifacts(t), browser(t, exe)
+	return artifacts(t), browser(t, exe, d)
 }
 
 // browser starts a headless Chromium (loopback only, no background
 // networking) and stops it, by PID, when the test ends.
-func browser(t *testing.T, path string) context.Context {
+func browser(t *testing.T, path string, d time.Duration) context.Context {
 	t.Helper()
-	ctx, cancelTime := context.WithTimeout(context.Background(), 4*time.Minute)
+	ctx, cancelTime := context.WithTimeout(context.Background(), d)
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(path), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
 		chromedp.NoDefaultBrowserCheck, chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1280, 900),

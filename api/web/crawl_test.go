@@ -405,7 +405,7 @@ var (
 	shownAttr = regexp.MustCompile(`\b(?:placeholder|title|aria-label)=(?:"([^"]*)"|'([^']*)')`)
 	pathRE    = regexp.MustCompile(`(?:^|[\s(«"'])((?:docs|projections|commands|events|api|cmd|replay|testdata)/[\w./#-]+|[\w-]+\.(?:go|md)\b)`)
 	rawRE     = regexp.MustCompile(`\b[a-z]+_[a-z_]+\b|\b[A-Z][a-z]+(?:[A-Z][a-z]+)+\b|%!|\bmap\[|<nil>|\{"|\[\]`)
-	wordRE    = regexp.MustCompile(`[A-Za-z']+`)
+	wordRE    = regexp.MustCompile(`\b[A-Za-z']+\b`)
 	// english are words that are English and no Italian word.
 	english = map[string]bool{}
 )
