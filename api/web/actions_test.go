@@ -281,3 +281,47 @@ func (u *ui) rollTies(token string) int {
 	u.t.Fatal("ties still offered after ten rolls")
 	return n
 }
+
+// TestAGameIsAnnulledFromItsTable: under campionato-2003, which annuls a
+// game ("Interruzioni partita"), the round page's table offers the
+// annulment, and the game is annulled with its culprit; under rur-2015,
+// which has no such remedy (art. 34: the culprit is expelled, the game goes
+// on), the form without a culprit is refused saying why, in Italian, and
+// nothing is recorded; with one, he is disqualified and expelled.
+func TestAGameIsAnnulledFromItsTable(t *testing.T) {
+	for _, c := range []struct {
+		ruleset string
+		annuls  bool
+	}{{"campionato-2003", true}, {"rur-2015", false}} {
+		u := newUI(t)
+		arb := u.setup(c.ruleset, "", 8)
+		u.cmd(arb, `{"type":"CloseRegistration"}`)
+		u.cmd(arb, `{"type":"DrawTables","round":1,"seed":"annullo"}`)
+		_, _, page := u.get("/ui/t/t1/rounds/1", arb)
+		if !strings.Contains(page, `id="annul-1"`) {
+			t.Fatalf("%s: table 1 offers no annulment", c.ruleset)
+		}
+		_, m := u.api("GET", "/v1/tournaments/t1/rounds/1/tables", "", "")
+		culprit := m["tables"].([]any)[0].(map[string]any)["players"].([]any)[0].(string)
+		f := url.Values{"_action": {"annul"}, "_key": {"annul-1"}, "table": {"1"}, "culprit": {culprit}, "reason": {"Il colpevole ha rovesciato il tabellone"}}
+		if c.annuls {
+			if banner := u.form(arb, "/ui/t/t1/rounds/1", f); !strings.Contains(banner, "Partita annullata, tavolo 1") {
+				t.Errorf("%s: annulled, the banner says %q", c.ruleset, banner)
+			}
+			continue
+		}
+		// No culprit: nothing to do under this ruleset, said so.
+		before := u.seq("t1")
+		f.Del("culprit")
+		code, _, body := u.post("/ui/t/t1/rounds/1", arb, "", f)
+		if code != http.StatusUnprocessableEntity || !strings.Contains(problemText(body), "questo regolamento non annulla le partite") || u.seq("t1") != before {
+			t.Errorf("%s: the annulment without a culprit: %d %s", c.ruleset, code, problemText(body))
+		}
+		// The culprit is disqualified and expelled; the game goes on.
+		f.Set("culprit", culprit)
+		f.Set("_key", "annul-2")
+		if banner := u.form(arb, "/ui/t/t1/rounds/1", f); !strings.Contains(banner, "Sanzione registrata") {
+			t.Errorf("%s: the culprit expelled, the banner says %q", c.ruleset, banner)
+		}
+	}
+}
