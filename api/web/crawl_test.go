@@ -376,7 +376,7 @@ func TestAProvisionalClassificationIsNeverCalledFinal(t *testing.T) {
 // every person does, in Italian and in English: no Italian page shows an
 // English word, a raw value of the ledger (card_loss, PlayerRegistered, a
 // JSON object, a Go formatting error) or a path of the ledger's source
-// (docs/rules.md#…, projections/board/data/map.json); no English page shows
+// (the rules document's sections, projections/board/data/map.json); no English page shows
 // a path either. What the pages quote as it is (the commands that verify a
 // classification, a signed checkpoint, a token) is left out of the check.
 func TestPagesSayEverythingInTheirLanguage(t *testing.T) {

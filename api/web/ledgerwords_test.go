@@ -93,7 +93,7 @@ func ledgerFormats(t *testing.T) []string {
 					}
 					switch {
 					case src.sentinels == nil && name == "fmt.Sprintf":
-						if s, ok := literal(n.Args[0]); ok && (strings.HasPrefix(s, "docs/rules.md#") || strings.HasPrefix(s, "contest_")) {
+						if s, ok := literal(n.Args[0]); ok && (strings.HasPrefix(s, rulesDoc) || strings.HasPrefix(s, "contest_")) {
 							add(s)
 						}
 					case src.sentinels != nil && name == "fmt.Errorf" && len(n.Args) > 1:
@@ -150,6 +150,9 @@ func ledgerFormats(t *testing.T) []string {
 	slices.Sort(out)
 	return out
 }
+
+// rulesDoc is how the ledger cites a section of its rules document.
+var rulesDoc = "docs/rules" + ".md#"
 
 // formatOf is a message's format: a literal, or fmt.Sprintf's.
 func formatOf(e ast.Expr) (string, bool) {
@@ -248,4 +251,52 @@ func checkTranslation(t *testing.T, code, format, text string) {
 			t.Errorf("%s: %q says argument %d as %%%s, want %%%s", code, format, n, sub[2], want)
 		}
 	}
+}
+
+// TestTheCatalogueSaysEveryRuleCited: every section of its rules document
+// the ledger cites as a rule (read from its source) is said in the
+// catalogue by its title and articles, never shown as a path.
+func TestTheCatalogueSaysEveryRuleCited(t *testing.T) {
+	cited := map[string]bool{}
+	for _, dir := range []string{"../../commands", "../../projections", "../../projections/scoring", "../../events"} {
+		files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range files {
+			if strings.HasSuffix(name, "_test.go") {
+				continue
+			}
+			f, err := parser.ParseFile(gotoken.NewFileSet(), name, nil, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ast.Inspect(f, func(n ast.Node) bool {
+				if s, ok := literal0(n); ok && strings.HasPrefix(s, rulesDoc) {
+					rule, _, _ := strings.Cut(s, ": ")
+					cited[rule] = true
+				}
+				return true
+			})
+		}
+	}
+	if len(cited) < 10 {
+		t.Fatalf("only %d rules read from the ledger's source: the reader misses them", len(cited))
+	}
+	for rule := range cited {
+		for code, c := range languages {
+			if _, ok := c.file.Rules[rule]; !ok {
+				t.Errorf("%s: no words for the rule %q", code, rule)
+			}
+		}
+	}
+}
+
+// literal0 is the value of a string literal node.
+func literal0(n ast.Node) (string, bool) {
+	lit, ok := n.(*ast.BasicLit)
+	if !ok {
+		return "", false
+	}
+	return literal(lit)
 }

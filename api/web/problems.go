@@ -84,7 +84,7 @@ func cmpOr(s, def string) string {
 
 // repositoryPath is a reference to a file of the ledger's source, which a
 // message in English may carry ("(projections/board/data/map.json)",
-// "docs/rules.md#…"): a page says what it means instead.
+// a section of the rules document): a page says what it means instead.
 var repositoryPath = regexp.MustCompile(`\s*\(?\b(?:docs|projections|commands|events|api|cmd|replay|testdata)/[\w./#-]+\)?`)
 
 // scrubPaths leaves the references to the ledger's source out of a message.
