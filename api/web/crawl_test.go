@@ -297,6 +297,16 @@ func (s *scenario) stages() []stage {
 				`{"type":"RuleContestation","contestation":"c1","upheld":false,"ruling":"Il sorteggio rispetta i vincoli possibili"}`,
 			}
 		}},
+		{name: "a reserve, a withdrawal, a renunciation of the final", commands: func() []string {
+			_, st := s.u.api("GET", "/v1/tournaments/"+s.tour+"/state", "", "")
+			next := st["next"].(map[string]any)["players"].([]any)
+			tb := s.tables(1)
+			return []string{
+				`{"type":"DesignateReserve","player":"r1","name":"Riccardo Riserva"}`,
+				fmt.Sprintf(`{"type":"Withdraw","player":%q,"scope":"tournament","reason":"force_majeure"}`, tb[1][3]),
+				fmt.Sprintf(`{"type":"Renounce","player":%q,"phase":"final","reason":"Deve partire"}`, next[0]),
+			}
+		}},
 		{name: "the final drawn", commands: func() []string { return []string{`{"type":"DrawTables","round":2,"seed":"finale"}`} }},
 		{name: "the final recorded", commands: func() []string {
 			return []string{report("RecordResult", 2, 1, s.tables(2)[0], 70, 60, 50, 40)}
