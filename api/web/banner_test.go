@@ -76,3 +76,20 @@ func TestARefusalShowsNoEarlierBanner(t *testing.T) {
 		t.Errorf("a login with an unknown token: %d\n%s", code, body)
 	}
 }
+
+// TestAFieldsRefusalIsSaidAtTheField: a form's field the ledger refuses is
+// said beside the field, in the page's language.
+func TestAFieldsRefusalIsSaidAtTheField(t *testing.T) {
+	u := newUI(t)
+	if code, _ := u.api("POST", "/v1/tournaments", admin, `{"id":"t1","name":"T","ruleset":"rtu"}`); code != 201 {
+		t.Fatalf("create: %d", code)
+	}
+	_, m := u.api("POST", "/v1/tournaments/t1/officials", admin, `{"name":"N","role":"arbiter"}`)
+	arbiter, _ := m["token"].(string)
+	code, _, body := u.post("/ui/t/t1/players", arbiter, "", url.Values{"_action": {"register"}, "_key": {"k1"}, "player": {"Mario Rossi"}, "name": {"Mario"}})
+	_, beside, _ := strings.Cut(body, `name="player"`)
+	beside, _, _ = strings.Cut(beside, "</label>")
+	if code != http.StatusBadRequest || !strings.Contains(body, `<span class="err">«Mario Rossi» non va: usa lettere minuscole`) {
+		t.Errorf("a bad player code: %d, beside the field %q\n%s", code, beside, problemText(body))
+	}
+}

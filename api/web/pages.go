@@ -218,7 +218,7 @@ func (u *UI) fail(w http.ResponseWriter, _ *http.Request, p *page, prob *Problem
 func (u *UI) refused(w http.ResponseWriter, r *http.Request, name string, p *page, prob *Problem, err error) {
 	p.Form, p.Problem = r.PostForm, orProblem(prob, err)
 	formUsed(p)
-	p.Errs = p.Problem.Fields()
+	p.Errs = p.fieldErrors()
 	u.render(w, name, p.Problem.Status, p)
 }
 
@@ -316,7 +316,7 @@ func (u *UI) createTournament(w http.ResponseWriter, r *http.Request) {
 	}
 	p.Problem = prob
 	formUsed(p)
-	p.Errs = p.Problem.Fields()
+	p.Errs = p.fieldErrors()
 	var list struct {
 		Tournaments []projections.Summary `json:"tournaments"`
 	}
@@ -490,7 +490,7 @@ func (u *UI) overviewPost(w http.ResponseWriter, r *http.Request) {
 	if err != nil || prob != nil {
 		p.Form, p.Problem = f, orProblem(prob, err)
 		formUsed(p)
-		p.Errs = p.Problem.Fields()
+		p.Errs = p.fieldErrors()
 		status = p.Problem.Status
 	}
 	p.Data = u.overviewData(r, p, newToken)

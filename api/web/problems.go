@@ -17,6 +17,8 @@ import (
 
 // problemLine is one sentence of a refusal.
 type problemLine struct {
+	// Key is the field as the API names it (players[0].table_points).
+	Key   string
 	Field string // what it is about, in words ("" for the command as a whole)
 	Text  string
 	Rule  string
@@ -57,7 +59,7 @@ func viewProblem(lang string, prob *Problem, seat func(int) string, name func(st
 		items = append(items, item{prob.Field, d, prob.Rule})
 	}
 	for _, it := range items {
-		line := problemLine{Field: fieldLabel(lang, it.field, seat)}
+		line := problemLine{Key: it.field, Field: fieldLabel(lang, it.field, seat)}
 		if it.rule != "" {
 			line.Rule = ruleText(lang, it.rule)
 		}

@@ -74,6 +74,20 @@ func (p *page) Say(msg string) string {
 	return msg
 }
 
+// fieldErrors maps each field the page's refusal names to its message, in
+// the page's language, for the form to show beside the field.
+func (p *page) fieldErrors() map[string]string {
+	out := map[string]string{}
+	if v := p.ProblemView(); v != nil {
+		for _, l := range v.Lines {
+			if l.Key != "" {
+				out[l.Key] = l.Text
+			}
+		}
+	}
+	return out
+}
+
 // ProblemLine says a problem a proposed report was kept with (a board
 // bound it breaks) at table tb: the field, the message, the rule.
 func (p *page) ProblemLine(pr events.ReportProblem, tb *projections.Table) string {

@@ -194,21 +194,6 @@ type Problem struct {
 	} `json:"errors"`
 }
 
-// Fields maps each field a problem names to its message.
-func (p *Problem) Fields() map[string]string {
-	out := map[string]string{}
-	if p == nil {
-		return out
-	}
-	if p.Field != "" {
-		out[p.Field] = p.Detail
-	}
-	for _, e := range p.Errors {
-		out[e.Field] = e.Detail
-	}
-	return out
-}
-
 // recorder is a minimal in-memory ResponseWriter.
 type recorder struct {
 	h      http.Header
