@@ -79,6 +79,8 @@ var commandAccess = []struct {
 	arbiter, appeals, player bool
 }{
 	{"AmendRuleset", `{"params":{"discards":0}}`, true, false, false},
+	{"AmendOrganizer", `{"organizer":"ROMA [Il Gufo]"}`, true, false, false},
+	{"RecordWorkbookImport", `{"file_name":"iscritti.xlsx","sha256":"0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a","scope":"entry_list"}`, true, false, false},
 	{"RegisterPlayer", `{"player":"p900","name":"Nuovo"}`, true, false, false},
 	{"RefuseRegistration", `{"player":"p900","name":"Nuovo","reason":"no waiver"}`, true, false, false},
 	{"CloseRegistration", `{}`, true, false, false},

@@ -42,14 +42,14 @@ func TestContestationThroughTheAPI(t *testing.T) {
 			Data json.RawMessage `json:"data"`
 		} `json:"events"`
 	}
-	json.Unmarshal(s.must(201, "POST", cmds, arb, report(1, [4]string{"p1", "p2", "p3", "p4"}, [4]int{62, 55, 40, 10})).body, &res)
+	json.Unmarshal(s.must(201, "POST", cmds, arb, report(1, [4]string{"p1", "p2", "p3", "p4"}, [4]int{62, 55, 40, 7})).body, &res)
 	contested := res.Seq
 	s.must(201, "POST", cmds, arb, report(2, [4]string{"p5", "p6", "p7", "p8"}, [4]int{30, 20, 10, 5}))
 	before := s.standings("bo", "")
 
 	// Filing: an arbiter may file for a player; the verdict on
 	// admissibility is the ledger's, with its rule.
-	json.Unmarshal(s.must(201, "POST", cmds, arb, fmt.Sprintf(`{"type":"FileContestation","against":%d,"claim":"p4 had 80, not 10","by":"p4"}`, contested)).body, &res)
+	json.Unmarshal(s.must(201, "POST", cmds, arb, fmt.Sprintf(`{"type":"FileContestation","against":%d,"claim":"p4 had 80, not 7","by":"p4"}`, contested)).body, &res)
 	var filed struct {
 		Contestation string `json:"contestation"`
 		Admissible   bool   `json:"admissible"`
@@ -59,7 +59,7 @@ func TestContestationThroughTheAPI(t *testing.T) {
 		t.Fatalf("filing: %+v %+v", res, filed)
 	}
 	ruling := fmt.Sprintf(`{"type":"RuleContestation","contestation":%q,"upheld":true,"ruling":"the referto was misread","corrections":[%s]}`,
-		filed.Contestation, report(1, [4]string{"p1", "p2", "p3", "p4"}, [4]int{62, 55, 40, 80}))
+		filed.Contestation, report(1, [4]string{"p1", "p2", "p3", "p4"}, [4]int{40, 30, 14, 80}))
 	s.expectProblems(t, []problemCase{
 		{name: "ruling by an arbiter under rulings: appeals", method: "POST", path: cmds, token: arb, body: ruling, status: 403, code: "forbidden"},
 		{name: "ruling by an auditor", method: "POST", path: cmds, token: aud, body: ruling, status: 403, code: "forbidden"},

@@ -309,8 +309,8 @@ func TestEveryCommandsSmallestPayloadIsExactlyWhatTheServerNeeds(t *testing.T) {
 	command(map[string]any{"type": "RevokePlayerToken", "player": t2[3], "reason": "the slip was lost"})
 	proposal := func(tp int) map[string]any {
 		return map[string]any{"type": "ProposeResult", "player": t2[0], "round": 1, "table": 2, "closed_by": "time", "winner": t2[0], "risiko": false,
-			"players": []any{seat(t2[0], 1, 62, 12, 9, 14, 40, 2, "finished"), seat(t2[1], 2, 48, 20, 8, 12, 35, 1, "finished"),
-				seat(t2[2], 3, 35, 7, 6, 9, 20, 0, "finished"), seat(t2[3], 4, tp, 9, 6, 7, 30, 3, "finished")}, "rolls": map[string]any{}}
+			"players": []any{seat(t2[0], 1, 50, 2, 9, 14, 40, 2, "finished"), seat(t2[1], 2, 40, 3, 8, 12, 35, 1, "finished"),
+				seat(t2[2], 3, 30, 2, 6, 9, 20, 0, "finished"), seat(t2[3], 4, tp, 1, 6, 7, 30, 3, "finished")}, "rolls": map[string]any{}}
 	}
 	disputed := command(proposal(31))
 	command(map[string]any{"type": "DisputeProposal", "player": t2[3], "proposal": firstData(t, disputed, "proposal"), "reason": "I had 30 table points"})
@@ -322,8 +322,8 @@ func TestEveryCommandsSmallestPayloadIsExactlyWhatTheServerNeeds(t *testing.T) {
 	recorded2 := command(map[string]any{"type": "RecordResult", "round": 1, "table": 2, "proposal": firstData(t, proposed, "proposal")})
 
 	command(map[string]any{"type": "RecordResult", "round": 1, "table": 1, "closed_by": "time", "winner": t1[0], "risiko": false,
-		"players": []any{seat(t1[0], 1, 62, 12, 9, 14, 40, 2, "finished"), seat(t1[1], 2, 48, 20, 8, 12, 35, 1, "finished"),
-			eliminated, seat(t1[3], 4, 30, 9, 6, 10, 30, 3, "withdrawn")}})
+		"players": []any{seat(t1[0], 1, 50, 2, 9, 14, 40, 2, "finished"), seat(t1[1], 2, 40, 3, 8, 12, 35, 1, "finished"),
+			eliminated, seat(t1[3], 4, 30, 1, 6, 10, 30, 3, "withdrawn")}})
 	result2 := recorded2
 
 	// The two winners scored alike, and so did the two seconds: the
@@ -362,7 +362,7 @@ func TestEveryCommandsSmallestPayloadIsExactlyWhatTheServerNeeds(t *testing.T) {
 	players = drawn.Tables[0].Players
 	var lines []any
 	for i, p := range players {
-		lines = append(lines, seat(p, i+1, 70-10*i, 10+i, 8-i, 12-i, 30, 1, "finished"))
+		lines = append(lines, seat(p, i+1, 50-10*i, 1, 8-i, 12-i, 30, 1, "finished"))
 	}
 	setup(map[string]any{"type": "RecordResult", "round": 2, "table": 1, "closed_by": "closing_roll", "players": lines})
 	s.rollTies(tour, adminToken, rand.New(rand.NewPCG(3, 4)))
@@ -383,6 +383,18 @@ func TestEveryCommandsSmallestPayloadIsExactlyWhatTheServerNeeds(t *testing.T) {
 		"round": 1, "table": 2, "kind": "disqualification", "article": "campionato-2003 §squalifica", "reason": "threats"}, 201)
 	c.send("AnnulGame", "POST", "/v1/tournaments/"+t2003+"/commands", map[string]any{"type": "AnnulGame", "round": 1, "table": 1,
 		"culprit": drawn.Tables[0].Players[0], "reason": "the board was knocked over"}, 201)
+
+	// The organizer and a workbook's import record, in a tournament of
+	// their own (a whole tournament's import comes before any player).
+	const twb = "contract-workbook"
+	s.must(201, "POST", "/v1/tournaments", adminToken, map[string]any{"id": twb, "name": "Torneo dal file", "ruleset": "rtu"})
+	c.send("AmendOrganizer", "POST", "/v1/tournaments/"+twb+"/commands", map[string]any{"type": "AmendOrganizer",
+		"organizer": "ROMA [Il Gufo]", "venue": "Circolo Il Gufo", "reason": "the club's own hall"}, 201)
+	c.send("RecordWorkbookImport", "POST", "/v1/tournaments/"+twb+"/commands", map[string]any{"type": "RecordWorkbookImport",
+		"file_name": "torneo.xlsx", "sha256": strings.Repeat("0a", 32), "scope": "tournament",
+		"players":   []any{map[string]any{"id": 1, "player": "p1", "first_name": "Mario", "last_name": "Rossi"}},
+		"type_text": "Torneo Open", "rounds": 2, "notes": "", "round_dates": []any{"2025-03-15"},
+		"scores": []any{map[string]any{"round": 1, "table": 1, "player": "p1", "score": "44.1"}}}, 201)
 
 	for _, typ := range append(commands.Types(), "CreateTournament", "AppointOfficial") {
 		if !c.checked[typ] {

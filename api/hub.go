@@ -53,6 +53,7 @@ func (s *Server) hubGate(next http.Handler) http.Handler {
 func (s *Server) hubRoutes(r *mux.Router) {
 	r.HandleFunc("/v1/venues", s.postVenue).Methods(http.MethodPost)
 	r.HandleFunc("/v1/venues", s.getVenues).Methods(http.MethodGet)
+	r.HandleFunc("/v1/workbooks", s.postHubWorkbook).Methods(http.MethodPost)
 }
 
 // postVenue registers a venue's checkpoint key (administrator only).

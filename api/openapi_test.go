@@ -32,6 +32,8 @@ import (
 	"github.com/referto/referto/commands"
 	"github.com/referto/referto/commands/hub"
 	"github.com/referto/referto/commands/ledger"
+	"github.com/referto/referto/commands/workbook"
+	"github.com/referto/referto/commands/workbook/workbooktest"
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/events/checkpoint"
 )
@@ -540,7 +542,7 @@ func TestEveryRouteAndCommandMatchesTheOpenAPIDocument(t *testing.T) {
 		return fmt.Sprintf(`{"player":%q,"turn":%d,"table_points":%d,"status":%q}`, p, turn, points, status)
 	}
 	ok(arb, `{"type":"RecordResult","round":1,"table":1,"closed_by":"time","players":[`+
-		seat("p1", 1, 60, "finished")+","+seat("p2", 2, 50, "finished")+","+seat("p3", 3, 40, "finished")+","+seat("p4", 4, 30, "withdrawn")+`]}`)
+		seat("p1", 1, 60, "finished")+","+seat("p2", 2, 50, "finished")+","+seat("p3", 3, 40, "finished")+","+seat("p4", 4, 14, "withdrawn")+`]}`)
 	// Table 2 reports itself: the players' personal links, a proposal
 	// disputed, another confirmed, recorded by the arbiter in one action.
 	s.must(401, "POST", base+"/player-tokens", "", `{}`)
@@ -573,7 +575,7 @@ func TestEveryRouteAndCommandMatchesTheOpenAPIDocument(t *testing.T) {
 	}
 	table2 := func(player string, r1 int) string {
 		return fmt.Sprintf(`{"type":"ProposeResult","player":%q,"round":1,"table":2,"closed_by":"time","players":[`, player) +
-			seat("p5", 1, 60, "finished") + "," + seat("p6", 2, 50, "finished") + "," + seat("p7", 3, 40, "finished") + "," + seat("r1", 4, r1, "finished") + `]}`
+			seat("p5", 1, 50, "finished") + "," + seat("p6", 2, 40, "finished") + "," + seat("p7", 3, 35, "finished") + "," + seat("r1", 4, r1, "finished") + `]}`
 	}
 	s.must(403, "POST", cmds, link["p5"], table2("p6", 30))
 	first := ok(link["p5"], table2("p5", 31))
@@ -598,7 +600,7 @@ func TestEveryRouteAndCommandMatchesTheOpenAPIDocument(t *testing.T) {
 	if err := json.Unmarshal(result2.body, &recorded); err != nil {
 		t.Fatal(err)
 	}
-	filed := ok(app, fmt.Sprintf(`{"type":"FileContestation","against":%d,"claim":"r1 finished with 35 table points","by":"r1"}`, recorded.Seq))
+	filed := ok(app, fmt.Sprintf(`{"type":"FileContestation","against":%d,"claim":"r1 finished with 33 table points","by":"r1"}`, recorded.Seq))
 	var contestation struct {
 		Events []struct {
 			Data struct {
@@ -609,9 +611,9 @@ func TestEveryRouteAndCommandMatchesTheOpenAPIDocument(t *testing.T) {
 	if err := json.Unmarshal(filed.body, &contestation); err != nil || len(contestation.Events) == 0 {
 		t.Fatalf("contestation: %s", filed.body)
 	}
-	ok(app, fmt.Sprintf(`{"type":"RuleContestation","contestation":%q,"upheld":true,"ruling":"the slip says 35","corrections":[`+
+	ok(app, fmt.Sprintf(`{"type":"RuleContestation","contestation":%q,"upheld":true,"ruling":"the slip says 33","corrections":[`+
 		`{"type":"RecordResult","round":1,"table":2,"closed_by":"time","players":[`+
-		seat("p5", 1, 60, "finished")+","+seat("p6", 2, 50, "finished")+","+seat("p7", 3, 40, "finished")+","+seat("r1", 4, 35, "finished")+`]}]}`,
+		seat("p5", 1, 50, "finished")+","+seat("p6", 2, 40, "finished")+","+seat("p7", 3, 35, "finished")+","+seat("r1", 4, 33, "finished")+`]}]}`,
 		contestation.Events[0].Data.Contestation))
 	s.rollTies(tour, arb, rand.New(rand.NewPCG(3, 4)))
 
@@ -638,7 +640,7 @@ func TestEveryRouteAndCommandMatchesTheOpenAPIDocument(t *testing.T) {
 	}
 	var lines []string
 	for i, p := range final.Events[0].Data.Tables[0].Players {
-		lines = append(lines, seat(p, i+1, 80-10*i, "finished"))
+		lines = append(lines, seat(p, i+1, 50-10*i, "finished"))
 	}
 	ok(arb, `{"type":"RecordResult","round":2,"table":1,"closed_by":"closing_roll","players":[`+strings.Join(lines, ",")+`]}`)
 	s.rollTies(tour, arb, rand.New(rand.NewPCG(5, 6)))
@@ -727,6 +729,22 @@ func TestEveryRouteAndCommandMatchesTheOpenAPIDocument(t *testing.T) {
 	} {
 		s.must(c.status, c.method, c.path, c.token, c.body, c.headers...)
 	}
+
+	// The club workbook: the organizer, an import's record, a whole
+	// workbook uploaded into an empty tournament and downloaded again, a
+	// file that is no workbook refused.
+	const twb = "spec-workbook"
+	wbCmds := "/v1/tournaments/" + twb + "/commands"
+	s.must(201, "POST", "/v1/tournaments", adminToken, map[string]any{"id": twb, "name": "Torneo dal file", "ruleset": "rtu"})
+	s.must(201, "POST", wbCmds, adminToken, map[string]any{"type": "AmendOrganizer", "organizer": "ROMA [Il Gufo]"})
+	s.must(201, "POST", wbCmds, adminToken, map[string]any{"type": "RecordWorkbookImport", "file_name": "iscritti.xlsx",
+		"sha256": strings.Repeat("0a", 32), "scope": "entry_list"})
+	const twb2 = "spec-workbook-2"
+	s.must(201, "POST", "/v1/tournaments", adminToken, map[string]any{"id": twb2, "name": "Torneo dal file", "ruleset": "rtu"})
+	s.must(201, "POST", "/v1/tournaments/"+twb2+"/workbook?scope=tournament&file_name=primavera.xlsx", adminToken,
+		workbooktest.Primavera(t).Bytes(), "Content-Type", workbook.MediaType)
+	s.must(200, "GET", "/v1/tournaments/"+twb2+"/workbook", adminToken, nil)
+	s.must(400, "POST", "/v1/tournaments/"+twb2+"/workbook", adminToken, []byte("not a workbook"), "Content-Type", workbook.MediaType)
 
 	// 503: a read-only data disk refuses commands.
 	readOnly.Store(true)
@@ -830,6 +848,16 @@ func exerciseHub(t *testing.T, spec *exchanges) {
 		t.Errorf("a command at a hub: %s", r.body)
 	}
 	h.must(404, "GET", "/v1/tournaments/nowhere/checkpoint", "", nil)
+	// A club's workbook of a tournament not run on referto, ranked as a
+	// workbook's; one the national tool refuses, refused.
+	wb2024 := workbooktest.Primavera(t).Set("TORNEO", "D8", workbooktest.Day(2024, 3, 15)).Set("TORNEO", "D9", workbooktest.Day(2024, 3, 16))
+	h.must(401, "POST", "/v1/workbooks", "", wb2024.Bytes(), "Content-Type", workbook.MediaType)
+	h.must(400, "POST", "/v1/workbooks", adminToken, workbooktest.Primavera(t).Delete("TORNEO").Bytes(), "Content-Type", workbook.MediaType)
+	h.must(201, "POST", "/v1/workbooks?file_name=primavera.xlsx", adminToken, wb2024.Bytes(), "Content-Type", workbook.MediaType)
+	if r := h.must(200, "GET", "/v1/seasons/2024/ranking", "", nil); !bytes.Contains(r.body, []byte(`"id":"20240315-roma-il-gufo"`)) ||
+		!bytes.Contains(r.body, []byte(`"source":"workbook"`)) {
+		t.Errorf("the season's ranking does not list the workbook's tournament as a workbook's: %s", r.body)
+	}
 	// The season registry, the hub's own log.
 	h.must(200, "GET", "/v1/registry", "", nil)
 	h.must(200, "GET", "/v1/registry/export", "", nil)

@@ -58,7 +58,7 @@ func (f *selfService) cmd(token string, want int, body string) resp {
 func (f *selfService) report(typ, player string, n int, points ...int) string {
 	var lines []string
 	for i, p := range f.tables[n] {
-		tp := 60 - 10*i
+		tp := []int{60, 50, 40, 14}[min(i, 3)] // 164, what the whole board is worth
 		if i < len(points) {
 			tp = points[i]
 		}
@@ -276,13 +276,13 @@ func TestDisputedProposalFlagsTheTable(t *testing.T) {
 		t.Fatalf("table 2's proposals: %+v", ps)
 	}
 	// A new proposal replaces it; the old one can no longer be confirmed.
-	id2 := firstData(t, f.cmd(f.links[t2[1]], 201, f.report("ProposeResult", t2[1], 2, 60, 52, 40, 30)), "proposal")
+	id2 := firstData(t, f.cmd(f.links[t2[1]], 201, f.report("ProposeResult", t2[1], 2, 60, 52, 40, 12)), "proposal")
 	if id2 == id {
 		t.Fatal("the new proposal has the old one's id")
 	}
 	s.must(409, "POST", "/v1/tournaments/bo/commands", f.links[t2[2]], fmt.Sprintf(`{"type":"ConfirmProposal","player":%q,"proposal":%q}`, t2[2], id))
 	// The arbiter records a report of his own.
-	f.cmd(f.arb, 201, f.report("RecordResult", "", 2, 60, 52, 40, 30))
+	f.cmd(f.arb, 201, f.report("RecordResult", "", 2, 60, 52, 40, 12))
 }
 
 // TestProposalBreakingBoardBoundsIsKeptFlagged: a proposal whose figures

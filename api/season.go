@@ -57,6 +57,12 @@ func (s *Server) seasonRanking(season string) (*ranking.Ranking, error) {
 		for i := range ts {
 			ts[i].Withheld = s.unverified(ts[i])
 		}
+		// Tournaments not run on referto, from their clubs' workbooks.
+		wbs, err := s.hubWorkbooks(season, ids)
+		if err != nil {
+			return nil, err
+		}
+		ts = append(ts, wbs...)
 	}
 	return ranking.Compute(th, ts, reg), nil
 }

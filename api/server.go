@@ -213,6 +213,8 @@ func (s *Server) routes() error {
 	r.HandleFunc("/v1/tournaments/{t}/events/{seq}/proof", s.getProof).Methods(http.MethodGet)
 	r.HandleFunc("/v1/tournaments/{t}/consistency", s.getConsistency).Methods(http.MethodGet)
 	r.HandleFunc("/v1/tournaments/{t}/export", exportH).Methods(http.MethodGet)
+	r.HandleFunc("/v1/tournaments/{t}/workbook", s.getWorkbook).Methods(http.MethodGet)
+	r.HandleFunc("/v1/tournaments/{t}/workbook", s.postWorkbook).Methods(http.MethodPost)
 	r.HandleFunc("/v1/tournaments/{t}/players/{p}/proof", s.getPlayerProof).Methods(http.MethodGet)
 	r.HandleFunc("/v1/seasons/{s}/ranking", s.getSeasonRanking).Methods(http.MethodGet)
 	r.HandleFunc("/v1/seasons/{s}/players/{id}", s.getSeasonPlayer).Methods(http.MethodGet)

@@ -382,7 +382,7 @@ func (c *RecordTieBreakRoll) decide(t *projections.Tournament, _ Input) ([]event
 	for k, tie := range c.ties() {
 		i := slices.IndexFunc(groups, func(g []string) bool { return samePlayers(g, tie.Players) })
 		if i < 0 {
-			return nil, notATie(tie.Players, groups, k, len(c.Ties) > 0)
+			return nil, notATie(dieRule(t.Ruleset), tie.Players, groups, k, len(c.Ties) > 0)
 		}
 		ev := events.TieBreakRolled{Players: slices.Clone(tie.Players), Rolls: slices.Clone(tie.Rolls)}
 		for _, p := range tie.Players {
@@ -395,17 +395,17 @@ func (c *RecordTieBreakRoll) decide(t *projections.Tournament, _ Input) ([]event
 
 // notATie refuses a roll whose players are not one tie awaiting a roll,
 // listing the ties that are.
-func notATie(players []string, groups [][]string, k int, several bool) error {
+func notATie(rule string, players []string, groups [][]string, k int, several bool) error {
 	var desc []string
 	for _, g := range groups {
 		desc = append(desc, strings.Join(g, "/"))
 	}
 	if len(desc) == 0 {
-		return ruleErr("rur-2015 art. 1", "no tie in the standings needs a die roll")
+		return ruleErr(rule, "no tie in the standings needs a die roll")
 	}
 	which := strings.Join(players, ", ")
 	if several {
 		which = fmt.Sprintf("ties[%d] (%s)", k, which)
 	}
-	return ruleErr("rur-2015 art. 1", "%s are not one unresolved tie; ties awaiting a roll: %s", which, strings.Join(desc, "; "))
+	return ruleErr(rule, "%s are not one unresolved tie; ties awaiting a roll: %s", which, strings.Join(desc, "; "))
 }

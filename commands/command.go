@@ -89,6 +89,8 @@ var registry = []spec{
 	command[CreateTournament](spec{route: "create tournaments with POST /v1/tournaments", creates: true}),
 	command[AppointOfficial](spec{route: "appoint officials with POST /v1/tournaments/{t}/officials"}),
 	command[AmendRuleset](spec{roles: arbiters}),
+	command[AmendOrganizer](spec{roles: arbiters}),
+	command[RecordWorkbookImport](spec{roles: arbiters}),
 	command[RegisterPlayer](spec{roles: arbiters}),
 	command[RefuseRegistration](spec{roles: arbiters}),
 	command[CloseRegistration](spec{roles: arbiters}),

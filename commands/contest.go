@@ -48,8 +48,6 @@ var effects = []string{EffectExpelledSeated, EffectClassificationDiffers, Effect
 // Effects lists the persisting effects a claim may name (FileContestation).
 func Effects() []string { return slices.Clone(effects) }
 
-const ruleArt20 = "rur-2015 art. 20"
-
 // FileContestation contests an event (by seq).
 type FileContestation struct {
 	typed
@@ -138,7 +136,7 @@ func locate(t *projections.Tournament, seq uint64) (contested, bool) {
 	for _, id := range t.Order {
 		if p := t.Players[id]; p.Registered == seq {
 			return contested{kind: "registration", seq: seq, open: !t.RegistrationClosed, players: []string{id},
-				window: "rur-2015 art. 11: the entry list is open until the arbiters validate it"}, true
+				window: rulebookOf(t.Ruleset).registration + ": the entry list is open until the arbiters validate it"}, true
 		}
 	}
 	for round, byPlayer := range t.CheckIns {
@@ -290,14 +288,14 @@ func (c *FileContestation) decide(t *projections.Tournament, in Input) ([]events
 		ev.Admissible, ev.Rule = true, found.window+": still open"
 	case c.Effect != "":
 		present, why := persisting(t, c.Effect, found)
-		ev.Admissible, ev.Rule = present, ruleArt20+": "+why
+		ev.Admissible, ev.Rule = present, rulebookOf(t.Ruleset).contest+": "+why
 		if !present {
-			ev.Rule = ruleArt20 + ": the effect claimed does not persist: " + why
+			ev.Rule = rulebookOf(t.Ruleset).contest + ": the effect claimed does not persist: " + why
 		}
 	case known:
 		ev.Admissible, ev.Rule = false, found.window+": homologated"
 	default:
-		ev.Admissible, ev.Rule = false, ruleArt20+": events of this kind are homologated at once unless a direct effect persists"
+		ev.Admissible, ev.Rule = false, rulebookOf(t.Ruleset).contest+": events of this kind are homologated at once unless a direct effect persists"
 	}
 	if at, ok := t.EventTime(c.Against); ok && ev.Admissible && t.Ruleset.ContestWithin > 0 {
 		if limit := at.Add(time.Duration(t.Ruleset.ContestWithin) * time.Minute); in.Now.After(limit) {
@@ -344,7 +342,7 @@ func (c *RuleContestation) decide(t *projections.Tournament, in Input) ([]events
 		return nil, conflict("contestation %s was ruled at once (upheld %v)", c.Contestation, filed.Ruled.Upheld)
 	}
 	if c.Upheld && !filed.Admissible {
-		return nil, ruleErr(ruleArt20, "contestation %s is inadmissible (%s): it can only be rejected", c.Contestation, filed.Rule)
+		return nil, ruleErr(rulebookOf(t.Ruleset).contest, "contestation %s is inadmissible (%s): it can only be rejected", c.Contestation, filed.Rule)
 	}
 	corr, err := Corrections(t, c.Corrections, c.Contestation, in)
 	if err != nil {

@@ -35,6 +35,7 @@ import (
 //	players                               statuses
 //	replay-draws                          re-runs every recorded draw from its event
 //	as-recorded-before-editions           refolds the log without its rules edition (edition 1)
+//	as-recorded-under-edition edition=2   refolds the log under an earlier rules edition
 func TestDecide(t *testing.T) {
 	datadriven.Walk(t, "testdata/decide", func(t *testing.T, path string) {
 		h := &harness{t: t}
@@ -49,20 +50,26 @@ type harness struct {
 	nseed int
 	role  string // of the official issuing the command; "" for an arbiter
 	as    string // who issues it (when role=player, the player); "" for o1
+	in    commands.Input
+}
+
+// firstCreated is the ruleset a creation records.
+func firstCreated(evs []events.Event) (events.Ruleset, bool) {
+	for _, ev := range evs {
+		if c, ok := ev.(events.TournamentCreated); ok {
+			return c.Ruleset, true
+		}
+	}
+	return events.Ruleset{}, false
 }
 
 func (h *harness) run(t *testing.T, d *datadriven.TestData) string {
 	switch d.Cmd {
 	case "new":
-		h.st, h.envs = projections.New("t"), nil
 		preset, params := "rur-2015", ""
 		d.MaybeScanArgs(t, "preset", &preset)
 		d.MaybeScanArgs(t, "params", &params)
-		c, err := commands.ParseAs[commands.CreateTournament]([]byte(fmt.Sprintf(`{"id":"t","name":"T","ruleset":%q,"params":%s}`, preset, orNull(params))))
-		if err != nil {
-			return "error: " + describe(err)
-		}
-		return h.apply(c, false)
+		return h.create(preset, params)
 	case "register":
 		n, clubs, regions := 0, 0, 0
 		d.ScanArgs(t, "n", &n)
@@ -256,23 +263,19 @@ func (h *harness) run(t *testing.T, d *datadriven.TestData) string {
 			b.WriteString("\n")
 		}
 		return b.String()
-	case "as-recorded-before-editions":
+	case "as-recorded-before-editions", "as-recorded-under-edition":
 		// Fold the log again as an older referto recorded it: its
-		// TournamentCreated carries no rules edition (edition 1). Later
-		// directives read that state; decisions still go through Decide.
-		created := map[string]any{}
-		if err := json.Unmarshal(h.envs[0].Data, &created); err != nil {
-			t.Fatal(err)
+		// TournamentCreated carries no rules edition (edition 1), or the
+		// edition given. Later directives read that state; decisions still
+		// go through Decide.
+		edition := 0
+		if d.Cmd == "as-recorded-under-edition" {
+			d.ScanArgs(t, "edition", &edition)
 		}
-		delete(created["ruleset"].(map[string]any), "edition")
-		envs := slices.Clone(h.envs)
-		envs[0].Data, _ = json.Marshal(created)
-		st, err := projections.Fold("t", envs, 0)
-		if err != nil {
+		if err := h.recordedAs(edition); err != nil {
 			return "error: " + err.Error()
 		}
-		h.st, h.envs = st, envs
-		return fmt.Sprintf("edition %d", st.Ruleset.RulesEdition())
+		return fmt.Sprintf("edition %d", h.st.Ruleset.RulesEdition())
 	case "replay-draws":
 		var b strings.Builder
 		for _, env := range h.envs {
@@ -291,6 +294,29 @@ func (h *harness) run(t *testing.T, d *datadriven.TestData) string {
 	}
 	t.Fatalf("unknown directive %q", d.Cmd)
 	return ""
+}
+
+// recordedAs folds the log again as a referto of an earlier rules edition
+// recorded it: its TournamentCreated carries that edition, or none (0,
+// before editions existed: edition 1).
+func (h *harness) recordedAs(edition int) error {
+	created := map[string]any{}
+	if err := json.Unmarshal(h.envs[0].Data, &created); err != nil {
+		return err
+	}
+	rs := created["ruleset"].(map[string]any)
+	delete(rs, "edition")
+	if edition > 0 {
+		rs["edition"] = edition
+	}
+	envs := slices.Clone(h.envs)
+	envs[0].Data, _ = json.Marshal(created)
+	st, err := projections.Fold("t", envs, 0)
+	if err != nil {
+		return err
+	}
+	h.st, h.envs = st, envs
+	return nil
 }
 
 func orNull(s string) string {
@@ -312,21 +338,33 @@ func (h *harness) do(line string) string {
 	return ""
 }
 
-// apply decides c against the state and folds the events; verbose prints them.
-func (h *harness) apply(c commands.Command, verbose bool) string {
-	h.t.Helper()
+// create starts a fresh tournament "t" under preset and params.
+func (h *harness) create(preset, params string) string {
+	h.st, h.envs = projections.New("t"), nil
+	c, err := commands.ParseAs[commands.CreateTournament]([]byte(fmt.Sprintf(`{"id":"t","name":"T","ruleset":%q,"params":%s}`, preset, orNull(params))))
+	if err != nil {
+		return "error: " + describe(err)
+	}
+	return h.apply(c, false)
+}
+
+// decide decides c against the state, as the official the harness acts
+// for, without folding; fold appends what it returned.
+func (h *harness) decide(c commands.Command) ([]events.Event, error) {
 	h.nseed++
 	role := h.role
 	if role == "" {
 		role = events.RoleArbiter
 	}
-	in := commands.Input{Now: time.Date(2026, 3, 7, 14, 0, 0, 0, time.UTC).Add(time.Duration(h.st.Seq) * time.Minute),
+	h.in = commands.Input{Now: time.Date(2026, 3, 7, 14, 0, 0, 0, time.UTC).Add(time.Duration(h.st.Seq) * time.Minute),
 		Actor: events.Actor{ID: cmp.Or(h.as, "o1"), Role: role}, Seed: fmt.Sprintf("seed-%d", h.nseed)}
-	evs, err := commands.Decide(h.st, c, in)
-	if err != nil {
-		return "error: " + describe(err)
-	}
-	envs, err := events.Seal("t", h.st.Seq+1, in.Now, in.Actor, fmt.Sprintf("k%d", h.nseed), evs)
+	return commands.Decide(h.st, c, h.in)
+}
+
+// fold seals the events of the last decision and applies them.
+func (h *harness) fold(evs []events.Event) []events.Envelope {
+	h.t.Helper()
+	envs, err := events.Seal("t", h.st.Seq+1, h.in.Now, h.in.Actor, fmt.Sprintf("k%d", h.nseed), evs)
 	if err != nil {
 		h.t.Fatal(err)
 	}
@@ -336,6 +374,26 @@ func (h *harness) apply(c commands.Command, verbose bool) string {
 		}
 	}
 	h.envs = append(h.envs, envs...)
+	return envs
+}
+
+// apply decides c against the state and folds the events; verbose prints
+// them. Whatever the decision cites must be the tournament's own rulebook
+// (foreignCitation).
+func (h *harness) apply(c commands.Command, verbose bool) string {
+	h.t.Helper()
+	evs, err := h.decide(c)
+	rs := h.st.Ruleset
+	if created, ok := firstCreated(evs); ok {
+		rs = created
+	}
+	if f := foreignCitation(rs, citations(evs, err)); f != "" {
+		h.t.Errorf("%s under %s cites %q, another ruleset's article", c.CommandType(), rs.Preset, f)
+	}
+	if err != nil {
+		return "error: " + describe(err)
+	}
+	envs := h.fold(evs)
 	if !verbose {
 		return "ok"
 	}
@@ -353,18 +411,26 @@ func compact(b json.RawMessage) string {
 	return string(out)
 }
 
+// leafErrors flattens an error tree built with errors.Join into its leaves.
+func leafErrors(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		var out []error
+		for _, x := range j.Unwrap() {
+			out = append(out, leafErrors(x)...)
+		}
+		return out
+	}
+	if err == nil {
+		return nil
+	}
+	return []error{err}
+}
+
 // describe renders a refusal as "<code> [rule] field: message", one line per problem.
 func describe(err error) string {
 	var re *commands.RuleError
 	var lines []string
-	var walk func(error)
-	walk = func(e error) {
-		if j, ok := e.(interface{ Unwrap() []error }); ok {
-			for _, x := range j.Unwrap() {
-				walk(x)
-			}
-			return
-		}
+	for _, e := range leafErrors(err) {
 		var fe *commands.FieldError
 		switch {
 		case errors.As(e, &fe):
@@ -385,7 +451,6 @@ func describe(err error) string {
 			lines = append(lines, "other: "+e.Error())
 		}
 	}
-	walk(err)
 	return strings.Join(lines, "\n")
 }
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -15,6 +16,7 @@ import (
 	"github.com/referto/referto/commands/sim"
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/projections"
+	"github.com/referto/referto/replay"
 )
 
 // goldenTournament is one simulated tournament of TestDecideDrawsGolden.
@@ -22,15 +24,31 @@ type goldenTournament struct {
 	preset, params        string
 	players, clubs, regns int
 	withdraw              int // players withdrawn from the tournament after each round
+	// edition is the rules edition the tournament is recorded under
+	// (docs/rules.md#22-editions-of-the-reading); 0: the current one.
+	edition int
 }
 
+// goldenTournaments are recorded under edition 3, as the hashes were: a
+// log recorded then draws the same forever. The last two are the current
+// edition's, whose knockout draws name the tournament's own article.
 var goldenTournaments = []goldenTournament{
+	{preset: "rur-2015", players: 40, clubs: 6, regns: 3, edition: 3},
+	{preset: "rur-2015", players: 132, clubs: 20, regns: 5, edition: 3},
+	{preset: "campionato-2003", params: `{"qualifying_rounds":8}`, players: 123, clubs: 15, regns: 4, withdraw: 1, edition: 3},
+	{preset: "cirki-2001", params: `{"qualifying_rounds":6}`, players: 57, clubs: 9, regns: 3, withdraw: 2, edition: 3},
+	{preset: "rtu", params: `{"qualifying_rounds":10}`, players: 250, clubs: 40, regns: 8, withdraw: 1, edition: 3},
+	{preset: "master", params: `{"qualifying_rounds":4}`, players: 64, clubs: 8, regns: 2, edition: 3},
 	{preset: "rur-2015", players: 40, clubs: 6, regns: 3},
-	{preset: "rur-2015", players: 132, clubs: 20, regns: 5},
-	{preset: "campionato-2003", params: `{"qualifying_rounds":8}`, players: 123, clubs: 15, regns: 4, withdraw: 1},
-	{preset: "cirki-2001", params: `{"qualifying_rounds":6}`, players: 57, clubs: 9, regns: 3, withdraw: 2},
-	{preset: "rtu", params: `{"qualifying_rounds":10}`, players: 250, clubs: 40, regns: 8, withdraw: 1},
 	{preset: "master", params: `{"qualifying_rounds":4}`, players: 64, clubs: 8, regns: 2},
+}
+
+// name is how the golden lines name the tournament.
+func (g goldenTournament) name() string {
+	if g.edition == 0 {
+		return fmt.Sprintf("%s/%d/current", g.preset, g.players)
+	}
+	return fmt.Sprintf("%s/%d", g.preset, g.players)
 }
 
 // playTournament drives one tournament through commands.Decide and the fold, drawing and
@@ -38,6 +56,12 @@ var goldenTournaments = []goldenTournament{
 // round and the SHA-256 of the TablesDrawn event's JSON (tables, unmet, seed, recorded
 // inputs), or the refusal.
 func playTournament(t *testing.T, g goldenTournament) []string {
+	_, lines := playGolden(t, g)
+	return lines
+}
+
+// playGolden is playTournament, with the harness that played it.
+func playGolden(t *testing.T, g goldenTournament) (*harness, []string) {
 	h := registered(t, g)
 	opts := sim.Options{}
 	if g.preset == "cirki-2001" {
@@ -51,7 +75,7 @@ func playTournament(t *testing.T, g goldenTournament) []string {
 	for round := 1; round <= 30; round++ {
 		n := len(h.envs)
 		if out := h.do(fmt.Sprintf(`{"type":"DrawTables","round":%d,"seed":"golden-%d"}`, round, round)); out != "" {
-			return append(lines, fmt.Sprintf("round %d: %s", round, out))
+			return h, append(lines, fmt.Sprintf("round %d: %s", round, out))
 		}
 		for _, env := range h.envs[n:] {
 			if env.Type == events.TypeTablesDrawn {
@@ -61,10 +85,10 @@ func playTournament(t *testing.T, g goldenTournament) []string {
 		}
 		rng := rand.New(rand.NewPCG(uint64(g.players), uint64(round)))
 		if tb, out := h.play(sm, rng, round); out != "ok" {
-			return append(lines, fmt.Sprintf("round %d table %d: %s", round, tb, out))
+			return h, append(lines, fmt.Sprintf("round %d table %d: %s", round, tb, out))
 		}
 		if _, out := h.rollTies(); out != "" {
-			return append(lines, fmt.Sprintf("round %d rolls: %s", round, out))
+			return h, append(lines, fmt.Sprintf("round %d rolls: %s", round, out))
 		}
 		for k := range g.withdraw {
 			id := fmt.Sprintf("p%02d", (round*17+k*5)%g.players+1)
@@ -76,18 +100,70 @@ func playTournament(t *testing.T, g goldenTournament) []string {
 			}
 		}
 	}
-	return lines
+	return h, lines
+}
+
+// TestBandDrawsOfEveryEditionVerify: a master tournament recorded under
+// edition 3, whose semifinal draw cites rur-2015 art. 8 by version 1 of the
+// band draw, and one of the current edition, whose draw names and cites
+// master's own article by version 2, each verify: every draw decided again
+// from the log before it and re-run gives what was recorded.
+func TestBandDrawsOfEveryEditionVerify(t *testing.T) {
+	for _, edition := range []int{3, 0} {
+		g := goldenTournament{preset: "master", params: `{"qualifying_rounds":2}`, players: 32, clubs: 3, regns: 2, edition: edition}
+		h, lines := playGolden(t, g)
+		var semis *events.TablesDrawn
+		for _, env := range h.envs {
+			if ev, err := events.Decode(env); err == nil {
+				if d, ok := ev.(events.TablesDrawn); ok && d.Phase == events.PhaseSemifinal {
+					semis = &d
+				}
+			}
+		}
+		if semis == nil || len(semis.Unmet) == 0 {
+			t.Fatalf("%s: no semifinal draw with unmet constraints: %v", g.name(), lines)
+		}
+		wantVersion, wantRule := 2, "(master §fasi finali)"
+		if edition == 3 {
+			wantVersion, wantRule = 1, "(rur-2015 art. 8)"
+		}
+		if semis.Version != wantVersion || !strings.HasSuffix(semis.Unmet[0].Detail, wantRule) {
+			t.Errorf("%s: bands v%d citing %q, want v%d citing %s", g.name(), semis.Version, semis.Unmet[0].Detail, wantVersion, wantRule)
+		}
+		envs := slices.Clone(h.envs)
+		if err := events.Chain(envs, nil); err != nil {
+			t.Fatal(err)
+		}
+		log, err := events.EncodeCommit(envs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep := replay.Verify(replay.NewScannerBytes(log, nil), replay.VerifyOptions{})
+		drawsChecked := false
+		for _, c := range rep.Checks {
+			if strings.Contains(c.What, "draw") {
+				drawsChecked = drawsChecked || c.OK
+				if !c.OK {
+					t.Errorf("%s: line %d: %s", g.name(), c.Line, c.What)
+				}
+			}
+		}
+		if !drawsChecked {
+			t.Errorf("%s: verify reports no draw re-run: %+v", g.name(), rep.Checks)
+		}
+	}
 }
 
 // TestDecideDrawsGolden plays simulated tournaments of every preset through commands.Decide
 // and requires the TablesDrawn events recorded in decide_golden_test.go, recorded with the
-// code before past and inputsOf (and the draw's prepare and metBefore) were rewritten: the
-// tables, unmet constraints and recorded inputs of every draw must not change.
+// code before past and inputsOf (and the draw's prepare and metBefore) were rewritten, under
+// rules edition 3: the tables, unmet constraints and recorded inputs of every draw must not
+// change. The current edition's tournaments are pinned beside them.
 // REFERTO_DECIDE_GOLDEN=path rewrites that file from the current code instead.
 func TestDecideDrawsGolden(t *testing.T) {
 	var all []string
 	for _, g := range goldenTournaments {
-		name := fmt.Sprintf("%s/%d", g.preset, g.players)
+		name := g.name()
 		for _, line := range playTournament(t, g) {
 			all = append(all, name+" "+line)
 		}
@@ -126,6 +202,11 @@ func registered(t *testing.T, g goldenTournament) *harness {
 	}
 	if out := h.apply(c, false); out != "ok" {
 		t.Fatal(out)
+	}
+	if g.edition > 0 {
+		if err := h.recordedAs(g.edition); err != nil {
+			t.Fatal(err)
+		}
 	}
 	for i := 1; i <= g.players; i++ {
 		line := fmt.Sprintf(`{"type":"RegisterPlayer","player":"p%02d","name":"Player %d","club":"c%d","region":"r%d","rank":%d}`, i, i, (i*7)%g.clubs, (i*3)%g.regns, (i*13)%(g.players+1))

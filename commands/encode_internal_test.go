@@ -13,9 +13,13 @@ import (
 // that travels set, as a client builds them in Go.
 var encodeSamples = []Command{
 	&CreateTournament{ID: "t", Name: "Torneo", Ruleset: events.PresetRTU, Params: json.RawMessage(`{"bonus":40}`),
-		Season: "2024", Type: events.TypeMaster},
+		Season: "2024", Type: events.TypeMaster, Organizer: "ROMA [Il Gufo]", Venue: "Circolo Il Gufo"},
 	&AppointOfficial{Name: "Arbitro capo", Role: events.RoleArbiter},
 	&AmendRuleset{Params: json.RawMessage(`{"discards":1}`), Reason: "deciso in riunione"},
+	&AmendOrganizer{Organizer: "ROMA [Il Gufo]", Venue: "Circolo Il Gufo", Reason: "sede cambiata"},
+	&RecordWorkbookImport{FileName: "torneo.xlsx", SHA256: "abababababababababababababababababababababababababababababababab", Scope: events.WorkbookTournament,
+		Players: []events.WorkbookPlayer{{ID: 1, Player: "p1", FirstName: "Mario", LastName: "Rossi"}}, TypeText: "Torneo Open",
+		Rounds: 2, Notes: "note", RoundDates: []string{"2025-03-15"}, Scores: []events.WrittenScore{{Round: 1, Table: 1, Player: "p1", Score: "44.1"}}},
 	&RegisterPlayer{Player: "p1", Name: "Mario Rossi", Club: "Bologna", Region: "Emilia-Romagna", Rank: 3, Minor: true,
 		Waiver: "firmata", NationalID: "100001"},
 	&RefuseRegistration{Player: "p2", Name: "Luigi", Reason: "iscrizione tardiva"},
@@ -44,6 +48,7 @@ var encodeSamples = []Command{
 	&RevokeSanction{Sanction: "s1", Ruling: "accolta"},
 	&AnnulGame{Round: 1, Table: 1, Culprit: "p1", Expel: true, Reason: "interrotta"},
 	&PublishClassification{Final: true},
+	&PublishClassification{Final: true, Standings: []StandingRow{{Rank: 1, Player: "p1", Points: "112.5"}}},
 	&CloseTournament{Reason: "finito"},
 	&FileContestation{Against: 7, Claim: "stesso club", Effect: "expelled_seated", By: "p1"},
 	&RuleContestation{Contestation: "c1", Upheld: true, Ruling: "accolta",

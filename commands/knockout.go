@@ -18,8 +18,9 @@ import (
 
 // knockoutFormat is one format of the phases after the qualifying rounds.
 type knockoutFormat struct {
-	// rule cites the format's article.
-	rule string
+	// rules cite the format's article in each rulebook that describes it;
+	// ruleOf picks the tournament's own.
+	rules []string
 	// phases lists the phases after the qualifying rounds, in order (none:
 	// no knockout). The list may depend on the entrants, known once game 1
 	// is drawn.
@@ -35,6 +36,9 @@ type knockoutFormat struct {
 	// entrants quotes the range of entrants the format is made for, as a
 	// refusal that cannot seat them says.
 	entrants string
+	// leastEntrants, when set, is the fewest entrants the format is made
+	// for: game 1 is not drawn for fewer (rules edition 3).
+	leastEntrants int
 }
 
 // knockouts maps every knockout id of events.Knockouts to its format. It is
@@ -57,7 +61,7 @@ func init() {
 
 // noKnockout: N games summed (rtu "none"), no phase after them.
 var noKnockout = knockoutFormat{
-	rule:   ruleRTU,
+	rules:  []string{ruleRTU},
 	phases: func(*projections.Tournament) []events.Phase { return nil },
 	cut:    func(*projections.Tournament) int { return 0 },
 	plan:   func(d *draft) error { return d.noPlan() },
@@ -73,23 +77,21 @@ func formatOf(rs events.Ruleset) knockoutFormat {
 	return noKnockout
 }
 
+// ruleOf cites the format as the ruleset's own rulebook describes it, or
+// docs/rules.md where it does not.
+func (f knockoutFormat) ruleOf(rs events.Ruleset) string {
+	return ownRule(rs, "docs/rules.md#7-formats-and-the-rur-knockout", f.rules...)
+}
+
 // ruleKnockout cites the format of a ruleset.
-func ruleKnockout(rs events.Ruleset) string { return formatOf(rs).rule }
+func ruleKnockout(rs events.Ruleset) string { return formatOf(rs).ruleOf(rs) }
 
 // ruleRTU cites rtu's formats.
 const ruleRTU = "rtu §formule torneo"
 
-// ruleRepechage is the repechage every format follows, rur-2015's own or by
-// analogy.
-const ruleRepechage = "rur-2015 art. 8"
-
-// repechageRule cites the repechage under the format.
-func (f knockoutFormat) repechageRule() string {
-	if f.rule == ruleRepechage {
-		return ruleRepechage
-	}
-	return f.rule + " (" + ruleRepechage + " by analogy)"
-}
+// repechageRule cites the repechage of the ruleset: rur-2015 art. 8, and
+// docs/rules.md, which applies it by analogy, under the other rulesets.
+func repechageRule(rs events.Ruleset) string { return rulebookOf(rs).repechage }
 
 // entrants counts the players seated in game 1, reserves included (docs/rules.md#7-formats-and-the-rur-knockout).
 func entrantsOf(t *projections.Tournament) int {
@@ -197,10 +199,16 @@ func (d *draft) pick(n int, phase events.Phase, skip []string) []string {
 	return out
 }
 
-// need refuses a phase that has fewer than n qualifiers.
-func (d *draft) need(got []string, n int, what string) error {
-	if len(got) < n {
-		return ruleErr(d.rule, "%s needs %d qualifiers; only %d are available", what, n, len(got))
+// need refuses a phase drawn from the standings that has fewer than n
+// qualifiers, unless it can still be played short: got holds every player
+// of the standings still eligible (pick stops only when they run out, after
+// withdrawals, expulsions or absences at the call), and least is the
+// fewest that seat a table of 3 at each of the phase's tables
+// (docs/rules.md#9-withdrawal-renunciation-repechage). A renunciation that
+// would leave fewer is refused before (Renounce).
+func (d *draft) need(got []string, n, least int, what string) error {
+	if len(got) < least {
+		return ruleErr(d.rule, "%s needs %d qualifiers, and %d to be played short with a table of 3 at each of its tables; only %d are available", what, n, least, len(got))
 	}
 	return nil
 }
@@ -225,9 +233,9 @@ func planKnockout(t *projections.Tournament, round int) (*plan, error) {
 		return nil, ruleErr("docs/rules.md#7-formats-and-the-rur-knockout", "the ruleset has %d qualifying rounds and no knockout phase", rs.QualifyingRounds)
 	}
 	if i >= len(phases) {
-		return nil, ruleErr(f.rule, "the %s was the last phase: there is no round %d", phases[len(phases)-1], round)
+		return nil, ruleErr(f.ruleOf(rs), "the %s was the last phase: there is no round %d", phases[len(phases)-1], round)
 	}
-	d := &draft{plan: &plan{phase: phases[i], rule: f.rule}, t: t, round: round, prev: t.Round(round - 1)}
+	d := &draft{plan: &plan{phase: phases[i], rule: f.ruleOf(rs)}, t: t, round: round, prev: t.Round(round - 1)}
 	d.order, d.rows = standingsOrder(t)
 	if err := f.plan(d); err != nil {
 		return nil, err
@@ -339,7 +347,7 @@ func orderByGames(t *projections.Tournament, players []string, ko int) ([]string
 	for i, r := range rows {
 		out = append(out, r.Player)
 		if r.TieUnresolved && i > 0 && rows[i-1].TieGroup == r.TieGroup {
-			return nil, ruleErr("rur-2015 art. 1", "%s and %s are tied on their three games: record the die roll before the draw", rows[i-1].Player, r.Player)
+			return nil, ruleErr(dieRule(t.Ruleset), "%s and %s are tied on their three games: record the die roll before the draw", rows[i-1].Player, r.Player)
 		}
 	}
 	return out, nil
@@ -395,7 +403,7 @@ func checkCut(t *projections.Tournament, rows map[string]scoring.Row, picked []s
 			}
 		}
 		if split {
-			return ruleErr("rur-2015 art. 1", "the boundary after seed %d falls inside the tie of %s: record the die roll before the draw", b, strings.Join(tied, ", "))
+			return ruleErr(dieRule(t.Ruleset), "the boundary after seed %d falls inside the tie of %s: record the die roll before the draw", b, strings.Join(tied, ", "))
 		}
 	}
 	return nil
@@ -411,6 +419,12 @@ func (c *DrawTables) decideKnockout(t *projections.Tournament, in Input) ([]even
 	switch {
 	case p.bands != nil:
 		req.Algorithm, req.Bands = draw.AlgBands, p.bands
+		if editionAtLeast(t, 4) {
+			// The draw cites the format's article of the tournament's own
+			// rulebook: a master or rtu semifinal drawn by bands is no
+			// Raduno's (edition 3 cited rur-2015 art. 8 under every ruleset).
+			req.Rule = p.rule
+		}
 	case p.groups != nil:
 		req.Algorithm, req.Bands = draw.AlgGroups, p.groups
 	default:

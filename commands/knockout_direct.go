@@ -27,17 +27,18 @@ import (
 // chance of game 1's losers ("direct", "direct-second-chance").
 func directKnockout(secondChance bool) knockoutFormat {
 	phases := []events.Phase{events.PhaseSemifinal, events.PhaseFinal}
-	entrants := "rtu's direct elimination without a second chance \"presuppone un minimo di 64 iscritti ed un massimo 125 iscritti\""
+	entrants, least := "rtu's direct elimination without a second chance \"presuppone un minimo di 64 iscritti ed un massimo 125 iscritti\"", 64
 	if secondChance {
 		phases = append([]events.Phase{events.PhaseSecondChance}, phases...)
-		entrants = "rtu's direct elimination with a second chance \"presuppone un minimo di 37 iscritti ed un massimo di 69 iscritti\""
+		entrants, least = "rtu's direct elimination with a second chance \"presuppone un minimo di 37 iscritti ed un massimo di 69 iscritti\"", 37
 	}
 	return knockoutFormat{
-		rule:     ruleRTU,
-		phases:   func(*projections.Tournament) []events.Phase { return slices.Clone(phases) },
-		cut:      func(*projections.Tournament) int { return 0 },
-		direct:   true,
-		entrants: entrants,
+		rules:         []string{ruleRTU},
+		phases:        func(*projections.Tournament) []events.Phase { return slices.Clone(phases) },
+		cut:           func(*projections.Tournament) int { return 0 },
+		direct:        true,
+		entrants:      entrants,
+		leastEntrants: least,
 		plan: func(d *draft) error {
 			switch d.phase {
 			case events.PhaseSecondChance:
@@ -175,6 +176,6 @@ func feederSizes(t *projections.Tournament, round, n int) (sizes []int, fits fun
 	if a := after(least); a > 0 {
 		msg += fmt.Sprintf(", and the second chance adds %d more at least", a)
 	}
-	return nil, nil, ruleErr(f.rule, "%s: more than %d players would reach the semifinals, which seat at most %d tables (%s); %s",
+	return nil, nil, ruleErr(f.ruleOf(rs), "%s: more than %d players would reach the semifinals, which seat at most %d tables (%s); %s",
 		msg, most, maxSemifinalTables, ruleSemifinals, f.entrants)
 }

@@ -11,7 +11,7 @@ import (
 // dal 5° all'8° posto)".
 func final4Knockout(n int) knockoutFormat {
 	return knockoutFormat{
-		rule:   ruleRTU,
+		rules:  []string{ruleRTU},
 		phases: func(*projections.Tournament) []events.Phase { return []events.Phase{events.PhaseFinal} },
 		cut:    func(*projections.Tournament) int { return n },
 		plan: func(d *draft) error {
@@ -19,13 +19,18 @@ func final4Knockout(n int) knockoutFormat {
 				return d.noPlan()
 			}
 			d.seeds = d.pick(n, events.PhaseFinal, nil)
-			if err := d.need(d.seeds, n, "the final"); err != nil {
+			// Short of players, the final seats 3, the finalina 3 too.
+			least := 3
+			if n == 8 {
+				least = 4 + 3
+			}
+			if err := d.need(d.seeds, n, least, "the final"); err != nil {
 				return err
 			}
-			d.groups = [][]string{d.seeds[:4]}
+			d.groups = [][]string{d.seeds[:min(4, len(d.seeds))]}
 			bounds := []int{4}
 			if n == 8 {
-				d.groups = append(d.groups, d.seeds[4:8])
+				d.groups = append(d.groups, d.seeds[4:])
 				d.labels = map[string]events.Phase{"2": events.PhaseFinalina}
 				bounds = append(bounds, 8)
 			}

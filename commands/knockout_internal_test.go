@@ -18,7 +18,7 @@ func TestEveryKnockoutHasAFormat(t *testing.T) {
 			t.Errorf("knockout %s has no format", k)
 			continue
 		}
-		if f.rule == "" || f.phases == nil || f.cut == nil || f.plan == nil {
+		if len(f.rules) == 0 || f.phases == nil || f.cut == nil || f.plan == nil {
 			t.Errorf("knockout %s: format incomplete: %+v", k, f)
 		}
 	}

@@ -25,7 +25,7 @@ var (
 
 func lt32Knockout(l lt32) knockoutFormat {
 	return knockoutFormat{
-		rule: ruleRTU,
+		rules: []string{ruleRTU},
 		phases: func(*projections.Tournament) []events.Phase {
 			return []events.Phase{events.PhaseSemifinal, events.PhaseFinal}
 		},
@@ -48,7 +48,7 @@ func (l lt32) semifinals(d *draft) error {
 	d.byes = d.pick(l.byes, events.PhaseFinal, nil)
 	d.seeds = d.pick(l.seeds, events.PhaseSemifinal, d.byes)
 	picked := append(slices.Clone(d.byes), d.seeds...)
-	if err := d.need(picked, l.byes+l.seeds, l.what); err != nil {
+	if err := d.need(picked, l.byes+l.seeds, l.byes+3*l.bands[0], l.what); err != nil {
 		return err
 	}
 	d.bands = chunk(d.seeds, l.bands...)

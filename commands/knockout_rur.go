@@ -13,7 +13,7 @@ import (
 // direttamente alle semifinali, mentre i giocatori classificati dall'11° al
 // 34° posto disputeranno i quarti di finale".
 var rurKnockout = knockoutFormat{
-	rule: ruleRepechage,
+	rules: []string{"rur-2015 art. 8"},
 	phases: func(t *projections.Tournament) []events.Phase {
 		if entrantsOf(t) > quarterThreshold {
 			return []events.Phase{events.PhaseQuarterfinal, events.PhaseSemifinal, events.PhaseFinal}
@@ -50,7 +50,7 @@ const quarterThreshold = 130
 func rurQuarterfinals(d *draft) error {
 	d.byes = d.pick(10, events.PhaseSemifinal, nil)
 	d.seeds = d.pick(24, events.PhaseSemifinal, d.byes)
-	if err := d.need(append(slices.Clone(d.byes), d.seeds...), 34, "the quarterfinals"); err != nil {
+	if err := d.need(append(slices.Clone(d.byes), d.seeds...), 34, 10+6*3, "the quarterfinals"); err != nil {
 		return err
 	}
 	d.bands = chunk(d.seeds, 6, 6, 6, 6)
@@ -81,7 +81,7 @@ func rurSemifinalsAfterQuarterfinals(d *draft) error {
 // (rur-2015 art. 8; master's semifinals too).
 func semifinalsOf16(d *draft) error {
 	d.seeds = d.pick(16, events.PhaseSemifinal, nil)
-	if err := d.need(d.seeds, 16, "the semifinals"); err != nil {
+	if err := d.need(d.seeds, 16, 4*3, "the semifinals"); err != nil {
 		return err
 	}
 	d.bands = chunk(d.seeds, 4, 4, 4, 4)

@@ -8,7 +8,7 @@ import (
 // master's final phases (master §fasi finali; rtu "semis16"): semifinals of
 // the top 16 seeded by bands as the Raduno's, then a final of their winners.
 var semis16Knockout = knockoutFormat{
-	rule: "master §fasi finali",
+	rules: []string{"master §fasi finali", ruleRTU},
 	phases: func(*projections.Tournament) []events.Phase {
 		return []events.Phase{events.PhaseSemifinal, events.PhaseFinal}
 	},

@@ -35,20 +35,29 @@ type regime struct {
 	disqualification string
 	// withdrawal is the article a withdrawal from a game follows.
 	withdrawal string
+	// refusalExpels: leaving because a ruling was not accepted expels from
+	// the tournament (rur-2015 art. 31: "Qualora il ritiro fosse motivato
+	// dalla mancata accettazione di una decisione arbitrale il giocatore
+	// invece verrà espulso dal torneo"; master, "Ritiro dal gioco"). The
+	// regimes whose rulebook has no such article (campionato-2003: "solo 10
+	// punti", "perderà 150"; cirki-2001 §15, the arbiter's authority) expel
+	// nobody by themselves: an expulsion is the arbiters' own sanction.
+	refusalExpels bool
 	// leavingExpels: leaving a game for anything but force majeure expels
-	// from the tournament (master: "Qualora il ritiro non fosse per cause
-	// di forza maggiore ma motivato dalla mancata accettazione di una
+	// from the tournament too (master: "Qualora il ritiro non fosse per
+	// cause di forza maggiore ma motivato dalla mancata accettazione di una
 	// decisione arbitrale o senza motivo, il giocatore verrà espulso dal
-	// torneo"); elsewhere only refusing a ruling does (rur-2015 art. 31).
+	// torneo").
 	leavingExpels bool
 }
 
 // regimes are the sanction regimes, by the ruleset's "sanctions" value.
 var regimes = map[events.Regime]regime{
-	events.RegimeRUR:     {sanctionRegime: rurRegime{}, disqualification: "rur-2015 art. 29", withdrawal: ruleArt31},
-	events.Regime2003:    {sanctionRegime: bounds2003{}, disqualification: rule2003, withdrawal: ruleArt31},
-	events.RegimeMaster:  {sanctionRegime: masterLadder{}, disqualification: ruleMaster, withdrawal: ruleMasterWithdraw, leavingExpels: true},
-	events.RegimeArbiter: {sanctionRegime: arbiterOnly{}, disqualification: "docs/rules.md#103-pinned-disqualification-depends-on-the-rulebook", withdrawal: ruleArt31},
+	events.RegimeRUR:    {sanctionRegime: rurRegime{}, disqualification: "rur-2015 art. 29", withdrawal: ruleArt31, refusalExpels: true},
+	events.Regime2003:   {sanctionRegime: bounds2003{}, disqualification: rule2003, withdrawal: rule2003Withdraw},
+	events.RegimeMaster: {sanctionRegime: masterLadder{}, disqualification: ruleMaster, withdrawal: ruleMasterWithdraw, refusalExpels: true, leavingExpels: true},
+	events.RegimeArbiter: {sanctionRegime: arbiterOnly{}, disqualification: "docs/rules.md#103-pinned-disqualification-depends-on-the-rulebook",
+		withdrawal: "docs/rules.md#9-withdrawal-renunciation-repechage"},
 }
 
 // regimeOf returns the sanction regime of a ruleset: one the ledger does

@@ -13,6 +13,11 @@ import (
 type PublishClassification struct {
 	typed
 	Final bool `json:"final"`
+	// Standings, in a tournament imported from a club workbook, are the
+	// file's published standings: the classification is published as the
+	// file has it, marked as imported, with the rows the ruleset's
+	// computation disagrees on (ClassificationImported; docs/workbook.md).
+	Standings []StandingRow `json:"standings,omitempty"`
 	// Checkpoint is set by the server: the signed checkpoint of the log the
 	// classification was derived from.
 	Checkpoint string `json:"-"`
@@ -20,11 +25,14 @@ type PublishClassification struct {
 
 func (*PublishClassification) CommandType() string { return "PublishClassification" }
 
-func (*PublishClassification) Check() error { return nil }
+func (c *PublishClassification) Check() error { return checkStandings(c.Standings) }
 
 func (c *PublishClassification) decide(t *projections.Tournament, _ Input) ([]events.Event, error) {
 	if t.Published != nil && t.Published.Final {
 		return nil, conflict("the final classification is already published (seq %d of the log is its source)", t.Seq)
+	}
+	if len(c.Standings) > 0 {
+		return c.importClassification(t)
 	}
 	cl := t.Classification()
 	if len(cl.Open) > 0 {
@@ -35,7 +43,7 @@ func (c *PublishClassification) decide(t *projections.Tournament, _ Input) ([]ev
 		for _, g := range t.ClassificationTieGroups() {
 			tied = append(tied, strings.Join(g, "/"))
 		}
-		return nil, ruleErr("rur-2015 art. 1", "ties awaiting a die roll: %s", strings.Join(tied, "; "))
+		return nil, ruleErr(dieRule(t.Ruleset), "ties awaiting a die roll: %s", strings.Join(tied, "; "))
 	}
 	if c.Final {
 		if played := len(t.Rounds); played < t.Ruleset.QualifyingRounds+len(knockoutPhases(t)) {

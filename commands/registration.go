@@ -30,13 +30,19 @@ type CreateTournament struct {
 	// (docs/rules.md#15-the-national-ranking); both optional.
 	Season string                `json:"season,omitempty"`
 	Type   events.TournamentType `json:"tournament_type,omitempty"`
+	// Organizer is the organizing club as the national ranking spells
+	// clubs ("CITY [Name]"), Venue where the tournament is played; both
+	// optional, and amended before the first draw by AmendOrganizer.
+	Organizer string `json:"organizer,omitempty"`
+	Venue     string `json:"venue,omitempty"`
 }
 
 func (*CreateTournament) CommandType() string { return "CreateTournament" }
 
 func (c *CreateTournament) Check() error {
 	errs := []error{checkID("id", c.ID), checkText("name", c.Name, maxName, true),
-		checkRequired("ruleset", string(c.Ruleset))}
+		checkRequired("ruleset", string(c.Ruleset)), checkText("organizer", c.Organizer, maxOrganizer, false),
+		checkText("venue", c.Venue, maxOrganizer, false)}
 	if c.Season != "" && !events.ValidID(c.Season) {
 		errs = append(errs, fieldErr("season", "%q must match [a-z0-9][a-z0-9-]{0,63}", c.Season))
 	}
@@ -57,7 +63,8 @@ func (c *CreateTournament) decide(t *projections.Tournament, _ Input) ([]events.
 	if err != nil {
 		return nil, paramErrs(err)
 	}
-	return []events.Event{events.TournamentCreated{Tournament: c.ID, Name: clean(c.Name), Ruleset: rs, Season: c.Season, Type: c.Type}}, nil
+	created := events.TournamentCreated{Tournament: c.ID, Name: clean(c.Name), Ruleset: rs, Season: c.Season, Type: c.Type}
+	return append([]events.Event{created}, organizerOf(c.Organizer, c.Venue)...), nil
 }
 
 // AmendRuleset changes ruleset parameters before the first table draw.
@@ -79,7 +86,7 @@ func (c *AmendRuleset) Check() error {
 
 func (c *AmendRuleset) decide(t *projections.Tournament, _ Input) ([]events.Event, error) {
 	if t.TablesDrawn() {
-		return nil, ruleErr("campionato-2003 preamble", "the ruleset may not change once tables have been drawn (\"non potrà essere variato in corso di torneo\")")
+		return nil, ruleErr(rulebookOf(t.Ruleset).frozen, "the ruleset may not change once tables have been drawn")
 	}
 	rs, err := t.Ruleset.Amend(c.Params)
 	if err != nil {
@@ -152,10 +159,13 @@ func (c *RegisterPlayer) decide(t *projections.Tournament, _ Input) ([]events.Ev
 		return nil, conflict("player %s is already in the entry list of %s", c.Player, t.ID)
 	}
 	if t.RegistrationClosed {
-		return nil, ruleErr("rur-2015 art. 11", "registration is closed: the arbiters have validated the entry list")
+		return nil, ruleErr(rulebookOf(t.Ruleset).registration, "registration is closed: the arbiters have validated the entry list")
 	}
-	if c.Minor && strings.TrimSpace(c.Waiver) == "" {
-		return nil, ruleErr("rur-2015 art. 1", "player %s is a minor: the organizing club must grant a waiver (record it in \"waiver\")", c.Player)
+	// rur-2015 art. 1: "Il torneo è riservato ai soli giocatori maggiorenni,
+	// tuttavia il Club Organizzatore può concedere una deroga"; the other
+	// rulebooks say nothing of minors.
+	if rule := rulebookOf(t.Ruleset).minors; rule != "" && c.Minor && strings.TrimSpace(c.Waiver) == "" {
+		return nil, ruleErr(rule, "player %s is a minor: the organizing club must grant a waiver (record it in \"waiver\")", c.Player)
 	}
 	return []events.Event{events.PlayerRegistered{Player: c.Player, Name: clean(c.Name), Club: clean(c.Club),
 		Region: clean(c.Region), Rank: c.Rank, Minor: c.Minor, Waiver: clean(c.Waiver), NationalID: c.NationalID}}, nil
@@ -179,7 +189,7 @@ func (c *RefuseRegistration) Check() error {
 
 func (c *RefuseRegistration) decide(t *projections.Tournament, _ Input) ([]events.Event, error) {
 	if t.TablesDrawn() {
-		return nil, ruleErr("rur-2015 art. 11", "registrations can be refused only before the first draw; withdraw or expel the player instead")
+		return nil, ruleErr(rulebookOf(t.Ruleset).registration, "registrations can be refused only before the first draw; withdraw or expel the player instead")
 	}
 	p, ok := t.Players[c.Player]
 	switch {

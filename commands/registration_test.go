@@ -106,7 +106,7 @@ func TestRegistrationDecisions(t *testing.T) {
 		{"close", open, `{"type":"CloseRegistration"}`, then{types: []string{"RegistrationClosed"}}},
 		{"close twice", closed, `{"type":"CloseRegistration"}`, then{is: commands.ErrConflict}},
 		{"amend before the draw", open, `{"type":"AmendRuleset","params":{"bonus":60}}`, then{types: []string{"RulesetAmended"}}},
-		{"amend after the draw", drawn, `{"type":"AmendRuleset","params":{"bonus":60}}`, then{rule: "campionato-2003 preamble"}},
+		{"amend after the draw", drawn, `{"type":"AmendRuleset","params":{"bonus":60}}`, then{rule: "docs/rules.md#21-pinned-the-ruleset-is-frozen-at-the-first-draw"}},
 		{"amend with a bad value", open, `{"type":"AmendRuleset","params":{"tie_chain":"coin"}}`, then{field: "params.tie_chain"}},
 	} {
 		before, _ := json.Marshal(tc.given)

@@ -1,9 +1,11 @@
 package commands
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/projections"
@@ -69,7 +71,7 @@ func skipReason(t *projections.Tournament, c string, phase events.Phase, taken m
 // the place was won in (nil when the phase is drawn from the standings).
 // It reports false when the chain needs results not recorded yet.
 func chooseRepechage(t *projections.Tournament, phase events.Phase, x string, from *projections.Round, taken map[string]bool, leaving ...string) (events.Repechaged, bool) {
-	out := events.Repechaged{Phase: phase, Replaces: x, Rule: formatOf(t.Ruleset).repechageRule()}
+	out := events.Repechaged{Phase: phase, Replaces: x, Rule: repechageRule(t.Ruleset)}
 	order, _ := standingsOrder(t)
 	pos := map[string]int{}
 	for i, id := range order {
@@ -221,7 +223,7 @@ func replaceQualifier(t *projections.Tournament, phase events.Phase, x string) (
 		}
 		rep, decided := chooseRepechage(t, phase, root, from, taken, x)
 		if !decided {
-			return "", nil, ruleErr("rur-2015 art. 8", "the repechage for %s needs every result of the round before", x)
+			return "", nil, ruleErr(repechageRule(t.Ruleset), "the repechage for %s needs every result of the round before", x)
 		}
 		rep.Replaces, rep.Round, rep.Table = x, round, tb.Number
 		return "repechage", []events.Event{rep}, nil
@@ -261,7 +263,7 @@ func replaceQualifier(t *projections.Tournament, phase events.Phase, x string) (
 // players of the final were never candidates and are not listed. A player
 // whose finalina has been played cannot move up.
 func moveUp(t *projections.Tournament, r *projections.Round, tb *projections.Table, root, x string) []events.Event {
-	rule := formatOf(t.Ruleset).repechageRule()
+	rule := repechageRule(t.Ruleset)
 	order, _ := standingsOrder(t)
 	atFinal := map[string]bool{}
 	atFinalina := map[string]*projections.Table{}
@@ -402,7 +404,54 @@ func (c *Renounce) decide(t *projections.Tournament, _ Input) ([]events.Event, e
 	if err != nil {
 		return nil, err
 	}
+	if why := nobodyLeft(t, c.Phase, c.Player, effect, more); why != "" {
+		return nil, ruleErr(repechageRule(t.Ruleset), "%s: the renunciation of %s is refused, nothing is recorded. If %s will not play, he keeps his seat: record his withdrawal from his game of the %s once it is drawn (Withdraw, scope game), and the table plays on without him (docs/rules.md#92-pinned-a-renunciation-nobody-can-fill-is-refused)",
+			why, c.Player, c.Player, describePhase(c.Phase))
+	}
 	return append([]events.Event{events.Renounced{Player: c.Player, Phase: c.Phase, Effect: effect, Reason: clean(c.Reason)}}, more...), nil
+}
+
+// nobodyLeft says why nobody can take x's place in phase after his
+// renunciation, or "": a repechage decided now that finds no candidate, or,
+// before the knockout starts, a cut that has no one left beyond it. A
+// renunciation asks for a substitute (rur-2015 art. 8: "al suo posto
+// subentrerà"); none left, it would leave the phase short of a player,
+// which no rulebook provides (rur-2015 art. 1: "Ai Raduni sono previsti
+// solamente tavoli da 4 giocatori"), so it is refused.
+func nobodyLeft(t *projections.Tournament, phase events.Phase, x, effect string, more []events.Event) string {
+	for _, ev := range more {
+		if r, ok := ev.(events.Repechaged); ok && r.Player == "" {
+			return fmt.Sprintf("nobody is left to take %s's place in the %s (%s)", r.Replaces, describePhase(r.Phase), candidatesText(r.Candidates))
+		}
+	}
+	if effect != "cut_recomputed" {
+		return ""
+	}
+	cut := formatOf(t.Ruleset).cut(t)
+	order, _ := standingsOrder(t)
+	left := 0
+	for _, id := range order {
+		if id != x && eligible(t, id, phase) {
+			left++
+		}
+	}
+	if left >= cut {
+		return ""
+	}
+	return fmt.Sprintf("nobody is left to take %s's place in the %s: it takes the first %d of the standings, and only %d players besides him may play it", x, describePhase(phase), cut, left)
+}
+
+// candidatesText lists the candidates a repechage considered and why each
+// was passed over.
+func candidatesText(cs []events.RepechageCandidate) string {
+	if len(cs) == 0 {
+		return "no candidate: every player who could take it holds a place already"
+	}
+	var out []string
+	for _, c := range cs {
+		out = append(out, fmt.Sprintf("%s, %s: %s", c.Player, c.From, cmp.Or(c.Skipped, "available")))
+	}
+	return "candidates " + strings.Join(out, "; ")
 }
 
 // Repechage performs a repechage the ledger could not decide when the
@@ -428,7 +477,7 @@ func (c *Repechage) decide(t *projections.Tournament, _ Input) ([]events.Event, 
 		return nil, fieldErr("phase", "%q is not a knockout phase of this tournament", c.Phase)
 	}
 	if eligible(t, c.Replaces, c.Phase) {
-		return nil, ruleErr("rur-2015 art. 8", "%s still holds their place in the %s", c.Replaces, describePhase(c.Phase))
+		return nil, ruleErr(repechageRule(t.Ruleset), "%s still holds their place in the %s", c.Replaces, describePhase(c.Phase))
 	}
 	if _, done := recordedRepechage(t, c.Phase, c.Replaces); done {
 		return nil, conflict("the repechage for %s is already recorded", c.Replaces)
@@ -438,7 +487,12 @@ func (c *Repechage) decide(t *projections.Tournament, _ Input) ([]events.Event, 
 		return nil, err
 	}
 	if len(more) == 0 {
-		return nil, ruleErr("rur-2015 art. 8", "no repechage can be decided for %s now (not a qualifier, or results missing)", c.Replaces)
+		return nil, ruleErr(repechageRule(t.Ruleset), "no repechage can be decided for %s now (not a qualifier, or results missing)", c.Replaces)
+	}
+	// A repechage that finds nobody would record nothing the draw does
+	// not find by itself: say so rather than append it.
+	if why := nobodyLeft(t, c.Phase, c.Replaces, "", more); why != "" {
+		return nil, ruleErr(repechageRule(t.Ruleset), "%s: nothing to record; the %s is drawn without him", why, describePhase(c.Phase))
 	}
 	return more, nil
 }

@@ -199,7 +199,7 @@ func (c *RecordResult) report(t *projections.Tournament, tb *projections.Table) 
 		return events.ResultRecorded{}, err
 	}
 	ev.ObjectiveSet = setName
-	errs := boardBounds(t.Ruleset, ev.Players)
+	errs := boardBounds(t.Ruleset, ev)
 	if !slices.Contains(events.Closings(), c.ClosedBy) {
 		errs = append(errs, fieldErr("closed_by", "must be %s, not %q", events.JoinOr(events.Closings()), c.ClosedBy))
 	} else if !slices.Contains(t.Ruleset.Closings, c.ClosedBy) {
@@ -309,10 +309,13 @@ func leftTheGame(t *projections.Tournament, tb *projections.Table, round, i int,
 // withdrawalConsequence says which reasons for leaving a game expel under
 // the ruleset.
 func withdrawalConsequence(rs events.Ruleset) string {
-	if regimeOf(rs).leavingExpels {
+	switch reg := regimeOf(rs); {
+	case reg.leavingExpels:
 		return "anything but " + events.WithdrawalForceMajeure + " expels him from the tournament"
+	case reg.refusalExpels:
+		return events.WithdrawalRulingRefused + " expels him from the tournament"
 	}
-	return events.WithdrawalRulingRefused + " expels him from the tournament"
+	return "none expels him from the tournament by itself"
 }
 
 // disqualificationRule is the article that says what a disqualification
@@ -361,17 +364,28 @@ func (c *RecordResult) boardCheck(t *projections.Tournament, ev *events.ResultRe
 			TerritoriesHeld: slices.Clone(p.TerritoriesHeld), Withdrawal: p.Withdrawal}
 		if comp, ok := computed[p.Player]; ok {
 			if c.Risiko && c.Winner == p.Player && !comp.Complete {
-				errs = append(errs, &FieldError{Field: fmt.Sprintf("players[%d].territories_held", i), Rule: "rur-2015 art. 36",
+				errs = append(errs, &FieldError{Field: fmt.Sprintf("players[%d].territories_held", i), Rule: rulebookOf(t.Ruleset).risikoClaim,
 					Msg: fmt.Sprintf("risiko claims objective %d complete, but %s does not hold %s", p.Objective, p.Player, missing(comp, p.Objective, t.Ruleset))})
 			}
 			// Stated figures must agree with the board; omitted ones are the board's.
 			stated := board.Reported{TablePoints: or(p.TablePoints, comp.TablePoints), OffObjectivePoints: or(p.OffObjectivePoints, comp.OffObjectivePoints),
 				ObjectiveTerritories: or(p.ObjectiveTerritories, comp.ObjectiveTerritories), Territories: or(p.Territories, comp.Territories)}
+			// A ruleset that writes a RisiKo! in table points lets the
+			// winner's line say so over the objective the board finds
+			// complete (campionato-2003: "viene conteggiato in PUNTI TAVOLO
+			// con un punteggio eguale a 100").
+			writtenRisiko := c.Risiko && c.Winner == p.Player && comp.Complete && rulebookOf(t.Ruleset).risiko != "" && stated.TablePoints == risikoTablePoints
+			if writtenRisiko {
+				stated.TablePoints = comp.TablePoints
+			}
 			if err := comp.Check(stated); err != nil {
 				errs = append(errs, fieldErr(fmt.Sprintf("players[%d].table_points", i), "%v", err))
 			}
 			s.TablePoints, s.OffObjectivePoints, s.ObjectiveTerritories, s.Territories =
 				comp.TablePoints, comp.OffObjectivePoints, comp.ObjectiveTerritories, comp.Territories
+			if writtenRisiko {
+				s.TablePoints = risikoTablePoints
+			}
 		} else {
 			s.TablePoints, s.OffObjectivePoints = or(p.TablePoints, 0), or(p.OffObjectivePoints, 0)
 			s.ObjectiveTerritories, s.Territories = or(p.ObjectiveTerritories, 0), or(p.Territories, 0)
@@ -381,47 +395,87 @@ func (c *RecordResult) boardCheck(t *projections.Tournament, ev *events.ResultRe
 	return setName, errors.Join(errs...)
 }
 
-// boardBounds refuses figures the board cannot produce (docs/rules.md#3-table-report-referto, board
-// bounds), each problem naming its bound and where the bound comes from:
+// boardBounds refuses figures the board cannot produce (docs/rules.md#31-pinned-board-bounds),
+// each problem naming its bound and where the bound comes from:
 //
 //   - table points at most the points of the most valuable objective of the
 //     tournament's set (table points count only objective territories), or
-//     of the whole board when the ruleset names no set;
+//     of the whole board when the ruleset names no set; a RisiKo! winner's
+//     line may give the figure his ruleset writes a RisiKo! as
+//     (campionato-2003: "viene conteggiato in PUNTI TAVOLO con un punteggio
+//     eguale a 100"), counted at what his objective is worth;
+//   - table points at most [board.MostNeighbours] times the objective
+//     territories, where the line gives them (a number above 0; a line that
+//     leaves them out reads 0): no territory is worth more;
 //   - table points and off-objective points together at most the whole
 //     board's, [board.BoardPoints]: they are one sum over the territories held;
 //   - objective territories at most the territories held, which must then be
 //     given: the objective territories a player holds are some of the
 //     territories he holds;
-//   - territories held at one table, all players together, at most
+//   - table-wide, each territory having one owner: the table points of the
+//     table add up to at most [board.BoardPoints], and so do its table points
+//     plus off-objective points; its territories add up to at most
 //     [board.TerritoryCount];
 //   - armies at most the ruleset's army limit, where it sets one.
 //
 // The board and the objectives are the reference data embedded in
 // projections/board (data/map.json, data/objectives.json).
-func boardBounds(rs events.Ruleset, seats []events.SeatReport) []error {
+func boardBounds(rs events.Ruleset, ev events.ResultRecorded) []error {
+	const rule = "docs/rules.md#31-pinned-board-bounds"
 	var errs []error
+	bound := func(field, format string, args ...any) {
+		errs = append(errs, &FieldError{bound: true, Field: field, Rule: rule, Msg: fmt.Sprintf(format, args...)})
+	}
 	most, source := board.BoardPoints, "what the whole board is worth (projections/board/data/map.json; the ruleset names no objective set)"
 	if o, set, ok := mostValuable(rs); ok {
 		most, source = o.Points, fmt.Sprintf("the most any objective of set %s is worth (objective %d; projections/board/data/objectives.json)", set, o.ID)
 	}
-	territories := 0
-	for i, p := range seats {
+	risikoRule := rulebookOf(rs).risiko
+	territories, tableTP, tableAll := 0, 0, 0
+	for i, p := range ev.Players {
 		f := func(name string) string { return fmt.Sprintf("players[%d].%s", i, name) }
-		if p.TablePoints > most {
-			errs = append(errs, &FieldError{bound: true, Field: f("table_points"), Rule: "docs/rules.md#31-pinned-board-bounds",
-				Msg: fmt.Sprintf("%d table points is more than the board can give: at most %d, %s", p.TablePoints, most, source)})
-		} else if p.TablePoints+p.OffObjectivePoints > board.BoardPoints {
-			errs = append(errs, &FieldError{bound: true, Field: f("off_objective_points"), Rule: "docs/rules.md#31-pinned-board-bounds",
-				Msg: fmt.Sprintf("%d table points and %d off-objective points make %d; every territory of the board together is worth %d (projections/board/data/map.json)",
-					p.TablePoints, p.OffObjectivePoints, p.TablePoints+p.OffObjectivePoints, board.BoardPoints)})
+		// What the line's table points stand for on the board.
+		counted, over := p.TablePoints, true
+		switch {
+		case ev.Risiko && p.Player == ev.Winner && risikoRule != "" && p.TablePoints == risikoTablePoints:
+			counted, over = most, false
+		case p.TablePoints > most && ev.Risiko && p.Player == ev.Winner && risikoRule != "":
+			errs = append(errs, &FieldError{bound: true, Field: f("table_points"), Rule: risikoRule,
+				Msg: fmt.Sprintf("%d table points is more than the board can give: at most %d, %s; a RisiKo! is written as %d", p.TablePoints, most, source, risikoTablePoints)})
+			counted = most
+		case p.TablePoints > most:
+			bound(f("table_points"), "%d table points is more than the board can give: at most %d, %s", p.TablePoints, most, source)
+			counted = most
+		default:
+			over = false
+		}
+		// No territory gives more than MostNeighbours, a RisiKo! written
+		// as 100 counted at what it stands for.
+		if !over && p.ObjectiveTerritories > 0 && counted > board.MostNeighbours*p.ObjectiveTerritories {
+			what := fmt.Sprintf("%d table points", p.TablePoints)
+			if counted != p.TablePoints {
+				what = fmt.Sprintf("a RisiKo! (counted at %d table points)", counted)
+			}
+			bound(f("table_points"), "%s from %s: no territory is worth more than %d, so they give at most %d (projections/board/data/map.json)",
+				what, plural(p.ObjectiveTerritories, "objective territory", "objective territories"), board.MostNeighbours, board.MostNeighbours*p.ObjectiveTerritories)
+		}
+		if counted <= most && counted+p.OffObjectivePoints > board.BoardPoints {
+			bound(f("off_objective_points"), "%d table points and %d off-objective points make %d; every territory of the board together is worth %d (projections/board/data/map.json)",
+				counted, p.OffObjectivePoints, counted+p.OffObjectivePoints, board.BoardPoints)
+		}
+		if held := eliminatedHolds(p); p.Status == events.SeatEliminated && len(held) > 0 {
+			// An eliminated player has lost all his territories, and the
+			// armies on them.
+			for _, h := range held {
+				bound(f(h.field), "%d %s, and %s was eliminated: an eliminated player has lost all his territories and the armies on them (docs/rules.md#1-glossary)", h.n, h.what, p.Player)
+			}
+			continue
 		}
 		switch {
 		case p.ObjectiveTerritories > 0 && p.Territories == 0:
-			errs = append(errs, &FieldError{bound: true, Field: f("territories"), Rule: "docs/rules.md#31-pinned-board-bounds",
-				Msg: fmt.Sprintf("%d objective territories held, and no territories: give the territories held, of which the objective territories are some (projections/board/data/map.json)", p.ObjectiveTerritories)})
+			bound(f("territories"), "%d objective territories held, and no territories: give the territories held, of which the objective territories are some (projections/board/data/map.json)", p.ObjectiveTerritories)
 		case p.ObjectiveTerritories > p.Territories:
-			errs = append(errs, &FieldError{bound: true, Field: f("objective_territories"), Rule: "docs/rules.md#31-pinned-board-bounds",
-				Msg: fmt.Sprintf("%d objective territories is more than the %d territories held: the objective territories a player holds are some of the territories he holds (projections/board/data/map.json)", p.ObjectiveTerritories, p.Territories)})
+			bound(f("objective_territories"), "%d objective territories is more than the %d territories held: the objective territories a player holds are some of the territories he holds (projections/board/data/map.json)", p.ObjectiveTerritories, p.Territories)
 		}
 		if rs.ArmyLimit > 0 && p.Armies > rs.ArmyLimit {
 			rule := rulebookOf(rs).armyLimit
@@ -429,13 +483,47 @@ func boardBounds(rs events.Ruleset, seats []events.SeatReport) []error {
 				Msg: fmt.Sprintf("%d armies is more than the ruleset's limit of %d a player may have on the board (army_limit)", p.Armies, rs.ArmyLimit)})
 		}
 		territories += p.Territories
+		tableTP += counted
+		tableAll += counted + p.OffObjectivePoints
+	}
+	// Each territory has one owner, so the table shares one board.
+	switch {
+	case tableTP > board.BoardPoints:
+		bound("players", "the players' table points add up to %d; each territory has one owner, and the whole board is worth %d (projections/board/data/map.json, sum_of_neighbor_counts)", tableTP, board.BoardPoints)
+	case tableAll > board.BoardPoints:
+		bound("players", "the players' table points and off-objective points add up to %d; each territory has one owner, and the whole board is worth %d (projections/board/data/map.json, sum_of_neighbor_counts)", tableAll, board.BoardPoints)
 	}
 	if territories > board.TerritoryCount {
-		errs = append(errs, &FieldError{bound: true, Field: "players", Rule: "docs/rules.md#31-pinned-board-bounds",
-			Msg: fmt.Sprintf("the players hold %d territories in all; the board has %d (projections/board/data/map.json)", territories, board.TerritoryCount)})
+		bound("players", "the players hold %d territories in all; the board has %d (projections/board/data/map.json)", territories, board.TerritoryCount)
 	}
 	return errs
 }
+
+// holding is a figure of a line that only a player still on the board has.
+type holding struct {
+	field, what string
+	n           int
+}
+
+// eliminatedHolds lists what a line says the player holds on the board:
+// territories, objective territories, off-objective points, armies.
+func eliminatedHolds(p events.SeatReport) []holding {
+	var out []holding
+	for _, h := range []holding{{"territories", "territories", p.Territories}, {"objective_territories", "objective territories", p.ObjectiveTerritories},
+		{"off_objective_points", "off-objective points", p.OffObjectivePoints}, {"armies", "armies", p.Armies},
+		{"objective_armies", "armies on objective territories", p.ObjectiveArmies}} {
+		if h.n > 0 {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// risikoTablePoints is the figure a ruleset that writes a RisiKo! in table
+// points writes it as (campionato-2003: "viene conteggiato in PUNTI TAVOLO
+// con un punteggio eguale a 100"); the scorer counts a RisiKo! so under
+// every formula.
+const risikoTablePoints = 100
 
 // mostValuable returns the most valuable objective of the ruleset's set and
 // the set's id; ok is false when the ruleset names no set it can load.
@@ -450,6 +538,14 @@ func mostValuable(rs events.Ruleset) (board.Objective, string, bool) {
 	}
 	o, ok := set.MostValuable()
 	return o, set.ID, ok
+}
+
+// plural renders n with the singular or the plural noun.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
 
 func or(p *int, def int) int {

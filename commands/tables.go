@@ -48,7 +48,7 @@ func (c *DrawTables) decide(t *projections.Tournament, in Input) ([]events.Event
 		return nil, err
 	}
 	if c.Round == 1 && !t.RegistrationClosed {
-		return nil, ruleErr("rur-2015 art. 11", "close the registration (validate the entry list) before drawing game 1")
+		return nil, ruleErr(rulebookOf(t.Ruleset).registration, "close the registration (validate the entry list) before drawing game 1")
 	}
 	if prev := t.Round(c.Round - 1); prev != nil && !prev.Complete() {
 		var open []string
@@ -115,6 +115,10 @@ func (c *DrawTables) decideQualifying(t *projections.Tournament, in Input) ([]ev
 		}
 	}
 	players = append(players, seated...)
+	if f := formatOf(rs); c.Round == 1 && len(players) < f.leastEntrants && editionAtLeast(t, 3) {
+		// rtu's direct elimination cannot reach its final below its minimum.
+		return nil, ruleErr(f.ruleOf(rs), "%d entrants for game 1: %s", len(players), f.entrants)
+	}
 	sizes := rs.TableSizes
 	if editionAtLeast(t, 2) {
 		// Direct elimination: every table sends its winner to the
@@ -307,7 +311,7 @@ func past(t *projections.Tournament) []draw.Past {
 // inputsOf records a draw request in its event. Each run of past games with one round and
 // table is one DrawGame; the players, places and scores of all the games share three arrays.
 func inputsOf(req draw.Request) events.DrawInputs {
-	in := events.DrawInputs{Sizes: slices.Clone(req.Sizes), SmallTableMax: req.SmallTableMax, Bands: req.Bands, ManualAs: req.ManualAs}
+	in := events.DrawInputs{Sizes: slices.Clone(req.Sizes), SmallTableMax: req.SmallTableMax, Bands: req.Bands, ManualAs: req.ManualAs, Rule: req.Rule}
 	if len(req.Entrants) > 0 {
 		in.Entrants = make([]events.DrawEntrant, len(req.Entrants))
 		for i := range req.Entrants {
@@ -343,7 +347,7 @@ func inputsOf(req draw.Request) events.DrawInputs {
 // replay can re-run the draw and compare the tables.
 func RequestOf(e events.TablesDrawn) draw.Request {
 	req := draw.Request{Algorithm: e.Algorithm, Round: e.Round, Sizes: e.Inputs.Sizes, SmallTableMax: e.Inputs.SmallTableMax,
-		Seed: e.Seed, Bands: e.Inputs.Bands, ManualAs: e.Inputs.ManualAs}
+		Seed: e.Seed, Bands: e.Inputs.Bands, ManualAs: e.Inputs.ManualAs, Rule: e.Inputs.Rule}
 	for _, en := range e.Inputs.Entrants {
 		req.Entrants = append(req.Entrants, draw.Entrant{Player: en.Player, Club: en.Club, Region: en.Region, Rank: en.Rank})
 	}

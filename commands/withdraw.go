@@ -43,23 +43,30 @@ func (c *Withdraw) Check() error {
 const (
 	ruleArt31          = "rur-2015 art. 31"
 	ruleMasterWithdraw = "master §ritiro dal gioco"
+	// rule2003Withdraw is campionato-2003's withdrawal from a game: "Se un
+	// giocatore si ritira dalla partita in corso totalizzerà classifica
+	// generale per quella partita solo 10 punti", in the paragraph on
+	// interrupted games.
+	rule2003Withdraw = "campionato-2003 §interruzioni partita"
 )
 
 // withdrawalExpels says whether leaving (the game or the tournament, scope)
 // for reason expels, citing the rule and why; "" when it does not. Refusing
-// a ruling always expels (rur-2015 art. 31: "Qualora il ritiro fosse
-// motivato dalla mancata accettazione di una decisione arbitrale il
-// giocatore invece verrà espulso dal torneo"). Under the master regime so
-// does leaving a game for anything but force majeure ("Qualora il ritiro
-// non fosse per cause di forza maggiore ma motivato dalla mancata
-// accettazione di una decisione arbitrale o senza motivo, il giocatore verrà
-// espulso dal torneo"); leaving the tournament between games is no "ritiro
-// dal gioco". Withdraw and a table report's withdrawn line (its withdrawal)
-// both read it.
+// a ruling expels where the regime's rulebook says so (rur-2015 art. 31:
+// "Qualora il ritiro fosse motivato dalla mancata accettazione di una
+// decisione arbitrale il giocatore invece verrà espulso dal torneo"; master
+// alike); campionato-2003 and cirki-2001 have no such article, so there the
+// reason is recorded and an expulsion is the arbiters' own sanction. Under
+// the master regime leaving a game for anything but force majeure expels
+// too ("Qualora il ritiro non fosse per cause di forza maggiore ma motivato
+// dalla mancata accettazione di una decisione arbitrale o senza motivo, il
+// giocatore verrà espulso dal torneo"); leaving the tournament between
+// games is no "ritiro dal gioco". Withdraw and a table report's withdrawn
+// line (its withdrawal) both read it.
 func withdrawalExpels(rs events.Ruleset, scope, reason string) (rule, why string) {
 	reg := regimeOf(rs)
 	switch {
-	case reason == events.WithdrawalRulingRefused:
+	case reason == events.WithdrawalRulingRefused && reg.refusalExpels:
 		return reg.withdrawal, "withdrew because a ruling was not accepted"
 	case reg.leavingExpels && scope == "game" && reason != events.WithdrawalForceMajeure:
 		return reg.withdrawal, "left the game without force majeure (\"senza motivo\")"

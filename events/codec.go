@@ -71,6 +71,9 @@ var codec = codecTable(
 	decoderOf[NationalIDLinked],
 	decoderOf[PlayersMerged],
 	decoderOf[DisqualificationRecorded],
+	decoderOf[OrganizerDeclared],
+	decoderOf[WorkbookImported],
+	decoderOf[ClassificationImported],
 )
 
 // decoderOf is T's entry in the codec.

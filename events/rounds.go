@@ -78,6 +78,10 @@ type DrawInputs struct {
 	// ManualAs names the algorithm whose constraints a manual draw was
 	// checked against.
 	ManualAs string `json:"manual_as,omitempty"`
+	// Rule is the article of the tournament's own ruleset the draw follows,
+	// which its unmet constraints and refusals cite (a knockout draw from
+	// rules edition 4). Absent: the algorithm cites its own article.
+	Rule string `json:"rule,omitempty"`
 }
 
 // Equal reports whether two draws read the same inputs. An empty list and
@@ -88,7 +92,7 @@ func (a DrawInputs) Equal(b DrawInputs) bool {
 			return x.Round == y.Round && x.Table == y.Table && slices.Equal(x.Players, y.Players) &&
 				slices.Equal(x.Places, y.Places) && slices.Equal(x.Scores, y.Scores)
 		}) &&
-		slices.EqualFunc(a.Bands, b.Bands, slices.Equal) && a.ManualAs == b.ManualAs
+		slices.EqualFunc(a.Bands, b.Bands, slices.Equal) && a.ManualAs == b.ManualAs && a.Rule == b.Rule
 }
 
 // DrawnTable is one table of a draw, players in seating order.

@@ -65,8 +65,10 @@ type Ruleset struct {
 	// ArmyLimit is the most armies a player may have on the board, so the
 	// most a table report may give him (rur-2015 art. 30: "fino ad un
 	// massimo di 130 armate"; campionato-2003: "Il limite di armate
-	// utilizzabili, a disposizione di ogni giocatore, è di 130"). 0 sets
-	// none; a log recorded before the parameter existed has none.
+	// utilizzabili, a disposizione di ogni giocatore, è di 130"; master and
+	// rtu: "limite massimo consentito (130)"; cirki-2001 §4: "un massimo di
+	// 150 armate"). 0 sets none; a log recorded before the parameter
+	// existed has none.
 	ArmyLimit int `json:"army_limit,omitempty"`
 	// Annulment is what a game declared void scores (docs/rules.md#12-annulled-game):
 	// "next_round" (campionato-2003: "dall'arbitro verrà segnato lo stesso
@@ -119,8 +121,11 @@ type Ruleset struct {
 }
 
 // CurrentEdition is the edition of the rules' reading that new tournaments
-// record. Edition 2 (issue 17's corrections) differs from edition 1 in what
-// a log already holds decides:
+// record (docs/rules.md#22-editions-of-the-reading). Each edition corrected
+// readings that decide what a log already holds, so a log is replayed and
+// verified by the edition it records.
+//
+// Edition 2 differs from edition 1 in these:
 //
 //   - the classification ranks the losers of a knockout phase by their
 //     counted qualifying games plus that phase's game alone (rur-2015 art. 1:
@@ -140,9 +145,34 @@ type Ruleset struct {
 //   - a knockout round's draw waits for its call once started (edition 1:
 //     drawn without it).
 //
+// Edition 3 differs from edition 2 in these:
+//
+//   - the rur-2015 standings chain compares the scores from the highest
+//     down, each step by the score and then by the earlier round, and
+//     leaves to the die only scores all equal and obtained in the same
+//     order ("se tutti i punteggi fossero uguali ed ottenuti nello stesso
+//     ordine"); edition 2 compared only the best score and its round, and
+//     sent whatever was still level to the die;
+//   - a total counts a player's best (qualifying rounds − discards) game
+//     scores, so a round he did not play is the result discarded first
+//     ("solo i due migliori risultati"); edition 2 discarded his worst
+//     played games whatever he missed;
+//   - rtu's direct elimination draws no game 1 below its minimum of
+//     entrants ("Presuppone un minimo di 64 iscritti").
+//
+// Edition 4 differs from edition 3 in these:
+//
+//   - a knockout draw by bands names the article of the tournament's own
+//     ruleset it follows, and cites it in its unmet constraints (master
+//     §fasi finali, rtu §formule torneo); edition 3 cited rur-2015 art. 8
+//     there under every ruleset;
+//   - a knockout group of the classification breaks its ties on every
+//     game score, discarded or not, as the standings do; edition 3 read
+//     the counted games only.
+//
 // Parameters added since (army_limit, annulment, disqualified, rulings)
 // carry their own defaults for logs that lack them.
-const CurrentEdition = 2
+const CurrentEdition = 4
 
 // RulesEdition returns the edition the tournament was created under: Edition,
 // or 1 for a log recorded before the field existed.
@@ -257,18 +287,22 @@ var presets = []Ruleset{
 	// Organizer's choice of rounds: three by default.
 	{Preset: PresetMaster, Scoring: FormulaTPBonus, Bonus: 50, TieChain: TieChainRUR, TieAtTop: TieAtTopChain,
 		Tiebreak: TiebreakRUR, TableSizes: []int{4, 5}, QualifyingRounds: 3, Knockout: KnockoutSemis16, Draw: DrawRandom,
-		Sanctions: RegimeMaster, Objectives: ObjectiveRef{ID: "rtu-16"}, Annulment: AnnulNone, Closings: Closings(),
+		Sanctions: RegimeMaster, Objectives: ObjectiveRef{ID: "rtu-16"}, ArmyLimit: 130, Annulment: AnnulNone, Closings: Closings(),
 		Disqualified: DisqualifiedLast, Rulings: RulingsArbiters},
 	// CIRKI plays continent-plus-strip objective sets of its own: no
-	// board-checked reports unless the organizer supplies the set.
+	// board-checked reports unless the organizer supplies the set. Its
+	// rulebook has no disqualification (§15 leaves sanctions to the
+	// arbiter): a disqualified player is placed last at that table and
+	// stays in the tournament.
 	{Preset: PresetCirki2001, Scoring: FormulaCirki, Bonus: 0, TieChain: TieChainRUR, TieAtTop: TieAtTopChain,
 		Tiebreak: TiebreakCirki, TableSizes: []int{4, 5}, QualifyingRounds: 3, Knockout: KnockoutNone, Draw: DrawRandom,
-		Sanctions: RegimeArbiter, Annulment: AnnulNone, Closings: []Closing{ClosingObjective}, Disqualified: DisqualifiedLast, Rulings: RulingsArbiters},
+		Sanctions: RegimeArbiter, ArmyLimit: 150, Annulment: AnnulNone, Closings: []Closing{ClosingObjective}, Disqualified: DisqualifiedGame,
+		Rulings: RulingsArbiters},
 	// The rur sanction regime, so rur-2015's disqualification: art. 29,
 	// "Il giocatore squalificato è equiparato al giocatore ritirato".
 	{Preset: PresetRTU, Scoring: FormulaTPBonus, Bonus: 50, TieChain: TieChainRTU, TieAtTop: TieAtTopSplitBonus,
 		Tiebreak: TiebreakRUR, TableSizes: []int{4, 5}, QualifyingRounds: 3, Knockout: KnockoutNone, Draw: DrawRandom,
-		Sanctions: RegimeRUR, Objectives: ObjectiveRef{ID: "rtu-16"}, Annulment: AnnulNone, Closings: Closings(),
+		Sanctions: RegimeRUR, Objectives: ObjectiveRef{ID: "rtu-16"}, ArmyLimit: 130, Annulment: AnnulNone, Closings: Closings(),
 		Disqualified: DisqualifiedWithdrawn, Rulings: RulingsArbiters},
 }
 
@@ -379,13 +413,18 @@ func (r Ruleset) Validate() error {
 	if r.Bonus < 0 || r.Bonus > 1000 {
 		bad("bonus", "must be between 0 and 1000 table points")
 	}
-	if r.Discards < 0 || r.Discards > 2 {
-		bad("discards", "must be 0, 1 or 2 (rtu)")
-	}
 	if r.QualifyingRounds < 1 || r.QualifyingRounds > 20 {
 		bad("qualifying_rounds", "must be between 1 and 20")
-	} else if r.Discards >= r.QualifyingRounds {
-		bad("discards", "must be fewer than qualifying_rounds")
+	}
+	// rtu: "da 4 a 6 partite con possibilità di scartare 1 o 2 risultati";
+	// "minimo 8 partite e possibilità di scartare almeno 2 risultati".
+	switch most := mostDiscards(r.QualifyingRounds); {
+	case r.Discards < 0:
+		bad("discards", "must be 0 or more")
+	case r.Discards > most && r.QualifyingRounds >= 8:
+		bad("discards", fmt.Sprintf("must be fewer than qualifying_rounds (%d): rtu, \"minimo 8 partite e possibilità di scartare almeno 2 risultati\"", r.QualifyingRounds))
+	case r.Discards > most:
+		bad("discards", fmt.Sprintf("must be at most %d with %d qualifying rounds: rtu, \"da 4 a 6 partite con possibilità di scartare 1 o 2 risultati\"; 8 or more allow more (\"minimo 8 partite e possibilità di scartare almeno 2 risultati\")", most, r.QualifyingRounds))
 	}
 	if len(r.TableSizes) == 0 {
 		bad("table_sizes", "must list at least one table size")
@@ -457,6 +496,19 @@ func (r Ruleset) Validate() error {
 		bad("objectives", "a set id must match [a-z0-9][a-z0-9-]{0,63}")
 	}
 	return errors.Join(errs...)
+}
+
+// mostDiscards is the most worst game scores a tournament of the given
+// qualifying rounds may discard (docs/rules.md#2-rulesets): up to 2, and
+// fewer than the rounds ("da 4 a 6 partite con possibilità di scartare 1 o
+// 2 risultati"; three games: "solo i due migliori risultati"); with 8 or
+// more rounds, anything below the rounds ("minimo 8 partite e possibilità
+// di scartare almeno 2 risultati").
+func mostDiscards(rounds int) int {
+	if rounds >= 8 {
+		return rounds - 1
+	}
+	return min(2, rounds-1)
 }
 
 // paramNames are the parameters a tournament may set: every JSON name of

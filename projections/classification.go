@@ -56,6 +56,10 @@ type Classification struct {
 	Unresolved bool     `json:"unresolved,omitempty"`
 	Open       []string `json:"open,omitempty"`
 	Checkpoint string   `json:"checkpoint,omitempty"`
+	// Imported, when the last publication was an imported workbook's
+	// standings, is what the file published, with the rows the ruleset's
+	// computation above disagrees on (docs/workbook.md).
+	Imported *events.ClassificationImported `json:"imported,omitempty"`
 }
 
 // groupOrder ranks the groups: the final's placement first, then the
@@ -91,13 +95,23 @@ func (t *Tournament) classification(games []scoring.Game, standings []scoring.Ro
 	if t.Published != nil {
 		out.Checkpoint = t.Published.Checkpoint
 	}
+	out.Imported = t.Imported
 	edition := t.ScoringEdition()
 	qualTotal := map[string]int64{}
 	counted := map[string][]scoring.Game{}
+	// From edition 4 a knockout group's chain reads every qualifying game,
+	// the discarded ones marked so that its total leaves them out
+	// (docs/rules.md#6-standings); edition 3 and earlier read the counted
+	// games only.
+	everyGame := t.Ruleset.RulesEdition() >= 4
 	for _, r := range standings {
 		qualTotal[r.Player] = r.Total
 		for _, g := range r.Games {
-			if !slices.Contains(r.Discarded, g.Round) {
+			discarded := slices.Contains(r.Discarded, g.Round)
+			if everyGame {
+				g.Discarded = discarded
+				counted[r.Player] = append(counted[r.Player], g)
+			} else if !discarded {
 				counted[r.Player] = append(counted[r.Player], g)
 			}
 		}
@@ -258,7 +272,9 @@ func (t *Tournament) openTables() []string {
 	return open
 }
 
-// knockoutGroup ranks the players who ended in knockout phase g.
+// knockoutGroup ranks the players who ended in knockout phase g. counted
+// are each player's qualifying games the standings counted, or every one
+// with the discarded ones marked (scoring.Game.Discarded).
 func (t *Tournament) knockoutGroup(g events.Phase, players []string, counted map[string][]scoring.Game, e knockoutEnd, pen map[string]int64, edition scoring.Edition) []scoring.Row {
 	// The final and the finalina are ordered by their placement; their
 	// totals show the whole tournament.

@@ -107,7 +107,7 @@ func (t *Tournament) applyKnockout(env events.Envelope, ev events.Event, ch *Cha
 		ch.table(e.Round, e.Table)
 	case events.ClassificationPublished:
 		pub := e
-		t.Published = &pub
+		t.Published, t.Imported = &pub, nil
 		t.Publications = append(t.Publications, Publication{Seq: env.Seq, At: env.At, Final: e.Final})
 	case events.ContestationFiled:
 		t.Contestations = append(t.Contestations, &Contestation{ContestationFiled: e, Seq: env.Seq, At: env.At})

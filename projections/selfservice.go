@@ -195,7 +195,7 @@ func (t *Tournament) applySelfService(env events.Envelope, ev events.Event, ch *
 		p.Disputes = append(p.Disputes, Dispute{Player: e.Player, Reason: e.Reason, Seq: env.Seq, At: env.At})
 		ch.table(r.Number, tb.Number)
 	default:
-		return fmt.Errorf("no fold for %T", ev)
+		return t.applyWorkbook(env, ev, ch)
 	}
 	return nil
 }

@@ -54,14 +54,43 @@ type Standings struct {
 // StandingsRules returns the standings rules of the tournament's ruleset.
 func (t *Tournament) StandingsRules() scoring.StandingsRules {
 	rs := t.Ruleset
-	return scoring.StandingsRules{Edition: t.ScoringEdition(), Formula: rs.Scoring, Tiebreak: rs.Tiebreak, Discards: rs.Discards, TieChain: rs.TieChain}
+	chain, die := TiebreakRules(rs)
+	sr := scoring.StandingsRules{Edition: t.ScoringEdition(), Formula: rs.Scoring, Tiebreak: rs.Tiebreak, Discards: rs.Discards, TieChain: rs.TieChain,
+		Source: chain, RollSource: die}
+	if sr.Edition == scoring.EditionCurrent {
+		// Edition 3: the best qualifying rounds − discards results count.
+		sr.Rounds = rs.QualifyingRounds
+	}
+	return sr
+}
+
+// TiebreakRules cite where the ruleset's own rulebook writes its standings
+// chain and the die that ends it, or docs/rules.md where it does not: the
+// rur chain is rur-2015 art. 1, and the pinned reading of
+// docs/rules.md#61-pinned-rur-2015-art-1-literally under the rulesets that
+// leave the tie-break to the organizer; the cirki chain is cirki-2001 §14,
+// which names no die.
+func TiebreakRules(rs events.Ruleset) (chain, die string) {
+	const rurChain, pinned, standings = "rur-2015 art. 1", "docs/rules.md#61-pinned-rur-2015-art-1-literally", "docs/rules.md#6-standings"
+	switch {
+	case rs.Tiebreak == events.TiebreakCirki && rs.Preset == events.PresetCirki2001:
+		return "cirki-2001 §14", standings
+	case rs.Tiebreak == events.TiebreakCirki:
+		return standings, standings
+	case rs.Preset == events.PresetRUR2015:
+		return rurChain, rurChain
+	}
+	return pinned, pinned
 }
 
 // ScoringEdition is the reading of the rules the tournament was created
 // under (events.Ruleset.RulesEdition), as the scorer takes it.
 func (t *Tournament) ScoringEdition() scoring.Edition {
-	if t.Ruleset.RulesEdition() < events.CurrentEdition {
+	switch t.Ruleset.RulesEdition() {
+	case 1:
 		return scoring.Edition1
+	case 2:
+		return scoring.Edition2
 	}
 	return scoring.EditionCurrent
 }

@@ -91,6 +91,15 @@ type Tournament struct {
 	// only); ProposalCount counts the table reports players proposed.
 	PlayerTokens  map[string]*PlayerToken `json:"player_tokens,omitempty"`
 	ProposalCount int                     `json:"proposal_count,omitempty"`
+	// Organizer and Venue are the organizing club, as the national ranking
+	// spells clubs ("CITY [Name]"), and the venue (OrganizerDeclared).
+	Organizer string `json:"organizer,omitempty"`
+	Venue     string `json:"venue,omitempty"`
+	// Workbooks are the club workbooks imported, in order; Imported is the
+	// last publication when it is a workbook's standings
+	// (ClassificationImported), which Published then states as rows.
+	Workbooks []WorkbookImport               `json:"workbooks,omitempty"`
+	Imported  *events.ClassificationImported `json:"imported,omitempty"`
 
 	// refused counts the players whose registration was refused, kept by
 	// Apply once it has counted them (refusedCounted), so that SummaryView

@@ -228,7 +228,7 @@ func (v *verifier) line(sc *Scanner) {
 	if v.st == nil {
 		v.st = projections.New(env.Tournament)
 	}
-	if env.Type == events.TypeClassificationPublished {
+	if env.Type == events.TypeClassificationPublished || env.Type == events.TypeClassificationImported {
 		v.roots[uint64(line-1)] = v.tree.Root() // what the publication claims to derive from
 	}
 	if env.Prev != events.LinkTo(v.tree.Last()) {
@@ -249,6 +249,9 @@ func (v *verifier) line(sc *Scanner) {
 	}
 	if pub, ok := ev.(events.ClassificationPublished); ok {
 		v.publication(line, env, pub)
+	}
+	if imp, ok := ev.(events.ClassificationImported); ok {
+		v.importedPublication(line, env, imp)
 	}
 	if d, ok := ev.(events.TablesDrawn); ok {
 		if err := v.draw(line, env, d); err != nil {
@@ -668,6 +671,9 @@ func appendInputsJSON(dst []byte, in events.DrawInputs) []byte {
 	}
 	if in.ManualAs != "" {
 		dst = appendString(append(dst, `,"manual_as":`...), in.ManualAs)
+	}
+	if in.Rule != "" {
+		dst = appendString(append(dst, `,"rule":`...), in.Rule)
 	}
 	return append(dst, '}')
 }

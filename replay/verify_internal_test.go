@@ -93,7 +93,7 @@ func TestRecordedInputs(t *testing.T) {
 // draw's inputs would be decoded again (correct, only slower).
 func TestAppendInputsJSONIsEncodingJSON(t *testing.T) {
 	for typ, fields := range map[reflect.Type]int{
-		reflect.TypeFor[events.DrawInputs]():  6,
+		reflect.TypeFor[events.DrawInputs]():  7,
 		reflect.TypeFor[events.DrawEntrant](): 4,
 		reflect.TypeFor[events.DrawGame]():    5,
 	} {
@@ -109,6 +109,7 @@ func TestAppendInputsJSONIsEncodingJSON(t *testing.T) {
 			Past: []events.DrawGame{{Round: 1, Table: 2, Players: []string{"p1", "p2"}, Places: []int{1, 2}, Scores: []int64{15000, -250}},
 				{Round: 1, Table: 3}},
 			Bands: [][]string{{"p1", "p2"}, nil, {}}, ManualAs: "rur-game1"},
+		{Entrants: []events.DrawEntrant{{Player: "p1"}}, Bands: [][]string{{"p1"}}, ManualAs: "bands", Rule: "master §fasi finali"},
 		{Entrants: []events.DrawEntrant{{Player: "Niccolò \"il\" Rossi\t\u2028\x01", Club: "C\\D", Region: "Valle d'Aosta/Vallée d'Aoste"}, {Player: "bad \xff utf-8"}}},
 	} {
 		want, err := json.Marshal(in)

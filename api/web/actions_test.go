@@ -157,7 +157,7 @@ func TestEveryArbiterActionHasAForm(t *testing.T) {
 	}
 	// A parameter the ruleset refuses is said at its field.
 	code, _, body := u.post("/ui/", admin, "", url.Values{"_key": {"c2"}, "id": {"t2"}, "name": {"T"}, "ruleset": {"rtu"}, "discards": {"7"}})
-	if code != 400 || !strings.Contains(body, "Scarti") || !strings.Contains(body, "deve essere 0, 1 o 2") {
+	if code != 400 || !strings.Contains(body, "Scarti") || !strings.Contains(problemText(body), "al massimo 2 con 3 turni di qualificazione") {
 		t.Errorf("a parameter refused: %d\n%s", code, problemText(body))
 	}
 	_, m := u.api("POST", "/v1/tournaments/t1/officials", admin, `{"name":"Arbitro capo","role":"arbiter"}`)
@@ -235,7 +235,7 @@ func TestEveryArbiterActionHasAForm(t *testing.T) {
 	_, m = u.api("GET", "/v1/tournaments/t1/rounds/2/tables", "", "")
 	var lines []string
 	for i, p := range m["tables"].([]any)[0].(map[string]any)["players"].([]any) {
-		lines = append(lines, fmt.Sprintf(`{"player":%q,"turn":%d,"table_points":%d,"status":"finished"}`, p, i+1, 60-10*i))
+		lines = append(lines, fmt.Sprintf(`{"player":%q,"turn":%d,"table_points":%d,"status":"finished"}`, p, i+1, 50-10*i))
 	}
 	u.cmd(arb, `{"type":"RecordResult","round":2,"table":1,"closed_by":"time","players":[`+strings.Join(lines, ",")+`]}`)
 	u.form(arb, "/ui/t/t1/", url.Values{"_action": {"publish"}, "final": {"1"}})

@@ -252,7 +252,7 @@ func TestArbiterWorkflowInABrowser(t *testing.T) {
 	shot("05-result-refused")
 
 	// A valid report.
-	for i, tp := range []string{"62", "55", "40", "21"} {
+	for i, tp := range []string{"50", "42", "30", "21"} {
 		do("fill seat", chromedp.SetValue(fmt.Sprintf(`input[name="players[%d].turn"]`, i), fmt.Sprint(i+1)),
 			chromedp.SetValue(fmt.Sprintf(`input[name="players[%d].table_points"]`, i), tp))
 	}

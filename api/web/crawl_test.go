@@ -309,7 +309,7 @@ func (s *scenario) stages() []stage {
 		}},
 		{name: "the final drawn", commands: func() []string { return []string{`{"type":"DrawTables","round":2,"seed":"finale"}`} }},
 		{name: "the final recorded", commands: func() []string {
-			return []string{report("RecordResult", 2, 1, s.tables(2)[0], 70, 60, 50, 40)}
+			return []string{report("RecordResult", 2, 1, s.tables(2)[0], 50, 40, 30, 20)}
 		}},
 		{name: "a provisional publication", commands: func() []string { return s.rolls(`{"type":"PublishClassification"}`) }},
 		{name: "the final publication", commands: func() []string { return s.rolls(`{"type":"PublishClassification","final":true}`) }},
@@ -322,7 +322,7 @@ func (s *scenario) stages() []stage {
 func (s *scenario) proposal(n int, seats []string, turns ...int) string {
 	var lines []string
 	for i, p := range seats {
-		lines = append(lines, fmt.Sprintf(`{"player":%q,"turn":%d,"table_points":%d,"status":"finished"}`, p, turns[i], 60-10*i))
+		lines = append(lines, fmt.Sprintf(`{"player":%q,"turn":%d,"table_points":%d,"status":"finished"}`, p, turns[i], 50-10*i))
 	}
 	return fmt.Sprintf(`{"type":"ProposeResult","player":%q,"round":1,"table":%d,"closed_by":"time","players":[%s]}`, seats[0], n, strings.Join(lines, ","))
 }
@@ -462,7 +462,7 @@ func untrue(lang, body string) []string {
 		return out
 	}
 	for _, m := range rawRE.FindAllString(text, -1) {
-		if m == "RisiKo" {
+		if m == "RisiKo" || m == "GestioneTorneo" { // a game's name; the national tool's
 			continue
 		}
 		out = append(out, "the raw value "+strconv.Quote(m))

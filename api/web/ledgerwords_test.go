@@ -27,7 +27,7 @@ var ledgerSources = []struct {
 	sentinels []string
 	keep      bool
 }{
-	{"../../commands", map[string]int{"fieldErr": 1, "ruleErr": 1, "notFound": 0, "conflict": 0}, nil, false},
+	{"../../commands", map[string]int{"fieldErr": 1, "ruleErr": 1, "notFound": 0, "conflict": 0, "bound": 1}, nil, false},
 	{"../../projections/scoring", map[string]int{"v.add": 2}, nil, false},
 	{"../../events", map[string]int{"bad": 1}, nil, false},
 	{"../../commands/draw", nil, []string{"ErrInput", "ErrSizes"}, false},

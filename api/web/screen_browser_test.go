@@ -46,7 +46,7 @@ func TestVenueScreenIsLiveInABrowser(t *testing.T) {
 		json.Unmarshal(api.call("GET", fmt.Sprintf("/v1/tournaments/%s/rounds/%d/tables", tour, round), "", "", 200), &tables)
 		var seats []string
 		for i, p := range tables.Tables[table-1].Players {
-			seats = append(seats, fmt.Sprintf(`{"player":%q,"turn":%d,"table_points":%d,"status":"finished"}`, p, i+1, 60-10*i))
+			seats = append(seats, fmt.Sprintf(`{"player":%q,"turn":%d,"table_points":%d,"status":"finished"}`, p, i+1, 50-10*i))
 		}
 		api.call("POST", cmds, arb, fmt.Sprintf(`{"type":"RecordResult","round":%d,"table":%d,"closed_by":"time","players":[%s]}`,
 			round, table, strings.Join(seats, ",")), 201)
@@ -135,7 +135,7 @@ func TestVenueScreenScoresBesideTheirNames(t *testing.T) {
 	for n, tb := range tables.Tables {
 		var seats []string
 		for i, p := range tb.Players {
-			seats = append(seats, fmt.Sprintf(`{"player":%q,"turn":%d,"table_points":%d,"status":"finished"}`, p, i+1, 61-10*i))
+			seats = append(seats, fmt.Sprintf(`{"player":%q,"turn":%d,"table_points":%d,"status":"finished"}`, p, i+1, 51-10*i))
 		}
 		api.call("POST", cmds, arb, fmt.Sprintf(`{"type":"RecordResult","round":1,"table":%d,"closed_by":"time","players":[%s]}`, n+1, strings.Join(seats, ",")), 201)
 	}

@@ -123,6 +123,7 @@ func (u *UI) Register(r *mux.Router) {
 		{"POST", "/ui/t/{t}/", u.overviewPost},
 		{"GET", "/ui/t/{t}/players", u.players},
 		{"POST", "/ui/t/{t}/players", u.playersPost},
+		{"POST", "/ui/t/{t}/players/workbook", u.workbookPost},
 		{"GET", "/ui/t/{t}/rounds/{r}", u.round},
 		{"POST", "/ui/t/{t}/rounds/{r}", u.roundPost},
 		{"GET", "/ui/t/{t}/rounds/{r}/screen", u.screen},
@@ -218,7 +219,10 @@ func (r *recorder) Write(b []byte) (int, error) {
 // limit on failed authentications) rather than against the UI as a whole.
 func (u *UI) call(r *http.Request, token, method, path string, body any, headers ...string) (apiResponse, error) {
 	var rd io.Reader
-	if body != nil {
+	contentType := "application/json"
+	if raw, ok := body.(rawBody); ok {
+		rd, contentType = bytes.NewReader(raw), "application/octet-stream"
+	} else if body != nil {
 		b, err := json.Marshal(body)
 		if err != nil {
 			return apiResponse{}, err
@@ -230,7 +234,7 @@ func (u *UI) call(r *http.Request, token, method, path string, body any, headers
 		return apiResponse{}, err
 	}
 	req.RemoteAddr = r.RemoteAddr
-	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Content-Type", contentType)
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
 	}

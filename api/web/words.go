@@ -123,7 +123,7 @@ func settledText(lang string, s *projections.Settled) string {
 	if s.RollSeq > 0 {
 		text += fmt.Sprintf(" (%s %d)", tr(lang, "event"), s.RollSeq)
 	}
-	return text + " · " + s.Source
+	return text + " · " + ruleText(lang, s.Source)
 }
 
 // whyText says why a result of the national ranking does not count, in the

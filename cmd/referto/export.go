@@ -23,8 +23,15 @@ func export(ctx context.Context, args []string, getenv func(string) string, stdo
 	reg := fs.Bool("registry", false, "with --url of a national hub: export its season registry instead of a tournament (default --out registry.ndjson)")
 	out := fs.String("out", "", "where to write the log (default <tournament>.ndjson in the working directory)")
 	cpOut := fs.String("checkpoint", "", "where to write the signed checkpoint (default: --out's name followed by .checkpoint)")
+	wb := fs.Bool("workbook", false, "write the tournament as a club workbook (.xlsx) for the national ranking instead (default --out: the name the national tool accepts)")
 	if err := parseFlags(fs, args); err != nil {
 		return flagErr(err)
+	}
+	if *wb {
+		if *reg || *t == "" || (*data == "") == (*url == "") {
+			return usagef(stderr, "export --workbook needs --tournament and exactly one of --data and --url")
+		}
+		return exportWorkbook(ctx, *data, *url, *token, *t, *out, stdout, stderr)
 	}
 	if *reg && (*t != "" || *url == "" || *data != "") {
 		return usagef(stderr, "export --registry needs --url (a national hub's) and no --tournament or --data")

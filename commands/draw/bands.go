@@ -5,7 +5,8 @@ import (
 	"slices"
 )
 
-// bandsV1 is AlgBands version 1 (rur-2015 art. 8: quarterfinal tables take one player of each
+// bandsV1 is AlgBands version 1, and version 2 citing the request's rule (Request.Rule) in
+// its unmet constraints (rur-2015 art. 8: quarterfinal tables take one player of each
 // band 11–16, 17–22, 23–28, 29–34, semifinal tables one of each band 1–4, 5–8, 9–12, 13–16,
 // "tramite un sorteggio per fasce, si cercherà di evitare giocatori dello stesso Club, dando
 // priorità a questo aspetto").
@@ -23,7 +24,7 @@ func bandsV1(r *request) ([]Table, error) {
 	}
 	for _, e := range r.entrants {
 		if _, ok := bandOf[e.Player]; !ok {
-			return nil, fmt.Errorf("%w: player %s is an entrant but in no band (rur-2015 art. 8)", ErrInput, e.Player)
+			return nil, fmt.Errorf("%w: player %s is an entrant but in no band%s", ErrInput, e.Player, r.citeRefusal(AlgBands))
 		}
 	}
 	width := len(bands[0])
@@ -55,7 +56,7 @@ func bandsV1(r *request) ([]Table, error) {
 // each band sorted by player id, with the band of every player.
 func (r *request) bands() ([][]int, map[string]int, error) {
 	if len(r.Bands) == 0 {
-		return nil, nil, fmt.Errorf("%w: no bands (rur-2015 art. 8)", ErrInput)
+		return nil, nil, fmt.Errorf("%w: no bands%s", ErrInput, r.citeRefusal(AlgBands))
 	}
 	bandOf := map[string]int{}
 	out := make([][]int, len(r.Bands))
@@ -67,7 +68,7 @@ func (r *request) bands() ([][]int, map[string]int, error) {
 		// shorter (rtu with fewer than 32 entrants seeds ranks 2-12 at three
 		// tables: the last band of two leaves one table at three players).
 		if len(band) > len(r.Bands[0]) {
-			return nil, nil, fmt.Errorf("%w: band %d has %d players and band 1 has %d: each table takes at most one of each band (rur-2015 art. 8)", ErrInput, b+1, len(band), len(r.Bands[0]))
+			return nil, nil, fmt.Errorf("%w: band %d has %d players and band 1 has %d: each table takes at most one of each band%s", ErrInput, b+1, len(band), len(r.Bands[0]), r.citeRefusal(AlgBands))
 		}
 		for _, p := range band {
 			if prev, ok := bandOf[p]; ok {

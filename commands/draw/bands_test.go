@@ -144,3 +144,68 @@ func TestBandsErrors(t *testing.T) {
 		t.Fatalf("sizes %v, want 4 4", got)
 	}
 }
+
+// TestBandsCiteTheRequestsRule: a band draw is every knockout's, so from
+// version 2 it cites the rule the request names (the tournament's own
+// article) where version 1 cites rur-2015 art. 8 under every ruleset. A
+// request that names no rule is drawn by version 1, and version 1 never
+// changes: the same tables, the same unmet constraints.
+func TestBandsCiteTheRequestsRule(t *testing.T) {
+	// Two clubs: every table breaks band_club.
+	es := players(16, func(i int) string { return fmt.Sprintf("club-%d", i%2) }, nil)
+	bands := make([][]string, 4)
+	for i, e := range es {
+		bands[i/4] = append(bands[i/4], e.Player)
+	}
+	old := Request{Algorithm: AlgBands, Round: 3, Entrants: es, Bands: bands, Seed: "semi"}
+	named := old
+	named.Rule = "master §fasi finali"
+	v1, err := Draw(old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v2, err := Draw(named)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v1.Version != 1 || v2.Version != 2 {
+		t.Fatalf("versions %d and %d, want 1 without a rule and 2 with one", v1.Version, v2.Version)
+	}
+	if !slices.EqualFunc(v1.Tables, v2.Tables, func(a, b Table) bool { return a.Table == b.Table && slices.Equal(a.Players, b.Players) }) {
+		t.Fatalf("naming the rule changed the tables:\n%v\n%v", v1.Tables, v2.Tables)
+	}
+	if len(v1.Unmet) == 0 || len(v1.Unmet) != len(v2.Unmet) {
+		t.Fatalf("%d and %d unmet constraints, want the same, and some", len(v1.Unmet), len(v2.Unmet))
+	}
+	for i := range v1.Unmet {
+		if got, want := v2.Unmet[i].Detail, strings.Replace(v1.Unmet[i].Detail, "(rur-2015 art. 8)", "(master §fasi finali)", 1); got != want {
+			t.Errorf("version 2 detail %q, want %q", got, want)
+		}
+		if !strings.HasSuffix(v1.Unmet[i].Detail, "(rur-2015 art. 8)") {
+			t.Errorf("version 1 detail %q, want it to cite rur-2015 art. 8 as recorded", v1.Unmet[i].Detail)
+		}
+	}
+	if again, err := Replay(named, 1); err != nil || !slices.EqualFunc(again.Unmet, v1.Unmet, func(a, b Unmet) bool { return a.Detail == b.Detail }) {
+		t.Errorf("version 1 replayed with a rule: %v, %v; want what version 1 recorded", again.Unmet, err)
+	}
+
+	// By hand, a table short of a band is refused citing the request's rule,
+	// and nothing when the request names none.
+	tables := make([]Table, len(bands[0]))
+	for i := range tables {
+		tables[i].Table = i + 1
+		for _, band := range bands {
+			tables[i].Players = append(tables[i].Players, band[i])
+		}
+	}
+	tables[1].Players = append(tables[1].Players, tables[0].Players[3])
+	tables[0].Players = tables[0].Players[:3]
+	for rule, want := range map[string]string{"rtu §formule torneo": " (rtu §formule torneo)", "": ""} {
+		req := old
+		req.Algorithm, req.ManualAs, req.Rule, req.Tables = AlgManual, AlgBands, rule, tables
+		_, err := Draw(req)
+		if !errors.Is(err, ErrInput) || !strings.HasSuffix(err.Error(), "knockout tables take one of each of 4 bands"+want) {
+			t.Errorf("rule %q: %v, want ErrInput ending %q", rule, err, "bands"+want)
+		}
+	}
+}

@@ -43,11 +43,14 @@
 //     ties are drawn, and the rulebook asks for no club avoidance, so nothing is Unmet.
 //   - AlgBands (rur-2015 art. 8, quarterfinals and semifinals): one player of each band per
 //     table, each band drawn at random, swaps inside a band avoiding same-club tables.
+//     Version 2 cites the tournament's own article (Request.Rule) where version 1 cites
+//     rur-2015 art. 8: the same band draw is master's and rtu's semifinals.
 //   - AlgManual: the arbiter's tables (Request.Tables), validated by CheckManual against the
 //     soft constraints of Request.ManualAs.
 //
 // Constraints the draw could not meet are returned as Unmet (same_club, same_region,
 // place_mix, rematch, band_club, band_mix), one per table and group of players, citing the
-// article; the caller records them in the TablesDrawn event. Club and region names are
+// article (the request's Rule, where the version cites it); the caller records them in the
+// TablesDrawn event. Club and region names are
 // compared exactly; an empty one matches nobody.
 package draw

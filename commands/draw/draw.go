@@ -45,6 +45,13 @@ type Request struct {
 	// (AlgRURGame2 adds the place mix, AlgBands the band composition and band_club). Empty
 	// means AlgRandom's: same club, same region. Used by AlgManual and CheckManual only.
 	ManualAs string
+	// Rule is the article of the tournament's own ruleset the draw follows, cited in its
+	// unmet constraints and refusals in place of the article the algorithm is written after
+	// (rules): a band draw is the Raduno's (rur-2015 art. 8), and a master or rtu knockout
+	// drawn by bands cites its own rulebook. AlgBands and AlgManual cite it from version 2;
+	// a request that names no rule is drawn by version 1, which cites the algorithm's own
+	// article under every ruleset.
+	Rule string
 }
 
 // Algorithm ids. They are recorded in the TablesDrawn event and must never change.
@@ -108,21 +115,27 @@ type impl func(req *request) ([]Table, error)
 type algorithm struct {
 	current  int
 	versions map[int]impl
+	// ruled is the first version that cites Request.Rule in place of the algorithm's own
+	// article; 0 when none does. A request that names no rule is drawn by the version
+	// before it.
+	ruled int
 }
 
 // algorithms is the closed table of algorithms and their versions. A version, once recorded
-// in a log, is never removed or changed: a change in output adds a version.
+// in a log, is never removed or changed: a change in output adds a version. Version 2 of
+// AlgBands and AlgManual is version 1 citing the request's rule (Request.Rule).
 var algorithms = map[string]algorithm{
 	AlgRandom:     {current: 1, versions: map[int]impl{1: randomV1}},
 	AlgRURGame1:   {current: 1, versions: map[int]impl{1: randomV1}},
 	AlgRURGame2:   {current: 1, versions: map[int]impl{1: game2V1}},
 	AlgSeeded2003: {current: 1, versions: map[int]impl{1: seededV1}},
-	AlgBands:      {current: 1, versions: map[int]impl{1: bandsV1}},
-	AlgManual:     {current: 1, versions: map[int]impl{1: manualV1}},
+	AlgBands:      {current: 2, versions: map[int]impl{1: bandsV1, 2: bandsV1}, ruled: 2},
+	AlgManual:     {current: 2, versions: map[int]impl{1: manualV1, 2: manualV1}, ruled: 2},
 	AlgGroups:     {current: 1, versions: map[int]impl{1: groupsV1}},
 }
 
-// rules are the articles each algorithm implements, cited in errors and Unmet details.
+// rules are the articles each algorithm implements, cited in errors and Unmet details
+// where the request names no rule of its own (Request.Rule).
 var rules = map[string]string{
 	AlgRURGame1:   "rur-2015 art. 8",
 	AlgRURGame2:   "rur-2015 art. 8",
@@ -137,7 +150,9 @@ var sizeRules = map[string]string{
 	AlgSeeded2003: "campionato-2003 §formazione tavoli",
 }
 
-// Version returns the current version of an algorithm, the one Draw runs and records.
+// Version returns the current version of an algorithm, the one Draw runs and records for a
+// request that names its rule (Request.Rule); one that names none is drawn by the version
+// before the first that cites it.
 func Version(alg string) (int, error) {
 	a, ok := algorithms[alg]
 	if !ok {
@@ -153,11 +168,21 @@ func Version(alg string) (int, error) {
 // or players to withdraw); ErrInput for a malformed request (the message names the player,
 // band or table).
 func Draw(req Request) (Result, error) {
-	v, err := Version(req.Algorithm)
+	v, err := drawnVersion(req)
 	if err != nil {
 		return Result{}, err
 	}
 	return Replay(req, v)
+}
+
+// drawnVersion is the version Draw runs for req: the current one, or for a request that
+// names no rule the version before the first that cites it.
+func drawnVersion(req Request) (int, error) {
+	v, err := Version(req.Algorithm)
+	if a := algorithms[req.Algorithm]; err == nil && req.Rule == "" && a.ruled > 0 {
+		v = a.ruled - 1
+	}
+	return v, err
 }
 
 // Replay re-runs a recorded draw with the recorded version of its algorithm.
@@ -174,6 +199,7 @@ func Replay(req Request, version int) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	r.ruled = a.ruled > 0 && version >= a.ruled
 	tables, err := run(r)
 	if err != nil {
 		return Result{}, err
@@ -206,6 +232,9 @@ type request struct {
 	entrants []Entrant      // sorted by player id
 	index    map[string]int // player id → index in entrants
 	manualAs string         // resolved ManualAs (AlgRandom when empty)
+	// ruled: the Unmet details cite Rule in place of the algorithm's own article (a
+	// version from algorithm.ruled on, or CheckManual with a rule).
+	ruled bool
 	// pastIdx[k] is the index in entrants of Past[k].Player, -1 when that player is not an
 	// entrant: the one map lookup per past game, shared by metBefore, previousPlaces and
 	// lastTwoScores.
@@ -317,10 +346,31 @@ func citeSizes(alg string) string {
 	return ""
 }
 
-// cite appends " (rule)" when the algorithm has a rule.
-func cite(alg string) string {
-	if rule := rules[alg]; rule != "" {
-		return " (" + rule + ")"
+// cite is " (rule)" for the Unmet details of a draw whose constraints are algorithm alg's:
+// its own article (rules), or the request's rule in its place (Request.Rule, from the
+// version that cites it); "" when the algorithm cites none.
+func (r *request) cite(alg string) string {
+	rule := rules[alg]
+	if rule != "" && r.ruled {
+		rule = r.Rule
 	}
-	return ""
+	if rule == "" {
+		return ""
+	}
+	return " (" + rule + ")"
+}
+
+// citeRefusal is " (rule)" for a refusal of a request whose constraints are algorithm
+// alg's: the request's rule, or else the algorithm's own article where the algorithm is one
+// ruleset's; a band draw is every knockout's, so it cites only the rule the request names.
+// A refusal is never recorded, so every version cites the same.
+func (r *request) citeRefusal(alg string) string {
+	rule := r.Rule
+	if rule == "" && alg != AlgBands {
+		rule = rules[alg]
+	}
+	if rule == "" {
+		return ""
+	}
+	return " (" + rule + ")"
 }

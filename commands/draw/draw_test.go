@@ -59,6 +59,15 @@ func requests() map[string]Request {
 		AlgSeeded2003 + "/round-3": {Algorithm: AlgSeeded2003, Round: 3, Entrants: ranked, Sizes: []int{4, 5},
 			SmallTableMax: 11, Seed: "seed-1", Past: past},
 		AlgBands: {Algorithm: AlgBands, Round: 4, Entrants: semi, Sizes: []int{4}, Seed: "seed-1", Bands: bands},
+		AlgBands + "/rule": {Algorithm: AlgBands, Round: 4, Entrants: semi, Sizes: []int{4}, Seed: "seed-1", Bands: bands,
+			Rule: "master §fasi finali"},
+		AlgManual + "/bands-rule": {Algorithm: AlgManual, ManualAs: AlgBands, Round: 4, Entrants: semi, Seed: "seed-1", Bands: bands,
+			Rule: "rtu §formule torneo", Tables: []Table{
+				{Table: 1, Players: []string{"p001", "p002", "p003", "p004"}},
+				{Table: 2, Players: []string{"p005", "p006", "p007", "p008"}},
+				{Table: 3, Players: []string{"p009", "p010", "p011", "p012"}},
+				{Table: 4, Players: []string{"p013", "p014", "p015", "p016"}},
+			}},
 		AlgManual: {Algorithm: AlgManual, Round: 1, Entrants: semi, Sizes: []int{4}, Seed: "seed-1", Tables: []Table{
 			{Table: 2, Players: []string{"p005", "p006", "p007", "p008"}},
 			{Table: 1, Players: []string{"p001", "p002", "p003", "p004"}},
@@ -75,7 +84,7 @@ func TestDeterminism(t *testing.T) {
 			if again := mustDraw(t, req); !reflect.DeepEqual(again, first) {
 				t.Fatalf("same request, different result:\n%v\n%v", first, again)
 			}
-			v, err := Version(req.Algorithm)
+			v, err := drawnVersion(req)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -159,9 +168,9 @@ func TestGolden(t *testing.T) {
 }
 
 func TestVersion(t *testing.T) {
-	for _, alg := range []string{AlgRandom, AlgRURGame1, AlgRURGame2, AlgSeeded2003, AlgBands, AlgManual} {
-		if v, err := Version(alg); err != nil || v != 1 {
-			t.Errorf("Version(%s) = %d, %v; want 1", alg, v, err)
+	for alg, want := range map[string]int{AlgRandom: 1, AlgRURGame1: 1, AlgRURGame2: 1, AlgSeeded2003: 1, AlgGroups: 1, AlgBands: 2, AlgManual: 2} {
+		if v, err := Version(alg); err != nil || v != want {
+			t.Errorf("Version(%s) = %d, %v; want %d", alg, v, err, want)
 		}
 	}
 	if _, err := Version("swiss"); !errors.Is(err, ErrUnknownAlgorithm) {

@@ -9,7 +9,8 @@ import (
 )
 
 // manualV1 is AlgManual version 1: Request.Tables, validated by CheckManual and returned in
-// table-number order with the players in the order given.
+// table-number order with the players in the order given; version 2 is the same, citing
+// the request's rule (Request.Rule) in its unmet constraints.
 func manualV1(r *request) ([]Table, error) {
 	if err := r.checkKind(r.manualAs); err != nil {
 		return nil, err
@@ -37,7 +38,8 @@ func manualV1(r *request) ([]Table, error) {
 // AlgManual or empty (ManualAs empty: AlgRandom's): same_club, same_region and rematch for
 // AlgRandom and AlgRURGame1; those and place_mix for AlgRURGame2; band_mix and band_club for
 // AlgBands; none for AlgSeeded2003. They come in table order, and within a table as
-// same_club, same_region, place_mix, rematch (bands: band_mix, band_club).
+// same_club, same_region, place_mix, rematch (bands: band_mix, band_club). They cite
+// req.Rule, when given, in place of the algorithm's own article.
 func CheckManual(req Request, tables []Table) ([]Unmet, error) {
 	kind := req.Algorithm
 	if kind == "" || kind == AlgManual {
@@ -54,6 +56,7 @@ func CheckManual(req Request, tables []Table) ([]Unmet, error) {
 	if req.Algorithm == AlgManual {
 		kind = r.manualAs
 	}
+	r.ruled = req.Rule != ""
 	if err := r.checkKind(kind); err != nil {
 		return nil, err
 	}
@@ -74,7 +77,7 @@ func (r *request) checkKind(kind string) error {
 		return err
 	case AlgRURGame2:
 		if r.Round < 2 {
-			return fmt.Errorf("%w: %s composes round %d from the places of round %d, and round 1 has none (rur-2015 art. 8)", ErrInput, kind, r.Round, r.Round-1)
+			return fmt.Errorf("%w: %s composes round %d from the places of round %d, and round 1 has none%s", ErrInput, kind, r.Round, r.Round-1, r.citeRefusal(kind))
 		}
 		_, err := r.metBefore()
 		return err
@@ -120,7 +123,7 @@ func (r *request) validateTables(tables []Table, kind string) error {
 				return fmt.Errorf("%w: table %d has %d players, allowed sizes with %d players are %s%s", ErrInput, t.Table, size, n, joinSizes(allowedSizes(n, r.Sizes, r.SmallTableMax)), citeSizes(kind))
 			}
 		} else if size != len(r.Bands) {
-			return fmt.Errorf("%w: table %d has %d players, knockout tables take one of each of %d bands (rur-2015 art. 8)", ErrInput, t.Table, size, len(r.Bands))
+			return fmt.Errorf("%w: table %d has %d players, knockout tables take one of each of %d bands%s", ErrInput, t.Table, size, len(r.Bands), r.citeRefusal(kind))
 		}
 	}
 	for _, e := range r.entrants {
@@ -151,7 +154,7 @@ func unmet(r *request, kind string, tables []Table) []Unmet {
 			short[b] = len(band) < len(bands[0])
 		}
 	}
-	rule := cite(kind)
+	rule := r.cite(kind)
 	for _, t := range tables {
 		switch kind {
 		case AlgRandom, AlgRURGame1, AlgRURGame2:

@@ -38,6 +38,12 @@ func (l Layout) Projections() string { return filepath.Join(l.Dir, "projections"
 // token hash.
 func (l Layout) Keys() string { return filepath.Join(l.Dir, "keys") }
 
+// Workbooks is a national hub's folder of club workbooks of tournaments not
+// run on referto (docs/workbook.md#at-the-national-hub): the administrator
+// uploads them there, or drops .xlsx files in it, and the season's ranking
+// reads them.
+func (l Layout) Workbooks() string { return filepath.Join(l.Dir, "workbooks") }
+
 // CheckpointKey is the checkpoint signing key's file.
 func (l Layout) CheckpointKey() string { return filepath.Join(l.Keys(), checkpoint.SignerFile) }
 

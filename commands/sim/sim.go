@@ -134,6 +134,9 @@ func (s *Simulator) Report(rng *rand.Rand, round, table int, players []string) c
 		line.ObjectiveArmies = min(line.Armies, comp.ObjectiveTerritories+rng.IntN(comp.ObjectiveTerritories+1))
 		if line.Status != events.SeatEliminated {
 			line.Cards = rng.IntN(6)
+		} else {
+			// Eliminated, he has no territory left, nor armies on the board.
+			line.Armies, line.ObjectiveArmies = 0, 0
 		}
 		if line.Status != events.SeatEliminated && rng.Float64() < s.opts.BoardChecked {
 			line.TerritoriesHeld = held[i]

@@ -16,6 +16,10 @@ const (
 	TerritoryCount = 42
 	// BoardPoints is the sum of every territory's neighbour count (metarisiko: 164).
 	BoardPoints = 164
+	// MostNeighbours is the most neighbours any one territory has (Cina, 7:
+	// "Cina 7" in giochidatavola.com's values), so the most table points one
+	// territory gives.
+	MostNeighbours = 7
 	// ObjectivePoints is what every one of the 16 tournament objectives should be
 	// worth (metarisiko: 86): every objective of the default set is, objective 12
 	// with the data's candidate correction applied (see the package doc).

@@ -48,6 +48,16 @@ func TestDefaultMap(t *testing.T) {
 	if got := m.TotalPoints(); got != 164 {
 		t.Errorf("total points %d, want 164", got)
 	}
+	most := 0
+	for _, tr := range m.Territories() {
+		most = max(most, tr.Points)
+	}
+	if most != MostNeighbours {
+		t.Errorf("the most neighbours of a territory is %d, MostNeighbours says %d", most, MostNeighbours)
+	}
+	if cina, _ := m.Points("cina"); cina != 7 {
+		t.Errorf("cina is worth %d, want 7", cina)
+	}
 	edges := 0
 	for _, tr := range m.Territories() {
 		if tr.Points != len(tr.Neighbors) {

@@ -566,12 +566,13 @@ func (s *Store) Verify() error {
 // views, indexes and resume snapshots. It goes up whenever a change to
 // projections (or to the scoring they use) would store something else for
 // the same log, or a snapshot the new code cannot fully read (format 2: the
-// classification's, standings' and scoring's corrections of issue 17, the
-// contestable acts, a shared place's order; format 3: the summary says
-// whether the tournament is closed, the classification how each tie was
-// settled; format 4: the creation index, idx/create). A store written in
+// classification's, standings' and scoring's second edition of the rules'
+// reading, the contestable acts, a shared place's order; format 3: the
+// summary says whether the tournament is closed, the classification how each
+// tie was settled; format 4: the creation index, idx/create; format 5: a
+// settled tie cites the tournament's own ruleset). A store written in
 // another format is rebuilt from the log (OpenVerified).
-const Format = 4
+const Format = 5
 
 // errStale reports a store written by a referto of another Format.
 var errStale = errors.New("pebble: projection store written in another format")

@@ -57,6 +57,9 @@ type TournamentUse struct {
 	Tables int                   `json:"tables"`
 	Rounds int                   `json:"rounds"`
 	Counts bool                  `json:"counts"`
+	// Source is SourceWorkbook for a classification imported from a club
+	// workbook.
+	Source string `json:"source,omitempty"`
 	Why
 }
 
@@ -113,7 +116,7 @@ func Compute(th *Thresholds, ts []Tournament, reg *Registry) *Ranking {
 		if t.Season != th.Season {
 			continue
 		}
-		use := TournamentUse{ID: t.ID, Type: t.Type, Tables: t.Tables, Rounds: t.Rounds}
+		use := TournamentUse{ID: t.ID, Type: t.Type, Tables: t.Tables, Rounds: t.Rounds, Source: t.Source}
 		tt, known := th.Types[t.Type]
 		switch {
 		case t.Withheld != nil:

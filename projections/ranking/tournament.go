@@ -5,6 +5,10 @@ import (
 	"github.com/referto/referto/projections"
 )
 
+// SourceWorkbook marks a tournament whose classification comes from an
+// imported club workbook.
+const SourceWorkbook = "workbook"
+
 // Placing is one row of a published classification, as the ranking reads it.
 type Placing struct {
 	Place  int    `json:"place"`
@@ -31,6 +35,9 @@ type Tournament struct {
 	Final    bool      `json:"final"`
 	Seq      uint64    `json:"seq,omitempty"`
 	Placings []Placing `json:"placings,omitempty"`
+	// Source is SourceWorkbook when the classification was imported from a
+	// club workbook (docs/workbook.md), "" when the ledger derived it.
+	Source string `json:"source,omitempty"`
 	// Withheld, when set, says why the tournament's log is not one to
 	// count yet (a hub's that it has not verified, Because(WhyHeld, …)):
 	// the ranking lists it with that reason, and none of its placings.
@@ -49,6 +56,14 @@ func FromState(st *projections.Tournament) Tournament {
 		if p := st.Publications[i]; p.Final {
 			t.Final, t.Seq, t.Date = true, p.Seq, p.At.UTC().Format("2006-01-02")
 			break
+		}
+	}
+	if imp := st.ImportedFrom(); imp != nil && st.Imported != nil {
+		// The file's classification: its date is the last round's, as
+		// the national tool files it, not the day it was imported.
+		t.Source = SourceWorkbook
+		if n := len(imp.RoundDates); n > 0 && t.Final {
+			t.Date = imp.RoundDates[n-1]
 		}
 	}
 	if !t.Final || st.Published == nil || !st.Published.Final {

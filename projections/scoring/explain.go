@@ -12,12 +12,14 @@ import (
 // had by that rule (docs/rules.md#6-standings).
 type Settlement struct {
 	// Rule is the step that decided: wins, medals (Place: the place whose
-	// count differed), best_score and earlier (rur-2015 art. 1), scores
-	// (edition 1's reading), cirki_wins, cirki_games, cirki_out and
-	// cirki_others_out (cirki-2001 §14), or roll (a die roll: Roll is its
-	// index among the rolls given).
+	// count differed), best_score (the best scores differ), scores (a later
+	// score differs, the lists compared; edition 1: the lists) and earlier
+	// (a score obtained in an earlier round) of the rur-2015 art. 1 chain,
+	// cirki_wins, cirki_games, cirki_out and cirki_others_out (cirki-2001
+	// §14), or roll (a die roll: Roll is its index among the rolls given).
 	Rule string `json:"rule"`
-	// Source is where the rule comes from.
+	// Source is where the rule comes from: StandingsRules.Source, or for
+	// a roll StandingsRules.RollSource.
 	Source string `json:"source"`
 	// Above and Below are what the row ranked higher and the row ranked
 	// lower had by Rule.
@@ -67,21 +69,37 @@ func Explain(r StandingsRules, above, below Row, rolls []Roll) (s Settlement, ok
 		}{{"cirki_wins", a.wins, b.wins}, {"cirki_games", len(above.Games), len(below.Games)},
 			{"cirki_out", a.elims, b.elims}, {"cirki_others_out", a.outWon, b.outWon}} {
 			if step.above != step.below {
-				return Settlement{Rule: step.rule, Source: "cirki-2001 §14", Above: itoa(step.above), Below: itoa(step.below)}, true
+				return Settlement{Rule: step.rule, Source: r.chainSource(), Above: itoa(step.above), Below: itoa(step.below)}, true
 			}
 		}
 	case r.Edition == Edition1:
 		if c := cmpRURStandingsEdition1(a, b); c != 0 {
-			return Settlement{Rule: "scores", Source: "rur-2015 art. 1", Above: scoresText(a.scores), Below: scoresText(b.scores)}, true
+			return Settlement{Rule: "scores", Source: r.chainSource(), Above: scoresText(a.scores), Below: scoresText(b.scores)}, true
 		}
-	default:
+	case r.Edition == Edition2:
 		if len(a.scores) > 0 && len(b.scores) > 0 {
 			if a.scores[0] != b.scores[0] {
-				return Settlement{Rule: "best_score", Source: "rur-2015 art. 1", Above: pointsText(a.scores[0]), Below: pointsText(b.scores[0])}, true
+				return Settlement{Rule: "best_score", Source: r.chainSource(), Above: pointsText(a.scores[0]), Below: pointsText(b.scores[0])}, true
 			}
 			if a.rounds[0] != b.rounds[0] {
-				return Settlement{Rule: "earlier", Source: "rur-2015 art. 1", Above: itoa(a.rounds[0]), Below: itoa(b.rounds[0])}, true
+				return Settlement{Rule: "earlier", Source: r.chainSource(), Above: itoa(a.rounds[0]), Below: itoa(b.rounds[0])}, true
 			}
+		}
+	default:
+		// The step that told them apart: the best score, a later score
+		// (the lists compared), or the round a score was obtained in.
+		for k := range min(len(a.scores), len(b.scores)) {
+			switch {
+			case a.scores[k] != b.scores[k] && k == 0:
+				return Settlement{Rule: "best_score", Source: r.chainSource(), Above: pointsText(a.scores[0]), Below: pointsText(b.scores[0])}, true
+			case a.scores[k] != b.scores[k]:
+				return Settlement{Rule: "scores", Source: r.chainSource(), Above: scoresText(a.scores), Below: scoresText(b.scores)}, true
+			case a.rounds[k] != b.rounds[k]:
+				return Settlement{Rule: "earlier", Source: r.chainSource(), Above: itoa(a.rounds[k]), Below: itoa(b.rounds[k])}, true
+			}
+		}
+		if len(a.scores) != len(b.scores) && len(a.scores) > 0 && len(b.scores) > 0 {
+			return Settlement{Rule: "scores", Source: r.chainSource(), Above: scoresText(a.scores), Below: scoresText(b.scores)}, true
 		}
 	}
 	// The die: the last roll that gave both a value, and differs.
@@ -89,7 +107,7 @@ func Explain(r StandingsRules, above, below Row, rolls []Roll) (s Settlement, ok
 		ra, oka := rollOf(rolls[k], above.Player)
 		rb, okb := rollOf(rolls[k], below.Player)
 		if oka && okb && ra != rb {
-			return Settlement{Rule: "roll", Source: "rur-2015 art. 1", Above: itoa(ra), Below: itoa(rb), Roll: k}, true
+			return Settlement{Rule: "roll", Source: r.rollSource(), Above: itoa(ra), Below: itoa(rb), Roll: k}, true
 		}
 	}
 	return Settlement{}, false

@@ -61,10 +61,15 @@ type Edition int
 const (
 	// EditionCurrent is the reading new tournaments are decided by.
 	EditionCurrent Edition = 0
-	// Edition1 is the reading before issue 17's corrections: conv2003 places
-	// a withdrawn player by his table points, standard gives a fifth 1, and
-	// the rur-2015 standings chain compares the whole sorted list of scores.
+	// Edition1 is the first reading: conv2003 places a withdrawn player by
+	// his table points, standard gives a fifth 1, and the rur-2015
+	// standings chain compares the whole sorted list of scores, then the
+	// rounds they were obtained in.
 	Edition1 Edition = 1
+	// Edition2 is the second reading: as the current one, except that the
+	// rur-2015 standings chain compares only the best single score and the
+	// round it was obtained in, and leaves whatever is still level to a die.
+	Edition2 Edition = 2
 )
 
 // Rules selects placement and scoring.

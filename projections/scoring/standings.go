@@ -22,6 +22,11 @@ type Game struct {
 	Eliminated bool
 	// OthersOut counts the other players out of that game at the player's table.
 	OthersOut int
+	// Discarded marks a game a total leaves out because it was discarded
+	// before: a knockout group counts a player's qualifying games as the
+	// standings kept them. The chains still read its score, as they read
+	// every game, discarded or not.
+	Discarded bool
 }
 
 // StandingsRules selects how the standings are computed.
@@ -36,10 +41,37 @@ type StandingsRules struct {
 	Tiebreak events.Tiebreak
 	// Discards is how many of a player's worst game scores are dropped from his total.
 	Discards int
+	// Rounds, when positive, is how many rounds the tournament's total counts
+	// (its qualifying rounds): a player's total is then his best Rounds −
+	// Discards game scores, so that a round he did not play is the result
+	// discarded first (rtu: "possono essere presi in considerazione solo i
+	// due migliori risultati"; conv200 weighs "una eliminazione dal tavolo
+	// ... (o anche di un'assenza)" as a result). Zero, as editions 1 and 2
+	// read it: the Discards worst of the games he played are dropped.
+	Rounds int
 	// TieChain is the ruleset's table tie chain. Rank does not use it: the standings
 	// chain is the one Tiebreak names.
 	TieChain events.TieChain
+	// Source and RollSource cite where the tournament's ruleset writes the
+	// standings chain and the die that ends it, as an explanation of a
+	// settled tie says (Explain). Empty: rur-2015 art. 1 for the rur chain
+	// and its die, cirki-2001 §14 for the cirki chain.
+	Source, RollSource string
 }
+
+// chainSource is where the standings chain is written.
+func (r StandingsRules) chainSource() string {
+	switch {
+	case r.Source != "":
+		return r.Source
+	case r.Tiebreak == events.TiebreakCirki:
+		return "cirki-2001 §14"
+	}
+	return "rur-2015 art. 1"
+}
+
+// rollSource is where the die that ends the standings chain is written.
+func (r StandingsRules) rollSource() string { return cmp.Or(r.RollSource, "rur-2015 art. 1") }
 
 // Roll is a recorded die roll between players tied in the standings
 // (RecordTieBreakRoll): Rolls[i] is what Players[i] rolled.
@@ -102,8 +134,9 @@ type standing struct {
 //
 //   - primary: wins then total (wins, triestino), medal counts 1st, 2nd, 3rd, … (medals;
 //     the total plays no part), total (every other formula);
-//   - rur-2015 art. 1 (Tiebreak "rur"): the higher best single game score, then the
-//     player who obtained it in the earlier round ([cmpRURStandings]);
+//   - rur-2015 art. 1 (Tiebreak "rur"): the game scores from the highest down, each
+//     step by the score and then by the earlier round it was obtained in
+//     ([cmpRURStandings]);
 //   - cirki-2001 §14 (Tiebreak "cirki"): more wins, more games played, fewer
 //     eliminations or withdrawals, more other players eliminated or withdrawn at tables
 //     the player won. The cirki ruleset names its own chain, so the rur-2015 chain is
@@ -128,8 +161,13 @@ func Rank(r StandingsRules, players []string, games []Game, penalties map[string
 			st[i].row.Games = append(st[i].row.Games, g)
 		}
 	}
+	drop := func(played int) int { return r.Discards }
+	if r.Rounds > 0 {
+		// Rounds not played are discarded first.
+		drop = func(played int) int { return max(played-max(r.Rounds-r.Discards, 0), 0) }
+	}
 	for _, s := range st {
-		s.tally(r.Discards)
+		s.tally(drop(len(s.row.Games)))
 	}
 
 	primary := primaryFor(r.Formula)
@@ -139,6 +177,8 @@ func Rank(r StandingsRules, players []string, games []Game, penalties map[string
 		chain = cmpCirki
 	case r.Edition == Edition1:
 		chain = cmpRURStandingsEdition1
+	case r.Edition == Edition2:
+		chain = cmpRURStandingsEdition2
 	}
 	full := func(a, b *standing) int {
 		if c := primary(a, b); c != 0 {
@@ -212,10 +252,23 @@ func (s *standing) tally(discards int) {
 		s.rounds = append(s.rounds, gs[i].Round)
 	}
 
-	// Discards: the worst scores, the latest round first among equals.
-	d := min(max(discards, 0), len(idx))
-	for k := len(idx) - d; k < len(idx); k++ {
-		g := gs[idx[k]]
+	// Games discarded before are out of the total; the discards are the
+	// worst of the others, the latest round first among equals.
+	kept := idx
+	if slices.ContainsFunc(gs, func(g Game) bool { return g.Discarded }) {
+		kept = nil
+		for _, i := range idx {
+			if g := gs[i]; g.Discarded {
+				total -= g.Score
+				s.row.Discarded = append(s.row.Discarded, g.Round)
+			} else {
+				kept = append(kept, i)
+			}
+		}
+	}
+	d := min(max(discards, 0), len(kept))
+	for k := len(kept) - d; k < len(kept); k++ {
+		g := gs[kept[k]]
 		total -= g.Score
 		s.row.Discarded = append(s.row.Discarded, g.Round)
 	}
@@ -250,14 +303,45 @@ func at(s []int, k int) int {
 	return 0
 }
 
-// cmpRURStandings is the rur-2015 art. 1 chain, literally (docs/rules.md#6-standings): "in caso di
-// parità … il singolo punteggio più alto": the higher best single game score (a player
-// without a game has none, lower than any); "in caso di stesso punteggio più alto sarà
-// preferito chi lo ha ottenuto per primo": the one who obtained that best score in the
-// earlier round. Nothing else: the second-best scores are not compared, and whatever is
-// still tied goes to the die. (With two games and equal totals this is the same as
-// comparing both scores; it differs in groups of three or more games.)
-func cmpRURStandings(a, b *standing) int {
+// cmpRURStandings is the rur-2015 art. 1 chain (docs/rules.md#61-pinned-rur-2015-art-1-literally):
+// "singolo punteggio più alto; in caso di stesso punteggio più alto sarà preferito chi lo
+// ha ottenuto per primo; se tutti i punteggi fossero uguali ed ottenuti nello stesso
+// ordine la classifica sarà determinata da un lancio del dado". The two players' game
+// scores are compared from the highest down: at each step the higher score wins, and at
+// an equal score the one obtained in the earlier round; the next-highest scores are
+// compared only while both are equal and were obtained in the same round. A player
+// without a k-th score is lower than one with it. Nothing is left to the die unless every
+// score is equal and came in the same order: 100, 40, 10 ranks above 100, 30, 20 when
+// both 100s came in the same round.
+func cmpRURStandings(a, b *standing) int { return cmpScoresDown(a, b, true) }
+
+// cmpScoresDown compares two players' scores from the highest down, a
+// missing score lower than any, each step also by the round the score was
+// obtained in when byRound.
+func cmpScoresDown(a, b *standing, byRound bool) int {
+	for k := range max(len(a.scores), len(b.scores)) {
+		switch {
+		case k >= len(a.scores):
+			return 1
+		case k >= len(b.scores):
+			return -1
+		}
+		c := cmp.Compare(b.scores[k], a.scores[k])
+		if byRound {
+			c = cmp.Or(c, cmp.Compare(a.rounds[k], b.rounds[k]))
+		}
+		if c != 0 {
+			return c
+		}
+	}
+	return 0
+}
+
+// cmpRURStandingsEdition2 is the rur-2015 chain as edition 2 read it: the
+// higher best single game score (a player without a game has none, lower
+// than any), then the one who obtained it in the earlier round; whatever is
+// still level went to the die.
+func cmpRURStandingsEdition2(a, b *standing) int {
 	switch {
 	case len(a.scores) == 0 || len(b.scores) == 0:
 		return cmp.Compare(len(b.scores), len(a.scores))
@@ -269,16 +353,8 @@ func cmpRURStandings(a, b *standing) int {
 // scores sorted descending compared score by score (a missing score lower
 // than any), then the rounds they were obtained in, in the same order.
 func cmpRURStandingsEdition1(a, b *standing) int {
-	for k := range max(len(a.scores), len(b.scores)) {
-		switch {
-		case k >= len(a.scores):
-			return 1
-		case k >= len(b.scores):
-			return -1
-		}
-		if c := cmp.Compare(b.scores[k], a.scores[k]); c != 0 {
-			return c
-		}
+	if c := cmpScoresDown(a, b, false); c != 0 {
+		return c
 	}
 	for k := range min(len(a.rounds), len(b.rounds)) {
 		if c := cmp.Compare(a.rounds[k], b.rounds[k]); c != 0 {

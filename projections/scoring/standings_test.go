@@ -71,6 +71,22 @@ func TestRank(t *testing.T) {
 			want: "A:24000 B:19700",
 		},
 		{
+			// docs/rules.md#62-pinned-the-best-results-count: with the rounds counted given,
+			// a round not played is the result discarded first.
+			name:    "the best rounds − discards results count: a missed round is the one discarded",
+			rules:   StandingsRules{Formula: "tp_bonus", Discards: 1, Rounds: 3},
+			players: []string{"A", "B"},
+			games:   []Game{g("A", 1, 8000, 1), g("A", 2, 8000, 1), g("B", 1, 9000, 1), g("B", 2, 1000, 3), g("B", 3, 5000, 2)},
+			want:    "A:16000 B:14000",
+		},
+		{
+			name:    "without the rounds counted, the worst played game is discarded whatever was missed (editions 1 and 2)",
+			rules:   StandingsRules{Formula: "tp_bonus", Discards: 1},
+			players: []string{"A", "B"},
+			games:   []Game{g("A", 1, 8000, 1), g("A", 2, 8000, 1), g("B", 1, 9000, 1), g("B", 2, 1000, 3), g("B", 3, 5000, 2)},
+			want:    "B:14000 A:8000",
+		},
+		{
 			name:      "classification penalties are subtracted and never discarded",
 			rules:     StandingsRules{Formula: "tp_bonus", Discards: 1},
 			players:   []string{"A", "B"},
@@ -101,9 +117,10 @@ func TestRank(t *testing.T) {
 			want:    "B:12000 A:12000",
 		},
 		{
-			// Literally (docs/rules.md#6-standings): only the best score and when it was
-			// obtained; the second-best scores are not compared, so B's 60
-			// against A's 50 does not count.
+			// docs/rules.md#61-pinned-rur-2015-art-1-literally: the best scores are equal and
+			// A obtained his first, which decides: the second-best scores are compared only
+			// while the steps before are equal in the same round, so B's 60 against A's 50
+			// does not count.
 			name:    "rur-2015: the best score obtained first wins, the second-best are not compared",
 			rules:   rur,
 			players: []string{"B", "A"},
@@ -112,8 +129,28 @@ func TestRank(t *testing.T) {
 			want: "A:17000 B:17000",
 		},
 		{
-			name:    "rur-2015: equal best scores in the same round go to the die, whatever the others",
+			// docs/rules.md#61-pinned-rur-2015-art-1-literally: "se tutti i punteggi fossero
+			// uguali ed ottenuti nello stesso ordine": the same scores in another order are
+			// told apart by the earlier round at the first step that differs (B's 50 in
+			// round 2, A's in round 3), without a die.
+			name:    "rur-2015: equal best scores in the same round, then the next score and its round",
 			rules:   rur,
+			players: []string{"A", "B"},
+			games: []Game{g("A", 1, 10000, 1), g("A", 2, 2000, 3), g("A", 3, 5000, 2),
+				g("B", 1, 10000, 1), g("B", 2, 5000, 2), g("B", 3, 2000, 3)},
+			want: "B:17000 A:17000",
+		},
+		{
+			name:    "rur-2015: equal best scores in the same round, then the higher next score (100, 40, 10 over 100, 30, 20)",
+			rules:   rur,
+			players: []string{"B", "A"},
+			games: []Game{g("A", 1, 10000, 1), g("A", 2, 4000, 2), g("A", 3, 1000, 4),
+				g("B", 1, 10000, 1), g("B", 2, 3000, 2), g("B", 3, 2000, 3)},
+			want: "A:15000 B:15000",
+		},
+		{
+			name:    "edition 2: equal best scores in the same round went to the die, whatever the others",
+			rules:   StandingsRules{Edition: Edition2, Formula: "tp_bonus", Tiebreak: "rur"},
 			players: []string{"A", "B"},
 			games: []Game{g("A", 1, 10000, 1), g("A", 2, 2000, 3), g("A", 3, 5000, 2),
 				g("B", 1, 10000, 1), g("B", 2, 5000, 2), g("B", 3, 2000, 3)},

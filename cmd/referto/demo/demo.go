@@ -223,9 +223,18 @@ func (d *raduno) playRound(round int, drawn drawOutcome) error {
 	return d.play(round)
 }
 
-// renounce has a semifinalist renounce before playing: a repechage.
+// renounce has a semifinalist renounce before playing: a repechage. With
+// nobody left to take his place (a small Raduno) the renunciation is
+// refused, and he keeps his seat (docs/rules.md#92-pinned-a-renunciation-nobody-can-fill-is-refused).
 func (d *raduno) renounce(p string) {
-	o := d.must(&commands.Renounce{Player: p, Phase: events.PhaseSemifinal, Reason: "train home"})
+	c := &commands.Renounce{Player: p, Phase: events.PhaseSemifinal, Reason: "train home"}
+	o, err := d.cmd(c)
+	if pr, ok := refused(err); ok && pr.Code == "rule_violation" {
+		d.printf("  %s would renounce the semifinal: refused, nobody is left to take the seat (%s); he plays\n", p, pr.Rule)
+		return
+	} else if err != nil {
+		panic(failure{fmt.Errorf("%s %+v: %w", c.CommandType(), c, err)})
+	}
 	envs, _ := o.Envelopes()
 	for _, env := range envs {
 		if env.Type == events.TypeRepechaged {
