@@ -107,19 +107,8 @@ func (s *Server) postCommand(w http.ResponseWriter, r *http.Request) {
 	cw := startCommand(w, "")
 	defer s.commandDone(cw)
 	w = cw
-	t := mux.Vars(r)["t"]
-	if err := s.checkTournamentID(t); err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	p, err := s.authorize(r, t, events.RoleArbiter, events.RoleAppeals, events.RolePlayer)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	body, err := s.readBody(w, r)
-	if err != nil {
-		s.writeError(w, r, err)
+	t, p, body, ok := s.commandRequest(w, r, events.RoleArbiter, events.RoleAppeals, events.RolePlayer)
+	if !ok {
 		return
 	}
 	cmd, err := commands.Parse(body)
@@ -140,6 +129,27 @@ func (s *Server) postCommand(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.run(w, r, ledger.Submission{Tournament: t, Command: cmd, Actor: p.actor(), Route: ledger.RouteCommands, Seed: seed}, body)
+}
+
+// commandRequest reads what a command's route reads first: the
+// tournament its path addresses, the principal sending it (in one of
+// roles) and the body; ok is false once a refusal is written.
+func (s *Server) commandRequest(w http.ResponseWriter, r *http.Request, roles ...string) (t string, p principal, body []byte, ok bool) {
+	t = mux.Vars(r)["t"]
+	if err := s.checkTournamentID(t); err != nil {
+		s.writeError(w, r, err)
+		return t, p, nil, false
+	}
+	p, err := s.authorize(r, t, roles...)
+	if err != nil {
+		s.writeError(w, r, err)
+		return t, p, nil, false
+	}
+	if body, err = s.readBody(w, r); err != nil {
+		s.writeError(w, r, err)
+		return t, p, nil, false
+	}
+	return t, p, body, true
 }
 
 // run reads the preconditions, submits and responds.
@@ -197,19 +207,8 @@ type draftEvent struct {
 // with the same payload (the seed included, or the tables made by hand)
 // and If-Match on that seq. Only a draw has a draft.
 func (s *Server) postDraft(w http.ResponseWriter, r *http.Request) {
-	t := mux.Vars(r)["t"]
-	if err := s.checkTournamentID(t); err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	p, err := s.authorize(r, t, events.RoleArbiter, events.RoleAppeals)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	body, err := s.readBody(w, r)
-	if err != nil {
-		s.writeError(w, r, err)
+	t, p, body, ok := s.commandRequest(w, r, events.RoleArbiter, events.RoleAppeals)
+	if !ok {
 		return
 	}
 	cmd, err := commands.ParseAs[commands.DrawTables](body)

@@ -22,11 +22,11 @@ import (
 	"github.com/referto/referto/projections/pebble"
 )
 
-func TestServeInProcess(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
+// serveIn runs serve on dir in this process, on a loopback port, until
+// ctx ends: its URL, and where its end is told.
+func serveIn(ctx context.Context, t *testing.T, dir string) (string, chan error) {
+	t.Helper()
 	pr, pw := io.Pipe()
-	dir := t.TempDir()
 	done := make(chan error, 1)
 	go func() {
 		done <- run(ctx, []string{"serve", "--data", dir, "--addr", "127.0.0.1:0"},
@@ -45,6 +45,14 @@ func TestServeInProcess(t *testing.T) {
 	if url == "" {
 		t.Fatalf("serve did not print its address: %v", <-done)
 	}
+	return url, done
+}
+
+func TestServeInProcess(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	dir := t.TempDir()
+	url, done := serveIn(ctx, t, dir)
 	c := &client.Client{Base: url, Token: testAdmin}
 	if err := c.Healthy(ctx); err != nil {
 		t.Fatalf("healthz: %v", err)
@@ -421,26 +429,8 @@ func TestExportDataOfARunningServerSaysUseURL(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	pr, pw := io.Pipe()
 	dir := t.TempDir()
-	done := make(chan error, 1)
-	go func() {
-		done <- run(ctx, []string{"serve", "--data", dir, "--addr", "127.0.0.1:0"},
-			func(k string) string { return map[string]string{"REFERTO_ADMIN_TOKEN": testAdmin}[k] }, pw, io.Discard)
-		pw.Close()
-	}()
-	sc := bufio.NewScanner(pr)
-	var url string
-	for sc.Scan() {
-		if m := listenRE.FindStringSubmatch(sc.Text()); m != nil {
-			url = m[1]
-			break
-		}
-	}
-	go io.Copy(io.Discard, pr)
-	if url == "" {
-		t.Fatalf("serve did not print its address: %v", <-done)
-	}
+	url, done := serveIn(ctx, t, dir)
 	err := run(ctx, []string{"export", "--data", dir, "--tournament", "t1", "--out", filepath.Join(t.TempDir(), "t1.ndjson")},
 		func(string) string { return "" }, io.Discard, io.Discard)
 	if err == nil || !strings.Contains(err.Error(), "referto serve is running on "+dir) || !strings.Contains(err.Error(), "use --url "+url) {
