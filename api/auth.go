@@ -59,6 +59,13 @@ func (s *Server) authenticate(r *http.Request) (principal, error) {
 	// player's personal link names its tournament, whose state knows it.
 	lookup := func() (principal, bool, error) {
 		if t, ok := playerTokenTournament(token); ok {
+			// A link is found live only in a state that holds every
+			// command this node answered for its tournament: a
+			// revocation answered 201 ends it from that answer on,
+			// even before the projections applied it.
+			if err := s.opts.Ledger.AwaitAcked(r.Context(), t); err != nil {
+				return principal{}, false, err
+			}
 			player, found := s.playerByToken(t, hash)
 			return principal{Role: events.RolePlayer, Tournament: t, Official: player}, found, nil
 		}

@@ -30,6 +30,9 @@ func (s *Server) getBackup(w http.ResponseWriter, r *http.Request) {
 	if s.opts.Hub != nil {
 		src.HubState = s.opts.Hub.State // and its venues, keys and cosigned checkpoints
 	}
+	if s.opts.Node != nil {
+		src.Workbooks = s.opts.Node.Layout.Workbooks() // and the club workbooks its ranking reads
+	}
 	_, err = backup.Write(r.Context(), bw, src)
 	if err == nil {
 		return

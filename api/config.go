@@ -191,12 +191,12 @@ type HubConfig struct {
 	// Leaf is --leaf, REFERTO_LEAF: where venues' leaf nodes connect,
 	// HOST:PORT. Required.
 	Leaf string
-	// LeafUser and LeafPassword (--leaf-user, --leaf-password), when set,
-	// are what a venue's link must present; LeafCert and LeafKey
-	// (--leaf-cert, --leaf-key) the TLS certificate the listener
-	// presents, and LeafCA (--leaf-ca) what venues' client certificates
-	// must chain to.
-	LeafUser, LeafPassword, LeafCert, LeafKey, LeafCA string
+	// LeafCert and LeafKey (--leaf-cert, --leaf-key) are the TLS
+	// certificate the listener presents, and LeafCA (--leaf-ca) what
+	// venues' client certificates must chain to. Each venue's link
+	// presents its own password, which the administrator issues through
+	// the API (POST /v1/venues/{venue}/link).
+	LeafCert, LeafKey, LeafCA string
 	// LogLevel is --log-level, REFERTO_LOG_LEVEL, as ServeConfig's.
 	LogLevel string
 }

@@ -56,11 +56,11 @@ func TestServeConfigNodeOptions(t *testing.T) {
 }
 
 func TestHubConfig(t *testing.T) {
-	c := api.HubConfig{Data: "d", Addr: "127.0.0.1:8090", Leaf: "0.0.0.0:7422", LeafUser: "u", LogLevel: "warn"}
+	c := api.HubConfig{Data: "d", Addr: "127.0.0.1:8090", Leaf: "0.0.0.0:7422", LeafCA: "ca.pem", LogLevel: "warn"}
 	if err := c.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	if o := c.StartOptions(nil, nil); o.Data != "d" || o.Leaf.Host != "0.0.0.0" || o.Leaf.Port != 7422 || o.Leaf.Username != "u" {
+	if o := c.StartOptions(nil, nil); o.Data != "d" || o.Leaf.Host != "0.0.0.0" || o.Leaf.Port != 7422 || o.Leaf.TLSCA != "ca.pem" {
 		t.Errorf("StartOptions = %+v", o)
 	}
 	err := api.HubConfig{Data: "d", Addr: "x", Leaf: "7422", LogLevel: "loud"}.Validate()

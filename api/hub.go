@@ -2,6 +2,7 @@ package api
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -20,6 +21,10 @@ import (
 // cosigned as a witness.
 type Hub interface {
 	Register(venue, key string) error
+	// IssueLink makes venue's leaf link password, shown once.
+	IssueLink(venue, reason string) (password string, d hub.Decision, err error)
+	// Decide records an administrator's decision about a venue.
+	Decide(venue string, req hub.DecisionRequest) (hub.Decision, error)
 	Venues() ([]hub.Venue, []hub.Tournament)
 	Served(t string) error
 	Cosigned(t string) (signed string, size uint64, ok bool)
@@ -53,7 +58,78 @@ func (s *Server) hubGate(next http.Handler) http.Handler {
 func (s *Server) hubRoutes(r *mux.Router) {
 	r.HandleFunc("/v1/venues", s.postVenue).Methods(http.MethodPost)
 	r.HandleFunc("/v1/venues", s.getVenues).Methods(http.MethodGet)
+	r.HandleFunc("/v1/venues/{venue}/link", s.postVenueLink).Methods(http.MethodPost)
+	r.HandleFunc("/v1/venues/{venue}/decisions", s.postVenueDecision).Methods(http.MethodPost)
 	r.HandleFunc("/v1/workbooks", s.postHubWorkbook).Methods(http.MethodPost)
+}
+
+// adminBody authorizes the administrator alone (what names the act, for
+// the refusal) and reads the JSON body into v.
+func (s *Server) adminBody(w http.ResponseWriter, r *http.Request, what string, v any) error {
+	p, err := s.authorize(r, "")
+	if err == nil && p.Role != events.RoleAdmin {
+		err = fmt.Errorf("%w: only the administrator %s", errForbidden, what)
+	}
+	var body []byte
+	if err == nil {
+		body, err = s.readBody(w, r)
+	}
+	if err == nil && len(bytes.TrimSpace(body)) > 0 {
+		dec := json.NewDecoder(bytes.NewReader(body))
+		dec.DisallowUnknownFields()
+		if jerr := dec.Decode(v); jerr != nil {
+			err = fmt.Errorf("%w: %v", errBadRequest, jerr)
+		}
+	}
+	return err
+}
+
+// venueLink is a venue's new leaf link password, shown once.
+type venueLink struct {
+	Venue    string       `json:"venue"`
+	User     string       `json:"user"`
+	Password string       `json:"password"`
+	Decision hub.Decision `json:"decision"`
+}
+
+// postVenueLink issues a venue's leaf link password (administrator only):
+// the venue's server connects to the hub's leaf port as
+// nats://VENUE:PASSWORD@HUB:PORT, and the password it replaces no longer
+// admits it.
+func (s *Server) postVenueLink(w http.ResponseWriter, r *http.Request) {
+	venue := mux.Vars(r)["venue"]
+	var req struct {
+		Reason string `json:"reason"`
+	}
+	err := s.adminBody(w, r, "issues a venue's link", &req)
+	var out venueLink
+	if err == nil {
+		out.Venue, out.User = venue, venue
+		out.Password, out.Decision, err = s.opts.Hub.IssueLink(venue, req.Reason)
+	}
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	writeJSON(w, http.StatusCreated, out)
+}
+
+// postVenueDecision records an administrator's decision about a venue: a
+// new key, its flag lifted, a tournament's quarantine lifted, each with
+// its reason and the evidence it sets aside (GET /v1/venues shows them).
+func (s *Server) postVenueDecision(w http.ResponseWriter, r *http.Request) {
+	var req hub.DecisionRequest
+	err := s.adminBody(w, r, "decides about a venue", &req)
+	var d hub.Decision
+	if err == nil {
+		d, err = s.opts.Hub.Decide(mux.Vars(r)["venue"], req)
+	}
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusCreated, d)
 }
 
 // postVenue registers a venue's checkpoint key (administrator only).
@@ -124,10 +200,15 @@ func (s *Server) hubExport(w http.ResponseWriter, r *http.Request) {
 	if err == nil && (!ok || !found) {
 		err = fmt.Errorf("%w: no cosigned checkpoint of tournament %s", errNotFound, t)
 	}
+	var release func()
+	if err == nil {
+		release, err = readSlot(r.Context(), s.exports, "exports being read from the log")
+	}
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
+	defer release()
 	w.Header().Set("Content-Type", "application/x-ndjson")
 	w.Header().Set(CheckpointHeader, base64.StdEncoding.EncodeToString([]byte(signed)))
 	w.Header().Set("Referto-Events", strconv.FormatUint(size, 10))

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"math/rand/v2"
 	"sync/atomic"
@@ -821,6 +822,26 @@ func (f *fakeHub) Served(t string) error {
 	return nil
 }
 
+func (f *fakeHub) IssueLink(venue, reason string) (string, hub.Decision, error) {
+	if venue != "roma" && venue != "napoli" {
+		return "", hub.Decision{}, fmt.Errorf("%w: %q cannot name a venue", hub.ErrVenue, venue)
+	}
+	return "00112233445566778899aabbccddeeff", hub.Decision{At: time.Unix(1700000000, 0).UTC(), Decision: hub.DecideLink, Reason: reason}, nil
+}
+
+func (f *fakeHub) Decide(venue string, req hub.DecisionRequest) (hub.Decision, error) {
+	switch {
+	case venue != "roma":
+		return hub.Decision{}, fmt.Errorf("%w: %s", hub.ErrNoVenue, venue)
+	case req.Reason == "":
+		return hub.Decision{}, fmt.Errorf("%w: reason: say why", hub.ErrVenue)
+	case req.Decision == hub.DecideLiftFlag:
+		return hub.Decision{}, fmt.Errorf("%w: venue roma is not flagged", hub.ErrDecision)
+	}
+	return hub.Decision{At: time.Unix(1700000000, 0).UTC(), Decision: req.Decision, Tournament: req.Tournament, Reason: req.Reason,
+		Quarantine: &hub.Quarantine{Problem: "the hub cannot apply its events", Seq: 7}}, nil
+}
+
 func (f *fakeHub) Cosigned(string) (string, uint64, bool) { return "", 0, false }
 func (f *fakeHub) WitnessKey() string                     { return "referto-hub+00000000+BAAA" }
 func (f *fakeHub) State() ([]byte, error)                 { return []byte("{}"), nil }
@@ -840,6 +861,17 @@ func exerciseHub(t *testing.T, spec *exchanges) {
 	h.must(400, "POST", "/v1/venues", adminToken, `{"venue":"roma","key":"not a key"}`)
 	h.must(201, "POST", "/v1/venues", adminToken, map[string]string{"venue": "roma", "key": keys.VerifierKey})
 	h.must(200, "GET", "/v1/venues", "", nil)
+	h.must(401, "POST", "/v1/venues/roma/link", "", nil)
+	if r := h.must(201, "POST", "/v1/venues/roma/link", adminToken, `{"reason":"first link"}`); r.header.Get("Cache-Control") != "no-store" {
+		t.Error("a link's password may be cached")
+	}
+	h.must(201, "POST", "/v1/venues/napoli/link", adminToken, nil)
+	h.must(400, "POST", "/v1/venues/a.b/link", adminToken, nil)
+	h.must(400, "POST", "/v1/venues/roma/decisions", adminToken, `{"decision":"lift_quarantine","tournament":"held"}`)
+	h.must(404, "POST", "/v1/venues/milano/decisions", adminToken, `{"decision":"lift_quarantine","tournament":"held","reason":"x"}`)
+	h.must(409, "POST", "/v1/venues/roma/decisions", adminToken, `{"decision":"lift_flag","reason":"x"}`)
+	h.must(400, "POST", "/v1/venues/roma/decisions", adminToken, `{"decision":"lift_flag","reason":"x","extra":1}`)
+	h.must(201, "POST", "/v1/venues/roma/decisions", adminToken, `{"decision":"lift_quarantine","tournament":"held","reason":"the impostor's link is gone"}`)
 	h.must(200, "GET", "/v1/keys", "", nil)
 	if r := h.must(403, "GET", "/v1/tournaments/held/standings", "", nil); !bytes.Contains(r.body, []byte("hub: held")) {
 		t.Errorf("a held tournament's problem does not say so: %s", r.body)

@@ -5,7 +5,13 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
+
+	"github.com/referto/referto/api"
+	"github.com/referto/referto/commands"
 )
 
 // selfService is a tournament of eight players drawn at two tables, with
@@ -335,5 +341,99 @@ func TestConfirmedProposalRecordsItself(t *testing.T) {
 	}
 	if !strings.Contains(string(last.body), `"proposal":"`+id+`"`) {
 		t.Errorf("the recorded result does not name its proposal: %s", last.body)
+	}
+}
+
+// TestAPlayersLinkProposesAFewTimes: one player's link proposes the report
+// of its table at most commands.MaxProposals times; the next is refused,
+// naming the rule, with the log unchanged, while another player of the
+// table may still propose; the state keeps the table's latest proposal
+// only, and how many each player made.
+func TestAPlayersLinkProposesAFewTimes(t *testing.T) {
+	s := newStack(t)
+	f := newSelfService(t, s, "bo", nil)
+	t1 := f.tables[1]
+	var last string
+	for i := range commands.MaxProposals {
+		last = firstData(t, f.cmd(f.links[t1[0]], 201, f.report("ProposeResult", t1[0], 1, 60-i)), "proposal")
+	}
+	before := s.logSize()
+	r := f.cmd(f.links[t1[0]], 422, f.report("ProposeResult", t1[0], 1, 41))
+	var p struct{ Code, Rule, Detail string }
+	json.Unmarshal(r.body, &p)
+	if p.Code != "rule_violation" || p.Rule != "docs/rules.md#14-tables-report-themselves" || !strings.Contains(p.Detail, fmt.Sprintf("%d times", commands.MaxProposals)) {
+		t.Errorf("the proposal past the bound: %s", r.body)
+	}
+	if after := s.logSize(); after != before {
+		t.Errorf("the refused proposal moved the log from %d to %d", before, after)
+	}
+	// Another player of the table proposes; the replaced proposal cannot
+	// be confirmed, and names its table.
+	f.cmd(f.links[t1[1]], 201, f.report("ProposeResult", t1[1], 1))
+	if r := f.cmd(f.links[t1[2]], 409, fmt.Sprintf(`{"type":"ConfirmProposal","player":%q,"proposal":%q}`, t1[2], last)); !strings.Contains(string(r.body), "replaced by a later proposal for table 1") {
+		t.Errorf("confirming a replaced proposal: %s", r.body)
+	}
+	var st struct {
+		Rounds []struct {
+			Tables []struct {
+				Proposals []struct{ ID, By string } `json:"proposals"`
+				Proposed  map[string]int            `json:"proposed"`
+			} `json:"tables"`
+		} `json:"rounds"`
+	}
+	json.Unmarshal(s.must(200, "GET", "/v1/tournaments/bo/state", "", nil).body, &st)
+	tb := st.Rounds[0].Tables[0]
+	if len(tb.Proposals) != 1 || tb.Proposals[0].By != t1[1] || tb.Proposals[0].ID != fmt.Sprintf("r1t1-%d", commands.MaxProposals+1) ||
+		tb.Proposed[t1[0]] != commands.MaxProposals || tb.Proposed[t1[1]] != 1 {
+		t.Errorf("table 1 in the state: %+v", tb)
+	}
+}
+
+// gate holds the projections: while shut, the runner waits once it has
+// applied a commit, before it takes the next.
+type gate struct {
+	*api.Metrics
+	shut atomic.Bool
+	open chan struct{}
+}
+
+func (g *gate) Applied(n int, merkle time.Duration) {
+	g.Metrics.Applied(n, merkle)
+	if g.shut.Load() {
+		<-g.open
+	}
+}
+
+// TestARevokedLinkIsRefusedFromTheRevocationOn: a link revoked by a
+// command answered 201 is refused at once, although the projections have
+// not applied the revocation yet: authorization waits for them.
+func TestARevokedLinkIsRefusedFromTheRevocationOn(t *testing.T) {
+	g := &gate{Metrics: api.NewMetrics(), open: make(chan struct{})}
+	s := &stack{t: t, dir: t.TempDir()}
+	s.opts.Observer = g
+	s.start()
+	t.Cleanup(s.stop)
+	f := newSelfService(t, s, "bo", nil)
+	p := f.tables[1][0]
+	// The projections stop after the next commit; the revocation is
+	// answered from the ledger's own state.
+	g.shut.Store(true)
+	var opened sync.Once
+	release := func() { opened.Do(func() { g.shut.Store(false); close(g.open) }) }
+	defer release()
+	s.must(201, "POST", "/v1/tournaments", adminToken, map[string]any{"id": "other", "name": "Torneo other", "ruleset": "rtu"})
+	f.cmd(f.arb, 201, fmt.Sprintf(`{"type":"RevokePlayerToken","player":%q,"reason":"slip lost"}`, p))
+	done := make(chan resp, 1)
+	go func() {
+		done <- s.do("POST", "/v1/tournaments/bo/commands", f.links[p], f.report("ProposeResult", p, 1))
+	}()
+	select {
+	case r := <-done:
+		t.Fatalf("the revoked link was answered %d before the projections applied the revocation: %s", r.status, r.body)
+	case <-time.After(300 * time.Millisecond):
+	}
+	release()
+	if r := <-done; r.status != 401 {
+		t.Errorf("the revoked link: %d %s, want 401", r.status, r.body)
 	}
 }

@@ -74,6 +74,10 @@ func statusOf(err error) (int, string, string) {
 		return http.StatusForbidden, "forbidden", "Forbidden"
 	case errors.Is(err, hub.ErrVenue):
 		return http.StatusBadRequest, "invalid", "Invalid request"
+	case errors.Is(err, hub.ErrNoVenue):
+		return http.StatusNotFound, "not_found", "Not found"
+	case errors.Is(err, hub.ErrDecision):
+		return http.StatusConflict, "conflict", "Conflict"
 	case errors.Is(err, errMethod):
 		return http.StatusMethodNotAllowed, "method_not_allowed", "Method not allowed"
 	case errors.Is(err, ledger.ErrPrecondition):
@@ -138,7 +142,7 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 var sentinels = []error{commands.ErrConflict, commands.ErrNotFound, commands.ErrForbidden, events.ErrConflict,
 	events.ErrUnavailable, events.ErrInvalidID, ledger.ErrPrecondition, ledger.ErrKeyReused, errUnauthorized, errForbidden,
 	errNotFound, errBadRequest, errTooLarge, errMethod, errTooManyRequests, errHeadersTooLarge, errReadOnly,
-	hub.ErrVenue}
+	hub.ErrVenue, hub.ErrNoVenue, hub.ErrDecision}
 
 // detail renders an error for people: the sentinel's package prefix (the
 // problem's code already says it) is left out.

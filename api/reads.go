@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/gorilla/mux"
 
@@ -210,15 +211,13 @@ func (s *Server) getStandings(w http.ResponseWriter, r *http.Request) {
 
 // stateAt folds a tournament's log up to and including event seq. The
 // reads that use it are public (DESIGN: standings?at= for anyone), so at
-// most maxFolds run at once; the others wait their turn or give up with
-// their request.
+// most maxFolds run at once (readSlot).
 func (s *Server) stateAt(ctx context.Context, t string, seq uint64) (*projections.Tournament, error) {
-	select {
-	case s.folds <- struct{}{}:
-		defer func() { <-s.folds }()
-	case <-ctx.Done():
-		return nil, fmt.Errorf("%w: too many past states being folded; try again", events.ErrUnavailable)
+	release, err := readSlot(ctx, s.folds, "past states being folded from the log")
+	if err != nil {
+		return nil, err
 	}
+	defer release()
 	first, err := s.opts.Store.Commits(t, 1, 1)
 	if err != nil {
 		return nil, err
@@ -246,6 +245,22 @@ func (s *Server) stateAt(ctx context.Context, t string, seq uint64) (*projection
 		return nil, err
 	}
 	return projections.Fold(t, envs, seq)
+}
+
+// readSlot takes one of sem's slots for a read of the log, waiting up to
+// scanWait for one: past that the read is refused (events.ErrUnavailable:
+// 503 with Retry-After), what names what is busy. release gives the slot
+// back.
+func readSlot(ctx context.Context, sem chan struct{}, what string) (release func(), err error) {
+	wait := time.NewTimer(scanWait)
+	defer wait.Stop()
+	select {
+	case sem <- struct{}{}:
+		return func() { <-sem }, nil
+	case <-wait.C:
+	case <-ctx.Done():
+	}
+	return nil, fmt.Errorf("%w: too many %s at once (at most %d); try again", events.ErrUnavailable, what, cap(sem))
 }
 
 // getClassification serves the final classification as it stands, with the

@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -17,6 +18,8 @@ import (
 	"github.com/referto/referto/commands/hub"
 	"github.com/referto/referto/commands/ledger"
 	"github.com/referto/referto/commands/ledger/backup"
+	"github.com/referto/referto/commands/workbook"
+	"github.com/referto/referto/commands/workbook/workbooktest"
 	"github.com/referto/referto/projections/ranking"
 	"github.com/referto/referto/replay"
 )
@@ -47,7 +50,13 @@ func (h *seasonHub) set(t string, served error, size uint64) {
 	h.served[t], h.size[t] = served, size
 }
 
-func (h *seasonHub) Register(string, string) error           { return nil }
+func (h *seasonHub) Register(string, string) error { return nil }
+func (h *seasonHub) IssueLink(string, string) (string, hub.Decision, error) {
+	return "", hub.Decision{}, hub.ErrVenue
+}
+func (h *seasonHub) Decide(string, hub.DecisionRequest) (hub.Decision, error) {
+	return hub.Decision{}, hub.ErrVenue
+}
 func (h *seasonHub) Venues() ([]hub.Venue, []hub.Tournament) { return nil, nil }
 func (h *seasonHub) WitnessKey() string                      { return "referto-hub+00000000+BAAA" }
 func (h *seasonHub) State() ([]byte, error)                  { return []byte(seasonHubState), nil }
@@ -65,14 +74,8 @@ func (h *seasonHub) Cosigned(t string) (signed string, n uint64, ok bool) {
 
 // seasonView is what the registry's tests read of a ranking.
 type seasonView struct {
-	Tournaments []struct {
-		ID      string   `json:"id"`
-		Counts  bool     `json:"counts"`
-		Why     string   `json:"why"`
-		WhyCode string   `json:"why_code"`
-		WhyArgs []string `json:"why_args"`
-	} `json:"tournaments"`
-	Rows []struct {
+	Tournaments []seasonTournament `json:"tournaments"`
+	Rows        []struct {
 		NationalID   string  `json:"national_id"`
 		Score        float64 `json:"score"`
 		Disqualified bool    `json:"disqualified"`
@@ -87,6 +90,16 @@ type seasonView struct {
 	Unlinked []struct {
 		Player string `json:"player"`
 	} `json:"unlinked"`
+}
+
+// seasonTournament is whether a tournament counts in the season, and why.
+type seasonTournament struct {
+	ID      string   `json:"id"`
+	Source  string   `json:"source"`
+	Counts  bool     `json:"counts"`
+	Why     string   `json:"why"`
+	WhyCode string   `json:"why_code"`
+	WhyArgs []string `json:"why_args"`
 }
 
 func (v seasonView) row(id string) (score float64, results int, disqualified, ok bool) {
@@ -278,10 +291,11 @@ func TestSeasonRegistryAtAHub(t *testing.T) {
 }
 
 // TestAHubsBackupRestoresItsRegistry: the backup the hub's administrator
-// takes (GET /v1/admin/backup) carries the season registry; restored into
-// a new data directory, a hub started on it holds the same registry (the
-// same links, merges and periods, the same export, signed alike) and
-// ranks the season the same.
+// takes (GET /v1/admin/backup) carries the season registry and the club
+// workbooks of tournaments not run on referto; restored into a new data
+// directory, a hub started on it holds the same registry (the same links,
+// merges and periods, the same export, signed alike) and ranks the season
+// the same, the workbook's tournament with the rest.
 func TestAHubsBackupRestoresItsRegistry(t *testing.T) {
 	s := &stack{t: t, dir: t.TempDir()}
 	s.start()
@@ -298,7 +312,12 @@ func TestAHubsBackupRestoresItsRegistry(t *testing.T) {
 	json.Unmarshal(s.must(200, "GET", "/v1/tournaments/master-bo", "", nil).body, &summary)
 	h := s.becomeHub()
 	h.set("master-bo", nil, summary.Seq)
+	wb := workbooktest.Primavera(t).Set("TORNEO", "D8", workbooktest.Day(2024, 3, 15)).Set("TORNEO", "D9", workbooktest.Day(2024, 3, 16))
+	s.must(201, "POST", "/v1/workbooks?file_name=primavera.xlsx", adminToken, wb.Bytes(), "Content-Type", workbook.MediaType)
 	before, _ := s.season()
+	if !slices.ContainsFunc(before.Tournaments, func(u seasonTournament) bool { return u.ID == "20240315-roma-il-gufo" && u.Source == "workbook" }) {
+		t.Fatalf("the hub's ranking does not list the workbook's tournament: %+v", before.Tournaments)
+	}
 	var day string
 	for _, r := range before.Rows {
 		if r.NationalID == "200003" {
@@ -324,8 +343,8 @@ func TestAHubsBackupRestoresItsRegistry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r := b.Manifest.Registry; b.Manifest.Format != backup.FormatRegistry || r == nil || r.Events != 3 {
-		t.Fatalf("the hub's backup: format %q, registry %+v", b.Manifest.Format, r)
+	if r := b.Manifest.Registry; b.Manifest.Format != backup.FormatWorkbooks || r == nil || r.Events != 3 || len(b.Workbooks) != 1 {
+		t.Fatalf("the hub's backup: format %q, registry %+v, %d club workbooks", b.Manifest.Format, r, len(b.Workbooks))
 	}
 	// The hub's state (venues, their keys, what it cosigned) comes back
 	// where a hub reads it, the owner's alone.
@@ -343,7 +362,7 @@ func TestAHubsBackupRestoresItsRegistry(t *testing.T) {
 	if got := again.must(200, "GET", "/v1/registry", "", nil).body; !bytes.Equal(got, registryJSON) {
 		t.Errorf("the restored hub's registry:\n%s\nbacked up:\n%s", got, registryJSON)
 	}
-	if _, got := again.season(); !bytes.Equal(got, rankingJSON) {
+	if v, got := again.season(); !bytes.Equal(got, rankingJSON) || !slices.ContainsFunc(v.Tournaments, func(u seasonTournament) bool { return u.ID == "20240315-roma-il-gufo" }) {
 		t.Errorf("the restored hub's ranking:\n%s\nbacked up:\n%s", got, rankingJSON)
 	}
 	rx := again.must(200, "GET", "/v1/registry/export", "", nil)

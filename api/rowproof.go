@@ -18,36 +18,37 @@ import (
 type rowProof = proof.RowProof
 
 // getRowProof serves the proof of the player's row of the last published
-// classification, as a file to download.
+// classification (or the one imported from a club workbook), as a file to
+// download: the row as the publication's line states it.
 func (s *Server) getRowProof(w http.ResponseWriter, r *http.Request) {
 	t, player := mux.Vars(r)["t"], mux.Vars(r)["player"]
 	var out rowProof
-	found, published := false, false
+	published := false
 	if !s.opts.Runner.Read(t, func(st *projections.Tournament) {
 		if st.Published == nil || len(st.Publications) == 0 {
 			return
 		}
 		published = true
 		out.Seq, out.PublishedCheckpoint = st.Publications[len(st.Publications)-1].Seq, st.Published.Checkpoint
-		for _, row := range st.Published.Rows {
-			if row.Player == player {
-				out.Row, found = row, true
-			}
-		}
 	}) {
 		s.writeError(w, r, fmt.Errorf("%w: tournament %s", errNotFound, t))
 		return
 	}
-	switch {
-	case !published:
+	if !published {
 		s.writeError(w, r, fmt.Errorf("%w: tournament %s has published no classification", errNotFound, t))
-		return
-	case !found:
-		s.writeError(w, r, fmt.Errorf("%w: %s has no row in the published classification of %s", errNotFound, player, t))
 		return
 	}
 	out.Tournament, out.Player, out.Index = t, player, out.Seq-1
 	line, err := s.eventLine(r, t, out.Seq)
+	if err == nil {
+		err = fmt.Errorf("%w: %s has no row in the published classification of %s", errNotFound, player, t)
+		rows, _, rerr := proof.Rows(line)
+		for _, row := range rows {
+			if row.Player == player && rerr == nil {
+				out.Row, err = row, nil
+			}
+		}
+	}
 	if err == nil {
 		out.Line = string(line)
 		out.Checkpoint, out.Size, err = s.proofCheckpoint(t, out.Seq, false)

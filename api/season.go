@@ -128,7 +128,11 @@ func (s *Server) getSeasonPlayer(w http.ResponseWriter, r *http.Request) {
 	}
 	page := playerPage{Season: rk.Season, Thresholds: rk.Thresholds, ThresholdsSHA256: rk.ThresholdsSHA256, Row: row, Proofs: []string{}}
 	for _, res := range row.Results {
-		page.Proofs = append(page.Proofs, ProofPath(res.Tournament, res.Player))
+		proof := ""
+		if res.Seq > 0 { // a hub's workbook of a tournament not run on referto has no log to prove it in
+			proof = ProofPath(res.Tournament, res.Player)
+		}
+		page.Proofs = append(page.Proofs, proof)
 	}
 	writeJSON(w, http.StatusOK, page)
 }

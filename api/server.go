@@ -137,9 +137,11 @@ type Server struct {
 	opts   Options
 	router *mux.Router
 
-	// folds bounds the past states folded from the log at once (stateAt);
-	// streams the live streams served at once (stream.go).
+	// folds bounds the past states folded from the log at once (stateAt),
+	// exports the exports read from it (readSlot); streams the live
+	// streams served at once (stream.go).
 	folds   chan struct{}
+	exports chan struct{}
 	streams chan struct{}
 
 	authFailures authLimiter // failed authentications per client address (auth.go)
@@ -149,8 +151,17 @@ type Server struct {
 	requestSeq atomic.Uint64 // request ids when Random fails
 }
 
-// maxFolds is how many ?at= reads fold the log at the same time.
-const maxFolds = 2
+// Reads of the log beside the projections, each a scan of a tournament's
+// commits: maxFolds past states (?at=, anyone's) and maxExports exports
+// (officials', at a venue or a hub) at the same time, apart so that a
+// flood of anonymous past states never keeps an auditor's export waiting.
+// One more waits up to scanWait for a slot, then is refused with 503 and
+// Retry-After.
+const (
+	maxFolds   = 2
+	maxExports = 8
+	scanWait   = time.Second
+)
 
 // New returns a server; serve it with Handler.
 func New(opts Options) (*Server, error) {
@@ -158,7 +169,7 @@ func New(opts Options) (*Server, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
-	s := &Server{opts: opts, router: mux.NewRouter(), folds: make(chan struct{}, maxFolds), streams: make(chan struct{}, maxStreams), metrics: opts.Metrics}
+	s := &Server{opts: opts, router: mux.NewRouter(), folds: make(chan struct{}, maxFolds), exports: make(chan struct{}, maxExports), streams: make(chan struct{}, maxStreams), metrics: opts.Metrics}
 	s.metrics.watchLog(opts.Log, opts.Runner, opts.Store)
 	if err := s.routes(); err != nil {
 		return nil, err

@@ -53,7 +53,9 @@ func (s *stack) start() {
 		o.Logger = slog.New(slog.NewTextHandler(testLog{s.t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	}
 	metrics := api.NewMetrics()
-	o.Observer = metrics
+	if o.Observer == nil {
+		o.Observer = metrics
+	}
 	n, err := ledger.StartNode(context.Background(), o)
 	if err != nil {
 		s.t.Fatal(err)

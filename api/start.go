@@ -94,5 +94,5 @@ func (c ServeConfig) NodeOptions(logger *slog.Logger) ledger.NodeOptions {
 func (c HubConfig) StartOptions(logger *slog.Logger, observer ledger.Observer) hub.StartOptions {
 	host, port, _ := c.leaf()
 	return hub.StartOptions{Data: c.Data, Logger: logger, Observer: observer,
-		Leaf: jetstream.LeafListenOptions{Host: host, Port: port, Username: c.LeafUser, Password: c.LeafPassword, TLSCert: c.LeafCert, TLSKey: c.LeafKey, TLSCA: c.LeafCA}}
+		Leaf: jetstream.LeafListenOptions{Host: host, Port: port, TLSCert: c.LeafCert, TLSKey: c.LeafKey, TLSCA: c.LeafCA}}
 }

@@ -196,10 +196,15 @@ func (s *Server) getExport(w http.ResponseWriter, r *http.Request) {
 	if err == nil {
 		first, err = s.opts.Store.Commits(t, 1, 1)
 	}
+	var release func()
+	if err == nil {
+		release, err = readSlot(r.Context(), s.exports, "exports being read from the log")
+	}
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
+	defer release()
 	size := last.Last
 	w.Header().Set("Content-Type", "application/x-ndjson")
 	w.Header().Set(CheckpointHeader, base64.StdEncoding.EncodeToString([]byte(note)))

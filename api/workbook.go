@@ -22,9 +22,6 @@ import (
 // workbook the national ranking publishes from, and a workbook (or its
 // entry list alone) uploaded into a tournament.
 
-// ruleValidation is where the national tool's checks are stated.
-const ruleValidation = "docs/workbook.md#validation"
-
 // getWorkbook serves the tournament as a club workbook, checked as the
 // national tool checks it before it is sent.
 func (s *Server) getWorkbook(w http.ResponseWriter, r *http.Request) {
@@ -59,6 +56,7 @@ type workbookImported struct {
 	SHA256        string                `json:"sha256"`
 	Scope         string                `json:"scope"`
 	Commands      int                   `json:"commands"`
+	Players       int                   `json:"players"`
 	Seq           uint64                `json:"seq"`
 	NationalID    string                `json:"national_id,omitempty"`
 	Counts        *workbook.Counts      `json:"counts,omitempty"`
@@ -135,6 +133,11 @@ func (s *Server) postWorkbook(w http.ResponseWriter, r *http.Request) {
 			out.Warnings = append(out.Warnings, pr)
 		}
 	}
+	for _, step := range plan.Steps {
+		if _, ok := step.Command.(*commands.RegisterPlayer); ok {
+			out.Players++
+		}
+	}
 	if scope == events.WorkbookTournament {
 		out.NationalID, out.Counts = plan.NationalID, &plan.Counts
 	}
@@ -160,8 +163,12 @@ func (s *Server) uploadedWorkbook(w http.ResponseWriter, r *http.Request, def st
 		name = def
 	}
 	wb, err := workbook.Read(name, data)
-	if err != nil {
-		return nil, &commands.FieldError{Field: "body", Msg: err.Error(), Rule: ruleValidation}
+	var fe *workbook.FileError
+	switch {
+	case errors.As(err, &fe):
+		return nil, &commands.FieldError{Field: "body", Msg: fe.It + " / " + fe.En, Rule: workbook.Rule}
+	case err != nil:
+		return nil, &commands.FieldError{Field: "body", Msg: err.Error(), Rule: workbook.Rule}
 	}
 	return wb, nil
 }
@@ -171,7 +178,7 @@ func (s *Server) uploadedWorkbook(w http.ResponseWriter, r *http.Request, def st
 func problemsErr(problems []workbook.Problem) error {
 	var errs []error
 	for _, pr := range workbook.Errors(problems) {
-		errs = append(errs, &commands.FieldError{Field: pr.Where(), Msg: pr.It + " / " + pr.En, Rule: ruleValidation})
+		errs = append(errs, &commands.FieldError{Field: pr.Where(), Msg: pr.It + " / " + pr.En, Rule: workbook.Rule})
 	}
 	return errors.Join(errs...)
 }

@@ -10,10 +10,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/referto/referto/api"
 	"github.com/referto/referto/commands/sim"
 	"github.com/referto/referto/commands/workbook"
 	"github.com/referto/referto/commands/workbook/workbooktest"
 	"github.com/referto/referto/events"
+	"github.com/referto/referto/events/checkpoint"
+	"github.com/referto/referto/events/proof"
 )
 
 // classificationOf reads a tournament's classification: by player, the
@@ -185,8 +188,103 @@ func TestWorkbookEntryListUpload(t *testing.T) {
 	}
 	s.must(201, "POST", "/v1/tournaments/"+id+"/commands", arb, `{"type":"CloseRegistration"}`)
 	late := workbooktest.New(t).Entries(workbooktest.Entry{ID: 40, First: "Luigi", Last: "Verdi", Plays: true}).Bytes()
-	r = s.must(422, "POST", path, arb, late, "Content-Type", workbook.MediaType)
-	if !strings.Contains(string(r.body), "registration is closed") {
+	r = s.must(400, "POST", path, arb, late, "Content-Type", workbook.MediaType)
+	if !strings.Contains(string(r.body), "le iscrizioni del torneo sono chiuse") || !strings.Contains(string(r.body), "registration is closed") {
 		t.Errorf("an entry list after registration closed: %s", r.body)
+	}
+}
+
+// A result the hub knows only from a club's workbook has no log to prove
+// it in: the player's season page offers no proof file for it (the API's
+// path is empty, where it would answer 404) and the web page says where
+// it comes from instead.
+func TestAWorkbookResultOffersNoProof(t *testing.T) {
+	s := &stack{t: t, dir: t.TempDir()}
+	s.start()
+	defer s.stop()
+	s.becomeHub()
+	wb := workbooktest.Primavera(t).Set("TORNEO", "D8", workbooktest.Day(2024, 3, 15)).Set("TORNEO", "D9", workbooktest.Day(2024, 3, 16))
+	s.must(201, "POST", "/v1/workbooks?file_name=primavera.xlsx", adminToken, wb.Bytes(), "Content-Type", workbook.MediaType)
+	var page struct {
+		Results []struct {
+			Tournament string `json:"tournament"`
+			Seq        uint64 `json:"seq"`
+		} `json:"results"`
+		Proofs []string `json:"proofs"`
+	}
+	if err := json.Unmarshal(s.must(200, "GET", "/v1/seasons/2024/players/1001", "", nil).body, &page); err != nil {
+		t.Fatal(err)
+	}
+	if len(page.Results) != 1 || page.Results[0].Tournament != "20240315-roma-il-gufo" || page.Results[0].Seq != 0 {
+		t.Fatalf("the player's season: %+v, want the workbook's result", page)
+	}
+	if got := page.Proofs; len(got) != 1 || got[0] != "" {
+		t.Errorf("proofs %q, want none for the workbook's result", got)
+	}
+	html := string(s.must(200, "GET", "/ui/seasons/2024/players/1001", "", nil).body)
+	if !strings.Contains(html, "da un file di torneo") || strings.Contains(html, `class="proof"`) {
+		t.Errorf("the player's page links a proof for the workbook's result, or does not say where it comes from:\n%s", html)
+	}
+}
+
+// The tournament's summary, as JSON and on its page, says who organizes
+// it and where, as created and as amended before the first draw.
+func TestTheSummarySaysTheOrganizerAndVenue(t *testing.T) {
+	s := newStack(t)
+	s.must(201, "POST", "/v1/tournaments", adminToken, map[string]any{"id": "open-bo", "name": "Open di Bologna", "ruleset": "rtu",
+		"organizer": "BOLOGNA [Asinelli]", "venue": "Sala Borsa"})
+	arb := s.appoint("open-bo", "arbiter")
+	summary := func() (organizer, venue string) {
+		t.Helper()
+		var v struct {
+			Organizer string `json:"organizer"`
+			Venue     string `json:"venue"`
+		}
+		if err := json.Unmarshal(s.must(200, "GET", "/v1/tournaments/open-bo", "", nil).body, &v); err != nil {
+			t.Fatal(err)
+		}
+		return v.Organizer, v.Venue
+	}
+	if o, v := summary(); o != "BOLOGNA [Asinelli]" || v != "Sala Borsa" {
+		t.Errorf("the summary says organizer %q, venue %q", o, v)
+	}
+	if page := string(s.must(200, "GET", "/ui/t/open-bo/", "", nil).body); !strings.Contains(page, "Organizzatore <b>BOLOGNA [Asinelli]</b> · Sede <b>Sala Borsa</b>") {
+		t.Errorf("the tournament's page does not say its organizer and venue:\n%s", page)
+	}
+	s.must(201, "POST", "/v1/tournaments/open-bo/commands", arb, `{"type":"AmendOrganizer","organizer":"IMOLA [Dadi Rossi]","venue":"Palazzo Monsignani","reason":"the club that runs it"}`)
+	if o, v := summary(); o != "IMOLA [Dadi Rossi]" || v != "Palazzo Monsignani" {
+		t.Errorf("the amended summary says organizer %q, venue %q", o, v)
+	}
+}
+
+// A tournament imported from a club workbook publishes the file's
+// standings: the player's proof file and the classification page's row
+// proof of them verify offline with the server's key, say they are the
+// workbook's, and prove the row as the file has it.
+func TestAnImportedClassificationIsProved(t *testing.T) {
+	s := newStack(t)
+	s.must(201, "POST", "/v1/tournaments", adminToken, map[string]any{"id": "primavera", "name": "Primavera", "ruleset": "rtu"})
+	arb := s.appoint("primavera", "arbiter")
+	s.must(201, "POST", "/v1/tournaments/primavera/workbook?scope=tournament&file_name=primavera.xlsx", arb, workbooktest.Primavera(t).Bytes(),
+		"Content-Type", workbook.MediaType)
+	var keys struct {
+		Checkpoint string `json:"checkpoint"`
+	}
+	if err := json.Unmarshal(s.must(200, "GET", "/v1/keys", "", nil).body, &keys); err != nil {
+		t.Fatal(err)
+	}
+	key, err := checkpoint.NewVerifier(keys.Checkpoint)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := events.ClassificationRow{Rank: 2, Player: "p5", Name: "Marco Russo", Total: 14900}
+	for _, path := range []string{api.ProofPath("primavera", "p5"), "/v1/tournaments/primavera/classification/rows/p5/proof"} {
+		res, err := proof.Verify(s.must(200, "GET", path, "", nil).body, key, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		if !res.Imported || res.Proof.Row != want {
+			t.Errorf("%s proves %+v (imported %v), want the file's row %+v", path, res.Proof.Row, res.Imported, want)
+		}
 	}
 }

@@ -126,6 +126,11 @@ func seatedAt(t *projections.Tournament, in Input, player string, round, table i
 	return tb, nil
 }
 
+// MaxProposals is how many times one player's link may propose the report
+// of one table of a round: enough to correct a report or answer a
+// dispute, never a flood of the log.
+const MaxProposals = 3
+
 // ProposeResult is a table report proposed by a player of the table from
 // his phone: the payload of RecordResult and who proposes it, checked as
 // RecordResult checks it. A report that breaks only the board's bounds is
@@ -178,13 +183,19 @@ func (c *ProposeResult) decide(t *projections.Tournament, in Input) ([]events.Ev
 			problems = append(problems, events.ReportProblem{Field: fe.Field, Rule: fe.Rule, Detail: fe.Msg})
 		}
 	}
-	id := fmt.Sprintf("r%dt%d-%d", c.Round, c.Table, len(tb.Proposals)+1)
+	if n := tb.Proposed[c.Player]; n >= MaxProposals {
+		return nil, ruleErr(ruleSelfReport, "%s already proposed the report of table %d of round %d %d times, the most a player's link may: the arbiter records it, or another player of the table proposes it", c.Player, c.Table, c.Round, n)
+	}
+	id := projections.ProposalID(c.Round, c.Table, tb.ProposalsMade()+1)
 	return []events.Event{events.ResultProposed{Proposal: id, Player: c.Player, Report: ev, Problems: problems}}, nil
 }
 
 // openProposal finds a proposal a player may still confirm or dispute.
 func openProposal(t *projections.Tournament, in Input, player, id string) (*projections.Proposal, *projections.Table, error) {
 	p, r, tb := t.Proposal(id)
+	if table, replaced := t.Replaced(id); p == nil && replaced {
+		return nil, nil, conflict("proposal %s was replaced by a later proposal for table %d", id, table)
+	}
 	if p == nil {
 		return nil, nil, notFound("proposal %s", id)
 	}
@@ -192,8 +203,6 @@ func openProposal(t *projections.Tournament, in Input, player, id string) (*proj
 		return nil, nil, err
 	}
 	switch p.Status(tb) {
-	case projections.ProposalSuperseded:
-		return nil, nil, conflict("proposal %s was replaced by a later proposal for table %d", id, tb.Number)
 	case projections.ProposalFlagged:
 		return nil, nil, ruleErr("docs/rules.md#31-pinned-board-bounds", "proposal %s breaks the board's bounds and cannot be recorded: propose the report again", id)
 	}
@@ -293,7 +302,10 @@ func fromProposal(p *projections.Proposal) *RecordResult {
 // checked again against the tournament as it stands, naming it.
 func (c *RecordResult) recordProposal(t *projections.Tournament) ([]events.Event, error) {
 	p, r, tb := t.Proposal(c.Proposal)
+	table, replaced := t.Replaced(c.Proposal)
 	switch {
+	case p == nil && replaced:
+		return nil, conflict("proposal %s was replaced by a later proposal for table %d", c.Proposal, table)
 	case p == nil:
 		return nil, notFound("proposal %s", c.Proposal)
 	case r.Number != c.Round || tb.Number != c.Table:
@@ -303,8 +315,6 @@ func (c *RecordResult) recordProposal(t *projections.Tournament) ([]events.Event
 		return nil, err
 	}
 	switch p.Status(tb) {
-	case projections.ProposalSuperseded:
-		return nil, conflict("proposal %s was replaced by a later proposal for table %d", c.Proposal, tb.Number)
 	case projections.ProposalFlagged:
 		return nil, ruleErr("docs/rules.md#31-pinned-board-bounds", "proposal %s breaks the board's bounds and cannot be recorded", c.Proposal)
 	}

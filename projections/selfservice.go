@@ -46,10 +46,8 @@ type Proposal struct {
 	// confirmation (the proposer's is the proposal itself).
 	Confirmed map[string]uint64 `json:"confirmed,omitempty"`
 	Disputes  []Dispute         `json:"disputes,omitempty"`
-	// Superseded is the seq of the later proposal for the same table;
-	// Recorded the seq of the result that records this one.
-	Superseded uint64 `json:"superseded,omitempty"`
-	Recorded   uint64 `json:"recorded,omitempty"`
+	// Recorded is the seq of the result that records it.
+	Recorded uint64 `json:"recorded,omitempty"`
 }
 
 // Dispute is one player's objection to a proposal.
@@ -64,15 +62,15 @@ type Dispute struct {
 type ProposalStatus string
 
 // The statuses of a proposal: waiting for confirmations, confirmed by every
-// player of the table, disputed by one, breaking the board's bounds,
-// replaced by a later proposal, or recorded as the table's result.
+// player of the table, disputed by one, breaking the board's bounds, or
+// recorded as the table's result. One a later proposal replaced is no
+// longer in the state (Tournament.Replaced).
 const (
-	ProposalPending    ProposalStatus = "pending"
-	ProposalReady      ProposalStatus = "ready"
-	ProposalDisputed   ProposalStatus = "disputed"
-	ProposalFlagged    ProposalStatus = "flagged"
-	ProposalSuperseded ProposalStatus = "superseded"
-	ProposalRecorded   ProposalStatus = "recorded"
+	ProposalPending  ProposalStatus = "pending"
+	ProposalReady    ProposalStatus = "ready"
+	ProposalDisputed ProposalStatus = "disputed"
+	ProposalFlagged  ProposalStatus = "flagged"
+	ProposalRecorded ProposalStatus = "recorded"
 )
 
 // AwaitsConfirmations reports whether the proposal waits for the other
@@ -92,8 +90,6 @@ func (p *Proposal) Status(tb *Table) ProposalStatus {
 	switch {
 	case p.Recorded > 0:
 		return ProposalRecorded
-	case p.Superseded > 0:
-		return ProposalSuperseded
 	case len(p.Problems) > 0:
 		return ProposalFlagged
 	case len(p.Disputes) > 0:
@@ -134,7 +130,31 @@ func (tb *Table) Flagged() bool {
 	return p != nil && (len(p.Problems) > 0 || len(p.Disputes) > 0)
 }
 
-// Proposal finds a proposal by id, with its round and table.
+// ProposalID is the id of the n-th proposal (from 1) for table of round.
+func ProposalID(round, table, n int) string { return fmt.Sprintf("r%dt%d-%d", round, table, n) }
+
+// ProposalsMade is how many proposals the table's players made.
+func (tb *Table) ProposalsMade() int {
+	n := 0
+	for _, c := range tb.Proposed {
+		n += c
+	}
+	return n
+}
+
+// Replaced reports whether id names a proposal a later one for its table
+// replaced (no longer in the state, but made), and that table.
+func (t *Tournament) Replaced(id string) (table int, ok bool) {
+	var round, n int
+	if _, err := fmt.Sscanf(id, "r%dt%d-%d", &round, &table, &n); err != nil || ProposalID(round, table, n) != id {
+		return 0, false
+	}
+	tb := t.Round(round).Table(table)
+	return table, tb != nil && n >= 1 && n <= tb.ProposalsMade() && (tb.Current() == nil || tb.Current().ID != id)
+}
+
+// Proposal finds a proposal by id, with its round and table: the latest
+// of its table (Replaced says whether an id not found was replaced).
 func (t *Tournament) Proposal(id string) (*Proposal, *Round, *Table) {
 	for _, r := range t.Rounds {
 		for _, tb := range r.Tables {
@@ -170,14 +190,18 @@ func (t *Tournament) applySelfService(env events.Envelope, ev events.Event, ch *
 		if tb == nil || tb.Report != nil || !slices.Contains(tb.Players, e.Player) {
 			return fmt.Errorf("proposal %s for no open table of %s", e.Proposal, e.Player)
 		}
+		if _, replaced := t.Replaced(e.Proposal); replaced {
+			return fmt.Errorf("proposal %s made twice", e.Proposal)
+		}
 		if p, _, _ := t.Proposal(e.Proposal); p != nil {
 			return fmt.Errorf("proposal %s made twice", e.Proposal)
 		}
-		if cur := tb.Current(); cur != nil && cur.Superseded == 0 {
-			cur.Superseded = env.Seq
+		tb.Proposals = []*Proposal{{ID: e.Proposal, Seq: env.Seq, At: env.At, By: e.Player,
+			Report: e.Report, Problems: e.Problems, Confirmed: map[string]uint64{}}}
+		if tb.Proposed == nil {
+			tb.Proposed = map[string]int{}
 		}
-		tb.Proposals = append(tb.Proposals, &Proposal{ID: e.Proposal, Seq: env.Seq, At: env.At, By: e.Player,
-			Report: e.Report, Problems: e.Problems, Confirmed: map[string]uint64{}})
+		tb.Proposed[e.Player]++
 		t.ProposalCount++
 		ch.table(e.Report.Round, e.Report.Table)
 	case events.ProposalConfirmed:

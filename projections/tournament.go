@@ -240,8 +240,14 @@ type Table struct {
 	Annulled *events.GameAnnulled `json:"annulled,omitempty"`
 	// Withdrew lists players recorded as leaving this game before the report.
 	Withdrew []string `json:"withdrew,omitempty"`
-	// Proposals are the reports players of the table proposed, in order.
+	// Proposals holds the table's latest proposal, a list of one (none
+	// before the first): a later proposal replaces the earlier one, of
+	// which the table keeps only how many each player made (Proposed),
+	// so that a table's state stays the size of one report however often
+	// its players propose.
 	Proposals []*Proposal `json:"proposals,omitempty"`
+	// Proposed counts the proposals each player of the table made.
+	Proposed map[string]int `json:"proposed,omitempty"`
 }
 
 // Label is the table's own phase when it differs from the round's (the

@@ -21,6 +21,10 @@ type Summary struct {
 	// Closed is set once the tournament is closed: only contestations and
 	// their rulings change it then.
 	Closed bool `json:"closed,omitempty"`
+	// Organizer and Venue are the organizing club, as the national ranking
+	// spells clubs ("CITY [Name]"), and the venue (OrganizerDeclared).
+	Organizer string `json:"organizer,omitempty"`
+	Venue     string `json:"venue,omitempty"`
 }
 
 // SummaryView renders the tournament summary.
@@ -30,7 +34,8 @@ func (t *Tournament) SummaryView() Summary {
 		n = len(t.Players) - t.countRefused()
 	}
 	return Summary{ID: t.ID, Name: t.Name, Ruleset: t.Ruleset, Phase: t.Phase(), Rounds: len(t.Rounds),
-		Seq: t.Seq, RegistrationClosed: t.RegistrationClosed, Players: n, Created: t.Created, Updated: t.Updated, Closed: t.Closed}
+		Seq: t.Seq, RegistrationClosed: t.RegistrationClosed, Players: n, Created: t.Created, Updated: t.Updated, Closed: t.Closed,
+		Organizer: t.Organizer, Venue: t.Venue}
 }
 
 // countRefused counts the players whose registration was refused.

@@ -14,8 +14,9 @@ import (
 )
 
 // ProveFromExport makes the proof of player's row in the last
-// classification published in an export (in memory), under the export's
-// signed checkpoint, which must be of the whole export.
+// classification published in an export (in memory), or imported from a
+// club workbook, under the export's signed checkpoint, which must be of
+// the whole export.
 func ProveFromExport(export, signed []byte, player string) (*proof.Proof, error) {
 	cp, _, err := checkpoint.OpenUnverified(signed)
 	if err != nil {
@@ -34,8 +35,8 @@ func ProveFromExport(export, signed []byte, player string) (*proof.Proof, error)
 			return lineErr
 		}
 		tournament = env.Tournament
-		if env.Type == events.TypeClassificationPublished {
-			if _, ev, err := events.DecodeLine(l); err == nil && hasRow(ev, player) {
+		if env.Type == events.TypeClassificationPublished || env.Type == events.TypeClassificationImported {
+			if hasRow(l, player) {
 				line, index = l, tree.Size()
 			}
 		}
@@ -67,11 +68,13 @@ func ProveFromExport(export, signed []byte, player string) (*proof.Proof, error)
 	return proof.New(tournament, string(signed), index, line, path, player)
 }
 
-func hasRow(ev events.Event, player string) bool {
-	pub, _ := ev.(events.ClassificationPublished)
-	for _, r := range pub.Rows {
+// hasRow reports whether the publication stored as line has a row of
+// player.
+func hasRow(line []byte, player string) bool {
+	rows, _, err := proof.Rows(line)
+	for _, r := range rows {
 		if r.Player == player {
-			return true
+			return err == nil
 		}
 	}
 	return false
@@ -120,6 +123,11 @@ func (r *ProofReport) Print(w io.Writer) (ok bool) {
 		fmt.Fprintf(w, "ok   cosigned by the witness %s\n", r.Witness.Name())
 	case p.Cosignatures != "":
 		fmt.Fprintln(w, "note a witness cosigned it, but no --witness key was given to check it")
+	}
+	if r.Imported {
+		fmt.Fprintf(w, "ok   event %d is the classification imported from a club workbook (the file's standings, as published), included in the signed log\n", p.Index+1)
+		fmt.Fprintf(w, "verdict: OK: %s (%s) ranked %d, %.2f points, in the standings of %s's workbook\n", p.Row.Player, p.Row.Name, p.Row.Rank, float64(p.Row.Total)/100, p.Tournament)
+		return true
 	}
 	fmt.Fprintf(w, "ok   event %d is the published classification, included in the signed log\n", p.Index+1)
 	fmt.Fprintf(w, "verdict: OK: %s (%s) ranked %d, %s, %.2f points, in %s\n", p.Row.Player, p.Row.Name, p.Row.Rank, p.Row.Phase, float64(p.Row.Total)/100, p.Tournament)

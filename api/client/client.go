@@ -121,7 +121,9 @@ func (c *Client) open(ctx context.Context, r request) (*http.Response, error) {
 		if r.header == nil {
 			r.header = http.Header{}
 		}
-		r.header.Set("Content-Type", "application/json")
+		if r.header.Get("Content-Type") == "" {
+			r.header.Set("Content-Type", "application/json")
+		}
 	}
 	for attempt := 0; ; attempt++ {
 		var body io.Reader

@@ -217,6 +217,36 @@ func (c *Client) RegisterVenue(ctx context.Context, venue, key string) error {
 	return err
 }
 
+// IssueVenueLink is POST /v1/venues/{venue}/link at a hub (the
+// administrator): a new password for the venue's leaf link, shown once;
+// the venue's server connects as nats://VENUE:PASSWORD@HUB:PORT.
+func (c *Client) IssueVenueLink(ctx context.Context, venue, reason string) (password string, err error) {
+	var out struct {
+		Password string `json:"password"`
+	}
+	_, err = c.do(ctx, request{method: http.MethodPost, path: "/v1/venues/" + url.PathEscape(venue) + "/link", body: map[string]string{"reason": reason}}, &out)
+	return out.Password, err
+}
+
+// VenueDecision is the body of POST /v1/venues/{venue}/decisions: the
+// decision ("key", "lift_flag", "lift_quarantine"), the tournament of a
+// lifted quarantine, a new key, and why.
+type VenueDecision struct {
+	Decision   string `json:"decision"`
+	Tournament string `json:"tournament,omitempty"`
+	Key        string `json:"key,omitempty"`
+	Reason     string `json:"reason"`
+}
+
+// DecideAboutVenue is POST /v1/venues/{venue}/decisions at a hub (the
+// administrator): the decision as the hub recorded it, as JSON
+// (commands/hub.Decision).
+func (c *Client) DecideAboutVenue(ctx context.Context, venue string, d VenueDecision) (json.RawMessage, error) {
+	var out json.RawMessage
+	_, err := c.do(ctx, request{method: http.MethodPost, path: "/v1/venues/" + url.PathEscape(venue) + "/decisions", body: d}, &out)
+	return out, err
+}
+
 // Venues is GET /v1/venues at a hub: its venues and their tournaments,
 // as JSON (commands/hub.Venue and Tournament).
 func (c *Client) Venues(ctx context.Context) (json.RawMessage, error) {

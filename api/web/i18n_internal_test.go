@@ -43,7 +43,7 @@ func TestEveryVocabularyWordHasALabel(t *testing.T) {
 	add("selfreport_", events.SelfReportArbiter, events.SelfReportConfirmed)
 	add("effect_", commands.Effects()...)
 	add("status_", strs([]projections.ProposalStatus{projections.ProposalPending, projections.ProposalReady, projections.ProposalDisputed,
-		projections.ProposalFlagged, projections.ProposalSuperseded, projections.ProposalRecorded})...)
+		projections.ProposalFlagged, projections.ProposalRecorded})...)
 	for code, c := range languages {
 		for _, w := range words {
 			if _, ok := c.file.Labels[w]; !ok {

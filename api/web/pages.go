@@ -567,7 +567,7 @@ func (u *UI) playersPost(w http.ResponseWriter, r *http.Request) {
 		if !ok {
 			return
 		}
-		links, _, _ := u.playerLinks(r, pp)
+		links, _, _ := u.playerLinks(r, pp, nil)
 		player, found := scanned(f.Get("code"), pp.State, links)
 		if !found {
 			prob = &Problem{Status: 404, Code: "not_found", Field: "code", Detail: tr(lang(r), "code_unknown"), Said: true}
@@ -744,10 +744,24 @@ func (u *UI) roundPost(w http.ResponseWriter, r *http.Request) {
 
 func (u *UI) slips(w http.ResponseWriter, r *http.Request) {
 	if p, ok := u.roundPage(w, r, "slips"); ok {
+		// A page of the round's tables at a time (pageOf).
+		data := p.Data.(map[string]any)
+		onPage := map[string]bool{}
+		if rd := data["Round"].(*projections.Round); rd != nil {
+			from, to, pg := pageOf(r, len(rd.Tables), slipsPerPage)
+			page := *rd
+			page.Tables = rd.Tables[from:to]
+			for _, tb := range page.Tables {
+				for _, id := range tb.Players {
+					onPage[id] = true
+				}
+			}
+			data["Round"], data["Pager"] = &page, pg
+		}
 		// An arbiter's slips carry each player's seat ticket: his personal
 		// link as a QR code, to cut off and hand him.
 		if p.Can(commands.TypeOf[commands.RevokePlayerToken]()) {
-			if links, prob, err := u.playerLinks(r, p); err == nil && prob == nil {
+			if links, prob, err := u.playerLinks(r, p, onPage); err == nil && prob == nil {
 				p.Data.(map[string]any)["Links"] = links
 				p.Data.(map[string]any)["Base"] = u.base(r)
 				p.Data.(map[string]any)["Loopback"] = loopback(u.base(r))

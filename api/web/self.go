@@ -308,7 +308,7 @@ func (u *UI) myData(p *page) *myView {
 			if i := slices.Index(tb.Players, id); i >= 0 {
 				v.Table, v.Seat = tb, i+1
 				v.TurnOrder = tb.TurnOrder
-				if pr := tb.Current(); pr != nil && pr.Superseded == 0 {
+				if pr := tb.Current(); pr != nil {
 					v.Proposal, v.Status, v.Waiting = pr, pr.Status(tb), pr.Waiting(tb)
 					_, v.Confirmed = pr.Confirmed[id]
 					v.Confirmed = v.Confirmed || pr.By == id
@@ -487,9 +487,10 @@ type link struct {
 	Elsewhere bool
 }
 
-// playerLinks reads the live personal links (the arbiters') and draws
-// their QR codes with the server's address as the browser reached it.
-func (u *UI) playerLinks(r *http.Request, p *page) (map[string]*link, *Problem, error) {
+// playerLinks reads the live personal links (the arbiters') and draws the
+// QR codes of the players in qr (none when nil) with the server's address
+// as the browser reached it.
+func (u *UI) playerLinks(r *http.Request, p *page, qr map[string]bool) (map[string]*link, *Problem, error) {
 	var out struct {
 		Tokens []struct {
 			Player, Token, Link string
@@ -504,8 +505,10 @@ func (u *UI) playerLinks(r *http.Request, p *page) (map[string]*link, *Problem, 
 	links := map[string]*link{}
 	for _, t := range out.Tokens {
 		l := &link{Token: t.Token, URL: base + t.Link}
-		if l.QR, err = qrSVG(l.URL); err != nil {
-			return nil, nil, err
+		if qr[t.Player] {
+			if l.QR, err = qrSVG(l.URL); err != nil {
+				return nil, nil, err
+			}
 		}
 		links[t.Player] = l
 	}
@@ -529,15 +532,34 @@ func (u *UI) linksPage(w http.ResponseWriter, r *http.Request) {
 		u.render(w, "links", http.StatusOK, p)
 		return
 	}
-	links, prob, err := u.playerLinks(r, p)
+	data := linksPage(r, p)
+	links, prob, err := u.playerLinks(r, p, data["OnPage"].(map[string]bool))
 	if err != nil || prob != nil {
 		u.fail(w, r, p, orProblem(prob, err))
 		return
 	}
 	base := u.base(r)
-	p.Data = map[string]any{"Links": links, "Base": base, "Loopback": loopback(base)}
+	data["Links"], data["Base"], data["Loopback"] = links, base, loopback(base)
+	p.Data = data
 	w.Header().Set("Cache-Control", "no-store")
 	u.render(w, "links", http.StatusOK, p)
+}
+
+// linksPage is the page of the admitted players' link slips r asks for
+// (pageOf): Players, the Pager and who is OnPage.
+func linksPage(r *http.Request, p *page) map[string]any {
+	var admitted []projections.PlayerRow
+	for _, row := range p.State.Players {
+		if row.Status.Admitted() {
+			admitted = append(admitted, row)
+		}
+	}
+	from, to, pg := pageOf(r, len(admitted), linksPerPage)
+	onPage := map[string]bool{}
+	for _, row := range admitted[from:to] {
+		onPage[row.Player] = true
+	}
+	return map[string]any{"Players": admitted[from:to], "Pager": pg, "OnPage": onPage}
 }
 
 func (u *UI) linksPost(w http.ResponseWriter, r *http.Request) {
@@ -570,9 +592,11 @@ func (u *UI) linksPost(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	links, _, _ := u.playerLinks(r, p)
+	data := linksPage(r, p)
+	data["Links"], _, _ = u.playerLinks(r, p, data["OnPage"].(map[string]bool))
 	base := u.base(r)
-	p.Data = map[string]any{"Links": links, "Base": base, "Loopback": loopback(base)}
+	data["Base"], data["Loopback"] = base, loopback(base)
+	p.Data = data
 	u.refused(w, r, "links", p, prob, err)
 }
 

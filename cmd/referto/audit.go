@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/referto/referto/cmd/referto/bench"
 	"github.com/referto/referto/commands/ledger"
@@ -19,7 +20,8 @@ var errVerify = errors.New("verification failed")
 func verify(ctx context.Context, args []string, _ func(string) string, stdout, stderr io.Writer) error {
 	fs := newFlags("verify", stderr)
 	logPath := fs.String("log", "", "the exported log (NDJSON), required")
-	cpPath := fs.String("checkpoint", "", "the signed checkpoint given with it (default: LOG's name with .checkpoint for .ndjson, if it exists)")
+	var cps checkpointFiles
+	fs.Var(&cps, "checkpoint", "the signed checkpoint given with it (default: LOG's name with .checkpoint for .ndjson, if it exists); repeated, without --log: checkpoints to compare, and an equivocation (two of one size with different roots) is named")
 	key := fs.String("key", "", "the trusted verifier key, or a file holding it (as served at GET /v1/keys); with --season a file of keys, one a line")
 	season := fs.String("season", "", "instead of --log: a directory of exports (each with its checkpoint) to verify in parallel and rank")
 	registryPath := fs.String("registry", "", "with --season: a national hub's season registry export (referto export --registry), its checkpoint beside it, signed by a key of --key's; the ranking applies its links, merges and disqualifications")
@@ -41,12 +43,33 @@ func verify(ctx context.Context, args []string, _ func(string) string, stdout, s
 		rep, err := replay.VerifyProofFile(*proof, *key, *witness)
 		return printVerdict(rep, err, stdout)
 	}
-	if *logPath == "" {
-		return usagef(stderr, "verify needs --log")
+	if *logPath == "" && len(cps) > 1 {
+		rep, err := replay.VerifyCheckpointFiles(cps, *key, *witness)
+		return printVerdict(rep, err, stdout)
 	}
-	rep, err := replay.VerifyFile(*logPath, replay.FileOptions{Checkpoint: *cpPath, Key: *key, Witness: *witness,
+	if *logPath == "" {
+		return usagef(stderr, "verify needs --log (or several --checkpoint to compare)")
+	}
+	if len(cps) > 1 {
+		return usagef(stderr, "--log takes one --checkpoint; give several without --log to compare them")
+	}
+	var cpPath string
+	if len(cps) == 1 {
+		cpPath = cps[0]
+	}
+	rep, err := replay.VerifyFile(*logPath, replay.FileOptions{Checkpoint: cpPath, Key: *key, Witness: *witness,
 		Progress: func(size int64) replay.Progress { return newProgress(stderr, size, "read", true) }})
 	return printVerdict(rep, err, stdout)
+}
+
+// checkpointFiles are the --checkpoint files, in the order given.
+type checkpointFiles []string
+
+func (c *checkpointFiles) String() string { return strings.Join(*c, ",") }
+
+func (c *checkpointFiles) Set(path string) error {
+	*c = append(*c, path)
+	return nil
 }
 
 // verifySeason verifies a directory of exports and ranks the season

@@ -130,10 +130,14 @@ func relink(t *testing.T, lines [][]byte, from int) {
 	}
 }
 
-// sign signs a checkpoint over lines with the keys in dir.
+// sign signs a checkpoint over lines, a tournament's, with the keys in dir.
 func sign(t *testing.T, dir string, lines [][]byte) []byte {
 	t.Helper()
 	keys, err := checkpoint.LoadOrCreateKeys(dir, "referto", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := events.DecodeEnvelope(bytes.TrimSuffix(lines[0], []byte("\n")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +145,7 @@ func sign(t *testing.T, dir string, lines [][]byte) []byte {
 	for _, l := range lines {
 		_ = tree.Append(bytes.TrimSuffix(l, []byte("\n")), nil)
 	}
-	note, err := checkpoint.Sign(checkpoint.Checkpoint{Origin: checkpoint.Origin("raduno-demo"), Size: tree.Size(), Root: tree.Root()}, keys.Signer)
+	note, err := checkpoint.Sign(checkpoint.Checkpoint{Origin: checkpoint.Origin(first.Tournament), Size: tree.Size(), Root: tree.Root()}, keys.Signer)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,20 +167,27 @@ func verdict(t *testing.T, out string) string {
 // signs the result with the server's own key: a forgery by the server.
 func republish(t *testing.T, a audited, l [][]byte, pub int, change func(*events.ClassificationPublished)) ([][]byte, []byte) {
 	t.Helper()
-	var env events.Envelope
-	if err := json.Unmarshal(l[pub-1], &env); err != nil {
-		t.Fatal(err)
-	}
-	var cp events.ClassificationPublished
-	if err := json.Unmarshal(env.Data, &cp); err != nil {
-		t.Fatal(err)
-	}
-	change(&cp)
-	env.Data, _ = json.Marshal(cp)
-	b, _ := json.Marshal(&env)
-	l[pub-1] = append(b, '\n')
-	relink(t, l, pub+1)
+	rewriteEvent(t, l, pub, change)
 	return l, sign(t, filepath.Join(a.data, "keys"), l)
+}
+
+// rewriteEvent changes the event at line n, an E, and relinks what
+// follows.
+func rewriteEvent[E any](t *testing.T, l [][]byte, n int, change func(*E)) {
+	t.Helper()
+	var env events.Envelope
+	if err := json.Unmarshal(l[n-1], &env); err != nil {
+		t.Fatal(err)
+	}
+	var ev E
+	if err := json.Unmarshal(env.Data, &ev); err != nil {
+		t.Fatal(err)
+	}
+	change(&ev)
+	env.Data, _ = json.Marshal(ev)
+	b, _ := json.Marshal(&env)
+	l[n-1] = append(b, '\n')
+	relink(t, l, n+1)
 }
 
 // TestVerifyFindsEveryTampering exports a Raduno played through the real
@@ -676,5 +687,52 @@ func TestSnapshotsReadBackAlongATournament(t *testing.T) {
 		if !bytes.Equal(got, want) {
 			t.Fatalf("after event %d (%s) the snapshot reads back differently:\n got %s\nwant %s", env.Seq, env.Type, got, want)
 		}
+	}
+}
+
+// TestVerifyNamesAnEquivocation: given checkpoints of one tournament,
+// verify names two of one size with different roots as an equivocation,
+// both files and both roots, and says whether the witness cosigned both;
+// checkpoints of one history pass.
+func TestVerifyNamesAnEquivocation(t *testing.T) {
+	dir := t.TempDir()
+	keys, err := checkpoint.LoadOrCreateKeys(filepath.Join(dir, "venue"), "roma", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := checkpoint.LoadOrCreateWitness(filepath.Join(dir, "hub"), "referto-hub", strings.NewReader(strings.Repeat("w", 64)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := func(name string, size uint64, root byte) string {
+		t.Helper()
+		signed, err := checkpoint.Sign(checkpoint.Checkpoint{Origin: checkpoint.Origin("t1"), Size: size, Root: bytes.Repeat([]byte{root}, 32)}, keys.Signer)
+		if err == nil {
+			signed, err = checkpoint.Cosign([]byte(signed), keys.Verifier, w.Cosigner)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(signed), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	a, b, c := write("a.checkpoint", 22, 1), write("b.checkpoint", 22, 2), write("c.checkpoint", 30, 3)
+	out, err := cli(t, "verify", "--checkpoint", a, "--checkpoint", c, "--key", keys.VerifierKey, "--witness", w.VerifierKey)
+	if err != nil || !strings.Contains(out, "verdict: OK") {
+		t.Errorf("two checkpoints of one history: %v\n%s", err, out)
+	}
+	out, err = cli(t, "verify", "--checkpoint", a, "--checkpoint", c, "--checkpoint", b, "--key", keys.VerifierKey, "--witness", w.VerifierKey)
+	if !errors.Is(err, errVerify) {
+		t.Errorf("an equivocation verified: %v", err)
+	}
+	want := fmt.Sprintf("equivocation: %s and %s both sign 22 events of referto/t1 with different roots (%x, %x)", a, b, bytes.Repeat([]byte{1}, 32), bytes.Repeat([]byte{2}, 32))
+	if !strings.Contains(out, want) || !strings.Contains(out, "witness referto-hub cosigned both") || !strings.Contains(out, "verdict: EQUIVOCATION") {
+		t.Errorf("verify does not name the equivocation:\n%s\nwant %q", out, want)
+	}
+	if _, err := cli(t, "verify", "--checkpoint", a, "--checkpoint", b); err == nil {
+		t.Error("checkpoints compared without the trusted key")
 	}
 }

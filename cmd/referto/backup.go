@@ -19,7 +19,7 @@ func backupCmd(ctx context.Context, args []string, getenv func(string) string, s
 Write a consistent backup of a referto data directory to FILE (a tar, mode 0600: it holds the
 signing key): a JetStream snapshot of the log as it stood at one instant, the keys, and a
 manifest with every tournament's Merkle root; of a national hub's, its season registry's stream
-too, with the head of the registry's log. While referto serve runs on DIR (DIR/serve.json
+too, with the head of the registry's log, and its club workbooks (DIR/workbooks). While referto serve runs on DIR (DIR/serve.json
 says where) the backup is asked of it, with the administrator's token, and commands go on
 meanwhile; otherwise DIR is read directly. FILE appears only once the backup is whole.
 
@@ -66,7 +66,7 @@ func restoreCmd(ctx context.Context, args []string, _ func(string) string, stdou
 
 Bring a backup made by referto backup back into NEWDIR, which must be new or empty: the log (and
 a hub's season registry) is restored through JetStream with every stream sequence as it was, and
-the keys with their modes. The restored log is then checked against the backup's manifest (last
+the keys with their modes (and a hub's club workbooks). The restored log is then checked against the backup's manifest (last
 sequence, and every tournament's Merkle root, rebuilt from the restored lines), and so is the
 registry (its log folded again); on any mismatch, or a damaged file, nothing is left behind. The
 projections are rebuilt from the log when referto serve (or hub) first starts.
@@ -83,6 +83,13 @@ projections are rebuilt from the log when referto serve (or hub) first starts.
 		return usagef(stderr, "restore needs --in and --data")
 	}
 	start := time.Now()
+	removed, err := backup.RemoveStaging(*data)
+	for _, dir := range removed {
+		fmt.Fprintf(stdout, "removed %s, left by a restore that did not finish (it held a copy of the keys)\n", dir)
+	}
+	if err != nil {
+		return err
+	}
 	b, err := backup.Restore(ctx, *in, *data)
 	if err != nil {
 		return err

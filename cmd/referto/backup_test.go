@@ -8,11 +8,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -22,6 +24,7 @@ import (
 	"github.com/referto/referto/commands/ledger"
 	"github.com/referto/referto/commands/ledger/backup"
 	"github.com/referto/referto/events"
+	"github.com/referto/referto/events/checkpoint"
 )
 
 // bkJSON GETs a JSON document with the test administrator's token and
@@ -453,4 +456,136 @@ func rewriteManifest(t *testing.T, whole []byte, change func(*backup.Manifest)) 
 		t.Fatal(err)
 	}
 	return out.Bytes()
+}
+
+// TestAKilledRestoreLeavesNoKeyBehind: a restore killed (SIGKILL) while it
+// works leaves its staging directory beside the target, with a copy of the
+// signing key; the next restore into that target removes it, says so, and
+// restores.
+func TestAKilledRestoreLeavesNoKeyBehind(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a whole tournament, and a process killed")
+	}
+	bin, err := buildOnce()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	data, restored, file := filepath.Join(dir, "data"), filepath.Join(dir, "restored"), filepath.Join(dir, "b.tar")
+	mustCLI(t, "demo", "--data", data, "--players", "140", "--seed", "7")
+	mustCLI(t, "backup", "--data", data, "--out", file)
+	staging := func() []string {
+		found, _ := filepath.Glob(filepath.Join(dir, ".restored.restoring-*"))
+		return found
+	}
+	// Killed once its staging directory holds the signing key (a
+	// restore that outran the test is undone and tried again).
+	var left []string
+	for attempt := 0; attempt < 5 && left == nil; attempt++ {
+		cmd := exec.Command(bin, "restore", "--in", file, "--data", restored)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		deadline := time.Now().Add(30 * time.Second)
+		for time.Now().Before(deadline) {
+			if s := staging(); len(s) == 1 {
+				if _, err := os.Stat(filepath.Join(s[0], "keys", checkpoint.SignerFile)); err == nil {
+					_ = syscall.Kill(cmd.Process.Pid, syscall.SIGKILL)
+					left = s
+					break
+				}
+			}
+			if _, err := os.Stat(restored); err == nil && len(staging()) == 0 {
+				break // done before it was killed
+			}
+			time.Sleep(time.Millisecond)
+		}
+		_ = syscall.Kill(cmd.Process.Pid, syscall.SIGKILL)
+		_ = cmd.Wait()
+		if left == nil {
+			if err := os.RemoveAll(restored); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if left == nil {
+		t.Fatal("every restore finished before it could be killed")
+	}
+	if s := staging(); len(s) != 1 || s[0] != left[0] {
+		t.Fatalf("after the kill: staging %v, want %v left", s, left)
+	}
+	out := mustCLI(t, "restore", "--in", file, "--data", restored)
+	if !strings.Contains(out, "removed "+left[0]) {
+		t.Errorf("the next restore did not say it removed %s:\n%s", left[0], out)
+	}
+	if s := staging(); len(s) != 0 {
+		t.Errorf("after the next restore: %v left", s)
+	}
+	if a, b := streamOf(t, data), streamOf(t, restored); !reflect.DeepEqual(a, b) || len(a) == 0 {
+		t.Errorf("the restored stream: %d messages, the original %d", len(b), len(a))
+	}
+}
+
+// TestADataDirectoryIsItsOwnersAlone: every directory and file referto
+// serve creates in a new data directory (the embedded JetStream's, the
+// projections', the keys, serve.json), and every one a restore creates, is
+// its owner's alone.
+func TestADataDirectoryIsItsOwnersAlone(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary: skipped in -short mode")
+	}
+	bin, err := buildOnce()
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := t.TempDir()
+	data, restored, file := filepath.Join(base, "data"), filepath.Join(base, "restored"), filepath.Join(base, "b.tar")
+	c := startChild(t, data)
+	ctx := context.Background()
+	admin := &client.Client{Base: c.url, Token: testAdmin}
+	if _, err := admin.CreateTournament(ctx, "", client.NewTournament{ID: "t1", Name: "T", Ruleset: "rtu"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := admin.Command(ctx, "t1", "", &commands.RegisterPlayer{Player: "p1", Name: "Anna"}); err != nil {
+		t.Fatal(err)
+	}
+	wide := func(dir string) []string {
+		t.Helper()
+		var open []string
+		err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			fi, err := d.Info()
+			if err != nil {
+				return err
+			}
+			if fi.Mode().Perm()&0o077 != 0 {
+				open = append(open, fmt.Sprintf("%s %v", path, fi.Mode().Perm()))
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return open
+	}
+	// While it serves (serve.json is there), and after it stopped.
+	if open := wide(data); len(open) > 0 {
+		t.Errorf("open to others while serve runs:\n%s", strings.Join(open, "\n"))
+	}
+	if _, err := c.terminate(); err != nil {
+		t.Fatal(err)
+	}
+	if open := wide(data); len(open) > 0 {
+		t.Errorf("open to others:\n%s", strings.Join(open, "\n"))
+	}
+	for _, args := range [][]string{{"backup", "--data", data, "--out", file}, {"restore", "--in", file, "--data", restored}} {
+		if out, err := exec.Command(bin, args...).CombinedOutput(); err != nil {
+			t.Fatalf("%v: %v\n%s", args, err, out)
+		}
+	}
+	if open := wide(restored); len(open) > 0 {
+		t.Errorf("open to others after a restore:\n%s", strings.Join(open, "\n"))
+	}
 }

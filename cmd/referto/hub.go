@@ -21,8 +21,6 @@ func hubCmd(ctx context.Context, args []string, getenv func(string) string, stdo
 	fs.StringVar(&c.Data, "data", env("REFERTO_DATA", "referto-hub"), "data directory [REFERTO_DATA]")
 	fs.StringVar(&c.Addr, "addr", env("REFERTO_ADDR", "127.0.0.1:8090"), "HTTP listen address [REFERTO_ADDR]")
 	fs.StringVar(&c.Leaf, "leaf", env("REFERTO_LEAF", "127.0.0.1:7422"), "where venues' leaf nodes connect, HOST:PORT [REFERTO_LEAF]")
-	fs.StringVar(&c.LeafUser, "leaf-user", env("REFERTO_LEAF_USER", ""), "user a venue's link must present (with --leaf-password) [REFERTO_LEAF_USER]")
-	fs.StringVar(&c.LeafPassword, "leaf-password", env("REFERTO_LEAF_PASSWORD", ""), "its password [REFERTO_LEAF_PASSWORD]")
 	fs.StringVar(&c.LeafCert, "leaf-cert", env("REFERTO_LEAF_CERT", ""), "TLS certificate the leaf listener presents [REFERTO_LEAF_CERT]")
 	fs.StringVar(&c.LeafKey, "leaf-key", env("REFERTO_LEAF_KEY", ""), "its key [REFERTO_LEAF_KEY]")
 	fs.StringVar(&c.LeafCA, "leaf-ca", env("REFERTO_LEAF_CA", ""), "CA venues' client certificates must chain to [REFERTO_LEAF_CA]")

@@ -104,13 +104,23 @@ func TestHubFederation(t *testing.T) {
 	base := t.TempDir()
 	hubDir, aDir, bDir := filepath.Join(base, "hub"), filepath.Join(base, "a"), filepath.Join(base, "b")
 	leaf := fmt.Sprintf("127.0.0.1:%d", freeTCPPort(t))
-	hubURL := "nats://" + leaf
 	startHub := func() (*child, *client.Client) {
 		h := startSub(t, "hub", hubDir, "--addr", "127.0.0.1:0", "--leaf", leaf)
 		return h, admin(h.url)
 	}
 	hub, hc := startHub()
-	a := startChild(t, aDir, "--hub", hubURL, "--venue", "a")
+	// The hub's leaf port takes a venue only with the password its
+	// administrator issued it.
+	link := func(venue string) string {
+		t.Helper()
+		pw, err := hc.IssueVenueLink(ctx, venue, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fmt.Sprintf("nats://%s:%s@%s", venue, pw, leaf)
+	}
+	aURL, bURL := link("a"), link("b")
+	a := startChild(t, aDir, "--hub", aURL, "--venue", "a")
 	ac := admin(a.url)
 	if _, err := demo.Play(ctx, ac, demo.Options{Players: 16, Seed: 1, Out: io.Discard, Tournament: "ta"}); err != nil {
 		t.Fatal(err)
@@ -138,7 +148,7 @@ func TestHubFederation(t *testing.T) {
 
 	// The hub goes away; venue B plays with its link down.
 	hub.kill()
-	b := startChild(t, bDir, "--hub", hubURL, "--venue", "b")
+	b := startChild(t, bDir, "--hub", bURL, "--venue", "b")
 	bc := admin(b.url)
 	if _, err := demo.Play(ctx, bc, demo.Options{Players: 400, Seed: 2, Out: io.Discard, Tournament: "tb"}); err != nil {
 		t.Fatal(err)
@@ -343,7 +353,7 @@ func TestHubFederation(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	a2 := startChild(t, a2Dir, "--hub", hubURL, "--venue", "a")
+	a2 := startChild(t, a2Dir, "--hub", aURL, "--venue", "a")
 	// A longer log than the one cosigned, so that its checkpoint is
 	// refused for its consistency proof, and its messages past the old
 	// stream's end reach the hub's copy too (set aside, not the hub's end).
@@ -397,5 +407,29 @@ func TestHubFederation(t *testing.T) {
 	}
 	if ok, why := converged(t, hc, bc, "tb"); !ok {
 		t.Errorf("tb after A's rewrite: %s\n%s", why, hub.log())
+	}
+
+	// The rewrite was a venue that lost its disk: its original data
+	// directory is found again and A runs on it; the administrator lifts
+	// the flag, a decision recorded with the evidence, and the hub serves
+	// ta again once it verified A's checkpoint.
+	a2.kill()
+	a = startChild(t, aDir, "--hub", aURL, "--venue", "a")
+	ac = admin(a.url)
+	d, err := hc.DecideAboutVenue(ctx, "a", client.VenueDecision{Decision: "lift_flag", Reason: "the venue's disk was replaced by mistake; its log is back"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var decided struct {
+		Decision string `json:"decision"`
+		Fork     *struct{ Cosigned, Offered string }
+	}
+	if json.Unmarshal(d, &decided) != nil || decided.Decision != "lift_flag" || decided.Fork == nil || decided.Fork.Offered == "" {
+		t.Errorf("the decision does not keep the evidence: %s", d)
+	}
+	until(t, 60*time.Second, "the hub serves ta again as venue A exports it", func() (bool, string) { return converged(t, hc, ac, "ta") })
+	vs, err := hc.Venues(ctx)
+	if err != nil || !bytes.Contains(vs, []byte(`"decision": "lift_flag"`)) && !bytes.Contains(vs, []byte(`"decision":"lift_flag"`)) {
+		t.Errorf("GET /v1/venues does not show the decision: %s %v", vs, err)
 	}
 }

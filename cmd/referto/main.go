@@ -17,6 +17,7 @@ func main() {
 		<-ctx.Done()
 		stop() // a second signal kills at once
 	}()
+	ownerOnly()
 	err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
 	stop()
 	if err != nil {

@@ -78,8 +78,11 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	defer ln.Close()
 	public := api.PublicURL(c.PublicURL, ln.Addr(), net.InterfaceAddrs)
 	ao := api.Options{AdminTokenSHA256: adminHash, PublicURL: public}
-	cosigned := &hub.Cosignatures{}
+	cosigned := &hub.Cosignatures{Path: layout.Cosigned()}
 	if c.Hub != "" {
+		if err := cosigned.Load(); err != nil {
+			return err
+		}
 		ao.Cosigned = cosigned.Cosigned
 	}
 	node, a, err := api.Start(ctx, c.NodeOptions(logger), ao)

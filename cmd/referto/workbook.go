@@ -118,18 +118,29 @@ directly. Run again after a failure, an import resumes where it stopped.
 	}
 	start := time.Now()
 	var p *workbook.Plan
-	if base != "" {
-		p, err = importHTTP(ctx, w, o, &client.Client{Base: base, Token: *token, RetryUnavailable: 20}, stdout)
-	} else {
+	c := &client.Client{Base: base, Token: *token, RetryUnavailable: 20}
+	switch {
+	case base != "" && *entryList:
+		// The server plans it against the tournament as it stands.
+		var up client.WorkbookUpload
+		if up, err = c.UploadWorkbook(ctx, *t, events.WorkbookEntryList, w.FileName, w.Data); err != nil {
+			return err
+		}
+		printProblems(stdout, up.Warnings)
+		fmt.Fprintf(stdout, "imported %s (sha256 %s) into tournament %s: %d players, %d commands (%s)\n", w.FileName, w.SHA256, *t, up.Players, up.Commands, time.Since(start).Round(time.Millisecond))
+		return nil
+	case base != "":
+		p, err = importHTTP(ctx, w, o, c, stdout)
+	default:
 		p, err = importDir(ctx, w, o, *data, stdout)
 	}
 	if err != nil {
 		return err
 	}
-	c := p.Counts
+	counts := p.Counts
 	fmt.Fprintf(stdout, "imported %s (sha256 %s) as tournament %s: %d commands (%s)\n", w.FileName, w.SHA256, p.Tournament, len(p.Steps), time.Since(start).Round(time.Millisecond))
 	if !*entryList {
-		fmt.Fprintf(stdout, "national id %q: %d tables, %d participants, %d rounds\n", p.NationalID, c.Tables, c.Participants, c.Rounds)
+		fmt.Fprintf(stdout, "national id %q: %d tables, %d participants, %d rounds\n", p.NationalID, counts.Tables, counts.Participants, counts.Rounds)
 	}
 	return nil
 }
@@ -146,10 +157,11 @@ func planned(w *workbook.Workbook, o workbook.Options, stdout io.Writer) (*workb
 	if err != nil {
 		return nil, err
 	}
-	if o.EntryList && o.Into == nil {
-		return p, nil // sent to a server: its state decides
-	}
 	if _, err := p.Rehearse(o.Into, time.Now().UTC()); err != nil {
+		// What the ledger refuses, with its sheet and cell.
+		if printProblems(stdout, workbook.Errors(p.Problems)) > 0 {
+			return nil, errCheck
+		}
 		return nil, err
 	}
 	printDisagreements(stdout, p.Disagreements)

@@ -2,9 +2,12 @@ package hub
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -36,15 +39,27 @@ type Client struct {
 	// Interval is how often it looks for new checkpoints; the default is
 	// one second.
 	Interval time.Duration
-	Logger   *slog.Logger
+	// Reoffer is how often a checkpoint the hub cosigned is offered again
+	// while the tournament does not change: the hub answers at once when
+	// it still holds it verified, and verifies its copy again when it
+	// does not (restored from an older backup, or after its
+	// administrator lifted a quarantine). The default is 10 seconds.
+	Reoffer time.Duration
+	Logger  *slog.Logger
+	// Clock is the default time.Now.
+	Clock func() time.Time
 
 	// cosigned is, per tournament, the size the hub last cosigned (as the
 	// hub says: a 409 answer names it) and that cosigned checkpoint.
 	cosigned map[string]cosignedAt
-	// refused is the hub's last refusal per tournament, logged once.
+	// refused is the hub's last refusal per tournament, logged once;
+	// offered when each was last offered.
 	refused map[string]string
-	// Cosigned, when set, keeps every checkpoint the hub cosigned, for
-	// the venue's API to serve.
+	offered map[string]time.Time
+	// Cosigned keeps every checkpoint the hub cosigned, for the venue's
+	// API to serve and for the hub to learn back (CosignedSubject); with
+	// its Path set they outlive the venue's restarts. The default keeps
+	// them in memory.
 	Cosigned *Cosignatures
 }
 
@@ -52,17 +67,83 @@ type Client struct {
 // the hub cosigned: the venue's signed note with the hub's cosignature.
 // Safe for concurrent use.
 type Cosignatures struct {
+	// Path, when set, is the file that keeps them (Load reads it): each
+	// is written there, and synced, before the venue takes it as
+	// cosigned. A hub restored from an older backup learns its last
+	// cosignatures back from them.
+	Path string
+
 	mu sync.Mutex
 	m  map[string]cosignedAt
 }
 
-func (c *Cosignatures) set(t string, size uint64, note string) {
+// Load reads the cosignatures kept in Path (none when the file is not
+// there).
+func (c *Cosignatures) Load() error {
+	if c.Path == "" {
+		return nil
+	}
+	b, err := os.ReadFile(c.Path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	var kept map[string]keptCosignature
+	if err := json.Unmarshal(b, &kept); err != nil {
+		return fmt.Errorf("hub: %s: %w", c.Path, err)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.m = map[string]cosignedAt{}
+	for t, k := range kept {
+		c.m[t] = cosignedAt{size: k.Size, note: k.Note}
+	}
+	return nil
+}
+
+// keptCosignature is one tournament's in Path.
+type keptCosignature struct {
+	Size uint64 `json:"size"`
+	Note string `json:"note"`
+}
+
+func (c *Cosignatures) set(t string, size uint64, note string) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.m == nil {
 		c.m = map[string]cosignedAt{}
 	}
+	prev, had := c.m[t]
 	c.m[t] = cosignedAt{size: size, note: note}
+	if c.Path == "" {
+		return nil
+	}
+	kept := make(map[string]keptCosignature, len(c.m))
+	for t, a := range c.m {
+		kept[t] = keptCosignature{Size: a.size, Note: a.note}
+	}
+	b, err := json.MarshalIndent(kept, "", "  ")
+	if err == nil {
+		err = writeSynced(c.Path, b)
+	}
+	if err != nil {
+		if had {
+			c.m[t] = prev
+		} else {
+			delete(c.m, t)
+		}
+		return fmt.Errorf("hub: keep the cosignature of %s: %w", t, err)
+	}
+	return nil
+}
+
+// all is every cosignature kept, by tournament.
+func (c *Cosignatures) all() map[string]cosignedAt {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return maps.Clone(c.m)
 }
 
 // Cosigned returns the last checkpoint of t the hub cosigned.
@@ -87,7 +168,30 @@ func (c *Client) Run(ctx context.Context) error {
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}
-	c.cosigned, c.refused = map[string]cosignedAt{}, map[string]string{}
+	if c.Reoffer == 0 {
+		c.Reoffer = 10 * time.Second
+	}
+	if c.Clock == nil {
+		c.Clock = time.Now
+	}
+	c.offered = map[string]time.Time{}
+	if c.Cosigned == nil {
+		c.Cosigned = &Cosignatures{}
+	}
+	// What the hub cosigned before: offers go on from there.
+	c.cosigned, c.refused = c.Cosigned.all(), map[string]string{}
+	if c.cosigned == nil {
+		c.cosigned = map[string]cosignedAt{}
+	}
+	// The hub asks, before it cosigns again, what it cosigned last.
+	sub, err := c.Conn.Subscribe(CosignedSubject(c.Venue), func(m *nats.Msg) {
+		note, _, _ := c.Cosigned.Cosigned(string(m.Data))
+		_ = m.Respond([]byte(note))
+	})
+	if err != nil {
+		return fmt.Errorf("hub: answer the hub: %w", err)
+	}
+	defer sub.Unsubscribe()
 	t := time.NewTicker(c.Interval)
 	defer t.Stop()
 	for {
@@ -121,7 +225,7 @@ func (c *Client) submit(ctx context.Context, t string) error {
 		return err
 	}
 	prev := c.cosigned[t]
-	if ref.Last == prev.size && prev.note != "" {
+	if ref.Last == prev.size && prev.note != "" && c.Clock().Sub(c.offered[t]) < c.Reoffer {
 		return nil
 	}
 	get := c.Store.NodeGetter(t)
@@ -148,14 +252,19 @@ func (c *Client) submit(ctx context.Context, t string) error {
 	if err != nil {
 		return err
 	}
+	c.offered[t] = c.Clock()
 	status, _ := strconv.Atoi(resp.Header.Get(StatusHeader))
 	switch status {
 	case 200:
 		n := signed + string(resp.Data)
-		c.cosigned[t] = cosignedAt{size: ref.Last, note: n}
-		if c.Cosigned != nil {
-			c.Cosigned.set(t, ref.Last, n)
+		if n == prev.note {
+			return nil
 		}
+		if err := c.Cosigned.set(t, ref.Last, n); err != nil {
+			c.Logger.Error("hub cosigned, not kept", "tournament", t, "size", ref.Last, "err", err)
+			return err
+		}
+		c.cosigned[t] = cosignedAt{size: ref.Last, note: n}
 		c.Logger.Info("hub cosigned", "tournament", t, "size", ref.Last)
 	case 409:
 		size, err := strconv.ParseUint(strings.TrimSpace(string(resp.Data)), 10, 64)

@@ -3,6 +3,10 @@ package hub
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -26,8 +30,14 @@ import (
 var (
 	ErrHeld        = errors.New("hub: held")
 	ErrQuarantined = errors.New("hub: quarantined")
-	// ErrVenue reports a venue registration the hub cannot take.
+	// ErrVenue reports a venue registration or decision the hub cannot
+	// take as sent (a bad name, key or reason).
 	ErrVenue = errors.New("hub: venue")
+	// ErrNoVenue: no such venue, or no such tournament of it.
+	ErrNoVenue = errors.New("hub: no such venue")
+	// ErrDecision: a decision the state of the venue contradicts (a key
+	// another venue has, a flag or quarantine that is not there).
+	ErrDecision = errors.New("hub: decision refused")
 )
 
 // Store is what the hub reads of its projections: how many events of a
@@ -66,6 +76,9 @@ type Options struct {
 	// before it is answered 503 (the verification goes on; the venue's
 	// next offer finds it done). The default is 5 seconds.
 	VerifyWait time.Duration
+	// Random makes the venues' leaf link passwords; the default is
+	// crypto/rand.
+	Random io.Reader
 }
 
 // Hub is a running national hub.
@@ -83,6 +96,14 @@ type Hub struct {
 	// verifications counts those running (Run waits for them).
 	verifying     map[string]uint64
 	verifications sync.WaitGroup
+	// learned are the tournaments whose venue the hub asked, since it
+	// started, for the last cosignature of it the venue holds (learn).
+	learned map[string]bool
+	// aside are the tournaments the hub's projections set aside since it
+	// started (SetAside): they apply them again only at the next start.
+	aside map[string]bool
+	// witness checks the hub's own cosignatures.
+	witness note.Verifier
 }
 
 // New loads the hub's state.
@@ -105,11 +126,19 @@ func New(o Options) (*Hub, error) {
 	if o.VerifyWait == 0 {
 		o.VerifyWait = 5 * time.Second
 	}
+	if o.Random == nil {
+		o.Random = rand.Reader
+	}
+	wv, err := checkpoint.NewWitnessVerifier(o.Witness.VerifierKey)
+	if err != nil {
+		return nil, fmt.Errorf("hub: %w", err)
+	}
 	st, err := loadState(o.StatePath)
 	if err != nil {
 		return nil, fmt.Errorf("hub: state %s: %w", o.StatePath, err)
 	}
-	return &Hub{o: o, st: st, reachable: map[string]bool{}, beyond: map[string]time.Time{}, verifying: map[string]uint64{}}, nil
+	return &Hub{o: o, st: st, reachable: map[string]bool{}, beyond: map[string]time.Time{}, verifying: map[string]uint64{},
+		learned: map[string]bool{}, aside: map[string]bool{}, witness: wv}, nil
 }
 
 // Run answers venues' checkpoints and polls the venues until ctx is done.
@@ -167,15 +196,36 @@ func (h *Hub) Register(venue, key string) error {
 	if _, err := checkpoint.NewVerifier(key); err != nil {
 		return fmt.Errorf("%w: key: %v", ErrVenue, err)
 	}
+	key = strings.TrimSpace(key)
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	v := h.venue(venue)
-	if v.Key != "" && v.Key != strings.TrimSpace(key) {
-		return fmt.Errorf("%w: %s already has another key registered", ErrVenue, venue)
+	if other := h.keyHolder(key); other != "" && other != venue {
+		return fmt.Errorf("%w: the key is venue %s's: two venues may not register one key", ErrDecision, other)
 	}
-	v.Key = strings.TrimSpace(key)
+	v := h.venue(venue)
+	if v.Key != "" && v.Key != key {
+		return fmt.Errorf("%w: %s already has another key registered: a new key is the administrator's decision (POST /v1/venues/%s/decisions)", ErrDecision, venue, venue)
+	}
+	v.Key = key
 	h.o.Logger.Info("venue registered", "venue", venue)
 	return h.st.save(h.o.StatePath)
+}
+
+// keyHolder is the venue whose key, current or replaced by a decision, key
+// is ("" when none); h.mu held.
+func (h *Hub) keyHolder(key string) string {
+	for _, name := range sortedKeys(h.st.Venues) {
+		v := h.st.Venues[name]
+		if v.Key == key {
+			return name
+		}
+		for _, d := range v.Decisions {
+			if d.Previous == key {
+				return name
+			}
+		}
+	}
+	return ""
 }
 
 // Venues lists what the hub knows of its venues and their tournaments.
@@ -184,7 +234,9 @@ func (h *Hub) Venues() ([]Venue, []Tournament) {
 	defer h.mu.Unlock()
 	var vs []Venue
 	for _, k := range sortedKeys(h.st.Venues) {
-		vs = append(vs, *h.st.Venues[k])
+		v := *h.st.Venues[k]
+		v.Linked, v.Link = v.Link != "", ""
+		vs = append(vs, v)
 	}
 	var ts []Tournament
 	for _, k := range sortedKeys(h.st.Tournaments) {
@@ -208,21 +260,29 @@ func (h *Hub) Served(t string) error {
 	}
 	v := h.st.Venues[tr.Venue]
 	switch {
+	case tr.Status == Quarantined && tr.Line > 0:
+		return fmt.Errorf("%w: tournament %s of venue %s failed verification at line %d: %s", ErrQuarantined, t, tr.Venue, tr.Line, tr.Problem)
+	case tr.Status == Quarantined && tr.Seq > 0:
+		return fmt.Errorf("%w: tournament %s of venue %s, at stream sequence %d of the hub's copy: %s", ErrQuarantined, t, tr.Venue, tr.Seq, tr.Problem)
 	case tr.Status == Quarantined:
-		if tr.Line > 0 {
-			return fmt.Errorf("%w: tournament %s of venue %s failed verification at line %d: %s", ErrQuarantined, t, tr.Venue, tr.Line, tr.Problem)
-		}
 		return fmt.Errorf("%w: tournament %s of venue %s: %s", ErrQuarantined, t, tr.Venue, tr.Problem)
 	case v != nil && v.Fork != nil:
 		return fmt.Errorf("%w: venue %s rewrote tournament %s after the hub cosigned it (GET /v1/venues has the evidence)", ErrQuarantined, tr.Venue, v.Fork.Tournament)
 	case v == nil || v.Key == "":
 		return fmt.Errorf("%w: tournament %s: venue %s's key is not registered (POST /v1/venues)", ErrHeld, t, tr.Venue)
+	case tr.Status != Verified && tr.Size > 0:
+		return fmt.Errorf("%w: tournament %s: until a checkpoint of venue %s that extends the one of %d events the hub cosigned is verified%s", ErrHeld, t, tr.Venue, tr.Size, because(tr.Problem))
 	case tr.Status != Verified:
 		return fmt.Errorf("%w: tournament %s: no checkpoint of venue %s verified yet", ErrHeld, t, tr.Venue)
 	}
 	// Events past the verified checkpoint are served only while one
-	// covering them is on its way.
-	if ref, ok, err := h.o.Store.LastCommit(t); err == nil && ok && ref.Last > tr.Size {
+	// covering them is on its way, and never once the projections could
+	// not apply what followed them.
+	ref, ok, err := h.o.Store.LastCommit(t)
+	if err == nil && h.aside[t] && ref.Last != tr.Size {
+		return fmt.Errorf("%w: tournament %s: the hub's projections hold %d events, the last checkpoint venue %s had verified %d, and %s", ErrHeld, t, ref.Last, tr.Venue, tr.Size, tr.Problem)
+	}
+	if err == nil && ok && ref.Last > tr.Size {
 		since, seen := h.beyond[t]
 		if !seen {
 			h.beyond[t] = h.o.Clock()
@@ -235,12 +295,20 @@ func (h *Hub) Served(t string) error {
 	return nil
 }
 
-// Cosigned returns the last checkpoint of t the hub cosigned.
+func because(problem string) string {
+	if problem == "" {
+		return ""
+	}
+	return " (" + problem + ")"
+}
+
+// Cosigned returns the last checkpoint of t the hub cosigned and verified
+// its copy against.
 func (h *Hub) Cosigned(t string) (signed string, size uint64, ok bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	tr, ok := h.st.Tournaments[t]
-	if !ok || tr.Cosigned == "" {
+	if !ok || tr.Cosigned == "" || tr.Status != Verified {
 		return "", 0, false
 	}
 	return tr.Cosigned, tr.Size, true
@@ -340,11 +408,10 @@ func (h *Hub) addCheckpoint(ctx context.Context, venue string, body []byte) (int
 		return 400, []byte(err.Error())
 	}
 	h.mu.Lock()
-	v := h.venue(venue)
-	key := v.Key
-	if key == "" {
-		// The venue is known now: its tournaments are sourced and held.
-		_ = h.st.save(h.o.StatePath)
+	var key string
+	v := h.st.Venues[venue]
+	if v != nil {
+		key = v.Key
 	}
 	h.mu.Unlock()
 	if key == "" {
@@ -364,27 +431,33 @@ func (h *Hub) addCheckpoint(ctx context.Context, venue string, body []byte) (int
 	}
 	h.mu.Lock()
 	_, cerr := h.claim(venue, t)
-	tr := h.st.Tournaments[t]
-	var prev Tournament
-	if tr != nil {
-		prev = *tr
-	}
-	fork := v.Fork
 	h.mu.Unlock()
 	if cerr != nil {
 		return 403, []byte(cerr.Error())
 	}
+	// Before it cosigns again, the hub learns back from the venue the
+	// last cosignature it gave: a hub restored from an older backup must
+	// not cosign another root at a size it cosigned.
+	if err := h.learn(ctx, venue, t, verifier); err != nil {
+		return 503, []byte(err.Error())
+	}
+	h.mu.Lock()
+	prev := *h.st.Tournaments[t]
+	fork := v.Fork
+	h.mu.Unlock()
 	if fork != nil {
 		return 422, fmt.Appendf(nil, "venue %s is flagged: it rewrote tournament %s after the hub cosigned it", venue, fork.Tournament)
 	}
 	if prev.Status == Quarantined {
 		return 422, fmt.Appendf(nil, "tournament %s is quarantined at the hub: %s", t, prev.Problem)
 	}
-	if err := h.o.Log.AddSource(ctx, venue, "", t); err != nil {
-		return 503, []byte(err.Error())
-	}
+	// A stale offer, a fork, or the checkpoint cosigned already (a venue
+	// offers it again every few seconds) is answered from the state.
 	if status, body, answered := h.consistent(venue, t, prev, cp, req, verifier); answered {
 		return status, body
+	}
+	if err := h.o.Log.AddSource(ctx, venue, "", t); err != nil {
+		return 503, []byte(err.Error())
 	}
 	return h.verifyAndWait(ctx, venue, t, cp.Size, req.Signed, verifier)
 }
@@ -401,7 +474,9 @@ func (h *Hub) consistent(venue, t string, prev Tournament, cp checkpoint.Checkpo
 	if prev.Size == 0 {
 		return 0, nil, false
 	}
-	old, err := checkpoint.Open([]byte(prev.Cosigned), verifier)
+	// The hub's own record, signed by the venue's key then (a key the
+	// administrator since replaced included).
+	old, _, err := checkpoint.OpenUnverified([]byte(prev.Cosigned))
 	if err != nil {
 		return 500, []byte(err.Error()), true
 	}
@@ -413,9 +488,11 @@ func (h *Hub) consistent(venue, t string, prev Tournament, cp checkpoint.Checkpo
 		status, body = h.forked(venue, t, prev.Cosigned, req.Signed, fmt.Sprintf("the checkpoint of %d events is not an extension of the one of %d events the hub cosigned", cp.Size, old.Size))
 		return status, body, true
 	}
-	if cp.Size == old.Size {
+	if cp.Size == old.Size && prev.Status == Verified {
 		return 200, cosignatureLines(prev.Cosigned, req.Signed), true
 	}
+	// A larger checkpoint, or the one cosigned before the hub learned it
+	// back (learn): its copy is verified first.
 	return 0, nil, false
 }
 
@@ -463,7 +540,7 @@ func (h *Hub) verifyAndWait(ctx context.Context, venue, t string, size uint64, s
 	switch {
 	case tr.Status == Quarantined:
 		return 422, fmt.Appendf(nil, "tournament %s fails verification at the hub, line %d: %s", t, tr.Line, tr.Problem)
-	case tr.Size != size:
+	case tr.Size != size || tr.Status != Verified:
 		return 503, fmt.Appendf(nil, "%s not cosigned at %d events", t, size)
 	}
 	return 200, cosignatureLines(tr.Cosigned, signed)
@@ -494,7 +571,7 @@ func (h *Hub) verifyAndCosign(ctx context.Context, venue, t string, size uint64,
 	}
 	h.mu.Lock()
 	tr := h.st.Tournaments[t]
-	if tr.Status != Quarantined && tr.Size < size {
+	if tr.Status != Quarantined && (tr.Size < size || (tr.Size == size && tr.Status == Held)) {
 		tr.Status, tr.Size, tr.Cosigned, tr.Problem, tr.Line = Verified, size, cosigned, "", 0
 		err = h.st.save(h.o.StatePath)
 	}
@@ -524,6 +601,73 @@ func (h *Hub) forked(venue, t, cosigned string, offered []byte, detail string) (
 	return 422, fmt.Appendf(nil, "refused: %s\ncosigned before:\n%s\noffered now:\n%s", detail, cosigned, offered)
 }
 
+// learn asks venue, once per tournament since the hub started, for the
+// last checkpoint of t the hub cosigned that the venue holds (the venue
+// keeps each cosignature it receives, where a restore of the hub cannot
+// roll it back). One larger than the hub's own record, with the venue's
+// signature and the hub's cosignature, becomes its record: the hub was
+// restored from an older backup, and from now on checks every checkpoint
+// of t against what it really cosigned, verifying its copy again before
+// it serves t. One of the record's size with another root is evidence
+// that the hub cosigned two histories. An answer the hub cannot check
+// (no signature of the venue's key, no cosignature of its own) is passed
+// over; no answer is an error, and the offer waits.
+func (h *Hub) learn(ctx context.Context, venue, t string, verifier note.Verifier) error {
+	h.mu.Lock()
+	done := h.learned[t]
+	h.mu.Unlock()
+	if done {
+		return nil
+	}
+	rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	resp, err := h.o.Conn.RequestWithContext(rctx, CosignedSubject(venue), []byte(t))
+	if err != nil {
+		return fmt.Errorf("the hub asks venue %s for the last cosignature of %s it holds before it cosigns again: %v", venue, t, err)
+	}
+	held := resp.Data
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.learned[t] = true
+	if len(held) == 0 {
+		return nil
+	}
+	cp, err := checkpoint.Open(held, verifier)
+	if err == nil && cp.Origin != checkpoint.Origin(t) {
+		err = fmt.Errorf("a checkpoint of %s", cp.Origin)
+	}
+	if err == nil {
+		err = checkpoint.CheckCosigned(held, h.witness)
+	}
+	if err != nil {
+		h.o.Logger.Warn("venue's cosigned checkpoint passed over", "venue", venue, "tournament", t, "err", err)
+		return nil
+	}
+	tr := h.st.Tournaments[t]
+	var mine checkpoint.Checkpoint
+	if tr.Cosigned != "" {
+		mine, _, _ = checkpoint.OpenUnverified([]byte(tr.Cosigned))
+	}
+	switch {
+	case cp.Size > tr.Size:
+		h.o.Logger.Warn("hub learned back its cosignature from the venue", "venue", venue, "tournament", t, "size", cp.Size, "its record", tr.Size)
+		tr.Problem = fmt.Sprintf("the hub learned back from venue %s its cosignature of %d events, which its own record (%d events) had lost: its copy is verified again", venue, cp.Size, tr.Size)
+		tr.Size, tr.Cosigned = cp.Size, string(held)
+		if tr.Status == Verified {
+			tr.Status = Held
+		}
+		return h.st.save(h.o.StatePath)
+	case cp.Size == tr.Size && !bytes.Equal(cp.Root, mine.Root):
+		v := h.venue(venue)
+		v.Fork = &Fork{Tournament: t, Cosigned: tr.Cosigned, Offered: string(held),
+			Detail: fmt.Sprintf("the hub cosigned two checkpoints of %d events with different roots", cp.Size)}
+		tr.Status, tr.Problem = Quarantined, "two histories cosigned: "+v.Fork.Detail
+		h.o.Logger.Error("two histories cosigned", "venue", venue, "tournament", t, "size", cp.Size)
+		return h.st.save(h.o.StatePath)
+	}
+	return nil
+}
+
 // Quarantine sets tournament t aside: never served, with why (line, when
 // not 0, is the first bad line of its log).
 func (h *Hub) Quarantine(t string, line int, what string) {
@@ -534,6 +678,168 @@ func (h *Hub) Quarantine(t string, line int, what string) {
 	}
 	_ = h.st.save(h.o.StatePath)
 	h.o.Logger.Error("tournament quarantined", "tournament", t, "line", line, "problem", what)
+}
+
+// SetAside records that the hub's projections could not apply the commit
+// of tournament t at stream sequence seq of its copy (why), kept as the
+// evidence; they skip t until the hub starts again. A tournament never
+// cosigned is quarantined (its quarantine cannot be lifted before the
+// next start: Decide). One the hub verified and cosigned stays served as
+// far as it was cosigned, never past it: what arrived after a cosigned
+// checkpoint and cannot be applied (a venue's log replaced after it lost
+// its disk, say) proves nothing against what was verified, and must not
+// take it down.
+func (h *Hub) SetAside(t string, seq uint64, why string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.aside[t] = true
+	tr := h.st.Tournaments[t]
+	if tr == nil {
+		return
+	}
+	problem := "the hub cannot apply its events: " + why
+	if tr.Status == Verified {
+		tr.Seq, tr.Problem = seq, problem
+		h.o.Logger.Error("tournament served only as far as cosigned", "tournament", t, "size", tr.Size, "stream_seq", seq, "problem", why)
+	} else {
+		tr.Status, tr.Line, tr.Seq, tr.Problem = Quarantined, 0, seq, problem
+		h.o.Logger.Error("tournament quarantined", "tournament", t, "stream_seq", seq, "problem", why)
+	}
+	_ = h.st.save(h.o.StatePath)
+}
+
+// linkHash is how a venue's link password is kept: its hex SHA-256 (the
+// password is 128 random bits, not something a person chose).
+func linkHash(password string) string {
+	s := sha256.Sum256([]byte(password))
+	return hex.EncodeToString(s[:])
+}
+
+// IssueLink makes a new password for venue's leaf link (the venue is
+// known from then on) and records the decision: the venue's server
+// connects as nats://VENUE:PASSWORD@HUB. The password is returned once;
+// the hub keeps its hash, and the one it replaces no longer admits the
+// venue.
+func (h *Hub) IssueLink(venue, reason string) (string, Decision, error) {
+	if !jetstream.ValidVenue(venue, Domain) {
+		return "", Decision{}, fmt.Errorf("%w: %q cannot name a venue (a JetStream domain: no dots, spaces or wildcards, not %q)", ErrVenue, venue, Domain)
+	}
+	if err := checkReason(reason, false); err != nil {
+		return "", Decision{}, err
+	}
+	b := make([]byte, 16)
+	if _, err := io.ReadFull(h.o.Random, b); err != nil {
+		return "", Decision{}, fmt.Errorf("hub: link password: %w", err)
+	}
+	password := hex.EncodeToString(b)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	v := h.venue(venue)
+	v.Link = linkHash(password)
+	d := Decision{At: h.o.Clock().UTC(), Decision: DecideLink, Reason: strings.TrimSpace(reason)}
+	v.Decisions = append(v.Decisions, d)
+	if err := h.st.save(h.o.StatePath); err != nil {
+		return "", Decision{}, err
+	}
+	h.o.Logger.Info("leaf link issued", "venue", venue)
+	return password, d, nil
+}
+
+// CheckLeaf reports whether password is the one issued for venue's leaf
+// link (jetstream.LeafListenOptions.Venues).
+func (h *Hub) CheckLeaf(venue, password string) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	v := h.st.Venues[venue]
+	return v != nil && v.Link != "" && subtle.ConstantTimeCompare([]byte(linkHash(password)), []byte(v.Link)) == 1
+}
+
+// DecisionRequest is an administrator's decision about a venue as sent:
+// its kind, the tournament (DecideLiftQuarantine), the new key
+// (DecideKey) and why.
+type DecisionRequest struct {
+	Decision   DecisionKind `json:"decision"`
+	Tournament string       `json:"tournament,omitempty"`
+	Key        string       `json:"key,omitempty"`
+	Reason     string       `json:"reason"`
+}
+
+// maxReason is the longest reason a decision records, in bytes.
+const maxReason = 1000
+
+func checkReason(reason string, required bool) error {
+	switch r := strings.TrimSpace(reason); {
+	case required && r == "":
+		return fmt.Errorf("%w: reason: say why: the decision is recorded with it", ErrVenue)
+	case len(r) > maxReason:
+		return fmt.Errorf("%w: reason: at most %d bytes", ErrVenue, maxReason)
+	}
+	return nil
+}
+
+// Decide records an administrator's decision about venue and acts on it:
+// a new key (DecideKey), the venue's flag lifted (DecideLiftFlag), a
+// tournament's quarantine lifted (DecideLiftQuarantine). What it sets
+// aside is kept in the decision, which GET /v1/venues shows; a lifted
+// tournament is held until a checkpoint of it is verified again.
+func (h *Hub) Decide(venue string, req DecisionRequest) (Decision, error) {
+	if err := checkReason(req.Reason, true); err != nil {
+		return Decision{}, err
+	}
+	d := Decision{At: h.o.Clock().UTC(), Decision: req.Decision, Reason: strings.TrimSpace(req.Reason)}
+	key := strings.TrimSpace(req.Key)
+	if req.Decision == DecideKey {
+		if _, err := checkpoint.NewVerifier(key); err != nil {
+			return Decision{}, fmt.Errorf("%w: key: %v", ErrVenue, err)
+		}
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	v := h.st.Venues[venue]
+	if v == nil {
+		return Decision{}, fmt.Errorf("%w: %s", ErrNoVenue, venue)
+	}
+	switch req.Decision {
+	case DecideKey:
+		if other := h.keyHolder(key); other != "" {
+			return Decision{}, fmt.Errorf("%w: the key is venue %s's, now or before: two venues may not register one key, nor a venue a key it gave up", ErrDecision, other)
+		}
+		d.Key, d.Previous = key, v.Key
+		v.Key = key
+	case DecideLiftFlag:
+		if v.Fork == nil {
+			return Decision{}, fmt.Errorf("%w: venue %s is not flagged", ErrDecision, venue)
+		}
+		d.Fork, d.Tournament = v.Fork, v.Fork.Tournament
+		if tr := h.st.Tournaments[v.Fork.Tournament]; tr != nil && tr.Status == Quarantined {
+			d.Quarantine = &Quarantine{Problem: tr.Problem, Line: tr.Line, Seq: tr.Seq, Size: tr.Size, Cosigned: tr.Cosigned}
+			tr.Status, tr.Problem, tr.Line, tr.Seq = Held, "", 0, 0
+		}
+		v.Fork = nil
+	case DecideLiftQuarantine:
+		tr := h.st.Tournaments[req.Tournament]
+		switch {
+		case tr == nil || tr.Venue != venue:
+			return Decision{}, fmt.Errorf("%w: venue %s has no tournament %q at the hub", ErrNoVenue, venue, req.Tournament)
+		case tr.Status != Quarantined:
+			return Decision{}, fmt.Errorf("%w: tournament %s is not quarantined", ErrDecision, req.Tournament)
+		case v.Fork != nil && v.Fork.Tournament == req.Tournament:
+			return Decision{}, fmt.Errorf("%w: venue %s is flagged for rewriting %s: lift the flag (%s)", ErrDecision, venue, req.Tournament, DecideLiftFlag)
+		case h.aside[req.Tournament]:
+			return Decision{}, fmt.Errorf("%w: the hub's projections set %s aside since it started and apply it again only at its next start: restart the hub, then decide", ErrDecision, req.Tournament)
+		}
+		d.Tournament = req.Tournament
+		d.Quarantine = &Quarantine{Problem: tr.Problem, Line: tr.Line, Seq: tr.Seq, Size: tr.Size, Cosigned: tr.Cosigned}
+		tr.Status, tr.Problem, tr.Line, tr.Seq = Held, "", 0, 0
+	default:
+		return Decision{}, fmt.Errorf("%w: decision: %q is none of %s, %s, %s", ErrVenue, req.Decision, DecideKey, DecideLiftFlag, DecideLiftQuarantine)
+	}
+	v.Decisions = append(v.Decisions, d)
+	if err := h.st.save(h.o.StatePath); err != nil {
+		return Decision{}, err
+	}
+	h.o.Logger.Warn("administrator's decision", "venue", venue, "decision", d.Decision, "tournament", d.Tournament, "reason", d.Reason)
+	return d, nil
 }
 
 // verifyPrefix verifies the first size events of t in lg with replay's

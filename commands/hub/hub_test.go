@@ -14,7 +14,6 @@ import (
 
 	"github.com/nats-io/nats.go"
 
-	"github.com/referto/referto/events"
 	"github.com/referto/referto/events/checkpoint"
 	"github.com/referto/referto/events/jetstream"
 	"github.com/referto/referto/projections"
@@ -29,21 +28,8 @@ func (noStore) LastCommit(string) (projections.CommitRef, bool, error) {
 
 func openLog(t *testing.T, o jetstream.ServerOptions, sourced bool) (*jetstream.Log, *nats.Conn) {
 	t.Helper()
-	o.StoreDir = t.TempDir()
-	ns, err := jetstream.StartServer(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	nc, err := nats.Connect("", nats.InProcessServer(ns))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { nc.Close(); ns.Shutdown(); ns.WaitForShutdown() })
-	l, err := jetstream.Open(context.Background(), nc, jetstream.Options{Sourced: sourced})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return l, nc
+	n := startNode(t, t.TempDir(), o, sourced)
+	return n.log, n.nc
 }
 
 // commits builds tournament id's log of n registrations, one commit each,
@@ -51,27 +37,11 @@ func openLog(t *testing.T, o jetstream.ServerOptions, sourced bool) (*jetstream.
 // another log).
 func commits(t *testing.T, id string, n int, name string) [][]byte {
 	t.Helper()
-	rs, _ := events.Preset("rtu")
-	evs := []events.Event{events.TournamentCreated{Tournament: id, Name: "T", Ruleset: rs}}
-	for i := range n - 1 {
-		evs = append(evs, events.PlayerRegistered{Player: fmt.Sprintf("p%04d", i), Name: name})
+	names := make([]string, n-1)
+	for i := range names {
+		names[i] = name
 	}
-	var out [][]byte
-	var last []byte
-	for i, ev := range evs {
-		envs, err := events.Seal(id, uint64(i+1), time.Unix(1700000000, 0), events.Actor{ID: "o1", Role: events.RoleArbiter}, fmt.Sprint(i), []events.Event{ev})
-		if err == nil {
-			err = events.Chain(envs, last)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		body, _ := events.EncodeCommit(envs)
-		c, _ := events.DecodeCommit(body)
-		last = checkpoint.LeafHash(c.Lines[0])
-		out = append(out, body)
-	}
-	return out
+	return history(t, id, names...)
 }
 
 // tree is a Merkle tree of lines with its nodes, for roots and proofs.
@@ -105,8 +75,13 @@ func TestWitness(t *testing.T) {
 	port := l.Addr().(*net.TCPAddr).Port
 	l.Close()
 	hubLog, hubNC := openLog(t, jetstream.ServerOptions{Name: "hub", Domain: "hub", LeafListen: &jetstream.LeafListenOptions{Port: port}}, true)
-	venueLog, _ := openLog(t, jetstream.ServerOptions{Name: "v1", Domain: "v1",
+	venueLog, venueNC := openLog(t, jetstream.ServerOptions{Name: "v1", Domain: "v1",
 		LeafRemote: &jetstream.LeafRemoteOptions{URL: fmt.Sprintf("nats://127.0.0.1:%d", port)}}, false)
+	// The venue answers the hub's question of what it cosigned last:
+	// nothing.
+	if _, err := venueNC.Subscribe(CosignedSubject("v1"), func(m *nats.Msg) { m.Respond(nil) }); err != nil {
+		t.Fatal(err)
+	}
 	dir := t.TempDir()
 	w, err := checkpoint.LoadOrCreateWitness(dir, "hub-witness", rand.Reader)
 	if err != nil {
@@ -284,4 +259,136 @@ type storeAt struct{ n *uint64 }
 
 func (s storeAt) LastCommit(string) (projections.CommitRef, bool, error) {
 	return projections.CommitRef{Last: *s.n}, *s.n > 0, nil
+}
+
+// TestAdministratorsDecisions: a venue's leaf link admits it only with the
+// password last issued; a new key, a lifted flag or quarantine is a
+// decision recorded with its reason and the evidence it set aside, kept
+// across a restart of the hub; no two venues register one key; what the
+// projections cannot apply past a cosigned checkpoint never takes down
+// what was cosigned, while it quarantines a tournament never verified.
+func TestAdministratorsDecisions(t *testing.T) {
+	dir := t.TempDir()
+	w, err := checkpoint.LoadOrCreateWitness(dir, "hub", rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	arrived := uint64(5)
+	open := func() *Hub {
+		t.Helper()
+		h, err := New(Options{Log: &jetstream.Log{}, Store: storeAt{&arrived}, Conn: &nats.Conn{}, Witness: w, StatePath: filepath.Join(dir, "hub.json")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return h
+	}
+	h := open()
+	key := func(name string) string {
+		t.Helper()
+		k, err := checkpoint.LoadOrCreateKeys(filepath.Join(dir, name), name, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return k.VerifierKey
+	}
+	roma, roma2, napoli := key("roma"), key("roma2"), key("napoli")
+
+	first, _, err := h.IssueLink("roma", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, _, err := h.IssueLink("roma", "the first one was mailed in clear")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.CheckLeaf("roma", first) || !h.CheckLeaf("roma", second) || h.CheckLeaf("napoli", second) || h.CheckLeaf("roma", "") {
+		t.Error("the leaf link admits what it should not, or not the password last issued")
+	}
+	if _, _, err := h.IssueLink("a.b", ""); !errors.Is(err, ErrVenue) {
+		t.Errorf("a link for venue a.b: %v, want ErrVenue", err)
+	}
+	if err := h.Register("roma", roma); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Register("napoli", roma); !errors.Is(err, ErrDecision) || !strings.Contains(err.Error(), "roma") {
+		t.Errorf("napoli registering roma's key: %v, want refused naming roma", err)
+	}
+	if err := h.Register("roma", roma2); !errors.Is(err, ErrDecision) || !strings.Contains(err.Error(), "decisions") {
+		t.Errorf("a second key by registration: %v, want refused, pointing to a decision", err)
+	}
+	if _, err := h.Decide("roma", DecisionRequest{Decision: DecideKey, Key: roma2}); !errors.Is(err, ErrVenue) {
+		t.Errorf("a decision without a reason: %v, want ErrVenue", err)
+	}
+	d, err := h.Decide("roma", DecisionRequest{Decision: DecideKey, Key: roma2, Reason: "the venue's laptop was stolen"})
+	if err != nil || d.Previous != roma || d.Key != roma2 {
+		t.Fatalf("new key: %+v, %v", d, err)
+	}
+	if err := h.Register("napoli", roma); !errors.Is(err, ErrDecision) {
+		t.Errorf("napoli registering the key roma gave up: %v, want refused", err)
+	}
+	if err := h.Register("napoli", napoli); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Decide("roma", DecisionRequest{Decision: DecideKey, Key: napoli, Reason: "x"}); !errors.Is(err, ErrDecision) {
+		t.Errorf("roma taking napoli's key: %v, want refused", err)
+	}
+	if _, err := h.Decide("milano", DecisionRequest{Decision: DecideLiftFlag, Reason: "x"}); !errors.Is(err, ErrNoVenue) {
+		t.Errorf("a decision about an unknown venue: %v, want ErrNoVenue", err)
+	}
+	if _, err := h.Decide("roma", DecisionRequest{Decision: DecideLiftFlag, Reason: "x"}); !errors.Is(err, ErrDecision) {
+		t.Errorf("lifting a flag not there: %v, want ErrDecision", err)
+	}
+
+	// What the projections cannot apply past a cosigned checkpoint.
+	h.mu.Lock()
+	h.st.Tournaments["cosigned"] = &Tournament{ID: "cosigned", Venue: "roma", Status: Verified, Size: 5, Cosigned: "note"}
+	h.st.Tournaments["unverified"] = &Tournament{ID: "unverified", Venue: "roma", Status: Held}
+	h.mu.Unlock()
+	h.SetAside("cosigned", 41, "event 6 is not linked to event 5")
+	h.SetAside("unverified", 42, "event 2 is not linked to event 1")
+	if err := h.Served("cosigned"); err != nil {
+		t.Errorf("a cosigned tournament after its copy could not be applied past it: %v, want served", err)
+	}
+	arrived = 6
+	if err := h.Served("cosigned"); !errors.Is(err, ErrHeld) || !strings.Contains(err.Error(), "event 6 is not linked") {
+		t.Errorf("with an event past the cosigned checkpoint applied: %v, want held with why", err)
+	}
+	arrived = 5
+	if err := h.Served("unverified"); !errors.Is(err, ErrQuarantined) || !strings.Contains(err.Error(), "stream sequence 42") {
+		t.Errorf("a tournament never verified: %v, want quarantined at stream sequence 42", err)
+	}
+	if _, err := h.Decide("roma", DecisionRequest{Decision: DecideLiftQuarantine, Tournament: "unverified", Reason: "x"}); !errors.Is(err, ErrDecision) || !strings.Contains(err.Error(), "restart") {
+		t.Errorf("lifting a quarantine the projections still hold: %v, want refused until a restart", err)
+	}
+
+	// A restart: the decisions, the state and the link are kept.
+	h = open()
+	if !h.CheckLeaf("roma", second) {
+		t.Error("the link's password after a restart")
+	}
+	d, err = h.Decide("roma", DecisionRequest{Decision: DecideLiftQuarantine, Tournament: "unverified", Reason: "an impostor's messages, the link now needs a password"})
+	if err != nil || d.Quarantine == nil || d.Quarantine.Seq != 42 || !strings.Contains(d.Quarantine.Problem, "event 2") {
+		t.Fatalf("lifting the quarantine: %+v, %v", d, err)
+	}
+	if err := h.Served("unverified"); !errors.Is(err, ErrHeld) {
+		t.Errorf("a lifted tournament: %v, want held until verified again", err)
+	}
+	if _, err := h.Decide("roma", DecisionRequest{Decision: "forgive", Reason: "x"}); !errors.Is(err, ErrVenue) {
+		t.Errorf("an unknown decision: %v, want ErrVenue", err)
+	}
+	vs, _ := h.Venues()
+	var kinds []DecisionKind
+	for _, v := range vs {
+		if v.Name == "roma" {
+			for _, d := range v.Decisions {
+				kinds = append(kinds, d.Decision)
+			}
+			if v.Link != "" || !v.Linked {
+				t.Errorf("GET /v1/venues shows the link's hash, or not that it has one: %+v", v)
+			}
+		}
+	}
+	if fmt.Sprint(kinds) != "[link link key lift_quarantine]" {
+		t.Errorf("roma's decisions: %v", kinds)
+	}
 }

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/referto/referto/events/jetstream"
 )
 
 // The witness protocol runs over the venue's leaf link as NATS requests
@@ -24,6 +26,12 @@ const (
 	VenueHeader          = "Referto-Venue"
 	StatusHeader         = "Referto-Status"
 )
+
+// CosignedSubject is where the hub asks venue for the last checkpoint of a
+// tournament it cosigned that the venue holds: the request's body is the
+// tournament's id, the answer the cosigned note (empty: none). Only the
+// venue's own leaf link receives it (jetstream.VenuePermissions).
+func CosignedSubject(venue string) string { return jetstream.VenueRequestPrefix + venue + ".cosigned" }
 
 // addCheckpoint is a parsed add-checkpoint request.
 type addCheckpoint struct {

@@ -4,7 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"log/slog"
-	"strings"
+	"sync/atomic"
 
 	"github.com/referto/referto/commands/ledger"
 	"github.com/referto/referto/events/checkpoint"
@@ -17,9 +17,7 @@ const Domain = "hub"
 
 // ValidVenue reports whether name can name a venue at the hub: a JetStream
 // domain (no dots, spaces or wildcards) other than the hub's own.
-func ValidVenue(name string) bool {
-	return name != "" && !strings.ContainsAny(name, ". *>$") && name != Domain
-}
+func ValidVenue(name string) bool { return jetstream.ValidVenue(name, Domain) }
 
 // StartOptions configure Start: a national hub on a data directory.
 type StartOptions struct {
@@ -54,15 +52,27 @@ func Start(ctx context.Context, o StartOptions) (r *Running, err error) {
 	// The runner asks, once per tournament and from its own goroutine,
 	// possibly before the Hub exists: it never waits (past 16 waiting, a
 	// report is dropped; the tournament is set aside all the same).
-	setAside := make(chan [2]string, 16)
-	tolerate := func(t string, _ uint64, err error) bool {
+	type aside struct {
+		t   string
+		seq uint64
+		why string
+	}
+	setAside := make(chan aside, 16)
+	tolerate := func(t string, seq uint64, err error) bool {
 		select {
-		case setAside <- [2]string{t, err.Error()}:
+		case setAside <- aside{t, seq, err.Error()}:
 		default:
 		}
 		return true
 	}
+	// The leaf port admits a venue by the password the administrator
+	// issued it (Hub.IssueLink), once the Hub is there to ask.
+	var admit atomic.Pointer[Hub]
 	leaf := o.Leaf
+	leaf.Venues = func(venue, password string) bool {
+		h := admit.Load()
+		return h != nil && h.CheckLeaf(venue, password)
+	}
 	node, err := ledger.StartNode(ctx, ledger.NodeOptions{Data: o.Data, Logger: o.Logger, Observer: o.Observer,
 		Domain: Domain, Sourced: true, Tolerate: tolerate, LeafListen: &leaf})
 	if err != nil {
@@ -83,6 +93,7 @@ func Start(ctx context.Context, o StartOptions) (r *Running, err error) {
 	if err != nil {
 		return nil, err
 	}
+	admit.Store(h)
 	hctx, stop := context.WithCancel(ctx)
 	r = &Running{Hub: h, Node: node, Witness: witness, stop: stop, done: make(chan struct{})}
 	go func() { defer close(r.done); _ = h.Run(hctx) }()
@@ -92,7 +103,7 @@ func Start(ctx context.Context, o StartOptions) (r *Running, err error) {
 			case <-hctx.Done():
 				return
 			case a := <-setAside:
-				h.Quarantine(a[0], 0, "the hub cannot apply its events: "+a[1])
+				h.SetAside(a.t, a.seq, a.why)
 			}
 		}
 	}()

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"time"
 )
 
 // Status is where a tournament stands at the hub.
@@ -35,6 +36,62 @@ type Venue struct {
 	// Fork, when set, is the evidence that the venue rewrote a log after
 	// the hub cosigned a checkpoint of it.
 	Fork *Fork `json:"fork,omitempty"`
+	// Link is the hex SHA-256 of the password its leaf link presents
+	// (IssueLink), "" until one is issued; Linked says, in Venues' answer,
+	// whether one is, the hash left out.
+	Link   string `json:"link_sha256,omitempty"`
+	Linked bool   `json:"linked"`
+	// Decisions are the administrator's decisions about the venue and
+	// its tournaments, oldest first, each with what it set aside.
+	Decisions []Decision `json:"decisions,omitempty"`
+}
+
+// DecisionKind is what an administrator decided about a venue.
+type DecisionKind string
+
+// The decisions of a hub's administrator (Hub.Decide, Hub.IssueLink).
+const (
+	// DecideLink: a new password for the venue's leaf link; the old one
+	// no longer admits it.
+	DecideLink DecisionKind = "link"
+	// DecideKey: a new checkpoint key for the venue (a venue that lost
+	// its key with its disk), the previous one kept as evidence.
+	DecideKey DecisionKind = "key"
+	// DecideLiftFlag: the venue's flag for a rewritten log is lifted, the
+	// two checkpoints kept as evidence; its tournament is held until a
+	// checkpoint consistent with the one cosigned is verified.
+	DecideLiftFlag DecisionKind = "lift_flag"
+	// DecideLiftQuarantine: a tournament's quarantine is lifted, why it
+	// was quarantined kept as evidence; it is held until a checkpoint of
+	// it is verified.
+	DecideLiftQuarantine DecisionKind = "lift_quarantine"
+)
+
+// Decision is one administrator's decision, as the hub records it: when,
+// what, why, and the evidence it was taken on.
+type Decision struct {
+	At       time.Time    `json:"at"`
+	Decision DecisionKind `json:"decision"`
+	// Tournament is the tournament a lifted quarantine concerns.
+	Tournament string `json:"tournament,omitempty"`
+	Reason     string `json:"reason"`
+	// Key is a new key (DecideKey), Previous the one it replaced.
+	Key      string `json:"key,omitempty"`
+	Previous string `json:"previous_key,omitempty"`
+	// Fork is the evidence of the flag lifted (DecideLiftFlag).
+	Fork *Fork `json:"fork,omitempty"`
+	// Quarantine is the quarantine lifted (DecideLiftQuarantine).
+	Quarantine *Quarantine `json:"quarantine,omitempty"`
+}
+
+// Quarantine is why a tournament was quarantined, as a lifted one keeps it.
+type Quarantine struct {
+	Problem string `json:"problem"`
+	Line    int    `json:"line,omitempty"`
+	Seq     uint64 `json:"stream_seq,omitempty"`
+	// Size and Cosigned are the last checkpoint the hub had cosigned.
+	Size     uint64 `json:"size,omitempty"`
+	Cosigned string `json:"cosigned,omitempty"`
 }
 
 // Fork is the evidence of a rewritten log: two checkpoints of one
@@ -59,9 +116,12 @@ type Tournament struct {
 	Size     uint64 `json:"size,omitempty"`
 	Cosigned string `json:"cosigned,omitempty"`
 	// Problem and Line say why it is quarantined: the first bad line of
-	// its log as the verifier reports it (0 when not a line).
+	// its log as the verifier reports it (0 when not a line); Seq, the
+	// stream sequence of the hub's copy its projections could not apply
+	// (0 when not that).
 	Problem string `json:"problem,omitempty"`
 	Line    int    `json:"line,omitempty"`
+	Seq     uint64 `json:"stream_seq,omitempty"`
 	// Arrived is how many of its events the hub's projections hold (in
 	// Venues' answer only).
 	Arrived uint64 `json:"arrived"`
@@ -103,6 +163,13 @@ func (st *state) save(path string) error {
 	if err != nil {
 		return err
 	}
+	return writeSynced(path, b)
+}
+
+// writeSynced writes b to path through a synced temporary file (mode 0600)
+// renamed into place, and syncs the directory: a power cut loses neither
+// the file nor its rename.
+func writeSynced(path string, b []byte) error {
 	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp-*")
 	if err != nil {
 		return err
@@ -119,7 +186,15 @@ func (st *state) save(path string) error {
 	if err := f.Close(); err != nil {
 		return err
 	}
-	return os.Rename(f.Name(), path)
+	if err := os.Rename(f.Name(), path); err != nil {
+		return err
+	}
+	d, err := os.Open(filepath.Dir(path))
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
 }
 
 func sortedKeys[V any](m map[string]V) []string {

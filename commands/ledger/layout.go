@@ -16,8 +16,13 @@ import (
 //	                 at a hub also witness.key (0600), witness.pub
 //	  serve.json     while referto serve runs: where it answers
 //	  hub.json       at a hub: venues, keys, cosigned checkpoints, quarantines
+//	  cosigned.json  at a venue of a hub: the last checkpoint of each tournament the hub cosigned
+//	  workbooks/     at a hub: club workbooks of tournaments not run on referto
 //
-// Only nats/, keys/ and hub.json hold anything that cannot be rebuilt.
+// Only nats/, keys/, hub.json and workbooks/ hold anything that cannot be
+// rebuilt, and a backup carries each; a venue gets cosigned.json back from
+// its hub, which answers an offer of a checkpoint it cosigned with its
+// cosignature.
 type Layout struct {
 	// Dir is the data directory.
 	Dir string
@@ -56,6 +61,11 @@ func (l Layout) AdminToken() string { return filepath.Join(l.Keys(), AdminTokenF
 // ServeInfo is where a running referto serve says where it answers; it is
 // removed at a clean stop.
 func (l Layout) ServeInfo() string { return filepath.Join(l.Dir, "serve.json") }
+
+// Cosigned is, at a venue of a hub, the file of the last checkpoint of
+// each tournament the hub cosigned (hub.Cosignatures): what a hub restored
+// from an older backup learns its cosignatures back from.
+func (l Layout) Cosigned() string { return filepath.Join(l.Dir, "cosigned.json") }
 
 // HubState is, at a national hub (referto hub), the file of its venues,
 // their keys, the checkpoints it cosigned and its quarantines.

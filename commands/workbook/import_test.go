@@ -1,13 +1,16 @@
 package workbook_test
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/referto/referto/commands"
 	"github.com/referto/referto/commands/workbook"
 	"github.com/referto/referto/commands/workbook/workbooktest"
 	"github.com/referto/referto/events"
+	"github.com/referto/referto/projections"
 	"github.com/referto/referto/projections/ranking"
 )
 
@@ -110,5 +113,96 @@ func TestImportKeepsTheFilesStandingsAndNamesEveryDisagreement(t *testing.T) {
 	back := read(t, "back.xlsx", data)
 	if got := back.Rounds[1].Tables[1].Seats[0].Written; got != "44.1" {
 		t.Errorf("exported score %q, want the file's 44.1", got)
+	}
+}
+
+// What the tournament imported into already holds is said, in Italian and
+// English, before anything is sent: the same file again (a page sent
+// twice), a closed entry list, players where a whole tournament is to
+// come; and a row the ledger refuses is named by its sheet and cell.
+func TestImportRefusalsSayWhereAndWhy(t *testing.T) {
+	data := workbooktest.Primavera(t).Bytes()
+	entryList, err := workbook.PlanImport(read(t, "iscritti.xlsx", data), workbook.Options{Tournament: "mattina"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := entryList.Rehearse(nil, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	withPlayers := st.Clone()
+	withPlayers.Closed, withPlayers.RegistrationClosed = false, false
+	withPlayers.Workbooks = nil
+	open := projections.New("open")
+	open.Seq = 1
+	closedEntries := open.Clone()
+	closedEntries.RegistrationClosed = true
+
+	long := strings.Repeat("Giovanni", 30)
+	cases := []struct {
+		name      string
+		data      []byte
+		o         workbook.Options
+		where, it string
+	}{
+		{"the same file again", data, workbook.Options{EntryList: true, Into: st}, "", "è già stato importato nel torneo, all'evento 3"},
+		{"a whole workbook into a tournament with players", workbooktest.Primavera(t).Set("TORNEO", "D7", "altro").Bytes(),
+			workbook.Options{Into: withPlayers}, "", "il torneo ha già 8 iscritti"},
+		{"an entry list once registration is closed", data, workbook.Options{EntryList: true, Into: closedEntries}, "Iscritti", "le iscrizioni del torneo sono chiuse"},
+		{"an ID taken", workbooktest.New(t).Entries(workbooktest.Entry{ID: 3, First: "Luigi", Last: "Verdi", Plays: true}).Bytes(),
+			workbook.Options{EntryList: true, Into: withPlayers}, "Iscritti!A4", "ID 3 (Luigi Verdi): il torneo ha già un iscritto con questo ID (Luca Ferrari)"},
+		{"an entry list whose players are all registered", workbooktest.Primavera(t).Set("Iscritti", "E4", "altro club").Bytes(),
+			workbook.Options{EntryList: true, Into: withPlayers}, "Iscritti", "nessun giocatore nuovo: quelli del file (8) sono già tutti iscritti al torneo"},
+		{"a name the ledger refuses", workbooktest.Primavera(t).Set("Iscritti", "C6", long).Bytes(), workbook.Options{EntryList: true, Into: open},
+			"Iscritti!A6", "il registro non accetta la lista iscritti del file: players[2].last_name: is 240 characters long"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p, err := workbook.PlanImport(read(t, "iscritti.xlsx", c.data), c.o)
+			if err == nil {
+				_, err = p.Rehearse(c.o.Into, now)
+			}
+			if !errors.Is(err, workbook.ErrImport) {
+				t.Fatalf("import: %v, want it refused", err)
+			}
+			errs := workbook.Errors(p.Problems)
+			if len(errs) != 1 || errs[0].Where() != c.where || !strings.Contains(errs[0].It, c.it) || errs[0].En == "" {
+				t.Errorf("problems %s, want one at %q saying %q", list(errs), c.where, c.it)
+			}
+		})
+	}
+}
+
+// The arbiter's list sent again with the late entries added at its end
+// registers only those: a row whose ID the tournament has, as the same
+// person, is passed over.
+func TestAnEntryListSentAgainRegistersOnlyItsNewRows(t *testing.T) {
+	open := projections.New("mattina")
+	open.Seq = 1
+	first, err := workbook.PlanImport(read(t, "iscritti.xlsx", workbooktest.Primavera(t).Bytes()), workbook.Options{EntryList: true, Into: open})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := first.Rehearse(open, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	later := workbooktest.Primavera(t).Set("Iscritti", "A12", 9).Set("Iscritti", "B12", "Luigi").Set("Iscritti", "C12", "Verdi").
+		Set("Iscritti", "F12", "SI").Set("Iscritti", "I12", 2000).Set("Iscritti", "C5", "BIANCHI ")
+	p, err := workbook.PlanImport(read(t, "iscritti.xlsx", later.Bytes()), workbook.Options{EntryList: true, Into: st})
+	if err != nil {
+		t.Fatalf("%v: %s", err, list(p.Problems))
+	}
+	var registered []string
+	for _, s := range p.Steps {
+		if reg, ok := s.Command.(*commands.RegisterPlayer); ok {
+			registered = append(registered, reg.Player+" "+reg.Name)
+		}
+	}
+	if got, want := strings.Join(registered, ","), "p9 Luigi Verdi"; got != want {
+		t.Errorf("registered %q, want only the late entry %q", got, want)
+	}
+	if _, err := p.Rehearse(st, now); err != nil {
+		t.Errorf("the late entries would be refused: %v", err)
 	}
 }

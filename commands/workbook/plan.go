@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -57,6 +58,15 @@ type Step struct {
 	Key     string
 	// Create marks the tournament's creation (POST /v1/tournaments).
 	Create bool
+	// Sheet and Cell are where in the file the command comes from (a row
+	// of Iscritti, a round sheet, a table's row), so that a refusal names
+	// them; empty for what the card as a whole makes.
+	Sheet, Cell string
+	// Items, for a command that lists rows or seats of the file (the
+	// import's record of the entry list, a table's report), is the cell
+	// of each in the command's order: a refusal of its players[i] names
+	// Items[i].
+	Items []string
 }
 
 // Plan is a workbook turned into the commands that record it.
@@ -155,14 +165,25 @@ func PlanImport(w *Workbook, o Options) (*Plan, error) {
 	key := func() string {
 		return fmt.Sprintf("wb-%s-%s-%d", p.Tournament, w.SHA256[:16], len(p.Steps)+1)
 	}
-	add := func(cmd commands.Command) { p.Steps = append(p.Steps, Step{Command: cmd, Key: key()}) }
+	add := func(cmd commands.Command, sheet, cell string) {
+		p.Steps = append(p.Steps, Step{Command: cmd, Key: key(), Sheet: sheet, Cell: cell})
+	}
 	rec := &commands.RecordWorkbookImport{FileName: w.FileName, SHA256: w.SHA256, Scope: events.WorkbookEntryList}
+	var recCells []string
 	for _, e := range w.Entries.Rows {
+		if registered(o.Into, e) {
+			continue
+		}
 		rec.Players = append(rec.Players, events.WorkbookPlayer{ID: e.ID, Player: PlayerID(e.ID), FirstName: e.FirstName, LastName: e.LastName})
+		recCells = append(recCells, ref(0, e.Row))
+	}
+	addRec := func() {
+		add(rec, SheetEntries, "")
+		p.Steps[len(p.Steps)-1].Items = recCells
 	}
 	if o.EntryList {
-		add(rec)
-		p.registrations(w, add)
+		addRec()
+		p.registrations(w, o.Into, add)
 		return p, nil
 	}
 	c := w.Card
@@ -186,16 +207,16 @@ func PlanImport(w *Workbook, o Options) (*Plan, error) {
 	typ, _ := typeOfText(c.TypeText)
 	if o.Into == nil {
 		season := cmp.Or(o.Season, c.Dates[len(w.Rounds)-1].Date.Format("2006"))
-		p.Steps = append(p.Steps, Step{Create: true, Key: key(), Command: &commands.CreateTournament{ID: p.Tournament, Name: strings.TrimSpace(c.Name),
+		p.Steps = append(p.Steps, Step{Create: true, Key: key(), Sheet: SheetCard, Command: &commands.CreateTournament{ID: p.Tournament, Name: strings.TrimSpace(c.Name),
 			Ruleset: cmp.Or(o.Ruleset, DefaultRuleset), Params: params, Season: season, Type: typ.ranking,
 			Organizer: strings.TrimSpace(c.Organizer), Venue: strings.TrimSpace(c.Venue)}})
 	} else {
-		add(&commands.AmendRuleset{Params: params, Reason: "imported from " + w.FileName})
-		add(&commands.AmendOrganizer{Organizer: strings.TrimSpace(c.Organizer), Venue: strings.TrimSpace(c.Venue), Reason: "imported from " + w.FileName})
+		add(&commands.AmendRuleset{Params: params, Reason: "imported from " + w.FileName}, SheetCard, "")
+		add(&commands.AmendOrganizer{Organizer: strings.TrimSpace(c.Organizer), Venue: strings.TrimSpace(c.Venue), Reason: "imported from " + w.FileName}, SheetCard, "D3")
 	}
-	add(rec)
-	p.registrations(w, add)
-	add(&commands.CloseRegistration{})
+	addRec()
+	p.registrations(w, nil, add)
+	add(&commands.CloseRegistration{}, SheetEntries, "")
 	for _, r := range w.Rounds {
 		p.round(w, r, add)
 	}
@@ -204,27 +225,43 @@ func PlanImport(w *Workbook, o Options) (*Plan, error) {
 		for _, s := range w.Standings.Rows {
 			pub.Standings = append(pub.Standings, commands.StandingRow{Rank: s.Pos, Player: PlayerID(s.ID), Points: s.Points})
 		}
-		add(pub)
+		add(pub, SheetStandings, "")
 		if pub.Final {
-			add(&commands.CloseTournament{Reason: "imported from " + w.FileName})
+			add(&commands.CloseTournament{Reason: "imported from " + w.FileName}, "", "")
 		}
 	}
 	return p, nil
 }
 
-func (p *Plan) registrations(w *Workbook, add func(commands.Command)) {
+// registrations registers the entry list's players, but for those the
+// tournament imported into has already (registered).
+func (p *Plan) registrations(w *Workbook, into *projections.Tournament, add func(commands.Command, string, string)) {
 	for _, e := range w.Entries.Rows {
+		if registered(into, e) {
+			continue
+		}
 		reg := &commands.RegisterPlayer{Player: PlayerID(e.ID), Name: e.Name(), Club: e.Club, Region: e.Region}
 		if e.NationalID > 0 {
 			reg.NationalID = strconv.Itoa(e.NationalID)
 		}
-		add(reg)
+		add(reg, SheetEntries, ref(0, e.Row))
 	}
+}
+
+// registered reports whether the tournament imported into has entry e
+// already, as the same person (the same ID and name): the arbiter's list
+// sent again with the late entries added registers only those.
+func registered(into *projections.Tournament, e *Entry) bool {
+	if into == nil {
+		return false
+	}
+	pl, ok := into.Players[PlayerID(e.ID)]
+	return ok && strings.EqualFold(strings.Join(strings.Fields(pl.Name), " "), strings.Join(strings.Fields(e.Name()), " "))
 }
 
 // round adds a round's call (when someone registered does not play it),
 // its hand-made draw and its table reports.
-func (p *Plan) round(w *Workbook, r *Round, add func(commands.Command)) {
+func (p *Plan) round(w *Workbook, r *Round, add func(commands.Command, string, string)) {
 	seated := map[int]bool{}
 	var tables []events.DrawnTable
 	for k, tb := range r.Tables {
@@ -239,10 +276,10 @@ func (p *Plan) round(w *Workbook, r *Round, add func(commands.Command)) {
 	}
 	if len(seated) < len(w.Entries.Rows) {
 		for _, e := range w.Entries.Rows {
-			add(&commands.CheckIn{Round: r.Number, Player: PlayerID(e.ID), Absent: !seated[e.ID]})
+			add(&commands.CheckIn{Round: r.Number, Player: PlayerID(e.ID), Absent: !seated[e.ID]}, r.Sheet, "")
 		}
 	}
-	add(&commands.DrawTables{Round: r.Number, Tables: tables})
+	add(&commands.DrawTables{Round: r.Number, Tables: tables}, r.Sheet, "")
 	for k, tb := range r.Tables {
 		res := &commands.RecordResult{Round: r.Number, Table: k + 1, ClosedBy: events.ClosingTime}
 		top, tops := math.Inf(-1), 0
@@ -261,6 +298,7 @@ func (p *Plan) round(w *Workbook, r *Round, add func(commands.Command)) {
 			res.Winner = "" // level at the top: the file names no single winner
 		}
 		turn := 0
+		var cells []string
 		for _, s := range tb.Seats {
 			if s.ID == Ghost {
 				continue
@@ -268,8 +306,10 @@ func (p *Plan) round(w *Workbook, r *Round, add func(commands.Command)) {
 			turn++
 			tp := int(math.Trunc(s.Score))
 			res.Players = append(res.Players, commands.SeatInput{Player: PlayerID(s.ID), Turn: turn, TablePoints: &tp, Status: events.SeatFinished})
+			cells = append(cells, s.IDCell)
 		}
-		add(res)
+		add(res, r.Sheet, ref(0, tb.Row))
+		p.Steps[len(p.Steps)-1].Items = cells
 	}
 }
 
@@ -302,16 +342,49 @@ func (p *Plan) checkLedger(w *Workbook, o Options) {
 	if w.Entries == nil {
 		return
 	}
+	if into := o.Into; into != nil {
+		// What the tournament imported into already holds: the same file
+		// again (a page sent twice), a closed entry list, players where a
+		// whole tournament is to come.
+		for _, imp := range into.Workbooks {
+			if imp.SHA256 == w.SHA256 && (imp.Scope == events.WorkbookTournament || o.EntryList) {
+				add("", "", fmt.Sprintf("questo file (%s) è già stato importato nel torneo, all'evento %d: non c'è altro da registrare", imp.FileName, imp.Seq),
+					fmt.Sprintf("this file (%s) was imported into the tournament already, at event %d: there is nothing more to record", imp.FileName, imp.Seq))
+				return
+			}
+		}
+		switch {
+		case into.Closed:
+			add("", "", "il torneo è chiuso: non si importa più nulla", "the tournament is closed: nothing more is imported")
+			return
+		case into.RegistrationClosed:
+			add(SheetEntries, "", "le iscrizioni del torneo sono chiuse: la lista iscritti non si importa più", "the tournament's registration is closed: the entry list is not imported any more")
+			return
+		case !o.EntryList && len(into.Players) > 0:
+			add("", "", fmt.Sprintf("il torneo ha già %d iscritti: un file intero (turni e classifica) si importa solo in un torneo senza iscritti; qui si può importare solo la lista iscritti", len(into.Players)),
+				fmt.Sprintf("the tournament has %d players already: a whole workbook (rounds and standings) is imported only into a tournament with none; here only its entry list can be", len(into.Players)))
+			return
+		}
+	}
+	already := 0
 	for _, e := range w.Entries.Rows {
 		if e.ID < 1 {
 			add(SheetEntries, ref(0, e.Row), fmt.Sprintf("ID %d: il registro accetta ID da 1 in su", e.ID), fmt.Sprintf("ID %d: the ledger takes ids from 1 up", e.ID))
 		}
-		if o.Into != nil {
-			if _, taken := o.Into.Players[PlayerID(e.ID)]; taken {
-				add(SheetEntries, ref(0, e.Row), fmt.Sprintf("il giocatore %s è già iscritto al torneo", PlayerID(e.ID)),
-					fmt.Sprintf("player %s is in the tournament's entry list already", PlayerID(e.ID)))
-			}
+		if o.Into == nil {
+			continue
 		}
+		switch pl, taken := o.Into.Players[PlayerID(e.ID)]; {
+		case registered(o.Into, e):
+			already++
+		case taken:
+			add(SheetEntries, ref(0, e.Row), fmt.Sprintf("ID %d (%s): il torneo ha già un iscritto con questo ID (%s)", e.ID, e.Name(), pl.Name),
+				fmt.Sprintf("ID %d (%s): the tournament has a player with this ID already (%s)", e.ID, e.Name(), pl.Name))
+		}
+	}
+	if already > 0 && already == len(w.Entries.Rows) {
+		add(SheetEntries, "", fmt.Sprintf("nessun giocatore nuovo: quelli del file (%d) sono già tutti iscritti al torneo, non c'è nulla da registrare", already),
+			fmt.Sprintf("all %d players of the file are in the tournament's entry list already: there is nothing to record", already))
 	}
 	if o.EntryList || w.Card == nil {
 		return
@@ -369,6 +442,10 @@ func (p *Plan) Rehearse(from *projections.Tournament, now time.Time) (*projectio
 	for i, s := range p.Steps {
 		evs, err := commands.Decide(st, s.Command, commands.Input{Now: now, Actor: actor, Seed: s.Key})
 		if err != nil {
+			it, en := stepWords(s.Command)
+			msg := strings.TrimPrefix(err.Error(), "commands: ")
+			p.Problems = append(p.Problems, importProblem(s.Sheet, s.cellOf(err), fmt.Sprintf("il registro non accetta %s: %s", it, msg),
+				fmt.Sprintf("the ledger refuses %s: %s", en, msg)))
 			return st, fmt.Errorf("%w: step %d (%s) would be refused: %w", ErrImport, i+1, s.Command.CommandType(), err)
 		}
 		envs, err := events.Seal(p.Tournament, st.Seq+1, now, actor, s.Key, evs)
@@ -385,4 +462,41 @@ func (p *Plan) Rehearse(from *projections.Tournament, now time.Time) (*projectio
 		p.Disagreements = st.Imported.Disagreements
 	}
 	return st, nil
+}
+
+// itemRE is a refused field of a command's players[i].
+var itemRE = regexp.MustCompile(`^players\[(\d+)\]`)
+
+// cellOf is the cell a refusal of the step names: the cell of the item
+// (Items) its first refused field is about, else the step's.
+func (s Step) cellOf(err error) string {
+	var fe *commands.FieldError
+	if errors.As(err, &fe) {
+		if m := itemRE.FindStringSubmatch(fe.Field); m != nil {
+			if i, _ := strconv.Atoi(m[1]); i < len(s.Items) {
+				return s.Items[i]
+			}
+		}
+	}
+	return s.Cell
+}
+
+// stepWords names what a step records, in Italian and English, for a
+// refusal of it.
+func stepWords(c commands.Command) (it, en string) {
+	switch c := c.(type) {
+	case *commands.RegisterPlayer:
+		return "l'iscrizione di " + c.Name, "the registration of " + c.Name
+	case *commands.CheckIn:
+		return fmt.Sprintf("l'appello del turno %d", c.Round), fmt.Sprintf("the call of round %d", c.Round)
+	case *commands.DrawTables:
+		return fmt.Sprintf("i tavoli del turno %d", c.Round), fmt.Sprintf("the tables of round %d", c.Round)
+	case *commands.RecordResult:
+		return fmt.Sprintf("il referto del tavolo %d del turno %d", c.Table, c.Round), fmt.Sprintf("the report of table %d of round %d", c.Table, c.Round)
+	case *commands.PublishClassification:
+		return "la classifica del file", "the file's standings"
+	case *commands.RecordWorkbookImport:
+		return "la lista iscritti del file", "the file's entry list"
+	}
+	return "il comando " + c.CommandType(), "command " + c.CommandType()
 }

@@ -131,8 +131,20 @@ type Standing struct {
 }
 
 // ErrNotXLSX reports a file that is no .xlsx workbook; a legacy .xls
-// (BIFF8) is named as such, since it only needs saving as .xlsx.
+// (BIFF8) is named as such, since it only needs saving as .xlsx. Read's
+// error is a *FileError that says so in Italian and English.
 var ErrNotXLSX = errors.New("workbook: not an .xlsx workbook")
+
+// FileError is a file that is no .xlsx workbook, said in Italian and
+// English as a Problem is: what the file is, and what to do about it.
+type FileError struct {
+	It, En string
+}
+
+func (e *FileError) Error() string { return ErrNotXLSX.Error() + ": " + e.En }
+
+// Is makes a FileError an ErrNotXLSX.
+func (e *FileError) Is(target error) bool { return target == ErrNotXLSX }
 
 // oleMagic starts a legacy .xls (and an encrypted .xlsx): an OLE2 file.
 var oleMagic = []byte{0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1}
@@ -148,14 +160,17 @@ func Read(name string, data []byte) (*Workbook, error) {
 	sum := sha256.Sum256(data)
 	w := &Workbook{FileName: name, SHA256: hex.EncodeToString(sum[:]), Data: data}
 	if len(data) > MaxSize {
-		return nil, fmt.Errorf("%w: %s is %d bytes, more than the %d a workbook may be", ErrNotXLSX, name, len(data), MaxSize)
+		return nil, &FileError{It: fmt.Sprintf("il file %s è di %d byte, più dei %d che un file di torneo può avere", name, len(data), MaxSize),
+			En: fmt.Sprintf("%s is %d bytes, more than the %d a workbook may be", name, len(data), MaxSize)}
 	}
 	if bytes.HasPrefix(data, oleMagic) {
-		return nil, fmt.Errorf("%w: %s is a legacy Excel 97-2003 file (.xls) or a password-protected one: open it in Excel or LibreOffice and save it as .xlsx (Excel Workbook), then try again", ErrNotXLSX, name)
+		return nil, &FileError{It: fmt.Sprintf("%s è un file Excel 97-2003 (.xls) o protetto da password: aprirlo in Excel o LibreOffice, salvarlo come .xlsx (Cartella di lavoro di Excel) senza password e riprovare", name),
+			En: fmt.Sprintf("%s is a legacy Excel 97-2003 file (.xls) or a password-protected one: open it in Excel or LibreOffice and save it as .xlsx (Excel Workbook), then try again", name)}
 	}
 	f, err := excelize.OpenReader(bytes.NewReader(data), excelize.Options{UnzipSizeLimit: 64 << 20, UnzipXMLSizeLimit: 32 << 20})
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", ErrNotXLSX, name, err)
+		return nil, &FileError{It: fmt.Sprintf("%s non è un file Excel .xlsx leggibile (%v): salvarlo da Excel o LibreOffice come .xlsx e riprovare", name, err),
+			En: fmt.Sprintf("%s: %v", name, err)}
 	}
 	defer f.Close()
 	r := &reader{f: f, w: w}

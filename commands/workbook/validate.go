@@ -17,6 +17,10 @@ const (
 	Warning Severity = "warning"
 )
 
+// Rule is where the national tool's checks (and the ledger's of a
+// workbook) are stated: what a refusal of a workbook cites.
+const Rule = "docs/workbook.md#validation"
+
 // Problem is one thing the national tool would refuse or question, with
 // the sheet and cell it is in (either may be empty), in Italian and
 // English. Code names the rule (docs/workbook.md#validation).
@@ -408,7 +412,7 @@ func (v *validation) cross() {
 		}
 	}
 	if declared > 0 && len(w.Rounds) > declared {
-		v.add(fail("", "", codeRoundsTooMany, len(w.Rounds), declared))
+		v.add(fail(SheetCard, "D6", codeRoundsTooMany, len(w.Rounds), declared))
 	}
 	if w.Standings == nil {
 		return

@@ -1,6 +1,7 @@
 package workbook_test
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -81,7 +82,7 @@ func TestEveryValidationRuleHasItsBrokenWorkbook(t *testing.T) {
 			[]want{{"unknown_player", "2° Turno!A2", workbook.Error, "non è presente quello con indice 99"}}},
 		{"a round beyond the declared number", "", func(t testing.TB) *workbooktest.Book { return base(t).Set("TORNEO", "D6", 1) },
 			[]want{{"round_beyond", "2° Turno", workbook.Error, "supera il Numero Turni Previsti (1)"},
-				{"rounds_too_many", "", workbook.Error, "Sono presenti 2 schede turno"}}},
+				{"rounds_too_many", "TORNEO!D6", workbook.Error, "Sono presenti 2 schede turno"}}},
 		{"a round without its date", "", func(t testing.TB) *workbooktest.Book { return base(t).Set("TORNEO", "D9", nil) },
 			[]want{{"round_date", "TORNEO!D9", workbook.Error, "Data del turno 2 mancante"}}},
 		{"the last round played and no standings", "", func(t testing.TB) *workbooktest.Book { return base(t).Delete("Classifica Ridotta") },
@@ -167,7 +168,8 @@ func TestHandMadeWorkbookIsValid(t *testing.T) {
 func TestLegacyXLSIsToBeSavedAsXLSX(t *testing.T) {
 	ole := append([]byte{0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1}, make([]byte, 504)...)
 	_, err := workbook.Read("torneo.xls", ole)
-	if err == nil || !strings.Contains(err.Error(), "save it as .xlsx") {
+	var fe *workbook.FileError
+	if !errors.As(err, &fe) || !errors.Is(err, workbook.ErrNotXLSX) || !strings.Contains(fe.En, "save it as .xlsx") || !strings.Contains(fe.It, "salvarlo come .xlsx") {
 		t.Fatalf("a legacy .xls: %v", err)
 	}
 	if _, err := workbook.Read("torneo.xlsx", []byte("PK\x03\x04 not really")); err == nil {

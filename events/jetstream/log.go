@@ -382,7 +382,11 @@ func (l *Log) LastSeq(ctx context.Context) (uint64, error) {
 // Follow delivers every message from stream sequence from (1 = the start)
 // onwards, in order, including messages appended later, until ctx is done
 // or fn returns an error. tournament restricts delivery to one tournament
-// ("" = all). It uses one ordered consumer, never a consumer per command.
+// ("" = all). It uses one ordered consumer, never a consumer per command,
+// and deletes it when it returns: a read that ends leaves no consumer for
+// JetStream's inactivity threshold (5 minutes) to remove, so that short
+// reads one after the other (past states, exports) never reach the
+// stream's consumer limit (1,000 by default).
 func (l *Log) Follow(ctx context.Context, from uint64, tournament string, fn func(events.StoredCommit) error) error {
 	cfg := jetstream.OrderedConsumerConfig{DeliverPolicy: jetstream.DeliverAllPolicy}
 	if from > 1 {
@@ -402,6 +406,7 @@ func (l *Log) Follow(ctx context.Context, from uint64, tournament string, fn fun
 	if err != nil {
 		return fmt.Errorf("jetstream: consume: %w", err)
 	}
+	defer l.deleteConsumer(ctx, cons, it)
 	stopped := make(chan struct{})
 	defer close(stopped)
 	go func() {
@@ -437,6 +442,32 @@ func (l *Log) Follow(ctx context.Context, from uint64, tournament string, fn fun
 			return err
 		}
 	}
+}
+
+// deleteConsumer stops it and deletes the consumer it read, whichever of
+// the ordered consumer's (it makes a new one after a gap) is the last.
+// The read's context may be done: the deletion gets a few seconds of its
+// own. A consumer it cannot delete (the connection is gone) is left to
+// the inactivity threshold.
+func (l *Log) deleteConsumer(ctx context.Context, cons jetstream.Consumer, it jetstream.MessagesContext) {
+	it.Stop()
+	info := cons.CachedInfo()
+	if info == nil {
+		return
+	}
+	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	_ = l.js.DeleteConsumer(dctx, l.opts.Stream, info.Name)
+}
+
+// Consumers is how many consumers the stream has: what Follow leaves
+// behind is none once it returned.
+func (l *Log) Consumers(ctx context.Context) (int, error) {
+	info, err := l.stream.Info(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("jetstream: stream info: %w", err)
+	}
+	return info.State.Consumers, nil
 }
 
 // Scan delivers the messages from stream sequence from up to and including

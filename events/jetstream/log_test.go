@@ -262,3 +262,48 @@ func TestFollowAndScan(t *testing.T) {
 		t.Fatal("Follow did not deliver a later append")
 	}
 }
+
+// TestScansLeaveNoConsumerBehind: more scans one after the other than the
+// stream takes consumers (1,000 by default), each ended early or read to
+// its end, all read the log, and the stream's consumers are back to what
+// they were before.
+func TestScansLeaveNoConsumerBehind(t *testing.T) {
+	ctx := context.Background()
+	l := startLog(t)
+	var last uint64
+	for i := range 3 {
+		a, err := l.Append(ctx, "t1", last, fmt.Sprintf("t1/k%d", i), fmt.Appendf(nil, "line %d\n", i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		last = a.StreamSeq
+	}
+	before, err := l.Consumers(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop := errors.New("enough")
+	for i := range 1_100 {
+		n := 0
+		err := l.Scan(ctx, 1, last, "t1", func(events.StoredCommit) error {
+			n++
+			if i%2 == 1 {
+				return stop // a reader that leaves early (a client gone)
+			}
+			return nil
+		})
+		if i%2 == 1 && errors.Is(err, stop) {
+			err = nil
+		}
+		if err != nil || (i%2 == 0 && n != 3) {
+			t.Fatalf("scan %d: %d messages, %v", i+1, n, err)
+		}
+	}
+	after, err := l.Consumers(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after != before {
+		t.Errorf("consumers after 1,100 scans: %d, want %d as before", after, before)
+	}
+}

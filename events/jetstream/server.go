@@ -49,8 +49,13 @@ type ServerOptions struct {
 type LeafListenOptions struct {
 	Host string // listen host; the default is 127.0.0.1
 	Port int    // listen port; -1 picks a free one
-	// Username and Password, when set, are what a leaf node must present.
-	Username, Password string
+	// Venues, when set, admits a leaf node only as a venue: it presents
+	// the venue's name as its user and a password Venues accepts for that
+	// venue (the hub's administrator issued it), and its link then serves
+	// that venue's JetStream domain and requests (VenueSubjects) and
+	// nothing of another venue's or of the hub's own JetStream. The
+	// default (nil) admits any leaf node: tests of the link only.
+	Venues func(venue, password string) bool
 	// TLSCert and TLSKey are files of the certificate the hub presents; with
 	// TLSCA too, a leaf node must present a certificate that CA signed.
 	TLSCert, TLSKey, TLSCA string
@@ -143,6 +148,9 @@ func (o *ServerOptions) Validate() error {
 	}
 	if o.LeafListen != nil && o.Domain == "" {
 		errs = append(errs, errors.New("jetstream: a hub needs a Domain of its own"))
+	}
+	if o.LeafListen != nil && o.LeafListen.Venues != nil && (o.Listen || o.Cluster != nil) {
+		errs = append(errs, errors.New("jetstream: a hub that admits venues by their credentials takes no client or route connection but its own, in process"))
 	}
 	return errors.Join(errs...)
 }

@@ -84,11 +84,10 @@ func TestSourcingAcrossDomains(t *testing.T) {
 	ctx := context.Background()
 	port := freeLeafPort(t)
 	hubDir := t.TempDir()
-	hubOpts := ServerOptions{Name: "hub", Domain: "hub", LeafListen: &LeafListenOptions{Port: port}}
+	hubOpts := ServerOptions{Name: "hub", Domain: "hub", LeafListen: &LeafListenOptions{Port: port, Venues: venuePasswords}}
 	hub := startFed(t, hubDir, hubOpts, Options{Sourced: true})
-	url := fmt.Sprintf("nats://127.0.0.1:%d", port)
-	a := startFed(t, t.TempDir(), ServerOptions{Name: "va", Domain: "va", LeafRemote: &LeafRemoteOptions{URL: url}}, Options{})
-	b := startFed(t, t.TempDir(), ServerOptions{Name: "vb", Domain: "vb", LeafRemote: &LeafRemoteOptions{URL: url}}, Options{})
+	a := startFed(t, t.TempDir(), ServerOptions{Name: "va", Domain: "va", LeafRemote: &LeafRemoteOptions{URL: venueURL(port, "va", "pa")}}, Options{})
+	b := startFed(t, t.TempDir(), ServerOptions{Name: "vb", Domain: "vb", LeafRemote: &LeafRemoteOptions{URL: venueURL(port, "vb", "pb")}}, Options{})
 	waitFor(t, 10*time.Second, "two leaf nodes", func() bool { return hub.ns.NumLeafNodes() == 2 })
 
 	appendN := func(v *fedServer, tour string, n int) {
@@ -184,21 +183,78 @@ func TestSourcingAcrossDomains(t *testing.T) {
 	}
 }
 
-// TestLeafLinkNeedsItsCredentials: a hub with a leaf user takes only the
-// venues that present it.
-func TestLeafLinkNeedsItsCredentials(t *testing.T) {
+// venuePasswords admits venues va and vb with their passwords.
+func venuePasswords(venue, password string) bool {
+	return map[string]string{"va": "pa", "vb": "pb"}[venue] == password && password != ""
+}
+
+func venueURL(port int, venue, password string) string {
+	return fmt.Sprintf("nats://%s:%s@127.0.0.1:%d", venue, password, port)
+}
+
+// TestVenueLinksNeedTheirCredentials: a hub that admits venues by their
+// credentials takes no leaf node without them, and a leaf node with one
+// venue's credentials cannot stand in for another: it serves none of the
+// other venue's JetStream domain to the hub, receives none of the hub's
+// requests to it, and reaches none of the hub's JetStream API.
+func TestVenueLinksNeedTheirCredentials(t *testing.T) {
+	ctx := context.Background()
 	port := freeLeafPort(t)
 	hub := startFed(t, t.TempDir(), ServerOptions{Name: "hub", Domain: "hub",
-		LeafListen: &LeafListenOptions{Port: port, Username: "venue", Password: "s3cret"}}, Options{Sourced: true})
-	startFed(t, t.TempDir(), ServerOptions{Name: "va", Domain: "va",
-		LeafRemote: &LeafRemoteOptions{URL: fmt.Sprintf("nats://venue:wrong@127.0.0.1:%d", port)}}, Options{})
-	time.Sleep(2 * time.Second)
-	if n := hub.ns.NumLeafNodes(); n != 0 {
-		t.Fatalf("%d leaf nodes with a wrong password, want 0", n)
+		LeafListen: &LeafListenOptions{Port: port, Venues: venuePasswords}}, Options{Sourced: true})
+	for _, url := range []string{venueURL(port, "va", "wrong"), fmt.Sprintf("nats://127.0.0.1:%d", port), venueURL(port, "vc", "pa")} {
+		startFed(t, t.TempDir(), ServerOptions{Name: "va", Domain: "va", LeafRemote: &LeafRemoteOptions{URL: url}}, Options{})
 	}
-	startFed(t, t.TempDir(), ServerOptions{Name: "vb", Domain: "vb",
-		LeafRemote: &LeafRemoteOptions{URL: fmt.Sprintf("nats://venue:s3cret@127.0.0.1:%d", port)}}, Options{})
-	waitFor(t, 10*time.Second, "the venue with the password connected", func() bool { return hub.ns.NumLeafNodes() == 1 })
+	// An impostor: venue vb's credentials, venue va's domain, a stream
+	// holding a tournament of its own.
+	impostor := startFed(t, t.TempDir(), ServerOptions{Name: "va", Domain: "va",
+		LeafRemote: &LeafRemoteOptions{URL: venueURL(port, "vb", "pb")}}, Options{})
+	if _, err := impostor.log.Append(ctx, "ta", 0, "", []byte("forged\n")); err != nil {
+		t.Fatal(err)
+	}
+	asked, err := impostor.nc.SubscribeSync(VenueRequestPrefix + "va.cosigned")
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 10*time.Second, "the impostor's link", func() bool { return hub.ns.NumLeafNodes() == 1 })
+	// The link is up and carries what vb may: a request to the hub.
+	ping, err := hub.nc.Subscribe("ping", func(m *nats.Msg) { m.Respond([]byte("pong")) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ping.Unsubscribe()
+	waitFor(t, 10*time.Second, "a request across the link", func() bool {
+		_, err := impostor.nc.Request("ping", nil, 200*time.Millisecond)
+		return err == nil
+	})
+	if n := hub.ns.NumLeafNodes(); n != 1 {
+		t.Errorf("%d leaf nodes: one without credentials or with another venue's password was taken", n)
+	}
+	qctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	got, err := hub.log.RemoteTournaments(qctx, "va", "")
+	cancel()
+	if err == nil {
+		t.Errorf("the hub read venue va's tournaments %v from a link with vb's credentials", got)
+	}
+	if _, err := hub.nc.Request(VenueRequestPrefix+"va.cosigned", []byte("ta"), 300*time.Millisecond); err == nil {
+		t.Error("a request of the hub to venue va was answered over vb's link")
+	}
+	if _, err := asked.NextMsg(100 * time.Millisecond); err == nil {
+		t.Error("a request of the hub to venue va reached vb's link")
+	}
+	hubAPI, err := jetstream.NewWithDomain(impostor.nc, "hub")
+	if err != nil {
+		t.Fatal(err)
+	}
+	qctx, cancel = context.WithTimeout(ctx, time.Second)
+	err = hubAPI.DeleteStream(qctx, "REFERTO")
+	cancel()
+	if err == nil {
+		t.Error("a venue's link deleted the hub's stream")
+	}
+	if _, err := hub.log.LastSeq(ctx); err != nil {
+		t.Errorf("the hub's stream after a venue's link asked to delete it: %v", err)
+	}
 }
 
 // TestAVenueLinkCarriesNoRegistrySubject: a venue's leaf link does not
@@ -208,12 +264,12 @@ func TestLeafLinkNeedsItsCredentials(t *testing.T) {
 func TestAVenueLinkCarriesNoRegistrySubject(t *testing.T) {
 	ctx := context.Background()
 	port := freeLeafPort(t)
-	hub := startFed(t, t.TempDir(), ServerOptions{Name: "hub", Domain: "hub", LeafListen: &LeafListenOptions{Port: port}}, Options{Sourced: true})
+	hub := startFed(t, t.TempDir(), ServerOptions{Name: "hub", Domain: "hub", LeafListen: &LeafListenOptions{Port: port, Venues: venuePasswords}}, Options{Sourced: true})
 	reg, err := Open(ctx, hub.nc, Options{Stream: RegistryStream, Prefix: RegistryPrefix})
 	if err != nil {
 		t.Fatal(err)
 	}
-	venue := startFed(t, t.TempDir(), ServerOptions{Name: "va", Domain: "va", LeafRemote: &LeafRemoteOptions{URL: fmt.Sprintf("nats://127.0.0.1:%d", port)}}, Options{})
+	venue := startFed(t, t.TempDir(), ServerOptions{Name: "va", Domain: "va", LeafRemote: &LeafRemoteOptions{URL: venueURL(port, "va", "pa")}}, Options{})
 	waitFor(t, 10*time.Second, "the leaf link", func() bool { return hub.ns.NumLeafNodes() == 1 })
 	ping, err := hub.nc.SubscribeSync("ping")
 	if err != nil {

@@ -24,7 +24,9 @@ var ErrRefused = errors.New("proof: refused")
 // Proof is a file a player can carry: one row of a published
 // classification, the publication event's stored line, its RFC 6962
 // inclusion proof in the log of the signed checkpoint, so that anyone
-// with the venue's key checks the row without the log.
+// with the venue's key checks the row without the log. The publication is
+// a ClassificationPublished, or a ClassificationImported: a club
+// workbook's standings published as the file has them (Rows).
 type Proof struct {
 	Format     string `json:"format"`
 	Tournament string `json:"tournament"`
@@ -57,11 +59,11 @@ func (p *Proof) Encode() []byte {
 // New makes the proof of player's row in the publication stored as
 // line at leaf index, whose audit path in the tree of signed is path.
 func New(tournament, signed string, index uint64, line []byte, path [][]byte, player string) (*Proof, error) {
-	pub, err := publicationIn(line)
+	rows, _, err := Rows(line)
 	if err != nil {
 		return nil, err
 	}
-	for _, row := range pub.Rows {
+	for _, row := range rows {
 		if row.Player == player {
 			if path == nil {
 				path = [][]byte{}
@@ -72,16 +74,32 @@ func New(tournament, signed string, index uint64, line []byte, path [][]byte, pl
 	return nil, fmt.Errorf("player %s has no row in the classification published at event %d", player, index+1)
 }
 
-func publicationIn(line []byte) (events.ClassificationPublished, error) {
+// Rows are the rows the publication stored as line states, and whether
+// it is a club workbook's standings imported as the file has them: a
+// ClassificationPublished's rows, or each row of a ClassificationImported
+// as the row a proof states of it (ImportedRow: its rank, player, name and
+// total; no phase or status, which the file does not give).
+func Rows(line []byte) (rows []events.ClassificationRow, imported bool, err error) {
 	_, ev, err := events.DecodeLine(line)
 	if err != nil {
-		return events.ClassificationPublished{}, err
+		return nil, false, err
 	}
-	pub, ok := ev.(events.ClassificationPublished)
-	if !ok {
-		return events.ClassificationPublished{}, fmt.Errorf("event is a %s, not a published classification", ev.EventType())
+	switch pub := ev.(type) {
+	case events.ClassificationPublished:
+		return pub.Rows, false, nil
+	case events.ClassificationImported:
+		for _, r := range pub.Rows {
+			rows = append(rows, ImportedRow(r))
+		}
+		return rows, true, nil
 	}
-	return pub, nil
+	return nil, false, fmt.Errorf("event is a %s, not a published classification", ev.EventType())
+}
+
+// ImportedRow is the row a proof states of a row of an imported
+// classification.
+func ImportedRow(r events.ImportedRow) events.ClassificationRow {
+	return events.ClassificationRow{Rank: r.Rank, Player: r.Player, Name: r.Name, Total: r.Total}
 }
 
 // Cosign adds a witness's signature over the proof's checkpoint: what the
@@ -111,6 +129,9 @@ type Result struct {
 	// Witnessed is set when a witness key was given and its cosignature
 	// verified.
 	Witnessed bool
+	// Imported is set when the publication is a club workbook's standings,
+	// imported as the file has them (events.ClassificationImported).
+	Imported bool
 }
 
 // Verify checks a proof file offline: its bytes are the proof's one
@@ -178,15 +199,16 @@ func verifyProof(p *Proof, key note.Verifier) (*Result, error) {
 	if err := checkpoint.VerifyInclusion(p.Index, cp.Size, checkpoint.LeafHash([]byte(p.Line)), p.Path, cp.Root); err != nil {
 		return refuse("the publication is not event %d of the signed log: %v", p.Index+1, err)
 	}
-	env, ev, err := events.DecodeLine([]byte(p.Line))
+	env, err := events.DecodeEnvelope([]byte(p.Line))
 	if err != nil {
 		return refuse("the publication line: %v", err)
 	}
-	pub, ok := ev.(events.ClassificationPublished)
-	if !ok || env.Tournament != p.Tournament || env.Seq != p.Index+1 {
+	rows, imported, err := Rows([]byte(p.Line))
+	if err != nil || env.Tournament != p.Tournament || env.Seq != p.Index+1 {
 		return refuse("event %d of %s is no published classification", p.Index+1, p.Tournament)
 	}
-	for _, row := range pub.Rows {
+	res.Imported = imported
+	for _, row := range rows {
 		if row == p.Row {
 			return res, nil
 		}

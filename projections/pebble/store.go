@@ -175,6 +175,11 @@ func OpenWith(dir string, o StoreOptions) (*Store, error) {
 	// on every level (the levels below inherit L0's) answers most misses
 	// without reading a table's index and data blocks.
 	opts.Levels[0].FilterPolicy = bloom.FilterPolicy(10)
+	// The views, indexes and state snapshots are the owner's alone, as
+	// the data directory is (Pebble would make its directory 0755).
+	if err := o.FS.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("pebble: open %s: %w", dir, err)
+	}
 	db, err := pebble.Open(dir, opts)
 	if err != nil {
 		return nil, fmt.Errorf("pebble: open %s: %w", dir, err)
@@ -570,9 +575,11 @@ func (s *Store) Verify() error {
 // reading, the contestable acts, a shared place's order; format 3: the
 // summary says whether the tournament is closed, the classification how each
 // tie was settled; format 4: the creation index, idx/create; format 5: a
-// settled tie cites the tournament's own ruleset). A store written in
-// another format is rebuilt from the log (OpenVerified).
-const Format = 5
+// settled tie cites the tournament's own ruleset; format 6: a table keeps its
+// latest proposal only, and how many each player made; format 7: the summary
+// says the tournament's organizer and venue). A store written in another
+// format is rebuilt from the log (OpenVerified).
+const Format = 7
 
 // errStale reports a store written by a referto of another Format.
 var errStale = errors.New("pebble: projection store written in another format")

@@ -77,7 +77,7 @@ func WriteDir(ctx context.Context, dir string, w io.Writer) error {
 		return fmt.Errorf("%w (is referto serve running on %s without %s? use --url)", err, dir, filepath.Base(layout.ServeInfo()))
 	}
 	defer node.Close()
-	src := Source{Log: node.Log, Store: node.Store, Runner: node.Runner, KeysDir: layout.Keys(), CatchUp: 10 * time.Minute}
+	src := Source{Log: node.Log, Store: node.Store, Runner: node.Runner, KeysDir: layout.Keys(), Workbooks: layout.Workbooks(), CatchUp: 10 * time.Minute}
 	// A hub's directory holds its season registry beside the log; a
 	// venue's does not, and is given none.
 	reg, err := registry.Open(ctx, registry.Options{Conn: node.Conn, Keys: node.Keys, Roster: registry.NewRoster(node.Store, node.Runner), Existing: true})

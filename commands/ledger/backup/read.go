@@ -13,6 +13,7 @@ import (
 	"io/fs"
 	"regexp"
 	"strconv"
+	"strings"
 
 	"github.com/referto/referto/events/jetstream"
 )
@@ -32,6 +33,15 @@ type Archive struct {
 	RegistryInfo *jetstream.SnapshotInfo
 	// HubState is a hub's state file, nil in a venue's backup.
 	HubState []byte
+	// Workbooks are a hub's club workbooks (its folder, ledger.Layout.Workbooks),
+	// in the file's order; none in a venue's backup.
+	Workbooks []WorkbookFile
+}
+
+// WorkbookFile is one club workbook of a hub's folder in a backup.
+type WorkbookFile struct {
+	Name string // its name in the folder
+	Data []byte
 }
 
 // Limits on the entries read into memory.
@@ -106,6 +116,24 @@ func Read(r io.Reader, snapshot func(info jetstream.SnapshotInfo, data io.Reader
 		b.RegistryInfo = &reg.info
 		hdr = reg.parts.next
 	}
+	for ; strings.HasPrefix(hdr.Name, WorkbooksEntry); hdr, err = tr.Next() {
+		name := strings.TrimPrefix(hdr.Name, WorkbooksEntry)
+		if !workbookName(name) {
+			return nil, fmt.Errorf("%w: %s is no club workbook's name", ErrDamaged, hdr.Name)
+		}
+		if _, dup := sums[hdr.Name]; dup {
+			return nil, fmt.Errorf("%w: %s twice", ErrDamaged, hdr.Name)
+		}
+		data, err := readEntry(tr, hdr, maxWorkbook)
+		if err != nil {
+			return nil, err
+		}
+		sums[hdr.Name] = hexSum(data)
+		b.Workbooks = append(b.Workbooks, WorkbookFile{Name: name, Data: data})
+	}
+	if err != nil {
+		return nil, damaged(err, "among the club workbooks")
+	}
 	if hdr.Name != "manifest.json" {
 		return nil, fmt.Errorf("%w: no manifest after the snapshot", ErrDamaged)
 	}
@@ -173,14 +201,20 @@ func (b *Archive) check(log, reg *snapshotRead, sums map[string]string) error {
 		return fmt.Errorf("%w: %s", ErrDamaged, fmt.Sprintf(format, a...))
 	}
 	switch {
-	case m.Format != Format && m.Format != FormatRegistry:
-		return bad("format %q, want %q or %q", m.Format, Format, FormatRegistry)
+	case m.Format != Format && m.Format != FormatRegistry && m.Format != FormatWorkbooks:
+		return bad("format %q, want %q, %q or %q", m.Format, Format, FormatRegistry, FormatWorkbooks)
 	case m.Format == Format && (reg != nil || m.Registry != nil):
 		return bad("a %s backup with a season registry", Format)
 	case m.Format == FormatRegistry && (reg == nil || m.Registry == nil):
 		return bad("a %s backup without the season registry's snapshot, or without its manifest", FormatRegistry)
+	case m.Format == FormatWorkbooks && (reg == nil) != (m.Registry == nil):
+		return bad("a %s backup whose season registry's snapshot and manifest do not go together", FormatWorkbooks)
 	case m.Format == Format && b.HubState != nil:
 		return bad("a %s backup with a hub's state", Format)
+	case m.Format != FormatWorkbooks && len(b.Workbooks) > 0:
+		return bad("a %s backup with club workbooks", m.Format)
+	case m.Format == FormatWorkbooks && len(b.Workbooks) == 0:
+		return bad("a %s backup without club workbooks", FormatWorkbooks)
 	}
 	if m.Stream != log.stream {
 		return bad("the manifest is of stream %q, the snapshot of %q", m.Stream, log.stream)

@@ -32,7 +32,8 @@ import (
 // the restored registry (its sequences, and its log folded again: its
 // events, Merkle root and last line's hash). The file is read whole and checked before
 // anything is made, and the restore is done beside target and moved into
-// place at the end: on any failure nothing is left behind. The
+// place at the end: on any failure nothing is left behind, and what a
+// killed restore into target left is removed first (RemoveStaging). The
 // projections are not restored; the first start rebuilds them.
 func Restore(ctx context.Context, path, target string) (*Archive, error) {
 	target, err := filepath.Abs(target)
@@ -41,6 +42,9 @@ func Restore(ctx context.Context, path, target string) (*Archive, error) {
 	}
 	existed, err := emptyTarget(target)
 	if err != nil {
+		return nil, err
+	}
+	if _, err := RemoveStaging(target); err != nil {
 		return nil, err
 	}
 	f, err := os.Open(path)
@@ -55,7 +59,7 @@ func Restore(ctx context.Context, path, target string) (*Archive, error) {
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return nil, err
 	}
-	tmp, err := os.MkdirTemp(filepath.Dir(target), "."+filepath.Base(target)+".restoring-")
+	tmp, err := newStaging(target)
 	if err != nil {
 		return nil, err
 	}
@@ -75,6 +79,18 @@ func Restore(ctx context.Context, path, target string) (*Archive, error) {
 		// its venues and goes on from the checkpoints it cosigned.
 		if err := writeKey(layout.HubState(), 0o600, b.HubState); err != nil {
 			return nil, err
+		}
+	}
+	if len(b.Workbooks) > 0 {
+		// A hub's club workbooks, which its season ranking reads: checked
+		// against the manifest's SHA-256 by Read.
+		if err := os.Mkdir(layout.Workbooks(), 0o700); err != nil {
+			return nil, err
+		}
+		for _, wb := range b.Workbooks {
+			if err := writeKey(filepath.Join(layout.Workbooks(), wb.Name), 0o600, wb.Data); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if err := restoreLog(ctx, layout, f, b.Manifest, keys); err != nil {

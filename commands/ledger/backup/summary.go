@@ -19,8 +19,8 @@ func (b *Archive) PrintTaken(w io.Writer, path string, size int64, from, data st
 		src = "from the server at " + from
 	}
 	m := b.Manifest
-	fmt.Fprintf(w, "backup of stream %s, sequences %d..%d (%d commits), %s,%s and %s taken %s: %s, %s in %s\n",
-		m.Stream, m.FirstSeq, m.LastSeq, m.Msgs, describeTournaments(m.Tournaments), describeRegistry(m.Registry), describeKeys(b.Keys), src, path,
+	fmt.Fprintf(w, "backup of stream %s, sequences %d..%d (%d commits), %s,%s%s and %s taken %s: %s, %s in %s\n",
+		m.Stream, m.FirstSeq, m.LastSeq, m.Msgs, describeTournaments(m.Tournaments), describeRegistry(m.Registry), describeWorkbooks(b.Workbooks), describeKeys(b.Keys), src, path,
 		byteSize(size), took.Round(time.Millisecond))
 }
 
@@ -29,8 +29,8 @@ func (b *Archive) PrintTaken(w io.Writer, path string, size int64, from, data st
 // what the restored log was checked against.
 func (b *Archive) PrintRestored(w io.Writer, path, target string, took time.Duration) {
 	m := b.Manifest
-	fmt.Fprintf(w, "restored stream %s, sequences %d..%d (%d commits),%s and %s from %s (taken %s) into %s in %s\n",
-		m.Stream, m.FirstSeq, m.LastSeq, m.Msgs, describeRegistry(m.Registry), describeKeys(b.Keys), path, m.Created.Format(time.RFC3339), target, took.Round(time.Millisecond))
+	fmt.Fprintf(w, "restored stream %s, sequences %d..%d (%d commits),%s%s and %s from %s (taken %s) into %s in %s\n",
+		m.Stream, m.FirstSeq, m.LastSeq, m.Msgs, describeRegistry(m.Registry), describeWorkbooks(b.Workbooks), describeKeys(b.Keys), path, m.Created.Format(time.RFC3339), target, took.Round(time.Millisecond))
 	fmt.Fprintf(w, "checked against the backup's manifest: stream sequences %d..%d; the Merkle roots of %s",
 		m.FirstSeq, m.LastSeq, describeTournaments(m.Tournaments))
 	if r := m.Registry; r == nil {
@@ -58,6 +58,18 @@ func describeRegistry(r *Registry) string {
 		return fmt.Sprintf(" the season registry (stream %s, sequences %d..%d, 1 event),", r.Stream, r.FirstSeq, r.LastSeq)
 	}
 	return fmt.Sprintf(" the season registry (stream %s, sequences %d..%d, %d events),", r.Stream, r.FirstSeq, r.LastSeq, r.Events)
+}
+
+// describeWorkbooks is " 3 club workbooks," for a hub's
+// backup that holds some, nothing otherwise.
+func describeWorkbooks(wbs []WorkbookFile) string {
+	switch len(wbs) {
+	case 0:
+		return ""
+	case 1:
+		return " 1 club workbook (" + wbs[0].Name + "),"
+	}
+	return fmt.Sprintf(" %d club workbooks,", len(wbs))
 }
 
 func describeTournaments(ts []Tournament) string {

@@ -65,4 +65,12 @@ func TestSummariesOfAHub(t *testing.T) {
 	if got := out.String(); !strings.Contains(got, "set aside: its log does not fold") || !strings.Contains(got, "(its log does not fold, as at the hub)") {
 		t.Errorf("PrintRestored of a registry set aside:\n%s", got)
 	}
+	// Its club workbooks, counted.
+	b.Workbooks = []WorkbookFile{{Name: "a.xlsx"}, {Name: "b.xlsx"}}
+	out.Reset()
+	b.PrintTaken(&out, "b.tar", 512, "", "d", 2*time.Second)
+	b.PrintRestored(&out, "b.tar", "new", time.Second)
+	if got := out.String(); strings.Count(got, "does not fold), 2 club workbooks, and the keys") != 2 {
+		t.Errorf("the summaries of a hub's backup with its workbooks:\n%s", got)
+	}
 }

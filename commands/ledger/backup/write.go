@@ -13,6 +13,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/referto/referto/commands/ledger"
@@ -33,19 +34,29 @@ import (
 //	stream/REGISTRY.json, stream/REGISTRY.snapshot.000001, …
 //	                                 at a national hub only, the same two of its season
 //	                                 registry's stream (jetstream.RegistryStream)
+//	workbooks/<name>.xlsx, …         at a national hub only, its folder of club workbooks
+//	                                 (ledger.Layout.Workbooks), which its season ranking reads
 //	manifest.json                    what the file holds and how to check it (Manifest)
 //
 // The manifest comes last because the snapshots stream through: nothing
-// is buffered, and a file without its manifest is a cut transfer.
+// is buffered, and a file without its manifest is a cut transfer. Every
+// entry but the snapshots' pieces (which the manifest hashes whole) and
+// the manifest is listed in Manifest.Files with its SHA-256.
 //
 // A backup without the registry's stream is Format, entry for entry and
 // field for field as before there was a registry to back up; one with it
-// is FormatRegistry, so that a reader knows a second stream is there. Read
-// and Restore take both.
+// is FormatRegistry, so that a reader knows a second stream is there; one
+// with club workbooks is FormatWorkbooks, whose manifest says whether the
+// registry's stream is there (Manifest.Registry). Read and Restore take
+// all three.
 const (
-	Format         = "referto-backup/1"
-	FormatRegistry = "referto-backup/2"
+	Format          = "referto-backup/1"
+	FormatRegistry  = "referto-backup/2"
+	FormatWorkbooks = "referto-backup/3"
 )
+
+// WorkbooksEntry is the folder of a hub's club workbooks in a backup.
+const WorkbooksEntry = "workbooks/"
 
 // HubStateEntry is the entry of a hub's state file in a backup.
 const HubStateEntry = "hub.json"
@@ -181,6 +192,11 @@ type Source struct {
 	// (hub.Hub.State), backed up with the keys; nil (the default) is a
 	// node without one.
 	HubState func() ([]byte, error)
+	// Workbooks, at a national hub, is its folder of club workbooks
+	// (ledger.Layout.Workbooks): every .xlsx file in it is backed up
+	// after the snapshots. "" (the default), or a folder that does not
+	// exist, is none.
+	Workbooks string
 	// Clock stamps the manifest; the default is time.Now.
 	Clock func() time.Time
 	// CatchUp bounds the wait for the projections to reach the snapshot's
@@ -255,6 +271,15 @@ func Write(ctx context.Context, w io.Writer, src Source) (Manifest, error) {
 		}
 		m.Format = FormatRegistry
 	}
+	// The workbooks as the folder holds them now: they are no part of
+	// the log, and one added meanwhile is simply in the backup too.
+	n, err := writeWorkbooks(src.Workbooks, &m, entry)
+	if err != nil {
+		return m, err
+	}
+	if n > 0 {
+		m.Format = FormatWorkbooks
+	}
 	// The roots come from the projections, built from the live stream
 	// independently of the snapshot: a restore that reproduces them has
 	// the log the server signed checkpoints of.
@@ -275,6 +300,58 @@ func Write(ctx context.Context, w io.Writer, src Source) (Manifest, error) {
 		return m, err
 	}
 	return m, tw.Close()
+}
+
+// maxWorkbook is the largest club workbook a backup carries, in bytes:
+// well past the largest the hub takes (workbook.MaxSize) or its ranking
+// reads.
+const maxWorkbook = 64 << 20
+
+// writeWorkbooks writes every .xlsx file of dir into the backup as
+// WorkbooksEntry+name, listed in the manifest with its SHA-256, and
+// returns how many.
+func writeWorkbooks(dir string, m *Manifest, entry func(string, fs.FileMode, []byte) error) (int, error) {
+	if dir == "" {
+		return 0, nil
+	}
+	files, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("backup: the club workbooks: %w", err)
+	}
+	n := 0
+	for _, f := range files {
+		name := f.Name()
+		if !workbookName(name) || !f.Type().IsRegular() {
+			continue
+		}
+		fi, err := f.Info()
+		if err != nil {
+			return n, fmt.Errorf("backup: the club workbooks: %w", err)
+		}
+		if fi.Size() > maxWorkbook {
+			return n, fmt.Errorf("backup: the club workbook %s is %d bytes, more than the %d a backup carries (the hub's ranking does not read it either): move it out of %s", name, fi.Size(), maxWorkbook, dir)
+		}
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			return n, fmt.Errorf("backup: the club workbooks: %w", err)
+		}
+		m.Files[WorkbooksEntry+name] = hexSum(b)
+		if err := entry(WorkbooksEntry+name, 0o600, b); err != nil {
+			return n, err
+		}
+		n++
+	}
+	return n, nil
+}
+
+// workbookName reports a name a club workbook is kept under in the hub's
+// folder, and in a backup: an .xlsx file's, no path, no hidden file.
+func workbookName(name string) bool {
+	return strings.HasSuffix(name, ".xlsx") && !strings.HasPrefix(name, ".") && filepath.Base(name) == name &&
+		!strings.ContainsAny(name, "/\\\x00")
 }
 
 // writeRegistry writes the snapshot of a hub's season registry after the
