@@ -141,6 +141,10 @@ var readAccess = map[string]map[string]int{
 		"auditor": 403, "auditor@other": 403, "player": 403, "player@other": 403, "none": 401, "bad": 401},
 	"arbiters-write": {"admin": 412, "arbiter": 412, "arbiter@other": 403, "appeals": 403, "appeals@other": 403,
 		"auditor": 403, "auditor@other": 403, "player": 403, "player@other": 403, "none": 401, "bad": 401},
+	// A draw's draft is decided (here refused by the rules: round 1 has no
+	// results yet) only for those who may draw.
+	"drafts": {"admin": 422, "arbiter": 422, "arbiter@other": 403, "appeals": 403, "appeals@other": 403,
+		"auditor": 403, "auditor@other": 403, "player": 403, "player@other": 403, "none": 401, "bad": 401},
 }
 
 // routeAccess is every route of api/server.go routes() (the web UI aside)
@@ -157,6 +161,8 @@ var routeAccess = []struct {
 	{"POST", "/v1/tournaments/{t}/officials", "admin", `{"name":"Nuovo arbitro","role":"arbiter"}`},
 	{"GET", "/v1/tournaments/{t}/players", "public", ""},
 	{"GET", "/v1/tournaments/{t}/events", "officials", ""},
+	{"GET", "/v1/tournaments/{t}/officials", "officials", ""},
+	{"POST", "/v1/tournaments/{t}/draft", "drafts", `{"type":"DrawTables","round":2}`},
 	{"GET", "/v1/tournaments/{t}/events?from=2&limit=3", "officials", ""},
 	{"GET", "/v1/tournaments/{t}/rounds/1/tables", "public", ""},
 	{"GET", "/v1/tournaments/{t}/standings", "public", ""},
@@ -257,7 +263,7 @@ func checkStatus(t *testing.T, what string, r resp, want int, sizeBefore, sizeAf
 		}
 		return
 	}
-	codes := map[int]string{401: "unauthorized", 403: "forbidden", 412: "precondition_failed"}
+	codes := map[int]string{401: "unauthorized", 403: "forbidden", 412: "precondition_failed", 422: "rule_violation"}
 	var p struct {
 		Status int    `json:"status"`
 		Code   string `json:"code"`

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -43,6 +44,11 @@ type ServeConfig struct {
 	// HubCreds, HubCA, HubCert, HubKey: --hub-creds, --hub-ca,
 	// --hub-cert, --hub-key: credentials and TLS files for the link.
 	HubCreds, HubCA, HubCert, HubKey string
+	// PublicURL is --public-url, REFERTO_PUBLIC_URL: the address players'
+	// phones open this server at (http://192.168.1.20:8080), printed in
+	// the slips' QR codes. The default ("") is the first address the
+	// server listens on that is not loopback (PublicURL).
+	PublicURL string
 }
 
 // Validate reports every problem at once.
@@ -77,7 +83,61 @@ func (c ServeConfig) Validate() error {
 	add(err)
 	_, err = c.diskReserve()
 	add(err)
+	if c.PublicURL != "" {
+		add(checkPublicURL(c.PublicURL))
+	}
 	return errors.Join(errs...)
+}
+
+// checkPublicURL checks a --public-url: an absolute http or https URL of a
+// host, with no query or fragment.
+func checkPublicURL(s string) error {
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" || u.User != nil {
+		return fmt.Errorf("--public-url %q: the address phones open, such as http://192.168.1.20:8080", s)
+	}
+	return nil
+}
+
+// PublicURL is the base URL the players' personal links are printed
+// with: public (--public-url) when given, else http:// and the first
+// address ln listens on that is not loopback: its own, or, listening on
+// every interface (0.0.0.0, ::), the first non-loopback address of
+// interfaces (net.InterfaceAddrs), IPv4 first. "" when the server listens
+// on loopback only: the links then follow the address each browser used.
+func PublicURL(public string, ln net.Addr, interfaces func() ([]net.Addr, error)) string {
+	if public != "" {
+		return strings.TrimSuffix(public, "/")
+	}
+	tcp, ok := ln.(*net.TCPAddr)
+	if !ok {
+		return ""
+	}
+	port := strconv.Itoa(tcp.Port)
+	if !tcp.IP.IsUnspecified() {
+		if tcp.IP.IsLoopback() {
+			return ""
+		}
+		return "http://" + net.JoinHostPort(tcp.IP.String(), port)
+	}
+	addrs, err := interfaces()
+	if err != nil {
+		return ""
+	}
+	var v6 string
+	for _, a := range addrs {
+		n, ok := a.(*net.IPNet)
+		if !ok || n.IP.IsLoopback() || n.IP.IsLinkLocalUnicast() || n.IP.IsUnspecified() {
+			continue
+		}
+		if n.IP.To4() != nil {
+			return "http://" + net.JoinHostPort(n.IP.String(), port)
+		}
+		if v6 == "" && tcp.IP.To4() == nil {
+			v6 = "http://" + net.JoinHostPort(n.IP.String(), port)
+		}
+	}
+	return v6
 }
 
 // Level is the level to log at (info when LogLevel is not valid).

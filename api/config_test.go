@@ -1,6 +1,7 @@
 package api_test
 
 import (
+	"net"
 	"strings"
 	"testing"
 	"time"
@@ -67,5 +68,55 @@ func TestHubConfig(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("the problems do not include %q: %v", want, err)
 		}
+	}
+}
+
+// TestPublicURL: the address phones open is --public-url when given, else
+// the first address the server listens on that is not loopback: its own,
+// or, on every interface, the first interface's that is neither loopback
+// nor link-local, IPv4 first; none on loopback.
+func TestPublicURL(t *testing.T) {
+	ifaces := func() ([]net.Addr, error) {
+		return []net.Addr{
+			&net.IPNet{IP: net.ParseIP("127.0.0.1"), Mask: net.CIDRMask(8, 32)},
+			&net.IPNet{IP: net.ParseIP("fe80::1"), Mask: net.CIDRMask(64, 128)},
+			&net.IPNet{IP: net.ParseIP("2001:db8::5"), Mask: net.CIDRMask(64, 128)},
+			&net.IPNet{IP: net.ParseIP("192.168.1.20"), Mask: net.CIDRMask(24, 32)},
+		}, nil
+	}
+	onlyV6 := func() ([]net.Addr, error) {
+		return []net.Addr{&net.IPNet{IP: net.ParseIP("2001:db8::5"), Mask: net.CIDRMask(64, 128)}}, nil
+	}
+	tcp := func(ip string) net.Addr { return &net.TCPAddr{IP: net.ParseIP(ip), Port: 8080} }
+	for _, c := range []struct {
+		public string
+		ln     net.Addr
+		ifaces func() ([]net.Addr, error)
+		want   string
+	}{
+		{"http://torneo.local:8080/", tcp("127.0.0.1"), ifaces, "http://torneo.local:8080"},
+		{"", tcp("127.0.0.1"), ifaces, ""},
+		{"", tcp("::1"), ifaces, ""},
+		{"", tcp("10.0.0.7"), ifaces, "http://10.0.0.7:8080"},
+		{"", tcp("0.0.0.0"), ifaces, "http://192.168.1.20:8080"},
+		{"", tcp("::"), ifaces, "http://192.168.1.20:8080"},
+		{"", tcp("::"), onlyV6, "http://[2001:db8::5]:8080"},
+		{"", tcp("0.0.0.0"), onlyV6, ""},
+	} {
+		if got := api.PublicURL(c.public, c.ln, c.ifaces); got != c.want {
+			t.Errorf("PublicURL(%q, %v) = %q, want %q", c.public, c.ln, got, c.want)
+		}
+	}
+	for _, bad := range []string{"192.168.1.20:8080", "ftp://x", "http://", "http://x/?a=1", "http://u:p@x"} {
+		c := validServe()
+		c.PublicURL = bad
+		if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "--public-url") {
+			t.Errorf("--public-url %q: %v", bad, err)
+		}
+	}
+	c := validServe()
+	c.PublicURL = "https://torneo.example.org"
+	if err := c.Validate(); err != nil {
+		t.Errorf("--public-url https://torneo.example.org: %v", err)
 	}
 }

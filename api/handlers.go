@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strconv"
 
 	"github.com/gorilla/mux"
 
 	"github.com/referto/referto/commands"
 	"github.com/referto/referto/commands/ledger"
 	"github.com/referto/referto/events"
+	"github.com/referto/referto/projections"
 )
 
 func (s *Server) createTournament(w http.ResponseWriter, r *http.Request) {
@@ -105,19 +107,8 @@ func (s *Server) postCommand(w http.ResponseWriter, r *http.Request) {
 	cw := startCommand(w, "")
 	defer s.commandDone(cw)
 	w = cw
-	t := mux.Vars(r)["t"]
-	if err := s.checkTournamentID(t); err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	p, err := s.authorize(r, t, events.RoleArbiter, events.RoleAppeals, events.RolePlayer)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	body, err := s.readBody(w, r)
-	if err != nil {
-		s.writeError(w, r, err)
+	t, p, body, ok := s.commandRequest(w, r, events.RoleArbiter, events.RoleAppeals, events.RolePlayer)
+	if !ok {
 		return
 	}
 	cmd, err := commands.Parse(body)
@@ -138,6 +129,27 @@ func (s *Server) postCommand(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.run(w, r, ledger.Submission{Tournament: t, Command: cmd, Actor: p.actor(), Route: ledger.RouteCommands, Seed: seed}, body)
+}
+
+// commandRequest reads what a command's route reads first: the
+// tournament its path addresses, the principal sending it (in one of
+// roles) and the body; ok is false once a refusal is written.
+func (s *Server) commandRequest(w http.ResponseWriter, r *http.Request, roles ...string) (t string, p principal, body []byte, ok bool) {
+	t = mux.Vars(r)["t"]
+	if err := s.checkTournamentID(t); err != nil {
+		s.writeError(w, r, err)
+		return t, p, nil, false
+	}
+	p, err := s.authorize(r, t, roles...)
+	if err != nil {
+		s.writeError(w, r, err)
+		return t, p, nil, false
+	}
+	if body, err = s.readBody(w, r); err != nil {
+		s.writeError(w, r, err)
+		return t, p, nil, false
+	}
+	return t, p, body, true
 }
 
 // run reads the preconditions, submits and responds.
@@ -180,4 +192,70 @@ func mustDecode(env events.Envelope) events.Event {
 		return nil
 	}
 	return ev
+}
+
+// draftEvent is one event a draft would append: its type and payload.
+type draftEvent struct {
+	Type string          `json:"type"`
+	Data json.RawMessage `json:"data"`
+}
+
+// postDraft decides a draw as POST /commands would, against the
+// tournament as it stands, and answers the events it would append, with
+// the seq it was decided on, appending nothing: the arbiter sees the tables
+// and the constraints they break before recording the draw, which he does
+// with the same payload (the seed included, or the tables made by hand)
+// and If-Match on that seq. Only a draw has a draft.
+func (s *Server) postDraft(w http.ResponseWriter, r *http.Request) {
+	t, p, body, ok := s.commandRequest(w, r, events.RoleArbiter, events.RoleAppeals)
+	if !ok {
+		return
+	}
+	cmd, err := commands.ParseAs[commands.DrawTables](body)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if !commands.Permitted(p.Role, cmd.CommandType()) {
+		s.writeError(w, r, fmt.Errorf("%w: role %s may not issue %s", errForbidden, p.Role, cmd.CommandType()))
+		return
+	}
+	if cmd.Seed == "" && len(cmd.Tables) == 0 {
+		// The seed the draft was drawn with, recorded in its event: the
+		// draw recorded with it seats the same tables.
+		if cmd.Seed, err = s.randomHex(16); err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+	}
+	if err := s.opts.Ledger.AwaitAcked(r.Context(), t); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	var evs []events.Event
+	var seq uint64
+	if !s.opts.Runner.Read(t, func(st *projections.Tournament) {
+		seq = st.Seq
+		evs, err = commands.Decide(st, cmd, commands.Input{Now: s.opts.Clock().UTC(), Actor: p.actor(), Seed: cmd.Seed})
+	}) {
+		err = fmt.Errorf("%w: tournament %s", errNotFound, t)
+	}
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	out := struct {
+		Seq    uint64       `json:"seq"`
+		Events []draftEvent `json:"events"`
+	}{Seq: seq, Events: make([]draftEvent, 0, len(evs))}
+	for _, e := range evs {
+		data, err := json.Marshal(e)
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		out.Events = append(out.Events, draftEvent{Type: e.EventType(), Data: data})
+	}
+	w.Header().Set("ETag", `"`+strconv.FormatUint(seq, 10)+`"`)
+	writeJSON(w, http.StatusOK, out)
 }

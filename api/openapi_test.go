@@ -520,6 +520,19 @@ func TestEveryRouteAndCommandMatchesTheOpenAPIDocument(t *testing.T) {
 	ok(arb, `{"type":"CheckIn","round":1,"player":"p8","absent":true}`)
 	ok(arb, `{"type":"CheckIn","round":1,"player":"r1","minutes_late":0}`)
 	ok(arb, `{"type":"SubstituteReserve","round":1,"absent":"p8","reserve":"r1"}`)
+	// A draft of the draw first: its events, nothing appended; then its
+	// refusals.
+	before := s.must(200, "GET", base, "", nil).json(t)["seq"]
+	s.must(200, "POST", base+"/draft", arb, `{"type":"DrawTables","round":1}`)
+	s.must(200, "POST", base+"/draft", arb, `{"type":"DrawTables","round":1,"tables":[{"table":1,"players":["p1","p2","p3","p4"]},{"table":2,"players":["p5","p6","p7","r1"]}]}`)
+	if after := s.must(200, "GET", base, "", nil).json(t)["seq"]; after != before {
+		t.Errorf("a draft appended: seq %v, then %v", before, after)
+	}
+	s.must(400, "POST", base+"/draft", arb, `{"type":"CloseRegistration"}`)
+	s.must(401, "POST", base+"/draft", "", `{"type":"DrawTables","round":1}`)
+	s.must(403, "POST", base+"/draft", aud, `{"type":"DrawTables","round":1}`)
+	s.must(404, "POST", "/v1/tournaments/nowhere/draft", adminToken, `{"type":"DrawTables","round":1}`)
+	s.must(422, "POST", base+"/draft", arb, `{"type":"DrawTables","round":3}`)
 	ok(arb, `{"type":"DrawTables","round":1,"tables":[{"table":1,"players":["p1","p2","p3","p4"]},{"table":2,"players":["p5","p6","p7","r1"]}]}`)
 	s.must(200, "GET", base+"/rounds/1/tables", "", nil)
 	ok(arb, `{"type":"SetTurnOrder","round":1,"table":1,"order":["p1","p2","p3","p4"]}`)
@@ -668,6 +681,9 @@ func TestEveryRouteAndCommandMatchesTheOpenAPIDocument(t *testing.T) {
 	s.must(200, "GET", base+"/events?from=3&limit=5", aud, nil)
 	s.must(200, "GET", base+"/events?limit=1000", aud, nil)
 	s.must(200, "GET", base+"/events", app, nil, "Accept", "application/x-ndjson")
+	if offs := s.must(200, "GET", base+"/officials", aud, nil).json(t)["officials"].([]any); len(offs) < 2 {
+		t.Errorf("the officials listed: %v", offs)
+	}
 	s.must(200, "GET", base+"/export", aud, nil)
 	s.must(200, "GET", "/v1/admin/backup", adminToken, nil)
 	s.must(403, "GET", "/v1/admin/backup", aud, nil)
@@ -690,6 +706,9 @@ func TestEveryRouteAndCommandMatchesTheOpenAPIDocument(t *testing.T) {
 		{401, "GET", base + "/export", "", "", nil},
 		{401, "GET", "/v1/me", "", "", nil},
 		{403, "GET", base + "/events", other, "", nil},
+		{401, "GET", base + "/officials", "", "", nil},
+		{403, "GET", base + "/officials", other, "", nil},
+		{404, "GET", "/v1/tournaments/nowhere/officials", adminToken, "", nil},
 		{403, "GET", base + "/export", other, "", nil},
 		{403, "POST", cmds, aud, `{"type":"CloseRegistration"}`, nil},
 		{403, "POST", cmds, aud, `{"type":"RuleContestation","contestation":"c1","upheld":false,"ruling":"no"}`, nil},

@@ -1,12 +1,14 @@
 package api
 
 import (
+	"cmp"
 	"context"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -387,4 +389,36 @@ func (s *Server) getRulesets(w http.ResponseWriter, _ *http.Request) {
 		out = append(out, rs)
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"rulesets": out})
+}
+
+// officialView is an appointed official as GET /v1/tournaments/{t}/officials
+// lists him: never his token's hash.
+type officialView struct {
+	Official  string `json:"official"`
+	Name      string `json:"name"`
+	Role      string `json:"role"`
+	Appointed uint64 `json:"appointed"`
+}
+
+// getOfficials lists a tournament's appointed officials, in the order of
+// appointment, to the administrator and the tournament's officials: the
+// web UI names them in the event log and lists them on the tournament's
+// page.
+func (s *Server) getOfficials(w http.ResponseWriter, r *http.Request) {
+	t := mux.Vars(r)["t"]
+	if _, err := s.authorize(r, t, events.RoleArbiter, events.RoleAppeals, events.RoleAuditor); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	out := []officialView{}
+	if !s.opts.Runner.Read(t, func(st *projections.Tournament) {
+		for _, o := range st.Officials {
+			out = append(out, officialView{Official: o.ID, Name: o.Name, Role: o.Role, Appointed: o.Appointed})
+		}
+	}) {
+		s.writeError(w, r, fmt.Errorf("%w: tournament %s", errNotFound, t))
+		return
+	}
+	slices.SortFunc(out, func(a, b officialView) int { return cmp.Compare(a.Appointed, b.Appointed) })
+	writeJSON(w, http.StatusOK, map[string]any{"officials": out})
 }

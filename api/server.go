@@ -72,6 +72,10 @@ type Options struct {
 	// of it failed (ledger.Node.Inspect): found, it is marked and
 	// returned. The default, with a Node, is the node's.
 	Inspect func(ctx context.Context, t string) (ledger.Damage, bool)
+	// PublicURL is the base URL players' phones open this server at, which
+	// the web UI prints in the slips' QR codes (ServeConfig.PublicURL,
+	// PublicURL). The default ("") is the address each browser used.
+	PublicURL string
 	// Metrics are served at /metrics; the default is new ones. Pass the
 	// ones the node observes with (ledger.NodeOptions.Observer) for its
 	// appends, retries and applied commits to be counted.
@@ -200,7 +204,9 @@ func (s *Server) routes() error {
 	r.HandleFunc("/v1/tournaments", s.createTournament).Methods(http.MethodPost)
 	r.HandleFunc("/v1/tournaments/{t}", s.getTournament).Methods(http.MethodGet)
 	r.HandleFunc("/v1/tournaments/{t}/officials", s.appointOfficial).Methods(http.MethodPost)
+	r.HandleFunc("/v1/tournaments/{t}/officials", s.getOfficials).Methods(http.MethodGet)
 	r.HandleFunc("/v1/tournaments/{t}/commands", s.postCommand).Methods(http.MethodPost)
+	r.HandleFunc("/v1/tournaments/{t}/draft", s.postDraft).Methods(http.MethodPost)
 	r.HandleFunc("/v1/tournaments/{t}/players", s.getPlayers).Methods(http.MethodGet)
 	r.HandleFunc("/v1/tournaments/{t}/events", s.getEvents).Methods(http.MethodGet)
 	r.HandleFunc("/v1/tournaments/{t}/rounds/{r}/tables", s.getTables).Methods(http.MethodGet)
@@ -236,7 +242,7 @@ func (s *Server) routes() error {
 
 	// The web UI is a client of the routes above, called in-process, and
 	// its pages are routes of this router, behind the same middleware.
-	ui, err := web.New(web.Options{API: r, Random: s.opts.Random, Logger: s.opts.Logger, Damage: s.damageForUI})
+	ui, err := web.New(web.Options{API: r, Random: s.opts.Random, Logger: s.opts.Logger, PublicURL: s.opts.PublicURL, Damage: s.damageForUI})
 	if err != nil {
 		return err
 	}

@@ -35,6 +35,11 @@ func ServeWith(t testing.TB, data, adminToken string, o api.Options) (*ledger.No
 		t.Fatal(err)
 	}
 	srv := httptest.NewServer(a.Handler())
-	t.Cleanup(srv.Close)
+	// A browser left on a live page holds its stream open: cut it, or
+	// Close would wait for the stream to end.
+	t.Cleanup(func() {
+		srv.CloseClientConnections()
+		srv.Close()
+	})
 	return node, srv
 }

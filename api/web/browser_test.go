@@ -56,18 +56,25 @@ func artifacts(t *testing.T) string {
 // returns where its screenshots go (artifacts) and a tab (browser).
 func browserTest(t *testing.T) (shots string, tab context.Context) {
 	t.Helper()
+	return longBrowserTest(t, 4*time.Minute)
+}
+
+// longBrowserTest is browserTest for a test that may drive the browser for
+// up to d.
+func longBrowserTest(t *testing.T, d time.Duration) (shots string, tab context.Context) {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("browser test: skipped in -short mode")
 	}
 	exe := chromium(t)
-	return artifacts(t), browser(t, exe)
+	return artifacts(t), browser(t, exe, d)
 }
 
 // browser starts a headless Chromium (loopback only, no background
 // networking) and stops it, by PID, when the test ends.
-func browser(t *testing.T, path string) context.Context {
+func browser(t *testing.T, path string, d time.Duration) context.Context {
 	t.Helper()
-	ctx, cancelTime := context.WithTimeout(context.Background(), 4*time.Minute)
+	ctx, cancelTime := context.WithTimeout(context.Background(), d)
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(path), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
 		chromedp.NoDefaultBrowserCheck, chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1280, 900),
@@ -198,7 +205,8 @@ func TestArbiterWorkflowInABrowser(t *testing.T) {
 	}
 
 	// The draw, and the venue screen.
-	do("draw", chromedp.Navigate(base+"/ui/t/torneo-web/rounds/1"), chromedp.WaitVisible("#draw"), chromedp.Click("#draw button"), chromedp.WaitVisible("#table-2"))
+	do("draft", chromedp.Navigate(base+"/ui/t/torneo-web/rounds/1"), chromedp.WaitVisible("#draw"), chromedp.Click("#draw button"), chromedp.WaitVisible("#draft-table-2"))
+	do("confirm the draft", chromedp.Click("#confirm-draw button"), chromedp.WaitVisible("#table-2"))
 	shot("03-round")
 	do("venue screen", chromedp.Navigate(base+"/ui/t/torneo-web/rounds/1/screen"), chromedp.WaitVisible(".screen-table"))
 	if px, _ := strconv.ParseFloat(strings.TrimSuffix(text(`getComputedStyle(document.querySelector(".screen-table li")).fontSize`), "px"), 64); px < 28 {
@@ -244,7 +252,7 @@ func TestArbiterWorkflowInABrowser(t *testing.T) {
 	shot("05-result-refused")
 
 	// A valid report.
-	for i, tp := range []string{"62", "55", "40", "21"} {
+	for i, tp := range []string{"50", "42", "30", "21"} {
 		do("fill seat", chromedp.SetValue(fmt.Sprintf(`input[name="players[%d].turn"]`, i), fmt.Sprint(i+1)),
 			chromedp.SetValue(fmt.Sprintf(`input[name="players[%d].table_points"]`, i), tp))
 	}

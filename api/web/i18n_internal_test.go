@@ -44,10 +44,10 @@ func TestEveryVocabularyWordHasALabel(t *testing.T) {
 	add("effect_", commands.Effects()...)
 	add("status_", strs([]projections.ProposalStatus{projections.ProposalPending, projections.ProposalReady, projections.ProposalDisputed,
 		projections.ProposalFlagged, projections.ProposalRecorded})...)
-	for lang, l := range labels {
+	for code, c := range languages {
 		for _, w := range words {
-			if _, ok := l[w]; !ok {
-				t.Errorf("%s: no label for %q", lang, w)
+			if _, ok := c.file.Labels[w]; !ok {
+				t.Errorf("%s: no label for %q", code, w)
 			}
 		}
 	}
@@ -66,26 +66,5 @@ func TestParametersAreEveryParameter(t *testing.T) {
 	slices.Sort(want)
 	if !slices.Equal(shown, want) {
 		t.Errorf("the pages show parameters %v, want %v", shown, want)
-	}
-}
-
-func strs[S ~string](words []S) []string {
-	out := make([]string, len(words))
-	for i, w := range words {
-		out[i] = string(w)
-	}
-	return out
-}
-
-// TestNoLabelIsShadowed: a key of the later words (more) that the first
-// labels already have would never be shown: the key names two things, as
-// "refused" once named a refused registration and a refused command.
-func TestNoLabelIsShadowed(t *testing.T) {
-	for lang, words := range more {
-		for k, v := range words {
-			if got := labels[lang][k]; got != v {
-				t.Errorf("%s: %q says %q, and %q is never shown", lang, k, got, v)
-			}
-		}
 	}
 }

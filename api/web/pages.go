@@ -47,6 +47,8 @@ type page struct {
 	// AsOf is the event a past state is shown at (0: now); the round links
 	// of the present are not offered over a past state.
 	AsOf uint64
+	// flash is the query a redirect after a form carried its banner in.
+	flash url.Values
 	// Damage lists the damaged logs, shown on every page; one without a
 	// tournament is the stream's end lost, every command refused.
 	Damage []Damage
@@ -105,7 +107,7 @@ func (u *UI) newPage(r *http.Request, title string) *page {
 			p.Me = &m
 		}
 	}
-	p.Flash = flashText(p.Lang, r.URL.Query())
+	p.flash = r.URL.Query()
 	if u.opts.Damage != nil {
 		p.Damage = u.opts.Damage()
 	}
@@ -127,7 +129,7 @@ type flash struct {
 func flashOf(a accepted, arg string) *flash {
 	f := &flash{event: a.Events[0].Type, arg: arg, seq: a.Seq, again: a.Replayed}
 	for _, e := range a.Events {
-		if _, ok := labels["it"]["done_"+e.Type]; ok {
+		if hasLabel("done_" + e.Type) {
 			f.event = e.Type
 			break
 		}
@@ -149,13 +151,18 @@ func (f *flash) query() url.Values {
 	return q
 }
 
-// flashText renders the banner a redirect's query carries.
-func flashText(lang string, q url.Values) string {
+// flashText renders the banner a redirect's query carries, a player
+// named by name.
+func flashText(lang string, q url.Values, name func(string) string) string {
 	ev := q.Get("ok")
 	if ev == "" {
 		return ""
 	}
-	text := strings.TrimSpace(tr(lang, "done_"+ev) + " " + q.Get("arg"))
+	arg := q.Get("arg")
+	if n := name(arg); n != "" {
+		arg = n
+	}
+	text := strings.TrimSpace(tr(lang, "done_"+ev) + " " + arg)
 	if seq, err := strconv.ParseUint(q.Get("seq"), 10, 64); err == nil {
 		text += fmt.Sprintf(" (%s %d)", tr(lang, "seq"), seq)
 	}
@@ -180,7 +187,7 @@ func (u *UI) tournamentPage(w http.ResponseWriter, r *http.Request, title string
 		return nil, false
 	}
 	if err != nil {
-		u.fail(w, r, p, &Problem{Status: 500, Detail: err.Error()})
+		u.fail(w, r, p, u.internalProblem(r, err))
 		return nil, false
 	}
 	p.State = &st
@@ -188,15 +195,20 @@ func (u *UI) tournamentPage(w http.ResponseWriter, r *http.Request, title string
 }
 
 func (u *UI) render(w http.ResponseWriter, name string, status int, p *page) {
+	// The banner of an earlier form, carried in the address, says nothing
+	// about this answer when it is a refusal.
+	if p.Problem == nil && p.Flash == "" {
+		p.Flash = flashText(p.Lang, p.flash, p.knownName)
+	}
 	t := u.pages[name]
 	if t == nil {
-		http.Error(w, "no page "+name, http.StatusInternalServerError)
+		http.Error(w, tr(p.Lang, "render_failed"), http.StatusInternalServerError)
 		return
 	}
 	var buf strings.Builder
 	if err := t.Execute(&buf, p); err != nil {
 		u.opts.Logger.Error("web: render", "page", name, "err", err)
-		http.Error(w, "the page could not be rendered", http.StatusInternalServerError)
+		http.Error(w, tr(p.Lang, "render_failed"), http.StatusInternalServerError)
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
@@ -221,7 +233,7 @@ func (u *UI) fail(w http.ResponseWriter, _ *http.Request, p *page, prob *Problem
 func (u *UI) refused(w http.ResponseWriter, r *http.Request, name string, p *page, prob *Problem, err error) {
 	p.Form, p.Problem = r.PostForm, orProblem(prob, err)
 	formUsed(p)
-	p.Errs = p.Problem.Fields()
+	p.Errs = p.fieldErrors()
 	u.render(w, name, p.Problem.Status, p)
 }
 
@@ -231,7 +243,7 @@ func (u *UI) refused(w http.ResponseWriter, r *http.Request, name string, p *pag
 func formUsed(p *page) {
 	if p.Problem.Code == "idempotency_key_reused" {
 		p.Problem.Detail = fmt.Sprintf(tr(p.Lang, "form_used"), p.Problem.Seq)
-		p.Problem.Field = ""
+		p.Problem.Field, p.Problem.Errors, p.Problem.Said = "", nil, true
 	}
 }
 
@@ -252,12 +264,12 @@ func done(w http.ResponseWriter, r *http.Request, to string, f *flash) {
 // postForm parses a form post, refusing other sites' and oversized ones.
 func postForm(w http.ResponseWriter, r *http.Request) bool {
 	if !sameOrigin(r) {
-		http.Error(w, "cross-site form refused", http.StatusForbidden)
+		http.Error(w, tr(lang(r), "cross_site"), http.StatusForbidden)
 		return false
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, 1<<20)
 	if err := r.ParseForm(); err != nil {
-		http.Error(w, "the form could not be read: "+err.Error(), http.StatusBadRequest)
+		http.Error(w, tr(lang(r), "form_unreadable"), http.StatusBadRequest)
 		return false
 	}
 	return true
@@ -291,15 +303,22 @@ func orProblem(prob *Problem, err error) *Problem {
 	if prob != nil {
 		return prob
 	}
-	return &Problem{Status: 500, Detail: err.Error()}
+	return &Problem{Status: 500, Code: "internal", Detail: tr("it", "code_internal"), Said: true}
 }
 
 func (u *UI) createTournament(w http.ResponseWriter, r *http.Request) {
 	if !postForm(w, r) {
 		return
 	}
-	create := &commands.CreateTournament{ID: r.PostForm.Get("id"), Name: r.PostForm.Get("name"), Ruleset: events.PresetID(r.PostForm.Get("ruleset"))}
-	a, prob, err := u.send(r, "/v1/tournaments", formKey(r, u), create)
+	f := r.PostForm
+	create := &commands.CreateTournament{ID: strings.TrimSpace(f.Get("id")), Name: strings.TrimSpace(f.Get("name")), Ruleset: events.PresetID(f.Get("ruleset")),
+		Season: strings.TrimSpace(f.Get("season")), Type: events.TournamentType(f.Get("tournament_type"))}
+	var a accepted
+	var prob *Problem
+	var err error
+	if create.Params, prob = creationParams(lang(r), f); prob == nil {
+		a, prob, err = u.send(r, "/v1/tournaments", formKey(r, u), create)
+	}
 	if err == nil && prob == nil {
 		done(w, r, tPath(r.PostForm.Get("id")), flashOf(a, ""))
 		return
@@ -312,7 +331,7 @@ func (u *UI) createTournament(w http.ResponseWriter, r *http.Request) {
 	}
 	p.Problem = prob
 	formUsed(p)
-	p.Errs = p.Problem.Fields()
+	p.Errs = p.fieldErrors()
 	var list struct {
 		Tournaments []projections.Summary `json:"tournaments"`
 	}
@@ -323,6 +342,44 @@ func (u *UI) createTournament(w http.ResponseWriter, r *http.Request) {
 	_, _ = u.get(r, "/v1/rulesets", &rs)
 	p.Data = map[string]any{"Tournaments": list.Tournaments, "Rulesets": rs.Rulesets}
 	u.render(w, "home", p.Problem.Status, p)
+}
+
+// creationParams are the ruleset's parameters the creation form changes
+// from its preset: the qualifying rounds, the knockout phases, the table
+// sizes, the discards; a field left empty keeps the preset's.
+func creationParams(lang string, f url.Values) (json.RawMessage, *Problem) {
+	params := map[string]any{}
+	for _, k := range []string{"qualifying_rounds", "discards"} {
+		if v := strings.TrimSpace(f.Get(k)); v != "" {
+			n, err := strconv.Atoi(v)
+			if err != nil {
+				return nil, said(lang, 400, "invalid", "params."+k, "whole_number")
+			}
+			params[k] = n
+		}
+	}
+	if v := f.Get("knockout"); v != "" {
+		params["knockout"] = v
+	}
+	if sizes := f["table_sizes"]; len(sizes) > 0 {
+		var ns []int
+		for _, v := range sizes {
+			n, err := strconv.Atoi(v)
+			if err != nil {
+				return nil, said(lang, 400, "invalid", "params.table_sizes", "whole_number")
+			}
+			ns = append(ns, n)
+		}
+		params["table_sizes"] = ns
+	}
+	if len(params) == 0 {
+		return nil, nil
+	}
+	b, err := json.Marshal(params)
+	if err != nil {
+		return nil, said(lang, 400, "invalid", "params", "form_unreadable")
+	}
+	return b, nil
 }
 
 func (u *UI) loginPage(w http.ResponseWriter, r *http.Request) {
@@ -337,7 +394,7 @@ func (u *UI) login(w http.ResponseWriter, r *http.Request) {
 	res, err := u.call(r, tok, http.MethodGet, "/v1/me", nil)
 	if err != nil || res.status != http.StatusOK {
 		p := u.newPage(r, "login")
-		p.Problem = &Problem{Status: http.StatusUnauthorized, Detail: tr(p.Lang, "bad_token")}
+		p.Problem = &Problem{Status: http.StatusUnauthorized, Code: "unauthorized", Detail: tr(p.Lang, "bad_token"), Said: true, Headline: tr(p.Lang, "login_failed")}
 		if err == nil && res.status == http.StatusTooManyRequests {
 			// Locked out for a while after repeated failures: say so, and when.
 			p.Problem = problemOf(res)
@@ -360,7 +417,7 @@ func (u *UI) login(w http.ResponseWriter, r *http.Request) {
 
 func (u *UI) logout(w http.ResponseWriter, r *http.Request) {
 	if !sameOrigin(r) {
-		http.Error(w, "cross-site form refused", http.StatusForbidden)
+		http.Error(w, tr(lang(r), "cross_site"), http.StatusForbidden)
 		return
 	}
 	http.SetCookie(w, &http.Cookie{Name: tokenCookie, Value: "", Path: "/", MaxAge: -1, HttpOnly: true, SameSite: http.SameSiteStrictMode})
@@ -369,7 +426,7 @@ func (u *UI) logout(w http.ResponseWriter, r *http.Request) {
 
 func (u *UI) setLang(w http.ResponseWriter, r *http.Request) {
 	l := r.PathValue("lang")
-	if _, ok := labels[l]; !ok {
+	if _, ok := languages[l]; !ok {
 		l = "it"
 	}
 	http.SetCookie(w, &http.Cookie{Name: langCookie, Value: l, Path: "/", MaxAge: 365 * 24 * 3600, SameSite: http.SameSiteLaxMode})
@@ -387,7 +444,7 @@ func (u *UI) overview(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	p.Data = map[string]any{"Token": ""}
+	p.Data = u.overviewData(r, p, "")
 	u.render(w, "overview", http.StatusOK, p)
 }
 
@@ -426,8 +483,19 @@ func (u *UI) overviewPost(w http.ResponseWriter, r *http.Request) {
 			done(w, r, tPath(t), flashOf(a, ""))
 			return
 		}
+	case "close", "roll":
+		var cmd commands.Command = &commands.CloseTournament{Reason: f.Get("reason")}
+		if f.Get("_action") == "roll" {
+			cmd = rollForm(f)
+		}
+		var a accepted
+		a, prob, err = u.command(r, t, cmd)
+		if err == nil && prob == nil {
+			done(w, r, tPath(t), flashOf(a, ""))
+			return
+		}
 	default:
-		prob = &Problem{Status: 400, Field: "_action", Detail: "unknown action"}
+		prob = said(lang(r), 400, "invalid", "", "unknown_action")
 	}
 	p, ok := u.tournamentPage(w, r, "overview", 0)
 	if !ok {
@@ -437,10 +505,10 @@ func (u *UI) overviewPost(w http.ResponseWriter, r *http.Request) {
 	if err != nil || prob != nil {
 		p.Form, p.Problem = f, orProblem(prob, err)
 		formUsed(p)
-		p.Errs = p.Problem.Fields()
+		p.Errs = p.fieldErrors()
 		status = p.Problem.Status
 	}
-	p.Data = map[string]any{"Token": newToken}
+	p.Data = u.overviewData(r, p, newToken)
 	u.render(w, "overview", status, p)
 }
 
@@ -463,7 +531,17 @@ func (u *UI) playersData(p *page) map[string]any {
 	for i := 1; i <= callRound(p.State); i++ {
 		rounds = append(rounds, i)
 	}
-	return map[string]any{"CallRound": callRound(p.State), "Rounds": rounds}
+	var active, reserves []projections.PlayerRow
+	for _, row := range p.State.Players {
+		switch row.Status {
+		case events.StatusActive:
+			active = append(active, row)
+		case events.StatusReserve:
+			reserves = append(reserves, row)
+		}
+	}
+	return map[string]any{"CallRound": callRound(p.State), "Rounds": rounds, "Active": active, "Reserves": reserves,
+		"Phases": knockoutPhases(p.State), "CurrentRound": max(len(p.State.Rounds), 1)}
 }
 
 func (u *UI) playersPost(w http.ResponseWriter, r *http.Request) {
@@ -478,12 +556,13 @@ func (u *UI) playersPost(w http.ResponseWriter, r *http.Request) {
 	var fl *flash
 	switch f.Get("_action") {
 	case "register":
-		cmd := &commands.RegisterPlayer{Player: f.Get("player"), Name: f.Get("name"), Club: f.Get("club"), Region: f.Get("region")}
+		cmd := &commands.RegisterPlayer{Player: strings.TrimSpace(f.Get("player")), Name: strings.TrimSpace(f.Get("name")), Club: f.Get("club"), Region: f.Get("region"),
+			Minor: f.Get("minor") != "", Waiver: strings.TrimSpace(f.Get("waiver")), NationalID: strings.TrimSpace(f.Get("national_id"))}
 		if v := f.Get("rank"); v != "" {
 			cmd.Rank = atoiOr(v, -1)
 		}
 		if a, prob, err = u.command(r, t, cmd); err == nil && prob == nil {
-			fl = flashOf(a, f.Get("player"))
+			fl = flashOf(a, cmd.Name)
 		}
 	case "import":
 		var n, again int
@@ -521,7 +600,14 @@ func (u *UI) playersPost(w http.ResponseWriter, r *http.Request) {
 			fl = flashOf(a, f.Get("player"))
 		}
 	default:
-		prob = &Problem{Status: 400, Detail: "unknown action", Field: "_action"}
+		cmd, arg, known := playerAction(f)
+		if !known {
+			prob = said(lang(r), 400, "invalid", "", "unknown_action")
+			break
+		}
+		if a, prob, err = u.command(r, t, cmd); err == nil && prob == nil {
+			fl = flashOf(a, arg)
+		}
 	}
 	if err == nil && prob == nil {
 		to := tPath(t) + "players"
@@ -557,13 +643,13 @@ func (u *UI) importCSV(r *http.Request, t, text string) (n, again int, _ *Proble
 			break
 		}
 		if err != nil {
-			return n, again, &Problem{Status: 400, Field: "csv", Detail: fmt.Sprintf("line %d: %v", line, err)}, nil
+			return n, again, said(lang(r), 400, "invalid", "csv", "csv_line_unreadable", line), nil
 		}
 		if line == 1 && strings.EqualFold(strings.TrimSpace(rec[0]), "player") {
 			continue
 		}
 		if len(rec) < 2 {
-			return n, again, &Problem{Status: 400, Field: "csv", Detail: fmt.Sprintf("line %d: want player,name[,club[,region[,rank]]]", line)}, nil
+			return n, again, said(lang(r), 400, "invalid", "csv", "csv_line_short", line), nil
 		}
 		field := func(i int) string {
 			if len(rec) > i {
@@ -580,9 +666,13 @@ func (u *UI) importCSV(r *http.Request, t, text string) (n, again int, _ *Proble
 			return n, again, nil, err
 		}
 		if prob != nil {
-			prob.Detail = fmt.Sprintf("line %d (%s): %s", line, cmd.Player, prob.Detail)
-			prob.Field = "csv"
-			return n, again, prob, nil
+			var why []string
+			for _, l := range viewProblem(lang(r), prob, nil, nil).Lines {
+				why = append(why, strings.TrimSpace(l.Field+" "+l.Text))
+			}
+			refused := said(lang(r), prob.Status, prob.Code, "csv", "csv_line_refused", line, cmd.Player, strings.Join(why, " "))
+			refused.Seq = prob.Seq
+			return n, again, refused, nil
 		}
 		if a.Replayed {
 			again++
@@ -620,7 +710,7 @@ func (u *UI) roundPage(w http.ResponseWriter, r *http.Request, name string) (*pa
 	}
 	n := atoiOr(r.PathValue("r"), 0)
 	if n < 1 {
-		u.fail(w, r, p, &Problem{Status: 404, Detail: "no such round"})
+		u.fail(w, r, p, said(p.Lang, 404, "not_found", "", "no_round"))
 		return nil, false
 	}
 	p.Data = map[string]any{"Number": n, "Round": roundOf(p.State, n)}
@@ -652,14 +742,19 @@ func (u *UI) roundPost(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
-	a, prob, err := u.command(r, t, &commands.DrawTables{Round: n, Seed: strings.TrimSpace(r.PostForm.Get("seed"))})
-	if err == nil && prob == nil {
-		done(w, r, fmt.Sprintf("%srounds/%d", tPath(t), n), flashOf(a, ""))
+	if cmd, table, ok := roundAction(n, r.PostForm); ok {
+		a, prob, err := u.command(r, t, cmd)
+		if err == nil && prob == nil {
+			done(w, r, fmt.Sprintf("%srounds/%d#table-%d", tPath(t), n, table), flashOf(a, strconv.Itoa(table)))
+			return
+		}
+		if p, ok := u.roundPage(w, r, "round"); ok {
+			u.refused(w, r, "round", p, prob, err)
+		}
 		return
 	}
-	if p, ok := u.roundPage(w, r, "round"); ok {
-		u.refused(w, r, "round", p, prob, err)
-	}
+	// A draw: its draft, or the confirmation that records it.
+	u.drawPost(w, r)
 }
 
 func (u *UI) slips(w http.ResponseWriter, r *http.Request) {
@@ -683,6 +778,8 @@ func (u *UI) slips(w http.ResponseWriter, r *http.Request) {
 		if p.Can(commands.TypeOf[commands.RevokePlayerToken]()) {
 			if links, prob, err := u.playerLinks(r, p, onPage); err == nil && prob == nil {
 				p.Data.(map[string]any)["Links"] = links
+				p.Data.(map[string]any)["Base"] = u.base(r)
+				p.Data.(map[string]any)["Loopback"] = loopback(u.base(r))
 				w.Header().Set("Cache-Control", "no-store")
 			}
 		}
@@ -716,7 +813,7 @@ func (u *UI) resultPage(w http.ResponseWriter, r *http.Request) (*page, *project
 	rd, _ := p.Data.(map[string]any)["Round"].(*projections.Round)
 	n := atoiOr(r.PathValue("n"), 0)
 	if rd == nil {
-		u.fail(w, r, p, &Problem{Status: 404, Detail: "the round has not been drawn"})
+		u.fail(w, r, p, said(p.Lang, 404, "not_found", "", "not_drawn"))
 		return nil, nil, false
 	}
 	for _, tb := range rd.Tables {
@@ -726,7 +823,7 @@ func (u *UI) resultPage(w http.ResponseWriter, r *http.Request) (*page, *project
 			return p, tb, true
 		}
 	}
-	u.fail(w, r, p, &Problem{Status: 404, Detail: fmt.Sprintf("round %d has no table %d", rd.Number, n)})
+	u.fail(w, r, p, said(p.Lang, 404, "not_found", "", "no_table", rd.Number, n))
 	return nil, nil, false
 }
 
@@ -775,7 +872,28 @@ func (u *UI) standings(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p.Data = standingsData(p.State)
+	if p.Can(commands.TypeOf[commands.RecordTieBreakRoll]()) && !p.Closed() {
+		p.Data.(map[string]any)["Ties"] = u.ties(r, p)
+	}
 	u.render(w, "standings", http.StatusOK, p)
+}
+
+// standingsPost records the die rolled for a tie.
+func (u *UI) standingsPost(w http.ResponseWriter, r *http.Request) {
+	if !postForm(w, r) {
+		return
+	}
+	t := r.PathValue("t")
+	a, prob, err := u.command(r, t, rollForm(r.PostForm))
+	if err == nil && prob == nil {
+		done(w, r, tPath(t)+"standings", flashOf(a, ""))
+		return
+	}
+	if p, ok := u.tournamentPage(w, r, "standings", 0); ok {
+		p.Data = standingsData(p.State)
+		p.Data.(map[string]any)["Ties"] = u.ties(r, p)
+		u.refused(w, r, "standings", p, prob, err)
+	}
 }
 
 // standingsRow is a standings line with its games by round and whether the
@@ -815,7 +933,16 @@ func standingsData(st *projections.State) map[string]any {
 	if last >= 0 && last < len(rows)-1 {
 		rows[last].CutAfter = true
 	}
-	return map[string]any{"Rounds": rounds, "Rows": rows, "Next": st.Next}
+	return map[string]any{"Rounds": rounds, "Rows": rows, "Next": st.Next, "CutFinal": cutFinal(st)}
+}
+
+// cutFinal reports whether the next phase's cut the standings show is
+// final: every qualifying round, and every round drawn, has its results.
+// Before, a player above the cut would qualify if the phase were drawn
+// now, and is said to be in the zone, not qualified.
+func cutFinal(st *projections.State) bool {
+	n := len(st.Rounds)
+	return n >= st.Summary.Ruleset.QualifyingRounds && n > 0 && st.Rounds[n-1].Complete()
 }
 
 func (u *UI) standingsCSV(w http.ResponseWriter, r *http.Request) {
@@ -960,7 +1087,7 @@ func (u *UI) contestationsPost(w http.ResponseWriter, r *http.Request) {
 		rule := &commands.RuleContestation{Contestation: f.Get("contestation"), Upheld: f.Get("upheld") == "true", Ruling: f.Get("ruling")}
 		if c := strings.TrimSpace(f.Get("corrections")); c != "" {
 			if err := json.Unmarshal([]byte(c), &rule.Corrections); err != nil {
-				prob = &Problem{Status: 400, Field: "corrections", Detail: "the corrections are a JSON array of command payloads: " + err.Error()}
+				prob = said(lang(r), 400, "invalid", "corrections", "corrections_json")
 			}
 		}
 		cmd = rule
@@ -1002,14 +1129,30 @@ func (u *UI) eventLog(w http.ResponseWriter, r *http.Request) {
 	if from > 1 {
 		prev = max(from-50, 1)
 	}
-	p.Data = map[string]any{"Events": page.Events, "Next": page.Next, "Prev": prev}
+	// Names: the players' from the tournament's state, the officials' from
+	// their list.
+	var st projections.State
+	if prob, err := u.get(r, "/v1/tournaments/"+url.PathEscape(p.T)+"/state", &st); err == nil && prob == nil {
+		p.State = &st
+	}
+	var offs struct {
+		Officials []struct{ Official, Name, Role string } `json:"officials"`
+	}
+	names := officialNames{}
+	if prob, err := u.get(r, "/v1/tournaments/"+url.PathEscape(p.T)+"/officials", &offs); err == nil && prob == nil {
+		for _, o := range offs.Officials {
+			names[o.Official] = struct{ Name, Role string }{o.Name, o.Role}
+		}
+	}
+	p.Data = map[string]any{"Records": p.records(page.Events, names), "Next": page.Next, "Prev": prev}
 	u.render(w, "events", http.StatusOK, p)
 }
 
 func (u *UI) at(w http.ResponseWriter, r *http.Request) {
 	seq, err := strconv.ParseUint(r.PathValue("seq"), 10, 64)
 	if err != nil || seq == 0 {
-		u.fail(w, r, u.newPage(r, "at"), &Problem{Status: 400, Field: "seq", Detail: "the event is a positive number"})
+		p := u.newPage(r, "at")
+		u.fail(w, r, p, said(p.Lang, 400, "invalid", "", "bad_seq"))
 		return
 	}
 	p, ok := u.tournamentPage(w, r, "at", seq)
@@ -1039,6 +1182,15 @@ var funcs = template.FuncMap{
 	"reportStatuses": func() []events.SeatStatus {
 		return []events.SeatStatus{events.SeatFinished, events.SeatWithdrawn, events.SeatEliminated}
 	},
+	// tournamentTypes, knockouts and tableSizes are what a tournament's
+	// creation may choose.
+	"tournamentTypes": events.TournamentTypes,
+	"knockouts":       events.Knockouts,
+	"tableSizes":      func() []int { return []int{3, 4, 5} },
+	// join writes players' codes as a hand-made table's field holds them.
+	"join": func(ids []string) string { return strings.Join(ids, ", ") },
+	// dieFaces are what a die shows.
+	"dieFaces": func() []int { return []int{1, 2, 3, 4, 5, 6} },
 	// officialRoles are the roles an official may be appointed to.
 	"officialRoles": events.OfficialRoles,
 	// effects are the persisting effects a contestation may name.
@@ -1046,14 +1198,6 @@ var funcs = template.FuncMap{
 	// withdrawalReasons are why a withdrawn player left the game, as the
 	// report form offers them when no withdrawal was recorded before it.
 	"withdrawalReasons": events.WithdrawalReasons,
-	"pts":               func(hundredths int64) string { return projections.Points(hundredths).String() },
-	"eventData": func(env events.Envelope) string {
-		s := string(env.Data)
-		if len(s) > 160 {
-			s = s[:160] + "…"
-		}
-		return s
-	},
 }
 
 // seasonPlayer is a player's season in the national ranking: every result,

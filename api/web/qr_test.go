@@ -14,6 +14,8 @@ import (
 
 	"github.com/makiuchi-d/gozxing"
 	"github.com/makiuchi-d/gozxing/qrcode"
+
+	"github.com/referto/referto/api"
 )
 
 // TestSlipQRCodesDecodeToThePlayersLinks reads every QR code an arbiter
@@ -142,4 +144,50 @@ func decodeQR(t *testing.T, html string) string {
 		t.Fatalf("the QR code does not decode: %v", err)
 	}
 	return res.GetText()
+}
+
+// TestSlipsCarryTheAddressPhonesOpen: with a public URL (serve
+// --public-url, or the first address it listens on that is not loopback)
+// every QR code carries it, whatever address the arbiter's browser used,
+// and the links page says it; while the links point at loopback, which no
+// phone reaches, the links page and the round's slips say so.
+func TestSlipsCarryTheAddressPhonesOpen(t *testing.T) {
+	const public = "http://192.168.1.20:8080"
+	for _, c := range []struct {
+		name, public string
+	}{{"public", public}, {"loopback", ""}} {
+		u := newUIWith(t, api.Options{PublicURL: c.public})
+		if code, _ := u.api("POST", "/v1/tournaments", admin, `{"id":"t1","name":"T","ruleset":"rtu"}`); code != 201 {
+			t.Fatalf("create: %d", code)
+		}
+		_, m := u.api("POST", "/v1/tournaments/t1/officials", admin, `{"name":"N","role":"arbiter"}`)
+		arbiter, _ := m["token"].(string)
+		for _, cmd := range []string{`{"type":"RegisterPlayer","player":"p1","name":"Mario Rossi"}`, `{"type":"RegisterPlayer","player":"p2","name":"Giulia Bianchi"}`,
+			`{"type":"RegisterPlayer","player":"p3","name":"Luca Ferrari"}`, `{"type":"RegisterPlayer","player":"p4","name":"Sara Esposito"}`,
+			`{"type":"CloseRegistration"}`, `{"type":"DrawTables","round":1,"seed":"qr"}`} {
+			if code, m := u.api("POST", "/v1/tournaments/t1/commands", arbiter, cmd); code != 201 {
+				t.Fatalf("%s: %d %v", cmd, code, m)
+			}
+		}
+		if code, m := u.api("POST", "/v1/tournaments/t1/player-tokens", arbiter, `{}`); code != 201 {
+			t.Fatalf("issue the links: %d %v", code, m)
+		}
+		want := c.public
+		if want == "" {
+			want = u.srv.URL
+		}
+		_, _, links := u.get("/ui/t/t1/links", arbiter)
+		_, _, slips := u.get("/ui/t/t1/rounds/1/slips", arbiter)
+		for page, body := range map[string]string{"links": links, "slips": slips} {
+			if got := decodeQR(t, body); !strings.HasPrefix(got, want+"/ui/join?k=") {
+				t.Errorf("%s: the %s page's QR code reads %q, want a link at %s", c.name, page, got, want)
+			}
+			if warned := strings.Contains(body, `id="loopback-warning"`); warned != (c.public == "") {
+				t.Errorf("%s: the %s page warns that phones cannot open the links: %v", c.name, page, warned)
+			}
+		}
+		if !strings.Contains(links, `id="public-url"`) || !strings.Contains(links, "<b>"+want+"</b>") {
+			t.Errorf("%s: the links page does not say the address phones open (%s)", c.name, want)
+		}
+	}
 }

@@ -46,7 +46,7 @@ func TestVenueScreenIsLiveInABrowser(t *testing.T) {
 		json.Unmarshal(api.call("GET", fmt.Sprintf("/v1/tournaments/%s/rounds/%d/tables", tour, round), "", "", 200), &tables)
 		var seats []string
 		for i, p := range tables.Tables[table-1].Players {
-			seats = append(seats, fmt.Sprintf(`{"player":%q,"turn":%d,"table_points":%d,"status":"finished"}`, p, i+1, 60-10*i))
+			seats = append(seats, fmt.Sprintf(`{"player":%q,"turn":%d,"table_points":%d,"status":"finished"}`, p, i+1, 50-10*i))
 		}
 		api.call("POST", cmds, arb, fmt.Sprintf(`{"type":"RecordResult","round":%d,"table":%d,"closed_by":"time","players":[%s]}`,
 			round, table, strings.Join(seats, ",")), 201)
@@ -102,4 +102,83 @@ func TestVenueScreenIsLiveInABrowser(t *testing.T) {
 		t.Error("the screen reloaded instead of updating in place")
 	}
 	screen.shot("23-venue-screen-round-2")
+}
+
+// TestVenueScreenScoresBesideTheirNames: on the venue screen every score
+// sits on its own player's row, whatever the length of the names, at
+// 1920×1080 and at 1280×720: each score's box is level with its name's
+// (their vertical extents overlap) and to its right, inside the row; the
+// tables' cards fill the screen's width; once every report is in, the
+// round's clock stops at the last one.
+func TestVenueScreenScoresBesideTheirNames(t *testing.T) {
+	shots, bctx := browserTest(t)
+	_, srv := apitest.Serve(t, t.TempDir(), admin)
+	base := srv.URL
+	api := apiClient{t: t, base: base}
+	const tour = "torneo-nomi-lunghi"
+	cmds := "/v1/tournaments/" + tour + "/commands"
+	api.call("POST", "/v1/tournaments", admin, `{"id":"torneo-nomi-lunghi","name":"Torneo dei nomi lunghi","ruleset":"rtu","params":{"qualifying_rounds":2,"knockout":"none"}}`, 201)
+	var appointed struct{ Token string }
+	json.Unmarshal(api.call("POST", "/v1/tournaments/"+tour+"/officials", admin, `{"name":"Arbitro capo","role":"arbiter"}`, 201), &appointed)
+	arb := appointed.Token
+	names := []string{"Anna Maria Ricci Bellavista di Montecatini Terme", "Bo", "Giovanni Battista Esposito della Valle Scura", "Lu",
+		"Maria Carolina Francesca Colombo Visconti", "Ugo", "Pierfrancesco Alessandro Romano de' Medici", "Ida"}
+	for i, n := range names {
+		api.call("POST", cmds, arb, fmt.Sprintf(`{"type":"RegisterPlayer","player":"p%d","name":%q,"club":"Club %d"}`, i+1, n, i%4), 201)
+	}
+	api.call("POST", cmds, arb, `{"type":"CloseRegistration"}`, 201)
+	api.call("POST", cmds, arb, `{"type":"DrawTables","round":1,"seed":"nomi"}`, 201)
+	var tables struct {
+		Tables []struct{ Players []string } `json:"tables"`
+	}
+	json.Unmarshal(api.call("GET", "/v1/tournaments/"+tour+"/rounds/1/tables", "", "", 200), &tables)
+	for n, tb := range tables.Tables {
+		var seats []string
+		for i, p := range tb.Players {
+			seats = append(seats, fmt.Sprintf(`{"player":%q,"turn":%d,"table_points":%d,"status":"finished"}`, p, i+1, 51-10*i))
+		}
+		api.call("POST", cmds, arb, fmt.Sprintf(`{"type":"RecordResult","round":1,"table":%d,"closed_by":"time","players":[%s]}`, n+1, strings.Join(seats, ",")), 201)
+	}
+
+	// misplaced lists the rows of the shown panel whose score is not
+	// level with, and to the right of, its name.
+	const misplaced = `(() => {
+		const bad = [];
+		document.querySelectorAll(".panel.shown li").forEach(li => {
+			const n = li.querySelector(".name").getBoundingClientRect(), s = li.querySelector(".score").getBoundingClientRect(), r = li.getBoundingClientRect();
+			const level = s.top < n.bottom && s.bottom > n.top && s.top >= r.top - 1 && s.bottom <= r.bottom + 1;
+			if (!level || s.left < n.right - 1 || s.right > r.right + 1) bad.push(li.innerText.replace(/\n/g, " ") + " " + JSON.stringify({name: [n.left, n.top, n.right, n.bottom], score: [s.left, s.top, s.right, s.bottom]}));
+		});
+		return JSON.stringify(bad);
+	})()`
+	for _, size := range []struct{ w, h int64 }{{1920, 1080}, {1280, 720}} {
+		screen := newSession(t, bctx, base, shots, size.w, size.h)
+		screen.do("screen", chromedp.Navigate(base+"/ui/t/"+tour+"/screen?rotate=3600"), chromedp.WaitVisible(".panel.shown"))
+		for _, panel := range []string{"results", "standings"} {
+			screen.do("show "+panel, chromedp.Evaluate[chromedp.Void](`document.querySelectorAll("#panels .panel").forEach(p => p.classList.toggle("shown", p.dataset.panel === "`+panel+`"))`))
+			if n := screen.js(`String(document.querySelectorAll(".panel.shown li .score").length)`); n != "8" {
+				t.Errorf("%dx%d %s: %s scores shown, want 8", size.w, size.h, panel, n)
+			}
+			if wrapped := screen.js(`String(Array.from(document.querySelectorAll(".panel.shown li .name")).some(e => e.getClientRects().length > 1 || e.getBoundingClientRect().height > 1.5 * parseFloat(getComputedStyle(e).lineHeight)))`); wrapped != "true" && size.w == 1280 {
+				t.Errorf("%dx%d %s: no name wraps, so the test proves nothing about wrapping", size.w, size.h, panel)
+			}
+			if bad := screen.js(misplaced); bad != "[]" {
+				t.Errorf("%dx%d %s: scores beside the wrong names: %s", size.w, size.h, panel, bad)
+			}
+			screen.shot(fmt.Sprintf("24-venue-screen-long-names-%s-%dx%d", panel, size.w, size.h))
+		}
+		// The cards fill the width of the screen: the last card of the
+		// first row ends where the grid does.
+		if gap := screen.js(`(() => {
+			const grid = document.querySelector(".panel.shown .screen, #panels .screen"), cards = grid.querySelectorAll(".screen-table");
+			return String(Math.round(grid.getBoundingClientRect().right - cards[cards.length - 1].getBoundingClientRect().right));
+		})()`); gap != "0" {
+			t.Errorf("%dx%d: the tables' cards leave %spx of the screen empty", size.w, size.h, gap)
+		}
+		// Every report is in: the clock stands at the last one.
+		if got := screen.js(`document.querySelector("#clock").dataset.until ? "stopped" : "running"`); got != "stopped" {
+			t.Errorf("%dx%d: with every report in, the round's clock is %s", size.w, size.h, got)
+		}
+		screen.cancel()
+	}
 }

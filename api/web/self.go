@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/referto/referto/commands"
 	"github.com/referto/referto/events"
@@ -19,6 +20,130 @@ import (
 
 // Closed reports a closed tournament: nothing is offered but reading.
 func (p *page) Closed() bool { return p.State != nil && p.State.Summary.Closed }
+
+// ClassificationKey is the label of the last published classification:
+// final only when its publication says so, provisional otherwise (and
+// before any publication, when the page speaks of the one to come).
+func (p *page) ClassificationKey() string {
+	if p.State != nil && p.State.Published != nil && p.State.Published.Final {
+		return "classification"
+	}
+	return "classification_provisional"
+}
+
+// Checked reports whether a form's field had value among its values (a
+// checkbox to check again on a refused form).
+func (p *page) Checked(name, value string) bool { return slices.Contains(p.Form[name], value) }
+
+// Pts writes points as the page's language does ("200,2"): hundredths
+// (int64, projections.Points) or whole points (int).
+func (p *page) Pts(v any) string {
+	switch v := v.(type) {
+	case projections.Points:
+		return points(p.Lang, int64(v))
+	case int64:
+		return points(p.Lang, v)
+	case int:
+		return integer(p.Lang, v)
+	}
+	return fmt.Sprint(v)
+}
+
+// When says a moment as the page's language writes it, in the server's
+// time zone (the venue's).
+func (p *page) When(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.Local().Format(tr(p.Lang, "time_format"))
+}
+
+// Count says n of something, agreeing with n: "1 turno", "3 turni".
+func (p *page) Count(key string, n int) string { return trf(p.Lang, key, n) }
+
+// RuleText says a rule the ledger cites, by its article.
+func (p *page) RuleText(rule string) string { return ruleText(p.Lang, rule) }
+
+// Say says a message of the ledger (a reason it recorded) in the page's
+// language, players by name; a text the ledger did not write (a reason an
+// arbiter typed) is shown as typed.
+func (p *page) Say(msg string) string {
+	if s, ok := say(p.Lang, msg, p.knownName); ok {
+		return s
+	}
+	return msg
+}
+
+// fieldErrors maps each field the page's refusal names to its message, in
+// the page's language, for the form to show beside the field.
+func (p *page) fieldErrors() map[string]string {
+	out := map[string]string{}
+	if v := p.ProblemView(); v != nil {
+		for _, l := range v.Lines {
+			if l.Key != "" {
+				out[l.Key] = l.Text
+			}
+		}
+	}
+	return out
+}
+
+// ProblemLine says a problem a proposed report was kept with (a board
+// bound it breaks) at table tb: the field, the message, the rule.
+func (p *page) ProblemLine(pr events.ReportProblem, tb *projections.Table) string {
+	seat := func(i int) string {
+		if i >= 0 && i < len(tb.Players) {
+			return p.Name(tb.Players[i])
+		}
+		return ""
+	}
+	v := viewProblem(p.Lang, &Problem{Field: pr.Field, Detail: pr.Detail, Rule: pr.Rule}, seat, p.knownName)
+	l := v.Lines[0]
+	text := l.Text
+	if l.Field != "" {
+		text = l.Field + ": " + text
+	}
+	if l.Rule != "" {
+		text += " (" + l.Rule + ")"
+	}
+	return text
+}
+
+// reportFigures is a table report with the page that shows it: every
+// figure of every line, how the game closed, the winner.
+type reportFigures struct {
+	P *page
+	R events.ResultRecorded
+}
+
+// Figures is a report for the report-figures partial.
+func (p *page) Figures(r events.ResultRecorded) reportFigures { return reportFigures{P: p, R: r} }
+
+// Confirmers are the players who confirmed a proposal, its proposer first.
+func (p *page) Confirmers(pr *projections.Proposal) []string {
+	out := []string{pr.By}
+	for id := range pr.Confirmed {
+		if id != pr.By {
+			out = append(out, id)
+		}
+	}
+	slices.Sort(out[1:])
+	return out
+}
+
+// tableOf is a drawn table with the page that shows it, for the partials
+// of its actions.
+type tableOf struct {
+	P     *page
+	T     *projections.Table
+	Round int
+}
+
+// TableOf is tb for the table-actions partial.
+func (p *page) TableOf(tb *projections.Table) tableOf {
+	n, _ := p.Data.(map[string]any)["Number"].(int)
+	return tableOf{P: p, T: tb, Round: n}
+}
 
 // IsPlayer reports a session of a player's personal link.
 func (p *page) IsPlayer() bool { return p.Me != nil && p.Me.Role == events.RolePlayer }
@@ -98,6 +223,18 @@ func (p *page) TurnOf(tb *projections.Table, i int) int {
 		}
 	}
 	return i + 1
+}
+
+// TurnAt is the player in turn i (from 0) at table tb: the recorded turn
+// order's, else the seat's.
+func (p *page) TurnAt(tb *projections.Table, i int) string {
+	if i < len(tb.TurnOrder) {
+		return tb.TurnOrder[i]
+	}
+	if i < len(tb.Players) {
+		return tb.Players[i]
+	}
+	return ""
 }
 
 // CurrentRound is the round being played (the last drawn), or 0.
@@ -364,10 +501,7 @@ func (u *UI) playerLinks(r *http.Request, p *page, qr map[string]bool) (map[stri
 	if err != nil || prob != nil {
 		return nil, prob, err
 	}
-	base := "http://" + r.Host
-	if r.TLS != nil {
-		base = "https://" + r.Host
-	}
+	base := u.base(r)
 	links := map[string]*link{}
 	for _, t := range out.Tokens {
 		l := &link{Token: t.Token, URL: base + t.Link}
@@ -404,7 +538,8 @@ func (u *UI) linksPage(w http.ResponseWriter, r *http.Request) {
 		u.fail(w, r, p, orProblem(prob, err))
 		return
 	}
-	data["Links"] = links
+	base := u.base(r)
+	data["Links"], data["Base"], data["Loopback"] = links, base, loopback(base)
 	p.Data = data
 	w.Header().Set("Cache-Control", "no-store")
 	u.render(w, "links", http.StatusOK, p)
@@ -459,6 +594,8 @@ func (u *UI) linksPost(w http.ResponseWriter, r *http.Request) {
 	}
 	data := linksPage(r, p)
 	data["Links"], _, _ = u.playerLinks(r, p, data["OnPage"].(map[string]bool))
+	base := u.base(r)
+	data["Base"], data["Loopback"] = base, loopback(base)
 	p.Data = data
 	u.refused(w, r, "links", p, prob, err)
 }

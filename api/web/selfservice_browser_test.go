@@ -258,7 +258,7 @@ func TestPlayersServeThemselvesInABrowser(t *testing.T) {
 		// A refusal first, said in Italian: two players in one turn.
 		fill := func(turn2 string) {
 			steps := []chromedp.Action[chromedp.Void]{chromedp.WaitVisible("#propose")}
-			for i, tp := range []string{"62", "55", "40", "21"} {
+			for i, tp := range []string{"50", "42", "30", "21"} {
 				steps = append(steps, chromedp.SetValue(fmt.Sprintf(`#propose input[name="players[%d].table_points"]`, i), tp))
 			}
 			steps = append(steps, chromedp.SetValue(`#propose input[name="players[1].turn"]`, turn2))
@@ -350,7 +350,7 @@ func TestPlayersServeThemselvesInABrowser(t *testing.T) {
 	json.Unmarshal(api.call("GET", "/v1/tournaments/"+tour+"/rounds/2/tables", "", "", 200), &final)
 	var lines []string
 	for i, p := range final.Tables[0].Players {
-		lines = append(lines, fmt.Sprintf(`{"player":%q,"turn":%d,"table_points":%d,"status":"finished"}`, p, i+1, 70-10*i))
+		lines = append(lines, fmt.Sprintf(`{"player":%q,"turn":%d,"table_points":%d,"status":"finished"}`, p, i+1, 50-10*i))
 	}
 	api.call("POST", cmds, arb, `{"type":"RecordResult","round":2,"table":1,"closed_by":"time","players":[`+strings.Join(lines, ",")+`]}`, 201)
 	rolls := rollTies(t, api, tour, arb)
@@ -372,7 +372,7 @@ func TestPlayersServeThemselvesInABrowser(t *testing.T) {
 			t.Fatalf("the tournament was meant to end with one tie of two for the die: %+v", rolls)
 		}
 		below := rolls[0].Players[1]
-		want := fmt.Sprintf("tiro di dado: 6 contro 5 (evento %d) · rur-2015 art. 1", rolls[0].Seq)
+		want := fmt.Sprintf("tiro di dado: 6 contro 5 (evento %d) · regole di referto, §6.1 «rur-2015 art. 1, alla lettera» (rur-2015 art. 1)", rolls[0].Seq)
 		if got := desk.js(`document.querySelector('#classification tr[data-player="` + below + `"] .settled').innerText`); got != want {
 			t.Errorf("the tie settled by the die says %q, want %q", got, want)
 		}

@@ -37,6 +37,7 @@ func (u *UI) classification(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	p.Title = p.ClassificationKey()
 	var live projections.Classification
 	res, err := u.call(r, token(r), http.MethodGet, "/v1/tournaments/"+url.PathEscape(p.T)+"/classification", nil)
 	var prob *Problem
@@ -75,10 +76,7 @@ func (u *UI) classification(w http.ResponseWriter, r *http.Request) {
 		if len(pubRows) > 0 {
 			d["Example"] = pubRows[0].Player // the recipes' example row
 		}
-		base := "http://" + r.Host
-		if r.TLS != nil {
-			base = "https://" + r.Host
-		}
+		base := u.base(r)
 		d["Base"] = base
 		// The last checkpoint a hub's witness cosigned, once the venue
 		// synced, and where its key is: here when this is the hub.
@@ -108,6 +106,9 @@ type screenData struct {
 	Results int
 	Panels  []string
 	DrawnAt time.Time
+	// Until is when the round's last report came in, once every table
+	// has one (or was annulled): the clock stops there.
+	Until   time.Time
 	Minutes int
 	// Rotate is how many seconds each panel stays shown.
 	Rotate int
@@ -134,11 +135,21 @@ func (u *UI) screenOf(p *page, n int, q url.Values) screenData {
 		return d
 	}
 	d.DrawnAt = d.Round.DrawnAt
+	over, last := 0, time.Time{}
 	for _, tb := range d.Round.Tables {
 		if tb.Report != nil {
 			d.Results++
 			d.Latest = append(d.Latest, tb)
+			if tb.ReportedAt.After(last) {
+				last = tb.ReportedAt
+			}
 		}
+		if tb.Report != nil || tb.Annulled != nil {
+			over++
+		}
+	}
+	if over == len(d.Round.Tables) {
+		d.Until = last
 	}
 	// The latest results first.
 	for i, j := 0, len(d.Latest)-1; i < j; i, j = i+1, j-1 {
@@ -176,7 +187,7 @@ func (u *UI) screen(w http.ResponseWriter, r *http.Request) {
 	}
 	n := atoiOr(r.PathValue("r"), 0)
 	if n < 1 {
-		u.fail(w, r, p, &Problem{Status: 404, Code: "not_found", Detail: "no such round"})
+		u.fail(w, r, p, said(p.Lang, 404, "not_found", "", "no_round"))
 		return
 	}
 	p.Data = u.screenOf(p, n, r.URL.Query())

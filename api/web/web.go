@@ -21,6 +21,7 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -47,6 +48,10 @@ type Options struct {
 	Random io.Reader
 	// Logger receives rendering errors; nil discards.
 	Logger *slog.Logger
+	// PublicURL is the base URL players' phones open the server at, which
+	// the slips' QR codes carry (api.Options.PublicURL). The default ("")
+	// is the address the browser showing the page used.
+	PublicURL string
 	// Damage, when set, lists the tournaments whose logs are damaged: each
 	// page says so at its top, with what to do.
 	Damage func() []Damage
@@ -142,6 +147,7 @@ func (u *UI) Register(r *mux.Router) {
 		{"GET", "/ui/t/{t}/rounds/{r}/tables/{n}", u.resultForm},
 		{"POST", "/ui/t/{t}/rounds/{r}/tables/{n}", u.resultPost},
 		{"GET", "/ui/t/{t}/standings", u.standings},
+		{"POST", "/ui/t/{t}/standings", u.standingsPost},
 		{"GET", "/ui/t/{t}/standings.csv", u.standingsCSV},
 		{"GET", "/ui/t/{t}/sanctions", u.sanctions},
 		{"POST", "/ui/t/{t}/sanctions", u.sanctionsPost},
@@ -194,28 +200,15 @@ type Problem struct {
 	Seq    uint64 `json:"seq"`
 	Rule   string `json:"rule"`
 	Field  string `json:"field"`
-	// Said marks a problem the UI itself wrote, in the page's language.
-	Said   bool `json:"-"`
-	Errors []struct {
+	// Said marks a problem the UI itself wrote, in the page's language;
+	// Headline, when set, is what the page heads it with.
+	Said     bool   `json:"-"`
+	Headline string `json:"-"`
+	Errors   []struct {
 		Field  string `json:"field"`
 		Detail string `json:"detail"`
 		Rule   string `json:"rule"`
 	} `json:"errors"`
-}
-
-// Fields maps each field a problem names to its message.
-func (p *Problem) Fields() map[string]string {
-	out := map[string]string{}
-	if p == nil {
-		return out
-	}
-	if p.Field != "" {
-		out[p.Field] = p.Detail
-	}
-	for _, e := range p.Errors {
-		out[e.Field] = e.Detail
-	}
-	return out
 }
 
 // recorder is a minimal in-memory ResponseWriter.
@@ -297,18 +290,19 @@ type accepted struct {
 
 // command submits one command for tournament t with the form's
 // idempotency key; a *Problem when refused.
-func (u *UI) command(r *http.Request, t string, cmd commands.Command) (accepted, *Problem, error) {
-	return u.send(r, "/v1/tournaments/"+url.PathEscape(t)+"/commands", formKey(r, u), cmd)
+func (u *UI) command(r *http.Request, t string, cmd commands.Command, headers ...string) (accepted, *Problem, error) {
+	return u.send(r, "/v1/tournaments/"+url.PathEscape(t)+"/commands", formKey(r, u), cmd, headers...)
 }
 
 // send posts a command to path under an idempotency key, encoded as every
-// client of the API encodes it (commands.Encode).
-func (u *UI) send(r *http.Request, path, key string, cmd commands.Command) (accepted, *Problem, error) {
+// client of the API encodes it (commands.Encode), with any further
+// headers (If-Match).
+func (u *UI) send(r *http.Request, path, key string, cmd commands.Command, headers ...string) (accepted, *Problem, error) {
 	body, err := commands.Encode(cmd)
 	if err != nil {
 		return accepted{}, nil, err
 	}
-	res, err := u.call(r, token(r), http.MethodPost, path, json.RawMessage(body), "Idempotency-Key", key)
+	res, err := u.call(r, token(r), http.MethodPost, path, json.RawMessage(body), append([]string{"Idempotency-Key", key}, headers...)...)
 	if err != nil {
 		return accepted{}, nil, err
 	}
@@ -333,6 +327,19 @@ func formKey(r *http.Request, u *UI) string {
 	return "ui-" + key
 }
 
+// said is a problem the UI writes itself, in the page's language: the
+// label key formatted with args.
+func said(lang string, status int, code, field, key string, args ...any) *Problem {
+	return &Problem{Status: status, Code: code, Field: field, Detail: trf(lang, key, args...), Said: true}
+}
+
+// internalProblem is a fault of the server, said as one; the error goes to
+// the log, not to the page.
+func (u *UI) internalProblem(r *http.Request, err error) *Problem {
+	u.opts.Logger.Error("web: "+r.URL.Path, "err", err)
+	return said(lang(r), http.StatusInternalServerError, "internal", "", "code_internal")
+}
+
 func problemOf(res apiResponse) *Problem {
 	p := &Problem{Status: res.status}
 	if err := json.Unmarshal(res.body, p); err != nil || p.Detail == "" {
@@ -351,6 +358,32 @@ func (u *UI) newKey() string {
 		return ""
 	}
 	return hex.EncodeToString(b)
+}
+
+// base is the server's address as the players' links carry it: the
+// public URL, or the one this browser used.
+func (u *UI) base(r *http.Request) string {
+	if u.opts.PublicURL != "" {
+		return u.opts.PublicURL
+	}
+	if r.TLS != nil {
+		return "https://" + r.Host
+	}
+	return "http://" + r.Host
+}
+
+// loopback reports a base URL that only the machine running the server
+// can open (127.0.0.1, ::1, localhost): a phone cannot.
+func loopback(base string) bool {
+	u, err := url.Parse(base)
+	if err != nil {
+		return false
+	}
+	h := u.Hostname()
+	if ip := net.ParseIP(h); ip != nil {
+		return ip.IsLoopback()
+	}
+	return h == "localhost" || strings.HasSuffix(h, ".localhost")
 }
 
 func token(r *http.Request) string {

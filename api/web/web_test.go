@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/referto/referto/api"
 	"github.com/referto/referto/api/apitest"
 	"github.com/referto/referto/commands/ledger"
 )
@@ -22,7 +23,13 @@ type ui struct {
 
 func newUI(t *testing.T) *ui {
 	t.Helper()
-	node, srv := apitest.Serve(t, t.TempDir(), admin)
+	return newUIWith(t, api.Options{})
+}
+
+// newUIWith is newUI with the API's options o.
+func newUIWith(t *testing.T, o api.Options) *ui {
+	t.Helper()
+	node, srv := apitest.ServeWith(t, t.TempDir(), admin, o)
 	return &ui{t: t, node: node, srv: srv}
 }
 
@@ -64,8 +71,18 @@ func (u *ui) post(path, token, origin string, form url.Values) (int, string, str
 
 func (u *ui) get(path, token string) (int, http.Header, string) {
 	u.t.Helper()
+	return u.getIn("", path, token)
+}
+
+// getIn is get with the page's language chosen (the language cookie), ""
+// for the default.
+func (u *ui) getIn(lang, path, token string) (int, http.Header, string) {
+	u.t.Helper()
 	req, _ := http.NewRequest("GET", u.srv.URL+path, nil)
 	req.AddCookie(&http.Cookie{Name: "referto_token", Value: token})
+	if lang != "" {
+		req.AddCookie(&http.Cookie{Name: "referto_lang", Value: lang})
+	}
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
 		u.t.Fatal(err)
@@ -130,7 +147,7 @@ func TestFormsGoThroughTheCommandEndpoint(t *testing.T) {
 		t.Errorf("%d players after importing two lines twice", n)
 	}
 	code, _, body = u.post("/ui/t/t1/players", arbiter, "", url.Values{"_action": {"import"}, "csv": {"p003,Carla\np004\n"}})
-	if code != http.StatusBadRequest || !strings.Contains(body, "line 2") {
+	if code != http.StatusBadRequest || !strings.Contains(body, "riga 2") {
 		t.Errorf("a bad CSV line: %d\n%s", code, body)
 	}
 
@@ -186,7 +203,7 @@ func TestSanctionFormNamesTheOffence(t *testing.T) {
 		t.Errorf("recorded sanction %v: want offence and article rur-2015 art. 33", s)
 	}
 	form.Set("_key", "s2")
-	if code, _, body := u.post("/ui/t/t1/sanctions", arbiter, "", form); code != http.StatusUnprocessableEntity || !strings.Contains(body, "offence 2") {
+	if code, _, body := u.post("/ui/t/t1/sanctions", arbiter, "", form); code != http.StatusUnprocessableEntity || !strings.Contains(body, "infrazione n. 2") {
 		t.Errorf("a second reminder for art. 33: %d\n%s", code, body)
 	}
 }

@@ -59,12 +59,15 @@ func TestRefusalsAreSaidInThePagesLanguage(t *testing.T) {
 		"Ordine di gioco · Giulia Bianchi: Giulia Bianchi gioca in un'altra posizione dell'ordine di gioco registrato (Mario Rossi, p03, Giulia Bianchi).",
 	}
 	for i, l := range v.Lines {
-		if got := l.Field + ": " + l.Text; got != want[i] || l.Raw != "" {
-			t.Errorf("line %d: %q (raw %q)\nwant %q", i, got, l.Raw, want[i])
+		if got := l.Field + ": " + l.Text; got != want[i] {
+			t.Errorf("line %d: %q\nwant %q", i, got, want[i])
 		}
 	}
+	if got, want := v.Lines[0].Rule, "regole di referto, §3.1 «Limiti del tabellone» (rur-2015 art. 7 e 30; campionato-2003 «Numero massimo di armate»)"; got != want {
+		t.Errorf("the rule of a board bound: %q, want %q", got, want)
+	}
 	unknown := viewProblem("it", &Problem{Status: 422, Code: "rule_violation", Detail: "something the catalogue has never seen"}, nil, name)
-	if l := unknown.Lines[0]; l.Text != "il regolamento del torneo non lo consente." || l.Raw == "" {
+	if l := unknown.Lines[0]; l.Text != "il regolamento del torneo non lo consente." {
 		t.Errorf("an unknown message: %+v", l)
 	}
 }
@@ -83,7 +86,7 @@ func TestRankingReasonsAreSaidInItalian(t *testing.T) {
 	for _, code := range ranking.WhyCodes() {
 		w := ranking.Because(code, args[code]...)
 		it, en := whyText("it", w), whyText("en", w)
-		if _, ok := labels["it"]["why_"+code]; !ok || it == w.Text || strings.Contains(it, "%!") {
+		if !hasLabel("why_"+code) || it == w.Text || strings.Contains(it, "%!") {
 			t.Errorf("%s: Italian %q (English %q)", code, it, w.Text)
 		}
 		if en != w.Text || strings.Contains(en, "%!") {

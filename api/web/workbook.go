@@ -29,7 +29,7 @@ const maxUpload = 16 << 20
 // sending it again records nothing more and says so.
 func (u *UI) workbookPost(w http.ResponseWriter, r *http.Request) {
 	if !sameOrigin(r) {
-		http.Error(w, "cross-site form refused", http.StatusForbidden)
+		http.Error(w, tr(lang(r), "cross_site"), http.StatusForbidden)
 		return
 	}
 	t := r.PathValue("t")
@@ -66,7 +66,7 @@ func (u *UI) workbookPost(w http.ResponseWriter, r *http.Request) {
 	}
 	var tooLarge *http.MaxBytesError
 	if errors.As(ferr, &tooLarge) {
-		prob = &Problem{Status: http.StatusRequestEntityTooLarge, Code: "too_large", Field: "workbook", Detail: fmt.Sprintf(tr(lang(r), "workbook_too_large"), maxUpload>>20), Said: true}
+		prob = &Problem{Status: http.StatusRequestEntityTooLarge, Code: "too_large", Field: "workbook", Detail: trf(lang(r), "workbook_too_large", maxUpload>>20), Said: true}
 	}
 	p, ok := u.tournamentPage(w, r, "players", 0)
 	if !ok {
@@ -142,7 +142,7 @@ func (o workbookImported) said(lang string, st *projections.State) (string, *wor
 			file = fmt.Sprintf(tr(lang, "workbook_file_row"), d.FileRank, d.FilePoints)
 		}
 		if d.Rank > 0 {
-			ruleset = fmt.Sprintf(tr(lang, "workbook_ruleset_row"), d.Rank, projections.Points(d.Total).String())
+			ruleset = fmt.Sprintf(tr(lang, "workbook_ruleset_row"), d.Rank, points(lang, int64(d.Total)))
 		}
 		if d.TieUnsolved {
 			ruleset += " " + tr(lang, "workbook_tie_unsolved")

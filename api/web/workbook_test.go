@@ -141,7 +141,7 @@ func TestWorkbookUploadOnTheEntryListPage(t *testing.T) {
 	says("the same file again", body, []string{"questo file (iscritti.xlsx) è già stato importato nel torneo, all'evento 3"}, "già un iscritto")
 	// A whole tournament is not offered where players are registered,
 	// and a forged form is refused.
-	if _, _, page := u.get("/ui/t/mattina/players", arb); !strings.Contains(page, `id="workbook"`) || strings.Contains(page, `value="tournament"`) {
+	if _, _, page := u.get("/ui/t/mattina/players", arb); !strings.Contains(page, `id="workbook"`) || strings.Contains(page, `name="scope" value="tournament"`) {
 		t.Error("the entry list page offers a whole tournament's import into a tournament with players, or no import")
 	}
 	_, body = u.upload("mattina", arb, "", "tournament", "torneo.xlsx", workbooktest.Primavera(t).Set("TORNEO", "D7", "note").Bytes())
@@ -150,7 +150,7 @@ func TestWorkbookUploadOnTheEntryListPage(t *testing.T) {
 
 	// A whole tournament, whose standings the ruleset disagrees with.
 	arb2 := arbiter("primavera")
-	if _, _, page := u.get("/ui/t/primavera/players", arb2); !strings.Contains(page, `value="tournament"`) {
+	if _, _, page := u.get("/ui/t/primavera/players", arb2); !strings.Contains(page, `name="scope" value="tournament"`) {
 		t.Error("the entry list page of a tournament without players does not offer a whole tournament's import")
 	}
 	rows := workbooktest.PrimaveraStandings()

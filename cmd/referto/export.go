@@ -39,6 +39,11 @@ func export(ctx context.Context, args []string, getenv func(string) string, stdo
 	if !*reg && (*t == "" || (*data == "") == (*url == "")) {
 		return usagef(stderr, "export needs --tournament and exactly one of --data and --url")
 	}
+	if *data != "" {
+		if si, ok := (ledger.Layout{Dir: *data}).Announced(); ok && answers(ctx, si.URL) {
+			return fmt.Errorf("export: referto serve is running on %s (pid %d): use --url %s --token TOKEN (an arbiter's, the appeals committee's or an auditor's)", *data, si.PID, si.URL)
+		}
+	}
 	name := *t
 	if *reg {
 		name = events.RegistryID
@@ -115,4 +120,13 @@ func (d dataDir) String() string { return d.Dir }
 
 func (d dataDir) OpenLog(ctx context.Context) (replay.ExportLog, func(), error) {
 	return ledger.OpenLog(ctx, d.Layout, ledger.LogOptions{})
+}
+
+// answers reports whether a referto answers at base (its /healthz), as one
+// that serve.json names does while it runs: a record left by a server that
+// stopped without removing it names nobody.
+func answers(ctx context.Context, base string) bool {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	return (&client.Client{Base: base}).Healthy(ctx) == nil
 }

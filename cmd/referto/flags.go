@@ -11,10 +11,15 @@ import (
 // flags with newFlags, parses them with parseFlags, answers a command line
 // it cannot use with usagef and a configuration it refuses with invalid.
 
-// newFlags is a subcommand's flag set, whose errors and help go to stderr.
+// newFlags is a subcommand's flag set, whose errors and help go to stderr;
+// its help begins with the subcommand's sentence (sentences).
 func newFlags(name string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "usage: referto %s [flags]\n\n%s\n\nflags:\n", name, sentences[name])
+		fs.PrintDefaults()
+	}
 	return fs
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime/debug"
 	"strings"
 )
 
@@ -14,7 +15,8 @@ var errUsage = errors.New("usage")
 
 // command is a subcommand: its name, what it does in a line of the usage,
 // and run, given the arguments after its name. Every subcommand is listed
-// once, in subcommands, in the order the usage shows them.
+// once, in subcommands, in the order the usage shows them; its --help
+// begins with its sentence in sentences.
 type command struct {
 	name, summary string
 	run           func(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error
@@ -35,7 +37,26 @@ var subcommands = []command{
 	{"restore", "bring a backup back into a new data directory, checked against its manifest", restoreCmd},
 	{"repair", "bring a damaged log back from the hub's copy or a backup, every acknowledged command checked", repairCmd},
 	{"bench", "measure ingest, rebuild, verify and reads against raw JetStream, Pebble and SHA-256", benchCmd},
+	{"version", "print referto's version", versionCmd},
 	{"help", "show this text", nil}, // run prints the usage
+}
+
+// sentences say, at the head of each subcommand's --help, what it does.
+var sentences = map[string]string{
+	"serve":    "Run a venue's ledger: the HTTP API and the web UI over the log (embedded NATS JetStream, or --nats) and its Pebble projections.",
+	"hub":      "Run a national hub: venues' servers connect as NATS leaf nodes, and the hub verifies, cosigns and serves their tournaments and keeps the season registry.",
+	"demo":     "Play a whole Raduno (rur-2015) through the real stack, print its classification and check it against a fold of the log.",
+	"export":   "Write a tournament's log as NDJSON, byte for byte as stored, and its signed checkpoint, from a running server (--url) or a stopped one's data directory (--data); or (--workbook) the tournament as the clubs' workbook.",
+	"import":   "Record a club's tournament workbook (.xlsx) in the ledger as the ordinary commands it stands for, or its entry list alone, checked first as the national tool checks it.",
+	"check":    "Check a club's tournament workbook as the national ranking's tool does, naming every problem by its sheet and cell.",
+	"verify":   "Check an exported log, a season of exports or a proof file without trusting the server that wrote it; exit 1 and the first offending line on failure.",
+	"proof":    "Write the offline proof of one player's row in the published classification of an exported log.",
+	"replay":   "Show a tournament as it stood at any event, what changed between two events, or what a correction would change.",
+	"generate": "Write a synthetic tournament into a data directory, or a season of exports, for benchmarks and audits.",
+	"backup":   "Write a consistent backup of a data directory, asking the server that runs on it if there is one.",
+	"restore":  "Bring a backup back into a new, empty data directory, checked against its manifest before anything is created.",
+	"bench":    "Measure ingest, rebuild, verification and reads, beside raw JetStream, Pebble and SHA-256.",
+	"version":  "Print referto's version: the module's, the commit it was built from, and the Go it was built with.",
 }
 
 // usage is the program's help: every command of subcommands, with its summary.
@@ -45,7 +66,7 @@ func usage() string {
 	for _, c := range subcommands {
 		fmt.Fprintf(&b, "  %-8s %s\n", c.name, c.summary)
 	}
-	b.WriteString("\nRun 'referto <command> --help' for a command's flags.\n")
+	b.WriteString("\nRun 'referto <command> --help' for a command's flags, 'referto --version' for the version.\n")
 	return b.String()
 }
 
@@ -57,8 +78,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return errUsage
 	}
 	name := args[0]
-	if name == "-h" || name == "--help" {
+	switch name {
+	case "-h", "--help":
 		name = "help"
+	case "-version", "--version":
+		name = "version"
 	}
 	for _, c := range subcommands {
 		switch {
@@ -72,4 +96,41 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	fmt.Fprintf(stderr, "unknown command %q\n\n%s", args[0], usage())
 	return errUsage
+}
+
+// versionCmd prints the module's version, the commit and time it was built
+// from (when the build recorded them) and the Go release.
+func versionCmd(_ context.Context, args []string, _ func(string) string, stdout, stderr io.Writer) error {
+	fs := newFlags("version", stderr)
+	if err := parseFlags(fs, args); err != nil {
+		return flagErr(err)
+	}
+	fmt.Fprintln(stdout, version())
+	return nil
+}
+
+// version says which referto this is.
+func version() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "referto (no build information)"
+	}
+	v := "referto " + bi.Main.Version
+	var rev, at, dirty string
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.time":
+			at = s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				dirty = ", modified"
+			}
+		}
+	}
+	if rev != "" {
+		v += " (commit " + rev + " of " + at + dirty + ")"
+	}
+	return v + ", " + bi.GoVersion
 }

@@ -47,6 +47,7 @@ func parseServe(args []string, getenv func(string) string, stderr io.Writer) (ap
 	fs.StringVar(&c.HubCA, "hub-ca", env("REFERTO_HUB_CA", ""), "CA file the hub's TLS certificate must chain to [REFERTO_HUB_CA]")
 	fs.StringVar(&c.HubCert, "hub-cert", env("REFERTO_HUB_CERT", ""), "this venue's TLS client certificate for the hub link [REFERTO_HUB_CERT]")
 	fs.StringVar(&c.HubKey, "hub-key", env("REFERTO_HUB_KEY", ""), "its key [REFERTO_HUB_KEY]")
+	fs.StringVar(&c.PublicURL, "public-url", env("REFERTO_PUBLIC_URL", ""), "the address players' phones open this server at, printed in the slips' QR codes, e.g. http://192.168.1.20:8080 (default: the first address it listens on that is not loopback) [REFERTO_PUBLIC_URL]")
 	if err := parseFlags(fs, args); err != nil {
 		return c, err
 	}
@@ -75,7 +76,15 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if err != nil {
 		return err
 	}
-	ao := api.Options{AdminTokenSHA256: adminHash}
+	// Listen first: the players' links are printed with the address the
+	// server answers at (--public-url, or the first one not loopback).
+	ln, err := listen(c.Addr)
+	if err != nil {
+		return err
+	}
+	defer ln.Close()
+	public := api.PublicURL(c.PublicURL, ln.Addr(), net.InterfaceAddrs)
+	ao := api.Options{AdminTokenSHA256: adminHash, PublicURL: public}
 	cosigned := &hub.Cosignatures{Path: layout.Cosigned()}
 	if c.Hub != "" {
 		if err := cosigned.Load(); err != nil {
@@ -101,10 +110,6 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		logger.Info("venue of a hub", "venue", c.Venue, "hub", hubURL)
 	}
 
-	ln, err := listen(c.Addr)
-	if err != nil {
-		return err
-	}
 	// Say where this server answers, for `referto backup --data`.
 	if removeInfo, err := layout.Announce(ln.Addr()); err != nil {
 		logger.Warn("cannot write "+layout.ServeInfo(), "err", err)
@@ -112,6 +117,11 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		defer removeInfo()
 	}
 	fmt.Fprintf(stdout, "referto listening on http://%s (data %s)\n", ln.Addr(), c.Data)
+	if public != "" {
+		fmt.Fprintf(stdout, "players' phones open it at %s\n", public)
+	} else {
+		fmt.Fprintf(stdout, "listening on loopback only: players' phones cannot open their links (--addr 0.0.0.0:8080, or --public-url)\n")
+	}
 	logger.Info("listening", "addr", ln.Addr().String(), "data", c.Data, "nats", cmp.Or(c.NATS, "embedded"))
 	// Shut down within 5 s: stop accepting and drain requests (api.Serve),
 	// stop the runner, flush Pebble, drain NATS, stop the embedded server

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -21,11 +22,11 @@ import (
 	"github.com/referto/referto/projections/pebble"
 )
 
-func TestServeInProcess(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
+// serveIn runs serve on dir in this process, on a loopback port, until
+// ctx ends: its URL, and where its end is told.
+func serveIn(ctx context.Context, t *testing.T, dir string) (string, chan error) {
+	t.Helper()
 	pr, pw := io.Pipe()
-	dir := t.TempDir()
 	done := make(chan error, 1)
 	go func() {
 		done <- run(ctx, []string{"serve", "--data", dir, "--addr", "127.0.0.1:0"},
@@ -44,6 +45,14 @@ func TestServeInProcess(t *testing.T) {
 	if url == "" {
 		t.Fatalf("serve did not print its address: %v", <-done)
 	}
+	return url, done
+}
+
+func TestServeInProcess(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	dir := t.TempDir()
+	url, done := serveIn(ctx, t, dir)
 	c := &client.Client{Base: url, Token: testAdmin}
 	if err := c.Healthy(ctx); err != nil {
 		t.Fatalf("healthz: %v", err)
@@ -108,6 +117,14 @@ func TestServeConfiguration(t *testing.T) {
 	}
 	if c, err := parseServe(nil, func(k string) string { return map[string]string{"REFERTO_DISK_RESERVE": "256MiB"}[k] }, io.Discard); err != nil || c.NodeOptions(nil).DiskReserve != 256<<20 {
 		t.Errorf("REFERTO_DISK_RESERVE: %d %v", c.NodeOptions(nil).DiskReserve, err)
+	}
+	// The address phones open: a URL, from the flag or the environment.
+	if c, err := parseServe(nil, func(k string) string { return map[string]string{"REFERTO_PUBLIC_URL": "http://192.168.1.20:8080"}[k] }, io.Discard); err != nil || c.PublicURL != "http://192.168.1.20:8080" {
+		t.Errorf("REFERTO_PUBLIC_URL: %q %v", c.PublicURL, err)
+	}
+	var bad bytes.Buffer
+	if _, err := parseServe([]string{"--public-url", "192.168.1.20:8080"}, func(string) string { return "" }, &bad); err == nil || !strings.Contains(bad.String(), "--public-url") {
+		t.Errorf("--public-url without a scheme: %v %s", err, bad.String())
 	}
 	if err := run(context.Background(), []string{"serve", "--help"}, func(string) string { return "" }, io.Discard, io.Discard); err != nil {
 		t.Errorf("--help: %v", err)
@@ -366,4 +383,59 @@ func TestAdminTokenIsPrintedOnceAndKeptHashed(t *testing.T) {
 	if err != nil || again != hash || out.Len() != 0 {
 		t.Errorf("second start: %s %v, printed %q", again, err, out.String())
 	}
+}
+
+// TestEverySubcommandSaysWhatItDoes: each subcommand's --help begins with
+// a sentence saying what it does, then its flags; --version says which
+// referto this is.
+func TestEverySubcommandSaysWhatItDoes(t *testing.T) {
+	for _, c := range subcommands {
+		if c.run == nil {
+			continue
+		}
+		var stderr bytes.Buffer
+		if err := run(context.Background(), []string{c.name, "--help"}, func(string) string { return "" }, io.Discard, &stderr); err != nil {
+			t.Errorf("%s --help: %v", c.name, err)
+		}
+		help := stderr.String()
+		if !strings.HasPrefix(help, "usage: referto "+c.name) {
+			t.Errorf("%s --help does not begin with its usage:\n%s", c.name, help)
+		}
+		s := sentences[c.name]
+		if s == "" || !strings.HasSuffix(s, ".") {
+			t.Errorf("%s has no sentence of its own: %q", c.name, s)
+		}
+		// A subcommand whose help is its own (backup, restore, import) says
+		// what it does in its own words, a paragraph of sentences.
+		own := !strings.Contains(help, "\n\nflags:\n")
+		if (!own && !strings.Contains(help, s)) || (own && !regexp.MustCompile(`\n\n[A-Z][^\n]*(\n[^\n]+)*\.\n`).MatchString(help)) {
+			t.Errorf("%s --help does not say what it does (%q):\n%s", c.name, s, help)
+		}
+	}
+	for _, arg := range []string{"--version", "version"} {
+		var stdout bytes.Buffer
+		if err := run(context.Background(), []string{arg}, func(string) string { return "" }, &stdout, io.Discard); err != nil || !strings.HasPrefix(stdout.String(), "referto ") || !strings.Contains(stdout.String(), "go1.") {
+			t.Errorf("%s: %v %q", arg, err, stdout.String())
+		}
+	}
+}
+
+// TestExportDataOfARunningServerSaysUseURL: export --data on a directory
+// a running serve holds is refused before anything is opened, saying to
+// ask the server (--url) instead.
+func TestExportDataOfARunningServerSaysUseURL(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a server: skipped in -short mode")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	dir := t.TempDir()
+	url, done := serveIn(ctx, t, dir)
+	err := run(ctx, []string{"export", "--data", dir, "--tournament", "t1", "--out", filepath.Join(t.TempDir(), "t1.ndjson")},
+		func(string) string { return "" }, io.Discard, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "referto serve is running on "+dir) || !strings.Contains(err.Error(), "use --url "+url) {
+		t.Errorf("export --data of a running server: %v", err)
+	}
+	cancel()
+	<-done
 }

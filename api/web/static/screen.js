@@ -1,4 +1,4 @@
-// The venue screen: the round's clock ticks, and the panels (tables,
+// The venue screen: the round's clock ticks until the round's last report, and the panels (tables,
 // latest results, standings) take turns when there is more than one, each
 // shown for #panels' data-rotate seconds. The heading (round, clock,
 // reports in) and the panels are live parts (live.js) that are replaced as
@@ -9,7 +9,9 @@
     if (!clock) return;
     const since = Date.parse(clock.dataset.since);
     const minutes = parseInt(clock.dataset.minutes || "0", 10);
-    let s = Math.max(0, Math.floor((Date.now() - since) / 1000));
+    // Once every report is in, the clock stands at the last one.
+    const until = clock.dataset.until ? Date.parse(clock.dataset.until) : Date.now();
+    let s = Math.max(0, Math.floor((until - since) / 1000));
     let prefix = "";
     if (minutes > 0) { s = Math.max(0, minutes * 60 - s); prefix = clock.dataset.left + " "; }
     const h = Math.floor(s / 3600), m = Math.floor(s / 60) % 60, sec = s % 60;
