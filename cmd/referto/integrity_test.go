@@ -442,6 +442,12 @@ func (w *damageWorld) checkDamaged(t *testing.T, dir string, want map[string]uin
 			}
 		}
 	}
+	// A backup of it would not restore: none is taken.
+	if res, err := vc.Send(ctx, "GET", "/v1/admin/backup", nil, nil); err != nil || res.StatusCode != 503 {
+		t.Errorf("a backup of a damaged log: %v %v, want 503", res.Status, err)
+	} else {
+		res.Body.Close()
+	}
 	until(t, 10*time.Second, "the log says what is damaged and what to do", func() (bool, string) {
 		l := c.log()
 		return strings.Contains(l, `"msg":"log damaged"`) && strings.Contains(l, "referto repair"), l
