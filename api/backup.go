@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/referto/referto/commands/ledger"
 	"github.com/referto/referto/commands/ledger/backup"
 	"github.com/referto/referto/events"
 )
@@ -17,6 +18,9 @@ func (s *Server) getBackup(w http.ResponseWriter, r *http.Request) {
 	p, err := s.authorize(r, "")
 	if err == nil && p.Role != events.RoleAdmin {
 		err = fmt.Errorf("%w: only the administrator takes backups", errForbidden)
+	}
+	if err == nil {
+		err = s.damaged()
 	}
 	if err != nil {
 		s.writeError(w, r, err)
@@ -68,4 +72,17 @@ func (b *backupWriter) Write(p []byte) (int, error) {
 	}
 	_ = b.rc.SetWriteDeadline(time.Now().Add(backupWriteTimeout)) // not every writer has one
 	return b.w.Write(p)
+}
+
+// damaged refuses a backup of a damaged log: it would not restore (its
+// manifest's roots are of the verified prefixes the projections hold), and
+// the repair, not a backup, is what the log needs.
+func (s *Server) damaged() error {
+	if ds := s.opts.Ledger.Damages(); len(ds) > 0 {
+		return fmt.Errorf("%w: no backup of it is taken", &ledger.DamageError{Damage: ds[0]})
+	}
+	if why, ok := s.opts.Ledger.Halted(); ok {
+		return fmt.Errorf("%w: %s: no backup of it is taken; run `%s` first", ledger.ErrDamaged, why, s.opts.Ledger.RepairCommand())
+	}
+	return nil
 }

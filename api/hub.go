@@ -3,6 +3,7 @@ package api
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -31,7 +32,15 @@ type Hub interface {
 	WitnessKey() string
 	// State is the hub's state file as it stands, for backups.
 	State() ([]byte, error)
+	// VenueLog checks a venue's proof for tournament t and returns the
+	// last checkpoint of t cosigned and what scans the venue's messages of
+	// t as the hub holds them (hub.Hub.VenueLog).
+	VenueLog(t string, proof []byte) (cosigned string, scan func(context.Context, func(hub.VenueMessage) error) error, err error)
 }
+
+// VenueProofHeader carries, on GET /v1/venue-logs/{tournament}, the
+// venue's proof (hub.VenueLogProof), base64.
+const VenueProofHeader = "Referto-Venue-Proof"
 
 // errReadOnly refuses a command at the hub: commands go to the venue.
 var errReadOnly = errors.New("api: read-only")
@@ -61,6 +70,46 @@ func (s *Server) hubRoutes(r *mux.Router) {
 	r.HandleFunc("/v1/venues/{venue}/link", s.postVenueLink).Methods(http.MethodPost)
 	r.HandleFunc("/v1/venues/{venue}/decisions", s.postVenueDecision).Methods(http.MethodPost)
 	r.HandleFunc("/v1/workbooks", s.postHubWorkbook).Methods(http.MethodPost)
+	// Not under /v1/tournaments/{t}: the hub serves a venue its own log of
+	// a tournament it holds or quarantined too.
+	r.HandleFunc("/v1/venue-logs/{tournament}", s.getVenueLog).Methods(http.MethodGet)
+}
+
+// getVenueLog serves a venue its own messages of a tournament, as the hub
+// sourced them, each with its stream sequence at the venue, and the last
+// checkpoint the hub cosigned: what referto repair rebuilds a damaged log
+// from. The venue proves itself with its checkpoint key (VenueProofHeader).
+func (s *Server) getVenueLog(w http.ResponseWriter, r *http.Request) {
+	t := mux.Vars(r)["tournament"]
+	if err := events.CheckID("tournament", t); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	proof, err := base64.StdEncoding.DecodeString(r.Header.Get(VenueProofHeader))
+	if err != nil || len(proof) == 0 {
+		s.writeError(w, r, fmt.Errorf("%w: %s must carry the venue's signed request (base64)", errUnauthorized, VenueProofHeader))
+		return
+	}
+	cosigned, scan, err := s.opts.Hub.VenueLog(t, proof)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	w.Header().Set("Content-Type", "application/x-ndjson")
+	if cosigned != "" {
+		w.Header().Set(CosignedHeader, base64.StdEncoding.EncodeToString([]byte(cosigned)))
+	}
+	bw := bufio.NewWriterSize(w, 256<<10)
+	enc := json.NewEncoder(bw)
+	err = scan(r.Context(), func(m hub.VenueMessage) error { return enc.Encode(m) })
+	if err == nil {
+		err = bw.Flush()
+	}
+	if err != nil && r.Context().Err() == nil {
+		// Cut rather than end: a short log must not read as a whole one.
+		s.opts.Logger.Error("venue log aborted", "tournament", t, "err", err)
+		panic(http.ErrAbortHandler)
+	}
 }
 
 // adminBody authorizes the administrator alone (what names the act, for

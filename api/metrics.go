@@ -25,7 +25,7 @@ type Metrics struct {
 	appendSeconds   *prometheus.HistogramVec // result
 	conflictRetries prometheus.Counter
 	phaseSeconds    *prometheus.HistogramVec // phase
-	phases          [4]prometheus.Observer   // its series, in ledger.Split's order
+	phases          [5]prometheus.Observer   // its series, in ledger.Split's order
 	applied         prometheus.Counter
 	appliedEvents   prometheus.Counter
 	merkleSeconds   prometheus.Histogram
@@ -54,7 +54,7 @@ func NewMetrics() *Metrics {
 		}, []string{"result"}),
 		phaseSeconds: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "referto_command_phase_seconds",
-			Help:    "Where an accepted command's time went, by phase: lock_wait (for its tournament's lock), decide (deciding, sealing, every attempt), append (until JetStream's acknowledgement, every attempt), ack_to_unlock (from the acknowledgement until the tournament is unlocked: folding into the write-through state, or waiting for the projections without one).",
+			Help:    "Where an accepted command's time went, by phase: lock_wait (for its tournament's lock), decide (deciding, sealing, every attempt), append (until JetStream's acknowledgement, every attempt), ack_to_unlock (from the acknowledgement until the tournament is unlocked: folding into the write-through state, or waiting for the projections without one), record (recording the acknowledged head, fsynced, before the answer).",
 			Buckets: prometheus.ExponentialBuckets(1e-6, 4, 12), // 1 µs to 4.2 s
 		}, []string{"phase"}),
 		conflictRetries: prometheus.NewCounter(prometheus.CounterOpts{
@@ -84,7 +84,7 @@ func NewMetrics() *Metrics {
 			Buckets: prometheus.DefBuckets,
 		}, []string{"route", "method"}),
 	}
-	for i, p := range []string{"lock_wait", "decide", "append", "ack_to_unlock"} {
+	for i, p := range []string{"lock_wait", "decide", "append", "ack_to_unlock", "record"} {
 		m.phases[i] = m.phaseSeconds.WithLabelValues(p)
 	}
 	m.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
@@ -109,7 +109,7 @@ func (m *Metrics) Appended(d time.Duration, ack events.Appended, err error) {
 
 // Split times the phases of an accepted command (ledger.Observer).
 func (m *Metrics) Split(s ledger.Split) {
-	for i, d := range []time.Duration{s.LockWait, s.Decide, s.Append, s.AckToUnlock} {
+	for i, d := range []time.Duration{s.LockWait, s.Decide, s.Append, s.AckToUnlock, s.Record} {
 		m.phases[i].Observe(d.Seconds())
 	}
 }

@@ -3,6 +3,8 @@ package api_test
 import (
 	"bufio"
 	"bytes"
+	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -28,6 +30,7 @@ import (
 	"github.com/pb33f/libopenapi-validator/schema_validation"
 	"github.com/pb33f/libopenapi/datamodel/high/base"
 	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
+	"golang.org/x/mod/sumdb/note"
 
 	"github.com/referto/referto/api"
 	"github.com/referto/referto/commands"
@@ -282,10 +285,17 @@ func (o *openAPIDoc) check(e exchange, ops map[string]int) []finding {
 	mediaType, _, _ := helpers.ExtractContentType(e.header.Get("Content-Type"))
 	switch {
 	case mediaType == "application/x-ndjson":
+		// Each line is an Envelope, unless the answer names its own schema.
+		line := o.envelope
+		if r := op.Responses.Codes.GetOrZero(fmt.Sprint(e.status)); r != nil && r.Content != nil {
+			if mt, ok := r.Content.Get(mediaType); ok && mt.Schema != nil {
+				line = mt.Schema.Schema()
+			}
+		}
 		sc := bufio.NewScanner(bytes.NewReader(e.body))
 		sc.Buffer(nil, 64<<20)
 		for n := 1; sc.Scan(); n++ {
-			if ok, errs := o.schemas.ValidateSchemaBytes(o.envelope, sc.Bytes()); !ok {
+			if ok, errs := o.schemas.ValidateSchemaBytes(line, sc.Bytes()); !ok {
 				out = append(out, findings(where+" (NDJSON line)", errs, fmt.Sprintf("line %d of %s %s: %s", n, e.method, e.path, excerpt(sc.Bytes())))...)
 			}
 		}
@@ -846,6 +856,21 @@ func (f *fakeHub) Cosigned(string) (string, uint64, bool) { return "", 0, false 
 func (f *fakeHub) WitnessKey() string                     { return "referto-hub+00000000+BAAA" }
 func (f *fakeHub) State() ([]byte, error)                 { return []byte("{}"), nil }
 
+// VenueLog takes roma's proof, checked as the hub checks it, for "held":
+// one message, at stream sequence 7 of the venue's stream.
+func (f *fakeHub) VenueLog(t string, proof []byte) (string, func(context.Context, func(hub.VenueMessage) error) error, error) {
+	v, err := checkpoint.NewVerifier(f.registered["roma"])
+	if err != nil || t != "held" {
+		return "", nil, fmt.Errorf("%w: no venue of %s registered", hub.ErrProof, t)
+	}
+	if _, err := note.Open(proof, note.VerifierList(v)); err != nil {
+		return "", nil, fmt.Errorf("%w: %v", hub.ErrProof, err)
+	}
+	return "", func(_ context.Context, fn func(hub.VenueMessage) error) error {
+		return fn(hub.VenueMessage{StreamSeq: 7, MsgID: "held/k1", Data: []byte("{}\n")})
+	}, nil
+}
+
 // exerciseHub drives the routes and answers only a hub has, recording
 // them with the ones of spec.
 func exerciseHub(t *testing.T, spec *exchanges) {
@@ -880,6 +905,22 @@ func exerciseHub(t *testing.T, spec *exchanges) {
 		t.Errorf("a command at a hub: %s", r.body)
 	}
 	h.must(404, "GET", "/v1/tournaments/nowhere/checkpoint", "", nil)
+	// A venue reads its own log back, proving itself with its key.
+	proof, err := hub.VenueLogProof("held", time.Now(), keys.Signer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := checkpoint.LoadOrCreateKeys(t.TempDir(), "other", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	forged, err := hub.VenueLogProof("held", time.Now(), other.Signer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.must(401, "GET", "/v1/venue-logs/held", "", nil)
+	h.must(403, "GET", "/v1/venue-logs/held", "", nil, api.VenueProofHeader, base64.StdEncoding.EncodeToString(forged))
+	h.must(200, "GET", "/v1/venue-logs/held", "", nil, api.VenueProofHeader, base64.StdEncoding.EncodeToString(proof))
 	// A club's workbook of a tournament not run on referto, ranked as a
 	// workbook's; one the national tool refuses, refused.
 	wb2024 := workbooktest.Primavera(t).Set("TORNEO", "D8", workbooktest.Day(2024, 3, 15)).Set("TORNEO", "D9", workbooktest.Day(2024, 3, 16))

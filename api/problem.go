@@ -69,7 +69,7 @@ func statusOf(err error) (int, string, string) {
 	case errors.Is(err, errReadOnly):
 		// One code per status: the detail says it is a hub.
 		return http.StatusMethodNotAllowed, "method_not_allowed", "Method not allowed"
-	case errors.Is(err, hub.ErrHeld), errors.Is(err, hub.ErrQuarantined):
+	case errors.Is(err, hub.ErrHeld), errors.Is(err, hub.ErrQuarantined), errors.Is(err, hub.ErrProof):
 		// The detail keeps "hub: held" or "hub: quarantined".
 		return http.StatusForbidden, "forbidden", "Forbidden"
 	case errors.Is(err, hub.ErrVenue):
@@ -88,6 +88,9 @@ func statusOf(err error) (int, string, string) {
 		return http.StatusUnprocessableEntity, "idempotency_key_reused", "Idempotency-Key already used for another request"
 	case errors.As(err, &re):
 		return http.StatusUnprocessableEntity, "rule_violation", "Refused by a tournament rule"
+	case errors.Is(err, ledger.ErrDamaged):
+		// The detail names the damaged event and the remedy.
+		return http.StatusServiceUnavailable, "log_damaged", "Log damaged"
 	case errors.Is(err, events.ErrUnavailable), errors.Is(err, projections.ErrNotReady),
 		errors.Is(err, context.DeadlineExceeded):
 		return http.StatusServiceUnavailable, "unavailable", "Service unavailable"
@@ -125,7 +128,8 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		s.opts.Logger.Error("internal error", "method", r.Method, "path", r.URL.Path, "request_id", w.Header().Get(RequestIDHeader), "err", err)
 		p.Detail = "internal error; see the server log"
 	}
-	if status == http.StatusServiceUnavailable {
+	if status == http.StatusServiceUnavailable && code != "log_damaged" {
+		// A damaged log stays so until it is repaired: no retry helps.
 		w.Header().Set("Retry-After", "1")
 	}
 	var limited *rateLimitedError

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -104,11 +105,15 @@ func (s *Server) getEvents(w http.ResponseWriter, r *http.Request) {
 	var envs []events.Envelope
 	for _, ref := range refs {
 		m, err := s.opts.Log.Get(r.Context(), ref.StreamSeq)
-		if err != nil {
-			s.writeError(w, r, err)
-			return
+		var c events.Commit
+		if err == nil {
+			c, err = events.DecodeCommit(m.Data)
 		}
-		c, err := events.DecodeCommit(m.Data)
+		if err != nil && !errors.Is(err, events.ErrUnavailable) {
+			if derr := s.inspect(r.Context(), t); derr != nil {
+				err = derr
+			}
+		}
 		if err != nil {
 			s.writeError(w, r, err)
 			return
@@ -241,10 +246,16 @@ func (s *Server) stateAt(ctx context.Context, t string, seq uint64) (*projection
 		envs = append(envs, c.Envelopes...)
 		return nil
 	})
-	if err != nil {
-		return nil, err
+	var st *projections.Tournament
+	if err == nil {
+		st, err = projections.Fold(t, envs, seq)
 	}
-	return projections.Fold(t, envs, seq)
+	if err != nil && ctx.Err() == nil && !errors.Is(err, events.ErrUnavailable) {
+		if derr := s.inspect(ctx, t); derr != nil {
+			return nil, derr
+		}
+	}
+	return st, err
 }
 
 // readSlot takes one of sem's slots for a read of the log, waiting up to

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/referto/referto/api/web"
+	"github.com/referto/referto/commands/ledger"
 	"github.com/referto/referto/events"
 )
 
@@ -21,10 +23,20 @@ type readiness struct {
 	Lag     uint64 `json:"lag"`
 	Error   string `json:"error,omitempty"`
 
+	// Damage lists the tournaments whose logs are damaged; Halted says
+	// why every command is refused, when the stream lost its end.
+	Damage []damageState `json:"damage,omitempty"`
+	Halted string        `json:"halted,omitempty"`
+
 	NATS        *natsState      `json:"nats,omitempty"`
 	Stream      streamState     `json:"stream"`
 	Projections projectionState `json:"projections"`
 	Disk        *diskState      `json:"disk,omitempty"`
+}
+
+type damageState struct {
+	ledger.Damage
+	Remedy string `json:"remedy"`
 }
 
 type natsState struct {
@@ -101,6 +113,15 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 		fail("projections: catching up with the log (lag %d)", rn.Lag())
 	}
 
+	for _, d := range s.opts.Ledger.Damages() {
+		rd.Damage = append(rd.Damage, damageState{Damage: d, Remedy: d.Remedy()})
+		fail("%s: %s", d.String(), d.Remedy())
+	}
+	if why, ok := s.opts.Ledger.Halted(); ok {
+		rd.Halted = why
+		fail("every command is refused: %s", why)
+	}
+
 	if d, ok := s.opts.Ledger.Disk(); ok {
 		rd.Disk = &diskState{Free: d.Free, Reserve: d.Reserve, ReadOnly: d.ReadOnly, AcceptingCommands: d.Accepting}
 		if d.Err != nil {
@@ -115,4 +136,16 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 		status = http.StatusServiceUnavailable
 	}
 	writeJSON(w, status, rd)
+}
+
+// damageForUI is every damaged log as the web UI's pages show it.
+func (s *Server) damageForUI() []web.Damage {
+	var out []web.Damage
+	for _, d := range s.opts.Ledger.Damages() {
+		out = append(out, web.Damage{Tournament: d.Tournament, Seq: d.Seq, Acknowledged: d.Acknowledged, What: d.String(), Repair: d.RepairCommand()})
+	}
+	if why, ok := s.opts.Ledger.Halted(); ok {
+		out = append(out, web.Damage{What: why, Repair: s.opts.Ledger.RepairCommand()})
+	}
+	return out
 }

@@ -60,6 +60,9 @@ func (h *seasonHub) Decide(string, hub.DecisionRequest) (hub.Decision, error) {
 func (h *seasonHub) Venues() ([]hub.Venue, []hub.Tournament) { return nil, nil }
 func (h *seasonHub) WitnessKey() string                      { return "referto-hub+00000000+BAAA" }
 func (h *seasonHub) State() ([]byte, error)                  { return []byte(seasonHubState), nil }
+func (h *seasonHub) VenueLog(string, []byte) (string, func(context.Context, func(hub.VenueMessage) error) error, error) {
+	return "", nil, hub.ErrProof
+}
 
 // seasonHubState stands for a hub's state file in a backup.
 const seasonHubState = `{"venues":{"roma":{"key":"roma+1234abcd+AQ"}}}`

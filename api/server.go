@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
@@ -67,6 +68,10 @@ type Options struct {
 	// default, its own): the checkpoint of that size is served with the
 	// cosignature, and the classification carries it (CosignedHeader).
 	Cosigned func(t string) (signed string, size uint64, ok bool)
+	// Inspect, when set, looks for damage in tournament t's log after a read
+	// of it failed (ledger.Node.Inspect): found, it is marked and
+	// returned. The default, with a Node, is the node's.
+	Inspect func(ctx context.Context, t string) (ledger.Damage, bool)
 	// PublicURL is the base URL players' phones open this server at, which
 	// the web UI prints in the slips' QR codes (ServeConfig.PublicURL,
 	// PublicURL). The default ("") is the address each browser used.
@@ -237,7 +242,7 @@ func (s *Server) routes() error {
 
 	// The web UI is a client of the routes above, called in-process, and
 	// its pages are routes of this router, behind the same middleware.
-	ui, err := web.New(web.Options{API: r, Random: s.opts.Random, Logger: s.opts.Logger, PublicURL: s.opts.PublicURL})
+	ui, err := web.New(web.Options{API: r, Random: s.opts.Random, Logger: s.opts.Logger, PublicURL: s.opts.PublicURL, Damage: s.damageForUI})
 	if err != nil {
 		return err
 	}

@@ -65,6 +65,9 @@ func (o *Options) fromNode() {
 	if o.Conn == nil && n.Conn != nil {
 		o.Conn = natsConn{n.Conn}
 	}
+	if o.Inspect == nil && n.Heads != nil {
+		o.Inspect = n.Inspect
+	}
 }
 
 // natsConn is a NATS connection as /readyz reports it (Conn).

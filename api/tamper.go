@@ -2,6 +2,8 @@ package api
 
 import (
 	"bufio"
+	"bytes"
+	"context"
 	"encoding/base64"
 	"fmt"
 	"net/http"
@@ -10,6 +12,7 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/referto/referto/commands"
+	"github.com/referto/referto/commands/ledger"
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/events/checkpoint"
 	"github.com/referto/referto/projections"
@@ -17,6 +20,19 @@ import (
 
 // Tamper evidence: the verifier key, signed checkpoints, inclusion and
 // consistency proofs, and the export of a tournament's log byte for byte.
+
+// inspect, after a read of tournament t's log failed or did not check,
+// looks for damage there (Options.Inspect): found, the tournament is
+// marked damaged, its commands refused, and the error says so.
+func (s *Server) inspect(ctx context.Context, t string) error {
+	if s.opts.Inspect == nil {
+		return nil
+	}
+	if d, ok := s.opts.Inspect(ctx, t); ok {
+		return &ledger.DamageError{Damage: d}
+	}
+	return nil
+}
 
 func (s *Server) getKeys(w http.ResponseWriter, _ *http.Request) {
 	keys := map[string]any{"checkpoint": s.opts.Keys.VerifierKey,
@@ -50,7 +66,14 @@ func (s *Server) sizeParam(r *http.Request, name string, size uint64) (uint64, e
 }
 
 // signedCheckpoint signs the checkpoint of the first size events of t.
+//
+// A tournament whose log is damaged gets none: a checkpoint of its
+// verified prefix, shorter than one signed before, would read as the log
+// rewritten.
 func (s *Server) signedCheckpoint(t string, size uint64) (string, error) {
+	if d, ok := s.opts.Ledger.Damaged(t); ok {
+		return "", &ledger.DamageError{Damage: d}
+	}
 	root, err := checkpoint.RootAt(size, s.opts.Store.NodeGetter(t))
 	if err != nil {
 		return "", err
@@ -184,6 +207,12 @@ func (s *Server) getExport(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
+	if d, ok := s.opts.Ledger.Damaged(t); ok {
+		// Its verified prefix, with a checkpoint of it, would read as the
+		// whole log.
+		s.writeError(w, r, &ledger.DamageError{Damage: d})
+		return
+	}
 	last, ok, err := s.opts.Store.LastCommit(t)
 	if err == nil && !ok {
 		err = fmt.Errorf("%w: tournament %s", errNotFound, t)
@@ -210,10 +239,24 @@ func (s *Server) getExport(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set(CheckpointHeader, base64.StdEncoding.EncodeToString([]byte(note)))
 	w.Header().Set("Referto-Events", strconv.FormatUint(size, 10))
 	bw := bufio.NewWriterSize(w, 256<<10)
+	// The lines are checked as they go out against the root signed: a log
+	// damaged since it was checked is cut off, not served.
+	tree := checkpoint.NewTree()
 	err = s.opts.Log.Scan(r.Context(), first[0].StreamSeq, last.StreamSeq, t, func(m events.StoredCommit) error {
+		if err := events.CommitLines(m.Data, func(line []byte) error { return tree.Append(line, nil) }); err != nil {
+			return err
+		}
 		_, err := bw.Write(m.Data) // a commit body is its events' lines, newline-terminated
 		return err
 	})
+	if err == nil {
+		if cp, _, oerr := checkpoint.OpenUnverified([]byte(note)); oerr == nil && (tree.Size() != size || !bytes.Equal(tree.Root(), cp.Root)) {
+			err = fmt.Errorf("the log's %d events of %s do not have the Merkle root of the %d the projections applied", tree.Size(), t, size)
+		}
+	}
+	if err != nil && r.Context().Err() == nil {
+		s.inspect(r.Context(), t)
+	}
 	if err == nil {
 		err = bw.Flush()
 	}

@@ -299,6 +299,48 @@ func (c *Client) export(ctx context.Context, path string) (*Export, error) {
 	return &Export{Body: res.Body, Checkpoint: note, Events: res.Header.Get("Referto-Events"), Size: res.ContentLength}, nil
 }
 
+// VenueMessage is one message of a venue's log as a national hub holds it
+// (GET /v1/venue-logs/{tournament}).
+type VenueMessage struct {
+	// StreamSeq is its stream sequence in the venue's stream.
+	StreamSeq uint64 `json:"stream_seq"`
+	MsgID     string `json:"msg_id"`
+	Request   string `json:"request"`
+	Seal      string `json:"seal"`
+	Data      []byte `json:"data"`
+}
+
+// VenueLog reads back from a national hub the venue's own messages of
+// tournament t, proving the venue with proof (a note signed with its
+// checkpoint key: commands/hub.VenueLogProof), and the last checkpoint of
+// t the hub cosigned (nil when none). A transfer cut short is an error.
+func (c *Client) VenueLog(ctx context.Context, t string, proof []byte) (cosigned []byte, msgs []VenueMessage, err error) {
+	h := http.Header{}
+	h.Set("Referto-Venue-Proof", base64.StdEncoding.EncodeToString(proof))
+	res, err := c.open(ctx, request{method: http.MethodGet, path: "/v1/venue-logs/" + url.PathEscape(t), header: h})
+	if err != nil {
+		return nil, nil, err
+	}
+	defer res.Body.Close()
+	if cosigned, err = base64.StdEncoding.DecodeString(res.Header.Get("Referto-Cosigned-Checkpoint")); err != nil {
+		return nil, nil, fmt.Errorf("the Referto-Cosigned-Checkpoint header is not base64: %w", err)
+	}
+	dec := json.NewDecoder(res.Body)
+	for {
+		var m VenueMessage
+		if err := dec.Decode(&m); err == io.EOF {
+			break
+		} else if err != nil {
+			return nil, nil, fmt.Errorf("venue log of %s: %w", t, err)
+		}
+		msgs = append(msgs, m)
+	}
+	if len(cosigned) == 0 {
+		cosigned = nil
+	}
+	return cosigned, msgs, nil
+}
+
 // Backup copies the server's backup (the administrator's token) to w.
 // The server answers once JetStream has started the snapshot; the body
 // then flows as fast as it is read. A transfer cut short is an error.

@@ -49,6 +49,18 @@ type page struct {
 	AsOf uint64
 	// flash is the query a redirect after a form carried its banner in.
 	flash url.Values
+	// Damage lists the damaged logs, shown on every page; one without a
+	// tournament is the stream's end lost, every command refused.
+	Damage []Damage
+}
+
+// DamageNote says in the page's language what is wrong with d's log and
+// what to do.
+func (p *page) DamageNote(d Damage) string {
+	if d.Tournament == "" {
+		return fmt.Sprintf(p.Tr("log_halted_note"), d.Repair)
+	}
+	return fmt.Sprintf(p.Tr("log_damaged_note"), d.Tournament, d.Seq, d.Seq-1, max(d.Acknowledged, d.Seq-1), d.Repair)
 }
 
 // Tr is the label for key in the page's language: a label's name, or a word
@@ -96,6 +108,9 @@ func (u *UI) newPage(r *http.Request, title string) *page {
 		}
 	}
 	p.flash = r.URL.Query()
+	if u.opts.Damage != nil {
+		p.Damage = u.opts.Damage()
+	}
 	return p
 }
 

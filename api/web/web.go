@@ -52,6 +52,22 @@ type Options struct {
 	// the slips' QR codes carry (api.Options.PublicURL). The default ("")
 	// is the address the browser showing the page used.
 	PublicURL string
+	// Damage, when set, lists the tournaments whose logs are damaged: each
+	// page says so at its top, with what to do.
+	Damage func() []Damage
+}
+
+// Damage is a tournament's log found damaged, as every page shows it; with
+// no Tournament, the log's stream lost acknowledged messages at its end
+// and every command is refused.
+type Damage struct {
+	Tournament string
+	// Seq is the first damaged event; Acknowledged how many events were
+	// acknowledged (0: unknown).
+	Seq, Acknowledged uint64
+	// What is the ledger's own account of it; Repair the command that
+	// repairs it.
+	What, Repair string
 }
 
 // UI serves the pages.

@@ -32,12 +32,20 @@ func hubCmd(ctx context.Context, args []string, getenv func(string) string, stdo
 		return err
 	}
 	logger := newLogger(stderr, c.Level())
-	adminHash, err := adminToken(ledger.Layout{Dir: c.Data}, getenv, stdout)
+	layout := ledger.Layout{Dir: c.Data}
+	lock, err := layout.Lock() // before anything in the directory is written
+	if err != nil {
+		return err
+	}
+	defer lock.Unlock()
+	adminHash, err := adminToken(layout, getenv, stdout)
 	if err != nil {
 		return err
 	}
 	metrics := api.NewMetrics()
-	h, err := hub.Start(ctx, c.StartOptions(logger, metrics))
+	so := c.StartOptions(logger, metrics)
+	so.Locked = true
+	h, err := hub.Start(ctx, so)
 	if err != nil {
 		return err
 	}

@@ -57,6 +57,23 @@ func startChild(t *testing.T, dir string, extra ...string) *child {
 // startSub is startChild for subcommand sub (serve or hub).
 func startSub(t *testing.T, sub, dir string, extra ...string) *child {
 	t.Helper()
+	c := launch(t, sub, dir, extra...)
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		if (&client.Client{Base: c.url}).Ready(context.Background()) {
+			return c
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("referto %s not ready within 60s\n%s", sub, c.log())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// launch runs `referto sub --data dir --addr 127.0.0.1:0` and waits until
+// it listens, ready or not.
+func launch(t *testing.T, sub, dir string, extra ...string) *child {
+	t.Helper()
 	bin, err := buildOnce()
 	if err != nil {
 		t.Fatal(err)
@@ -83,20 +100,12 @@ func startSub(t *testing.T, sub, dir string, extra ...string) *child {
 	select {
 	case c.url = <-urls:
 	case err := <-c.done:
-		t.Fatalf("referto serve exited: %v\n%s", err, c.log())
+		c.done <- err
+		t.Fatalf("referto %s exited: %v\n%s", sub, err, c.log())
 	case <-time.After(60 * time.Second):
-		t.Fatalf("referto serve did not listen within 60s\n%s", c.log())
+		t.Fatalf("referto %s did not listen within 60s\n%s", sub, c.log())
 	}
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		if (&client.Client{Base: c.url}).Ready(context.Background()) {
-			return c
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("referto serve not ready within 60s\n%s", c.log())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	return c
 }
 
 type lockedWriter struct {

@@ -65,6 +65,13 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	logger := newLogger(stderr, c.Level())
 
 	layout := ledger.Layout{Dir: c.Data}
+	// The directory is this process's before anything in it is written:
+	// a second serve on it stops here, the first one's token untouched.
+	lock, err := layout.Lock()
+	if err != nil {
+		return err
+	}
+	defer lock.Unlock()
 	adminHash, err := adminToken(layout, getenv, stdout)
 	if err != nil {
 		return err
@@ -85,13 +92,16 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		}
 		ao.Cosigned = cosigned.Cosigned
 	}
-	node, a, err := api.Start(ctx, c.NodeOptions(logger), ao)
+	no := c.NodeOptions(logger)
+	no.Locked = true
+	node, a, err := api.Start(ctx, no, ao)
 	if err != nil {
 		return err
 	}
 	defer node.Close()
 	if c.Hub != "" {
-		wc := &hub.Client{Venue: c.Venue, Conn: node.Conn, Store: node.Store, Signer: node.Keys.Signer, Logger: logger, Cosigned: cosigned}
+		wc := &hub.Client{Venue: c.Venue, Conn: node.Conn, Store: node.Store, Signer: node.Keys.Signer, Logger: logger, Cosigned: cosigned,
+			Hold: func(t string) bool { _, damaged := node.Damages.Of(t); return damaged }}
 		defer wc.Start(ctx)()
 		hubURL := c.Hub
 		if u, err := url.Parse(c.Hub); err == nil {

@@ -61,6 +61,10 @@ type Client struct {
 	// its Path set they outlive the venue's restarts. The default keeps
 	// them in memory.
 	Cosigned *Cosignatures
+	// Hold, when set, names the tournaments whose checkpoints are not
+	// offered: a damaged log's (its verified prefix, shorter than what the
+	// hub may have cosigned, would read as a rewritten log).
+	Hold func(t string) bool
 }
 
 // Cosignatures are, at a venue, the last checkpoint of each tournament
@@ -212,6 +216,9 @@ func (c *Client) round(ctx context.Context) {
 	for _, t := range ts {
 		if ctx.Err() != nil {
 			return
+		}
+		if c.Hold != nil && c.Hold(t) {
+			continue
 		}
 		if err := c.submit(ctx, t); err != nil && !errors.Is(err, nats.ErrNoResponders) && !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, nats.ErrTimeout) {
 			c.Logger.Debug("witness", "tournament", t, "err", err)

@@ -29,6 +29,9 @@ type StartOptions struct {
 	Logger *slog.Logger
 	// Observer, when set, is told of the node's commits (api.Metrics).
 	Observer ledger.Observer
+	// Locked says the caller holds the data directory
+	// (ledger.NodeOptions.Locked).
+	Locked bool
 }
 
 // Running is a hub Start started: its node, its witness key and the Hub
@@ -74,7 +77,7 @@ func Start(ctx context.Context, o StartOptions) (r *Running, err error) {
 		return h != nil && h.CheckLeaf(venue, password)
 	}
 	node, err := ledger.StartNode(ctx, ledger.NodeOptions{Data: o.Data, Logger: o.Logger, Observer: o.Observer,
-		Domain: Domain, Sourced: true, Tolerate: tolerate, LeafListen: &leaf})
+		Domain: Domain, Sourced: true, Tolerate: tolerate, LeafListen: &leaf, Locked: o.Locked})
 	if err != nil {
 		return nil, err
 	}

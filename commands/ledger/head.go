@@ -7,11 +7,27 @@ import (
 	"github.com/referto/referto/projections/pebble"
 )
 
-// RecordedHead is the Merkle head (size and root) the projections in the
-// layout's directory recorded for tournament t: what the log read back
-// from the directory must pass through. ok is false when they have not
-// seen t. No server may run on the directory.
+// RecordedHead is the Merkle head (size and root) the directory recorded
+// for tournament t: what the log read back from the directory must pass
+// through. It is the one the projections recorded, or the head
+// acknowledged of t (Heads) when that is longer (projections rebuilt from a
+// log that lost events) or the projections have none. ok is false when
+// neither has seen t. No server may run on the directory.
 func (l Layout) RecordedHead(t string) (size uint64, root []byte, ok bool, err error) {
+	heads, err := ReadHeads(l.Heads())
+	if err != nil {
+		return 0, nil, false, err
+	}
+	acked, isAcked := heads[t]
+	size, root, ok, err = l.projectedHead(t)
+	if err == nil && isAcked && (!ok || acked.Size > size) {
+		return acked.Size, acked.Root, true, nil
+	}
+	return size, root, ok, err
+}
+
+// projectedHead is the head the projections recorded for t.
+func (l Layout) projectedHead(t string) (size uint64, root []byte, ok bool, err error) {
 	st, err := pebble.Open(l.Projections(), slog.New(slog.DiscardHandler))
 	if err != nil {
 		return 0, nil, false, err

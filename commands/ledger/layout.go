@@ -14,15 +14,18 @@ import (
 //	  projections/   Pebble: read models, indexes, state snapshots, Merkle nodes
 //	  keys/          checkpoint.key (0600), checkpoint.pub, admin-token.sha256 (0600);
 //	                 at a hub also witness.key (0600), witness.pub
+//	  heads.log      the acknowledged head of every tournament: how far its log went
+//	  lock           held (flock) by the process using the directory, holding its pid
 //	  serve.json     while referto serve runs: where it answers
 //	  hub.json       at a hub: venues, keys, cosigned checkpoints, quarantines
 //	  cosigned.json  at a venue of a hub: the last checkpoint of each tournament the hub cosigned
 //	  workbooks/     at a hub: club workbooks of tournaments not run on referto
 //
-// Only nats/, keys/, hub.json and workbooks/ hold anything that cannot be
-// rebuilt, and a backup carries each; a venue gets cosigned.json back from
-// its hub, which answers an offer of a checkpoint it cosigned with its
-// cosignature.
+// Only nats/, keys/, heads.log, hub.json and workbooks/ hold anything that
+// cannot be rebuilt, and a backup carries each but heads.log (a restored
+// log is taken as it stands, by its first start); a venue gets
+// cosigned.json back from its hub, which answers an offer of a checkpoint
+// it cosigned with its cosignature.
 type Layout struct {
 	// Dir is the data directory.
 	Dir string
@@ -70,3 +73,10 @@ func (l Layout) Cosigned() string { return filepath.Join(l.Dir, "cosigned.json")
 // HubState is, at a national hub (referto hub), the file of its venues,
 // their keys, the checkpoints it cosigned and its quarantines.
 func (l Layout) HubState() string { return filepath.Join(l.Dir, "hub.json") }
+
+// Heads is the record of every tournament's acknowledged head (Heads): what
+// the venue answered 201 for, kept apart from the log it checks.
+func (l Layout) Heads() string { return filepath.Join(l.Dir, "heads.log") }
+
+// LockFile is the file a process using the directory holds locked (Lock).
+func (l Layout) LockFile() string { return filepath.Join(l.Dir, "lock") }

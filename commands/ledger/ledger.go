@@ -64,6 +64,17 @@ type Index interface {
 	Creation(key string) (projections.CommitRef, bool, error)
 }
 
+// HeadRecord keeps what the ledger answered as stored, independently of
+// the log (*Heads in a node): a command is answered once its tournament's
+// head is recorded there.
+type HeadRecord interface {
+	// Record puts the head on disk, fsynced, unless one of its tournament
+	// at least as long is there.
+	Record(AckedHead) error
+	// Get returns the longest head of tournament t on disk.
+	Get(t string) (AckedHead, bool)
+}
+
 // Observer is told what a node does, for its metrics. Its methods must be
 // quick and safe for concurrent use.
 type Observer interface {
@@ -108,6 +119,13 @@ type Options struct {
 	Logger *slog.Logger
 	// Observer, when set, is told of every append and retry.
 	Observer Observer
+	// Heads, when set, records every tournament's acknowledged head before
+	// a command of it is answered (accepted or replayed). The default is
+	// none.
+	Heads HeadRecord
+	// Damages, when set, are the tournaments whose logs are damaged:
+	// their commands are refused with a *DamageError. The default is none.
+	Damages *Damages
 }
 
 // EnsureDefaults fills unset fields with their documented defaults.
@@ -237,10 +255,20 @@ func New(opts Options) (*Ledger, error) {
 // with ErrPrecondition; a refusal of the command itself comes from
 // commands.Decide. While the state is catching up, the disk is below its
 // reserve or the log is unreachable for CommandTimeout, the error is
-// events.ErrUnavailable.
+// events.ErrUnavailable. A command on a tournament whose log is damaged is
+// refused with a *DamageError (ErrDamaged).
+//
+// With a HeadRecord, a command is answered (accepted or replayed) only once
+// the head of its tournament's log that holds it is recorded there.
 func (l *Ledger) Submit(ctx context.Context, sub Submission) (Outcome, error) {
 	ctx, cancel := context.WithTimeout(ctx, l.opts.CommandTimeout)
 	defer cancel()
+	if d, ok := l.opts.Damages.Of(sub.Tournament); ok {
+		return Outcome{}, &DamageError{Damage: d}
+	}
+	if why, ok := l.opts.Damages.Halted(); ok {
+		return Outcome{}, fmt.Errorf("%w: %s: every command is refused until the log is repaired: stop the server and run `%s` (or with --backup FILE)", ErrDamaged, why, l.opts.Damages.RepairCommand())
+	}
 	if st := l.opts.State; !st.Ready() {
 		return Outcome{}, fmt.Errorf("%w: projections are catching up with the log (lag %d)", events.ErrUnavailable, st.Lag())
 	}
@@ -259,18 +287,85 @@ func (l *Ledger) Submit(ctx context.Context, sub Submission) (Outcome, error) {
 	l.acknowledged(sub.Tournament, d.appended)
 	l.remember(lk, sub, d.appended)
 	if l.writeThrough(lk, sub.Tournament, d) {
+		head := lk.wt.head()
 		lk.unlock()
 		sp.AckToUnlock = time.Since(acked)
+		unlocked := time.Now()
+		err := l.record(head, o.Seq)
+		sp.Record = time.Since(unlocked)
 		l.opts.Observer.Split(sp)
-		return o, nil
+		return o, err
 	}
+	unlocked := make(chan struct{})
 	go func() {
 		l.unlockWhenApplied(d.appended, lk.unlock)
 		sp.AckToUnlock = time.Since(acked)
+		close(unlocked)
+	}()
+	err = l.recordApplied(ctx, sub.Tournament, o.Seq, d.appended)
+	record := time.Since(acked)
+	go func() {
+		<-unlocked
+		sp.Record = record
 		l.opts.Observer.Split(sp)
 	}()
-	return o, nil
+	return o, err
 }
+
+// record puts head on the HeadRecord; seq is the seq the command is answered
+// with, which it holds. Until it is recorded the command is not answered:
+// it is stored, and the same command sent again with its key is answered
+// then (replayed), once its head is recorded.
+func (l *Ledger) record(head AckedHead, seq uint64) error {
+	if l.opts.Heads == nil {
+		return nil
+	}
+	if err := l.opts.Heads.Record(head); err != nil {
+		l.opts.Logger.Error("cannot record an acknowledged head", "tournament", head.Tournament, "seq", seq, "err", err)
+		return fmt.Errorf("%w: the command is stored at seq %d of %s but its head could not be recorded (%v): send it again with the same Idempotency-Key",
+			events.ErrUnavailable, seq, head.Tournament, err)
+	}
+	return nil
+}
+
+// recordApplied records the head of tournament t as the state holds it once
+// it has applied stream sequence streamSeq, a commit of t ending at seq: a
+// head at least that long. Nothing is waited for when the record has one.
+func (l *Ledger) recordApplied(ctx context.Context, t string, seq, streamSeq uint64) error {
+	if l.opts.Heads == nil {
+		return nil
+	}
+	if h, ok := l.opts.Heads.Get(t); ok && h.Size >= seq {
+		return nil
+	}
+	if err := l.waitFor(ctx, t, streamSeq); err != nil {
+		return fmt.Errorf("%w (the command is stored at seq %d: send it again with the same Idempotency-Key)", err, seq)
+	}
+	var head AckedHead
+	l.opts.State.ReadHead(t, func(st *projections.Tournament, h checkpoint.Head) {
+		head = AckedHead{Tournament: t, Size: h.Size, StreamSeq: st.LastStreamSeq, Root: h.Root, Last: h.Last}
+	})
+	if head.Size < seq {
+		if d, ok := l.opts.Damages.Of(t); ok {
+			return &DamageError{Damage: d}
+		}
+		return fmt.Errorf("%w: the state of %s holds %d events, not the %d of the command at stream sequence %d", events.ErrUnavailable, t, head.Size, seq, streamSeq)
+	}
+	return l.record(head, seq)
+}
+
+// Damaged returns the damage of tournament t's log, if any is known.
+func (l *Ledger) Damaged(t string) (Damage, bool) { return l.opts.Damages.Of(t) }
+
+// Damages returns every damaged log known, by tournament.
+func (l *Ledger) Damages() []Damage { return l.opts.Damages.All() }
+
+// Halted says why every command is refused, when the stream lost
+// acknowledged messages at its end (Damages.Halt).
+func (l *Ledger) Halted() (string, bool) { return l.opts.Damages.Halted() }
+
+// RepairCommand is the command that repairs this node's log.
+func (l *Ledger) RepairCommand() string { return l.opts.Damages.RepairCommand() }
 
 // decision is what submit stored: the commit's body at stream sequence
 // appended (0 when it stored none), decided on a state at stream sequence
@@ -556,5 +651,9 @@ func (l *Ledger) replayed(ctx context.Context, streamSeq uint64, sub Submission)
 	if err := sameRequest(m, c, sub); err != nil {
 		return Outcome{}, err
 	}
-	return Outcome{Seq: c.Envelopes[len(c.Envelopes)-1].Seq, Events: c.Envelopes, Replayed: true}, nil
+	seq := c.Envelopes[len(c.Envelopes)-1].Seq
+	if err := l.recordApplied(ctx, c.Envelopes[0].Tournament, seq, streamSeq); err != nil {
+		return Outcome{}, err
+	}
+	return Outcome{Seq: seq, Events: c.Envelopes, Replayed: true}, nil
 }

@@ -19,13 +19,16 @@ type LogOptions struct {
 	// SyncInterval relaxes the embedded server's per-write fsync, for a
 	// bulk load; 0 (the default) fsyncs every write.
 	SyncInterval time.Duration
+	// Locked says the caller holds the directory (Layout.Lock); by
+	// default OpenLog takes it until closeLog.
+	Locked bool
 }
 
 // OpenLog starts an embedded JetStream server on the layout's log (no
 // listener, no projections) and opens the log, for the tools that read or
 // write a data directory no server runs on: export, replay, generate, the
-// benchmarks; closeLog stops it all. A server running on the directory
-// holds its store: the error then says so.
+// benchmarks; closeLog stops it all. The directory is held while it is
+// open (Layout.Lock): a server running on it is named in the error.
 func OpenLog(ctx context.Context, l Layout, o LogOptions) (lg *jetstream.Log, closeLog func(), err error) {
 	if o.Create {
 		err = os.MkdirAll(l.NATS(), 0o700)
@@ -35,16 +38,24 @@ func OpenLog(ctx context.Context, l Layout, o LogOptions) (lg *jetstream.Log, cl
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s is not a referto data directory: %w", l.Dir, err)
 	}
+	var lock *DirLock
+	if !o.Locked {
+		if lock, err = l.Lock(); err != nil {
+			return nil, nil, err
+		}
+	}
 	ns, err := jetstream.StartServer(jetstream.ServerOptions{StoreDir: l.NATS(), SyncInterval: o.SyncInterval})
 	if err != nil {
-		return nil, nil, fmt.Errorf("%w (is referto serve running on %s?)", err, l.Dir)
+		lock.Unlock()
+		return nil, nil, err
 	}
 	nc, err := nats.Connect("", nats.InProcessServer(ns))
 	if err != nil {
 		ns.Shutdown()
+		lock.Unlock()
 		return nil, nil, err
 	}
-	closeLog = func() { nc.Close(); ns.Shutdown(); ns.WaitForShutdown() }
+	closeLog = func() { nc.Close(); ns.Shutdown(); ns.WaitForShutdown(); lock.Unlock() }
 	if lg, err = jetstream.Open(ctx, nc, jetstream.Options{}); err != nil {
 		closeLog()
 		return nil, nil, err

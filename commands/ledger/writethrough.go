@@ -62,6 +62,12 @@ type writeThroughState struct {
 	tree *checkpoint.Tree
 }
 
+// head is the acknowledged head wt stands at.
+func (wt *writeThroughState) head() AckedHead {
+	h := wt.tree.Head()
+	return AckedHead{Tournament: wt.t.ID, Size: h.Size, StreamSeq: wt.t.LastStreamSeq, Root: h.Root, Last: h.Last}
+}
+
 // current returns the tournament's write-through state if it may be
 // decided on: it holds at least what the projections' state holds. A
 // state the projections have overtaken (another process appended) is
@@ -166,6 +172,11 @@ type Split struct {
 	// unlocked: folding the commit into the write-through state, or
 	// waiting for the projections to apply it when there is none.
 	AckToUnlock time.Duration
+	// Record is recording the tournament's acknowledged head (its fsync,
+	// shared with the heads of commands answered together), after the
+	// unlock with a write-through state; without one, from the
+	// acknowledgement, the wait for the projections included.
+	Record time.Duration
 	// WriteThrough: the command was decided on the tournament's
 	// write-through state, not on the projections'.
 	WriteThrough bool

@@ -388,6 +388,12 @@ func (l *Log) LastSeq(ctx context.Context) (uint64, error) {
 // reads one after the other (past states, exports) never reach the
 // stream's consumer limit (1,000 by default).
 func (l *Log) Follow(ctx context.Context, from uint64, tournament string, fn func(events.StoredCommit) error) error {
+	return l.follow(ctx, from, tournament, func(m events.StoredCommit, _ nats.Header, _ uint64) error { return fn(m) })
+}
+
+// follow is Follow, handing fn the message's headers too, and how many
+// messages the log held after it when it was delivered (pending).
+func (l *Log) follow(ctx context.Context, from uint64, tournament string, fn func(m events.StoredCommit, h nats.Header, pending uint64) error) error {
 	cfg := jetstream.OrderedConsumerConfig{DeliverPolicy: jetstream.DeliverAllPolicy}
 	if from > 1 {
 		cfg.DeliverPolicy, cfg.OptStartSeq = jetstream.DeliverByStartSequencePolicy, from
@@ -438,7 +444,7 @@ func (l *Log) Follow(ctx context.Context, from uint64, tournament string, fn fun
 			Time:       md.Timestamp,
 			Data:       m.Data(),
 		}
-		if err := fn(msg); err != nil {
+		if err := fn(msg, m.Headers(), md.NumPending); err != nil {
 			return err
 		}
 	}
@@ -472,17 +478,41 @@ func (l *Log) Consumers(ctx context.Context) (int, error) {
 
 // Scan delivers the messages from stream sequence from up to and including
 // until, then returns nil. until is typically LastSeq or LastSubjectSeq
-// read just before.
+// read just before. Messages the log lost (a damaged store, whose stream
+// sequence counter is past its last message) are not waited for: the scan
+// ends with the last message stored.
 func (l *Log) Scan(ctx context.Context, from, until uint64, tournament string, fn func(events.StoredCommit) error) error {
 	if until == 0 || until < from {
 		return nil
 	}
+	// The first message at or after from: none (or one past until), and
+	// there is nothing to wait for.
+	filter := l.opts.Prefix + "*"
+	if tournament != "" {
+		filter = l.opts.Prefix + tournament
+	}
+	first, err := l.stream.GetMsg(ctx, max(from, 1), jetstream.WithGetMsgSubject(filter))
+	if errors.Is(err, jetstream.ErrMsgNotFound) {
+		return nil
+	}
+	if err != nil {
+		if unavailable(err) {
+			return fmt.Errorf("%w: %v", events.ErrUnavailable, err)
+		}
+		return fmt.Errorf("jetstream: scan from %d: %w", from, err)
+	}
+	if first.Sequence > until {
+		return nil
+	}
 	done := errors.New("done")
-	err := l.Follow(ctx, from, tournament, func(m events.StoredCommit) error {
+	err = l.follow(ctx, first.Sequence, tournament, func(m events.StoredCommit, _ nats.Header, pending uint64) error {
+		if m.StreamSeq > until {
+			return done
+		}
 		if err := fn(m); err != nil {
 			return err
 		}
-		if m.StreamSeq >= until {
+		if m.StreamSeq >= until || pending == 0 {
 			return done
 		}
 		return nil
@@ -491,6 +521,23 @@ func (l *Log) Scan(ctx context.Context, from, until uint64, tournament string, f
 		return nil
 	}
 	return err
+}
+
+// LastStored returns the stream sequence of the log's last message (0 when
+// it holds none): LastSeq but for a damaged store, whose sequence counter
+// may be past the messages it lost.
+func (l *Log) LastStored(ctx context.Context) (uint64, error) {
+	raw, err := l.stream.GetLastMsgForSubject(ctx, l.opts.Prefix+"*")
+	if errors.Is(err, jetstream.ErrMsgNotFound) {
+		return 0, nil
+	}
+	if err != nil {
+		if unavailable(err) {
+			return 0, fmt.Errorf("%w: %v", events.ErrUnavailable, err)
+		}
+		return 0, fmt.Errorf("jetstream: last message: %w", err)
+	}
+	return raw.Sequence, nil
 }
 
 // Stream returns the stream name.

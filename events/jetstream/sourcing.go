@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/referto/referto/events"
@@ -145,4 +147,42 @@ func (l *Log) RestartSources(ctx context.Context, domain string) error {
 	}
 	l.stream = s
 	return nil
+}
+
+// sourceHeader is the header JetStream stores on a sourced message: the
+// origin stream, then the message's sequence in it.
+const sourceHeader = "Nats-Stream-Source"
+
+// ScanSourced delivers every message of tournament t the stream sourced
+// (a hub's copy of a venue's log), in order, with its stream sequence in
+// the venue's stream (origin): what a venue repairing its log needs to put
+// each message back where it was. A message without that header is an
+// error.
+func (l *Log) ScanSourced(ctx context.Context, t string, fn func(origin uint64, m events.StoredCommit) error) error {
+	last, err := l.LastSubjectSeq(ctx, t)
+	if err != nil || last == 0 {
+		return err
+	}
+	done := errors.New("done")
+	err = l.follow(ctx, 1, t, func(m events.StoredCommit, h nats.Header, pending uint64) error {
+		f := strings.Fields(h.Get(sourceHeader))
+		var origin uint64
+		if len(f) >= 2 {
+			origin, _ = strconv.ParseUint(f[1], 10, 64)
+		}
+		if origin == 0 {
+			return fmt.Errorf("jetstream: message %d of %s was not sourced (%s %q)", m.StreamSeq, t, sourceHeader, h.Get(sourceHeader))
+		}
+		if err := fn(origin, m); err != nil {
+			return err
+		}
+		if m.StreamSeq >= last || pending == 0 {
+			return done
+		}
+		return nil
+	})
+	if errors.Is(err, done) {
+		return nil
+	}
+	return err
 }

@@ -131,7 +131,11 @@ func (p *projector) apply(msgs []decoded) error {
 		if p.setAside[m.Tournament] != nil {
 			continue
 		}
-		if err := p.applyMsg(vb.b, m, ch); err != nil {
+		err := p.held(m)
+		if err == nil {
+			err = p.applyMsg(vb.b, m, ch)
+		}
+		if err != nil {
 			err = fmt.Errorf("stream sequence %d: %w", m.StreamSeq, err)
 			if p.opts.Tolerate == nil || m.Tournament == "" || !p.opts.Tolerate(m.Tournament, m.StreamSeq, err) {
 				return err
@@ -179,6 +183,19 @@ func (p *projector) apply(msgs []decoded) error {
 		if err := p.snaps.write(last); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// held refuses a commit holding an event its tournament's state must not
+// hold (RunnerOptions.Hold).
+func (p *projector) held(m decoded) error {
+	if p.opts.Hold == nil || m.err != nil || len(m.commit.Envelopes) == 0 {
+		return nil
+	}
+	seq, ok := p.opts.Hold(m.Tournament)
+	if last := m.commit.Envelopes[len(m.commit.Envelopes)-1]; ok && last.Seq >= seq {
+		return fmt.Errorf("%w: event %d of %s is damaged in the log: its commit and the later ones are not applied", events.ErrCorrupt, seq, m.Tournament)
 	}
 	return nil
 }

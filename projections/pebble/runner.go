@@ -53,6 +53,12 @@ type RunnerOptions struct {
 	// own log is never skipped. The default is none: every such error
 	// stops the runner.
 	Tolerate func(tournament string, streamSeq uint64, err error) bool
+	// Hold, when set, names for a tournament the first event its state
+	// must not hold (a damaged log's first damaged event): its commit and
+	// every later one of the tournament are set aside as Tolerate sets
+	// them aside, and its state stays the verified prefix. The default is
+	// none.
+	Hold func(tournament string) (seq uint64, held bool)
 }
 
 // EnsureDefaults fills unset fields with their documented defaults.
@@ -221,12 +227,15 @@ func (r *Runner) start(ctx context.Context) (uint64, error) {
 		return 0, err
 	}
 	r.states.advance(snap)
-	last, err := r.log.LastSeq(ctx)
+	// The last message stored, not the stream's sequence counter: a
+	// damaged store's counter may be past messages it lost, which would
+	// never come.
+	last, err := r.log.LastStored(ctx)
 	if err != nil {
 		return 0, err
 	}
 	if stored > last {
-		return 0, fmt.Errorf("pebble: projections are at stream sequence %d but the log ends at %d: this store belongs to another log; rebuild it", stored, last)
+		return 0, fmt.Errorf("pebble: projections are at stream sequence %d but the log ends at %d: the log lost messages the projections had applied, or this store belongs to another log", stored, last)
 	}
 	r.proj.resume(stored, snap >= last)
 	r.states.start(last)

@@ -8,9 +8,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -607,10 +609,12 @@ func (s *Store) checkFormat() error {
 }
 
 // OpenVerified opens the projection store in dir and verifies it. A store
-// that fails to open or verify because its files are corrupt is moved
+// that fails to open or verify because its files are damaged (corrupt,
+// missing or cut short: a table, the MANIFEST, a marker file) is moved
 // aside to dir.corrupt-<unix time> (kept for inspection, never deleted)
 // and an empty one is opened in its place: the projections are derived
-// data, and the runner rebuilds them from the log. A store written in
+// data, and the runner rebuilds them from the log. What no new store
+// would get past (no permission, a full or read-only disk) is returned. A store written in
 // another Format is moved aside to dir.stale-<unix time> and rebuilt the
 // same way. It reports where the store went, "" when nothing was moved.
 func OpenVerified(dir string, o StoreOptions) (*Store, string, error) {
@@ -639,7 +643,7 @@ func OpenVerified(dir string, o StoreOptions) (*Store, string, error) {
 		}
 		return st, aside, err
 	}
-	if !errors.Is(err, ErrCorrupt) && !pebble.IsCorruptionError(err) {
+	if errors.Is(err, os.ErrPermission) || errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EROFS) {
 		return nil, "", err
 	}
 	aside := fmt.Sprintf("%s.corrupt-%d", dir, now().Unix())

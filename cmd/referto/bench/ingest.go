@@ -177,8 +177,8 @@ func (r *ingestRun) refRound() error {
 	phase := func(p string) float64 { return mean(`referto_command_phase_seconds{phase="` + p + `"}`) }
 	fmt.Fprintf(r.b.out, "  referto round %d: %.0f/s; mean command %.2f ms, of which JetStream append %.2f ms; CPU %.0f µs per command\n", r.round, l.rate,
 		mean("referto_command_duration_seconds"), mean("referto_jetstream_append_duration_seconds"), l.cpu)
-	fmt.Fprintf(r.b.out, "    split per command: lock wait %.3f ms, decide %.3f ms, append %.3f ms, ack to unlock %.3f ms\n",
-		phase("lock_wait"), phase("decide"), phase("append"), phase("ack_to_unlock"))
+	fmt.Fprintf(r.b.out, "    split per command: lock wait %.3f ms, decide %.3f ms, append %.3f ms, ack to unlock %.3f ms, head's record %.3f ms\n",
+		phase("lock_wait"), phase("decide"), phase("append"), phase("ack_to_unlock"), phase("record"))
 	return err
 }
 

@@ -77,6 +77,12 @@ func WriteDir(ctx context.Context, dir string, w io.Writer) error {
 		return fmt.Errorf("%w (is referto serve running on %s without %s? use --url)", err, dir, filepath.Base(layout.ServeInfo()))
 	}
 	defer node.Close()
+	if ds := node.Damages.All(); len(ds) > 0 {
+		return fmt.Errorf("backup: %w: no backup of it is taken (it would not restore)", &ledger.DamageError{Damage: ds[0]})
+	}
+	if why, ok := node.Damages.Halted(); ok {
+		return fmt.Errorf("backup: %w: %s: run `%s` first", ledger.ErrDamaged, why, node.Damages.RepairCommand())
+	}
 	src := Source{Log: node.Log, Store: node.Store, Runner: node.Runner, KeysDir: layout.Keys(), Workbooks: layout.Workbooks(), CatchUp: 10 * time.Minute}
 	// A hub's directory holds its season registry beside the log; a
 	// venue's does not, and is given none.
