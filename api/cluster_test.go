@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/referto/referto/commands/ledger"
-	"github.com/referto/referto/events/jetstream/jstest"
+	"github.com/referto/referto/events/eventlog/eventlogtest"
 )
 
 // TestNodeOnR3Cluster runs a referto node against an external three-node
@@ -21,7 +21,7 @@ func TestNodeOnR3Cluster(t *testing.T) {
 	if testing.Short() {
 		t.Skip("cluster test: skipped in -short mode")
 	}
-	c := jstest.StartCluster(t, 3)
+	c := eventlogtest.StartCluster(t, 3)
 	s := &stack{t: t, dir: t.TempDir(), opts: ledger.NodeOptions{NATS: c.URL(), Replicas: 3}}
 	s.start()
 	t.Cleanup(s.stop)
@@ -69,7 +69,7 @@ func TestClusterFaultsUnderLoad(t *testing.T) {
 	if testing.Short() {
 		t.Skip("cluster test: skipped in -short mode")
 	}
-	c := jstest.StartCluster(t, 3)
+	c := eventlogtest.StartCluster(t, 3)
 	// A stream leader that proposed a command and lost the proposal in a
 	// leader change keeps its message id as "in process" until the
 	// duplicate window ends, and answers a retry under it with 10158 (a

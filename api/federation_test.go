@@ -20,7 +20,7 @@ import (
 	"github.com/referto/referto/cmd/referto/demo"
 	"github.com/referto/referto/commands/hub"
 	"github.com/referto/referto/commands/ledger"
-	"github.com/referto/referto/events/jetstream"
+	"github.com/referto/referto/events/eventlog"
 )
 
 // federation is a national hub and one venue ("v1") of it, in process:
@@ -46,7 +46,7 @@ func newFederation(t *testing.T) *federation {
 	port := l.Addr().(*net.TCPAddr).Port
 	l.Close()
 	base := t.TempDir()
-	h, err := hub.Start(ctx, hub.StartOptions{Data: filepath.Join(base, "hub"), Leaf: jetstream.LeafListenOptions{Port: port}, Logger: logger})
+	h, err := hub.Start(ctx, hub.StartOptions{Data: filepath.Join(base, "hub"), Leaf: eventlog.LeafListenOptions{Port: port}, Logger: logger})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +63,7 @@ func newFederation(t *testing.T) *federation {
 	}
 	cosigned := &hub.Cosignatures{Path: filepath.Join(base, "venue", "cosigned.json")}
 	node, va, err := api.Start(ctx, ledger.NodeOptions{Data: filepath.Join(base, "venue"), Logger: logger, Domain: "v1",
-		LeafRemote: &jetstream.LeafRemoteOptions{URL: fmt.Sprintf("nats://v1:%s@127.0.0.1:%d", password, port)}},
+		LeafRemote: &eventlog.LeafRemoteOptions{URL: fmt.Sprintf("nats://v1:%s@127.0.0.1:%d", password, port)}},
 		api.Options{AdminTokenSHA256: api.TokenHash(adminToken), Cosigned: cosigned.Cosigned})
 	if err != nil {
 		t.Fatal(err)
@@ -106,7 +106,7 @@ func (f *federation) cosigned(t *testing.T, tour string) uint64 {
 }
 
 // consumersBack waits until lg's stream has want consumers again.
-func consumersBack(t *testing.T, what string, lg *jetstream.Log, want int) {
+func consumersBack(t *testing.T, what string, lg *eventlog.Log, want int) {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {

@@ -16,7 +16,7 @@ import (
 	"github.com/referto/referto/commands/ledger"
 	"github.com/referto/referto/commands/sim"
 	"github.com/referto/referto/events"
-	"github.com/referto/referto/events/jetstream"
+	"github.com/referto/referto/events/eventlog"
 )
 
 // raceClients is how many clients race in every race.
@@ -152,7 +152,7 @@ func TestRacingCommandsAcrossTwoNodes(t *testing.T) {
 // startTwoNodes starts two nodes sharing one NATS server.
 func startTwoNodes(t *testing.T) []*stack {
 	t.Helper()
-	ns, err := jetstream.StartServer(jetstream.ServerOptions{StoreDir: t.TempDir(), Listen: true})
+	ns, err := eventlog.StartServer(eventlog.ServerOptions{StoreDir: t.TempDir(), Listen: true})
 	if err != nil {
 		t.Fatal(err)
 	}

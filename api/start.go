@@ -8,7 +8,7 @@ import (
 
 	"github.com/referto/referto/commands/hub"
 	"github.com/referto/referto/commands/ledger"
-	"github.com/referto/referto/events/jetstream"
+	"github.com/referto/referto/events/eventlog"
 )
 
 // This file is the API's wiring: the one place in package api that meets a
@@ -86,7 +86,7 @@ func (c ServeConfig) NodeOptions(logger *slog.Logger) ledger.NodeOptions {
 	o := ledger.NodeOptions{Data: c.Data, NATS: c.NATS, Replicas: replicas, SyncInterval: sync, Logger: logger, DiskReserve: reserve}
 	if c.Hub != "" {
 		o.Domain = c.Venue
-		o.LeafRemote = &jetstream.LeafRemoteOptions{URL: c.Hub, Credentials: c.HubCreds, TLSCA: c.HubCA, TLSCert: c.HubCert, TLSKey: c.HubKey}
+		o.LeafRemote = &eventlog.LeafRemoteOptions{URL: c.Hub, Credentials: c.HubCreds, TLSCA: c.HubCA, TLSCert: c.HubCert, TLSKey: c.HubKey}
 	}
 	return o
 }
@@ -97,5 +97,5 @@ func (c ServeConfig) NodeOptions(logger *slog.Logger) ledger.NodeOptions {
 func (c HubConfig) StartOptions(logger *slog.Logger, observer ledger.Observer) hub.StartOptions {
 	host, port, _ := c.leaf()
 	return hub.StartOptions{Data: c.Data, Logger: logger, Observer: observer,
-		Leaf: jetstream.LeafListenOptions{Host: host, Port: port, TLSCert: c.LeafCert, TLSKey: c.LeafKey, TLSCA: c.LeafCA}}
+		Leaf: eventlog.LeafListenOptions{Host: host, Port: port, TLSCert: c.LeafCert, TLSKey: c.LeafKey, TLSCA: c.LeafCA}}
 }

@@ -14,7 +14,7 @@ import (
 	"github.com/referto/referto/events/checkpoint"
 )
 
-// ExportLog is what Export reads of a log (events/jetstream.Log): a
+// ExportLog is what Export reads of a log (events/eventlog.Log): a
 // tournament's commits in order.
 type ExportLog interface {
 	LastSubjectSeq(ctx context.Context, tournament string) (uint64, error)

@@ -21,7 +21,7 @@ import (
 
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/events/checkpoint"
-	"github.com/referto/referto/events/jetstream"
+	"github.com/referto/referto/events/eventlog"
 	"github.com/referto/referto/projections"
 	"github.com/referto/referto/replay"
 )
@@ -48,8 +48,8 @@ type Store interface {
 
 // Options configures a Hub.
 type Options struct {
-	// Log is the hub's stream (jetstream.Options.Sourced). Required.
-	Log *jetstream.Log
+	// Log is the hub's stream (eventlog.Options.Sourced). Required.
+	Log *eventlog.Log
 	// Store holds the hub's projections of it. Required.
 	Store Store
 	// Conn is the hub's NATS connection, where venues' checkpoints
@@ -721,7 +721,7 @@ func linkHash(password string) string {
 // the hub keeps its hash, and the one it replaces no longer admits the
 // venue.
 func (h *Hub) IssueLink(venue, reason string) (string, Decision, error) {
-	if !jetstream.ValidVenue(venue, Domain) {
+	if !eventlog.ValidVenue(venue, Domain) {
 		return "", Decision{}, fmt.Errorf("%w: %q cannot name a venue (a JetStream domain: no dots, spaces or wildcards, not %q)", ErrVenue, venue, Domain)
 	}
 	if err := checkReason(reason, false); err != nil {
@@ -746,7 +746,7 @@ func (h *Hub) IssueLink(venue, reason string) (string, Decision, error) {
 }
 
 // CheckLeaf reports whether password is the one issued for venue's leaf
-// link (jetstream.LeafListenOptions.Venues).
+// link (eventlog.LeafListenOptions.Venues).
 func (h *Hub) CheckLeaf(venue, password string) bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -844,7 +844,7 @@ func (h *Hub) Decide(venue string, req DecisionRequest) (Decision, error) {
 
 // verifyPrefix verifies the first size events of t in lg with replay's
 // verifier, against the signed checkpoint of exactly them.
-func verifyPrefix(ctx context.Context, lg *jetstream.Log, t string, size uint64, signed []byte, v note.Verifier) *replay.Report {
+func verifyPrefix(ctx context.Context, lg *eventlog.Log, t string, size uint64, signed []byte, v note.Verifier) *replay.Report {
 	pr, pw := io.Pipe()
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
@@ -867,7 +867,7 @@ func verifyPrefix(ctx context.Context, lg *jetstream.Log, t string, size uint64,
 var errEnough = errors.New("hub: enough lines")
 
 // countLines counts the events of t in lg.
-func countLines(ctx context.Context, lg *jetstream.Log, t string) (uint64, error) {
+func countLines(ctx context.Context, lg *eventlog.Log, t string) (uint64, error) {
 	last, err := lg.LastSubjectSeq(ctx, t)
 	if err != nil || last == 0 {
 		return 0, err

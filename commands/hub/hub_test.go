@@ -15,7 +15,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/referto/referto/events/checkpoint"
-	"github.com/referto/referto/events/jetstream"
+	"github.com/referto/referto/events/eventlog"
 	"github.com/referto/referto/projections"
 )
 
@@ -26,7 +26,7 @@ func (noStore) LastCommit(string) (projections.CommitRef, bool, error) {
 	return projections.CommitRef{}, false, nil
 }
 
-func openLog(t *testing.T, o jetstream.ServerOptions, sourced bool) (*jetstream.Log, *nats.Conn) {
+func openLog(t *testing.T, o eventlog.ServerOptions, sourced bool) (*eventlog.Log, *nats.Conn) {
 	t.Helper()
 	n := startNode(t, t.TempDir(), o, sourced)
 	return n.log, n.nc
@@ -74,9 +74,9 @@ func TestWitness(t *testing.T) {
 	}
 	port := l.Addr().(*net.TCPAddr).Port
 	l.Close()
-	hubLog, hubNC := openLog(t, jetstream.ServerOptions{Name: "hub", Domain: "hub", LeafListen: &jetstream.LeafListenOptions{Port: port}}, true)
-	venueLog, venueNC := openLog(t, jetstream.ServerOptions{Name: "v1", Domain: "v1",
-		LeafRemote: &jetstream.LeafRemoteOptions{URL: fmt.Sprintf("nats://127.0.0.1:%d", port)}}, false)
+	hubLog, hubNC := openLog(t, eventlog.ServerOptions{Name: "hub", Domain: "hub", LeafListen: &eventlog.LeafListenOptions{Port: port}}, true)
+	venueLog, venueNC := openLog(t, eventlog.ServerOptions{Name: "v1", Domain: "v1",
+		LeafRemote: &eventlog.LeafRemoteOptions{URL: fmt.Sprintf("nats://127.0.0.1:%d", port)}}, false)
 	// The venue answers the hub's question of what it cosigned last:
 	// nothing.
 	if _, err := venueNC.Subscribe(CosignedSubject("v1"), func(m *nats.Msg) { m.Respond(nil) }); err != nil {
@@ -227,7 +227,7 @@ func TestUnverifiedEventsAreHeldAfterTheGrace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := New(Options{Log: &jetstream.Log{}, Store: storeAt{&arrived}, Conn: &nats.Conn{}, Witness: w,
+	h, err := New(Options{Log: &eventlog.Log{}, Store: storeAt{&arrived}, Conn: &nats.Conn{}, Witness: w,
 		StatePath: filepath.Join(dir, "hub.json"), Grace: 30 * time.Second, Clock: func() time.Time { return now }})
 	if err != nil {
 		t.Fatal(err)
@@ -276,7 +276,7 @@ func TestAdministratorsDecisions(t *testing.T) {
 	arrived := uint64(5)
 	open := func() *Hub {
 		t.Helper()
-		h, err := New(Options{Log: &jetstream.Log{}, Store: storeAt{&arrived}, Conn: &nats.Conn{}, Witness: w, StatePath: filepath.Join(dir, "hub.json")})
+		h, err := New(Options{Log: &eventlog.Log{}, Store: storeAt{&arrived}, Conn: &nats.Conn{}, Witness: w, StatePath: filepath.Join(dir, "hub.json")})
 		if err != nil {
 			t.Fatal(err)
 		}

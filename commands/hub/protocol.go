@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/referto/referto/events/jetstream"
+	"github.com/referto/referto/events/eventlog"
 )
 
 // The witness protocol runs over the venue's leaf link as NATS requests
@@ -30,8 +30,8 @@ const (
 // CosignedSubject is where the hub asks venue for the last checkpoint of a
 // tournament it cosigned that the venue holds: the request's body is the
 // tournament's id, the answer the cosigned note (empty: none). Only the
-// venue's own leaf link receives it (jetstream.VenuePermissions).
-func CosignedSubject(venue string) string { return jetstream.VenueRequestPrefix + venue + ".cosigned" }
+// venue's own leaf link receives it (eventlog.VenuePermissions).
+func CosignedSubject(venue string) string { return eventlog.VenueRequestPrefix + venue + ".cosigned" }
 
 // addCheckpoint is a parsed add-checkpoint request.
 type addCheckpoint struct {

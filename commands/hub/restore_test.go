@@ -18,7 +18,7 @@ import (
 
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/events/checkpoint"
-	"github.com/referto/referto/events/jetstream"
+	"github.com/referto/referto/events/eventlog"
 	"github.com/referto/referto/projections"
 )
 
@@ -27,13 +27,13 @@ import (
 type fedNode struct {
 	ns  *server.Server
 	nc  *nats.Conn
-	log *jetstream.Log
+	log *eventlog.Log
 }
 
-func startNode(t *testing.T, dir string, o jetstream.ServerOptions, sourced bool) *fedNode {
+func startNode(t *testing.T, dir string, o eventlog.ServerOptions, sourced bool) *fedNode {
 	t.Helper()
 	o.StoreDir = dir
-	ns, err := jetstream.StartServer(o)
+	ns, err := eventlog.StartServer(o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +41,7 @@ func startNode(t *testing.T, dir string, o jetstream.ServerOptions, sourced bool
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, err := jetstream.Open(context.Background(), nc, jetstream.Options{Sourced: sourced})
+	l, err := eventlog.Open(context.Background(), nc, eventlog.Options{Sourced: sourced})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,9 +136,9 @@ func TestARestoredHubNeverCosignsAnotherRoot(t *testing.T) {
 	base := t.TempDir()
 	port := freePort(t)
 	admit := func(venue, password string) bool { return venue == "v1" && password == "pw" }
-	hubOpts := jetstream.ServerOptions{Name: "hub", Domain: Domain, LeafListen: &jetstream.LeafListenOptions{Port: port, Venues: admit}}
-	venueOpts := jetstream.ServerOptions{Name: "v1", Domain: "v1",
-		LeafRemote: &jetstream.LeafRemoteOptions{URL: fmt.Sprintf("nats://v1:pw@127.0.0.1:%d", port)}}
+	hubOpts := eventlog.ServerOptions{Name: "hub", Domain: Domain, LeafListen: &eventlog.LeafListenOptions{Port: port, Venues: admit}}
+	venueOpts := eventlog.ServerOptions{Name: "v1", Domain: "v1",
+		LeafRemote: &eventlog.LeafRemoteOptions{URL: fmt.Sprintf("nats://v1:pw@127.0.0.1:%d", port)}}
 	hubStore, statePath := filepath.Join(base, "hub-nats"), filepath.Join(base, "hub.json")
 	w, err := checkpoint.LoadOrCreateWitness(filepath.Join(base, "keys"), "hub", rand.Reader)
 	if err != nil {

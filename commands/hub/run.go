@@ -8,7 +8,7 @@ import (
 
 	"github.com/referto/referto/commands/ledger"
 	"github.com/referto/referto/events/checkpoint"
-	"github.com/referto/referto/events/jetstream"
+	"github.com/referto/referto/events/eventlog"
 )
 
 // Domain is the JetStream domain of the hub's embedded server; a venue's
@@ -17,14 +17,14 @@ const Domain = "hub"
 
 // ValidVenue reports whether name can name a venue at the hub: a JetStream
 // domain (no dots, spaces or wildcards) other than the hub's own.
-func ValidVenue(name string) bool { return jetstream.ValidVenue(name, Domain) }
+func ValidVenue(name string) bool { return eventlog.ValidVenue(name, Domain) }
 
 // StartOptions configure Start: a national hub on a data directory.
 type StartOptions struct {
 	// Data is the hub's data directory (ledger.Layout). Required.
 	Data string
 	// Leaf is where venues' leaf nodes connect, and what they present.
-	Leaf jetstream.LeafListenOptions
+	Leaf eventlog.LeafListenOptions
 	// Logger receives what the node and the hub do; nil discards.
 	Logger *slog.Logger
 	// Observer, when set, is told of the node's commits (api.Metrics).

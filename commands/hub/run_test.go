@@ -7,7 +7,7 @@ import (
 
 	"github.com/referto/referto/commands/ledger"
 	"github.com/referto/referto/events/checkpoint"
-	"github.com/referto/referto/events/jetstream"
+	"github.com/referto/referto/events/eventlog"
 )
 
 func TestValidVenue(t *testing.T) {
@@ -30,7 +30,7 @@ func TestStartMakesTheWitnessAndCloseStops(t *testing.T) {
 	dir := t.TempDir()
 	start := func() *Running {
 		t.Helper()
-		r, err := Start(ctx, StartOptions{Data: dir, Leaf: jetstream.LeafListenOptions{Port: -1}})
+		r, err := Start(ctx, StartOptions{Data: dir, Leaf: eventlog.LeafListenOptions{Port: -1}})
 		if err != nil {
 			t.Fatal(err)
 		}

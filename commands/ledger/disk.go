@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/referto/referto/events"
-	"github.com/referto/referto/events/jetstream"
+	"github.com/referto/referto/events/eventlog"
 	"github.com/referto/referto/projections/pebble"
 )
 
@@ -16,9 +16,9 @@ type DiskState struct {
 }
 
 // LogDiskHeadroom is what the log may still write once the guard refuses
-// commands: the largest commit (jetstream.DefaultMaxPayload; a few in
+// commands: the largest commit (eventlog.DefaultMaxPayload; a few in
 // flight are far smaller) and JetStream's block index and stream state.
-const LogDiskHeadroom = jetstream.DefaultMaxPayload + 8<<20
+const LogDiskHeadroom = eventlog.DefaultMaxPayload + 8<<20
 
 // DefaultDiskReserve is the free space below which commands are refused:
 // the worst case of the projection store with its default memtables

@@ -14,7 +14,7 @@ import (
 	"github.com/referto/referto/commands/ledger"
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/events/checkpoint"
-	"github.com/referto/referto/events/jetstream"
+	"github.com/referto/referto/events/eventlog"
 )
 
 // BenchmarkAcknowledgedHead measures what the record of acknowledged heads
@@ -40,9 +40,9 @@ var body = []byte(`{"id":"bench/1","tournament":"bench","seq":1,"type":"PlayerRe
 
 // embeddedLog is the log on an embedded JetStream in dir, fsyncing every
 // write, or every sync when not 0.
-func embeddedLog(b *testing.B, dir string, sync time.Duration) (*jetstream.Log, *nats.Conn) {
+func embeddedLog(b *testing.B, dir string, sync time.Duration) (*eventlog.Log, *nats.Conn) {
 	b.Helper()
-	ns, err := jetstream.StartServer(jetstream.ServerOptions{StoreDir: filepath.Join(dir, "nats"), SyncInterval: sync})
+	ns, err := eventlog.StartServer(eventlog.ServerOptions{StoreDir: filepath.Join(dir, "nats"), SyncInterval: sync})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -52,7 +52,7 @@ func embeddedLog(b *testing.B, dir string, sync time.Duration) (*jetstream.Log, 
 		b.Fatal(err)
 	}
 	b.Cleanup(nc.Close)
-	lg, err := jetstream.Open(context.Background(), nc, jetstream.Options{})
+	lg, err := eventlog.Open(context.Background(), nc, eventlog.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -152,7 +152,7 @@ func BenchmarkCheckLog(b *testing.B) {
 	var acks []natsjs.PubAckFuture
 	for i := range commits {
 		t := fmt.Sprintf("t%d", i%tournaments)
-		f, err := js.PublishAsync(jetstream.Subject(t), body)
+		f, err := js.PublishAsync(eventlog.Subject(t), body)
 		if err != nil {
 			b.Fatal(err)
 		}

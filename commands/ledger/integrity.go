@@ -172,7 +172,7 @@ func (ds *Damages) All() []Damage {
 	return out
 }
 
-// ScanLog is the log as the integrity check reads it (*jetstream.Log).
+// ScanLog is the log as the integrity check reads it (*eventlog.Log).
 type ScanLog interface {
 	LastSeq(ctx context.Context) (uint64, error)
 	LastSubjectSeq(ctx context.Context, t string) (uint64, error)

@@ -18,7 +18,7 @@ import (
 )
 
 // Log is the log commands are appended to, as the ledger uses it
-// (*jetstream.Log in a node).
+// (*eventlog.Log in a node).
 type Log interface {
 	// AppendRequest appends the commit body of tournament t, expecting
 	// t's last stream sequence to be expected, under message id id, with

@@ -16,7 +16,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/referto/referto/events/checkpoint"
-	"github.com/referto/referto/events/jetstream"
+	"github.com/referto/referto/events/eventlog"
 	"github.com/referto/referto/projections/pebble"
 )
 
@@ -66,10 +66,10 @@ type NodeOptions struct {
 	Domain string
 	// LeafListen makes the embedded server accept venues' leaf nodes (a
 	// hub); LeafRemote makes it a leaf node of a hub (a venue).
-	LeafListen *jetstream.LeafListenOptions
-	LeafRemote *jetstream.LeafRemoteOptions
+	LeafListen *eventlog.LeafListenOptions
+	LeafRemote *eventlog.LeafRemoteOptions
 	// Sourced opens the log as a hub's: a stream that holds only what it
-	// sources from its venues (jetstream.Options.Sourced).
+	// sources from its venues (eventlog.Options.Sourced).
 	Sourced bool
 	// Tolerate is the projections' pebble.RunnerOptions.Tolerate: a hub
 	// sets aside a venue's tournament its events cannot be applied to. The
@@ -89,7 +89,7 @@ type Node struct {
 	Layout Layout
 	Server *server.Server // nil with an external NATS
 	Conn   *nats.Conn
-	Log    *jetstream.Log
+	Log    *eventlog.Log
 	Store  *pebble.Store
 	Runner *pebble.Runner
 	Keys   *checkpoint.Keys
@@ -365,7 +365,7 @@ func (n *Node) damaged(ctx context.Context, t string, streamSeq uint64, err erro
 // opens the log.
 func (n *Node) connect(ctx context.Context, o NodeOptions) (err error) {
 	if o.NATS == "" {
-		n.Server, err = jetstream.StartServer(jetstream.ServerOptions{StoreDir: n.Layout.NATS(), SyncInterval: o.SyncInterval,
+		n.Server, err = eventlog.StartServer(eventlog.ServerOptions{StoreDir: n.Layout.NATS(), SyncInterval: o.SyncInterval,
 			Name: o.Domain, Domain: o.Domain, LeafListen: o.LeafListen, LeafRemote: o.LeafRemote})
 		if err != nil {
 			return err
@@ -378,7 +378,7 @@ func (n *Node) connect(ctx context.Context, o NodeOptions) (err error) {
 	if err != nil {
 		return fmt.Errorf("nats: %w", err)
 	}
-	n.Log, err = jetstream.Open(ctx, n.Conn, jetstream.Options{Replicas: o.Replicas, Duplicates: o.DuplicateWindow, Sourced: o.Sourced})
+	n.Log, err = eventlog.Open(ctx, n.Conn, eventlog.Options{Replicas: o.Replicas, Duplicates: o.DuplicateWindow, Sourced: o.Sourced})
 	return err
 }
 

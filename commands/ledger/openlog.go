@@ -8,7 +8,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 
-	"github.com/referto/referto/events/jetstream"
+	"github.com/referto/referto/events/eventlog"
 )
 
 // LogOptions configures OpenLog.
@@ -29,7 +29,7 @@ type LogOptions struct {
 // write a data directory no server runs on: export, replay, generate, the
 // benchmarks; closeLog stops it all. The directory is held while it is
 // open (Layout.Lock): a server running on it is named in the error.
-func OpenLog(ctx context.Context, l Layout, o LogOptions) (lg *jetstream.Log, closeLog func(), err error) {
+func OpenLog(ctx context.Context, l Layout, o LogOptions) (lg *eventlog.Log, closeLog func(), err error) {
 	if o.Create {
 		err = os.MkdirAll(l.NATS(), 0o700)
 	} else {
@@ -44,7 +44,7 @@ func OpenLog(ctx context.Context, l Layout, o LogOptions) (lg *jetstream.Log, cl
 			return nil, nil, err
 		}
 	}
-	ns, err := jetstream.StartServer(jetstream.ServerOptions{StoreDir: l.NATS(), SyncInterval: o.SyncInterval})
+	ns, err := eventlog.StartServer(eventlog.ServerOptions{StoreDir: l.NATS(), SyncInterval: o.SyncInterval})
 	if err != nil {
 		lock.Unlock()
 		return nil, nil, err
@@ -56,7 +56,7 @@ func OpenLog(ctx context.Context, l Layout, o LogOptions) (lg *jetstream.Log, cl
 		return nil, nil, err
 	}
 	closeLog = func() { nc.Close(); ns.Shutdown(); ns.WaitForShutdown(); lock.Unlock() }
-	if lg, err = jetstream.Open(ctx, nc, jetstream.Options{}); err != nil {
+	if lg, err = eventlog.Open(ctx, nc, eventlog.Options{}); err != nil {
 		closeLog()
 		return nil, nil, err
 	}

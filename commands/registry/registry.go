@@ -18,7 +18,7 @@ import (
 	"github.com/referto/referto/commands/ledger"
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/events/checkpoint"
-	"github.com/referto/referto/events/jetstream"
+	"github.com/referto/referto/events/eventlog"
 	"github.com/referto/referto/projections/ranking"
 )
 
@@ -96,7 +96,7 @@ type Submission struct {
 // It is safe for concurrent use.
 type Registry struct {
 	o      Options
-	lg     *jetstream.Log
+	lg     *eventlog.Log
 	secret []byte // seals the commits (Options.Keys)
 
 	mu      sync.Mutex // held from decision to fold; guards what follows
@@ -155,7 +155,7 @@ func Open(ctx context.Context, o Options) (*Registry, error) {
 
 // open opens the registry's stream, folding nothing yet.
 func open(ctx context.Context, o Options) (*Registry, error) {
-	lg, err := jetstream.Open(ctx, o.Conn, jetstream.Options{Stream: jetstream.RegistryStream, Prefix: jetstream.RegistryPrefix,
+	lg, err := eventlog.Open(ctx, o.Conn, eventlog.Options{Stream: eventlog.RegistryStream, Prefix: eventlog.RegistryPrefix,
 		Replicas: o.Replicas, Existing: o.Existing})
 	if err != nil {
 		return nil, err
@@ -366,12 +366,12 @@ func (r *Registry) head() Head {
 }
 
 // Snapshot takes a JetStream snapshot of the registry's stream
-// (jetstream.Log.Snapshot: begin, then chunk with each piece) and gives
+// (eventlog.Log.Snapshot: begin, then chunk with each piece) and gives
 // begin the Head of the log folded up to the snapshot's instant: no
 // command is recorded from the moment the head is read until JetStream
 // has started the snapshot. A log that does not fold is snapshotted all
 // the same, its Head saying why: a backup keeps what the hub holds.
-func (r *Registry) Snapshot(ctx context.Context, begin func(jetstream.SnapshotInfo, Head) error, chunk func([]byte) error) error {
+func (r *Registry) Snapshot(ctx context.Context, begin func(eventlog.SnapshotInfo, Head) error, chunk func([]byte) error) error {
 	r.mu.Lock()
 	locked := true
 	unlock := func() {
@@ -385,7 +385,7 @@ func (r *Registry) Snapshot(ctx context.Context, begin func(jetstream.SnapshotIn
 		return err
 	}
 	h := r.head()
-	return r.lg.Snapshot(ctx, func(info jetstream.SnapshotInfo) error {
+	return r.lg.Snapshot(ctx, func(info eventlog.SnapshotInfo) error {
 		unlock() // the snapshot's messages are fixed: commands may go on
 		return begin(info, h)
 	}, chunk)

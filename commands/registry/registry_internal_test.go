@@ -10,7 +10,7 @@ import (
 	"github.com/referto/referto/commands"
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/events/checkpoint"
-	"github.com/referto/referto/events/jetstream"
+	"github.com/referto/referto/events/eventlog"
 )
 
 type noRoster struct{}
@@ -25,7 +25,7 @@ func (noRoster) NationalID(string) bool               { return true }
 // with why, and appends nothing more; a snapshot of it is taken, its head
 // saying why it does not fold.
 func TestASealedCommitThatDoesNotFoldSetsTheLogAside(t *testing.T) {
-	ns, err := jetstream.StartServer(jetstream.ServerOptions{StoreDir: t.TempDir()})
+	ns, err := eventlog.StartServer(eventlog.ServerOptions{StoreDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +60,7 @@ func TestASealedCommitThatDoesNotFoldSetsTheLogAside(t *testing.T) {
 	}
 	// A backup keeps it all the same, and says why it does not fold.
 	var head Head
-	if err := again.Snapshot(context.Background(), func(_ jetstream.SnapshotInfo, h Head) error { head = h; return nil }, func([]byte) error { return nil }); err != nil || head.Unfolded == "" || head.Events != 0 {
+	if err := again.Snapshot(context.Background(), func(_ eventlog.SnapshotInfo, h Head) error { head = h; return nil }, func([]byte) error { return nil }); err != nil || head.Unfolded == "" || head.Events != 0 {
 		t.Errorf("a snapshot: %v, head %+v", err, head)
 	}
 	if h, err := Fold(context.Background(), nc, keys); err != nil || h.Unfolded != head.Unfolded {

@@ -18,7 +18,7 @@ import (
 	"github.com/referto/referto/commands/registry"
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/events/checkpoint"
-	"github.com/referto/referto/events/jetstream"
+	"github.com/referto/referto/events/eventlog"
 	"github.com/referto/referto/projections/ranking"
 	"github.com/referto/referto/replay"
 )
@@ -43,7 +43,7 @@ type hub struct {
 
 func newHub(t *testing.T) *hub {
 	t.Helper()
-	ns, err := jetstream.StartServer(jetstream.ServerOptions{StoreDir: t.TempDir()})
+	ns, err := eventlog.StartServer(eventlog.ServerOptions{StoreDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,7 +174,7 @@ func TestAMessageTheHubDidNotWriteIsPassedOver(t *testing.T) {
 		[]events.Event{events.DisqualificationRecorded{NationalID: "100001", From: "2024-01-01", To: "2024-12-31", Reason: "forged"}})
 	events.Chain(envs, log.Head().Last)
 	forged, _ := events.EncodeCommit(envs)
-	if _, err := h.nc.Request(jetstream.RegistryPrefix+events.RegistryID, forged, 2*time.Second); err != nil {
+	if _, err := h.nc.Request(eventlog.RegistryPrefix+events.RegistryID, forged, 2*time.Second); err != nil {
 		t.Fatal(err)
 	}
 	for _, reg := range []*registry.Registry{r, h.open()} {
@@ -229,10 +229,10 @@ func TestASnapshotCarriesTheHeadOfItsInstant(t *testing.T) {
 			running = false
 		default:
 		}
-		var st jetstream.StreamState
+		var st eventlog.StreamState
 		var head registry.Head
 		var size int
-		err := r.Snapshot(ctx, func(info jetstream.SnapshotInfo, hd registry.Head) error {
+		err := r.Snapshot(ctx, func(info eventlog.SnapshotInfo, hd registry.Head) error {
 			var err error
 			st, err = info.StreamState()
 			head = hd

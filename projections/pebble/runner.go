@@ -9,7 +9,7 @@ import (
 
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/events/checkpoint"
-	"github.com/referto/referto/events/jetstream"
+	"github.com/referto/referto/events/eventlog"
 	"github.com/referto/referto/projections"
 )
 
@@ -93,7 +93,7 @@ func (o *RunnerOptions) EnsureDefaults() {
 //     own;
 //   - snapshotter (snapshot.go): the states a restart resumes from.
 type Runner struct {
-	log   *jetstream.Log
+	log   *eventlog.Log
 	store *Store
 	opts  RunnerOptions
 
@@ -105,7 +105,7 @@ type Runner struct {
 }
 
 // NewRunner returns a runner over log and store. Call Run to start it.
-func NewRunner(log *jetstream.Log, store *Store, opts RunnerOptions) *Runner {
+func NewRunner(log *eventlog.Log, store *Store, opts RunnerOptions) *Runner {
 	opts.EnsureDefaults()
 	r := &Runner{log: log, store: store, opts: opts, states: newStateCache(), rankings: newRankings(store)}
 	r.flusher = newFlusher(store, r.states, r.rankings)

@@ -16,14 +16,14 @@ import (
 
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/events/checkpoint"
-	"github.com/referto/referto/events/jetstream"
+	"github.com/referto/referto/events/eventlog"
 	"github.com/referto/referto/projections"
 	"github.com/referto/referto/projections/pebble"
 )
 
 type fixture struct {
 	t    *testing.T
-	log  *jetstream.Log
+	log  *eventlog.Log
 	nc   *nats.Conn
 	seq  map[string]uint64 // per-tournament seq
 	exp  map[string]uint64 // per-tournament last stream seq
@@ -32,7 +32,7 @@ type fixture struct {
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
-	ns, err := jetstream.StartServer(jetstream.ServerOptions{StoreDir: t.TempDir()})
+	ns, err := eventlog.StartServer(eventlog.ServerOptions{StoreDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +42,7 @@ func newFixture(t *testing.T) *fixture {
 		t.Fatal(err)
 	}
 	t.Cleanup(nc.Close)
-	l, err := jetstream.Open(context.Background(), nc, jetstream.Options{})
+	l, err := eventlog.Open(context.Background(), nc, eventlog.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,7 @@ import (
 	"github.com/referto/referto/commands/sim"
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/events/checkpoint"
-	"github.com/referto/referto/events/jetstream"
+	"github.com/referto/referto/events/eventlog"
 	"github.com/referto/referto/projections"
 )
 
@@ -89,7 +89,7 @@ func Generate(ctx context.Context, o GenerateOptions) (Generated, error) {
 // generator appends decided commands to the log and folds them.
 type generator struct {
 	ctx      context.Context
-	lg       *jetstream.Log
+	lg       *eventlog.Log
 	t        *projections.Tournament
 	tree     *checkpoint.Tree
 	keys     *checkpoint.Keys

@@ -11,7 +11,7 @@ import (
 
 	"github.com/referto/referto/commands/ledger"
 	"github.com/referto/referto/events"
-	"github.com/referto/referto/events/jetstream"
+	"github.com/referto/referto/events/eventlog"
 	"github.com/referto/referto/projections/pebble"
 )
 
@@ -68,7 +68,7 @@ func (b *bencher) rebuild(data string, n int) error {
 
 // rebuildViews runs the projections over the log into a new store at dir
 // until they hold its last sequence, and returns how long the views took.
-func (b *bencher) rebuildViews(lg *jetstream.Log, last uint64, dir string) (time.Duration, error) {
+func (b *bencher) rebuildViews(lg *eventlog.Log, last uint64, dir string) (time.Duration, error) {
 	st, err := pebble.Open(dir, nil)
 	if err != nil {
 		return 0, err
@@ -96,7 +96,7 @@ func (b *bencher) rebuildViews(lg *jetstream.Log, last uint64, dir string) (time
 
 // copyToPebble is the raw pipeline: every message of the log into a new
 // Pebble at dir, keyed by stream sequence, a batch per 1,000.
-func (b *bencher) copyToPebble(lg *jetstream.Log, last uint64, dir string) (time.Duration, error) {
+func (b *bencher) copyToPebble(lg *eventlog.Log, last uint64, dir string) (time.Duration, error) {
 	db, err := cpebble.Open(dir, &cpebble.Options{Logger: quietPebble{}})
 	if err != nil {
 		return 0, err

@@ -18,7 +18,7 @@ import (
 	"github.com/referto/referto/commands/ledger"
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/events/checkpoint"
-	"github.com/referto/referto/events/jetstream"
+	"github.com/referto/referto/events/eventlog"
 	"github.com/referto/referto/projections"
 	"github.com/referto/referto/projections/pebble"
 )
@@ -110,7 +110,7 @@ func TestWriteIsTheLogAtTheSnapshot(t *testing.T) {
 	}
 	// A snapshot consumer that fails is told apart from a damaged file.
 	boom := errors.New("boom")
-	if _, err := Read(bytes.NewReader(whole.Bytes()), func(jetstream.SnapshotInfo, io.Reader) error { return boom }); !errors.Is(err, boom) {
+	if _, err := Read(bytes.NewReader(whole.Bytes()), func(eventlog.SnapshotInfo, io.Reader) error { return boom }); !errors.Is(err, boom) {
 		t.Errorf("consumer failure: %v", err)
 	}
 }

@@ -15,7 +15,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/referto/referto/events/jetstream"
+	"github.com/referto/referto/events/eventlog"
 )
 
 // ErrDamaged marks a backup file that is damaged, cut short or not a backup.
@@ -27,10 +27,10 @@ type Archive struct {
 	Keys     []KeyFile
 	// Info is what JetStream reported for the log's snapshot: the
 	// request that restores it.
-	Info jetstream.SnapshotInfo
+	Info eventlog.SnapshotInfo
 	// RegistryInfo is the same for the season registry's snapshot, when
 	// the backup holds one (a hub's).
-	RegistryInfo *jetstream.SnapshotInfo
+	RegistryInfo *eventlog.SnapshotInfo
 	// HubState is a hub's state file, nil in a venue's backup.
 	HubState []byte
 	// Workbooks are a hub's club workbooks (its folder, ledger.Layout.Workbooks),
@@ -65,7 +65,7 @@ var (
 // must read them to the end or fail); they are checked only once read, so
 // a caller that acts on them must undo what it did when Read fails.
 // Damage is reported as ErrDamaged.
-func Read(r io.Reader, snapshot func(info jetstream.SnapshotInfo, data io.Reader) error) (*Archive, error) {
+func Read(r io.Reader, snapshot func(info eventlog.SnapshotInfo, data io.Reader) error) (*Archive, error) {
 	tr := tar.NewReader(r)
 	b := &Archive{}
 	sums := map[string]string{}
@@ -107,8 +107,8 @@ func Read(r io.Reader, snapshot func(info jetstream.SnapshotInfo, data io.Reader
 	hdr = log.parts.next
 	var reg *snapshotRead
 	if sm := streamRE.FindStringSubmatch(hdr.Name); sm != nil {
-		if sm[1] != jetstream.RegistryStream || sm[1] == log.stream {
-			return nil, fmt.Errorf("%w: %s after the log's snapshot, where only the season registry's (%s) or the manifest belongs", ErrDamaged, hdr.Name, jetstream.RegistryStream)
+		if sm[1] != eventlog.RegistryStream || sm[1] == log.stream {
+			return nil, fmt.Errorf("%w: %s after the log's snapshot, where only the season registry's (%s) or the manifest belongs", ErrDamaged, hdr.Name, eventlog.RegistryStream)
 		}
 		if reg, err = readSnapshot(tr, hdr, sums, snapshot); err != nil {
 			return nil, err
@@ -158,14 +158,14 @@ func Read(r io.Reader, snapshot func(info jetstream.SnapshotInfo, data io.Reader
 // them, parts.next).
 type snapshotRead struct {
 	stream string
-	info   jetstream.SnapshotInfo
+	info   eventlog.SnapshotInfo
 	parts  *partsReader
 }
 
 // readSnapshot reads the snapshot of the stream whose information hdr
 // is (stream/<S>.json), then its pieces, giving them to snapshot when not
 // nil, to the entry after them.
-func readSnapshot(tr *tar.Reader, hdr *tar.Header, sums map[string]string, snapshot func(jetstream.SnapshotInfo, io.Reader) error) (*snapshotRead, error) {
+func readSnapshot(tr *tar.Reader, hdr *tar.Header, sums map[string]string, snapshot func(eventlog.SnapshotInfo, io.Reader) error) (*snapshotRead, error) {
 	s := &snapshotRead{stream: streamRE.FindStringSubmatch(hdr.Name)[1]}
 	meta, err := readEntry(tr, hdr, maxMeta)
 	if err != nil {

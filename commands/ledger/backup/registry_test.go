@@ -21,7 +21,7 @@ import (
 	"github.com/referto/referto/commands/ledger"
 	"github.com/referto/referto/commands/registry"
 	"github.com/referto/referto/events"
-	"github.com/referto/referto/events/jetstream"
+	"github.com/referto/referto/events/eventlog"
 )
 
 // hubNode is a node holding tournament a (players p1 and p2 registered
@@ -64,7 +64,7 @@ func hubNode(ctx context.Context, t *testing.T) (*ledger.Node, *registry.Registr
 			t.Fatalf("%s: %v", body, err)
 		}
 	}
-	if _, err := node.Conn.Request(jetstream.RegistryPrefix+events.RegistryID, []byte(`{"not":"the hub's"}`+"\n"), 5*time.Second); err != nil {
+	if _, err := node.Conn.Request(eventlog.RegistryPrefix+events.RegistryID, []byte(`{"not":"the hub's"}`+"\n"), 5*time.Second); err != nil {
 		t.Fatal(err)
 	}
 	return node, reg
@@ -89,7 +89,7 @@ const hubStateFile = `{"venues":{"roma":{"key":"roma+1234abcd+AQ"}}}`
 // store of data directory dir, no server running on it.
 func onJetStream(t *testing.T, dir string, fn func(nc *nats.Conn)) {
 	t.Helper()
-	ns, err := jetstream.StartServer(jetstream.ServerOptions{StoreDir: ledger.Layout{Dir: dir}.NATS()})
+	ns, err := eventlog.StartServer(eventlog.ServerOptions{StoreDir: ledger.Layout{Dir: dir}.NATS()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +106,7 @@ func onJetStream(t *testing.T, dir string, fn func(nc *nats.Conn)) {
 // stored; none without one.
 func registryMessages(ctx context.Context, t *testing.T, nc *nats.Conn) []events.StoredCommit {
 	t.Helper()
-	lg, err := jetstream.Open(ctx, nc, jetstream.Options{Stream: jetstream.RegistryStream, Prefix: jetstream.RegistryPrefix, Existing: true})
+	lg, err := eventlog.Open(ctx, nc, eventlog.Options{Stream: eventlog.RegistryStream, Prefix: eventlog.RegistryPrefix, Existing: true})
 	if errors.Is(err, events.ErrNoLog) {
 		return nil
 	}
@@ -150,11 +150,11 @@ func TestAHubsBackupRestoresItsRegistryByteForByte(t *testing.T) {
 		t.Fatalf("a hub's backup: format %q, registry %+v", m.Format, m.Registry)
 	}
 	r := m.Registry
-	if r.Stream != jetstream.RegistryStream || r.FirstSeq != 1 || r.LastSeq != 4 || r.Msgs != 4 || r.Events != 3 ||
+	if r.Stream != eventlog.RegistryStream || r.FirstSeq != 1 || r.LastSeq != 4 || r.Msgs != 4 || r.Events != 3 ||
 		!bytes.Equal(r.Root, live.Root) || !bytes.Equal(r.Last, live.Last) || r.Unfolded != "" || r.Snapshot.Parts == 0 {
-		t.Errorf("the manifest's registry %+v; want stream %s, sequences 1..4, the 3 events folded with root %x", r, jetstream.RegistryStream, live.Root)
+		t.Errorf("the manifest's registry %+v; want stream %s, sequences 1..4, the 3 events folded with root %x", r, eventlog.RegistryStream, live.Root)
 	}
-	if m.Files["stream/"+jetstream.RegistryStream+".json"] == "" || len(m.Tournaments) != 1 {
+	if m.Files["stream/"+eventlog.RegistryStream+".json"] == "" || len(m.Tournaments) != 1 {
 		t.Errorf("the manifest's files %v, tournaments %+v", m.Files, m.Tournaments)
 	}
 
@@ -232,10 +232,10 @@ func TestABackupWithoutARegistryIsFormat1(t *testing.T) {
 
 	_, _, hub := hubBackup(ctx, t)
 	older := rewrite(t, hub, func(name string) bool {
-		return strings.HasPrefix(name, "stream/"+jetstream.RegistryStream+".") || name == HubStateEntry
+		return strings.HasPrefix(name, "stream/"+eventlog.RegistryStream+".") || name == HubStateEntry
 	}, func(m *Manifest) {
 		m.Format, m.Registry = Format, nil
-		delete(m.Files, "stream/"+jetstream.RegistryStream+".json")
+		delete(m.Files, "stream/"+eventlog.RegistryStream+".json")
 		delete(m.Files, HubStateEntry)
 	})
 	for _, c := range []struct {
@@ -280,11 +280,11 @@ func TestATamperedRegistryIsRefused(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	_, _, whole := hubBackup(ctx, t)
-	part := "stream/" + jetstream.RegistryStream + ".snapshot.000001"
+	part := "stream/" + eventlog.RegistryStream + ".snapshot.000001"
 	at, data := entry(t, whole, part)
 	flipped := bytes.Clone(whole)
 	flipped[at+len(data)/2] ^= 0x20
-	isRegistry := func(name string) bool { return strings.HasPrefix(name, "stream/"+jetstream.RegistryStream+".") }
+	isRegistry := func(name string) bool { return strings.HasPrefix(name, "stream/"+eventlog.RegistryStream+".") }
 	stateAt, state := entry(t, whole, HubStateEntry)
 	stateFlipped := bytes.Clone(whole)
 	stateFlipped[stateAt+len(state)/2] ^= 0x20
@@ -355,7 +355,7 @@ func TestWriteDirTakesAHubsRegistry(t *testing.T) {
 		}
 	}
 	onJetStream(t, venueDir, func(nc *nats.Conn) {
-		if _, err := jetstream.Open(ctx, nc, jetstream.Options{Stream: jetstream.RegistryStream, Prefix: jetstream.RegistryPrefix, Existing: true}); !errors.Is(err, events.ErrNoLog) {
+		if _, err := eventlog.Open(ctx, nc, eventlog.Options{Stream: eventlog.RegistryStream, Prefix: eventlog.RegistryPrefix, Existing: true}); !errors.Is(err, events.ErrNoLog) {
 			t.Errorf("the venue's directory after its backup: %v, want no registry stream", err)
 		}
 	})
@@ -470,7 +470,7 @@ func TestAnEmptyHubRestores(t *testing.T) {
 		t.Fatal(err)
 	}
 	onJetStream(t, filepath.Join(dir, "restored"), func(nc *nats.Conn) {
-		if _, err := jetstream.Open(ctx, nc, jetstream.Options{Stream: jetstream.RegistryStream, Prefix: jetstream.RegistryPrefix, Existing: true}); err != nil {
+		if _, err := eventlog.Open(ctx, nc, eventlog.Options{Stream: eventlog.RegistryStream, Prefix: eventlog.RegistryPrefix, Existing: true}); err != nil {
 			t.Errorf("the restored registry's stream: %v", err)
 		}
 	})

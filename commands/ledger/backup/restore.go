@@ -20,7 +20,7 @@ import (
 	"github.com/referto/referto/commands/registry"
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/events/checkpoint"
-	"github.com/referto/referto/events/jetstream"
+	"github.com/referto/referto/events/eventlog"
 )
 
 // Restore brings the backup file at path back into the data directory
@@ -177,7 +177,7 @@ func restoreLog(ctx context.Context, layout ledger.Layout, r io.Reader, m Manife
 	// No fsync per restored message (JetStream's restore gives up on a
 	// piece that takes 5 s to store, and a piece holds hundreds): the
 	// store is synced whole once the server has stopped (syncTree).
-	ns, err := jetstream.StartServer(jetstream.ServerOptions{StoreDir: layout.NATS(), SyncInterval: time.Hour})
+	ns, err := eventlog.StartServer(eventlog.ServerOptions{StoreDir: layout.NATS(), SyncInterval: time.Hour})
 	if err != nil {
 		return err
 	}
@@ -187,8 +187,8 @@ func restoreLog(ctx context.Context, layout ledger.Layout, r io.Reader, m Manife
 		return err
 	}
 	defer nc.Close()
-	restored := map[string]jetstream.StreamState{}
-	_, err = Read(bufio.NewReaderSize(r, 1<<20), func(info jetstream.SnapshotInfo, data io.Reader) error {
+	restored := map[string]eventlog.StreamState{}
+	_, err = Read(bufio.NewReaderSize(r, 1<<20), func(info eventlog.SnapshotInfo, data io.Reader) error {
 		info, err := info.SingleNode()
 		if err != nil {
 			return err
@@ -197,7 +197,7 @@ func restoreLog(ctx context.Context, layout ledger.Layout, r io.Reader, m Manife
 		if err != nil {
 			return err
 		}
-		restored[name], err = jetstream.RestoreSnapshot(ctx, nc, info, data)
+		restored[name], err = eventlog.RestoreSnapshot(ctx, nc, info, data)
 		return err
 	})
 	if err != nil {
@@ -212,7 +212,7 @@ func restoreLog(ctx context.Context, layout ledger.Layout, r io.Reader, m Manife
 			return err
 		}
 	}
-	lg, err := jetstream.Open(ctx, nc, jetstream.Options{Stream: m.Stream})
+	lg, err := eventlog.Open(ctx, nc, eventlog.Options{Stream: m.Stream})
 	if err != nil {
 		return err
 	}
@@ -222,7 +222,7 @@ func restoreLog(ctx context.Context, layout ledger.Layout, r io.Reader, m Manife
 // sameSeqs reports whether a restored stream holds the sequences first..last,
 // msgs messages. An empty stream's first sequence says nothing: JetStream
 // reports 0 for one snapshotted and the next sequence, 1, once restored.
-func sameSeqs(st jetstream.StreamState, first, last, msgs uint64) bool {
+func sameSeqs(st eventlog.StreamState, first, last, msgs uint64) bool {
 	return st.LastSeq == last && st.Msgs == msgs && (msgs == 0 || st.FirstSeq == first)
 }
 
@@ -230,7 +230,7 @@ func sameSeqs(st jetstream.StreamState, first, last, msgs uint64) bool {
 // its stream's sequences, then its log folded again as the hub folds it
 // (its events, Merkle root and last line's hash; or, when the hub's did
 // not fold, that this one does not either).
-func checkRegistry(ctx context.Context, nc *nats.Conn, keys *checkpoint.Keys, st jetstream.StreamState, want Registry) error {
+func checkRegistry(ctx context.Context, nc *nats.Conn, keys *checkpoint.Keys, st eventlog.StreamState, want Registry) error {
 	if !sameSeqs(st, want.FirstSeq, want.LastSeq, want.Msgs) {
 		return fmt.Errorf("restore: the restored season registry's stream holds sequences %d..%d (%d commits), the backup's manifest %d..%d (%d): nothing restored",
 			st.FirstSeq, st.LastSeq, st.Msgs, want.FirstSeq, want.LastSeq, want.Msgs)
@@ -254,7 +254,7 @@ func checkRegistry(ctx context.Context, nc *nats.Conn, keys *checkpoint.Keys, st
 
 // checkLog compares a restored log with the manifest: its last sequence,
 // then every tournament's events, last stream sequence and Merkle root.
-func checkLog(ctx context.Context, lg *jetstream.Log, m Manifest) error {
+func checkLog(ctx context.Context, lg *eventlog.Log, m Manifest) error {
 	if last, err := lg.LastSeq(ctx); err != nil {
 		return err
 	} else if last != m.LastSeq {

@@ -19,7 +19,7 @@ import (
 	"github.com/referto/referto/commands/ledger"
 	"github.com/referto/referto/commands/registry"
 	"github.com/referto/referto/events/checkpoint"
-	"github.com/referto/referto/events/jetstream"
+	"github.com/referto/referto/events/eventlog"
 	"github.com/referto/referto/projections"
 )
 
@@ -33,7 +33,7 @@ import (
 //	stream/<S>.snapshot.000001, …    the JetStream snapshot of stream S (the log), in the pieces it arrived in
 //	stream/REGISTRY.json, stream/REGISTRY.snapshot.000001, …
 //	                                 at a national hub only, the same two of its season
-//	                                 registry's stream (jetstream.RegistryStream)
+//	                                 registry's stream (eventlog.RegistryStream)
 //	workbooks/<name>.xlsx, …         at a national hub only, its folder of club workbooks
 //	                                 (ledger.Layout.Workbooks), which its season ranking reads
 //	manifest.json                    what the file holds and how to check it (Manifest)
@@ -150,13 +150,13 @@ type KeyFile struct {
 	Data []byte
 }
 
-// What Write reads of a node (ledger.Node: *jetstream.Log, *pebble.Store,
+// What Write reads of a node (ledger.Node: *eventlog.Log, *pebble.Store,
 // *pebble.Runner), as it uses it.
 type (
 	// Log is the log a snapshot is taken of.
 	Log interface {
 		Stream() string
-		Snapshot(ctx context.Context, begin func(jetstream.SnapshotInfo) error, chunk func([]byte) error) error
+		Snapshot(ctx context.Context, begin func(eventlog.SnapshotInfo) error, chunk func([]byte) error) error
 	}
 	// Store is the projections: the tournaments, their commits and Merkle
 	// trees.
@@ -173,7 +173,7 @@ type (
 	// RegistryLog is a hub's season registry (*registry.Registry): a
 	// snapshot of its stream with the head of its log at that instant.
 	RegistryLog interface {
-		Snapshot(ctx context.Context, begin func(jetstream.SnapshotInfo, registry.Head) error, chunk func([]byte) error) error
+		Snapshot(ctx context.Context, begin func(eventlog.SnapshotInfo, registry.Head) error, chunk func([]byte) error) error
 	}
 )
 
@@ -240,7 +240,7 @@ func Write(ctx context.Context, w io.Writer, src Source) (Manifest, error) {
 		return err
 	}
 	lw := &snapshotWriter{m: &m, entry: entry, file: &m.Snapshot, sum: sha256.New()}
-	err = src.Log.Snapshot(ctx, func(info jetstream.SnapshotInfo) error {
+	err = src.Log.Snapshot(ctx, func(info eventlog.SnapshotInfo) error {
 		st, err := info.StreamState()
 		if err != nil {
 			return err
@@ -361,7 +361,7 @@ func workbookName(name string) bool {
 func writeRegistry(ctx context.Context, reg RegistryLog, m *Manifest, entry func(string, fs.FileMode, []byte) error) (*Registry, error) {
 	r := &Registry{}
 	sw := &snapshotWriter{m: m, entry: entry, file: &r.Snapshot, sum: sha256.New()}
-	err := reg.Snapshot(ctx, func(info jetstream.SnapshotInfo, h registry.Head) error {
+	err := reg.Snapshot(ctx, func(info eventlog.SnapshotInfo, h registry.Head) error {
 		st, err := info.StreamState()
 		if err != nil {
 			return err
@@ -394,7 +394,7 @@ type snapshotWriter struct {
 	sum    hash.Hash
 }
 
-func (s *snapshotWriter) begin(stream string, info jetstream.SnapshotInfo) error {
+func (s *snapshotWriter) begin(stream string, info eventlog.SnapshotInfo) error {
 	s.stream = stream
 	meta, err := json.Marshal(info)
 	if err != nil {

@@ -25,7 +25,7 @@ import (
 	"github.com/referto/referto/commands/ledger/backup"
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/events/checkpoint"
-	"github.com/referto/referto/events/jetstream"
+	"github.com/referto/referto/events/eventlog"
 	"github.com/referto/referto/replay"
 )
 
@@ -459,7 +459,7 @@ func (r *repairer) write(ctx context.Context, dir string) error {
 	if err := os.RemoveAll(dir); err != nil {
 		return err
 	}
-	ns, err := jetstream.StartServer(jetstream.ServerOptions{StoreDir: dir})
+	ns, err := eventlog.StartServer(eventlog.ServerOptions{StoreDir: dir})
 	if err != nil {
 		return err
 	}
@@ -469,7 +469,7 @@ func (r *repairer) write(ctx context.Context, dir string) error {
 		return err
 	}
 	defer nc.Close()
-	lg, err := jetstream.Open(ctx, nc, jetstream.Options{})
+	lg, err := eventlog.Open(ctx, nc, eventlog.Options{})
 	if err != nil {
 		return err
 	}

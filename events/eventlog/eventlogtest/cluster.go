@@ -1,7 +1,7 @@
-// Package jstest starts real NATS JetStream servers for tests: a single
+// Package eventlogtest starts real NATS JetStream servers for tests: a single
 // embedded node, or a cluster of nodes on loopback ports that can be stopped
 // and restarted with their data. Nothing here is mocked.
-package jstest
+package eventlogtest
 
 import (
 	"fmt"
@@ -13,7 +13,7 @@ import (
 
 	"github.com/nats-io/nats-server/v2/server"
 
-	"github.com/referto/referto/events/jetstream"
+	"github.com/referto/referto/events/eventlog"
 )
 
 // Cluster is a JetStream cluster of in-process nodes on 127.0.0.1.
@@ -43,7 +43,7 @@ func StartCluster(t testing.TB, n int) *Cluster {
 	deadline := time.Now().Add(30 * time.Second)
 	for !c.hasLeader() {
 		if time.Now().After(deadline) {
-			t.Fatal("jstest: no JetStream meta leader after 30s")
+			t.Fatal("eventlogtest: no JetStream meta leader after 30s")
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -68,15 +68,15 @@ func (c *Cluster) Start(i int) {
 			routes = append(routes, fmt.Sprintf("nats-route://127.0.0.1:%d", p))
 		}
 	}
-	s, err := jetstream.StartServer(jetstream.ServerOptions{
+	s, err := eventlog.StartServer(eventlog.ServerOptions{
 		StoreDir: filepath.Join(c.dir, fmt.Sprintf("n%d", i)),
 		Name:     fmt.Sprintf("n%d", i),
 		Listen:   true,
 		Port:     c.ports[i],
-		Cluster:  &jetstream.ClusterOptions{Name: c.name, Port: c.routes[i], Routes: routes},
+		Cluster:  &eventlog.ClusterOptions{Name: c.name, Port: c.routes[i], Routes: routes},
 	})
 	if err != nil {
-		c.t.Fatalf("jstest: start node %d: %v", i, err)
+		c.t.Fatalf("eventlogtest: start node %d: %v", i, err)
 	}
 	c.servers[i] = s
 }

@@ -1,4 +1,4 @@
-package jetstream
+package eventlog
 
 import (
 	"crypto/tls"

@@ -1,4 +1,4 @@
-package jetstream_test
+package eventlog_test
 
 import (
 	"context"
@@ -10,8 +10,8 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/referto/referto/events"
-	"github.com/referto/referto/events/jetstream"
-	"github.com/referto/referto/events/jetstream/jstest"
+	"github.com/referto/referto/events/eventlog"
+	"github.com/referto/referto/events/eventlog/eventlogtest"
 )
 
 // TestR3ClusterKeepsEveryAcknowledgedAppend appends to an R3 stream on a
@@ -21,7 +21,7 @@ func TestR3ClusterKeepsEveryAcknowledgedAppend(t *testing.T) {
 	if testing.Short() {
 		t.Skip("cluster test: skipped in -short mode")
 	}
-	c := jstest.StartCluster(t, 3)
+	c := eventlogtest.StartCluster(t, 3)
 	nc, err := nats.Connect(c.URL(), nats.MaxReconnects(-1), nats.ReconnectWait(50*time.Millisecond))
 	if err != nil {
 		t.Fatal(err)
@@ -29,7 +29,7 @@ func TestR3ClusterKeepsEveryAcknowledgedAppend(t *testing.T) {
 	defer nc.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	l, err := jetstream.Open(ctx, nc, jetstream.Options{Replicas: 3})
+	l, err := eventlog.Open(ctx, nc, eventlog.Options{Replicas: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
