@@ -12,7 +12,7 @@ import (
 
 // What the API reads, as it uses it: the methods it calls of a node's log,
 // projection store and runner and of its NATS connection (ledger.Node:
-// *eventlog.Log, *pebble.Store, *pebble.Runner, *nats.Conn, adapted in
+// *eventlog.Log, *store.Store, *store.Runner, *nats.Conn, adapted in
 // start.go), so that nothing in the API depends on how they are built.
 // Commands go through the node's ledger.Ledger.
 

@@ -20,7 +20,7 @@ var ErrFold = errors.New("projections: event does not fold")
 // StatusActive is events.StatusActive.
 //
 // Deprecated: name events.StatusActive. It stays only while
-// projections/pebble's tests, which another change owns, still name it.
+// projections/store's tests, which another change owns, still name it.
 const StatusActive = events.StatusActive
 
 // Tournament is the state of one tournament after its events up to Seq.

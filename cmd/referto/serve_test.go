@@ -19,7 +19,7 @@ import (
 	"github.com/referto/referto/api/client"
 	"github.com/referto/referto/commands/ledger"
 	"github.com/referto/referto/events"
-	"github.com/referto/referto/projections/pebble"
+	"github.com/referto/referto/projections/store"
 )
 
 // serveIn runs serve on dir in this process, on a loopback port, until
@@ -323,13 +323,13 @@ func compareWithRebuild(t *testing.T, dir string) {
 		t.Fatal(err)
 	}
 	dumpOf := func(path string, rebuild bool) []byte {
-		st, err := pebble.Open(path, nil)
+		st, err := store.Open(path, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer st.Close()
 		if rebuild {
-			r := pebble.NewRunner(lg, st, pebble.RunnerOptions{})
+			r := store.NewRunner(lg, st, store.RunnerOptions{})
 			rctx, rcancel := context.WithCancel(ctx)
 			done := make(chan error, 1)
 			go func() { done <- r.Run(rctx) }()

@@ -4,7 +4,7 @@ import (
 	"log/slog"
 
 	"github.com/referto/referto/events/checkpoint"
-	"github.com/referto/referto/projections/pebble"
+	"github.com/referto/referto/projections/store"
 )
 
 // RecordedHead is the Merkle head (size and root) the directory recorded
@@ -28,7 +28,7 @@ func (l Layout) RecordedHead(t string) (size uint64, root []byte, ok bool, err e
 
 // projectedHead is the head the projections recorded for t.
 func (l Layout) projectedHead(t string) (size uint64, root []byte, ok bool, err error) {
-	st, err := pebble.Open(l.Projections(), slog.New(slog.DiscardHandler))
+	st, err := store.Open(l.Projections(), slog.New(slog.DiscardHandler))
 	if err != nil {
 		return 0, nil, false, err
 	}

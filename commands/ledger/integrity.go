@@ -182,7 +182,7 @@ type ScanLog interface {
 // CheckOptions configures CheckLog.
 type CheckOptions struct {
 	// Leaves, when set, gives the leaf hashes a tournament's events had
-	// when the projections applied them (pebble.Store.NodeGetter): a
+	// when the projections applied them (store.Store.NodeGetter): a
 	// changed line is then named exactly, not by its broken link alone.
 	Leaves func(t string) checkpoint.NodeGetter
 	// Adopt makes CheckLog return the head of every tournament whose log

@@ -31,7 +31,7 @@ type Log interface {
 }
 
 // State is the state commands are decided on: every tournament's fold,
-// kept current from the log (*pebble.Runner in a node).
+// kept current from the log (*store.Runner in a node).
 type State interface {
 	// Ready reports whether the state has caught up with the log as it
 	// was at start; Lag is how far behind it is.
@@ -53,7 +53,7 @@ type State interface {
 	Copy(t string) (*projections.Tournament, *checkpoint.Tree, bool, error)
 }
 
-// Index finds a command's commit by its idempotency key (*pebble.Store in
+// Index finds a command's commit by its idempotency key (*store.Store in
 // a node). It is current up to State.Applied.
 type Index interface {
 	// Command finds the commit of tournament t made under key.

@@ -17,7 +17,7 @@ import (
 
 	"github.com/referto/referto/events/checkpoint"
 	"github.com/referto/referto/events/eventlog"
-	"github.com/referto/referto/projections/pebble"
+	"github.com/referto/referto/projections/store"
 )
 
 // NodeOptions configures one running referto: where its data lives, which
@@ -71,7 +71,7 @@ type NodeOptions struct {
 	// Sourced opens the log as a hub's: a stream that holds only what it
 	// sources from its venues (eventlog.Options.Sourced).
 	Sourced bool
-	// Tolerate is the projections' pebble.RunnerOptions.Tolerate: a hub
+	// Tolerate is the projections' store.RunnerOptions.Tolerate: a hub
 	// sets aside a venue's tournament its events cannot be applied to. The
 	// default, at a venue, sets aside a tournament whose log is damaged
 	// there (Locate) and stops the runner otherwise.
@@ -90,8 +90,8 @@ type Node struct {
 	Server *server.Server // nil with an external NATS
 	Conn   *nats.Conn
 	Log    *eventlog.Log
-	Store  *pebble.Store
-	Runner *pebble.Runner
+	Store  *store.Store
+	Runner *store.Runner
 	Keys   *checkpoint.Keys
 	Ledger *Ledger
 	// Heads is the record of acknowledged heads (nil at a hub, which
@@ -179,8 +179,8 @@ func StartNode(ctx context.Context, o NodeOptions) (_ *Node, err error) {
 	if clock == nil {
 		clock = time.Now
 	}
-	storeOpts := pebble.StoreOptions{MemTableSize: memTable, Logger: o.Logger, Clock: clock, FS: o.StoreFS}
-	n.Store, n.Quarantined, err = pebble.OpenVerified(n.Layout.Projections(), storeOpts)
+	storeOpts := store.StoreOptions{MemTableSize: memTable, Logger: o.Logger, Clock: clock, FS: o.StoreFS}
+	n.Store, n.Quarantined, err = store.OpenVerified(n.Layout.Projections(), storeOpts)
 	if err != nil {
 		return nil, err
 	}
@@ -192,7 +192,7 @@ func StartNode(ctx context.Context, o NodeOptions) (_ *Node, err error) {
 	o.Logger.Info("disk guard", "reserve_mib", o.DiskReserve>>20, "memtable_mib", memTable>>20)
 	rctx, cancel := context.WithCancel(context.Background())
 	n.stopRunner = cancel
-	ro := pebble.RunnerOptions{Logger: o.Logger, Observe: o.Observer.Applied, Tolerate: o.Tolerate}
+	ro := store.RunnerOptions{Logger: o.Logger, Observe: o.Observer.Applied, Tolerate: o.Tolerate}
 	if n.Heads != nil && o.Tolerate == nil {
 		ro.Tolerate = func(t string, streamSeq uint64, err error) bool { return n.damaged(rctx, t, streamSeq, err) }
 		ro.Hold = func(t string) (uint64, bool) {
@@ -200,7 +200,7 @@ func StartNode(ctx context.Context, o NodeOptions) (_ *Node, err error) {
 			return d.Seq, ok
 		}
 	}
-	n.Runner = pebble.NewRunner(n.Log, n.Store, ro)
+	n.Runner = store.NewRunner(n.Log, n.Store, ro)
 	lo := Options{Log: n.Log, State: n.Runner, Index: n.Store, Signer: n.Keys.Signer, Clock: clock,
 		CommandTimeout: o.CommandTimeout, Disk: o.Disk, DiskReserve: o.DiskReserve, Logger: o.Logger, Observer: o.Observer,
 		Damages: n.Damages}
@@ -251,7 +251,7 @@ func (n *Node) loadKeys(o NodeOptions, last uint64, headsCreated bool) (*checkpo
 // record's first start on a log adopts the log as it stands; a damaged
 // tournament is marked, and a projection store that applied anything at
 // or past a damage, or past the log's end, is moved aside and rebuilt.
-func (n *Node) check(ctx context.Context, o NodeOptions, last uint64, created bool, so pebble.StoreOptions) error {
+func (n *Node) check(ctx context.Context, o NodeOptions, last uint64, created bool, so store.StoreOptions) error {
 	heads := n.Heads.All()
 	adopted, damage, err := CheckLog(ctx, n.Log, heads, CheckOptions{Leaves: n.Store.NodeGetter, Adopt: created && last > 0})
 	if err != nil {
@@ -313,7 +313,7 @@ func (n *Node) check(ctx context.Context, o NodeOptions, last uint64, created bo
 	}
 	o.Logger.Warn("projection store moved aside", "aside", aside, "why", why)
 	n.Quarantined = aside
-	n.Store, _, err = pebble.OpenVerified(n.Layout.Projections(), so)
+	n.Store, _, err = store.OpenVerified(n.Layout.Projections(), so)
 	return err
 }
 

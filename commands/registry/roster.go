@@ -5,12 +5,12 @@ import (
 	"github.com/referto/referto/projections"
 )
 
-// Store lists the tournaments the hub holds (*pebble.Store in a node).
+// Store lists the tournaments the hub holds (*store.Store in a node).
 type Store interface {
 	Tournaments() ([]string, error)
 }
 
-// State reads a tournament's state (*pebble.Runner in a node).
+// State reads a tournament's state (*store.Runner in a node).
 type State interface {
 	Read(t string, fn func(*projections.Tournament)) bool
 }

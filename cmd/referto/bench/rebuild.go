@@ -12,7 +12,7 @@ import (
 	"github.com/referto/referto/commands/ledger"
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/events/eventlog"
-	"github.com/referto/referto/projections/pebble"
+	"github.com/referto/referto/projections/store"
 )
 
 // rebuild: the projections of the whole log rebuilt into an empty store,
@@ -69,13 +69,13 @@ func (b *bencher) rebuild(data string, n int) error {
 // rebuildViews runs the projections over the log into a new store at dir
 // until they hold its last sequence, and returns how long the views took.
 func (b *bencher) rebuildViews(lg *eventlog.Log, last uint64, dir string) (time.Duration, error) {
-	st, err := pebble.Open(dir, nil)
+	st, err := store.Open(dir, nil)
 	if err != nil {
 		return 0, err
 	}
 	defer st.Close()
 	start := time.Now()
-	r := pebble.NewRunner(lg, st, pebble.RunnerOptions{})
+	r := store.NewRunner(lg, st, store.RunnerOptions{})
 	rctx, cancel := context.WithCancel(b.ctx)
 	done := make(chan error, 1)
 	go func() { done <- r.Run(rctx) }()

@@ -20,7 +20,7 @@ import (
 	"github.com/referto/referto/events/checkpoint"
 	"github.com/referto/referto/events/eventlog"
 	"github.com/referto/referto/projections"
-	"github.com/referto/referto/projections/pebble"
+	"github.com/referto/referto/projections/store"
 )
 
 // TestWriteIsTheLogAtTheSnapshot takes a backup of a node with two
@@ -117,7 +117,7 @@ func TestWriteIsTheLogAtTheSnapshot(t *testing.T) {
 
 // checkCommitUpTo: for every stream sequence, commitUpTo finds the commit
 // a scan of the tournament's commits finds.
-func checkCommitUpTo(t *testing.T, st *pebble.Store, last uint64) {
+func checkCommitUpTo(t *testing.T, st *store.Store, last uint64) {
 	t.Helper()
 	for _, id := range []string{"a", "b"} {
 		all, err := st.Commits(id, 1, 1000)

@@ -150,8 +150,8 @@ type KeyFile struct {
 	Data []byte
 }
 
-// What Write reads of a node (ledger.Node: *eventlog.Log, *pebble.Store,
-// *pebble.Runner), as it uses it.
+// What Write reads of a node (ledger.Node: *eventlog.Log, *store.Store,
+// *store.Runner), as it uses it.
 type (
 	// Log is the log a snapshot is taken of.
 	Log interface {

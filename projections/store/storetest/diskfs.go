@@ -1,9 +1,9 @@
-// Package pebbletest gives the projection store's tests a disk of a fixed
+// Package storetest gives the projection store's tests a disk of a fixed
 // capacity: a Pebble filesystem that counts the space its files take, as a
 // real filesystem allocates it (what was written and what was
 // preallocated), and fails a write that would go past the capacity with
 // ENOSPC, as a full disk does.
-package pebbletest
+package storetest
 
 import (
 	"os"

@@ -1,4 +1,4 @@
-package pebble
+package store
 
 import (
 	"bytes"
@@ -12,7 +12,7 @@ import (
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/vfs"
 
-	"github.com/referto/referto/projections/pebble/pebbletest"
+	"github.com/referto/referto/projections/store/storetest"
 )
 
 // TestDiskHeadroomBoundsABurst writes a burst into a store whose flushes
@@ -22,7 +22,7 @@ import (
 // within DiskHeadroom.
 func TestDiskHeadroomBoundsABurst(t *testing.T) {
 	const mem = 1 << 20
-	fs := pebbletest.NewDiskFS(vfs.NewMem(), 1<<30)
+	fs := storetest.NewDiskFS(vfs.NewMem(), 1<<30)
 	fs.SlowTables = 2 * time.Millisecond
 	st, err := OpenWith("store", StoreOptions{MemTableSize: mem, FS: fs})
 	if err != nil {

@@ -1,4 +1,4 @@
-package pebble_test
+package store_test
 
 import (
 	"bytes"
@@ -18,7 +18,7 @@ import (
 	"github.com/referto/referto/events/checkpoint"
 	"github.com/referto/referto/events/eventlog"
 	"github.com/referto/referto/projections"
-	"github.com/referto/referto/projections/pebble"
+	"github.com/referto/referto/projections/store"
 )
 
 type fixture struct {
@@ -86,19 +86,19 @@ func (f *fixture) tournament(tour string, n int, rng *rand.Rand) uint64 {
 }
 
 type node struct {
-	store  *pebble.Store
-	runner *pebble.Runner
+	store  *store.Store
+	runner *store.Runner
 	cancel context.CancelFunc
 	done   chan error
 }
 
-func start(t *testing.T, f *fixture, dir string, opts pebble.RunnerOptions) *node {
+func start(t *testing.T, f *fixture, dir string, opts store.RunnerOptions) *node {
 	t.Helper()
-	st, err := pebble.Open(dir, nil)
+	st, err := store.Open(dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := pebble.NewRunner(f.log, st, opts)
+	r := store.NewRunner(f.log, st, opts)
 	ctx, cancel := context.WithCancel(context.Background())
 	n := &node{store: st, runner: r, cancel: cancel, done: make(chan error, 1)}
 	go func() { n.done <- r.Run(ctx) }()
@@ -132,7 +132,7 @@ func (n *node) waitFor(t *testing.T, seq uint64) {
 	}
 }
 
-func dump(t *testing.T, s *pebble.Store) []byte {
+func dump(t *testing.T, s *store.Store) []byte {
 	t.Helper()
 	var b bytes.Buffer
 	if err := s.Dump(&b); err != nil {
@@ -164,7 +164,7 @@ func foldAll(t *testing.T, f *fixture, tour string) *projections.Tournament {
 	return st
 }
 
-func stateJSON(t *testing.T, r *pebble.Runner, tour string) string {
+func stateJSON(t *testing.T, r *store.Runner, tour string) string {
 	t.Helper()
 	var b []byte
 	if !r.Read(tour, func(st *projections.Tournament) { b, _ = json.Marshal(st) }) {
@@ -177,7 +177,7 @@ func TestRunnerResumesAfterRestartAndRebuildIsByteIdentical(t *testing.T) {
 	f := newFixture(t)
 	rng := rand.New(rand.NewPCG(1, 2))
 	// A small snapshot interval exercises snapshot + tail replay on restart.
-	opts := pebble.RunnerOptions{SnapshotEvery: 7, MaxBatch: 5}
+	opts := store.RunnerOptions{SnapshotEvery: 7, MaxBatch: 5}
 	live := t.TempDir()
 
 	n := start(t, f, live, opts)
@@ -204,7 +204,7 @@ func TestRunnerResumesAfterRestartAndRebuildIsByteIdentical(t *testing.T) {
 	// A rebuild from sequence 1 into an empty directory, with different
 	// batching (the views it writes once caught up committed in parts of
 	// one view each), yields the same keys and values byte for byte.
-	rebuilt := start(t, f, t.TempDir(), pebble.RunnerOptions{SnapshotEvery: 7, MaxBatch: 1000, ViewsBatchBytes: 1})
+	rebuilt := start(t, f, t.TempDir(), store.RunnerOptions{SnapshotEvery: 7, MaxBatch: 1000, ViewsBatchBytes: 1})
 	rebuilt.waitFor(t, last)
 	if got := rebuilt.stopAndDump(t); !bytes.Equal(got, liveDump) {
 		t.Errorf("rebuild differs from the live projections (%d vs %d bytes)", len(got), len(liveDump))
@@ -230,7 +230,7 @@ func TestUnknownEventStopsTheRunner(t *testing.T) {
 	if _, err := f.log.Append(context.Background(), "alpha", f.exp["alpha"], "", []byte(line)); err != nil {
 		t.Fatal(err)
 	}
-	n := start(t, f, t.TempDir(), pebble.RunnerOptions{MaxBatch: 1})
+	n := start(t, f, t.TempDir(), store.RunnerOptions{MaxBatch: 1})
 	select {
 	case err := <-n.done:
 		if !errors.Is(err, events.ErrUnknownEvent) {
@@ -271,7 +271,7 @@ func TestBrokenLinkStopsTheRunner(t *testing.T) {
 			good := f.tournament("alpha", 3, rng)
 			f.last["alpha"] = tc.prev
 			f.commit("alpha", events.PlayerRegistered{Player: "p900", Name: "Late"})
-			n := start(t, f, t.TempDir(), pebble.RunnerOptions{MaxBatch: 1})
+			n := start(t, f, t.TempDir(), store.RunnerOptions{MaxBatch: 1})
 			select {
 			case err := <-n.done:
 				if !errors.Is(err, events.ErrCorrupt) || !strings.Contains(err.Error(), "not linked") {
@@ -294,13 +294,13 @@ func TestStoreAheadOfLogIsRefused(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	last := f.tournament("alpha", 3, rng)
 	dir := t.TempDir()
-	n := start(t, f, dir, pebble.RunnerOptions{})
+	n := start(t, f, dir, store.RunnerOptions{})
 	n.waitFor(t, last)
 	n.stop(t)
 
 	other := newFixture(t) // a different, shorter log
 	other.tournament("zeta", 1, rng)
-	m := start(t, other, dir, pebble.RunnerOptions{})
+	m := start(t, other, dir, store.RunnerOptions{})
 	select {
 	case err := <-m.done:
 		if err == nil {
@@ -318,7 +318,7 @@ func TestStoreAheadOfLogIsRefused(t *testing.T) {
 // bound, equal to the fold.
 func TestStandingsAreWrittenOnceTheRunnerIsIdle(t *testing.T) {
 	f := newFixture(t)
-	n := start(t, f, t.TempDir(), pebble.RunnerOptions{})
+	n := start(t, f, t.TempDir(), store.RunnerOptions{})
 	defer n.stop(t)
 	last := f.tournament("alpha", 12, rand.New(rand.NewPCG(8, 8)))
 	n.waitFor(t, last)
@@ -373,7 +373,7 @@ func TestLargeTournamentIsSnapshottedGeometrically(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 9))
 	var mu sync.Mutex
 	snaps := map[string]int{}
-	opts := pebble.RunnerOptions{SnapshotEvery: 4, MaxBatch: 1, ObserveSnapshot: func(tour string, _ int) {
+	opts := store.RunnerOptions{SnapshotEvery: 4, MaxBatch: 1, ObserveSnapshot: func(tour string, _ int) {
 		mu.Lock()
 		snaps[tour]++
 		mu.Unlock()
@@ -429,7 +429,7 @@ func TestTolerateSetsATournamentAside(t *testing.T) {
 	last := f.tournament("beta", 3, rng)
 	var aside []string
 	var mu sync.Mutex
-	n := start(t, f, t.TempDir(), pebble.RunnerOptions{MaxBatch: 1, Tolerate: func(tour string, _ uint64, err error) bool {
+	n := start(t, f, t.TempDir(), store.RunnerOptions{MaxBatch: 1, Tolerate: func(tour string, _ uint64, err error) bool {
 		mu.Lock()
 		defer mu.Unlock()
 		aside = append(aside, tour)
