@@ -18,8 +18,8 @@ import (
 	"time"
 
 	"github.com/referto/referto/api"
+	"github.com/referto/referto/api/node"
 	"github.com/referto/referto/commands"
-	"github.com/referto/referto/commands/ledger"
 )
 
 // testClock is the injected clock: it moves only when a test says so.
@@ -49,7 +49,7 @@ func (c *testClock) Advance(d time.Duration) {
 func newClockedStack(t *testing.T, logger *slog.Logger) (*stack, *testClock) {
 	t.Helper()
 	clk := newTestClock()
-	s := &stack{t: t, dir: t.TempDir(), opts: ledger.NodeOptions{Clock: clk.Now, Logger: logger}}
+	s := &stack{t: t, dir: t.TempDir(), opts: node.NodeOptions{Clock: clk.Now, Logger: logger}}
 	s.start()
 	t.Cleanup(s.stop)
 	return s, clk

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/referto/referto/commands/ledger"
+	"github.com/referto/referto/api/node"
 	"github.com/referto/referto/events"
 )
 
@@ -225,7 +225,7 @@ func TestIdempotencyKeyReturnsTheOriginalOutcome(t *testing.T) {
 // TestIdempotencyOutlivesTheDuplicateWindow shrinks JetStream's duplicate
 // window so that only the command index can recognise a retry.
 func TestIdempotencyOutlivesTheDuplicateWindow(t *testing.T) {
-	s := &stack{t: t, dir: t.TempDir(), opts: ledger.NodeOptions{DuplicateWindow: 100 * time.Millisecond}}
+	s := &stack{t: t, dir: t.TempDir(), opts: node.NodeOptions{DuplicateWindow: 100 * time.Millisecond}}
 	s.start()
 	t.Cleanup(s.stop)
 	arb := s.create("bo", "rtu")

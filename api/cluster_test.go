@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/referto/referto/commands/ledger"
+	"github.com/referto/referto/api/node"
 	"github.com/referto/referto/events/eventlog/eventlogtest"
 )
 
@@ -22,7 +22,7 @@ func TestNodeOnR3Cluster(t *testing.T) {
 		t.Skip("cluster test: skipped in -short mode")
 	}
 	c := eventlogtest.StartCluster(t, 3)
-	s := &stack{t: t, dir: t.TempDir(), opts: ledger.NodeOptions{NATS: c.URL(), Replicas: 3}}
+	s := &stack{t: t, dir: t.TempDir(), opts: node.NodeOptions{NATS: c.URL(), Replicas: 3}}
 	s.start()
 	t.Cleanup(s.stop)
 	if got := s.node.Log.Replicas(); got != 3 {
@@ -76,7 +76,7 @@ func TestClusterFaultsUnderLoad(t *testing.T) {
 	// 503 to the client: the outcome is not known yet). A window shorter
 	// than the retries' 30 s lets such a command land within the test;
 	// idempotency beyond it is the command index's (tested elsewhere).
-	s := &stack{t: t, dir: t.TempDir(), opts: ledger.NodeOptions{NATS: c.URL(), Replicas: 3, CommandTimeout: 3 * time.Second, DuplicateWindow: 10 * time.Second}}
+	s := &stack{t: t, dir: t.TempDir(), opts: node.NodeOptions{NATS: c.URL(), Replicas: 3, CommandTimeout: 3 * time.Second, DuplicateWindow: 10 * time.Second}}
 	s.start()
 	t.Cleanup(s.stop)
 	arb := s.create("faults", "rtu")

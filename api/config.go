@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/referto/referto/api/node"
 	"github.com/referto/referto/commands/hub"
-	"github.com/referto/referto/commands/ledger"
 )
 
 // ServeConfig is the configuration of a venue's server (referto serve) as
@@ -35,7 +35,7 @@ type ServeConfig struct {
 	LogLevel string
 	// DiskReserve is --disk-reserve, REFERTO_DISK_RESERVE: bytes, or a
 	// number followed by KiB, MiB, GiB or TiB. The default ("") is
-	// ledger.DefaultDiskReserve.
+	// node.DefaultDiskReserve.
 	DiskReserve string
 	// Hub is --hub, REFERTO_HUB: the hub's leaf node URL; Venue, --venue,
 	// REFERTO_VENUE, this venue's name there (its JetStream domain). Both
@@ -174,7 +174,7 @@ func (c ServeConfig) diskReserve() (uint64, error) {
 	}
 	n, err := parseBytes(c.DiskReserve)
 	if err == nil {
-		_, err = ledger.MemTableSizeFor(n)
+		_, err = node.MemTableSizeFor(n)
 	}
 	if err != nil {
 		return 0, fmt.Errorf("--disk-reserve %q: %v", c.DiskReserve, err)

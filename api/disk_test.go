@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/referto/referto/api/node"
 	"github.com/referto/referto/commands/ledger"
 )
 
@@ -80,7 +81,7 @@ func TestDiskFaultsRefuseAndRecover(t *testing.T) {
 	var watched atomic.Pointer[string]
 	watched.Store(&data)
 	const reserve = 64 << 20 // below the default, which a 128 MiB disk could not hold: smaller memtables
-	s := &stack{t: t, dir: data, opts: ledger.NodeOptions{DiskReserve: reserve, Disk: func() (ledger.DiskState, error) { return ledger.StatDisk(*watched.Load()) }}}
+	s := &stack{t: t, dir: data, opts: node.NodeOptions{DiskReserve: reserve, Disk: func() (ledger.DiskState, error) { return node.StatDisk(*watched.Load()) }}}
 	s.start()
 	t.Cleanup(s.stop)
 	arb := s.create("disk", "rtu")

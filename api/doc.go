@@ -20,5 +20,5 @@
 // The API depends on the small interfaces of sources.go, never on how the
 // log, the projections or the NATS connection are stored: start.go is its
 // wiring, the one file that meets a node's concrete parts (Start, and the
-// Options a ledger.Node fills).
+// Options a node.Node fills).
 package api

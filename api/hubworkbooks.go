@@ -15,7 +15,7 @@ import (
 // A national hub's club workbooks of tournaments not run on referto
 // (docs/workbook.md#at-the-national-hub): the administrator uploads one
 // (POST /v1/workbooks), or drops .xlsx files in the hub's folder
-// (ledger.Layout.Workbooks); the season's ranking reads every one the
+// (node.Layout.Workbooks); the season's ranking reads every one the
 // national tool's check accepts, listed as a workbook's, never cosigned.
 
 // hubWorkbook is the answer to an upload.

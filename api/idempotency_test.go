@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/referto/referto/commands/ledger"
+	"github.com/referto/referto/api/node"
 	"github.com/referto/referto/events"
 )
 
@@ -117,7 +117,7 @@ func TestIdempotencyKeyIsBoundToItsRequest(t *testing.T) {
 // window only the command index knows the key, and the binding holds there
 // too.
 func TestIdempotencyKeyBindingOutlivesTheDuplicateWindow(t *testing.T) {
-	s := &stack{t: t, dir: t.TempDir(), opts: ledger.NodeOptions{DuplicateWindow: 100 * time.Millisecond}}
+	s := &stack{t: t, dir: t.TempDir(), opts: node.NodeOptions{DuplicateWindow: 100 * time.Millisecond}}
 	s.start()
 	t.Cleanup(s.stop)
 	arb := s.create("bo", "rtu")

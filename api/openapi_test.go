@@ -33,6 +33,7 @@ import (
 	"golang.org/x/mod/sumdb/note"
 
 	"github.com/referto/referto/api"
+	"github.com/referto/referto/api/node"
 	"github.com/referto/referto/commands"
 	"github.com/referto/referto/commands/hub"
 	"github.com/referto/referto/commands/ledger"
@@ -446,7 +447,7 @@ func sorted(s []string) []string {
 // operations went unexercised.
 func TestEveryRouteAndCommandMatchesTheOpenAPIDocument(t *testing.T) {
 	var readOnly atomic.Bool
-	s := &stack{t: t, dir: t.TempDir(), opts: ledger.NodeOptions{Disk: func() (ledger.DiskState, error) {
+	s := &stack{t: t, dir: t.TempDir(), opts: node.NodeOptions{Disk: func() (ledger.DiskState, error) {
 		return ledger.DiskState{Free: 1 << 40, ReadOnly: readOnly.Load()}, nil
 	}}}
 	s.spec.ops, s.spec.commands = map[string]int{}, map[string][]int{}

@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/referto/referto/api/node"
 	"github.com/referto/referto/commands"
-	"github.com/referto/referto/commands/ledger"
 	"github.com/referto/referto/commands/sim"
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/events/eventlog"
@@ -162,7 +162,7 @@ func startTwoNodes(t *testing.T) []*stack {
 	})
 	var nodes []*stack
 	for range 2 {
-		s := &stack{t: t, dir: t.TempDir(), opts: ledger.NodeOptions{NATS: ns.ClientURL()}}
+		s := &stack{t: t, dir: t.TempDir(), opts: node.NodeOptions{NATS: ns.ClientURL()}}
 		s.start()
 		t.Cleanup(s.stop)
 		nodes = append(nodes, s)

@@ -15,8 +15,8 @@ import (
 	"testing"
 
 	"github.com/referto/referto/api"
+	"github.com/referto/referto/api/node"
 	"github.com/referto/referto/commands/hub"
-	"github.com/referto/referto/commands/ledger"
 	"github.com/referto/referto/commands/ledger/backup"
 	"github.com/referto/referto/commands/workbook"
 	"github.com/referto/referto/commands/workbook/workbooktest"
@@ -351,9 +351,9 @@ func TestAHubsBackupRestoresItsRegistry(t *testing.T) {
 	}
 	// The hub's state (venues, their keys, what it cosigned) comes back
 	// where a hub reads it, the owner's alone.
-	if got, err := os.ReadFile(ledger.Layout{Dir: restored}.HubState()); err != nil || string(got) != seasonHubState {
+	if got, err := os.ReadFile(node.Layout{Dir: restored}.HubState()); err != nil || string(got) != seasonHubState {
 		t.Errorf("the restored hub's state: %q %v, want %q", got, err, seasonHubState)
-	} else if fi, _ := os.Stat(ledger.Layout{Dir: restored}.HubState()); fi.Mode().Perm() != 0o600 {
+	} else if fi, _ := os.Stat(node.Layout{Dir: restored}.HubState()); fi.Mode().Perm() != 0o600 {
 		t.Errorf("the restored hub's state has mode %v, want 0600", fi.Mode().Perm())
 	}
 

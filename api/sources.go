@@ -11,7 +11,7 @@ import (
 )
 
 // What the API reads, as it uses it: the methods it calls of a node's log,
-// projection store and runner and of its NATS connection (ledger.Node:
+// projection store and runner and of its NATS connection (node.Node:
 // *eventlog.Log, *store.Store, *store.Runner, *nats.Conn, adapted in
 // start.go), so that nothing in the API depends on how they are built.
 // Commands go through the node's ledger.Ledger.

@@ -6,6 +6,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 
+	"github.com/referto/referto/api/node"
 	"github.com/referto/referto/commands/hub"
 	"github.com/referto/referto/commands/ledger"
 	"github.com/referto/referto/events/eventlog"
@@ -19,7 +20,7 @@ import (
 // started); the API's metrics observe the node's appends, retries and
 // applied commits, and its logger is the node's unless a has one. Close
 // the node when done.
-func Start(ctx context.Context, o ledger.NodeOptions, a Options) (*ledger.Node, *Server, error) {
+func Start(ctx context.Context, o node.NodeOptions, a Options) (*node.Node, *Server, error) {
 	if a.Metrics == nil {
 		a.Metrics = NewMetrics()
 	}
@@ -27,17 +28,17 @@ func Start(ctx context.Context, o ledger.NodeOptions, a Options) (*ledger.Node, 
 		a.Logger = o.Logger
 	}
 	o.Observer = a.Metrics
-	node, err := ledger.StartNode(ctx, o)
+	n, err := node.StartNode(ctx, o)
 	if err != nil {
 		return nil, nil, err
 	}
-	a.Node = node
+	a.Node = n
 	srv, err := New(a)
 	if err != nil {
-		node.Close()
+		n.Close()
 		return nil, nil, err
 	}
-	return node, srv, nil
+	return n, srv, nil
 }
 
 // fromNode sets every one of Ledger, Log, Store, Runner, Keys and Conn
@@ -79,11 +80,11 @@ func (n natsConn) Connected() (bool, string) { return n.c.IsConnected(), n.c.Sta
 // (Validate) runs, logging to logger: at a venue of a hub, its JetStream
 // domain is the venue's name and its embedded server a leaf node of the
 // hub's.
-func (c ServeConfig) NodeOptions(logger *slog.Logger) ledger.NodeOptions {
+func (c ServeConfig) NodeOptions(logger *slog.Logger) node.NodeOptions {
 	replicas, _ := c.replicas()
 	sync, _ := c.syncInterval()
 	reserve, _ := c.diskReserve()
-	o := ledger.NodeOptions{Data: c.Data, NATS: c.NATS, Replicas: replicas, SyncInterval: sync, Logger: logger, DiskReserve: reserve}
+	o := node.NodeOptions{Data: c.Data, NATS: c.NATS, Replicas: replicas, SyncInterval: sync, Logger: logger, DiskReserve: reserve}
 	if c.Hub != "" {
 		o.Domain = c.Venue
 		o.LeafRemote = &eventlog.LeafRemoteOptions{URL: c.Hub, Credentials: c.HubCreds, TLSCA: c.HubCA, TLSCert: c.HubCert, TLSKey: c.HubKey}

@@ -88,7 +88,7 @@ type LogDir interface {
 }
 
 // DataDir is a stopped server's data directory as ExportDir reads it
-// (cmd/referto adapts a ledger.Layout).
+// (cmd/referto adapts a node.Layout).
 type DataDir interface {
 	LogDir
 	// String names the directory in warnings.

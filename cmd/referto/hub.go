@@ -6,8 +6,8 @@ import (
 	"io"
 
 	"github.com/referto/referto/api"
+	"github.com/referto/referto/api/node"
 	"github.com/referto/referto/commands/hub"
-	"github.com/referto/referto/commands/ledger"
 	"github.com/referto/referto/commands/registry"
 )
 
@@ -32,7 +32,7 @@ func hubCmd(ctx context.Context, args []string, getenv func(string) string, stdo
 		return err
 	}
 	logger := newLogger(stderr, c.Level())
-	layout := ledger.Layout{Dir: c.Data}
+	layout := node.Layout{Dir: c.Data}
 	lock, err := layout.Lock() // before anything in the directory is written
 	if err != nil {
 		return err

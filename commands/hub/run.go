@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"sync/atomic"
 
+	"github.com/referto/referto/api/node"
 	"github.com/referto/referto/commands/ledger"
 	"github.com/referto/referto/events/checkpoint"
 	"github.com/referto/referto/events/eventlog"
@@ -21,7 +22,7 @@ func ValidVenue(name string) bool { return eventlog.ValidVenue(name, Domain) }
 
 // StartOptions configure Start: a national hub on a data directory.
 type StartOptions struct {
-	// Data is the hub's data directory (ledger.Layout). Required.
+	// Data is the hub's data directory (node.Layout). Required.
 	Data string
 	// Leaf is where venues' leaf nodes connect, and what they present.
 	Leaf eventlog.LeafListenOptions
@@ -30,7 +31,7 @@ type StartOptions struct {
 	// Observer, when set, is told of the node's commits (api.Metrics).
 	Observer ledger.Observer
 	// Locked says the caller holds the data directory
-	// (ledger.NodeOptions.Locked).
+	// (node.NodeOptions.Locked).
 	Locked bool
 }
 
@@ -38,7 +39,7 @@ type StartOptions struct {
 // answering venues over them. Close stops them.
 type Running struct {
 	Hub     *Hub
-	Node    *ledger.Node
+	Node    *node.Node
 	Witness *checkpoint.Witness
 
 	stop func()
@@ -76,29 +77,29 @@ func Start(ctx context.Context, o StartOptions) (r *Running, err error) {
 		h := admit.Load()
 		return h != nil && h.CheckLeaf(venue, password)
 	}
-	node, err := ledger.StartNode(ctx, ledger.NodeOptions{Data: o.Data, Logger: o.Logger, Observer: o.Observer,
+	n, err := node.StartNode(ctx, node.NodeOptions{Data: o.Data, Logger: o.Logger, Observer: o.Observer,
 		Domain: Domain, Sourced: true, Tolerate: tolerate, LeafListen: &leaf, Locked: o.Locked})
 	if err != nil {
 		return nil, err
 	}
 	defer func() {
 		if err != nil {
-			node.Close()
+			n.Close()
 		}
 	}()
-	layout := ledger.Layout{Dir: o.Data}
+	layout := node.Layout{Dir: o.Data}
 	witness, err := checkpoint.LoadOrCreateWitness(layout.Keys(), "referto-hub", rand.Reader)
 	if err != nil {
 		return nil, err
 	}
-	h, err := New(Options{Log: node.Log, Store: node.Store, Conn: node.Conn, Witness: witness,
+	h, err := New(Options{Log: n.Log, Store: n.Store, Conn: n.Conn, Witness: witness,
 		StatePath: layout.HubState(), Logger: o.Logger})
 	if err != nil {
 		return nil, err
 	}
 	admit.Store(h)
 	hctx, stop := context.WithCancel(ctx)
-	r = &Running{Hub: h, Node: node, Witness: witness, stop: stop, done: make(chan struct{})}
+	r = &Running{Hub: h, Node: n, Witness: witness, stop: stop, done: make(chan struct{})}
 	go func() { defer close(r.done); _ = h.Run(hctx) }()
 	go func() {
 		for {

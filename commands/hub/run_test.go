@@ -5,7 +5,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/referto/referto/commands/ledger"
+	"github.com/referto/referto/api/node"
 	"github.com/referto/referto/events/checkpoint"
 	"github.com/referto/referto/events/eventlog"
 )
@@ -42,10 +42,10 @@ func TestStartMakesTheWitnessAndCloseStops(t *testing.T) {
 	}
 	key := r.Witness.VerifierKey
 	r.Close()
-	if _, err := os.Stat(ledger.Layout{Dir: dir}.Keys()); err != nil {
+	if _, err := os.Stat(node.Layout{Dir: dir}.Keys()); err != nil {
 		t.Fatal(err)
 	}
-	w, err := checkpoint.LoadOrCreateWitness(ledger.Layout{Dir: dir}.Keys(), "another", nil)
+	w, err := checkpoint.LoadOrCreateWitness(node.Layout{Dir: dir}.Keys(), "another", nil)
 	if err != nil || w.VerifierKey != key {
 		t.Errorf("the witness key kept: %v, %v; want %q", w, err, key)
 	}

@@ -143,6 +143,7 @@ func (ds *Damages) Mark(d Damage) (added bool) {
 	if _, ok := ds.m[d.Tournament]; ok {
 		return false
 	}
+	d.dir = cmp.Or(d.dir, ds.Dir)
 	ds.m[d.Tournament] = d
 	return true
 }

@@ -112,7 +112,8 @@ type Options struct {
 	CommandTimeout time.Duration
 	// Disk measures the data directory's filesystem; nil (the default)
 	// turns the disk guard off. DiskReserve is the free space below which
-	// commands are refused (default DefaultDiskReserve).
+	// commands are refused; it is required with Disk (a node's is the
+	// worst case of its log and projection store).
 	Disk        func() (DiskState, error)
 	DiskReserve uint64
 	// Logger receives the disk guard's warnings; nil discards.
@@ -139,9 +140,6 @@ func (o *Options) EnsureDefaults() {
 	if o.CommandTimeout == 0 {
 		o.CommandTimeout = 10 * time.Second
 	}
-	if o.DiskReserve == 0 {
-		o.DiskReserve = DefaultDiskReserve
-	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -164,6 +162,9 @@ func (o *Options) Validate() error {
 	}
 	if o.Signer == nil {
 		errs = append(errs, errors.New("ledger: Signer is required"))
+	}
+	if o.Disk != nil && o.DiskReserve == 0 {
+		errs = append(errs, errors.New("ledger: DiskReserve is required with Disk"))
 	}
 	if o.Retries < 0 || o.CommandTimeout < 0 {
 		errs = append(errs, errors.New("ledger: Retries and CommandTimeout must not be negative"))

@@ -7,6 +7,7 @@ import (
 	mrand "math/rand/v2"
 	"time"
 
+	"github.com/referto/referto/api/node"
 	"github.com/referto/referto/commands"
 	"github.com/referto/referto/commands/ledger"
 	"github.com/referto/referto/commands/sim"
@@ -57,8 +58,8 @@ func Generate(ctx context.Context, o GenerateOptions) (Generated, error) {
 	// Events: one registration, one check-in per round and a quarter of a
 	// report per round for each player, plus a few for the tournament.
 	players := max(16, int(float64(o.Events-o.Rounds-4)/(1+1.25*float64(o.Rounds))))
-	layout := ledger.Layout{Dir: o.Data}
-	lg, closeLog, err := ledger.OpenLog(ctx, layout, ledger.LogOptions{Create: true, SyncInterval: o.SyncInterval})
+	layout := node.Layout{Dir: o.Data}
+	lg, closeLog, err := node.OpenLog(ctx, layout, node.LogOptions{Create: true, SyncInterval: o.SyncInterval})
 	if err != nil {
 		return Generated{}, err
 	}

@@ -9,7 +9,7 @@ import (
 
 	cpebble "github.com/cockroachdb/pebble/v2"
 
-	"github.com/referto/referto/commands/ledger"
+	"github.com/referto/referto/api/node"
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/events/eventlog"
 	"github.com/referto/referto/projections/store"
@@ -20,7 +20,7 @@ import (
 // and writing one Pebble batch per 1,000 messages.
 func (b *bencher) rebuild(data string, n int) error {
 	fmt.Fprintf(b.out, "rebuild: %d events\n", n)
-	lg, closeLog, err := ledger.OpenLog(b.ctx, ledger.Layout{Dir: data}, ledger.LogOptions{})
+	lg, closeLog, err := node.OpenLog(b.ctx, node.Layout{Dir: data}, node.LogOptions{})
 	if err != nil {
 		return err
 	}

@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/referto/referto/commands/ledger"
+	"github.com/referto/referto/api/node"
 	"github.com/referto/referto/events/checkpoint"
 	"github.com/referto/referto/replay"
 )
@@ -29,7 +29,7 @@ func (b *bencher) verify(data string, n int) error {
 		return err
 	}
 	mb := float64(info.Size()) / (1 << 20)
-	o, err := verifyOptions(ledger.Layout{Dir: data}, logPath)
+	o, err := verifyOptions(node.Layout{Dir: data}, logPath)
 	if err != nil {
 		return err
 	}
@@ -61,12 +61,12 @@ func (b *bencher) verify(data string, n int) error {
 // export writes tournament "bench" of data to path and its signed
 // checkpoint to path.checkpoint, as referto export does.
 func (b *bencher) export(data, path string) error {
-	layout := ledger.Layout{Dir: data}
+	layout := node.Layout{Dir: data}
 	keys, err := checkpoint.LoadKeys(layout.Keys())
 	if err != nil {
 		return err
 	}
-	lg, closeLog, err := ledger.OpenLog(b.ctx, layout, ledger.LogOptions{})
+	lg, closeLog, err := node.OpenLog(b.ctx, layout, node.LogOptions{})
 	if err != nil {
 		return err
 	}
@@ -96,7 +96,7 @@ func (b *bencher) export(data, path string) error {
 
 // verifyOptions are what referto verify --log path --key <data's verifier
 // key> checks with: the checkpoint beside the log, the key.
-func verifyOptions(layout ledger.Layout, path string) (replay.VerifyOptions, error) {
+func verifyOptions(layout node.Layout, path string) (replay.VerifyOptions, error) {
 	var o replay.VerifyOptions
 	pub, err := os.ReadFile(layout.CheckpointPub())
 	if err == nil {

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/referto/referto/api/node"
 	"github.com/referto/referto/commands"
 	"github.com/referto/referto/commands/ledger"
 	"github.com/referto/referto/events"
@@ -30,13 +31,13 @@ import (
 func TestWriteIsTheLogAtTheSnapshot(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	node := readyNode(ctx, t)
+	nd := readyNode(ctx, t)
 	admin := events.Actor{ID: "admin", Role: events.RoleAdmin}
 	n := 0
 	submit := func(tournament string, cmd commands.Command, route string) {
 		t.Helper()
 		n++
-		if _, err := node.Ledger.Submit(ctx, ledger.Submission{Tournament: tournament, Command: cmd, Actor: admin, Key: fmt.Sprint(n), Route: route}); err != nil {
+		if _, err := nd.Ledger.Submit(ctx, ledger.Submission{Tournament: tournament, Command: cmd, Actor: admin, Key: fmt.Sprint(n), Route: route}); err != nil {
 			t.Fatalf("%s %s: %v", tournament, cmd.CommandType(), err)
 		}
 	}
@@ -49,17 +50,17 @@ func TestWriteIsTheLogAtTheSnapshot(t *testing.T) {
 			submit("b", &commands.RegisterPlayer{Player: fmt.Sprintf("p%02d", i), Name: fmt.Sprint("P ", i)}, ledger.RouteCommands)
 		}
 	}
-	last, err := node.Log.LastSeq(ctx)
+	last, err := nd.Log.LastSeq(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := node.Runner.WaitFor(ctx, last); err != nil {
+	if err := nd.Runner.WaitFor(ctx, last); err != nil {
 		t.Fatal(err)
 	}
-	checkCommitUpTo(t, node.Store, last)
+	checkCommitUpTo(t, nd.Store, last)
 
 	var whole bytes.Buffer
-	m, err := Write(ctx, &whole, Source{Log: node.Log, Store: node.Store, Runner: node.Runner, KeysDir: node.Layout.Keys()})
+	m, err := Write(ctx, &whole, Source{Log: nd.Log, Store: nd.Store, Runner: nd.Runner, KeysDir: nd.Layout.Keys()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,11 +75,11 @@ func TestWriteIsTheLogAtTheSnapshot(t *testing.T) {
 		t.Fatalf("manifest tournaments: %+v", m.Tournaments)
 	}
 	for _, mt := range m.Tournaments {
-		ref, _, err := node.Store.LastCommit(mt.ID)
+		ref, _, err := nd.Store.LastCommit(mt.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
-		root, err := checkpoint.RootAt(ref.Last, node.Store.NodeGetter(mt.ID))
+		root, err := checkpoint.RootAt(ref.Last, nd.Store.NodeGetter(mt.ID))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -147,19 +148,19 @@ func checkCommitUpTo(t *testing.T, st *store.Store, last uint64) {
 func TestCreateAndRestore(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	node := readyNode(ctx, t)
+	n := readyNode(ctx, t)
 	admin := events.Actor{ID: "admin", Role: events.RoleAdmin}
-	if _, err := node.Ledger.Submit(ctx, ledger.Submission{Tournament: "r", Command: &commands.CreateTournament{ID: "r", Name: "R", Ruleset: "rtu"},
+	if _, err := n.Ledger.Submit(ctx, ledger.Submission{Tournament: "r", Command: &commands.CreateTournament{ID: "r", Name: "R", Ruleset: "rtu"},
 		Actor: admin, Key: "k", Route: ledger.RouteCreate}); err != nil {
 		t.Fatal(err)
 	}
 	// A hub's witness key travels with the checkpoint keys.
-	if _, err := checkpoint.LoadOrCreateWitness(node.Layout.Keys(), "hub.test", rand.Reader); err != nil {
+	if _, err := checkpoint.LoadOrCreateWitness(n.Layout.Keys(), "hub.test", rand.Reader); err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
 	fill := func(w io.Writer) error {
-		_, err := Write(ctx, w, Source{Log: node.Log, Store: node.Store, Runner: node.Runner, KeysDir: node.Layout.Keys()})
+		_, err := Write(ctx, w, Source{Log: n.Log, Store: n.Store, Runner: n.Runner, KeysDir: n.Layout.Keys()})
 		return err
 	}
 	refused := errors.New("not this one")
@@ -184,7 +185,7 @@ func TestCreateAndRestore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lg, closeLog, err := ledger.OpenLog(ctx, ledger.Layout{Dir: dir + "/restored"}, ledger.LogOptions{})
+	lg, closeLog, err := node.OpenLog(ctx, node.Layout{Dir: dir + "/restored"}, node.LogOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,7 +194,7 @@ func TestCreateAndRestore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := node.Log.Get(ctx, 1)
+	want, err := n.Log.Get(ctx, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -201,7 +202,7 @@ func TestCreateAndRestore(t *testing.T) {
 		t.Errorf("restored: manifest to %d, message 1 %q; want %q", b.Manifest.LastSeq, got.Data, want.Data)
 	}
 	for _, name := range []string{checkpoint.WitnessSignerFile, checkpoint.WitnessVerifierFile} {
-		was, _ := os.ReadFile(filepath.Join(node.Layout.Keys(), name))
+		was, _ := os.ReadFile(filepath.Join(n.Layout.Keys(), name))
 		is, err := os.ReadFile(filepath.Join(dir, "restored", "keys", name))
 		if err != nil || !bytes.Equal(is, was) {
 			t.Errorf("restored %s: %v (same bytes: %v)", name, err, bytes.Equal(is, was))
@@ -216,15 +217,15 @@ func TestCreateAndRestore(t *testing.T) {
 func stoppedDir(ctx context.Context, t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
-	node, err := ledger.StartNode(ctx, ledger.NodeOptions{Data: dir})
+	n, err := node.StartNode(ctx, node.NodeOptions{Data: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer node.Close()
-	if err := node.Runner.WaitReady(ctx); err != nil {
+	defer n.Close()
+	if err := n.Runner.WaitReady(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := node.Ledger.Submit(ctx, ledger.Submission{Tournament: "r", Command: &commands.CreateTournament{ID: "r", Name: "R", Ruleset: "rtu"},
+	if _, err := n.Ledger.Submit(ctx, ledger.Submission{Tournament: "r", Command: &commands.CreateTournament{ID: "r", Name: "R", Ruleset: "rtu"},
 		Actor: events.Actor{ID: "admin", Role: events.RoleAdmin}, Key: "k", Route: ledger.RouteCreate}); err != nil {
 		t.Fatal(err)
 	}
@@ -240,7 +241,7 @@ func TestTakeAsksTheServerElseReadsTheDirectory(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	data, other := stoppedDir(ctx, t), stoppedDir(ctx, t)
-	layout := ledger.Layout{Dir: data}
+	layout := node.Layout{Dir: data}
 	out := filepath.Join(t.TempDir(), "b.tar")
 	asked := ""
 	ask := func(err error, dir string) func(context.Context, string, io.Writer) error {
@@ -290,15 +291,15 @@ func TestTakeAsksTheServerElseReadsTheDirectory(t *testing.T) {
 
 // readyNode starts a node on a new data directory, closed when the test
 // ends, once its projections are ready.
-func readyNode(ctx context.Context, t *testing.T) *ledger.Node {
+func readyNode(ctx context.Context, t *testing.T) *node.Node {
 	t.Helper()
-	node, err := ledger.StartNode(ctx, ledger.NodeOptions{Data: t.TempDir()})
+	n, err := node.StartNode(ctx, node.NodeOptions{Data: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(node.Close)
-	if err := node.Runner.WaitReady(ctx); err != nil {
+	t.Cleanup(n.Close)
+	if err := n.Runner.WaitReady(ctx); err != nil {
 		t.Fatal(err)
 	}
-	return node
+	return n
 }

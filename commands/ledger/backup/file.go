@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/referto/referto/api/node"
 	"github.com/referto/referto/commands/ledger"
 	"github.com/referto/referto/commands/registry"
 	"github.com/referto/referto/events"
@@ -65,28 +66,28 @@ func Create(path string, fill func(io.Writer) error, check func(*Archive) error)
 // season registry with it when the directory holds one. It never
 // makes a key: a backup carries the server's own or none.
 func WriteDir(ctx context.Context, dir string, w io.Writer) error {
-	layout := ledger.Layout{Dir: dir}
+	layout := node.Layout{Dir: dir}
 	if _, err := os.Stat(layout.NATS()); err != nil {
 		return fmt.Errorf("%s is not a referto data directory with an embedded log: %w", dir, err)
 	}
 	if _, err := checkpoint.LoadKeys(layout.Keys()); err != nil {
 		return err
 	}
-	node, err := ledger.StartNode(ctx, ledger.NodeOptions{Data: dir, Logger: slog.New(slog.DiscardHandler)})
+	n, err := node.StartNode(ctx, node.NodeOptions{Data: dir, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		return fmt.Errorf("%w (is referto serve running on %s without %s? use --url)", err, dir, filepath.Base(layout.ServeInfo()))
 	}
-	defer node.Close()
-	if ds := node.Damages.All(); len(ds) > 0 {
+	defer n.Close()
+	if ds := n.Damages.All(); len(ds) > 0 {
 		return fmt.Errorf("backup: %w: no backup of it is taken (it would not restore)", &ledger.DamageError{Damage: ds[0]})
 	}
-	if why, ok := node.Damages.Halted(); ok {
-		return fmt.Errorf("backup: %w: %s: run `%s` first", ledger.ErrDamaged, why, node.Damages.RepairCommand())
+	if why, ok := n.Damages.Halted(); ok {
+		return fmt.Errorf("backup: %w: %s: run `%s` first", ledger.ErrDamaged, why, n.Damages.RepairCommand())
 	}
-	src := Source{Log: node.Log, Store: node.Store, Runner: node.Runner, KeysDir: layout.Keys(), Workbooks: layout.Workbooks(), CatchUp: 10 * time.Minute}
+	src := Source{Log: n.Log, Store: n.Store, Runner: n.Runner, KeysDir: layout.Keys(), Workbooks: layout.Workbooks(), CatchUp: 10 * time.Minute}
 	// A hub's directory holds its season registry beside the log; a
 	// venue's does not, and is given none.
-	reg, err := registry.Open(ctx, registry.Options{Conn: node.Conn, Keys: node.Keys, Roster: registry.NewRoster(node.Store, node.Runner), Existing: true})
+	reg, err := registry.Open(ctx, registry.Options{Conn: n.Conn, Keys: n.Keys, Roster: registry.NewRoster(n.Store, n.Runner), Existing: true})
 	switch {
 	case err == nil:
 		src.Registry = reg
@@ -122,7 +123,7 @@ type TakeOptions struct {
 // file's size and the URL of the server that gave it ("" for the
 // directory read directly).
 func Take(ctx context.Context, path string, o TakeOptions) (b *Archive, size int64, from string, err error) {
-	layout := ledger.Layout{Dir: o.Data}
+	layout := node.Layout{Dir: o.Data}
 	from, announced := o.URL, false
 	if si, ok := layout.Announced(); from == "" && ok {
 		from, announced = si.URL, true
@@ -169,7 +170,7 @@ func (b *Archive) Key(name string) ([]byte, bool) {
 // directory, when it has one: that the server a backup was asked of runs
 // on that directory (a port a stale serve.json names may now be
 // another server's).
-func (b *Archive) SameKey(l ledger.Layout) error {
+func (b *Archive) SameKey(l node.Layout) error {
 	want, err := os.ReadFile(l.CheckpointPub())
 	if l.Dir == "" || err != nil {
 		return nil

@@ -33,7 +33,7 @@ type Archive struct {
 	RegistryInfo *eventlog.SnapshotInfo
 	// HubState is a hub's state file, nil in a venue's backup.
 	HubState []byte
-	// Workbooks are a hub's club workbooks (its folder, ledger.Layout.Workbooks),
+	// Workbooks are a hub's club workbooks (its folder, node.Layout.Workbooks),
 	// in the file's order; none in a venue's backup.
 	Workbooks []WorkbookFile
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 
+	"github.com/referto/referto/api/node"
 	"github.com/referto/referto/commands"
 	"github.com/referto/referto/commands/ledger"
 	"github.com/referto/referto/commands/registry"
@@ -29,9 +30,9 @@ import (
 // national hub, a season registry in which p3 is linked, 100002 merged
 // into 100001 and 100001 disqualified for May, followed on the
 // registry's subject by a message the hub did not write.
-func hubNode(ctx context.Context, t *testing.T) (*ledger.Node, *registry.Registry) {
+func hubNode(ctx context.Context, t *testing.T) (*node.Node, *registry.Registry) {
 	t.Helper()
-	node := readyNode(ctx, t)
+	n := readyNode(ctx, t)
 	admin := events.Actor{ID: "admin", Role: events.RoleAdmin}
 	for i, cmd := range []commands.Command{
 		&commands.CreateTournament{ID: "a", Name: "A", Ruleset: "rtu"},
@@ -43,11 +44,11 @@ func hubNode(ctx context.Context, t *testing.T) (*ledger.Node, *registry.Registr
 		if i == 0 {
 			route = ledger.RouteCreate
 		}
-		if _, err := node.Ledger.Submit(ctx, ledger.Submission{Tournament: "a", Command: cmd, Actor: admin, Key: fmt.Sprint(i), Route: route}); err != nil {
+		if _, err := n.Ledger.Submit(ctx, ledger.Submission{Tournament: "a", Command: cmd, Actor: admin, Key: fmt.Sprint(i), Route: route}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	reg, err := registry.Open(ctx, registry.Options{Conn: node.Conn, Keys: node.Keys, Roster: registry.NewRoster(node.Store, node.Runner)})
+	reg, err := registry.Open(ctx, registry.Options{Conn: n.Conn, Keys: n.Keys, Roster: registry.NewRoster(n.Store, n.Runner)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,22 +65,22 @@ func hubNode(ctx context.Context, t *testing.T) (*ledger.Node, *registry.Registr
 			t.Fatalf("%s: %v", body, err)
 		}
 	}
-	if _, err := node.Conn.Request(eventlog.RegistryPrefix+events.RegistryID, []byte(`{"not":"the hub's"}`+"\n"), 5*time.Second); err != nil {
+	if _, err := n.Conn.Request(eventlog.RegistryPrefix+events.RegistryID, []byte(`{"not":"the hub's"}`+"\n"), 5*time.Second); err != nil {
 		t.Fatal(err)
 	}
-	return node, reg
+	return n, reg
 }
 
 // hubBackup is a backup of hubNode's node with its registry, as bytes.
-func hubBackup(ctx context.Context, t *testing.T) (*ledger.Node, *registry.Registry, []byte) {
+func hubBackup(ctx context.Context, t *testing.T) (*node.Node, *registry.Registry, []byte) {
 	t.Helper()
-	node, reg := hubNode(ctx, t)
+	n, reg := hubNode(ctx, t)
 	var whole bytes.Buffer
 	state := func() ([]byte, error) { return []byte(hubStateFile), nil }
-	if _, err := Write(ctx, &whole, Source{Log: node.Log, Store: node.Store, Runner: node.Runner, Registry: reg, KeysDir: node.Layout.Keys(), HubState: state}); err != nil {
+	if _, err := Write(ctx, &whole, Source{Log: n.Log, Store: n.Store, Runner: n.Runner, Registry: reg, KeysDir: n.Layout.Keys(), HubState: state}); err != nil {
 		t.Fatal(err)
 	}
-	return node, reg, whole.Bytes()
+	return n, reg, whole.Bytes()
 }
 
 // hubStateFile stands for a hub's state file (hub.Hub.State).
@@ -89,7 +90,7 @@ const hubStateFile = `{"venues":{"roma":{"key":"roma+1234abcd+AQ"}}}`
 // store of data directory dir, no server running on it.
 func onJetStream(t *testing.T, dir string, fn func(nc *nats.Conn)) {
 	t.Helper()
-	ns, err := eventlog.StartServer(eventlog.ServerOptions{StoreDir: ledger.Layout{Dir: dir}.NATS()})
+	ns, err := eventlog.StartServer(eventlog.ServerOptions{StoreDir: node.Layout{Dir: dir}.NATS()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +134,7 @@ func registryMessages(ctx context.Context, t *testing.T, nc *nats.Conn) []events
 func TestAHubsBackupRestoresItsRegistryByteForByte(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	node, reg, whole := hubBackup(ctx, t)
+	n, reg, whole := hubBackup(ctx, t)
 	b, err := Read(bytes.NewReader(whole), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -142,7 +143,7 @@ func TestAHubsBackupRestoresItsRegistryByteForByte(t *testing.T) {
 	if string(b.HubState) != hubStateFile {
 		t.Errorf("the hub's state in its backup: %q, want %q", b.HubState, hubStateFile)
 	}
-	live, err := registry.Fold(ctx, node.Conn, node.Keys)
+	live, err := registry.Fold(ctx, n.Conn, n.Keys)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +168,7 @@ func TestAHubsBackupRestoresItsRegistryByteForByte(t *testing.T) {
 	if _, err := Restore(ctx, file, restored); err != nil {
 		t.Fatal(err)
 	}
-	want := registryMessages(ctx, t, node.Conn)
+	want := registryMessages(ctx, t, n.Conn)
 	onJetStream(t, restored, func(nc *nats.Conn) {
 		if got := registryMessages(ctx, t, nc); len(want) != 4 || !reflect.DeepEqual(got, want) {
 			t.Errorf("the restored registry's stream:\n%+v\nwant\n%+v", got, want)
@@ -175,7 +176,7 @@ func TestAHubsBackupRestoresItsRegistryByteForByte(t *testing.T) {
 	})
 
 	// Started on the restored directory, the registry is the one backed up.
-	again, err := ledger.StartNode(ctx, ledger.NodeOptions{Data: restored})
+	again, err := node.StartNode(ctx, node.NodeOptions{Data: restored})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,11 +192,11 @@ func TestAHubsBackupRestoresItsRegistryByteForByte(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	was, n, _ := reg.Registry()
-	if n2 != n || !reflect.DeepEqual(folded, was) || folded.Resolve("100002") != "100001" {
-		t.Errorf("the restored registry: %d events %+v; want %d, %+v", n2, folded, n, was)
+	was, size, _ := reg.Registry()
+	if n2 != size || !reflect.DeepEqual(folded, was) || folded.Resolve("100002") != "100001" {
+		t.Errorf("the restored registry: %d events %+v; want %d, %+v", n2, folded, size, was)
 	}
-	if cp2, _, _ := reg2.Checkpoint(); !strings.Contains(cp2, fmt.Sprintf("\n%d\n", n)) {
+	if cp2, _, _ := reg2.Checkpoint(); !strings.Contains(cp2, fmt.Sprintf("\n%d\n", size)) {
 		t.Errorf("the restored registry's checkpoint:\n%s", cp2)
 	}
 }
@@ -209,7 +210,7 @@ func TestAHubsBackupRestoresItsRegistryByteForByte(t *testing.T) {
 func TestABackupWithoutARegistryIsFormat1(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	venue, err := ledger.StartNode(ctx, ledger.NodeOptions{Data: stoppedDir(ctx, t)})
+	venue, err := node.StartNode(ctx, node.NodeOptions{Data: stoppedDir(ctx, t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -254,7 +255,7 @@ func TestABackupWithoutARegistryIsFormat1(t *testing.T) {
 			if _, err := Restore(ctx, filepath.Join(dir, "b.tar"), filepath.Join(dir, "restored")); err != nil {
 				t.Fatal(err)
 			}
-			lg, closeLog, err := ledger.OpenLog(ctx, ledger.Layout{Dir: filepath.Join(dir, "restored")}, ledger.LogOptions{})
+			lg, closeLog, err := node.OpenLog(ctx, node.Layout{Dir: filepath.Join(dir, "restored")}, node.LogOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -334,9 +335,9 @@ func TestATamperedRegistryIsRefused(t *testing.T) {
 func TestWriteDirTakesAHubsRegistry(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	node, _ := hubNode(ctx, t)
-	hubDir := node.Layout.Dir
-	node.Close()
+	n, _ := hubNode(ctx, t)
+	hubDir := n.Layout.Dir
+	n.Close()
 	venueDir := stoppedDir(ctx, t)
 	for _, c := range []struct {
 		dir    string
@@ -449,15 +450,15 @@ func rewrite(t *testing.T, whole []byte, drop func(string) bool, change func(*Ma
 func TestAnEmptyHubRestores(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	node := readyNode(ctx, t)
-	reg, err := registry.Open(ctx, registry.Options{Conn: node.Conn, Keys: node.Keys, Roster: registry.NewRoster(node.Store, node.Runner)})
+	n := readyNode(ctx, t)
+	reg, err := registry.Open(ctx, registry.Options{Conn: n.Conn, Keys: n.Keys, Roster: registry.NewRoster(n.Store, n.Runner)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
 	file := filepath.Join(dir, "hub.tar")
 	b, _, err := Create(file, func(w io.Writer) error {
-		_, err := Write(ctx, w, Source{Log: node.Log, Store: node.Store, Runner: node.Runner, Registry: reg, KeysDir: node.Layout.Keys()})
+		_, err := Write(ctx, w, Source{Log: n.Log, Store: n.Store, Runner: n.Runner, Registry: reg, KeysDir: n.Layout.Keys()})
 		return err
 	}, nil)
 	if err != nil {

@@ -16,7 +16,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 
-	"github.com/referto/referto/commands/ledger"
+	"github.com/referto/referto/api/node"
 	"github.com/referto/referto/commands/registry"
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/events/checkpoint"
@@ -69,7 +69,7 @@ func Restore(ctx context.Context, path, target string) (*Archive, error) {
 			os.RemoveAll(tmp)
 		}
 	}()
-	layout := ledger.Layout{Dir: tmp}
+	layout := node.Layout{Dir: tmp}
 	keys, err := restoreKeys(layout.Keys(), b.Keys)
 	if err != nil {
 		return nil, err
@@ -173,7 +173,7 @@ func writeKey(path string, mode os.FileMode, data []byte) error {
 // season registry's) into the layout's log through an embedded JetStream
 // and checks what was restored against the manifest; keys are the
 // restored ones, whose seal tells the registry's commits apart.
-func restoreLog(ctx context.Context, layout ledger.Layout, r io.Reader, m Manifest, keys *checkpoint.Keys) error {
+func restoreLog(ctx context.Context, layout node.Layout, r io.Reader, m Manifest, keys *checkpoint.Keys) error {
 	// No fsync per restored message (JetStream's restore gives up on a
 	// piece that takes 5 s to store, and a piece holds hundreds): the
 	// store is synced whole once the server has stopped (syncTree).

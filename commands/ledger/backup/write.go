@@ -16,7 +16,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/referto/referto/commands/ledger"
+	"github.com/referto/referto/api/node"
 	"github.com/referto/referto/commands/registry"
 	"github.com/referto/referto/events/checkpoint"
 	"github.com/referto/referto/events/eventlog"
@@ -27,7 +27,7 @@ import (
 //
 //	keys/checkpoint.key, keys/checkpoint.pub, keys/admin-token.sha256, keys/witness.key, keys/witness.pub
 //	                                 the key files (the last three when present), with their modes
-//	hub.json                         at a national hub only, its state (ledger.Layout.HubState):
+//	hub.json                         at a national hub only, its state (node.Layout.HubState):
 //	                                 venues, their keys, the checkpoints it cosigned, quarantines
 //	stream/<S>.json                  what JetStream reported for the snapshot: the restore request
 //	stream/<S>.snapshot.000001, …    the JetStream snapshot of stream S (the log), in the pieces it arrived in
@@ -35,7 +35,7 @@ import (
 //	                                 at a national hub only, the same two of its season
 //	                                 registry's stream (eventlog.RegistryStream)
 //	workbooks/<name>.xlsx, …         at a national hub only, its folder of club workbooks
-//	                                 (ledger.Layout.Workbooks), which its season ranking reads
+//	                                 (node.Layout.Workbooks), which its season ranking reads
 //	manifest.json                    what the file holds and how to check it (Manifest)
 //
 // The manifest comes last because the snapshots stream through: nothing
@@ -61,7 +61,7 @@ const WorkbooksEntry = "workbooks/"
 // HubStateEntry is the entry of a hub's state file in a backup.
 const HubStateEntry = "hub.json"
 
-// KeyFiles are the files of the keys directory (ledger.Layout.Keys)
+// KeyFiles are the files of the keys directory (node.Layout.Keys)
 // a backup carries; the ones marked secret are never restored readable by
 // anyone but the owner.
 var KeyFiles = []struct {
@@ -71,7 +71,7 @@ var KeyFiles = []struct {
 }{
 	{checkpoint.SignerFile, true, true},
 	{checkpoint.VerifierFile, true, false},
-	{ledger.AdminTokenFile, false, true},
+	{node.AdminTokenFile, false, true},
 	// At a national hub, the witness key that cosigns the venues'
 	// checkpoints: a hub restored without it could not go on cosigning
 	// as the same witness.
@@ -150,7 +150,7 @@ type KeyFile struct {
 	Data []byte
 }
 
-// What Write reads of a node (ledger.Node: *eventlog.Log, *store.Store,
+// What Write reads of a node (node.Node: *eventlog.Log, *store.Store,
 // *store.Runner), as it uses it.
 type (
 	// Log is the log a snapshot is taken of.
@@ -178,7 +178,7 @@ type (
 )
 
 // Source is what Write reads: a node's log, the projections
-// and the runner that keeps them (ledger.Node).
+// and the runner that keeps them (node.Node).
 type Source struct {
 	Log    Log
 	Store  Store
@@ -186,14 +186,14 @@ type Source struct {
 	// Registry, at a national hub, is its season registry, backed up
 	// beside the log; nil (the default) is a node without one.
 	Registry RegistryLog
-	// KeysDir is the keys directory (ledger.Layout.Keys).
+	// KeysDir is the keys directory (node.Layout.Keys).
 	KeysDir string
 	// HubState, at a national hub, gives its state file's bytes
 	// (hub.Hub.State), backed up with the keys; nil (the default) is a
 	// node without one.
 	HubState func() ([]byte, error)
 	// Workbooks, at a national hub, is its folder of club workbooks
-	// (ledger.Layout.Workbooks): every .xlsx file in it is backed up
+	// (node.Layout.Workbooks): every .xlsx file in it is backed up
 	// after the snapshots. "" (the default), or a folder that does not
 	// exist, is none.
 	Workbooks string

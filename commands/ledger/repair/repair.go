@@ -20,6 +20,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"golang.org/x/mod/sumdb/note"
 
+	"github.com/referto/referto/api/node"
 	"github.com/referto/referto/commands/hub"
 	"github.com/referto/referto/commands/ledger"
 	"github.com/referto/referto/commands/ledger/backup"
@@ -116,7 +117,7 @@ func Repair(ctx context.Context, o Options) (*Report, error) {
 	if o.Progress == nil {
 		o.Progress = io.Discard
 	}
-	layout := ledger.Layout{Dir: o.Data}
+	layout := node.Layout{Dir: o.Data}
 	if _, err := os.Stat(layout.HubState()); err == nil {
 		return nil, fmt.Errorf("repair: %s is a national hub's: its copies of the venues' logs are sourced again from them, not repaired", o.Data)
 	}
@@ -129,7 +130,7 @@ func Repair(ctx context.Context, o Options) (*Report, error) {
 	if err != nil {
 		return nil, fmt.Errorf("repair: %w: the venue's key signs the requests to the hub and checks what comes back; restore keys/ first", err)
 	}
-	heads, created, err := ledger.OpenHeads(layout.Heads())
+	heads, created, err := node.OpenHeads(layout.Heads())
 	if err != nil {
 		return nil, err
 	}
@@ -201,7 +202,7 @@ func Repair(ctx context.Context, o Options) (*Report, error) {
 			return nil, err
 		}
 	}
-	if err := ledger.SyncDir(o.Data); err != nil {
+	if err := node.SyncDir(o.Data); err != nil {
 		return nil, err
 	}
 	for _, t := range slices.Sorted(maps.Keys(r.byT)) {
@@ -231,8 +232,8 @@ func (r *repairer) tournament(t string) *Tournament {
 
 // readLocal reads the log in the directory and keeps of each tournament
 // the commits before its first damaged event.
-func (r *repairer) readLocal(ctx context.Context, layout ledger.Layout) (map[uint64]Message, error) {
-	all, err := readLog(ctx, layout, ledger.LogOptions{Locked: true})
+func (r *repairer) readLocal(ctx context.Context, layout node.Layout) (map[uint64]Message, error) {
+	all, err := readLog(ctx, layout, node.LogOptions{Locked: true})
 	if err != nil {
 		return nil, fmt.Errorf("repair: the log in %s: %w", layout.NATS(), err)
 	}
@@ -275,7 +276,7 @@ func (r *repairer) readLocal(ctx context.Context, layout ledger.Layout) (map[uin
 
 // readBackup restores the backup beside the directory, checks it is this
 // venue's (its key), and reads its log.
-func (r *repairer) readBackup(ctx context.Context, layout ledger.Layout) (map[uint64]Message, error) {
+func (r *repairer) readBackup(ctx context.Context, layout node.Layout) (map[uint64]Message, error) {
 	tmp, err := os.MkdirTemp(filepath.Dir(filepath.Clean(layout.Dir)), "."+filepath.Base(layout.Dir)+".repair-backup-")
 	if err != nil {
 		return nil, err
@@ -284,7 +285,7 @@ func (r *repairer) readBackup(ctx context.Context, layout ledger.Layout) (map[ui
 	if _, err := backup.Restore(ctx, r.o.Backup, tmp); err != nil {
 		return nil, fmt.Errorf("repair: backup %s: %w", r.o.Backup, err)
 	}
-	bl := ledger.Layout{Dir: tmp}
+	bl := node.Layout{Dir: tmp}
 	keys, err := checkpoint.LoadKeys(bl.Keys())
 	if err != nil {
 		return nil, err
@@ -292,7 +293,7 @@ func (r *repairer) readBackup(ctx context.Context, layout ledger.Layout) (map[ui
 	if keys.VerifierKey != r.keys.VerifierKey {
 		return nil, fmt.Errorf("repair: backup %s is of another venue (key %s, this one's is %s)", r.o.Backup, keys.VerifierKey, r.keys.VerifierKey)
 	}
-	msgs, err := readLog(ctx, bl, ledger.LogOptions{})
+	msgs, err := readLog(ctx, bl, node.LogOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("repair: backup %s: %w", r.o.Backup, err)
 	}
@@ -301,8 +302,8 @@ func (r *repairer) readBackup(ctx context.Context, layout ledger.Layout) (map[ui
 }
 
 // readLog reads every message of the log of layout.
-func readLog(ctx context.Context, layout ledger.Layout, o ledger.LogOptions) (map[uint64]Message, error) {
-	lg, closeLog, err := ledger.OpenLog(ctx, layout, o)
+func readLog(ctx context.Context, layout node.Layout, o node.LogOptions) (map[uint64]Message, error) {
+	lg, closeLog, err := node.OpenLog(ctx, layout, o)
 	if err != nil {
 		return nil, err
 	}

@@ -15,7 +15,7 @@ import (
 
 	"github.com/referto/referto/api/apitest"
 	"github.com/referto/referto/api/client"
-	"github.com/referto/referto/commands/ledger"
+	"github.com/referto/referto/api/node"
 	"github.com/referto/referto/commands/ledger/repair"
 	"github.com/referto/referto/events"
 )
@@ -37,7 +37,7 @@ func newVenue(t *testing.T) *venue {
 	t.Helper()
 	ctx := context.Background()
 	v := &venue{dir: filepath.Join(t.TempDir(), "venue"), exports: map[string][]byte{}, acked: map[string]uint64{}}
-	node, srv := apitest.Serve(t, v.dir, admin)
+	n, srv := apitest.Serve(t, v.dir, admin)
 	c := &client.Client{Base: srv.URL, Token: admin}
 	for _, tn := range []string{"alfa", "beta"} {
 		if _, err := c.CreateTournament(ctx, "", client.NewTournament{ID: tn, Name: tn, Ruleset: "rtu"}); err != nil {
@@ -73,10 +73,10 @@ func newVenue(t *testing.T) *venue {
 		t.Fatal(err)
 	}
 	f.Close()
-	v.key = node.Keys.Verifier
+	v.key = n.Keys.Verifier
 	srv.Close()
-	node.Close()
-	lg, closeLog, err := ledger.OpenLog(ctx, ledger.Layout{Dir: v.dir}, ledger.LogOptions{})
+	n.Close()
+	lg, closeLog, err := node.OpenLog(ctx, node.Layout{Dir: v.dir}, node.LogOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,9 +138,9 @@ func (h hub) VenueLog(_ context.Context, t string, proof []byte) ([]byte, []repa
 func (v *venue) served(t *testing.T, dir string) {
 	t.Helper()
 	ctx := context.Background()
-	node, srv := apitest.Serve(t, dir, admin)
-	defer func() { srv.Close(); node.Close() }()
-	if ds := node.Damages.All(); len(ds) > 0 {
+	n, srv := apitest.Serve(t, dir, admin)
+	defer func() { srv.Close(); n.Close() }()
+	if ds := n.Damages.All(); len(ds) > 0 {
 		t.Fatalf("after the repair: %v", ds)
 	}
 	c := &client.Client{Base: srv.URL, Token: admin}

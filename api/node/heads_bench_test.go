@@ -1,4 +1,4 @@
-package ledger_test
+package node_test
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"github.com/nats-io/nats.go"
 	natsjs "github.com/nats-io/nats.go/jetstream"
 
+	"github.com/referto/referto/api/node"
 	"github.com/referto/referto/commands/ledger"
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/events/checkpoint"
@@ -28,7 +29,7 @@ import (
 // the record alone within it (head-µs). With 8 clients on 8 tournaments
 // the records share fsyncs:
 //
-//	go test -run '^$' -bench AcknowledgedHead -benchtime 4000x -count 3 ./commands/ledger/
+//	go test -run '^$' -bench AcknowledgedHead -benchtime 4000x -count 3 ./api/node/
 func BenchmarkAcknowledgedHead(b *testing.B) {
 	for _, clients := range []int{1, 8} {
 		b.Run(fmt.Sprintf("clients=%d", clients), func(b *testing.B) { benchAppend(b, clients) })
@@ -62,7 +63,7 @@ func embeddedLog(b *testing.B, dir string, sync time.Duration) (*eventlog.Log, *
 func benchAppend(b *testing.B, clients int) {
 	dir := b.TempDir()
 	lg, _ := embeddedLog(b, dir, 0)
-	h, _, err := ledger.OpenHeads(filepath.Join(dir, "heads.log"))
+	h, _, err := node.OpenHeads(filepath.Join(dir, "heads.log"))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -138,7 +139,7 @@ func run(b *testing.B, clients int, op func(client, i int, last *uint64, tree *c
 // log of 100,000 one-event commits over 10 tournaments, against reading
 // the same log with a scan that does nothing:
 //
-//	go test -run '^$' -bench CheckLog -benchtime 3x ./commands/ledger/
+//	go test -run '^$' -bench CheckLog -benchtime 3x ./api/node/
 func BenchmarkCheckLog(b *testing.B) {
 	const commits, tournaments = 100_000, 10
 	ctx := context.Background()

@@ -1,17 +1,17 @@
-package ledger_test
+package node_test
 
 import (
 	"path/filepath"
 	"testing"
 
-	"github.com/referto/referto/commands/ledger"
+	"github.com/referto/referto/api/node"
 )
 
 // TestLayoutIsTheDocumentedOne: the paths of a data directory are the ones
 // docs/design.md and docs/operations.md name; a change here moves existing
 // data out of reach.
 func TestLayoutIsTheDocumentedOne(t *testing.T) {
-	l := ledger.Layout{Dir: "/d"}
+	l := node.Layout{Dir: "/d"}
 	for _, tc := range []struct{ got, want string }{
 		{l.NATS(), "/d/nats"},
 		{l.Projections(), "/d/projections"},

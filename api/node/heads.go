@@ -1,4 +1,4 @@
-package ledger
+package node
 
 import (
 	"bytes"
@@ -15,21 +15,9 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/referto/referto/commands/ledger"
 	"github.com/referto/referto/events"
 )
-
-// AckedHead is what a venue answered 201 for, as far as one tournament
-// goes: the log's first Size events, the commit holding the last of them
-// at stream sequence StreamSeq, their Merkle root (what a checkpoint of
-// that size signs) and the leaf hash of the last one (what the next event
-// links to).
-type AckedHead struct {
-	Tournament string
-	Size       uint64
-	StreamSeq  uint64
-	Root       []byte
-	Last       []byte
-}
 
 // Heads is the record of the acknowledged heads (Layout.Heads): a file of
 // its own beside the log, appended to and fsynced before a command is
@@ -50,12 +38,12 @@ type Heads struct {
 	mu      sync.Mutex
 	cond    *sync.Cond
 	f       *os.File
-	durable map[string]AckedHead // the greatest head of each tournament on disk
-	records int                  // lines in the file
+	durable map[string]ledger.AckedHead // the greatest head of each tournament on disk
+	records int                         // lines in the file
 	// The group commit: records appended while batch started-1 is being
 	// written go into batch started; synced is the last batch on disk.
 	buf, next        []byte
-	nextHeads        []AckedHead
+	nextHeads        []ledger.AckedHead
 	started, synced  uint64
 	flushing, closed bool
 	err              error // a failed write or fsync: the file's state is unknown from then on
@@ -68,7 +56,7 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // ErrHeadsDamaged reports a record of acknowledged heads that cannot be
 // read: what the venue acknowledged is not known.
-var ErrHeadsDamaged = errors.New("ledger: record of acknowledged heads damaged")
+var ErrHeadsDamaged = errors.New("node: record of acknowledged heads damaged")
 
 // OpenHeads opens the record at path, creating it (mode 0600) when it does
 // not exist; created says it did not. A file of many more records than
@@ -117,7 +105,7 @@ func OpenHeads(path string) (h *Heads, created bool, err error) {
 
 // ReadHeads reads the record at path without opening it for writing: nil
 // when there is none.
-func ReadHeads(path string) (map[string]AckedHead, error) {
+func ReadHeads(path string) (map[string]ledger.AckedHead, error) {
 	b, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
@@ -135,12 +123,12 @@ func ReadHeads(path string) (map[string]AckedHead, error) {
 // parseHeads reads a record's bytes: the greatest head per tournament, how
 // many records, and the length of the part made of whole records (the rest
 // is a last line cut short).
-func parseHeads(b []byte) (map[string]AckedHead, int, int, error) {
+func parseHeads(b []byte) (map[string]ledger.AckedHead, int, int, error) {
 	first, rest, ok := bytes.Cut(b, []byte("\n"))
 	if !ok || string(first) != headsMagic {
 		return nil, 0, 0, fmt.Errorf("the first line is not %q", headsMagic)
 	}
-	heads := map[string]AckedHead{}
+	heads := map[string]ledger.AckedHead{}
 	good, records := len(first)+1, 0
 	for n := 2; len(rest) > 0; n++ {
 		line, after, whole := bytes.Cut(rest, []byte("\n"))
@@ -164,37 +152,37 @@ func parseHeads(b []byte) (map[string]AckedHead, int, int, error) {
 	return heads, records, good, nil
 }
 
-func parseHead(line []byte) (AckedHead, error) {
+func parseHead(line []byte) (ledger.AckedHead, error) {
 	i := bytes.LastIndexByte(line, ' ')
 	if i < 0 {
-		return AckedHead{}, errors.New("no checksum")
+		return ledger.AckedHead{}, errors.New("no checksum")
 	}
 	sum, err := strconv.ParseUint(string(line[i+1:]), 16, 32)
 	if err != nil || uint32(sum) != crc32.Checksum(line[:i], castagnoli) {
-		return AckedHead{}, errors.New("checksum does not match")
+		return ledger.AckedHead{}, errors.New("checksum does not match")
 	}
 	f := strings.Fields(string(line[:i]))
 	if len(f) != 5 || !events.ValidID(f[0]) {
-		return AckedHead{}, errors.New("not a head")
+		return ledger.AckedHead{}, errors.New("not a head")
 	}
-	var h AckedHead
+	var h ledger.AckedHead
 	h.Tournament = f[0]
 	if h.Size, err = strconv.ParseUint(f[1], 10, 64); err != nil {
-		return AckedHead{}, err
+		return ledger.AckedHead{}, err
 	}
 	if h.StreamSeq, err = strconv.ParseUint(f[2], 10, 64); err != nil {
-		return AckedHead{}, err
+		return ledger.AckedHead{}, err
 	}
 	if h.Root, err = base64.StdEncoding.DecodeString(f[3]); err != nil {
-		return AckedHead{}, err
+		return ledger.AckedHead{}, err
 	}
 	if h.Last, err = base64.StdEncoding.DecodeString(f[4]); err != nil {
-		return AckedHead{}, err
+		return ledger.AckedHead{}, err
 	}
 	return h, nil
 }
 
-func appendHead(dst []byte, h AckedHead) []byte {
+func appendHead(dst []byte, h ledger.AckedHead) []byte {
 	start := len(dst)
 	dst = append(dst, h.Tournament...)
 	dst = append(dst, ' ')
@@ -211,7 +199,7 @@ func appendHead(dst []byte, h AckedHead) []byte {
 	return append(dst, '\n')
 }
 
-func encodeHeads(heads map[string]AckedHead) []byte {
+func encodeHeads(heads map[string]ledger.AckedHead) []byte {
 	b := []byte(headsMagic + "\n")
 	for _, t := range slices.Sorted(maps.Keys(heads)) {
 		b = appendHead(b, heads[t])
@@ -259,7 +247,7 @@ func SyncDir(dir string) error {
 }
 
 // Get returns the greatest head of tournament t on disk.
-func (h *Heads) Get(t string) (AckedHead, bool) {
+func (h *Heads) Get(t string) (ledger.AckedHead, bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	a, ok := h.durable[t]
@@ -267,10 +255,10 @@ func (h *Heads) Get(t string) (AckedHead, bool) {
 }
 
 // All returns the greatest head of every tournament on disk.
-func (h *Heads) All() map[string]AckedHead {
+func (h *Heads) All() map[string]ledger.AckedHead {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	out := make(map[string]AckedHead, len(h.durable))
+	out := make(map[string]ledger.AckedHead, len(h.durable))
 	for t, a := range h.durable {
 		out[t] = a
 	}
@@ -281,14 +269,14 @@ func (h *Heads) All() map[string]AckedHead {
 // is there already, and returns once it is fsynced. Records arriving while
 // another batch is being written are written and fsynced together, next:
 // under concurrent commands the cost of the fsync is shared.
-func (h *Heads) Record(a AckedHead) error {
+func (h *Heads) Record(a ledger.AckedHead) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.err != nil {
 		return h.err
 	}
 	if h.closed {
-		return errors.New("ledger: record of acknowledged heads closed")
+		return errors.New("node: record of acknowledged heads closed")
 	}
 	if cur, ok := h.durable[a.Tournament]; ok && cur.Size >= a.Size {
 		return nil
@@ -314,7 +302,7 @@ func (h *Heads) Record(a AckedHead) error {
 		h.mu.Lock()
 		h.flushing = false
 		if err != nil {
-			h.err = fmt.Errorf("ledger: record of acknowledged heads %s: %w", h.path, err)
+			h.err = fmt.Errorf("node: record of acknowledged heads %s: %w", h.path, err)
 		} else {
 			h.synced = h.started
 			h.records += len(heads)

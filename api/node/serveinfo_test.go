@@ -1,4 +1,4 @@
-package ledger_test
+package node_test
 
 import (
 	"context"
@@ -7,14 +7,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/referto/referto/commands/ledger"
+	"github.com/referto/referto/api/node"
 )
 
 // TestAnnounceIsReadBack: a server's announcement reads back with its URL
 // (on loopback when it listens on every address) and this process's pid,
 // and is gone once removed; garbage reads as nothing announced.
 func TestAnnounceIsReadBack(t *testing.T) {
-	l := ledger.Layout{Dir: t.TempDir()}
+	l := node.Layout{Dir: t.TempDir()}
 	for addr, want := range map[string]string{"127.0.0.1:8080": "http://127.0.0.1:8080", "0.0.0.0:9": "http://127.0.0.1:9", "[::]:9": "http://[::1]:9"} {
 		tcp, err := net.ResolveTCPAddr("tcp", addr)
 		if err != nil {
@@ -43,11 +43,11 @@ func TestAnnounceIsReadBack(t *testing.T) {
 // TestOpenLog: a directory without a log is not a data directory unless
 // asked to create one; the log opened is empty and usable.
 func TestOpenLog(t *testing.T) {
-	l := ledger.Layout{Dir: t.TempDir()}
-	if _, _, err := ledger.OpenLog(context.Background(), l, ledger.LogOptions{}); err == nil || !strings.Contains(err.Error(), "not a referto data directory") {
+	l := node.Layout{Dir: t.TempDir()}
+	if _, _, err := node.OpenLog(context.Background(), l, node.LogOptions{}); err == nil || !strings.Contains(err.Error(), "not a referto data directory") {
 		t.Fatalf("no nats/: %v, want an error saying it is not a data directory", err)
 	}
-	lg, closeLog, err := ledger.OpenLog(context.Background(), l, ledger.LogOptions{Create: true})
+	lg, closeLog, err := node.OpenLog(context.Background(), l, node.LogOptions{Create: true})
 	if err != nil {
 		t.Fatal(err)
 	}

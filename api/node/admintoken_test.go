@@ -1,20 +1,20 @@
-package ledger_test
+package node_test
 
 import (
 	"os"
 	"strings"
 	"testing"
 
-	"github.com/referto/referto/commands/ledger"
+	"github.com/referto/referto/api/node"
 )
 
 // TestAdminTokenHashIsMadeOnce: the first call makes a token and keeps
 // only its hash, readable by the owner alone; later calls return the hash
 // and no token.
 func TestAdminTokenHashIsMadeOnce(t *testing.T) {
-	l := ledger.Layout{Dir: t.TempDir()}
+	l := node.Layout{Dir: t.TempDir()}
 	hash, token, err := l.AdminTokenHash(nil)
-	if err != nil || token == "" || ledger.TokenHash(token) != hash {
+	if err != nil || token == "" || node.TokenHash(token) != hash {
 		t.Fatalf("first: hash %s, token %q, %v", hash, token, err)
 	}
 	fi, err := os.Stat(l.AdminToken())

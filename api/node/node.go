@@ -1,4 +1,4 @@
-package ledger
+package node
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 
+	"github.com/referto/referto/commands/ledger"
 	"github.com/referto/referto/events/checkpoint"
 	"github.com/referto/referto/events/eventlog"
 	"github.com/referto/referto/projections/store"
@@ -46,7 +47,7 @@ type NodeOptions struct {
 	StoreFS vfs.FS
 	// Disk measures the filesystem the guard watches; the default is the
 	// one holding Data.
-	Disk func() (DiskState, error)
+	Disk func() (ledger.DiskState, error)
 	// CommandTimeout bounds one command, decision to acknowledgement
 	// (default 10 s): without a quorum a command is refused with
 	// events.ErrUnavailable when it runs out.
@@ -60,7 +61,7 @@ type NodeOptions struct {
 	Logger *slog.Logger
 	// Observer, when set, is told of the ledger's appends and retries and
 	// of every commit the projections apply.
-	Observer Observer
+	Observer ledger.Observer
 	// Domain is the embedded server's JetStream domain, required with
 	// LeafListen or LeafRemote; the default is none.
 	Domain string
@@ -93,13 +94,13 @@ type Node struct {
 	Store  *store.Store
 	Runner *store.Runner
 	Keys   *checkpoint.Keys
-	Ledger *Ledger
+	Ledger *ledger.Ledger
 	// Heads is the record of acknowledged heads (nil at a hub, which
 	// acknowledges no command).
 	Heads *Heads
 	// Damages are the tournaments whose logs were found damaged, at start
 	// or since: their commands are refused, their verified prefix served.
-	Damages *Damages
+	Damages *ledger.Damages
 	// Quarantined is where a corrupt projection store was moved at start
 	// ("" when none was): the runner rebuilt the projections from the log.
 	Quarantined string
@@ -123,13 +124,10 @@ type Node struct {
 // whatever was started is stopped.
 func StartNode(ctx context.Context, o NodeOptions) (_ *Node, err error) {
 	if o.Data == "" {
-		return nil, errors.New("ledger: NodeOptions.Data is required")
+		return nil, errors.New("node: NodeOptions.Data is required")
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
-	}
-	if o.Observer == nil {
-		o.Observer = nopObserver{}
 	}
 	if o.DiskReserve == 0 {
 		o.DiskReserve = DefaultDiskReserve
@@ -140,9 +138,9 @@ func StartNode(ctx context.Context, o NodeOptions) (_ *Node, err error) {
 	}
 	if o.Disk == nil {
 		data := o.Data
-		o.Disk = func() (DiskState, error) { return StatDisk(data) }
+		o.Disk = func() (ledger.DiskState, error) { return StatDisk(data) }
 	}
-	n := &Node{Layout: Layout{Dir: o.Data}, runnerDone: make(chan struct{}), Damages: &Damages{Dir: o.Data}, logger: o.Logger}
+	n := &Node{Layout: Layout{Dir: o.Data}, runnerDone: make(chan struct{}), Damages: &ledger.Damages{Dir: o.Data}, logger: o.Logger}
 	created := false // the record of acknowledged heads is new: a failed start leaves none
 	defer func() {
 		if err != nil {
@@ -192,7 +190,10 @@ func StartNode(ctx context.Context, o NodeOptions) (_ *Node, err error) {
 	o.Logger.Info("disk guard", "reserve_mib", o.DiskReserve>>20, "memtable_mib", memTable>>20)
 	rctx, cancel := context.WithCancel(context.Background())
 	n.stopRunner = cancel
-	ro := store.RunnerOptions{Logger: o.Logger, Observe: o.Observer.Applied, Tolerate: o.Tolerate}
+	ro := store.RunnerOptions{Logger: o.Logger, Tolerate: o.Tolerate}
+	if o.Observer != nil {
+		ro.Observe = o.Observer.Applied
+	}
 	if n.Heads != nil && o.Tolerate == nil {
 		ro.Tolerate = func(t string, streamSeq uint64, err error) bool { return n.damaged(rctx, t, streamSeq, err) }
 		ro.Hold = func(t string) (uint64, bool) {
@@ -201,13 +202,13 @@ func StartNode(ctx context.Context, o NodeOptions) (_ *Node, err error) {
 		}
 	}
 	n.Runner = store.NewRunner(n.Log, n.Store, ro)
-	lo := Options{Log: n.Log, State: n.Runner, Index: n.Store, Signer: n.Keys.Signer, Clock: clock,
+	lo := ledger.Options{Log: n.Log, State: n.Runner, Index: n.Store, Signer: n.Keys.Signer, Clock: clock,
 		CommandTimeout: o.CommandTimeout, Disk: o.Disk, DiskReserve: o.DiskReserve, Logger: o.Logger, Observer: o.Observer,
 		Damages: n.Damages}
 	if n.Heads != nil {
 		lo.Heads = n.Heads
 	}
-	if n.Ledger, err = New(lo); err != nil {
+	if n.Ledger, err = ledger.New(lo); err != nil {
 		cancel()
 		n.stopRunner = nil
 		return nil, err
@@ -234,15 +235,15 @@ func (n *Node) loadKeys(o NodeOptions, last uint64, headsCreated bool) (*checkpo
 		if last == 0 && !acked || o.NATS != "" && headsCreated {
 			return checkpoint.LoadOrCreateKeys(n.Layout.Keys(), "referto", o.Random)
 		}
-		return nil, fmt.Errorf("ledger: the signing key %s is missing, but the log holds commits signed with it (its stream is at sequence %d): restore the keys directory from a backup (referto restore, then copy keys/); a new key would sign the history again under another name",
+		return nil, fmt.Errorf("node: the signing key %s is missing, but the log holds commits signed with it (its stream is at sequence %d): restore the keys directory from a backup (referto restore, then copy keys/); a new key would sign the history again under another name",
 			n.Layout.CheckpointKey(), last)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("ledger: the signing key %s cannot be read: %w", n.Layout.CheckpointKey(), err)
+		return nil, fmt.Errorf("node: the signing key %s cannot be read: %w", n.Layout.CheckpointKey(), err)
 	}
 	keys, err := checkpoint.LoadKeys(n.Layout.Keys())
 	if err != nil {
-		return nil, fmt.Errorf("ledger: the signing key in %s cannot be used (%w): restore the keys directory from a backup; a new key is only made for an empty log", n.Layout.Keys(), err)
+		return nil, fmt.Errorf("node: the signing key in %s cannot be used (%w): restore the keys directory from a backup; a new key is only made for an empty log", n.Layout.Keys(), err)
 	}
 	return keys, nil
 }
@@ -253,7 +254,7 @@ func (n *Node) loadKeys(o NodeOptions, last uint64, headsCreated bool) (*checkpo
 // or past a damage, or past the log's end, is moved aside and rebuilt.
 func (n *Node) check(ctx context.Context, o NodeOptions, last uint64, created bool, so store.StoreOptions) error {
 	heads := n.Heads.All()
-	adopted, damage, err := CheckLog(ctx, n.Log, heads, CheckOptions{Leaves: n.Store.NodeGetter, Adopt: created && last > 0})
+	adopted, damage, err := ledger.CheckLog(ctx, n.Log, heads, ledger.CheckOptions{Leaves: n.Store.NodeGetter, Adopt: created && last > 0})
 	if err != nil {
 		return err
 	}
@@ -320,14 +321,14 @@ func (n *Node) check(ctx context.Context, o NodeOptions, last uint64, created bo
 // Inspect looks for damage in tournament t's log (Locate), after a read of
 // it failed: found, it is marked (its commands refused) and returned. A
 // tournament already marked is returned as it was marked.
-func (n *Node) Inspect(ctx context.Context, t string) (Damage, bool) {
+func (n *Node) Inspect(ctx context.Context, t string) (ledger.Damage, bool) {
 	if d, ok := n.Damages.Of(t); ok || n.Heads == nil {
 		return d, ok
 	}
 	head, _ := n.Heads.Get(t)
-	d, found, err := Locate(ctx, n.Log, t, head, n.Store.NodeGetter)
+	d, found, err := ledger.Locate(ctx, n.Log, t, head, n.Store.NodeGetter)
 	if err != nil || !found {
-		return Damage{}, false
+		return ledger.Damage{}, false
 	}
 	n.mark(d)
 	d, _ = n.Damages.Of(t)
@@ -335,9 +336,9 @@ func (n *Node) Inspect(ctx context.Context, t string) (Damage, bool) {
 }
 
 // mark records d and says so in the log, with the remedy.
-func (n *Node) mark(d Damage) {
-	d.dir = n.Damages.Dir
+func (n *Node) mark(d ledger.Damage) {
 	if n.Damages.Mark(d) {
+		d, _ = n.Damages.Of(d.Tournament)
 		n.logger.Error("log damaged", "tournament", d.Tournament, "seq", d.Seq, "stream_seq", d.StreamSeq,
 			"acknowledged", d.Acknowledged, "verified", d.Verified(), "what", d.What, "remedy", d.Remedy())
 	}
@@ -352,7 +353,7 @@ func (n *Node) damaged(ctx context.Context, t string, streamSeq uint64, err erro
 		return true
 	}
 	head, _ := n.Heads.Get(t)
-	d, found, lerr := Locate(ctx, n.Log, t, head, n.Store.NodeGetter)
+	d, found, lerr := ledger.Locate(ctx, n.Log, t, head, n.Store.NodeGetter)
 	if lerr != nil || !found {
 		n.logger.Error("the projections cannot apply a commit and the log holds together there", "tournament", t, "stream_seq", streamSeq, "err", err, "locate", lerr)
 		return false

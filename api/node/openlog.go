@@ -1,4 +1,4 @@
-package ledger
+package node
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package ledger_test
+package node_test
 
 import (
 	"bytes"
@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/referto/referto/api/node"
 	"github.com/referto/referto/commands"
 	"github.com/referto/referto/commands/ledger"
 	"github.com/referto/referto/events"
@@ -19,26 +20,26 @@ func TestRecordedHead(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	dir := t.TempDir()
-	node, err := ledger.StartNode(ctx, ledger.NodeOptions{Data: dir})
+	n, err := node.StartNode(ctx, node.NodeOptions{Data: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := node.Runner.WaitReady(ctx); err != nil {
+	if err := n.Runner.WaitReady(ctx); err != nil {
 		t.Fatal(err)
 	}
-	o, err := node.Ledger.Submit(ctx, ledger.Submission{Tournament: "h", Command: &commands.CreateTournament{ID: "h", Name: "H", Ruleset: "rtu"},
+	o, err := n.Ledger.Submit(ctx, ledger.Submission{Tournament: "h", Command: &commands.CreateTournament{ID: "h", Name: "H", Ruleset: "rtu"},
 		Actor: events.Actor{ID: "admin", Role: events.RoleAdmin}, Key: "k", Route: ledger.RouteCreate})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := node.Runner.WaitFor(ctx, 1); err != nil {
+	if err := n.Runner.WaitFor(ctx, 1); err != nil {
 		t.Fatal(err)
 	}
 	body, _ := events.EncodeCommit(o.Events)
-	node.Close()
+	n.Close()
 	tree := checkpoint.NewTree()
 	_ = events.CommitLines(body, func(l []byte) error { return tree.Append(l, nil) })
-	l := ledger.Layout{Dir: dir}
+	l := node.Layout{Dir: dir}
 	if size, root, ok, err := l.RecordedHead("h"); err != nil || !ok || size != 1 || !bytes.Equal(root, tree.Root()) {
 		t.Errorf("h: %d %x %v %v; want 1 event and the root of its line", size, root, ok, err)
 	}

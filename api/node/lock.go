@@ -1,4 +1,4 @@
-package ledger
+package node
 
 import (
 	"errors"
@@ -10,7 +10,7 @@ import (
 
 // ErrInUse reports a data directory another process holds (Layout.Lock);
 // the error is an *InUseError.
-var ErrInUse = errors.New("ledger: data directory in use")
+var ErrInUse = errors.New("node: data directory in use")
 
 // InUseError names the directory and the process holding it.
 type InUseError struct {
