@@ -12,11 +12,11 @@ import (
 	"testing"
 
 	"github.com/referto/referto/api/node"
-	"github.com/referto/referto/commands/ledger/backup"
+	"github.com/referto/referto/api/node/backup"
 )
 
 // TestBackupRoute: only the administrator gets a backup, and what is
-// served reads back as the log at the snapshot (commands/ledger/backup
+// served reads back as the log at the snapshot (api/node/backup
 // tests the file itself).
 func TestBackupRoute(t *testing.T) {
 	const admin = "backup-admin"

@@ -4,7 +4,7 @@
 // api/web on the same router, health and readiness probes (ready.go),
 // Prometheus metrics (metrics.go), one log line per request (requests.go),
 // bearer-token authentication, problem+json errors, and the
-// administrator's backup (backup.go: the file of commands/ledger/backup,
+// administrator's backup (backup.go: the file of api/node/backup,
 // streamed as it is written), the season's national ranking (season.go),
 // and at a national hub its venues (hub.go) and its season registry
 // (registry.go: commands for commands/registry.Registry, its fold and its

@@ -12,9 +12,9 @@ import (
 
 	"github.com/gorilla/mux"
 
+	"github.com/referto/referto/api/node/backup"
 	"github.com/referto/referto/commands"
 	"github.com/referto/referto/commands/ledger"
-	"github.com/referto/referto/commands/ledger/backup"
 	"github.com/referto/referto/commands/registry"
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/projections/ranking"

@@ -16,8 +16,8 @@ import (
 
 	"github.com/referto/referto/api"
 	"github.com/referto/referto/api/node"
+	"github.com/referto/referto/api/node/backup"
 	"github.com/referto/referto/commands/hub"
-	"github.com/referto/referto/commands/ledger/backup"
 	"github.com/referto/referto/commands/workbook"
 	"github.com/referto/referto/commands/workbook/workbooktest"
 	"github.com/referto/referto/projections/ranking"

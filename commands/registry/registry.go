@@ -344,7 +344,7 @@ func (r *Registry) Export(ctx context.Context, w io.Writer, begin func(signed st
 }
 
 // Head is where the registry's log stands, as a backup records it and a
-// restore checks it (commands/ledger/backup).
+// restore checks it (api/node/backup).
 type Head struct {
 	// Events is how many events the log holds: the seq of its last.
 	Events uint64

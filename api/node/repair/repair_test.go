@@ -16,7 +16,7 @@ import (
 	"github.com/referto/referto/api/apitest"
 	"github.com/referto/referto/api/client"
 	"github.com/referto/referto/api/node"
-	"github.com/referto/referto/commands/ledger/repair"
+	"github.com/referto/referto/api/node/repair"
 	"github.com/referto/referto/events"
 )
 

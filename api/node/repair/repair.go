@@ -21,9 +21,9 @@ import (
 	"golang.org/x/mod/sumdb/note"
 
 	"github.com/referto/referto/api/node"
+	"github.com/referto/referto/api/node/backup"
 	"github.com/referto/referto/commands/hub"
 	"github.com/referto/referto/commands/ledger"
-	"github.com/referto/referto/commands/ledger/backup"
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/events/checkpoint"
 	"github.com/referto/referto/events/eventlog"
