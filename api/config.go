@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/referto/referto/api/hub"
 	"github.com/referto/referto/api/node"
-	"github.com/referto/referto/commands/hub"
 )
 
 // ServeConfig is the configuration of a venue's server (referto serve) as

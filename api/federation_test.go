@@ -17,9 +17,9 @@ import (
 
 	"github.com/referto/referto/api"
 	"github.com/referto/referto/api/client"
+	"github.com/referto/referto/api/hub"
 	"github.com/referto/referto/api/node"
 	"github.com/referto/referto/cmd/referto/demo"
-	"github.com/referto/referto/commands/hub"
 	"github.com/referto/referto/events/eventlog"
 )
 

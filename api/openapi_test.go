@@ -33,9 +33,9 @@ import (
 	"golang.org/x/mod/sumdb/note"
 
 	"github.com/referto/referto/api"
+	"github.com/referto/referto/api/hub"
 	"github.com/referto/referto/api/node"
 	"github.com/referto/referto/commands"
-	"github.com/referto/referto/commands/hub"
 	"github.com/referto/referto/commands/ledger"
 	"github.com/referto/referto/commands/workbook"
 	"github.com/referto/referto/commands/workbook/workbooktest"
@@ -808,7 +808,7 @@ func TestEveryRouteAndCommandMatchesTheOpenAPIDocument(t *testing.T) {
 	t.Logf("command types sent, by status:\n%s", strings.Join(sorted(got), "\n"))
 }
 
-// fakeHub stands in for commands/hub.Hub: a hub that knows one venue,
+// fakeHub stands in for api/hub.Hub: a hub that knows one venue,
 // "roma", holding tournament "held".
 type fakeHub struct {
 	registered map[string]string

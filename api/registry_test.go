@@ -15,16 +15,16 @@ import (
 	"testing"
 
 	"github.com/referto/referto/api"
+	"github.com/referto/referto/api/hub"
 	"github.com/referto/referto/api/node"
 	"github.com/referto/referto/api/node/backup"
-	"github.com/referto/referto/commands/hub"
 	"github.com/referto/referto/commands/workbook"
 	"github.com/referto/referto/commands/workbook/workbooktest"
 	"github.com/referto/referto/projections/ranking"
 	"github.com/referto/referto/replay"
 )
 
-// seasonHub stands in for commands/hub.Hub in the season's tests: which
+// seasonHub stands in for api/hub.Hub in the season's tests: which
 // tournaments it serves, holds or quarantines, and the size of each one's
 // last cosigned checkpoint, are the test's to set.
 type seasonHub struct {

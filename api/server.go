@@ -65,7 +65,7 @@ type Options struct {
 	// export, and what the season's ranking reads.
 	Registry Registry
 	// Cosigned, when set, gives the last checkpoint of a tournament a
-	// hub cosigned (at a venue: commands/hub.Cosignatures; at a hub, the
+	// hub cosigned (at a venue: api/hub.Cosignatures; at a hub, the
 	// default, its own): the checkpoint of that size is served with the
 	// cosignature, and the classification carries it (CosignedHeader).
 	Cosigned func(t string) (signed string, size uint64, ok bool)

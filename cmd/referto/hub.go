@@ -6,8 +6,8 @@ import (
 	"io"
 
 	"github.com/referto/referto/api"
+	"github.com/referto/referto/api/hub"
 	"github.com/referto/referto/api/node"
-	"github.com/referto/referto/commands/hub"
 	"github.com/referto/referto/commands/registry"
 )
 

@@ -15,8 +15,8 @@ import (
 	"golang.org/x/term"
 
 	"github.com/referto/referto/api"
+	"github.com/referto/referto/api/hub"
 	"github.com/referto/referto/api/node"
-	"github.com/referto/referto/commands/hub"
 )
 
 // parseServe reads serve's flags, each defaulting to the environment

@@ -20,9 +20,9 @@ import (
 	"github.com/nats-io/nats.go"
 	"golang.org/x/mod/sumdb/note"
 
+	"github.com/referto/referto/api/hub"
 	"github.com/referto/referto/api/node"
 	"github.com/referto/referto/api/node/backup"
-	"github.com/referto/referto/commands/hub"
 	"github.com/referto/referto/commands/ledger"
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/events/checkpoint"
@@ -44,7 +44,7 @@ type Message struct {
 // adapted): every message of tournament t it sourced from the venue, with
 // its stream sequence at the venue, and the last checkpoint of t it
 // cosigned (nil when none). proof is the venue's signed request
-// (commands/hub.VenueLogProof).
+// (api/hub.VenueLogProof).
 type Hub interface {
 	VenueLog(ctx context.Context, t string, proof []byte) (cosigned []byte, msgs []Message, err error)
 }
