@@ -2,14 +2,10 @@ package api
 
 import (
 	"context"
-	"log/slog"
 
 	"github.com/nats-io/nats.go"
 
-	"github.com/referto/referto/api/hub"
 	"github.com/referto/referto/api/node"
-	"github.com/referto/referto/commands/ledger"
-	"github.com/referto/referto/events/eventlog"
 )
 
 // This file is the API's wiring: the one place in package api that meets a
@@ -75,28 +71,3 @@ func (o *Options) fromNode() {
 type natsConn struct{ c *nats.Conn }
 
 func (n natsConn) Connected() (bool, string) { return n.c.IsConnected(), n.c.Status().String() }
-
-// NodeOptions are the options of the node a valid configuration
-// (Validate) runs, logging to logger: at a venue of a hub, its JetStream
-// domain is the venue's name and its embedded server a leaf node of the
-// hub's.
-func (c ServeConfig) NodeOptions(logger *slog.Logger) node.NodeOptions {
-	replicas, _ := c.replicas()
-	sync, _ := c.syncInterval()
-	reserve, _ := c.diskReserve()
-	o := node.NodeOptions{Data: c.Data, NATS: c.NATS, Replicas: replicas, SyncInterval: sync, Logger: logger, DiskReserve: reserve}
-	if c.Hub != "" {
-		o.Domain = c.Venue
-		o.LeafRemote = &eventlog.LeafRemoteOptions{URL: c.Hub, Credentials: c.HubCreds, TLSCA: c.HubCA, TLSCert: c.HubCert, TLSKey: c.HubKey}
-	}
-	return o
-}
-
-// StartOptions are the options of the hub a valid configuration
-// (Validate) runs, logging to logger, its node's commits observed by
-// observer.
-func (c HubConfig) StartOptions(logger *slog.Logger, observer ledger.Observer) hub.StartOptions {
-	host, port, _ := c.leaf()
-	return hub.StartOptions{Data: c.Data, Logger: logger, Observer: observer,
-		Leaf: eventlog.LeafListenOptions{Host: host, Port: port, TLSCert: c.LeafCert, TLSKey: c.LeafKey, TLSCA: c.LeafCA}}
-}

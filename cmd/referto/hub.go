@@ -17,7 +17,7 @@ import (
 func hubCmd(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	env := envOr(getenv)
 	fs := newFlags("hub", stderr)
-	var c api.HubConfig
+	var c HubConfig
 	fs.StringVar(&c.Data, "data", env("REFERTO_DATA", "referto-hub"), "data directory [REFERTO_DATA]")
 	fs.StringVar(&c.Addr, "addr", env("REFERTO_ADDR", "127.0.0.1:8090"), "HTTP listen address [REFERTO_ADDR]")
 	fs.StringVar(&c.Leaf, "leaf", env("REFERTO_LEAF", "127.0.0.1:7422"), "where venues' leaf nodes connect, HOST:PORT [REFERTO_LEAF]")

@@ -21,10 +21,10 @@ import (
 
 // parseServe reads serve's flags, each defaulting to the environment
 // variable named beside it, and checks them all at once
-// (api.ServeConfig.Validate).
-func parseServe(args []string, getenv func(string) string, stderr io.Writer) (api.ServeConfig, error) {
+// (ServeConfig.Validate).
+func parseServe(args []string, getenv func(string) string, stderr io.Writer) (ServeConfig, error) {
 	env := envOr(getenv)
-	var c api.ServeConfig
+	var c ServeConfig
 	fs := newFlags("serve", stderr)
 	fs.StringVar(&c.Data, "data", env("REFERTO_DATA", "referto-data"), "data directory: nats/ (embedded JetStream), projections/ (Pebble), keys/ [REFERTO_DATA]")
 	fs.StringVar(&c.Addr, "addr", env("REFERTO_ADDR", "127.0.0.1:8080"), "HTTP listen address; port 0 picks a free port [REFERTO_ADDR]")
@@ -83,7 +83,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		return err
 	}
 	defer ln.Close()
-	public := api.PublicURL(c.PublicURL, ln.Addr(), net.InterfaceAddrs)
+	public := PublicURL(c.PublicURL, ln.Addr(), net.InterfaceAddrs)
 	ao := api.Options{AdminTokenSHA256: adminHash, PublicURL: public}
 	cosigned := &hub.Cosignatures{Path: layout.Cosigned()}
 	if c.Hub != "" {

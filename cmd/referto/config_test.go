@@ -1,17 +1,15 @@
-package api_test
+package main
 
 import (
 	"net"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/referto/referto/api"
 )
 
 // A valid serve configuration: referto serve's defaults.
-func validServe() api.ServeConfig {
-	return api.ServeConfig{Data: "d", Addr: "127.0.0.1:8080", Replicas: "1", Sync: "always", LogLevel: "info"}
+func validServe() ServeConfig {
+	return ServeConfig{Data: "d", Addr: "127.0.0.1:8080", Replicas: "1", Sync: "always", LogLevel: "info"}
 }
 
 func TestServeConfigReportsEveryProblemAtOnce(t *testing.T) {
@@ -19,7 +17,7 @@ func TestServeConfigReportsEveryProblemAtOnce(t *testing.T) {
 	if err := c.Validate(); err != nil {
 		t.Fatalf("the defaults: %v", err)
 	}
-	c = api.ServeConfig{Replicas: "9", Sync: "sometimes", Addr: "nope", LogLevel: "loud", DiskReserve: "10MiB", Venue: "a.b"}
+	c = ServeConfig{Replicas: "9", Sync: "sometimes", Addr: "nope", LogLevel: "loud", DiskReserve: "10MiB", Venue: "a.b"}
 	err := c.Validate()
 	if err == nil {
 		t.Fatal("an invalid configuration validated")
@@ -56,14 +54,14 @@ func TestServeConfigNodeOptions(t *testing.T) {
 }
 
 func TestHubConfig(t *testing.T) {
-	c := api.HubConfig{Data: "d", Addr: "127.0.0.1:8090", Leaf: "0.0.0.0:7422", LeafCA: "ca.pem", LogLevel: "warn"}
+	c := HubConfig{Data: "d", Addr: "127.0.0.1:8090", Leaf: "0.0.0.0:7422", LeafCA: "ca.pem", LogLevel: "warn"}
 	if err := c.Validate(); err != nil {
 		t.Fatal(err)
 	}
 	if o := c.StartOptions(nil, nil); o.Data != "d" || o.Leaf.Host != "0.0.0.0" || o.Leaf.Port != 7422 || o.Leaf.TLSCA != "ca.pem" {
 		t.Errorf("StartOptions = %+v", o)
 	}
-	err := api.HubConfig{Data: "d", Addr: "x", Leaf: "7422", LogLevel: "loud"}.Validate()
+	err := HubConfig{Data: "d", Addr: "x", Leaf: "7422", LogLevel: "loud"}.Validate()
 	for _, want := range []string{`--leaf "7422"`, `--addr "x"`, `--log-level "loud"`} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("the problems do not include %q: %v", want, err)
@@ -103,7 +101,7 @@ func TestPublicURL(t *testing.T) {
 		{"", tcp("::"), onlyV6, "http://[2001:db8::5]:8080"},
 		{"", tcp("0.0.0.0"), onlyV6, ""},
 	} {
-		if got := api.PublicURL(c.public, c.ln, c.ifaces); got != c.want {
+		if got := PublicURL(c.public, c.ln, c.ifaces); got != c.want {
 			t.Errorf("PublicURL(%q, %v) = %q, want %q", c.public, c.ln, got, c.want)
 		}
 	}

@@ -1,4 +1,4 @@
-package api
+package main
 
 import (
 	"errors"
@@ -12,12 +12,14 @@ import (
 
 	"github.com/referto/referto/api/hub"
 	"github.com/referto/referto/api/node"
+	"github.com/referto/referto/commands/ledger"
+	"github.com/referto/referto/events/eventlog"
 )
 
 // ServeConfig is the configuration of a venue's server (referto serve) as
 // text, each field as its flag or environment variable gives it, so that
 // Validate reports every problem at once, naming the flags. NodeOptions
-// (start.go) turns a valid one into the node's options.
+// turns a valid one into the node's options.
 type ServeConfig struct {
 	Data string // --data, REFERTO_DATA. Required.
 	Addr string // --addr, REFERTO_ADDR: the HTTP API's HOST:PORT. Required.
@@ -260,4 +262,29 @@ func parseBytes(s string) (uint64, error) {
 		return 0, errors.New("want a size such as 512MiB or 2GiB")
 	}
 	return n << shift, nil
+}
+
+// NodeOptions are the options of the node a valid configuration
+// (Validate) runs, logging to logger: at a venue of a hub, its JetStream
+// domain is the venue's name and its embedded server a leaf node of the
+// hub's.
+func (c ServeConfig) NodeOptions(logger *slog.Logger) node.NodeOptions {
+	replicas, _ := c.replicas()
+	sync, _ := c.syncInterval()
+	reserve, _ := c.diskReserve()
+	o := node.NodeOptions{Data: c.Data, NATS: c.NATS, Replicas: replicas, SyncInterval: sync, Logger: logger, DiskReserve: reserve}
+	if c.Hub != "" {
+		o.Domain = c.Venue
+		o.LeafRemote = &eventlog.LeafRemoteOptions{URL: c.Hub, Credentials: c.HubCreds, TLSCA: c.HubCA, TLSCert: c.HubCert, TLSKey: c.HubKey}
+	}
+	return o
+}
+
+// StartOptions are the options of the hub a valid configuration
+// (Validate) runs, logging to logger, its node's commits observed by
+// observer.
+func (c HubConfig) StartOptions(logger *slog.Logger, observer ledger.Observer) hub.StartOptions {
+	host, port, _ := c.leaf()
+	return hub.StartOptions{Data: c.Data, Logger: logger, Observer: observer,
+		Leaf: eventlog.LeafListenOptions{Host: host, Port: port, TLSCert: c.LeafCert, TLSKey: c.LeafKey, TLSCA: c.LeafCA}}
 }
