@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/referto/referto/api/node"
+	"github.com/referto/referto/cmd/referto/sim"
 	"github.com/referto/referto/commands"
-	"github.com/referto/referto/commands/sim"
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/events/eventlog"
 )

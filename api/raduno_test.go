@@ -9,7 +9,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/referto/referto/commands/sim"
+	"github.com/referto/referto/cmd/referto/sim"
 )
 
 // TestRaduno136ClassifiesByTheRulebook runs a whole Raduno of 136 entrants

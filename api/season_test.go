@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/referto/referto/commands/sim"
+	"github.com/referto/referto/cmd/referto/sim"
 	"github.com/referto/referto/events/checkpoint"
 	"github.com/referto/referto/events/proof"
 )

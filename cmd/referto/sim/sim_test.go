@@ -7,7 +7,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/referto/referto/commands/sim"
+	"github.com/referto/referto/cmd/referto/sim"
 	"github.com/referto/referto/projections/board"
 	"github.com/referto/referto/projections/scoring"
 )
