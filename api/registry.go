@@ -12,16 +12,16 @@ import (
 
 	"github.com/gorilla/mux"
 
+	"github.com/referto/referto/api/hub/registry"
 	"github.com/referto/referto/api/node/backup"
 	"github.com/referto/referto/commands"
 	"github.com/referto/referto/commands/ledger"
-	"github.com/referto/referto/commands/registry"
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/projections/ranking"
 )
 
 // Registry is what the API of a national hub asks of its season registry
-// (commands/registry.Registry): commands, the registry folded, its log,
+// (api/hub/registry.Registry): commands, the registry folded, its log,
 // and the snapshot of its stream a backup (backup.Write) carries.
 type Registry interface {
 	Submit(ctx context.Context, sub registry.Submission) (ledger.Outcome, error)

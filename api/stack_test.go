@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/referto/referto/api"
+	"github.com/referto/referto/api/hub/registry"
 	"github.com/referto/referto/api/node"
-	"github.com/referto/referto/commands/registry"
 )
 
 const adminToken = "admin-secret"

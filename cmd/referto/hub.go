@@ -7,8 +7,8 @@ import (
 
 	"github.com/referto/referto/api"
 	"github.com/referto/referto/api/hub"
+	"github.com/referto/referto/api/hub/registry"
 	"github.com/referto/referto/api/node"
-	"github.com/referto/referto/commands/registry"
 )
 
 // hubCmd runs a national hub (hub.Start): its embedded NATS server accepts

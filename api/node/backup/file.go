@@ -13,9 +13,9 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/referto/referto/api/hub/registry"
 	"github.com/referto/referto/api/node"
 	"github.com/referto/referto/commands/ledger"
-	"github.com/referto/referto/commands/registry"
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/events/checkpoint"
 )

@@ -16,8 +16,8 @@ import (
 
 	"github.com/nats-io/nats.go"
 
+	"github.com/referto/referto/api/hub/registry"
 	"github.com/referto/referto/api/node"
-	"github.com/referto/referto/commands/registry"
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/events/checkpoint"
 	"github.com/referto/referto/events/eventlog"

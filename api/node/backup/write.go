@@ -16,8 +16,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/referto/referto/api/hub/registry"
 	"github.com/referto/referto/api/node"
-	"github.com/referto/referto/commands/registry"
 	"github.com/referto/referto/events/checkpoint"
 	"github.com/referto/referto/events/eventlog"
 	"github.com/referto/referto/projections"

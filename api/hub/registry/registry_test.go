@@ -13,9 +13,9 @@ import (
 	"github.com/nats-io/nats.go"
 	"golang.org/x/mod/sumdb/note"
 
+	"github.com/referto/referto/api/hub/registry"
 	"github.com/referto/referto/commands"
 	"github.com/referto/referto/commands/ledger"
-	"github.com/referto/referto/commands/registry"
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/events/checkpoint"
 	"github.com/referto/referto/events/eventlog"
