@@ -65,8 +65,8 @@ func TestR3ClusterKeepsEveryAcknowledgedAppend(t *testing.T) {
 		}
 	}
 	appendN(0, 100)
-	// Stop a node that is not the stream leader (leader loss is issue 7's
-	// fault test); the stream keeps its quorum of two.
+	// Stop a node that is not the stream leader (the loss of the leader is
+	// api's TestClusterFaultsUnderLoad); the stream keeps its quorum of two.
 	leader := c.StreamLeader("REFERTO")
 	stop := (leader + 1) % 3
 	c.Stop(stop)

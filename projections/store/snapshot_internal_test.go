@@ -25,7 +25,7 @@ func TestSnapshotPiecesReadBack(t *testing.T) {
 		tr := projections.New(id)
 		tr.Name, tr.Seq, tr.LastStreamSeq = "Raduno "+id, 3, 9
 		tr.Created = time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)
-		tr.Players["p1"] = &projections.Player{ID: "p1", Name: "Mario Rossi", Club: "Pisa", Status: projections.StatusActive, Registered: 2}
+		tr.Players["p1"] = &projections.Player{ID: "p1", Name: "Mario Rossi", Club: "Pisa", Status: events.StatusActive, Registered: 2}
 		tr.Order = []string{"p1"}
 		tr.CheckIns = map[int]map[string]*projections.CheckIn{1: {"p1": {MinutesLate: 12, Admitted: true, Rule: "late", Seq: 3}}}
 		tr.Times = []int64{1, 2, 3}
