@@ -7,7 +7,7 @@
 // administrator's backup (backup.go: the file of api/node/backup,
 // streamed as it is written), the season's national ranking (season.go),
 // and at a national hub its venues (hub.go) and its season registry
-// (registry.go: commands for api/hub/registry.Registry, its fold and its
+// (registry.go: commands for api/hub/registry.Keeper, its fold and its
 // export).
 //
 // It translates HTTP only: a command request becomes a ledger.Submission

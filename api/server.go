@@ -63,7 +63,7 @@ type Options struct {
 	// Registry, when set (with Hub), is the hub's season registry: POST
 	// /v1/registry/commands (the administrator), GET /v1/registry and its
 	// export, and what the season's ranking reads.
-	Registry Registry
+	Registry SeasonRegistry
 	// Cosigned, when set, gives the last checkpoint of a tournament a
 	// hub cosigned (at a venue: api/hub.Cosignatures; at a hub, the
 	// default, its own): the checkpoint of that size is served with the

@@ -35,7 +35,7 @@ type page struct {
 	Lang    string
 	Me      *me
 	T       string // tournament id, on tournament pages
-	State   *projections.State
+	State   *projections.TournamentView
 	Title   string
 	Problem *Problem
 	Errs    map[string]string // field → message, from the problem
@@ -176,7 +176,7 @@ func flashText(lang string, q url.Values, name func(string) string) string {
 func (u *UI) tournamentPage(w http.ResponseWriter, r *http.Request, title string, seq uint64) (*page, bool) {
 	p := u.newPage(r, title)
 	p.T = r.PathValue("t")
-	var st projections.State
+	var st projections.TournamentView
 	path := "/v1/tournaments/" + url.PathEscape(p.T) + "/state"
 	if seq > 0 {
 		path += "?at=" + strconv.FormatUint(seq, 10)
@@ -524,7 +524,7 @@ func (u *UI) players(w http.ResponseWriter, r *http.Request) {
 }
 
 // callRound is the round whose check-in is open: the first not drawn.
-func callRound(st *projections.State) int { return len(st.Rounds) + 1 }
+func callRound(st *projections.TournamentView) int { return len(st.Rounds) + 1 }
 
 func (u *UI) playersData(p *page) map[string]any {
 	rounds := []int{}
@@ -694,7 +694,7 @@ func atoiOr(s string, def int) int {
 // --- rounds: draw, venue screen, slips --------------------------------------
 
 // roundOf finds round n in the state, nil when not drawn.
-func roundOf(st *projections.State, n int) *projections.Round {
+func roundOf(st *projections.TournamentView, n int) *projections.Round {
 	for _, r := range st.Rounds {
 		if r.Number == n {
 			return r
@@ -905,7 +905,7 @@ type standingsRow struct {
 	CutAfter  bool
 }
 
-func standingsData(st *projections.State) map[string]any {
+func standingsData(st *projections.TournamentView) map[string]any {
 	rounds := []int{}
 	for i := 1; i <= st.Standings.Rounds; i++ {
 		rounds = append(rounds, i)
@@ -940,7 +940,7 @@ func standingsData(st *projections.State) map[string]any {
 // final: every qualifying round, and every round drawn, has its results.
 // Before, a player above the cut would qualify if the phase were drawn
 // now, and is said to be in the zone, not qualified.
-func cutFinal(st *projections.State) bool {
+func cutFinal(st *projections.TournamentView) bool {
 	n := len(st.Rounds)
 	return n >= st.Summary.Ruleset.QualifyingRounds && n > 0 && st.Rounds[n-1].Complete()
 }
@@ -998,7 +998,7 @@ type ladderRow struct {
 	List   []*projections.Sanction
 }
 
-func sanctionsData(st *projections.State) map[string]any {
+func sanctionsData(st *projections.TournamentView) map[string]any {
 	by := map[string]*ladderRow{}
 	var order []string
 	for _, s := range st.Sanctions {
@@ -1131,7 +1131,7 @@ func (u *UI) eventLog(w http.ResponseWriter, r *http.Request) {
 	}
 	// Names: the players' from the tournament's state, the officials' from
 	// their list.
-	var st projections.State
+	var st projections.TournamentView
 	if prob, err := u.get(r, "/v1/tournaments/"+url.PathEscape(p.T)+"/state", &st); err == nil && prob == nil {
 		p.State = &st
 	}

@@ -113,7 +113,7 @@ type workbookNotes struct {
 }
 
 // said is what the upload recorded, as the banner says it, and its notes.
-func (o workbookImported) said(lang string, st *projections.State) (string, *workbookNotes) {
+func (o workbookImported) said(lang string, st *projections.TournamentView) (string, *workbookNotes) {
 	var banner string
 	if o.Scope == events.WorkbookTournament && o.Counts != nil {
 		banner = fmt.Sprintf(tr(lang, "workbook_tournament_done"), o.FileName, o.Players, o.Counts.Tables, o.Counts.Rounds, o.Seq)

@@ -30,9 +30,9 @@ type Log interface {
 	LastSubjectSeq(ctx context.Context, t string) (uint64, error)
 }
 
-// State is the state commands are decided on: every tournament's fold,
+// States is the state commands are decided on: every tournament's fold,
 // kept current from the log (*store.Runner in a node).
-type State interface {
+type States interface {
 	// Ready reports whether the state has caught up with the log as it
 	// was at start; Lag is how far behind it is.
 	Ready() bool
@@ -95,7 +95,7 @@ type Options struct {
 	// Log is where commands are appended. Required.
 	Log Log
 	// State is what commands are decided on. Required.
-	State State
+	State States
 	// Index finds retried commands by their idempotency key. Required.
 	Index Index
 	// Signer signs the checkpoint a published classification carries.

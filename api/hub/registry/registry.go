@@ -91,10 +91,10 @@ type Submission struct {
 	Request string
 }
 
-// Registry is a hub's season registry: its log and the log folded. The
+// Keeper is a hub's season registry: its log and the log folded. The
 // hub's process is the log's one writer, so the fold it keeps is current.
 // It is safe for concurrent use.
-type Registry struct {
+type Keeper struct {
 	o      Options
 	lg     *eventlog.Log
 	secret []byte // seals the commits (Options.Keys)
@@ -112,7 +112,7 @@ type Registry struct {
 const sealPurpose = "season-registry-seal"
 
 // seal is the hex HMAC-SHA256 of a commit's body under r's secret.
-func (r *Registry) seal(body []byte) string {
+func (r *Keeper) seal(body []byte) string {
 	m := hmac.New(sha256.New, r.secret)
 	m.Write(body)
 	return hex.EncodeToString(m.Sum(nil))
@@ -120,7 +120,7 @@ func (r *Registry) seal(body []byte) string {
 
 // sealed reports whether m carries r's seal of its body: a message the
 // hub wrote.
-func (r *Registry) sealed(m events.StoredCommit) bool {
+func (r *Keeper) sealed(m events.StoredCommit) bool {
 	return hmac.Equal([]byte(m.Seal), []byte(r.seal(m.Data)))
 }
 
@@ -138,7 +138,7 @@ const retries = 8
 // its log. A log that does not fold is kept as it is, set aside: the
 // registry then refuses commands and reads (events.ErrUnavailable, with
 // why) while the hub serves the rest.
-func Open(ctx context.Context, o Options) (*Registry, error) {
+func Open(ctx context.Context, o Options) (*Keeper, error) {
 	o.EnsureDefaults()
 	if err := o.Validate(); err != nil {
 		return nil, err
@@ -154,7 +154,7 @@ func Open(ctx context.Context, o Options) (*Registry, error) {
 }
 
 // open opens the registry's stream, folding nothing yet.
-func open(ctx context.Context, o Options) (*Registry, error) {
+func open(ctx context.Context, o Options) (*Keeper, error) {
 	lg, err := eventlog.Open(ctx, o.Conn, eventlog.Options{Stream: eventlog.RegistryStream, Prefix: eventlog.RegistryPrefix,
 		Replicas: o.Replicas, Existing: o.Existing})
 	if err != nil {
@@ -164,12 +164,12 @@ func open(ctx context.Context, o Options) (*Registry, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Registry{o: o, lg: lg, secret: secret, log: ranking.NewRegistryLog(), commits: map[string]commit{}}, nil
+	return &Keeper{o: o, lg: lg, secret: secret, log: ranking.NewRegistryLog(), commits: map[string]commit{}}, nil
 }
 
 // catchUp folds what the log holds past the last commit folded; r.mu
 // held, or r not shared yet.
-func (r *Registry) catchUp(ctx context.Context) error {
+func (r *Keeper) catchUp(ctx context.Context) error {
 	if r.broken != nil {
 		return nil
 	}
@@ -189,7 +189,7 @@ func (r *Registry) catchUp(ctx context.Context) error {
 // leaf link does not carry the registry's subject, but a venue that
 // configured its server otherwise could publish on it: what it publishes
 // is never read as the registry's.)
-func (r *Registry) fold(m events.StoredCommit) {
+func (r *Keeper) fold(m events.StoredCommit) {
 	if r.broken != nil {
 		return
 	}
@@ -213,7 +213,7 @@ func (r *Registry) fold(m events.StoredCommit) {
 }
 
 // usable is nil when the log folds, else why not; r.mu held.
-func (r *Registry) usable() error {
+func (r *Keeper) usable() error {
 	if r.broken != nil {
 		return fmt.Errorf("%w: the season registry's log does not fold (%v): see the hub's log", events.ErrUnavailable, r.broken)
 	}
@@ -225,7 +225,7 @@ func (r *Registry) usable() error {
 // that already stands for this request is answered with the stored
 // outcome (Replayed); one that stands for another request is a
 // *ledger.KeyReusedError. The command's refusals are commands.DecideRegistry's.
-func (r *Registry) Submit(ctx context.Context, sub Submission) (ledger.Outcome, error) {
+func (r *Keeper) Submit(ctx context.Context, sub Submission) (ledger.Outcome, error) {
 	ctx, cancel := context.WithTimeout(ctx, r.o.CommandTimeout)
 	defer cancel()
 	r.mu.Lock()
@@ -296,7 +296,7 @@ func replayed(c commit, sub Submission) (ledger.Outcome, error) {
 
 // Registry returns a copy of the registry as folded, and how many events
 // its log holds.
-func (r *Registry) Registry() (*ranking.Registry, uint64, error) {
+func (r *Keeper) Registry() (*ranking.Registry, uint64, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if err := r.usable(); err != nil {
@@ -306,7 +306,7 @@ func (r *Registry) Registry() (*ranking.Registry, uint64, error) {
 }
 
 // Checkpoint is the registry log's checkpoint as it is now, signed.
-func (r *Registry) Checkpoint() (string, uint64, error) {
+func (r *Keeper) Checkpoint() (string, uint64, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if err := r.usable(); err != nil {
@@ -321,7 +321,7 @@ func (r *Registry) Checkpoint() (string, uint64, error) {
 // it is when Export is called, and returns the signed checkpoint of
 // exactly those lines and how many there are. It calls begin with them
 // before the first line is written.
-func (r *Registry) Export(ctx context.Context, w io.Writer, begin func(signed string, events uint64)) error {
+func (r *Keeper) Export(ctx context.Context, w io.Writer, begin func(signed string, events uint64)) error {
 	r.mu.Lock()
 	err := r.usable()
 	cp, last := r.log.Checkpoint(), r.last
@@ -357,7 +357,7 @@ type Head struct {
 }
 
 // head is the log's Head as folded; r.mu held, or r not shared.
-func (r *Registry) head() Head {
+func (r *Keeper) head() Head {
 	if r.broken != nil {
 		return Head{Unfolded: r.broken.Error()}
 	}
@@ -371,7 +371,7 @@ func (r *Registry) head() Head {
 // command is recorded from the moment the head is read until JetStream
 // has started the snapshot. A log that does not fold is snapshotted all
 // the same, its Head saying why: a backup keeps what the hub holds.
-func (r *Registry) Snapshot(ctx context.Context, begin func(eventlog.SnapshotInfo, Head) error, chunk func([]byte) error) error {
+func (r *Keeper) Snapshot(ctx context.Context, begin func(eventlog.SnapshotInfo, Head) error, chunk func([]byte) error) error {
 	r.mu.Lock()
 	locked := true
 	unlock := func() {

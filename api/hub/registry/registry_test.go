@@ -60,7 +60,7 @@ func newHub(t *testing.T) *hub {
 	return &hub{t: t, nc: nc, keys: keys}
 }
 
-func (h *hub) open() *registry.Registry {
+func (h *hub) open() *registry.Keeper {
 	h.t.Helper()
 	r, err := registry.Open(context.Background(), registry.Options{Conn: h.nc, Keys: h.keys, Roster: roster{},
 		Clock: func() time.Time { return time.Date(2024, 7, 1, 10, 0, 0, 0, time.UTC) }})
@@ -70,7 +70,7 @@ func (h *hub) open() *registry.Registry {
 	return r
 }
 
-func submit(t *testing.T, r *registry.Registry, key, body string) (ledger.Outcome, error) {
+func submit(t *testing.T, r *registry.Keeper, key, body string) (ledger.Outcome, error) {
 	t.Helper()
 	cmd, err := commands.ParseRegistry([]byte(body))
 	if err != nil {
@@ -177,7 +177,7 @@ func TestAMessageTheHubDidNotWriteIsPassedOver(t *testing.T) {
 	if _, err := h.nc.Request(eventlog.RegistryPrefix+events.RegistryID, forged, 2*time.Second); err != nil {
 		t.Fatal(err)
 	}
-	for _, reg := range []*registry.Registry{r, h.open()} {
+	for _, reg := range []*registry.Keeper{r, h.open()} {
 		o, err := submit(t, reg, "2", `{"type":"RecordDisqualification","national_id":"100001","from":"2024-05-01","to":"2024-05-31","reason":"x"}`)
 		if err != nil || o.Seq != 2 || o.Events[0].Data == nil {
 			t.Fatalf("a command after the forged message: %v %+v", err, o)

@@ -10,18 +10,18 @@ type Store interface {
 	Tournaments() ([]string, error)
 }
 
-// State reads a tournament's state (*store.Runner in a node).
-type State interface {
+// TournamentReader reads a tournament's state (*store.Runner in a node).
+type TournamentReader interface {
 	Read(t string, fn func(*projections.Tournament)) bool
 }
 
 // NewRoster is the commands.Roster of a hub's projections: every
 // tournament they hold, served yet or not.
-func NewRoster(store Store, state State) commands.Roster { return roster{store, state} }
+func NewRoster(store Store, state TournamentReader) commands.Roster { return roster{store, state} }
 
 type roster struct {
 	store Store
-	state State
+	state TournamentReader
 }
 
 func (r roster) Tournament(t string) bool {

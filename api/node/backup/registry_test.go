@@ -30,7 +30,7 @@ import (
 // national hub, a season registry in which p3 is linked, 100002 merged
 // into 100001 and 100001 disqualified for May, followed on the
 // registry's subject by a message the hub did not write.
-func hubNode(ctx context.Context, t *testing.T) (*node.Node, *registry.Registry) {
+func hubNode(ctx context.Context, t *testing.T) (*node.Node, *registry.Keeper) {
 	t.Helper()
 	n := readyNode(ctx, t)
 	admin := events.Actor{ID: "admin", Role: events.RoleAdmin}
@@ -72,7 +72,7 @@ func hubNode(ctx context.Context, t *testing.T) (*node.Node, *registry.Registry)
 }
 
 // hubBackup is a backup of hubNode's node with its registry, as bytes.
-func hubBackup(ctx context.Context, t *testing.T) (*node.Node, *registry.Registry, []byte) {
+func hubBackup(ctx context.Context, t *testing.T) (*node.Node, *registry.Keeper, []byte) {
 	t.Helper()
 	n, reg := hubNode(ctx, t)
 	var whole bytes.Buffer

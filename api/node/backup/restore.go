@@ -230,7 +230,7 @@ func sameSeqs(st eventlog.StreamState, first, last, msgs uint64) bool {
 // its stream's sequences, then its log folded again as the hub folds it
 // (its events, Merkle root and last line's hash; or, when the hub's did
 // not fold, that this one does not either).
-func checkRegistry(ctx context.Context, nc *nats.Conn, keys *checkpoint.Keys, st eventlog.StreamState, want Registry) error {
+func checkRegistry(ctx context.Context, nc *nats.Conn, keys *checkpoint.Keys, st eventlog.StreamState, want RegistryCopy) error {
 	if !sameSeqs(st, want.FirstSeq, want.LastSeq, want.Msgs) {
 		return fmt.Errorf("restore: the restored season registry's stream holds sequences %d..%d (%d commits), the backup's manifest %d..%d (%d): nothing restored",
 			st.FirstSeq, st.LastSeq, st.Msgs, want.FirstSeq, want.LastSeq, want.Msgs)

@@ -48,7 +48,7 @@ func (b *Archive) PrintRestored(w io.Writer, path, target string, took time.Dura
 
 // describeRegistry is " the season registry (…)," for a hub's backup,
 // nothing for a venue's.
-func describeRegistry(r *Registry) string {
+func describeRegistry(r *RegistryCopy) string {
 	switch {
 	case r == nil:
 		return ""

@@ -44,7 +44,7 @@ func TestSummariesOfAHub(t *testing.T) {
 	b := &Archive{Keys: []KeyFile{{Name: "checkpoint.key"}}}
 	b.Manifest = Manifest{Stream: "REFERTO", FirstSeq: 1, LastSeq: 9, Msgs: 9,
 		Created: time.Date(2025, 3, 1, 10, 0, 0, 0, time.UTC), Tournaments: []Tournament{{ID: "t1", Events: 12}},
-		Registry: &Registry{Stream: "REGISTRY", FirstSeq: 1, LastSeq: 4, Msgs: 4, Events: 3}}
+		Registry: &RegistryCopy{Stream: "REGISTRY", FirstSeq: 1, LastSeq: 4, Msgs: 4, Events: 3}}
 	var out bytes.Buffer
 	b.PrintTaken(&out, "b.tar", 512, "", "d", 2*time.Second)
 	want := "backup of stream REFERTO, sequences 1..9 (9 commits), 1 tournament (t1, 12 events), the season registry (stream REGISTRY, sequences 1..4, 3 events), and the keys (checkpoint.key) taken directly from d: b.tar, 512 bytes in 2s\n"
@@ -59,7 +59,7 @@ func TestSummariesOfAHub(t *testing.T) {
 	if got := out.String(); got != want {
 		t.Errorf("PrintRestored:\n got %q\nwant %q", got, want)
 	}
-	b.Manifest.Registry = &Registry{Stream: "REGISTRY", FirstSeq: 1, LastSeq: 4, Msgs: 4, Unfolded: "stream sequence 2: bad link"}
+	b.Manifest.Registry = &RegistryCopy{Stream: "REGISTRY", FirstSeq: 1, LastSeq: 4, Msgs: 4, Unfolded: "stream sequence 2: bad link"}
 	out.Reset()
 	b.PrintRestored(&out, "b.tar", "new", time.Second)
 	if got := out.String(); !strings.Contains(got, "set aside: its log does not fold") || !strings.Contains(got, "(its log does not fold, as at the hub)") {

@@ -97,7 +97,7 @@ type Manifest struct {
 	Files       map[string]string `json:"files"`
 	Tournaments []Tournament      `json:"tournaments"`
 	// Registry is the hub's season registry (FormatRegistry only).
-	Registry *Registry `json:"registry,omitempty"`
+	Registry *RegistryCopy `json:"registry,omitempty"`
 }
 
 // SnapshotFile is what a backup holds of a stream's snapshot: how many
@@ -108,10 +108,10 @@ type SnapshotFile struct {
 	SHA256 string `json:"sha256"`
 }
 
-// Registry is a national hub's season registry as a backup holds it: the
+// RegistryCopy is a national hub's season registry as a backup holds it: the
 // snapshot of its stream and the head of its log as the hub had folded
-// it at the snapshot's instant (registry.Registry.Snapshot).
-type Registry struct {
+// it at the snapshot's instant (registry.Keeper.Snapshot).
+type RegistryCopy struct {
 	Stream string `json:"stream"`
 	// The snapshot holds stream sequences FirstSeq..LastSeq, Msgs commits.
 	FirstSeq uint64       `json:"first_seq"`
@@ -170,7 +170,7 @@ type (
 	Runner interface {
 		WaitFor(ctx context.Context, seq uint64) error
 	}
-	// RegistryLog is a hub's season registry (*registry.Registry): a
+	// RegistryLog is a hub's season registry (*registry.Keeper): a
 	// snapshot of its stream with the head of its log at that instant.
 	RegistryLog interface {
 		Snapshot(ctx context.Context, begin func(eventlog.SnapshotInfo, registry.Head) error, chunk func([]byte) error) error
@@ -358,8 +358,8 @@ func workbookName(name string) bool {
 // log's, and returns what the manifest says of it: the head is the one the
 // registry had folded when JetStream started the snapshot, which a
 // restore rebuilds from the restored stream.
-func writeRegistry(ctx context.Context, reg RegistryLog, m *Manifest, entry func(string, fs.FileMode, []byte) error) (*Registry, error) {
-	r := &Registry{}
+func writeRegistry(ctx context.Context, reg RegistryLog, m *Manifest, entry func(string, fs.FileMode, []byte) error) (*RegistryCopy, error) {
+	r := &RegistryCopy{}
 	sw := &snapshotWriter{m: m, entry: entry, file: &r.Snapshot, sum: sha256.New()}
 	err := reg.Snapshot(ctx, func(info eventlog.SnapshotInfo, h registry.Head) error {
 		st, err := info.StreamState()
