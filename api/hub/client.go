@@ -16,6 +16,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"golang.org/x/mod/sumdb/note"
 
+	"github.com/referto/referto/events/atomicfile"
 	"github.com/referto/referto/events/checkpoint"
 	"github.com/referto/referto/projections"
 )
@@ -130,7 +131,7 @@ func (c *Cosignatures) set(t string, size uint64, note string) error {
 	}
 	b, err := json.MarshalIndent(kept, "", "  ")
 	if err == nil {
-		err = writeSynced(c.Path, b)
+		err = atomicfile.Write(c.Path, b, 0o600)
 	}
 	if err != nil {
 		if had {

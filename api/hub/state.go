@@ -4,9 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
-	"path/filepath"
 	"sort"
 	"time"
+
+	"github.com/referto/referto/events/atomicfile"
 )
 
 // Status is where a tournament stands at the hub.
@@ -163,38 +164,7 @@ func (st *state) save(path string) error {
 	if err != nil {
 		return err
 	}
-	return writeSynced(path, b)
-}
-
-// writeSynced writes b to path through a synced temporary file (mode 0600)
-// renamed into place, and syncs the directory: a power cut loses neither
-// the file nor its rename.
-func writeSynced(path string, b []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(f.Name())
-	if _, err := f.Write(b); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(f.Name(), path); err != nil {
-		return err
-	}
-	d, err := os.Open(filepath.Dir(path))
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
+	return atomicfile.Write(path, b, 0o600)
 }
 
 func sortedKeys[V any](m map[string]V) []string {

@@ -8,6 +8,8 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"github.com/referto/referto/events/atomicfile"
 )
 
 // TokenHash is the hex SHA-256 of a bearer token: how tokens are kept, the
@@ -42,7 +44,7 @@ func (l Layout) AdminTokenHash(random io.Reader) (hash, newToken string, err err
 	if err := os.MkdirAll(l.Keys(), 0o700); err != nil {
 		return "", "", err
 	}
-	if err := os.WriteFile(l.AdminToken(), []byte(hash+"\n"), 0o600); err != nil {
+	if err := atomicfile.Write(l.AdminToken(), []byte(hash+"\n"), 0o600); err != nil {
 		return "", "", err
 	}
 	return hash, token, nil

@@ -9,7 +9,6 @@ import (
 	"io"
 	"maps"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/referto/referto/commands/ledger"
 	"github.com/referto/referto/events"
+	"github.com/referto/referto/events/atomicfile"
 )
 
 // Heads is the record of the acknowledged heads (Layout.Heads): a file of
@@ -66,7 +66,7 @@ func OpenHeads(path string) (h *Heads, created bool, err error) {
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 		created = true
-		if err := writeFileSynced(path, []byte(headsMagic+"\n")); err != nil {
+		if err := atomicfile.Write(path, []byte(headsMagic+"\n"), 0o600); err != nil {
 			return nil, false, err
 		}
 		b = []byte(headsMagic + "\n")
@@ -78,7 +78,7 @@ func OpenHeads(path string) (h *Heads, created bool, err error) {
 		return nil, false, fmt.Errorf("%w: %s: %v", ErrHeadsDamaged, path, err)
 	}
 	if records > 1024 && records > 2*len(durable) {
-		if err := writeFileSynced(path, encodeHeads(durable)); err != nil {
+		if err := atomicfile.Write(path, encodeHeads(durable), 0o600); err != nil {
 			return nil, false, err
 		}
 		records, good = len(durable), -1
@@ -205,45 +205,6 @@ func encodeHeads(heads map[string]ledger.AckedHead) []byte {
 		b = appendHead(b, heads[t])
 	}
 	return b
-}
-
-// writeFileSynced writes path whole or not at all (mode 0600): a synced
-// temporary file renamed into place, then its directory synced, so that
-// neither a crash nor a power cut leaves half a file or loses the rename.
-func writeFileSynced(path string, b []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(f.Name())
-	_, err = f.Write(b)
-	if err == nil {
-		err = f.Chmod(0o600)
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err == nil {
-		err = SyncDir(filepath.Dir(path))
-	}
-	return err
-}
-
-// SyncDir fsyncs a directory: what was renamed or created in it stays so
-// after a power cut.
-func SyncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
 }
 
 // Get returns the greatest head of tournament t on disk.

@@ -5,6 +5,8 @@ import (
 	"net"
 	"os"
 	"time"
+
+	"github.com/referto/referto/events/atomicfile"
 )
 
 // ServeInfo is what a running referto serve says of itself in its data
@@ -35,11 +37,7 @@ func (l Layout) Announce(addr net.Addr) (remove func(), err error) {
 		return nil, err
 	}
 	path := l.ServeInfo()
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, append(b, '\n'), 0o600); err != nil {
-		return nil, err
-	}
-	if err := os.Rename(tmp, path); err != nil {
+	if err := atomicfile.Write(path, append(b, '\n'), 0o600); err != nil {
 		return nil, err
 	}
 	return func() { _ = os.Remove(path) }, nil

@@ -17,6 +17,7 @@ import (
 	"github.com/referto/referto/api/node"
 	"github.com/referto/referto/commands/ledger"
 	"github.com/referto/referto/events"
+	"github.com/referto/referto/events/atomicfile"
 	"github.com/referto/referto/events/checkpoint"
 )
 
@@ -26,11 +27,11 @@ import (
 // when not nil, accepts what it holds. It returns the backup read back and
 // the file's size.
 func Create(path string, fill func(io.Writer) error, check func(*Archive) error) (*Archive, int64, error) {
-	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".partial-*")
+	f, err := atomicfile.Create(path, 0o600)
 	if err != nil {
 		return nil, 0, err
 	}
-	defer func() { f.Close(); os.Remove(f.Name()) }()
+	defer f.Abort()
 	bw := bufio.NewWriterSize(f, 1<<20)
 	if err := fill(bw); err != nil {
 		return nil, 0, err
@@ -57,7 +58,7 @@ func Create(path string, fill func(io.Writer) error, check func(*Archive) error)
 	if err != nil {
 		return nil, 0, err
 	}
-	return b, fi.Size(), os.Rename(f.Name(), path)
+	return b, fi.Size(), f.Commit()
 }
 
 // WriteDir writes a backup of a data directory no server is running on: it

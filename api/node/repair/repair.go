@@ -25,6 +25,7 @@ import (
 	"github.com/referto/referto/api/node/backup"
 	"github.com/referto/referto/commands/ledger"
 	"github.com/referto/referto/events"
+	"github.com/referto/referto/events/atomicfile"
 	"github.com/referto/referto/events/checkpoint"
 	"github.com/referto/referto/events/eventlog"
 	"github.com/referto/referto/replay"
@@ -202,7 +203,7 @@ func Repair(ctx context.Context, o Options) (*Report, error) {
 			return nil, err
 		}
 	}
-	if err := node.SyncDir(o.Data); err != nil {
+	if err := atomicfile.SyncDir(o.Data); err != nil {
 		return nil, err
 	}
 	for _, t := range slices.Sorted(maps.Keys(r.byT)) {
