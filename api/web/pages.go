@@ -531,8 +531,15 @@ func (u *UI) playersData(p *page) map[string]any {
 	for i := 1; i <= callRound(p.State); i++ {
 		rounds = append(rounds, i)
 	}
-	var active, reserves []projections.PlayerRow
+	// The entry list is the players admitted; a refused registration is
+	// listed apart, and counted with none of them.
+	var entered, refused, active, reserves []projections.PlayerRow
 	for _, row := range p.State.Players {
+		if !row.Status.Admitted() {
+			refused = append(refused, row)
+			continue
+		}
+		entered = append(entered, row)
 		switch row.Status {
 		case events.StatusActive:
 			active = append(active, row)
@@ -540,7 +547,7 @@ func (u *UI) playersData(p *page) map[string]any {
 			reserves = append(reserves, row)
 		}
 	}
-	return map[string]any{"CallRound": callRound(p.State), "Rounds": rounds, "Active": active, "Reserves": reserves,
+	return map[string]any{"CallRound": callRound(p.State), "Rounds": rounds, "Entered": entered, "Refused": refused, "Active": active, "Reserves": reserves,
 		"Phases": knockoutPhases(p.State), "CurrentRound": max(len(p.State.Rounds), 1)}
 }
 
