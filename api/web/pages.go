@@ -519,7 +519,16 @@ func (u *UI) players(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	p.Data = u.playersData(p)
+	data := u.playersData(p)
+	p.Data = data
+	// After a club workbook's upload (workbookPost): what it recorded.
+	if q := r.URL.Query(); q.Get("workbook") != "" {
+		var cl projections.Classification
+		if q.Get("scope") == events.WorkbookTournament {
+			_, _ = u.get(r, "/v1/tournaments/"+url.PathEscape(p.T)+"/classification", &cl)
+		}
+		p.Flash, data["Workbook"] = workbookBanner(p.Lang, q, p.State, cl.Imported)
+	}
 	u.render(w, "players", http.StatusOK, p)
 }
 
