@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
@@ -101,6 +102,10 @@ type Log struct {
 	js     jetstream.JetStream
 	stream jetstream.Stream
 	opts   Options
+	// sourcing serializes the read-modify-write of the stream's sources
+	// (AddSource, RestartSources): two at once would each write back a
+	// list without the other's change.
+	sourcing sync.Mutex
 }
 
 // Open creates the stream, or checks and adopts an existing one. It waits up

@@ -62,6 +62,8 @@ func (l *Log) AddSource(ctx context.Context, domain, stream, t string) error {
 	if stream == "" {
 		stream = "REFERTO"
 	}
+	l.sourcing.Lock()
+	defer l.sourcing.Unlock()
 	info, err := l.stream.Info(ctx)
 	if err != nil {
 		return l.infoErr(err)
@@ -72,11 +74,9 @@ func (l *Log) AddSource(ctx context.Context, domain, stream, t string) error {
 	}
 	cfg.Sources = append(cfg.Sources, &jetstream.StreamSource{Name: stream, FilterSubject: Subject(t),
 		External: &jetstream.ExternalStream{APIPrefix: APIPrefix(domain)}})
-	s, err := l.js.UpdateStream(ctx, cfg)
-	if err != nil {
+	if _, err := l.js.UpdateStream(ctx, cfg); err != nil {
 		return fmt.Errorf("jetstream: source %s from %s: %w", t, domain, err)
 	}
-	l.stream = s
 	return nil
 }
 
@@ -125,6 +125,8 @@ func (l *Log) RemoteTournaments(ctx context.Context, domain, stream string) (map
 // (JetStream reads that from the Nats-Stream-Source headers stored), so
 // nothing is lost or repeated.
 func (l *Log) RestartSources(ctx context.Context, domain string) error {
+	l.sourcing.Lock()
+	defer l.sourcing.Unlock()
 	info, err := l.stream.Info(ctx)
 	if err != nil {
 		return l.infoErr(err)
@@ -141,11 +143,9 @@ func (l *Log) RestartSources(ctx context.Context, domain string) error {
 		return fmt.Errorf("jetstream: restart sources of %s: %w", domain, err)
 	}
 	cfg.Sources = all
-	s, err := l.js.UpdateStream(ctx, cfg)
-	if err != nil {
+	if _, err := l.js.UpdateStream(ctx, cfg); err != nil {
 		return fmt.Errorf("jetstream: restart sources of %s: %w", domain, err)
 	}
-	l.stream = s
 	return nil
 }
 
