@@ -261,18 +261,44 @@ func done(w http.ResponseWriter, r *http.Request, to string, f *flash) {
 	http.Redirect(w, r, to, http.StatusSeeOther)
 }
 
-// postForm parses a form post, refusing other sites' and oversized ones.
+// maxForm is the most bytes a form post may take.
+const maxForm = 1 << 20
+
+// postForm parses a form post, refusing other sites' and oversized ones,
+// each in the page's language.
 func postForm(w http.ResponseWriter, r *http.Request) bool {
 	if !sameOrigin(r) {
 		http.Error(w, tr(lang(r), "cross_site"), http.StatusForbidden)
 		return false
 	}
-	r.Body = http.MaxBytesReader(w, r.Body, 1<<20)
+	r.Body = http.MaxBytesReader(w, r.Body, maxForm)
 	if err := r.ParseForm(); err != nil {
+		if tooLarge := (*http.MaxBytesError)(nil); errors.As(err, &tooLarge) {
+			http.Error(w, trf(lang(r), "form_too_large", maxForm>>20), http.StatusRequestEntityTooLarge)
+			return false
+		}
 		http.Error(w, tr(lang(r), "form_unreadable"), http.StatusBadRequest)
 		return false
 	}
 	return true
+}
+
+// NotFound answers a path below the UI's that it does not serve: a page in
+// the browser's language, as every refusal.
+func (u *UI) NotFound(w http.ResponseWriter, r *http.Request) {
+	p := u.newPage(r, "page_not_found")
+	u.fail(w, r, p, &Problem{Status: http.StatusNotFound, Code: "not_found", Detail: tr(p.Lang, "page_not_found_help"), Said: true,
+		Headline: tr(p.Lang, "page_not_found")})
+}
+
+// MethodNotAllowed answers a request a page of the UI does not take (a
+// form sent to a page that has none, a PUT): a page in the browser's
+// language; allow lists the methods it takes.
+func (u *UI) MethodNotAllowed(w http.ResponseWriter, r *http.Request, allow []string) {
+	w.Header().Set("Allow", strings.Join(allow, ", "))
+	p := u.newPage(r, "request_not_taken")
+	u.fail(w, r, p, &Problem{Status: http.StatusMethodNotAllowed, Code: "method_not_allowed", Detail: tr(p.Lang, "request_not_taken_help"), Said: true,
+		Headline: tr(p.Lang, "request_not_taken")})
 }
 
 func tPath(t string) string { return "/ui/t/" + url.PathEscape(t) + "/" }
