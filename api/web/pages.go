@@ -265,22 +265,31 @@ func done(w http.ResponseWriter, r *http.Request, to string, f *flash) {
 const maxForm = 1 << 20
 
 // postForm parses a form post, refusing other sites' and oversized ones,
-// each in the page's language.
-func postForm(w http.ResponseWriter, r *http.Request) bool {
+// each as a page in the page's language.
+func (u *UI) postForm(w http.ResponseWriter, r *http.Request) bool {
 	if !sameOrigin(r) {
-		http.Error(w, tr(lang(r), "cross_site"), http.StatusForbidden)
+		u.formRefused(w, r, http.StatusForbidden, "forbidden", "cross_site")
 		return false
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, maxForm)
 	if err := r.ParseForm(); err != nil {
 		if tooLarge := (*http.MaxBytesError)(nil); errors.As(err, &tooLarge) {
-			http.Error(w, trf(lang(r), "form_too_large", maxForm>>20), http.StatusRequestEntityTooLarge)
+			u.formRefused(w, r, http.StatusRequestEntityTooLarge, "invalid", "form_too_large", maxForm>>20)
 			return false
 		}
-		http.Error(w, tr(lang(r), "form_unreadable"), http.StatusBadRequest)
+		u.formRefused(w, r, http.StatusBadRequest, "invalid", "form_unreadable")
 		return false
 	}
 	return true
+}
+
+// formRefused answers a form refused before it became a command: a page
+// saying why (the label key formatted with args), nothing recorded.
+func (u *UI) formRefused(w http.ResponseWriter, r *http.Request, status int, code, key string, args ...any) {
+	p := u.newPage(r, "form_refused")
+	prob := said(p.Lang, status, code, "", key, args...)
+	prob.Headline = tr(p.Lang, "form_refused")
+	u.fail(w, r, p, prob)
 }
 
 // NotFound answers a path below the UI's that it does not serve: a page in
@@ -333,7 +342,7 @@ func orProblem(prob *Problem, err error) *Problem {
 }
 
 func (u *UI) createTournament(w http.ResponseWriter, r *http.Request) {
-	if !postForm(w, r) {
+	if !u.postForm(w, r) {
 		return
 	}
 	f := r.PostForm
@@ -413,7 +422,7 @@ func (u *UI) loginPage(w http.ResponseWriter, r *http.Request) {
 }
 
 func (u *UI) login(w http.ResponseWriter, r *http.Request) {
-	if !postForm(w, r) {
+	if !u.postForm(w, r) {
 		return
 	}
 	tok := strings.TrimSpace(r.PostForm.Get("token"))
@@ -443,7 +452,7 @@ func (u *UI) login(w http.ResponseWriter, r *http.Request) {
 
 func (u *UI) logout(w http.ResponseWriter, r *http.Request) {
 	if !sameOrigin(r) {
-		http.Error(w, tr(lang(r), "cross_site"), http.StatusForbidden)
+		u.formRefused(w, r, http.StatusForbidden, "forbidden", "cross_site")
 		return
 	}
 	http.SetCookie(w, &http.Cookie{Name: tokenCookie, Value: "", Path: "/", MaxAge: -1, HttpOnly: true, SameSite: http.SameSiteStrictMode})
@@ -478,7 +487,7 @@ func (u *UI) overview(w http.ResponseWriter, r *http.Request) {
 // classification (arbiter). A new token is shown on the page once, never
 // put in a URL.
 func (u *UI) overviewPost(w http.ResponseWriter, r *http.Request) {
-	if !postForm(w, r) {
+	if !u.postForm(w, r) {
 		return
 	}
 	t, f := r.PathValue("t"), r.PostForm
@@ -587,7 +596,7 @@ func (u *UI) playersData(p *page) map[string]any {
 }
 
 func (u *UI) playersPost(w http.ResponseWriter, r *http.Request) {
-	if !postForm(w, r) {
+	if !u.postForm(w, r) {
 		return
 	}
 	t := r.PathValue("t")
@@ -766,7 +775,7 @@ func (u *UI) round(w http.ResponseWriter, r *http.Request) {
 }
 
 func (u *UI) roundPost(w http.ResponseWriter, r *http.Request) {
-	if !postForm(w, r) {
+	if !u.postForm(w, r) {
 		return
 	}
 	t, n := r.PathValue("t"), atoiOr(r.PathValue("r"), 0)
@@ -885,7 +894,7 @@ func (u *UI) resultForm(w http.ResponseWriter, r *http.Request) {
 }
 
 func (u *UI) resultPost(w http.ResponseWriter, r *http.Request) {
-	if !postForm(w, r) {
+	if !u.postForm(w, r) {
 		return
 	}
 	p, tb, ok := u.resultPage(w, r)
@@ -922,7 +931,7 @@ func (u *UI) standings(w http.ResponseWriter, r *http.Request) {
 
 // standingsPost records the die rolled for a tie.
 func (u *UI) standingsPost(w http.ResponseWriter, r *http.Request) {
-	if !postForm(w, r) {
+	if !u.postForm(w, r) {
 		return
 	}
 	t := r.PathValue("t")
@@ -1075,7 +1084,7 @@ func (u *UI) sanctions(w http.ResponseWriter, r *http.Request) {
 }
 
 func (u *UI) sanctionsPost(w http.ResponseWriter, r *http.Request) {
-	if !postForm(w, r) {
+	if !u.postForm(w, r) {
 		return
 	}
 	t, f := r.PathValue("t"), r.PostForm
@@ -1118,7 +1127,7 @@ func (u *UI) contestations(w http.ResponseWriter, r *http.Request) {
 }
 
 func (u *UI) contestationsPost(w http.ResponseWriter, r *http.Request) {
-	if !postForm(w, r) {
+	if !u.postForm(w, r) {
 		return
 	}
 	t, f := r.PathValue("t"), r.PostForm

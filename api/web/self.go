@@ -404,7 +404,7 @@ func proposalForm(pr *projections.Proposal) url.Values {
 }
 
 func (u *UI) myPost(w http.ResponseWriter, r *http.Request) {
-	if !postForm(w, r) {
+	if !u.postForm(w, r) {
 		return
 	}
 	p, ok := u.playerPage(w, r)
@@ -563,7 +563,7 @@ func linksPage(r *http.Request, p *page) map[string]any {
 }
 
 func (u *UI) linksPost(w http.ResponseWriter, r *http.Request) {
-	if !postForm(w, r) {
+	if !u.postForm(w, r) {
 		return
 	}
 	t, f := r.PathValue("t"), r.PostForm

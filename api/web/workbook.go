@@ -30,7 +30,7 @@ const maxUpload = 16 << 20
 // sending it again records nothing more and says so.
 func (u *UI) workbookPost(w http.ResponseWriter, r *http.Request) {
 	if !sameOrigin(r) {
-		http.Error(w, tr(lang(r), "cross_site"), http.StatusForbidden)
+		u.formRefused(w, r, http.StatusForbidden, "forbidden", "cross_site")
 		return
 	}
 	t := r.PathValue("t")
