@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -1123,7 +1124,150 @@ func (u *UI) contestations(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p.Form.Set("against", r.URL.Query().Get("against"))
+	q := r.URL.Query()
+	p.Data = rulingData(p, q.Get("rule"), q.Get("amend"))
+	if tb, _ := p.Data.(map[string]any)["Table"].(*projections.Table); tb != nil && tb.Report != nil {
+		// The correction starts from the report as recorded.
+		for k, v := range reportValues(*tb.Report) {
+			p.Form[k] = v
+		}
+	}
 	u.render(w, "contestations", http.StatusOK, p)
+}
+
+// rulingData is what the ruling form offers for the contestation named
+// (the first one awaiting a ruling when none is): the report it may
+// correct (amend, "round.table", or the table whose report is contested),
+// the sanctions in force it may revoke, and what a sanction it imposes
+// may be.
+func rulingData(p *page, rule, amend string) map[string]any {
+	data := map[string]any{"Fields": seatFields, "Kinds": events.SanctionKinds(), "Offences": p.State.Summary.Ruleset.Sanctions.Offences(),
+		"CurrentRound": max(len(p.State.Rounds), 1)}
+	if !p.Can(commands.TypeOf[commands.RuleContestation]()) || p.Closed() {
+		return data
+	}
+	var c *projections.Contestation
+	for _, x := range p.State.Contestations {
+		if x.Ruled == nil && (x.Contestation == rule || rule == "" && c == nil) {
+			c = x
+		}
+	}
+	if c == nil {
+		return data
+	}
+	data["Ruling"] = c
+	var reported []*projections.Table
+	rounds := map[*projections.Table]int{}
+	for _, rd := range p.State.Rounds {
+		for _, tb := range rd.Tables {
+			if tb.Report == nil {
+				continue
+			}
+			reported = append(reported, tb)
+			rounds[tb] = rd.Number
+			if amend == fmt.Sprintf("%d.%d", rd.Number, tb.Number) || amend == "" && (tb.Reported == c.Against || tb.Amended == c.Against) {
+				data["Table"], data["AmendRound"] = tb, rd.Number
+			}
+		}
+	}
+	data["Reported"], data["RoundOf"] = reported, rounds
+	var inForce []*projections.Sanction
+	for _, s := range p.State.Sanctions {
+		if !s.Revoked {
+			inForce = append(inForce, s)
+		}
+	}
+	data["InForce"] = inForce
+	return data
+}
+
+// ruling reads the ruling form: the ruling and the corrections it orders,
+// each from its own fields: the report corrected (amend), the sanctions
+// revoked (revoke), the sanction imposed (impose_*). at names, for each
+// correction, the form's field its problems belong to.
+func ruling(lang string, f url.Values, st *projections.State) (*commands.RuleContestation, []string, *Problem) {
+	rule := &commands.RuleContestation{Contestation: f.Get("contestation"), Upheld: f.Get("upheld") == "true", Ruling: f.Get("ruling")}
+	var at []string
+	add := func(cmd commands.Command, field string) *Problem {
+		b, err := commands.Encode(cmd)
+		if err != nil {
+			return said(lang, http.StatusBadRequest, "invalid", field, "form_unreadable")
+		}
+		rule.Corrections, at = append(rule.Corrections, b), append(at, field)
+		return nil
+	}
+	if f.Get("amend") != "" {
+		n, t := atoiOr(f.Get("amend_round"), 0), atoiOr(f.Get("amend_table"), 0)
+		var tb *projections.Table
+		if rd := roundOf(st, n); rd != nil {
+			tb = rd.Table(t)
+		}
+		if tb == nil {
+			return nil, nil, said(lang, http.StatusNotFound, "not_found", "amend", "no_table", n, t)
+		}
+		rep, prob := reportForm(f, tb)
+		if prob != nil {
+			return nil, nil, prob
+		}
+		if prob := add(&commands.RecordResult{Round: n, Table: t, ClosedBy: rep.closedBy, Winner: rep.winner, Risiko: rep.risiko, Players: rep.players}, ""); prob != nil {
+			return nil, nil, prob
+		}
+	}
+	for _, id := range f["revoke"] {
+		if prob := add(&commands.RevokeSanction{Sanction: id, Ruling: rule.Ruling}, "revoke"); prob != nil {
+			return nil, nil, prob
+		}
+	}
+	if f.Get("impose") != "" {
+		impose := &commands.ImposeSanction{Player: f.Get("impose_player"), Round: atoiOr(f.Get("impose_round"), 0),
+			Kind: events.SanctionKind(f.Get("impose_kind")), Article: f.Get("impose_article"), Reason: f.Get("impose_reason"), Offence: f.Get("impose_offence")}
+		if v := f.Get("impose_table"); v != "" {
+			impose.Table = atoiOr(v, -1)
+		}
+		if v := f.Get("impose_amount"); v != "" {
+			impose.Amount = atoiOr(v, -1)
+		}
+		if prob := add(impose, "impose_"); prob != nil {
+			return nil, nil, prob
+		}
+	}
+	return rule, at, nil
+}
+
+var correctionFieldRE = regexp.MustCompile(`^corrections\[(\d+)\](?:\.(.+))?$`)
+
+// atFormFields places a ruling's problems at the ruling form's fields:
+// corrections[i].x is field x of the report corrected, the sanctions
+// revoked, or field impose_x of the sanction imposed.
+func atFormFields(prob *Problem, at []string) {
+	if prob == nil {
+		return
+	}
+	move := func(field string) string {
+		m := correctionFieldRE.FindStringSubmatch(field)
+		if m == nil {
+			return field
+		}
+		i, _ := strconv.Atoi(m[1])
+		if i >= len(at) {
+			return "corrections"
+		}
+		switch base, _, _ := strings.Cut(m[2], "."); {
+		case at[i] == "impose_":
+			return "impose_" + cmpOr(base, "kind")
+		case at[i] == "revoke" || m[2] == "" || base == "round" || base == "table" || base == "type":
+			return cmpOr(at[i], "amend")
+		default:
+			return m[2]
+		}
+	}
+	if strings.HasPrefix(prob.Detail, prob.Field+": ") {
+		prob.Detail = strings.TrimPrefix(prob.Detail, prob.Field+": ")
+	}
+	prob.Field = move(prob.Field)
+	for i := range prob.Errors {
+		prob.Errors[i].Field = move(prob.Errors[i].Field)
+	}
 }
 
 func (u *UI) contestationsPost(w http.ResponseWriter, r *http.Request) {
@@ -1133,15 +1277,14 @@ func (u *UI) contestationsPost(w http.ResponseWriter, r *http.Request) {
 	t, f := r.PathValue("t"), r.PostForm
 	var cmd commands.Command
 	var prob *Problem
+	var at []string
 	switch f.Get("_action") {
 	case "rule":
-		rule := &commands.RuleContestation{Contestation: f.Get("contestation"), Upheld: f.Get("upheld") == "true", Ruling: f.Get("ruling")}
-		if c := strings.TrimSpace(f.Get("corrections")); c != "" {
-			if err := json.Unmarshal([]byte(c), &rule.Corrections); err != nil {
-				prob = said(lang(r), 400, "invalid", "corrections", "corrections_json")
-			}
+		now, ok := u.tournamentPage(w, r, "contestations", 0)
+		if !ok {
+			return
 		}
-		cmd = rule
+		cmd, at, prob = ruling(lang(r), f, now.State)
 	default:
 		// A seq that is no positive number is none: the ledger asks for one.
 		against, _ := strconv.ParseUint(strings.TrimSpace(f.Get("against")), 10, 64)
@@ -1156,7 +1299,13 @@ func (u *UI) contestationsPost(w http.ResponseWriter, r *http.Request) {
 		done(w, r, tPath(t)+"contestations", flashOf(a, ""))
 		return
 	}
+	atFormFields(prob, at)
 	if p, ok := u.tournamentPage(w, r, "contestations", 0); ok {
+		amend := ""
+		if f.Get("amend_round") != "" {
+			amend = f.Get("amend_round") + "." + f.Get("amend_table")
+		}
+		p.Data = rulingData(p, f.Get("contestation"), amend)
 		u.refused(w, r, "contestations", p, prob, err)
 	}
 }
