@@ -384,6 +384,51 @@ func (u *UI) createTournament(w http.ResponseWriter, r *http.Request) {
 // from its preset: the qualifying rounds, the knockout phases, the table
 // sizes, the discards; a field left empty keeps the preset's.
 func creationParams(lang string, f url.Values) (json.RawMessage, *Problem) {
+	params, prob := formParams(lang, f)
+	if prob != nil || len(params) == 0 {
+		return nil, prob
+	}
+	return marshalParams(lang, params)
+}
+
+// amendedParams are the parameters the settings form changes from the
+// tournament's ruleset rs, with the creation form's fields: those it sends
+// as they already are change nothing and are left out; a form that
+// changes nothing is refused, saying so.
+func amendedParams(lang string, f url.Values, rs events.Ruleset) (json.RawMessage, *Problem) {
+	params, prob := formParams(lang, f)
+	if prob != nil {
+		return nil, prob
+	}
+	if n, ok := params["qualifying_rounds"].(int); ok && n == rs.QualifyingRounds {
+		delete(params, "qualifying_rounds")
+	}
+	if n, ok := params["discards"].(int); ok && n == rs.Discards {
+		delete(params, "discards")
+	}
+	if k, ok := params["knockout"].(string); ok && k == string(rs.Knockout) {
+		delete(params, "knockout")
+	}
+	if sizes, ok := params["table_sizes"].([]int); ok && len(sizes) == len(rs.TableSizes) && !slices.ContainsFunc(sizes, func(n int) bool { return !slices.Contains(rs.TableSizes, n) }) {
+		delete(params, "table_sizes") // the same sizes, in the ruleset's order of preference
+	}
+	if len(params) == 0 {
+		return nil, said(lang, http.StatusBadRequest, "invalid", "params", "params_unchanged")
+	}
+	return marshalParams(lang, params)
+}
+
+// rulesetForm is a ruleset as the parameters' fields hold it.
+func rulesetForm(rs events.Ruleset) url.Values {
+	f := url.Values{"qualifying_rounds": {strconv.Itoa(rs.QualifyingRounds)}, "knockout": {string(rs.Knockout)}, "discards": {strconv.Itoa(rs.Discards)}}
+	for _, n := range rs.TableSizes {
+		f.Add("table_sizes", strconv.Itoa(n))
+	}
+	return f
+}
+
+// formParams reads the parameters' fields; one left empty is not there.
+func formParams(lang string, f url.Values) (map[string]any, *Problem) {
 	params := map[string]any{}
 	for _, k := range []string{"qualifying_rounds", "discards"} {
 		if v := strings.TrimSpace(f.Get(k)); v != "" {
@@ -408,9 +453,10 @@ func creationParams(lang string, f url.Values) (json.RawMessage, *Problem) {
 		}
 		params["table_sizes"] = ns
 	}
-	if len(params) == 0 {
-		return nil, nil
-	}
+	return params, nil
+}
+
+func marshalParams(lang string, params map[string]any) (json.RawMessage, *Problem) {
 	b, err := json.Marshal(params)
 	if err != nil {
 		return nil, said(lang, 400, "invalid", "params", "form_unreadable")
@@ -480,6 +526,7 @@ func (u *UI) overview(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	p.Form = rulesetForm(p.State.Summary.Ruleset)
 	p.Data = u.overviewData(r, p, "")
 	u.render(w, "overview", http.StatusOK, p)
 }
@@ -518,6 +565,19 @@ func (u *UI) overviewPost(w http.ResponseWriter, r *http.Request) {
 		if err == nil && prob == nil {
 			done(w, r, tPath(t), flashOf(a, ""))
 			return
+		}
+	case "amend_ruleset":
+		now, ok := u.tournamentPage(w, r, "overview", 0)
+		if !ok {
+			return
+		}
+		amend := &commands.AmendRuleset{Reason: f.Get("reason")}
+		if amend.Params, prob = amendedParams(lang(r), f, now.State.Summary.Ruleset); prob == nil {
+			var a accepted
+			if a, prob, err = u.command(r, t, amend); err == nil && prob == nil {
+				done(w, r, tPath(t)+"#params", flashOf(a, ""))
+				return
+			}
 		}
 	case "close", "roll":
 		var cmd commands.Command = &commands.CloseTournament{Reason: f.Get("reason")}
