@@ -1203,7 +1203,8 @@ func (u *UI) contestations(w http.ResponseWriter, r *http.Request) {
 func rulingData(p *page, rule, amend string) map[string]any {
 	data := map[string]any{"Fields": seatFields, "Kinds": events.SanctionKinds(), "Offences": p.State.Summary.Ruleset.Sanctions.Offences(),
 		"CurrentRound": max(len(p.State.Rounds), 1)}
-	if !p.Can(commands.TypeOf[commands.RuleContestation]()) || p.Closed() {
+	// A contestation is ruled after the tournament closed too.
+	if !p.Can(commands.TypeOf[commands.RuleContestation]()) {
 		return data
 	}
 	var c *projections.Contestation
