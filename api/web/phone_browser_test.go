@@ -13,7 +13,8 @@ import (
 // TestListsOfSentencesReadOnAPhone: on a 390 px phone the contestations
 // and the sanctions, whose columns are sentences (a claim, the rule that
 // judged it, a reason), are read a row at a time: every cell as wide as
-// the row's card, headed by its column, and no page scrolls sideways; the
+// the row's card, headed by its column, and no page scrolls sideways; a
+// ruleset's parameters each take the page's width under their names; the
 // appeals committee rules on a phone as on a laptop.
 func TestListsOfSentencesReadOnAPhone(t *testing.T) {
 	shots, bctx := browserTest(t)
@@ -65,6 +66,16 @@ func TestListsOfSentencesReadOnAPhone(t *testing.T) {
 		}
 		phone.shot("phone-" + page.name)
 	}
+	// A ruleset's parameters: each value as wide as the page, not beside
+	// the longest parameter's name.
+	phone.do("overview", chromedp.Navigate(base+"/ui/t/"+tour+"/"), chromedp.WaitVisible("#params"))
+	if bad := phone.js(`JSON.stringify(Array.from(document.querySelectorAll("#params dd")).filter(dd => dd.getBoundingClientRect().width < 0.8 * document.querySelector("#params").getBoundingClientRect().width).map(dd => dd.dataset.param + " " + Math.round(dd.getBoundingClientRect().width) + "px"))`); bad != "[]" {
+		t.Errorf("the ruleset's parameters at 390 px, squeezed: %s", bad)
+	}
+	if bad := phone.js(narrow); bad != "[]" {
+		t.Errorf("overview at 390 px: %s", bad)
+	}
+	phone.shot("phone-overview")
 	// The ruling form fits the phone too.
 	phone.do("open the report's correction", chromedp.Navigate(base+"/ui/t/"+tour+"/contestations"), chromedp.WaitVisible("#rule-c1"),
 		chromedp.Click("#amend summary"), chromedp.WaitVisible(`#rule-c1 input[name="players[0].table_points"]`))
