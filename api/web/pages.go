@@ -1154,16 +1154,7 @@ func (u *UI) sanctionsPost(w http.ResponseWriter, r *http.Request) {
 	case "revoke":
 		cmd = &commands.RevokeSanction{Sanction: f.Get("sanction"), Ruling: f.Get("ruling")}
 	default:
-		// The offence picks the ladder; the article then defaults to it.
-		impose := &commands.ImposeSanction{Player: f.Get("player"), Round: atoiOr(f.Get("round"), 0),
-			Kind: events.SanctionKind(f.Get("kind")), Article: f.Get("article"), Reason: f.Get("reason"), Offence: f.Get("offence")}
-		if v := f.Get("table"); v != "" {
-			impose.Table = atoiOr(v, -1)
-		}
-		if v := f.Get("amount"); v != "" {
-			impose.Amount = atoiOr(v, -1)
-		}
-		cmd = impose
+		cmd = imposeForm(f, "")
 	}
 	a, prob, err := u.command(r, t, cmd)
 	if err == nil && prob == nil {
@@ -1174,6 +1165,22 @@ func (u *UI) sanctionsPost(w http.ResponseWriter, r *http.Request) {
 		p.Data = sanctionsData(p.State)
 		u.refused(w, r, "sanctions", p, prob, err)
 	}
+}
+
+// imposeForm reads a sanction's fields, each named prefix+its field: the
+// sanctions page's form ("") or a ruling's ("impose_"). The offence picks
+// the ladder; the article then defaults to it.
+func imposeForm(f url.Values, prefix string) *commands.ImposeSanction {
+	get := func(k string) string { return f.Get(prefix + k) }
+	impose := &commands.ImposeSanction{Player: get("player"), Round: atoiOr(get("round"), 0),
+		Kind: events.SanctionKind(get("kind")), Article: get("article"), Reason: get("reason"), Offence: get("offence")}
+	if v := get("table"); v != "" {
+		impose.Table = atoiOr(v, -1)
+	}
+	if v := get("amount"); v != "" {
+		impose.Amount = atoiOr(v, -1)
+	}
+	return impose
 }
 
 // --- contestations -----------------------------------------------------------
@@ -1280,15 +1287,7 @@ func ruling(lang string, f url.Values, st *projections.State) (*commands.RuleCon
 		}
 	}
 	if f.Get("impose") != "" {
-		impose := &commands.ImposeSanction{Player: f.Get("impose_player"), Round: atoiOr(f.Get("impose_round"), 0),
-			Kind: events.SanctionKind(f.Get("impose_kind")), Article: f.Get("impose_article"), Reason: f.Get("impose_reason"), Offence: f.Get("impose_offence")}
-		if v := f.Get("impose_table"); v != "" {
-			impose.Table = atoiOr(v, -1)
-		}
-		if v := f.Get("impose_amount"); v != "" {
-			impose.Amount = atoiOr(v, -1)
-		}
-		if prob := add(impose, "impose_"); prob != nil {
+		if prob := add(imposeForm(f, "impose_"), "impose_"); prob != nil {
 			return nil, nil, prob
 		}
 	}
