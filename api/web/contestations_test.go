@@ -94,3 +94,34 @@ func TestARulingCorrectsWithTheFormsFields(t *testing.T) {
 
 // seatField is the report form's field name of seat i's figure.
 func seatField(i int, name string) string { return fmt.Sprintf("players[%d].%s", i, name) }
+
+// TestARulingKeepsADisqualifiedLine: a report with a player disqualified
+// from the game, corrected by a ruling, starts from his line as recorded:
+// the form keeps him disqualified, though a report form offers no such
+// status, rather than silently making him a player who finished.
+func TestARulingKeepsADisqualifiedLine(t *testing.T) {
+	u := newUI(t)
+	arbiter := u.setup("rtu", "", 4)
+	u.cmd(arbiter, `{"type":"CloseRegistration"}`)
+	u.cmd(arbiter, `{"type":"DrawTables","round":1,"tables":[{"table":1,"players":["p1","p2","p3","p4"]}]}`)
+	u.cmd(arbiter, `{"type":"ImposeSanction","player":"p4","round":1,"table":1,"kind":"disqualification","offence":"rur-2015 art. 19","reason":"Dadi truccati"}`)
+	var lines []string
+	for i, p := range []string{"p1", "p2", "p3", "p4"} {
+		status := "finished"
+		if p == "p4" {
+			status = "disqualified"
+		}
+		lines = append(lines, fmt.Sprintf(`{"player":%q,"turn":%d,"table_points":%d,"status":%q}`, p, i+1, 40-10*i, status))
+	}
+	recorded := u.cmd(arbiter, `{"type":"RecordResult","round":1,"table":1,"closed_by":"time","players":[`+strings.Join(lines, ",")+`]}`)
+	u.cmd(arbiter, fmt.Sprintf(`{"type":"FileContestation","against":%d,"claim":"Il terzo aveva 25 punti"}`, int(recorded["seq"].(float64))))
+	_, _, page := u.get("/ui/t/t1/contestations", arbiter)
+	re := regexp.MustCompile(`<select name="players\[3\]\.status">(.*?)</select>`)
+	m := re.FindStringSubmatch(page)
+	if m == nil {
+		t.Fatal("the ruling form has no status for the fourth line")
+	}
+	if !strings.Contains(m[1], `<option value="disqualified" selected>`) {
+		t.Errorf("the disqualified line's status in the ruling form: %s", m[1])
+	}
+}

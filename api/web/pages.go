@@ -1427,6 +1427,12 @@ func (u *UI) at(w http.ResponseWriter, r *http.Request) {
 	u.render(w, "at", http.StatusOK, p)
 }
 
+// reportStatuses are how a player's game may end, as the report form
+// offers them (a disqualification is a sanction's).
+func reportStatuses() []events.SeatStatus {
+	return []events.SeatStatus{events.SeatFinished, events.SeatWithdrawn, events.SeatEliminated}
+}
+
 // funcs are the template helpers.
 var funcs = template.FuncMap{
 	"add": func(a, b int) int { return a + b },
@@ -1435,13 +1441,13 @@ var funcs = template.FuncMap{
 	},
 	// closings are every way a game may end, as a paper slip offers them;
 	// closing reads a form's value as one.
-	"closings": events.Closings,
-	"closing":  func(s string) events.Closing { return events.Closing(s) },
-	// reportStatuses are how a player's game may end, as the report form
-	// offers them (a disqualification is a sanction's).
-	"reportStatuses": func() []events.SeatStatus {
-		return []events.SeatStatus{events.SeatFinished, events.SeatWithdrawn, events.SeatEliminated}
-	},
+	"closings":       events.Closings,
+	"closing":        func(s string) events.Closing { return events.Closing(s) },
+	"reportStatuses": reportStatuses,
+	// offered reports whether the report form offers a status; one it
+	// does not (a disqualification, in a report a ruling corrects) is
+	// kept as it is rather than replaced by the first offered.
+	"offered": func(s string) bool { return slices.Contains(reportStatuses(), events.SeatStatus(s)) },
 	// tournamentTypes, knockouts and tableSizes are what a tournament's
 	// creation may choose.
 	"tournamentTypes": events.TournamentTypes,
