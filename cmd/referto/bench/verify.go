@@ -59,7 +59,8 @@ func (b *bencher) verify(data string, n int) error {
 }
 
 // export writes tournament "bench" of data to path and its signed
-// checkpoint to path.checkpoint, as referto export does.
+// checkpoint to path.checkpoint, as referto export does, each whole or
+// not at all.
 func (b *bencher) export(data, path string) error {
 	layout := node.Layout{Dir: data}
 	keys, err := checkpoint.LoadKeys(layout.Keys())
@@ -71,27 +72,13 @@ func (b *bencher) export(data, path string) error {
 		return err
 	}
 	defer closeLog()
-	f, err := os.Create(path + ".partial")
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	bw := bufio.NewWriterSize(f, 1<<20)
-	cp, err := replay.Export(b.ctx, lg, "bench", bw, replay.ExportOptions{})
-	if err != nil {
-		return err
-	}
-	if err := bw.Flush(); err != nil {
-		return err
-	}
-	note, err := checkpoint.Sign(cp, keys.Signer)
-	if err == nil {
-		err = os.WriteFile(replay.CheckpointFile(path), []byte(note), 0o644)
-	}
-	if err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
+	return replay.WriteFiles(path, replay.CheckpointFile(path), func(w io.Writer) (string, error) {
+		cp, err := replay.Export(b.ctx, lg, "bench", w, replay.ExportOptions{})
+		if err != nil {
+			return "", err
+		}
+		return checkpoint.Sign(cp, keys.Signer)
+	})
 }
 
 // verifyOptions are what referto verify --log path --key <data's verifier
