@@ -282,6 +282,7 @@ func checkStatus(t *testing.T, what string, r resp, want int, sizeBefore, sizeAf
 // principal, to its own tournament and to another, and checks that exactly
 // the allowed set gets through.
 func TestAuthorizationMatrix(t *testing.T) {
+	t.Parallel()
 	f := newAccessFixture(t)
 	s := f.s
 

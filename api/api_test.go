@@ -321,6 +321,7 @@ func TestShutdownFlushesAndRestartServesTheSameState(t *testing.T) {
 // follow each 201 (players, the summary, the standings) must still reflect
 // it, every time, while other clients keep the projections busy.
 func TestEveryReadSeesTheCommandAnsweredBeforeIt(t *testing.T) {
+	t.Parallel()
 	s := newStack(t)
 	const clients, each = 6, 60
 	tokens := make([]string, clients)

@@ -242,6 +242,7 @@ func js(v any) string {
 // the repechage is made by the renunciation itself, so the manual one is
 // refused for a rule (422), having been read whole.
 func TestEveryCommandsSmallestPayloadIsExactlyWhatTheServerNeeds(t *testing.T) {
+	t.Parallel()
 	s := newStack(t)
 	o, err := loadOpenAPI(s.srv.URL)
 	if err != nil {

@@ -146,6 +146,7 @@ func TestDiskFaultsRefuseAndRecover(t *testing.T) {
 // the last consistent version, whose applied seq the runner resumes from).
 // Either way the node serves what it served before and takes commands.
 func TestCorruptProjectionStoreIsRebuilt(t *testing.T) {
+	t.Parallel()
 	for _, target := range []string{".sst", "MANIFEST"} {
 		mustDetect := target == ".sst"
 		t.Run(target, func(t *testing.T) {

@@ -64,6 +64,9 @@ import (
 
 // openAPIDoc is the document and its validator.
 type openAPIDoc struct {
+	// mu orders the checks of tests that run in parallel: the validator
+	// is not documented as safe for concurrent use.
+	mu       sync.Mutex
 	raw      []byte
 	doc      libopenapi.Document
 	model    *v3.Document
@@ -234,6 +237,8 @@ var indexRE = regexp.MustCompile(`\[\d+\]`)
 
 // check validates one exchange; ops, when not nil, counts the operation.
 func (o *openAPIDoc) check(e exchange, ops map[string]int) []finding {
+	o.mu.Lock()
+	defer o.mu.Unlock()
 	req := e.request()
 	example := fmt.Sprintf("%s %s → %d %s", e.method, e.path, e.status, excerpt(e.body))
 	pathItem, _, template := paths.FindPath(req, o.model, o.opts)
@@ -446,6 +451,7 @@ func sorted(s []string) []string {
 // (as every test of this package does) and that none of the document's
 // operations went unexercised.
 func TestEveryRouteAndCommandMatchesTheOpenAPIDocument(t *testing.T) {
+	t.Parallel()
 	var readOnly atomic.Bool
 	s := &stack{t: t, dir: t.TempDir(), opts: node.NodeOptions{Disk: func() (ledger.DiskState, error) {
 		return ledger.DiskState{Free: 1 << 40, ReadOnly: readOnly.Load()}, nil

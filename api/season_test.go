@@ -18,6 +18,7 @@ import (
 // result counting and links a proof file that verifies offline with the
 // server's key; a player without a national id is listed apart.
 func TestSeasonRankingPlayerPageAndProof(t *testing.T) {
+	t.Parallel()
 	s := newStack(t)
 	defer s.stop()
 	s.playMaster("master-bo", func(i int) string {

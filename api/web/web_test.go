@@ -212,6 +212,7 @@ func TestSanctionFormNamesTheOffence(t *testing.T) {
 // and the draw form both say, in Italian and in English, that the call is
 // optional and what a call once started does to the draw (docs/rules.md#111-pinned-the-call-of-a-round-is-optional).
 func TestTheCallOfARoundIsSaidOptional(t *testing.T) {
+	t.Parallel()
 	u := newUI(t)
 	if code, _ := u.api("POST", "/v1/tournaments", admin, `{"id":"t1","name":"T","ruleset":"rtu"}`); code != 201 {
 		t.Fatalf("create: %d", code)
