@@ -48,6 +48,15 @@ func hubNode(ctx context.Context, t *testing.T) (*node.Node, *registry.Keeper) {
 			t.Fatal(err)
 		}
 	}
+	// The registry's roster reads the projections: they hold tournament a
+	// once they have applied the log's last commit.
+	last, err := n.Log.LastSeq(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := n.Runner.WaitFor(ctx, last); err != nil {
+		t.Fatal(err)
+	}
 	reg, err := registry.Open(ctx, registry.Options{Conn: n.Conn, Keys: n.Keys, Roster: registry.NewRoster(n.Store, n.Runner)})
 	if err != nil {
 		t.Fatal(err)
