@@ -352,6 +352,7 @@ func TestAuthorizationMatrix(t *testing.T) {
 // search can find what is there). A wrong token is refused the same way
 // whether it is nearly right or wholly wrong, and never echoed.
 func TestTokensAreNeverStoredOrEchoed(t *testing.T) {
+	t.Parallel()
 	s := newStack(t)
 	arb := s.create("bo", "rtu")
 	app := s.appoint("bo", "appeals")

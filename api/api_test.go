@@ -225,6 +225,7 @@ func TestIdempotencyKeyReturnsTheOriginalOutcome(t *testing.T) {
 // TestIdempotencyOutlivesTheDuplicateWindow shrinks JetStream's duplicate
 // window so that only the command index can recognise a retry.
 func TestIdempotencyOutlivesTheDuplicateWindow(t *testing.T) {
+	t.Parallel()
 	s := &stack{t: t, dir: t.TempDir(), opts: node.NodeOptions{DuplicateWindow: 100 * time.Millisecond}}
 	s.start()
 	t.Cleanup(s.stop)

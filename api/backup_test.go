@@ -19,6 +19,7 @@ import (
 // served reads back as the log at the snapshot (api/node/backup
 // tests the file itself).
 func TestBackupRoute(t *testing.T) {
+	t.Parallel()
 	const admin = "backup-admin"
 	n, err := node.StartNode(context.Background(), node.NodeOptions{Data: t.TempDir()})
 	if err != nil {

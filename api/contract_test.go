@@ -443,6 +443,7 @@ func firstSeq(t *testing.T, r resp) int {
 // down to what the document's schema requires, is taken; each required
 // field left out is refused naming it.
 func TestEveryRegistryCommandsSmallestPayloadIsExactlyWhatTheServerNeeds(t *testing.T) {
+	t.Parallel()
 	s := &stack{t: t, dir: t.TempDir()}
 	s.start()
 	defer s.stop()

@@ -92,6 +92,7 @@ func (s *stack) standings(tour, query string) standingsView {
 }
 
 func TestQualifyingPhaseEndToEnd(t *testing.T) {
+	t.Parallel()
 	s := newStack(t)
 	arb := s.create("bo", "rur-2015")
 	cmd := func(body string, want int) resp {

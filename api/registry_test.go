@@ -133,6 +133,7 @@ func (s *stack) season() (seasonView, []byte) {
 // ranking; and the tournament's export with the registry's export, checked
 // offline with the hub's key, ranks the season exactly as the hub does.
 func TestSeasonRegistryAtAHub(t *testing.T) {
+	t.Parallel()
 	s := &stack{t: t, dir: t.TempDir()}
 	s.start()
 	defer s.stop()
@@ -300,6 +301,7 @@ func TestSeasonRegistryAtAHub(t *testing.T) {
 // merges and periods, the same export, signed alike) and ranks the season
 // the same, the workbook's tournament with the rest.
 func TestAHubsBackupRestoresItsRegistry(t *testing.T) {
+	t.Parallel()
 	s := &stack{t: t, dir: t.TempDir()}
 	s.start()
 	defer s.stop()
@@ -380,6 +382,7 @@ func TestAHubsBackupRestoresItsRegistry(t *testing.T) {
 // verified, is listed in the ranking with why, and none of its placings
 // counts or is listed.
 func TestSeasonRankingCountsOnlyWhatTheHubVerified(t *testing.T) {
+	t.Parallel()
 	s := &stack{t: t, dir: t.TempDir()}
 	s.start()
 	defer s.stop()
