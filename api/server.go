@@ -76,6 +76,9 @@ type Options struct {
 	// the web UI prints in the slips' QR codes (ServeConfig.PublicURL,
 	// PublicURL). The default ("") is the address each browser used.
 	PublicURL string
+	// Renders bounds the web UI's pages rendered at once; the default is
+	// GOMAXPROCS (web.Options.Renders).
+	Renders int
 	// Metrics are served at /metrics; the default is new ones. Pass the
 	// ones the node observes with (ledger.NodeOptions.Observer) for its
 	// appends, retries and applied commits to be counted.
@@ -131,6 +134,9 @@ func (o *Options) Validate() error {
 	if o.MaxBody < 0 {
 		errs = append(errs, errors.New("api: MaxBody must not be negative"))
 	}
+	if o.Renders < 0 {
+		errs = append(errs, errors.New("api: Renders must not be negative"))
+	}
 	if o.Registry != nil && o.Hub == nil {
 		errs = append(errs, errors.New("api: Registry is a national hub's: set Hub too"))
 	}
@@ -148,6 +154,8 @@ type Server struct {
 	folds   chan struct{}
 	exports chan struct{}
 	streams chan struct{}
+
+	stateViews stateViews // each tournament's state, made once per seq (stateview.go)
 
 	authFailures authLimiter // failed authentications per client address (auth.go)
 
@@ -242,7 +250,8 @@ func (s *Server) routes() error {
 
 	// The web UI is a client of the routes above, called in-process, and
 	// its pages are routes of this router, behind the same middleware.
-	ui, err := web.New(web.Options{API: r, Random: s.opts.Random, Logger: s.opts.Logger, PublicURL: s.opts.PublicURL, Damage: s.damageForUI})
+	ui, err := web.New(web.Options{API: r, Random: s.opts.Random, Logger: s.opts.Logger, PublicURL: s.opts.PublicURL, Damage: s.damageForUI,
+		State: s.pageState, Renders: s.opts.Renders})
 	if err != nil {
 		return err
 	}
