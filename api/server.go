@@ -76,6 +76,11 @@ type Options struct {
 	// the web UI prints in the slips' QR codes (ServeConfig.PublicURL,
 	// PublicURL). The default ("") is the address each browser used.
 	PublicURL string
+	// MaxStreams bounds the live streams served at once (stream.go); the
+	// default is DefaultMaxStreams. MaxStreamsPerTournament bounds those
+	// of one tournament; the default is DefaultMaxStreamsPerTournament,
+	// or MaxStreams when that is smaller.
+	MaxStreams, MaxStreamsPerTournament int
 	// Renders bounds the web UI's pages rendered at once; the default is
 	// GOMAXPROCS (web.Options.Renders).
 	Renders int
@@ -101,6 +106,12 @@ func (o *Options) EnsureDefaults() {
 	}
 	if o.MaxBody == 0 {
 		o.MaxBody = 1 << 20
+	}
+	if o.MaxStreams == 0 {
+		o.MaxStreams = DefaultMaxStreams
+	}
+	if o.MaxStreamsPerTournament == 0 {
+		o.MaxStreamsPerTournament = min(DefaultMaxStreamsPerTournament, o.MaxStreams)
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
@@ -134,8 +145,8 @@ func (o *Options) Validate() error {
 	if o.MaxBody < 0 {
 		errs = append(errs, errors.New("api: MaxBody must not be negative"))
 	}
-	if o.Renders < 0 {
-		errs = append(errs, errors.New("api: Renders must not be negative"))
+	if o.MaxStreams < 0 || o.MaxStreamsPerTournament < 0 || o.Renders < 0 {
+		errs = append(errs, errors.New("api: MaxStreams, MaxStreamsPerTournament and Renders must not be negative"))
 	}
 	if o.Registry != nil && o.Hub == nil {
 		errs = append(errs, errors.New("api: Registry is a national hub's: set Hub too"))
@@ -149,11 +160,11 @@ type Server struct {
 	router *mux.Router
 
 	// folds bounds the past states folded from the log at once (stateAt),
-	// exports the exports read from it (readSlot); streams the live
-	// streams served at once (stream.go).
+	// exports the exports read from it (readSlot); streams counts the live
+	// streams served (stream.go).
 	folds   chan struct{}
 	exports chan struct{}
-	streams chan struct{}
+	streams streamCount
 
 	stateViews stateViews // each tournament's state, made once per seq (stateview.go)
 
@@ -182,7 +193,8 @@ func New(opts Options) (*Server, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
-	s := &Server{opts: opts, router: mux.NewRouter(), folds: make(chan struct{}, maxFolds), exports: make(chan struct{}, maxExports), streams: make(chan struct{}, maxStreams), metrics: opts.Metrics}
+	s := &Server{opts: opts, router: mux.NewRouter(), folds: make(chan struct{}, maxFolds), exports: make(chan struct{}, maxExports), metrics: opts.Metrics,
+		streams: streamCount{most: opts.MaxStreams, mostT: opts.MaxStreamsPerTournament}}
 	s.metrics.watchLog(opts.Log, opts.Runner, opts.Store)
 	if err := s.routes(); err != nil {
 		return nil, err
