@@ -10,6 +10,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"os"
+	"os/exec"
 	"runtime/metrics"
 	"slices"
 	"strconv"
@@ -35,8 +36,9 @@ import (
 // standings and the round's tables, half each. Each arbiter records its
 // reports one after the other, eventDayPause apart.
 //
-// Reported per run (the whole stack in this process: embedded NATS,
-// Pebble, HTTP on 127.0.0.1, and the load generator):
+// The server is the whole stack in this process (embedded NATS, Pebble,
+// HTTP on 127.0.0.1); the pages run in a process of their own (see
+// TestEventDayPages), as phones do. Reported per run:
 //
 //   - cmd-p50-ms, cmd-p99-ms: an arbiter's RecordResult, sent to answered;
 //   - cmd-failed: reports not accepted (the ledger answered otherwise);
@@ -46,10 +48,10 @@ import (
 //   - missed: results some page had not shown 30 s after the last answer;
 //   - refused: pages whose stream was refused at least once;
 //   - reads/op: the pages' reads of themselves;
-//   - cpu-s/op: the CPU time the process (server and load generator)
+//   - cpu-s/op: the CPU time the server's process (with the arbiters)
 //     spent on the run, which the machine's load does not inflate;
-//   - peak-heap-MB, peak-rss-MB: the most the process's live heap and
-//     resident memory held during the run (sampled every 20 ms).
+//   - peak-heap-MB, peak-rss-MB: the most the server process's live heap
+//     and resident memory held during the run (sampled every 20 ms).
 //
 // Run it with:
 //
@@ -98,37 +100,68 @@ func newEventDay(b *testing.B, seed uint64) *eventDay {
 	s := &stack{t: b, dir: b.TempDir()}
 	s.start()
 	d := &eventDay{b: b, s: s, tour: "raduno"}
-	arb := benchCreateRuleset(b, s, d.tour, "rur-2015")
-	d.arbiters = []string{arb, s.appoint(d.tour, "arbiter"), s.appoint(d.tour, "arbiter"), s.appoint(d.tour, "arbiter")}
-	cmds := "/v1/tournaments/" + d.tour + "/commands"
-	for i := 1; i <= 140; i++ {
-		s.must(201, "POST", cmds, arb, fmt.Sprintf(`{"type":"RegisterPlayer","player":"p%03d","name":"Giocatore %d","club":"Club %d","region":"R%d"}`, i, i, i%23, i%7))
+	// Straight to the server, not through the stack's recorder: the
+	// server's memory is then its own, without the OpenAPI document the
+	// recorder validates against.
+	call := func(want int, method, path, token, body string, out any) {
+		b.Helper()
+		req, _ := http.NewRequest(method, s.srv.URL+path, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer res.Body.Close()
+		got, _ := io.ReadAll(res.Body)
+		if res.StatusCode != want {
+			b.Fatalf("%s %s: %d %s", method, path, res.StatusCode, got)
+		}
+		if out != nil {
+			if err := json.Unmarshal(got, out); err != nil {
+				b.Fatal(err)
+			}
+		}
 	}
-	s.must(201, "POST", cmds, arb, `{"type":"CloseRegistration"}`)
-	s.must(201, "POST", cmds, arb, `{"type":"DrawTables","round":1,"seed":"raduno-1"}`)
+	call(201, "POST", "/v1/tournaments", adminToken, `{"id":"raduno","name":"Raduno","ruleset":"rur-2015"}`, nil)
+	for range 4 {
+		var official struct {
+			Token string `json:"token"`
+		}
+		call(201, "POST", "/v1/tournaments/raduno/officials", adminToken, `{"name":"Arbitro","role":"arbiter"}`, &official)
+		d.arbiters = append(d.arbiters, official.Token)
+	}
+	arb, cmds := d.arbiters[0], "/v1/tournaments/raduno/commands"
+	for i := 1; i <= 140; i++ {
+		call(201, "POST", cmds, arb, fmt.Sprintf(`{"type":"RegisterPlayer","player":"p%03d","name":"Giocatore %d","club":"Club %d","region":"R%d"}`, i, i, i%23, i%7), nil)
+	}
+	call(201, "POST", cmds, arb, `{"type":"CloseRegistration"}`, nil)
+	call(201, "POST", cmds, arb, `{"type":"DrawTables","round":1,"seed":"raduno-1"}`, nil)
 	var tokens struct {
 		Tokens []playerLink `json:"tokens"`
 	}
-	if err := json.Unmarshal(s.must(201, "POST", "/v1/tournaments/"+d.tour+"/player-tokens", arb, `{}`).body, &tokens); err != nil {
-		b.Fatal(err)
-	}
+	call(201, "POST", "/v1/tournaments/raduno/player-tokens", arb, `{}`, &tokens)
 	d.players = tokens.Tokens
 	if len(d.players) != 140 {
 		b.Fatalf("%d personal links, want 140", len(d.players))
 	}
+	var tables struct {
+		Tables []struct {
+			Table   int      `json:"table"`
+			Players []string `json:"players"`
+		} `json:"tables"`
+	}
+	call(200, "GET", "/v1/tournaments/raduno/rounds/1/tables", "", "", &tables)
 	sm, err := sim.New(sim.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
 	rng := rand.New(rand.NewPCG(seed, 140))
-	seats := s.tableSeats(d.tour, 1)
-	for n := 1; n <= len(seats); n++ {
-		rep := sm.Report(rng, 1, n, seats[n])
-		var players []string
-		for _, p := range rep.Players {
-			players = append(players, p.Player)
-		}
-		rep.Rolls = sim.Rolls(rng, players) // a tie the chain cannot break asks for them
+	for _, tb := range tables.Tables {
+		rep := sm.Report(rng, 1, tb.Table, tb.Players)
+		rep.Rolls = sim.Rolls(rng, tb.Players) // a tie the chain cannot break asks for them
 		d.reports = append(d.reports, rep)
 	}
 	if len(d.reports) != 35 {
@@ -203,42 +236,42 @@ type shownAt struct {
 	at  time.Time
 }
 
-// acked is a result the ledger answered: its seq and when.
+// acked is a result the ledger answered: its seq and when (unix
+// nanoseconds, which the pages' process reads on the same clock).
 type acked struct {
 	seq uint64
-	at  time.Time
+	at  int64
 }
 
 func (d *eventDay) run(n int) eventDayFigures {
 	b, base := d.b, d.s.srv.URL
-	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 2 * (n + 8), IdleConnTimeout: time.Minute}}
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 16, IdleConnTimeout: time.Minute}}
 	defer client.CloseIdleConnections()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
+
+	spec := pagesSpec{Base: base, Stream: "/v1/tournaments/" + d.tour + "/stream"}
+	t := "/ui/t/" + d.tour
+	for i := range n {
+		switch {
+		case i < 2:
+			spec.Pages = append(spec.Pages, pageSpec{Path: t + "/screen"})
+		case i < 2+len(d.players):
+			spec.Pages = append(spec.Pages, pageSpec{Path: t + "/me", Token: d.players[i-2].Token})
+		case i%2 == 0:
+			spec.Pages = append(spec.Pages, pageSpec{Path: t + "/standings"})
+		default:
+			spec.Pages = append(spec.Pages, pageSpec{Path: t + "/rounds/1"})
+		}
+	}
+	var pages *pagesProcess
+	if n > 0 {
+		pages = startPages(b, spec)
+		defer pages.stop()
+	}
 
 	cpu0 := processCPU()
 	sampled := make(chan [2]uint64, 1)
 	stopSampling := make(chan struct{})
 	go sampleMemory(stopSampling, sampled)
-
-	pages := make([]*livePage, n)
-	t := "/ui/t/" + d.tour
-	for i := range pages {
-		switch {
-		case i < 2:
-			pages[i] = &livePage{path: t + "/screen"}
-		case i < 2+len(d.players):
-			pages[i] = &livePage{path: t + "/me", token: d.players[i-2].Token}
-		case i%2 == 0:
-			pages[i] = &livePage{path: t + "/standings"}
-		default:
-			pages[i] = &livePage{path: t + "/rounds/1"}
-		}
-	}
-	var wg sync.WaitGroup
-	for _, p := range pages {
-		wg.Go(func() { p.follow(ctx, client, base, "/v1/tournaments/"+d.tour+"/stream") })
-	}
 
 	var mu sync.Mutex
 	var results []acked
@@ -262,7 +295,7 @@ func (d *eventDay) run(n int) eventDayFigures {
 				mu.Lock()
 				cmdTimes = append(cmdTimes, took)
 				if status == http.StatusCreated {
-					results = append(results, acked{seq: out.Seq, at: time.Now()})
+					results = append(results, acked{seq: out.Seq, at: time.Now().UnixNano()})
 				} else {
 					failed++
 					b.Logf("table %d: %d %s", d.reports[i].Table, status, answer)
@@ -277,34 +310,165 @@ func (d *eventDay) run(n int) eventDayFigures {
 	for _, r := range results {
 		last = max(last, r.seq)
 	}
-	// Every page shows the last result, or 30 s have passed.
-	deadline := time.Now().Add(30 * time.Second)
-	for n > 0 && time.Now().Before(deadline) && slices.ContainsFunc(pages, func(p *livePage) bool { return p.last() < last }) {
-		time.Sleep(20 * time.Millisecond)
+	var shown []pageShown
+	if pages != nil {
+		shown = pages.finish(b, last)
 	}
-	cancel()
-	wg.Wait()
 	close(stopSampling)
 	mem := <-sampled
 
 	f := eventDayFigures{commands: cmdTimes, failed: failed, peakHeap: mem[0], peakRSS: mem[1], cpu: processCPU() - cpu0}
-	for _, p := range pages {
-		p.mu.Lock()
-		if p.refused {
+	for _, p := range shown {
+		if p.Refused {
 			f.refused++
 		}
-		f.reads += p.reads
+		f.reads += p.Reads
 		for _, r := range results {
-			i := slices.IndexFunc(p.shown, func(s shownAt) bool { return s.seq >= r.seq })
+			i := slices.IndexFunc(p.Shown, func(s [2]int64) bool { return uint64(s[0]) >= r.seq })
 			if i < 0 {
 				f.missed++
 				continue
 			}
-			f.shown = append(f.shown, max(p.shown[i].at.Sub(r.at), 0))
+			f.shown = append(f.shown, max(time.Duration(p.Shown[i][1]-r.at), 0))
+		}
+	}
+	return f
+}
+
+// The pages run in a process of their own, as phones are apart from the
+// server: the server's memory and CPU are then its own, and its goroutines
+// do not queue behind the pages'. The benchmark starts the test binary
+// again for TestEventDayPages with the pages to open (pagesEnv), waits for
+// "ready" (every page has read itself once), records the results, writes
+// the last seq to its standard input, and reads what each page showed.
+
+// pagesEnv names the environment variable that hands TestEventDayPages its
+// pages.
+const pagesEnv = "REFERTO_EVENTDAY_PAGES"
+
+type pagesSpec struct {
+	Base, Stream string
+	Pages        []pageSpec
+}
+
+type pageSpec struct{ Path, Token string }
+
+// pageShown is what a page's reads showed: [seq, unix nanoseconds] of
+// each read that showed a later seq than the one before.
+type pageShown struct {
+	Refused bool
+	Reads   int
+	Shown   [][2]int64
+}
+
+type pagesProcess struct {
+	cmd   *exec.Cmd
+	stdin io.WriteCloser
+	out   *bufio.Scanner
+}
+
+func startPages(b *testing.B, spec pagesSpec) *pagesProcess {
+	b.Helper()
+	env, _ := json.Marshal(spec)
+	cmd := exec.Command(os.Args[0], "-test.run=^TestEventDayPages$", "-test.count=1", "-test.timeout=10m")
+	cmd.Env = append(os.Environ(), pagesEnv+"="+string(env))
+	cmd.Stderr = os.Stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	p := &pagesProcess{cmd: cmd, stdin: stdin, out: bufio.NewScanner(stdout)}
+	p.out.Buffer(nil, 64<<20)
+	if p.line("eventday-ready") == "" {
+		p.stop()
+		b.Fatal("the pages' process did not get ready")
+	}
+	return p
+}
+
+// line reads the process's output up to the line that starts with prefix,
+// and returns its rest ("" if the output ended first).
+func (p *pagesProcess) line(prefix string) string {
+	for p.out.Scan() {
+		if rest, ok := strings.CutPrefix(p.out.Text(), prefix); ok {
+			return rest + " "
+		}
+	}
+	return ""
+}
+
+func (p *pagesProcess) finish(b *testing.B, last uint64) []pageShown {
+	b.Helper()
+	fmt.Fprintln(p.stdin, last)
+	p.stdin.Close()
+	var shown []pageShown
+	if err := json.Unmarshal([]byte(p.line("eventday-shown ")), &shown); err != nil {
+		b.Fatalf("the pages' process: %v", err)
+	}
+	return shown
+}
+
+// stop ends the pages' process, by its pid, and waits for it.
+func (p *pagesProcess) stop() {
+	p.stdin.Close()
+	_ = p.cmd.Process.Kill()
+	_ = p.cmd.Wait()
+}
+
+// TestEventDayPages is the pages of BenchmarkEventDay, in a process of
+// their own; it runs only when the benchmark starts it.
+func TestEventDayPages(t *testing.T) {
+	env := os.Getenv(pagesEnv)
+	if env == "" {
+		t.Skip("the event-day benchmark's pages: it starts them itself")
+	}
+	var spec pagesSpec
+	if err := json.Unmarshal([]byte(env), &spec); err != nil {
+		t.Fatal(err)
+	}
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 2 * (len(spec.Pages) + 8), IdleConnTimeout: time.Minute}}
+	defer client.CloseIdleConnections()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	pages := make([]*livePage, len(spec.Pages))
+	var wg sync.WaitGroup
+	for i, ps := range spec.Pages {
+		pages[i] = &livePage{path: ps.Path, token: ps.Token}
+		wg.Go(func() { pages[i].follow(ctx, client, spec.Base, spec.Stream) })
+	}
+	until := func(seq uint64, d time.Duration) {
+		deadline := time.Now().Add(d)
+		for time.Now().Before(deadline) && slices.ContainsFunc(pages, func(p *livePage) bool { return p.last() < seq }) {
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	until(1, time.Minute)
+	fmt.Println("eventday-ready")
+	var last uint64
+	if _, err := fmt.Scanln(&last); err != nil {
+		t.Fatal(err)
+	}
+	until(last, 30*time.Second)
+	cancel()
+	wg.Wait()
+	out := make([]pageShown, len(pages))
+	for i, p := range pages {
+		p.mu.Lock()
+		out[i] = pageShown{Refused: p.refused, Reads: p.reads}
+		for _, s := range p.shown {
+			out[i].Shown = append(out[i].Shown, [2]int64{int64(s.seq), s.at.UnixNano()})
 		}
 		p.mu.Unlock()
 	}
-	return f
+	b, _ := json.Marshal(out)
+	fmt.Println("eventday-shown " + string(b))
 }
 
 func (p *livePage) last() uint64 {

@@ -82,7 +82,7 @@ type Options struct {
 	// or MaxStreams when that is smaller.
 	MaxStreams, MaxStreamsPerTournament int
 	// Renders bounds the web UI's pages rendered at once; the default is
-	// GOMAXPROCS (web.Options.Renders).
+	// GOMAXPROCS less one, at least one (web.Options.Renders).
 	Renders int
 	// Metrics are served at /metrics; the default is new ones. Pass the
 	// ones the node observes with (ledger.NodeOptions.Observer) for its

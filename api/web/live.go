@@ -21,7 +21,8 @@ import (
 // every read of it: the hall's spectators on the standings share one
 // render of each seq, and a player's page is rendered again only when the
 // tournament moved on. Renders of pages take at most Options.Renders at
-// once; a command never waits for them.
+// once (one core less than the machine has): a command never waits for
+// them, and finds a core free.
 
 // LiveHeader is the request header of a page's read of its live parts.
 const LiveHeader = "X-Live"

@@ -65,7 +65,8 @@ type Options struct {
 	// API, which says why it cannot be read.
 	State func(r *http.Request, t string) (*projections.State, bool)
 	// Renders is how many pages are rendered at once; the default is
-	// GOMAXPROCS. The others wait their turn, commands never do.
+	// GOMAXPROCS less one, at least one, so that a core stays free for
+	// the commands. The other pages wait their turn; commands never do.
 	Renders int
 }
 
@@ -112,7 +113,7 @@ func New(opts Options) (*UI, error) {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	if opts.Renders <= 0 {
-		opts.Renders = runtime.GOMAXPROCS(0)
+		opts.Renders = max(1, runtime.GOMAXPROCS(0)-1)
 	}
 	u := &UI{opts: opts, pages: map[string]*template.Template{}, renders: make(chan struct{}, opts.Renders),
 		rows: map[string]*standingRows{}}
