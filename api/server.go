@@ -271,15 +271,14 @@ func (s *Server) routes() error {
 
 	r.NotFoundHandler = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		if uiPath(req.URL.Path) {
-			http.NotFound(w, req)
+			ui.NotFound(w, req)
 			return
 		}
 		s.writeError(w, req, errNotFound)
 	})
 	r.MethodNotAllowedHandler = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		if uiPath(req.URL.Path) {
-			w.Header().Set("Allow", strings.Join(s.allowed(req), ", "))
-			http.Error(w, http.StatusText(http.StatusMethodNotAllowed), http.StatusMethodNotAllowed)
+			ui.MethodNotAllowed(w, req, s.allowed(req))
 			return
 		}
 		s.writeError(w, req, errMethod)
@@ -288,8 +287,8 @@ func (s *Server) routes() error {
 }
 
 // uiPath reports whether path is below the web UI's: a page it does not
-// serve, or a method it does not take there, is answered in plain text, as
-// to a browser, rather than as a problem.
+// serve, or a method it does not take there, is answered by the UI, as a
+// page in the browser's language, rather than as a problem.
 func uiPath(path string) bool {
 	return slices.ContainsFunc(web.Paths(), func(prefix string) bool { return strings.HasPrefix(path, prefix) })
 }

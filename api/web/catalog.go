@@ -269,9 +269,9 @@ func word(lang string, arg string, name func(string) string) string {
 			joiner := sep
 			switch sep {
 			case " or ":
-				joiner = " " + tr(lang, "or") + " "
+				joiner = " " + tr(lang, "word_or") + " "
 			case " and ":
-				joiner = " " + tr(lang, "and") + " "
+				joiner = " " + tr(lang, "word_and") + " "
 			}
 			return strings.Join(parts, joiner)
 		}

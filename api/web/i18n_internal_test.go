@@ -1,6 +1,7 @@
 package web
 
 import (
+	"regexp"
 	"slices"
 	"testing"
 
@@ -66,5 +67,29 @@ func TestParametersAreEveryParameter(t *testing.T) {
 	slices.Sort(want)
 	if !slices.Equal(shown, want) {
 		t.Errorf("the pages show parameters %v, want %v", shown, want)
+	}
+}
+
+// identifierRE is a value that reads as a name in the code, not a word:
+// snake_case, a dotted or CamelCase name.
+var identifierRE = regexp.MustCompile(`^(?:[A-Za-z0-9]+(?:[_.][A-Za-z0-9]+)+|[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+)$`)
+
+// TestTheEnglishCatalogueSaysWordsNotIdentifiers: every English label
+// and plural is a word or a sentence, never its key shown back (the
+// ledger's constant, "finished", where a reader needs "in play at the
+// end") nor a name that reads like code.
+func TestTheEnglishCatalogueSaysWordsNotIdentifiers(t *testing.T) {
+	en := languages["en"].file
+	for key, value := range en.Labels {
+		if value == key || identifierRE.MatchString(value) {
+			t.Errorf("en label %q is %q: an identifier where words belong", key, value)
+		}
+	}
+	for key, forms := range en.Plurals {
+		for form, value := range forms {
+			if value == key || identifierRE.MatchString(value) {
+				t.Errorf("en plural %q (%s) is %q: an identifier where words belong", key, form, value)
+			}
+		}
 	}
 }

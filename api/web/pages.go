@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -267,18 +268,53 @@ func done(w http.ResponseWriter, r *http.Request, to string, f *flash) {
 	http.Redirect(w, r, to, http.StatusSeeOther)
 }
 
-// postForm parses a form post, refusing other sites' and oversized ones.
-func postForm(w http.ResponseWriter, r *http.Request) bool {
+// maxForm is the most bytes a form post may take.
+const maxForm = 1 << 20
+
+// postForm parses a form post, refusing other sites' and oversized ones,
+// each as a page in the page's language.
+func (u *UI) postForm(w http.ResponseWriter, r *http.Request) bool {
 	if !sameOrigin(r) {
-		http.Error(w, tr(lang(r), "cross_site"), http.StatusForbidden)
+		u.formRefused(w, r, http.StatusForbidden, "forbidden", "cross_site")
 		return false
 	}
-	r.Body = http.MaxBytesReader(w, r.Body, 1<<20)
+	r.Body = http.MaxBytesReader(w, r.Body, maxForm)
 	if err := r.ParseForm(); err != nil {
-		http.Error(w, tr(lang(r), "form_unreadable"), http.StatusBadRequest)
+		if tooLarge := (*http.MaxBytesError)(nil); errors.As(err, &tooLarge) {
+			u.formRefused(w, r, http.StatusRequestEntityTooLarge, "invalid", "form_too_large", maxForm>>20)
+			return false
+		}
+		u.formRefused(w, r, http.StatusBadRequest, "invalid", "form_unreadable")
 		return false
 	}
 	return true
+}
+
+// formRefused answers a form refused before it became a command: a page
+// saying why (the label key formatted with args), nothing recorded.
+func (u *UI) formRefused(w http.ResponseWriter, r *http.Request, status int, code, key string, args ...any) {
+	p := u.newPage(r, "form_refused")
+	prob := said(p.Lang, status, code, "", key, args...)
+	prob.Headline = tr(p.Lang, "form_refused")
+	u.fail(w, r, p, prob)
+}
+
+// NotFound answers a path below the UI's that it does not serve: a page in
+// the browser's language, as every refusal.
+func (u *UI) NotFound(w http.ResponseWriter, r *http.Request) {
+	p := u.newPage(r, "page_not_found")
+	u.fail(w, r, p, &Problem{Status: http.StatusNotFound, Code: "not_found", Detail: tr(p.Lang, "page_not_found_help"), Said: true,
+		Headline: tr(p.Lang, "page_not_found")})
+}
+
+// MethodNotAllowed answers a request a page of the UI does not take (a
+// form sent to a page that has none, a PUT): a page in the browser's
+// language; allow lists the methods it takes.
+func (u *UI) MethodNotAllowed(w http.ResponseWriter, r *http.Request, allow []string) {
+	w.Header().Set("Allow", strings.Join(allow, ", "))
+	p := u.newPage(r, "request_not_taken")
+	u.fail(w, r, p, &Problem{Status: http.StatusMethodNotAllowed, Code: "method_not_allowed", Detail: tr(p.Lang, "request_not_taken_help"), Said: true,
+		Headline: tr(p.Lang, "request_not_taken")})
 }
 
 func tPath(t string) string { return "/ui/t/" + url.PathEscape(t) + "/" }
@@ -313,7 +349,7 @@ func orProblem(prob *Problem, err error) *Problem {
 }
 
 func (u *UI) createTournament(w http.ResponseWriter, r *http.Request) {
-	if !postForm(w, r) {
+	if !u.postForm(w, r) {
 		return
 	}
 	f := r.PostForm
@@ -354,6 +390,51 @@ func (u *UI) createTournament(w http.ResponseWriter, r *http.Request) {
 // from its preset: the qualifying rounds, the knockout phases, the table
 // sizes, the discards; a field left empty keeps the preset's.
 func creationParams(lang string, f url.Values) (json.RawMessage, *Problem) {
+	params, prob := formParams(lang, f)
+	if prob != nil || len(params) == 0 {
+		return nil, prob
+	}
+	return marshalParams(lang, params)
+}
+
+// amendedParams are the parameters the settings form changes from the
+// tournament's ruleset rs, with the creation form's fields: those it sends
+// as they already are change nothing and are left out; a form that
+// changes nothing is refused, saying so.
+func amendedParams(lang string, f url.Values, rs events.Ruleset) (json.RawMessage, *Problem) {
+	params, prob := formParams(lang, f)
+	if prob != nil {
+		return nil, prob
+	}
+	if n, ok := params["qualifying_rounds"].(int); ok && n == rs.QualifyingRounds {
+		delete(params, "qualifying_rounds")
+	}
+	if n, ok := params["discards"].(int); ok && n == rs.Discards {
+		delete(params, "discards")
+	}
+	if k, ok := params["knockout"].(string); ok && k == string(rs.Knockout) {
+		delete(params, "knockout")
+	}
+	if sizes, ok := params["table_sizes"].([]int); ok && len(sizes) == len(rs.TableSizes) && !slices.ContainsFunc(sizes, func(n int) bool { return !slices.Contains(rs.TableSizes, n) }) {
+		delete(params, "table_sizes") // the same sizes, in the ruleset's order of preference
+	}
+	if len(params) == 0 {
+		return nil, said(lang, http.StatusBadRequest, "invalid", "params", "params_unchanged")
+	}
+	return marshalParams(lang, params)
+}
+
+// rulesetForm is a ruleset as the parameters' fields hold it.
+func rulesetForm(rs events.Ruleset) url.Values {
+	f := url.Values{"qualifying_rounds": {strconv.Itoa(rs.QualifyingRounds)}, "knockout": {string(rs.Knockout)}, "discards": {strconv.Itoa(rs.Discards)}}
+	for _, n := range rs.TableSizes {
+		f.Add("table_sizes", strconv.Itoa(n))
+	}
+	return f
+}
+
+// formParams reads the parameters' fields; one left empty is not there.
+func formParams(lang string, f url.Values) (map[string]any, *Problem) {
 	params := map[string]any{}
 	for _, k := range []string{"qualifying_rounds", "discards"} {
 		if v := strings.TrimSpace(f.Get(k)); v != "" {
@@ -378,9 +459,10 @@ func creationParams(lang string, f url.Values) (json.RawMessage, *Problem) {
 		}
 		params["table_sizes"] = ns
 	}
-	if len(params) == 0 {
-		return nil, nil
-	}
+	return params, nil
+}
+
+func marshalParams(lang string, params map[string]any) (json.RawMessage, *Problem) {
 	b, err := json.Marshal(params)
 	if err != nil {
 		return nil, said(lang, 400, "invalid", "params", "form_unreadable")
@@ -393,7 +475,7 @@ func (u *UI) loginPage(w http.ResponseWriter, r *http.Request) {
 }
 
 func (u *UI) login(w http.ResponseWriter, r *http.Request) {
-	if !postForm(w, r) {
+	if !u.postForm(w, r) {
 		return
 	}
 	tok := strings.TrimSpace(r.PostForm.Get("token"))
@@ -423,7 +505,7 @@ func (u *UI) login(w http.ResponseWriter, r *http.Request) {
 
 func (u *UI) logout(w http.ResponseWriter, r *http.Request) {
 	if !sameOrigin(r) {
-		http.Error(w, tr(lang(r), "cross_site"), http.StatusForbidden)
+		u.formRefused(w, r, http.StatusForbidden, "forbidden", "cross_site")
 		return
 	}
 	http.SetCookie(w, &http.Cookie{Name: tokenCookie, Value: "", Path: "/", MaxAge: -1, HttpOnly: true, SameSite: http.SameSiteStrictMode})
@@ -450,6 +532,7 @@ func (u *UI) overview(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	p.Form = rulesetForm(p.State.Summary.Ruleset)
 	p.Data = u.overviewData(r, p, "")
 	u.render(w, "overview", http.StatusOK, p)
 }
@@ -458,7 +541,7 @@ func (u *UI) overview(w http.ResponseWriter, r *http.Request) {
 // classification (arbiter). A new token is shown on the page once, never
 // put in a URL.
 func (u *UI) overviewPost(w http.ResponseWriter, r *http.Request) {
-	if !postForm(w, r) {
+	if !u.postForm(w, r) {
 		return
 	}
 	t, f := r.PathValue("t"), r.PostForm
@@ -488,6 +571,19 @@ func (u *UI) overviewPost(w http.ResponseWriter, r *http.Request) {
 		if err == nil && prob == nil {
 			done(w, r, tPath(t), flashOf(a, ""))
 			return
+		}
+	case "amend_ruleset":
+		now, ok := u.tournamentPage(w, r, "overview", 0)
+		if !ok {
+			return
+		}
+		amend := &commands.AmendRuleset{Reason: f.Get("reason")}
+		if amend.Params, prob = amendedParams(lang(r), f, now.State.Summary.Ruleset); prob == nil {
+			var a accepted
+			if a, prob, err = u.command(r, t, amend); err == nil && prob == nil {
+				done(w, r, tPath(t)+"#params", flashOf(a, ""))
+				return
+			}
 		}
 	case "close", "roll":
 		var cmd commands.Command = &commands.CloseTournament{Reason: f.Get("reason")}
@@ -525,7 +621,16 @@ func (u *UI) players(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	p.Data = u.playersData(p)
+	data := u.playersData(p)
+	p.Data = data
+	// After a club workbook's upload (workbookPost): what it recorded.
+	if q := r.URL.Query(); q.Get("workbook") != "" {
+		var cl projections.Classification
+		if q.Get("scope") == events.WorkbookTournament {
+			_, _ = u.get(r, "/v1/tournaments/"+url.PathEscape(p.T)+"/classification", &cl)
+		}
+		p.Flash, data["Workbook"] = workbookBanner(p.Lang, q, p.State, cl.Imported)
+	}
 	u.render(w, "players", http.StatusOK, p)
 }
 
@@ -537,8 +642,15 @@ func (u *UI) playersData(p *page) map[string]any {
 	for i := 1; i <= callRound(p.State); i++ {
 		rounds = append(rounds, i)
 	}
-	var active, reserves []projections.PlayerRow
+	// The entry list is the players admitted; a refused registration is
+	// listed apart, and counted with none of them.
+	var entered, refused, active, reserves []projections.PlayerRow
 	for _, row := range p.State.Players {
+		if !row.Status.Admitted() {
+			refused = append(refused, row)
+			continue
+		}
+		entered = append(entered, row)
 		switch row.Status {
 		case events.StatusActive:
 			active = append(active, row)
@@ -546,12 +658,12 @@ func (u *UI) playersData(p *page) map[string]any {
 			reserves = append(reserves, row)
 		}
 	}
-	return map[string]any{"CallRound": callRound(p.State), "Rounds": rounds, "Active": active, "Reserves": reserves,
+	return map[string]any{"CallRound": callRound(p.State), "Rounds": rounds, "Entered": entered, "Refused": refused, "Active": active, "Reserves": reserves,
 		"Phases": knockoutPhases(p.State), "CurrentRound": max(len(p.State.Rounds), 1)}
 }
 
 func (u *UI) playersPost(w http.ResponseWriter, r *http.Request) {
-	if !postForm(w, r) {
+	if !u.postForm(w, r) {
 		return
 	}
 	t := r.PathValue("t")
@@ -730,7 +842,7 @@ func (u *UI) round(w http.ResponseWriter, r *http.Request) {
 }
 
 func (u *UI) roundPost(w http.ResponseWriter, r *http.Request) {
-	if !postForm(w, r) {
+	if !u.postForm(w, r) {
 		return
 	}
 	t, n := r.PathValue("t"), atoiOr(r.PathValue("r"), 0)
@@ -849,7 +961,7 @@ func (u *UI) resultForm(w http.ResponseWriter, r *http.Request) {
 }
 
 func (u *UI) resultPost(w http.ResponseWriter, r *http.Request) {
-	if !postForm(w, r) {
+	if !u.postForm(w, r) {
 		return
 	}
 	p, tb, ok := u.resultPage(w, r)
@@ -886,7 +998,7 @@ func (u *UI) standings(w http.ResponseWriter, r *http.Request) {
 
 // standingsPost records the die rolled for a tie.
 func (u *UI) standingsPost(w http.ResponseWriter, r *http.Request) {
-	if !postForm(w, r) {
+	if !u.postForm(w, r) {
 		return
 	}
 	t := r.PathValue("t")
@@ -1039,7 +1151,7 @@ func (u *UI) sanctions(w http.ResponseWriter, r *http.Request) {
 }
 
 func (u *UI) sanctionsPost(w http.ResponseWriter, r *http.Request) {
-	if !postForm(w, r) {
+	if !u.postForm(w, r) {
 		return
 	}
 	t, f := r.PathValue("t"), r.PostForm
@@ -1048,16 +1160,7 @@ func (u *UI) sanctionsPost(w http.ResponseWriter, r *http.Request) {
 	case "revoke":
 		cmd = &commands.RevokeSanction{Sanction: f.Get("sanction"), Ruling: f.Get("ruling")}
 	default:
-		// The offence picks the ladder; the article then defaults to it.
-		impose := &commands.ImposeSanction{Player: f.Get("player"), Round: atoiOr(f.Get("round"), 0),
-			Kind: events.SanctionKind(f.Get("kind")), Article: f.Get("article"), Reason: f.Get("reason"), Offence: f.Get("offence")}
-		if v := f.Get("table"); v != "" {
-			impose.Table = atoiOr(v, -1)
-		}
-		if v := f.Get("amount"); v != "" {
-			impose.Amount = atoiOr(v, -1)
-		}
-		cmd = impose
+		cmd = imposeForm(f, "")
 	}
 	a, prob, err := u.command(r, t, cmd)
 	if err == nil && prob == nil {
@@ -1070,6 +1173,22 @@ func (u *UI) sanctionsPost(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// imposeForm reads a sanction's fields, each named prefix+its field: the
+// sanctions page's form ("") or a ruling's ("impose_"). The offence picks
+// the ladder; the article then defaults to it.
+func imposeForm(f url.Values, prefix string) *commands.ImposeSanction {
+	get := func(k string) string { return f.Get(prefix + k) }
+	impose := &commands.ImposeSanction{Player: get("player"), Round: atoiOr(get("round"), 0),
+		Kind: events.SanctionKind(get("kind")), Article: get("article"), Reason: get("reason"), Offence: get("offence")}
+	if v := get("table"); v != "" {
+		impose.Table = atoiOr(v, -1)
+	}
+	if v := get("amount"); v != "" {
+		impose.Amount = atoiOr(v, -1)
+	}
+	return impose
+}
+
 // --- contestations -----------------------------------------------------------
 
 func (u *UI) contestations(w http.ResponseWriter, r *http.Request) {
@@ -1078,25 +1197,160 @@ func (u *UI) contestations(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p.Form.Set("against", r.URL.Query().Get("against"))
+	q := r.URL.Query()
+	p.Data = rulingData(p, q.Get("rule"), q.Get("amend"))
+	if tb, _ := p.Data.(map[string]any)["Table"].(*projections.Table); tb != nil && tb.Report != nil {
+		// The correction starts from the report as recorded.
+		for k, v := range reportValues(*tb.Report) {
+			p.Form[k] = v
+		}
+	}
 	u.render(w, "contestations", http.StatusOK, p)
 }
 
+// rulingData is what the ruling form offers for the contestation named
+// (the first one awaiting a ruling when none is): the report it may
+// correct (amend, "round.table", or the table whose report is contested),
+// the sanctions in force it may revoke, and what a sanction it imposes
+// may be.
+func rulingData(p *page, rule, amend string) map[string]any {
+	data := map[string]any{"Fields": seatFields, "Kinds": events.SanctionKinds(), "Offences": p.State.Summary.Ruleset.Sanctions.Offences(),
+		"CurrentRound": max(len(p.State.Rounds), 1)}
+	// A contestation is ruled after the tournament closed too.
+	if !p.Can(commands.TypeOf[commands.RuleContestation]()) {
+		return data
+	}
+	var c *projections.Contestation
+	for _, x := range p.State.Contestations {
+		if x.Ruled == nil && (x.Contestation == rule || rule == "" && c == nil) {
+			c = x
+		}
+	}
+	if c == nil {
+		return data
+	}
+	data["Ruling"] = c
+	var reported []*projections.Table
+	rounds := map[*projections.Table]int{}
+	for _, rd := range p.State.Rounds {
+		for _, tb := range rd.Tables {
+			if tb.Report == nil {
+				continue
+			}
+			reported = append(reported, tb)
+			rounds[tb] = rd.Number
+			if amend == fmt.Sprintf("%d.%d", rd.Number, tb.Number) || amend == "" && (tb.Reported == c.Against || tb.Amended == c.Against) {
+				data["Table"], data["AmendRound"] = tb, rd.Number
+			}
+		}
+	}
+	data["Reported"], data["RoundOf"] = reported, rounds
+	var inForce []*projections.Sanction
+	for _, s := range p.State.Sanctions {
+		if !s.Revoked {
+			inForce = append(inForce, s)
+		}
+	}
+	data["InForce"] = inForce
+	return data
+}
+
+// ruling reads the ruling form: the ruling and the corrections it orders,
+// each from its own fields: the report corrected (amend), the sanctions
+// revoked (revoke), the sanction imposed (impose_*). at names, for each
+// correction, the form's field its problems belong to.
+func ruling(lang string, f url.Values, st *projections.State) (*commands.RuleContestation, []string, *Problem) {
+	rule := &commands.RuleContestation{Contestation: f.Get("contestation"), Upheld: f.Get("upheld") == "true", Ruling: f.Get("ruling")}
+	var at []string
+	add := func(cmd commands.Command, field string) *Problem {
+		b, err := commands.Encode(cmd)
+		if err != nil {
+			return said(lang, http.StatusBadRequest, "invalid", field, "form_unreadable")
+		}
+		rule.Corrections, at = append(rule.Corrections, b), append(at, field)
+		return nil
+	}
+	if f.Get("amend") != "" {
+		n, t := atoiOr(f.Get("amend_round"), 0), atoiOr(f.Get("amend_table"), 0)
+		var tb *projections.Table
+		if rd := roundOf(st, n); rd != nil {
+			tb = rd.Table(t)
+		}
+		if tb == nil {
+			return nil, nil, said(lang, http.StatusNotFound, "not_found", "amend", "no_table", n, t)
+		}
+		rep, prob := reportForm(f, tb)
+		if prob != nil {
+			return nil, nil, prob
+		}
+		if prob := add(&commands.RecordResult{Round: n, Table: t, ClosedBy: rep.closedBy, Winner: rep.winner, Risiko: rep.risiko, Players: rep.players}, ""); prob != nil {
+			return nil, nil, prob
+		}
+	}
+	for _, id := range f["revoke"] {
+		if prob := add(&commands.RevokeSanction{Sanction: id, Ruling: rule.Ruling}, "revoke"); prob != nil {
+			return nil, nil, prob
+		}
+	}
+	if f.Get("impose") != "" {
+		if prob := add(imposeForm(f, "impose_"), "impose_"); prob != nil {
+			return nil, nil, prob
+		}
+	}
+	return rule, at, nil
+}
+
+var correctionFieldRE = regexp.MustCompile(`^corrections\[(\d+)\](?:\.(.+))?$`)
+
+// atFormFields places a ruling's problems at the ruling form's fields:
+// corrections[i].x is field x of the report corrected, the sanctions
+// revoked, or field impose_x of the sanction imposed.
+func atFormFields(prob *Problem, at []string) {
+	if prob == nil {
+		return
+	}
+	move := func(field string) string {
+		m := correctionFieldRE.FindStringSubmatch(field)
+		if m == nil {
+			return field
+		}
+		i, _ := strconv.Atoi(m[1])
+		if i >= len(at) {
+			return "corrections"
+		}
+		switch base, _, _ := strings.Cut(m[2], "."); {
+		case at[i] == "impose_":
+			return "impose_" + cmpOr(base, "kind")
+		case at[i] == "revoke" || m[2] == "" || base == "round" || base == "table" || base == "type":
+			return cmpOr(at[i], "amend")
+		default:
+			return m[2]
+		}
+	}
+	if strings.HasPrefix(prob.Detail, prob.Field+": ") {
+		prob.Detail = strings.TrimPrefix(prob.Detail, prob.Field+": ")
+	}
+	prob.Field = move(prob.Field)
+	for i := range prob.Errors {
+		prob.Errors[i].Field = move(prob.Errors[i].Field)
+	}
+}
+
 func (u *UI) contestationsPost(w http.ResponseWriter, r *http.Request) {
-	if !postForm(w, r) {
+	if !u.postForm(w, r) {
 		return
 	}
 	t, f := r.PathValue("t"), r.PostForm
 	var cmd commands.Command
 	var prob *Problem
+	var at []string
 	switch f.Get("_action") {
 	case "rule":
-		rule := &commands.RuleContestation{Contestation: f.Get("contestation"), Upheld: f.Get("upheld") == "true", Ruling: f.Get("ruling")}
-		if c := strings.TrimSpace(f.Get("corrections")); c != "" {
-			if err := json.Unmarshal([]byte(c), &rule.Corrections); err != nil {
-				prob = said(lang(r), 400, "invalid", "corrections", "corrections_json")
-			}
+		now, ok := u.tournamentPage(w, r, "contestations", 0)
+		if !ok {
+			return
 		}
-		cmd = rule
+		cmd, at, prob = ruling(lang(r), f, now.State)
 	default:
 		// A seq that is no positive number is none: the ledger asks for one.
 		against, _ := strconv.ParseUint(strings.TrimSpace(f.Get("against")), 10, 64)
@@ -1111,7 +1365,13 @@ func (u *UI) contestationsPost(w http.ResponseWriter, r *http.Request) {
 		done(w, r, tPath(t)+"contestations", flashOf(a, ""))
 		return
 	}
+	atFormFields(prob, at)
 	if p, ok := u.tournamentPage(w, r, "contestations", 0); ok {
+		amend := ""
+		if f.Get("amend_round") != "" {
+			amend = f.Get("amend_round") + "." + f.Get("amend_table")
+		}
+		p.Data = rulingData(p, f.Get("contestation"), amend)
 		u.refused(w, r, "contestations", p, prob, err)
 	}
 }
@@ -1173,6 +1433,12 @@ func (u *UI) at(w http.ResponseWriter, r *http.Request) {
 	u.render(w, "at", http.StatusOK, p)
 }
 
+// reportStatuses are how a player's game may end, as the report form
+// offers them (a disqualification is a sanction's).
+func reportStatuses() []events.SeatStatus {
+	return []events.SeatStatus{events.SeatFinished, events.SeatWithdrawn, events.SeatEliminated}
+}
+
 // funcs are the template helpers.
 var funcs = template.FuncMap{
 	"add": func(a, b int) int { return a + b },
@@ -1181,13 +1447,13 @@ var funcs = template.FuncMap{
 	},
 	// closings are every way a game may end, as a paper slip offers them;
 	// closing reads a form's value as one.
-	"closings": events.Closings,
-	"closing":  func(s string) events.Closing { return events.Closing(s) },
-	// reportStatuses are how a player's game may end, as the report form
-	// offers them (a disqualification is a sanction's).
-	"reportStatuses": func() []events.SeatStatus {
-		return []events.SeatStatus{events.SeatFinished, events.SeatWithdrawn, events.SeatEliminated}
-	},
+	"closings":       events.Closings,
+	"closing":        func(s string) events.Closing { return events.Closing(s) },
+	"reportStatuses": reportStatuses,
+	// offered reports whether the report form offers a status; one it
+	// does not (a disqualification, in a report a ruling corrects) is
+	// kept as it is rather than replaced by the first offered.
+	"offered": func(s string) bool { return slices.Contains(reportStatuses(), events.SeatStatus(s)) },
 	// tournamentTypes, knockouts and tableSizes are what a tournament's
 	// creation may choose.
 	"tournamentTypes": events.TournamentTypes,

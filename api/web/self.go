@@ -377,12 +377,15 @@ func (u *UI) myPage(w http.ResponseWriter, r *http.Request) {
 }
 
 // proposalForm fills the report form with a proposal's report.
-func proposalForm(pr *projections.Proposal) url.Values {
-	f := url.Values{"closed_by": {string(pr.Report.ClosedBy)}, "winner": {pr.Report.Winner}}
-	if pr.Report.Risiko {
+func proposalForm(pr *projections.Proposal) url.Values { return reportValues(pr.Report) }
+
+// reportValues is a table report as the report form's fields hold it.
+func reportValues(rep events.ResultRecorded) url.Values {
+	f := url.Values{"closed_by": {string(rep.ClosedBy)}, "winner": {rep.Winner}}
+	if rep.Risiko {
 		f.Set("risiko", "1")
 	}
-	for i, s := range pr.Report.Players {
+	for i, s := range rep.Players {
 		set := func(k string, v int, keepZero bool) {
 			if v != 0 || keepZero {
 				f.Set(fmt.Sprintf("players[%d].%s", i, k), strconv.Itoa(v))
@@ -405,7 +408,7 @@ func proposalForm(pr *projections.Proposal) url.Values {
 }
 
 func (u *UI) myPost(w http.ResponseWriter, r *http.Request) {
-	if !postForm(w, r) {
+	if !u.postForm(w, r) {
 		return
 	}
 	p, ok := u.playerPage(w, r)
@@ -564,7 +567,7 @@ func linksPage(r *http.Request, p *page) map[string]any {
 }
 
 func (u *UI) linksPost(w http.ResponseWriter, r *http.Request) {
-	if !postForm(w, r) {
+	if !u.postForm(w, r) {
 		return
 	}
 	t, f := r.PathValue("t"), r.PostForm

@@ -249,3 +249,52 @@ func TestTheCallOfARoundIsSaidOptional(t *testing.T) {
 		}
 	}
 }
+
+// TestAFormRefusedBeforeTheLedgerIsAPageInItsLanguage: a form from another
+// site, or one too large to read, is refused before any command is sent,
+// with a page of the UI that says why in the page's language, never the
+// server's plain text, and the log untouched.
+func TestAFormRefusedBeforeTheLedgerIsAPageInItsLanguage(t *testing.T) {
+	u := newUI(t)
+	if code, _ := u.api("POST", "/v1/tournaments", admin, `{"id":"t1","name":"T","ruleset":"rtu"}`); code != 201 {
+		t.Fatalf("create: %d", code)
+	}
+	_, m := u.api("POST", "/v1/tournaments/t1/officials", admin, `{"name":"N","role":"arbiter"}`)
+	arbiter, _ := m["token"].(string)
+	before := u.seq("t1")
+	register := url.Values{"_action": {"register"}, "player": {"p1"}, "name": {"X"}}
+	big := url.Values{"_action": {"import"}, "csv": {strings.Repeat("p,x\n", 300_000)}}
+	for _, tc := range []struct {
+		name, path, origin string
+		form               url.Values
+		status             int
+		says, never        []string
+	}{
+		{"another site, Italian", "/ui/t/t1/players", "https://evil.example", register, http.StatusForbidden,
+			[]string{`<html lang="it"`, "Modulo rifiutato", "arriva da un altro sito"}, []string{"Form refused", "another site"}},
+		{"another site, English", "/ui/t/t1/players?lang=en", "https://evil.example", register, http.StatusForbidden,
+			[]string{`<html lang="en"`, "Form refused", "comes from another site"}, []string{"Modulo", "arriva"}},
+		{"another site's logout", "/ui/logout", "https://evil.example", url.Values{}, http.StatusForbidden,
+			[]string{"Modulo rifiutato", "arriva da un altro sito"}, nil},
+		{"too large", "/ui/t/t1/players", "", big, http.StatusRequestEntityTooLarge,
+			[]string{"Modulo rifiutato", "Il modulo supera 1 MB"}, []string{"too large"}},
+	} {
+		code, _, body := u.post(tc.path, arbiter, tc.origin, tc.form)
+		if code != tc.status {
+			t.Errorf("%s: %d, want %d\n%s", tc.name, code, tc.status, body)
+		}
+		for _, s := range tc.says {
+			if !strings.Contains(body, s) {
+				t.Errorf("%s: the page does not say %q:\n%s", tc.name, s, body)
+			}
+		}
+		for _, s := range tc.never {
+			if strings.Contains(body, s) {
+				t.Errorf("%s: the page says %q:\n%s", tc.name, s, body)
+			}
+		}
+	}
+	if got := u.seq("t1"); got != before {
+		t.Errorf("seq %v after refused forms, want %v", got, before)
+	}
+}

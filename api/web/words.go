@@ -64,7 +64,7 @@ func params(lang string, rs events.Ruleset) []paramRow {
 		{"bonus", "", strconv.Itoa(rs.Bonus)},
 		{"qualifying_rounds", "", strconv.Itoa(rs.QualifyingRounds)},
 		{"knockout", "", word("knockout_", string(rs.Knockout))},
-		{"table_sizes", "", strings.Join(sizes, " "+tr(lang, "or")+" ")},
+		{"table_sizes", "", strings.Join(sizes, " "+tr(lang, "word_or")+" ")},
 		{"small_table_max", "", num(rs.SmallTableMax, "")},
 		{"discards", "", strconv.Itoa(rs.Discards)},
 		{"tie_chain", "", word("tiechain_", string(rs.TieChain))},
@@ -100,7 +100,7 @@ func unmetText(lang string, u events.UnmetConstraint, name func(string) string) 
 	}
 	list := strings.Join(who, ", ")
 	if n := len(who); n > 1 {
-		list = strings.Join(who[:n-1], ", ") + " " + tr(lang, "and") + " " + who[n-1]
+		list = strings.Join(who[:n-1], ", ") + " " + tr(lang, "word_and") + " " + who[n-1]
 	}
 	key := "unmet_" + u.Constraint
 	switch u.Constraint {
@@ -116,9 +116,9 @@ func settledText(lang string, s *projections.Settled) string {
 	if s == nil {
 		return ""
 	}
-	text := tr(lang, "rule_"+s.Rule) + ": " + s.Above + " " + tr(lang, "vs") + " " + s.Below
+	text := tr(lang, "rule_"+s.Rule) + ": " + s.Above + " " + tr(lang, "word_versus") + " " + s.Below
 	if s.Rule == "medals" && s.Place > 0 {
-		text = fmt.Sprintf("%s (%d°): %s %s %s", tr(lang, "rule_medals"), s.Place, s.Above, tr(lang, "vs"), s.Below)
+		text = fmt.Sprintf("%s (%d°): %s %s %s", tr(lang, "rule_medals"), s.Place, s.Above, tr(lang, "word_versus"), s.Below)
 	}
 	if s.RollSeq > 0 {
 		text += fmt.Sprintf(" (%s %d)", tr(lang, "event"), s.RollSeq)

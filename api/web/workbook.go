@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/referto/referto/commands/workbook"
@@ -29,7 +30,7 @@ const maxUpload = 16 << 20
 // sending it again records nothing more and says so.
 func (u *UI) workbookPost(w http.ResponseWriter, r *http.Request) {
 	if !sameOrigin(r) {
-		http.Error(w, tr(lang(r), "cross_site"), http.StatusForbidden)
+		u.formRefused(w, r, http.StatusForbidden, "forbidden", "cross_site")
 		return
 	}
 	t := r.PathValue("t")
@@ -68,18 +69,19 @@ func (u *UI) workbookPost(w http.ResponseWriter, r *http.Request) {
 	if errors.As(ferr, &tooLarge) {
 		prob = &Problem{Status: http.StatusRequestEntityTooLarge, Code: "too_large", Field: "workbook", Detail: trf(lang(r), "workbook_too_large", maxUpload>>20), Said: true}
 	}
+	if err == nil && prob == nil {
+		// Post/redirect/get, as every form: the entry list's own address
+		// keeps its live updates, and a reload reads it again rather than
+		// sending the file once more.
+		http.Redirect(w, r, tPath(t)+"players?"+out.query(lang(r)).Encode(), http.StatusSeeOther)
+		return
+	}
 	p, ok := u.tournamentPage(w, r, "players", 0)
 	if !ok {
 		return
 	}
-	data := u.playersData(p)
-	p.Data = data
-	if err != nil || prob != nil {
-		u.refused(w, r, "players", p, prob, err)
-		return
-	}
-	p.Flash, data["Workbook"] = out.said(p.Lang, p.State)
-	u.render(w, "players", http.StatusOK, p)
+	p.Data = u.playersData(p)
+	u.refused(w, r, "players", p, prob, err)
 }
 
 // rawBody is a request body sent as it is, not as JSON (call).
@@ -101,7 +103,6 @@ type workbookImported struct {
 		It    string `json:"it"`
 		En    string `json:"en"`
 	} `json:"warnings"`
-	Disagreements []events.Disagreement `json:"disagreements"`
 }
 
 // workbookNotes are what a page shows of an accepted upload beside its
@@ -112,21 +113,69 @@ type workbookNotes struct {
 	Disagreements []string
 }
 
-// said is what the upload recorded, as the banner says it, and its notes.
-func (o workbookImported) said(lang string, st *projections.State) (string, *workbookNotes) {
-	var banner string
+// maxCarried is the most bytes of the national tool's warnings the
+// redirect after an upload carries to the entry list (the server takes a
+// request line and header fields of api.MaxHeaderBytes at most): those
+// past it are counted, not shown.
+const maxCarried = 16 << 10
+
+// query is what the redirect after an accepted upload carries to the entry
+// list: what was recorded, for its banner, and the national tool's
+// warnings, each where it is and what it says in lang. The disagreements
+// are not carried: the log records them (ClassificationImported) and the
+// page reads them there.
+func (o workbookImported) query(lang string) url.Values {
+	q := url.Values{"workbook": {o.FileName}, "scope": {o.Scope}, "players": {strconv.Itoa(o.Players)}, "seq": {strconv.FormatUint(o.Seq, 10)}}
 	if o.Scope == events.WorkbookTournament && o.Counts != nil {
-		banner = fmt.Sprintf(tr(lang, "workbook_tournament_done"), o.FileName, o.Players, o.Counts.Tables, o.Counts.Rounds, o.Seq)
-	} else {
-		banner = fmt.Sprintf(tr(lang, "workbook_entry_list_done"), o.FileName, o.Players, o.Seq)
+		q.Set("tables", strconv.Itoa(o.Counts.Tables))
+		q.Set("rounds", strconv.Itoa(o.Counts.Rounds))
 	}
-	notes := &workbookNotes{}
+	carried, more := 0, 0
 	for _, w := range o.Warnings {
 		text := w.It
 		if lang == "en" {
 			text = w.En
 		}
-		notes.Warnings = append(notes.Warnings, problemLine{Field: whereLabel(lang, w.Sheet, w.Cell), Text: text})
+		v := w.Sheet + "\t" + w.Cell + "\t" + text
+		if carried += len(url.QueryEscape(v)); carried > maxCarried {
+			more++
+			continue
+		}
+		q.Add("warning", v)
+	}
+	if more > 0 {
+		q.Set("more", strconv.Itoa(more))
+	}
+	return q
+}
+
+// workbookBanner is the banner of an accepted upload the entry list's
+// address carries (query), and its notes: the national tool's warnings
+// and, for a whole tournament, the rows of the file's standings the
+// ruleset disagrees on, as the log recorded them (imported); "" when the
+// address carries no upload.
+func workbookBanner(lang string, q url.Values, st *projections.State, imported *events.ClassificationImported) (string, *workbookNotes) {
+	file := q.Get("workbook")
+	if file == "" {
+		return "", nil
+	}
+	n := func(k string) int { return atoiOr(q.Get(k), 0) }
+	var banner string
+	if q.Get("scope") == events.WorkbookTournament {
+		banner = fmt.Sprintf(tr(lang, "workbook_tournament_done"), file, n("players"), n("tables"), n("rounds"), n("seq"))
+	} else {
+		banner = fmt.Sprintf(tr(lang, "workbook_entry_list_done"), file, n("players"), n("seq"))
+	}
+	notes := &workbookNotes{}
+	for _, v := range q["warning"] {
+		parts := strings.SplitN(v, "\t", 3)
+		if len(parts) != 3 {
+			continue
+		}
+		notes.Warnings = append(notes.Warnings, problemLine{Field: whereLabel(lang, parts[0], parts[1]), Text: parts[2]})
+	}
+	if more := n("more"); more > 0 {
+		notes.Warnings = append(notes.Warnings, problemLine{Text: trf(lang, "workbook_warnings_more", more)})
 	}
 	name := func(id string) string {
 		for _, row := range st.Players {
@@ -136,18 +185,20 @@ func (o workbookImported) said(lang string, st *projections.State) (string, *wor
 		}
 		return id
 	}
-	for _, d := range o.Disagreements {
-		file, ruleset := tr(lang, "workbook_not_listed"), tr(lang, "workbook_not_ranked")
-		if d.FileRank > 0 {
-			file = fmt.Sprintf(tr(lang, "workbook_file_row"), d.FileRank, d.FilePoints)
+	if q.Get("scope") == events.WorkbookTournament && imported != nil {
+		for _, d := range imported.Disagreements {
+			file, ruleset := tr(lang, "workbook_not_listed"), tr(lang, "workbook_not_ranked")
+			if d.FileRank > 0 {
+				file = fmt.Sprintf(tr(lang, "workbook_file_row"), d.FileRank, d.FilePoints)
+			}
+			if d.Rank > 0 {
+				ruleset = fmt.Sprintf(tr(lang, "workbook_ruleset_row"), d.Rank, points(lang, d.Total))
+			}
+			if d.TieUnsolved {
+				ruleset += " " + tr(lang, "workbook_tie_unsolved")
+			}
+			notes.Disagreements = append(notes.Disagreements, name(d.Player)+": "+file+"; "+ruleset)
 		}
-		if d.Rank > 0 {
-			ruleset = fmt.Sprintf(tr(lang, "workbook_ruleset_row"), d.Rank, points(lang, int64(d.Total)))
-		}
-		if d.TieUnsolved {
-			ruleset += " " + tr(lang, "workbook_tie_unsolved")
-		}
-		notes.Disagreements = append(notes.Disagreements, name(d.Player)+": "+file+"; "+ruleset)
 	}
 	if len(notes.Warnings) == 0 && len(notes.Disagreements) == 0 {
 		return banner, nil

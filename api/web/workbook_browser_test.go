@@ -17,7 +17,8 @@ import (
 // the entry list page's file field and imports it, in headless Chromium.
 // A file with two bad IDs is refused with both problems said in Italian,
 // each with its sheet and cell, and no player listed; the file mended is
-// imported, the page saying what was recorded, with the players listed.
+// imported, the page saying what was recorded, with the players listed, at
+// the entry list's own address: live, and read again by a reload.
 func TestWorkbookUploadInABrowser(t *testing.T) {
 	shots, bctx := browserTest(t)
 	_, srv := apitest.Serve(t, t.TempDir(), admin)
@@ -59,4 +60,20 @@ func TestWorkbookUploadInABrowser(t *testing.T) {
 	if got := s.js(`document.querySelector(".flash").innerText`); !strings.HasPrefix(got, "Lista iscritti importata dal file «iscritti.xlsx»: 8 giocatori iscritti") {
 		t.Errorf("the page says %q", got)
 	}
+	// The page is the entry list's own: it follows the tournament live (a
+	// player registered at another desk appears), and a reload reads it
+	// again rather than sending the file once more.
+	if got := s.js(`location.pathname`); got != "/ui/t/mattina/players" {
+		t.Errorf("after the upload the page is at %s, not the entry list's address", got)
+	}
+	api.call("POST", "/v1/tournaments/mattina/commands", appointed.Token, `{"type":"RegisterPlayer","player":"p9","name":"Nino Neri"}`, 201)
+	s.until("the registration made elsewhere reaches the page", `!!document.querySelector("#player-p9")`)
+	s.do("reload", chromedp.Reload(), chromedp.WaitVisible("#player-p9"))
+	if p := s.js(`(document.querySelector("#problem") || {innerText: ""}).innerText`); p != "" {
+		t.Errorf("the entry list reloaded says: %s", p)
+	}
+	if got := s.js(`document.querySelector(".flash").innerText`); !strings.HasPrefix(got, "Lista iscritti importata dal file «iscritti.xlsx»") {
+		t.Errorf("the entry list reloaded says %q", got)
+	}
+	s.shot("workbook-03-reloaded")
 }

@@ -18,6 +18,14 @@ import (
 // page's text, unescaped.
 func (u *ui) upload(t, token, query, scope, name string, data []byte) (int, string) {
 	u.t.Helper()
+	code, _, body := u.send(t, token, query, scope, name, data)
+	return code, body
+}
+
+// send sends a club workbook as the entry list page's form does: the
+// status, the Location it answers and the page's text, unescaped.
+func (u *ui) send(t, token, query, scope, name string, data []byte) (int, string, string) {
+	u.t.Helper()
 	var buf bytes.Buffer
 	mw := multipart.NewWriter(&buf)
 	if err := mw.WriteField("scope", scope); err != nil {
@@ -44,7 +52,15 @@ func (u *ui) upload(t, token, query, scope, name string, data []byte) (int, stri
 	}
 	defer res.Body.Close()
 	b, _ := io.ReadAll(res.Body)
-	return res.StatusCode, html.UnescapeString(string(b))
+	return res.StatusCode, res.Header.Get("Location"), html.UnescapeString(string(b))
+}
+
+// uploaded is upload of a file the ledger accepts: the status and where
+// the answer leads.
+func (u *ui) uploaded(t, token, query, scope, name string, data []byte) (int, string) {
+	u.t.Helper()
+	code, loc, _ := u.send(t, token, query, scope, name, data)
+	return code, loc
 }
 
 // TestWorkbookUploadOnTheEntryListPage: an arbiter uploads the club's
@@ -52,9 +68,10 @@ func (u *ui) upload(t, token, query, scope, name string, data []byte) (int, stri
 // national tool or the ledger refuses is answered on the page with every
 // problem in Italian (or English), each with its sheet and cell, and
 // nothing is recorded; a legacy .xls is told to be saved as .xlsx. An
-// accepted one is said: what was recorded, the national tool's warnings,
-// the file's standings' disagreements with the ruleset. The same file
-// sent again records nothing more and says so; a whole tournament is not
+// accepted one leads to the entry list (303), which says what was
+// recorded, the national tool's warnings, the file's standings'
+// disagreements with the ruleset, as often as it is read again. The same
+// file sent again records nothing more and says so; a whole tournament is not
 // offered, and refused, where players are registered.
 func TestWorkbookUploadOnTheEntryListPage(t *testing.T) {
 	u := newUI(t)
@@ -122,18 +139,27 @@ func TestWorkbookUploadOnTheEntryListPage(t *testing.T) {
 
 	// Accepted: the entry list alone, with the national tool's warning.
 	entries := workbooktest.Primavera(t).Set("Iscritti", "H4", nil).Set("Iscritti", "I4", nil).Bytes()
-	code, body = u.upload("mattina", arb, "", "entry_list", "iscritti.xlsx", entries)
-	if code != http.StatusOK {
-		t.Fatalf("the entry list: %d\n%s", code, body)
+	code, loc := u.uploaded("mattina", arb, "", "entry_list", "iscritti.xlsx", entries)
+	if code != http.StatusSeeOther || !strings.HasPrefix(loc, "/ui/t/mattina/players?") {
+		t.Fatalf("the entry list: %d, to %q; want 303 to the entry list", code, loc)
 	}
-	says("the entry list", body, []string{"Lista iscritti importata dal file «iscritti.xlsx»: 8 giocatori iscritti (evento 11)",
-		"Avvisi del controllo del tool nazionale", "foglio Iscritti, cella H4</b>: Il giocatore \"Mario Rossi\" (ID 1) non ha né data di nascita né ID nazionale",
-		`id="player-p8"`, "Anna Maria De Luca"})
 	if got := u.seq("mattina"); got != before+9 {
 		t.Errorf("the entry list recorded %v events, want the import's record and 8 registrations", got-before)
 	}
-	// The same file again, as a reload sends it: nothing more, and why.
+	// The entry list, where the upload leads, says what was recorded; a
+	// reload reads it again and records nothing more.
 	before = u.seq("mattina")
+	for _, what := range []string{"the entry list", "the entry list reloaded"} {
+		code, _, page := u.get(loc, arb)
+		if code != http.StatusOK {
+			t.Fatalf("%s: %d", what, code)
+		}
+		says(what, html.UnescapeString(page), []string{"Lista iscritti importata dal file «iscritti.xlsx»: 8 giocatori iscritti (evento 11)",
+			"Avvisi del controllo del tool nazionale", "foglio Iscritti, cella H4</b>: Il giocatore \"Mario Rossi\" (ID 1) non ha né data di nascita né ID nazionale",
+			`id="player-p8"`, "Anna Maria De Luca"}, "già stato importato")
+	}
+	unchanged("the entry list read again", before)
+	// The same file sent again: nothing more, and why.
 	code, body = u.upload("mattina", arb, "", "entry_list", "iscritti.xlsx", entries)
 	if code != http.StatusBadRequest {
 		t.Errorf("the same file again: %d", code)
@@ -156,11 +182,12 @@ func TestWorkbookUploadOnTheEntryListPage(t *testing.T) {
 	rows := workbooktest.PrimaveraStandings()
 	rows[3].Points = 134
 	whole := workbooktest.Primavera(t).Delete("Classifica Ridotta").Standings(rows...).Set("2\u00b0 Turno", "C4", 44.1).Bytes()
-	code, body = u.upload("primavera", arb2, "", "tournament", "Torneo di Primavera.xlsx", whole)
-	if code != http.StatusOK {
-		t.Fatalf("a whole tournament: %d\n%s", code, body)
+	code, loc = u.uploaded("primavera", arb2, "", "tournament", "Torneo di Primavera.xlsx", whole)
+	if code != http.StatusSeeOther || !strings.HasPrefix(loc, "/ui/t/primavera/players?") {
+		t.Fatalf("a whole tournament: %d, to %q; want 303 to the entry list", code, loc)
 	}
-	says("a whole tournament", body, []string{"Torneo importato dal file «Torneo di Primavera.xlsx»: 8 giocatori, 4 tavoli, 2 turni; la classifica del file è pubblicata com'è, segnata come importata",
+	_, _, body = u.get(loc, arb2)
+	says("a whole tournament", html.UnescapeString(body), []string{"Torneo importato dal file «Torneo di Primavera.xlsx»: 8 giocatori, 4 tavoli, 2 turni; la classifica del file è pubblicata com'è, segnata come importata",
 		"Righe della classifica del file diverse da quanto calcola il regolamento", "Luca Ferrari: nel file 4° con 134 punti; per il regolamento"})
 	_, m := u.api("GET", "/v1/tournaments/primavera/classification", "", "")
 	if imp, _ := m["imported"].(map[string]any); imp == nil || imp["final"] != true {
