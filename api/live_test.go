@@ -7,11 +7,12 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 )
 
 // liveRead reads a page as its live.js does (X-Live: 1), as the holder of
-// token ("" for a spectator).
+// token ("" for a spectator); "" when it cannot (the test has failed).
 func (s *stack) liveRead(path, token string) string {
 	s.t.Helper()
 	req, _ := http.NewRequest(http.MethodGet, s.srv.URL+path, nil)
@@ -21,12 +22,14 @@ func (s *stack) liveRead(path, token string) string {
 	}
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
-		s.t.Fatal(err)
+		s.t.Error(err)
+		return ""
 	}
 	defer res.Body.Close()
 	b, _ := io.ReadAll(res.Body)
 	if res.StatusCode != http.StatusOK {
-		s.t.Fatalf("GET %s (live): %d %s", path, res.StatusCode, b)
+		s.t.Errorf("GET %s (live): %d %s", path, res.StatusCode, b)
+		return ""
 	}
 	return string(b)
 }
@@ -35,7 +38,8 @@ func (s *stack) liveRead(path, token string) string {
 // pages as their script does. A live read answers the page's live parts
 // only, with its seq; two reads by the same player at the same seq are the
 // same render (byte for byte, the forms' random keys included), another
-// player's is their own, a spectator's standings carry no form; after a
+// player's is their own, 16 reads at once by one player are one render, a
+// spectator's standings carry no form; after a
 // command the next read is a new render at the new seq, which shows it.
 func TestLiveReadsAreRenderedOncePerSeqAndReader(t *testing.T) {
 	s := newStack(t)
@@ -83,6 +87,19 @@ func TestLiveReadsAreRenderedOncePerSeqAndReader(t *testing.T) {
 	}
 	if again := s.liveRead("/ui/t/vivo/me", tokens["p1"]); again != first {
 		t.Errorf("a second live read at the same seq was rendered again:\n%s\nthen\n%s", first, again)
+	}
+	// A hall reading at once shares one render too.
+	at := make([]string, 16)
+	var wg sync.WaitGroup
+	for i := range at {
+		wg.Go(func() { at[i] = s.liveRead("/ui/t/vivo/me", tokens["p3"]) })
+	}
+	wg.Wait()
+	for _, got := range at[1:] {
+		if got != at[0] || got == "" {
+			t.Errorf("16 reads at once by one player at one seq were not one render")
+			break
+		}
 	}
 	other := s.liveRead("/ui/t/vivo/me", tokens["p2"])
 	if other == first || strings.Contains(other, k1[0][1]) {
