@@ -27,24 +27,27 @@ import (
 // LiveHeader is the request header of a page's read of its live parts.
 const LiveHeader = "X-Live"
 
-// maxLiveTournaments bounds the tournaments whose live parts are kept, and
-// maxLiveParts the parts kept of one seq: past them, a read is rendered
-// for itself.
+// maxLiveTournaments bounds the tournaments whose live parts are kept,
+// maxLiveParts the parts kept of one seq and maxLiveBytes the bytes of all
+// the parts kept: past them, a read is rendered for itself.
 const (
 	maxLiveTournaments = 64
 	maxLiveParts       = 16384
+	maxLiveBytes       = 64 << 20
 )
 
 // liveParts holds, per tournament, the live parts rendered at its latest
 // seq.
 type liveParts struct {
-	mu  sync.Mutex
-	byT map[string]*liveSeq
+	mu    sync.Mutex
+	byT   map[string]*liveSeq
+	bytes int // the bodies kept, in all
 }
 
 type liveSeq struct {
 	seq   uint64
 	parts map[liveKey]*livePart
+	bytes int // the bodies kept of this seq
 }
 
 // liveKey is what a live part depends on besides the seq: the address
@@ -97,6 +100,8 @@ func (u *UI) rendered(h http.HandlerFunc) http.HandlerFunc {
 			u.renderLive(r, h, part)
 			if part.status != http.StatusOK {
 				u.live.forget(t, key, part) // a refusal is not kept for the next read
+			} else {
+				u.live.keep(t, key, part)
 			}
 		} else {
 			select {
@@ -166,8 +171,11 @@ func (l *liveParts) part(t string, seq uint64, key liveKey) (*livePart, bool) {
 		if l.byT == nil {
 			l.byT = map[string]*liveSeq{}
 		}
-		if ls == nil && len(l.byT) >= maxLiveTournaments {
-			for other := range l.byT {
+		if ls != nil {
+			l.bytes -= ls.bytes
+		} else if len(l.byT) >= maxLiveTournaments {
+			for other, was := range l.byT {
+				l.bytes -= was.bytes
 				delete(l.byT, other)
 				break
 			}
@@ -191,6 +199,23 @@ func (l *liveParts) forget(t string, key liveKey, part *livePart) {
 	if ls := l.byT[t]; ls != nil && ls.parts[key] == part {
 		delete(ls.parts, key)
 	}
+}
+
+// keep counts the rendered part of key at t's seq among the bytes kept,
+// or drops it past maxLiveBytes (the readers waiting for it have it).
+func (l *liveParts) keep(t string, key liveKey, part *livePart) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	ls := l.byT[t]
+	if ls == nil || ls.parts[key] != part {
+		return
+	}
+	if n := len(part.body); l.bytes+n <= maxLiveBytes {
+		l.bytes += n
+		ls.bytes += n
+		return
+	}
+	delete(ls.parts, key)
 }
 
 // liveOnly is a rendered page cut down to its live parts: the elements

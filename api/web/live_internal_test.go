@@ -91,3 +91,32 @@ func attr(n *html.Node, key string) string {
 	}
 	return ""
 }
+
+// TestLivePartsKeepAtMostTheirBytes: a part rendered is served to the next
+// reads of its seq while the parts kept stay within maxLiveBytes; past it a
+// part is its reader's alone, and a new seq frees the old one's bytes.
+func TestLivePartsKeepAtMostTheirBytes(t *testing.T) {
+	var l liveParts
+	a, b := liveKey{uri: "/ui/t/x/standings"}, liveKey{uri: "/ui/t/x/rounds/1"}
+	render := func(seq uint64, key liveKey, size int) (shared bool) {
+		t.Helper()
+		p, mine := l.part("x", seq, key)
+		if !mine {
+			t.Fatalf("%s at %d: already rendered", key.uri, seq)
+		}
+		p.status, p.body = 200, make([]byte, size)
+		l.keep("x", key, p)
+		close(p.ready)
+		again, mine := l.part("x", seq, key)
+		return !mine && again == p
+	}
+	if !render(1, a, maxLiveBytes-10) {
+		t.Errorf("a part within the bytes is not served to the next read")
+	}
+	if render(1, b, 20) {
+		t.Errorf("a part past the bytes is kept")
+	}
+	if !render(2, b, 20) {
+		t.Errorf("a new seq did not free the bytes of the old one")
+	}
+}
