@@ -21,8 +21,8 @@ import (
 // stream carries no data of its own and anyone may follow it.
 
 // Streams are bounded per server and per tournament (Options.MaxStreams,
-// MaxStreamsPerTournament): each holds a connection and a goroutine, a few
-// tens of KiB, so the defaults hold the biggest hall. A stream past a
+// MaxStreamsPerTournament): each holds a connection and a goroutine, which
+// cost little, so the defaults hold the biggest hall. A stream past a
 // bound is never refused with an error status, which an EventSource does
 // not retry (a page would stop updating): it is answered as a stream that
 // says the current seq and ends, with a longer retry, so the page reads
