@@ -321,26 +321,16 @@ func (s *Server) getState(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	view := func(st *projections.Tournament) ([]byte, error) {
-		v := st.StateView()
-		if phase, players, err := commands.NextQualifiers(st); err == nil {
-			v.Next = &projections.NextPhase{Phase: phase, Players: players}
-		} else if len(st.Rounds) >= st.Ruleset.QualifyingRounds && st.Ruleset.Knockout != events.KnockoutNone &&
-			st.Phase() != events.PhaseFinal && st.Phase() != events.PhaseFinalina && !st.Closed {
-			// Why the cut cannot be told yet; after the final there is none.
-			v.Next = &projections.NextPhase{Note: err.Error()}
-		}
-		return json.Marshal(v)
-	}
 	var b []byte
-	switch {
-	case at > 0:
+	if at > 0 {
 		var st *projections.Tournament
 		if st, err = s.stateAt(r.Context(), t, at); err == nil {
-			b, err = view(st)
+			b, err = stateJSON(st)
 		}
-	case !s.opts.Runner.Read(t, func(st *projections.Tournament) { b, err = view(st) }):
+	} else if v, ok := s.currentState(t); !ok {
 		err = fmt.Errorf("%w: tournament %s", errNotFound, t)
+	} else {
+		b, err = v.json, v.err
 	}
 	if err != nil {
 		s.writeError(w, r, err)

@@ -77,6 +77,14 @@ type Options struct {
 	// the web UI prints in the slips' QR codes (ServeConfig.PublicURL,
 	// PublicURL). The default ("") is the address each browser used.
 	PublicURL string
+	// MaxStreams bounds the live streams served at once (stream.go); the
+	// default is DefaultMaxStreams. MaxStreamsPerTournament bounds those
+	// of one tournament; the default is DefaultMaxStreamsPerTournament,
+	// or MaxStreams when that is smaller.
+	MaxStreams, MaxStreamsPerTournament int
+	// Renders bounds the web UI's pages rendered at once; the default is
+	// GOMAXPROCS less one, at least one (web.Options.Renders).
+	Renders int
 	// Metrics are served at /metrics; the default is new ones. Pass the
 	// ones the node observes with (node.NodeOptions.Observer) for its
 	// appends, retries and applied commits to be counted.
@@ -99,6 +107,12 @@ func (o *Options) EnsureDefaults() {
 	}
 	if o.MaxBody == 0 {
 		o.MaxBody = 1 << 20
+	}
+	if o.MaxStreams == 0 {
+		o.MaxStreams = DefaultMaxStreams
+	}
+	if o.MaxStreamsPerTournament == 0 {
+		o.MaxStreamsPerTournament = min(DefaultMaxStreamsPerTournament, o.MaxStreams)
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
@@ -132,6 +146,9 @@ func (o *Options) Validate() error {
 	if o.MaxBody < 0 {
 		errs = append(errs, errors.New("api: MaxBody must not be negative"))
 	}
+	if o.MaxStreams < 0 || o.MaxStreamsPerTournament < 0 || o.Renders < 0 {
+		errs = append(errs, errors.New("api: MaxStreams, MaxStreamsPerTournament and Renders must not be negative"))
+	}
 	if o.Registry != nil && o.Hub == nil {
 		errs = append(errs, errors.New("api: Registry is a national hub's: set Hub too"))
 	}
@@ -144,11 +161,13 @@ type Server struct {
 	router *mux.Router
 
 	// folds bounds the past states folded from the log at once (stateAt),
-	// exports the exports read from it (readSlot); streams the live
-	// streams served at once (stream.go).
+	// exports the exports read from it (readSlot); streams counts the live
+	// streams served (stream.go).
 	folds   chan struct{}
 	exports chan struct{}
-	streams chan struct{}
+	streams streamCount
+
+	stateViews stateViews // each tournament's state, made once per seq (stateview.go)
 
 	authFailures authLimiter // failed authentications per client address (auth.go)
 
@@ -175,7 +194,8 @@ func New(opts Options) (*Server, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
-	s := &Server{opts: opts, router: mux.NewRouter(), folds: make(chan struct{}, maxFolds), exports: make(chan struct{}, maxExports), streams: make(chan struct{}, maxStreams), metrics: opts.Metrics}
+	s := &Server{opts: opts, router: mux.NewRouter(), folds: make(chan struct{}, maxFolds), exports: make(chan struct{}, maxExports), metrics: opts.Metrics,
+		streams: streamCount{most: opts.MaxStreams, mostT: opts.MaxStreamsPerTournament}}
 	s.metrics.watchLog(opts.Log, opts.Runner, opts.Store)
 	if err := s.routes(); err != nil {
 		return nil, err
@@ -243,7 +263,8 @@ func (s *Server) routes() error {
 
 	// The web UI is a client of the routes above, called in-process, and
 	// its pages are routes of this router, behind the same middleware.
-	ui, err := web.New(web.Options{API: r, Random: s.opts.Random, Logger: s.opts.Logger, PublicURL: s.opts.PublicURL, Damage: s.damageForUI})
+	ui, err := web.New(web.Options{API: r, Random: s.opts.Random, Logger: s.opts.Logger, PublicURL: s.opts.PublicURL, Damage: s.damageForUI,
+		State: s.pageState, Renders: s.opts.Renders})
 	if err != nil {
 		return err
 	}

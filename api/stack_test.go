@@ -33,6 +33,8 @@ type stack struct {
 	spec exchanges
 	// hub, when set, makes the API a national hub's.
 	hub api.Hub
+	// apiOptions, when set, changes the API's options before it starts.
+	apiOptions func(*api.Options)
 }
 
 func newStack(t testing.TB) *stack {
@@ -77,6 +79,9 @@ func (s *stack) start() {
 			s.t.Fatal(err)
 		}
 		opts.Registry = reg
+	}
+	if s.apiOptions != nil {
+		s.apiOptions(&opts)
 	}
 	a, err := api.New(opts)
 	if err != nil {

@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/gorilla/mux"
 
 	"github.com/referto/referto/commands"
-	"github.com/referto/referto/events"
 	"github.com/referto/referto/projections"
 )
 
@@ -20,10 +20,56 @@ import (
 // then (the read waits for the projections, read-your-writes), so the
 // stream carries no data of its own and anyone may follow it.
 
-// maxStreams bounds the streams served at once: each holds a connection
-// and a goroutine. One more is refused with 503 and Retry-After, and an
-// EventSource tries again by itself.
-const maxStreams = 256
+// Streams are bounded per server and per tournament (Options.MaxStreams,
+// MaxStreamsPerTournament): each holds a connection and a goroutine, which
+// cost little, so the defaults hold the biggest hall. A stream past a
+// bound is never refused with an error status, which an EventSource does
+// not retry (a page would stop updating): it is answered as a stream that
+// says the current seq and ends, with a longer retry, so the page reads
+// itself once and comes back later.
+const (
+	// DefaultMaxStreams is the default of Options.MaxStreams.
+	DefaultMaxStreams = 8192
+	// DefaultMaxStreamsPerTournament is the default of
+	// Options.MaxStreamsPerTournament.
+	DefaultMaxStreamsPerTournament = 4096
+	// streamRetry is how long an EventSource waits before reconnecting
+	// after a stream ended; streamFullRetry after one past a bound.
+	streamRetry     = 2 * time.Second
+	streamFullRetry = 15 * time.Second
+)
+
+// streamCount counts the streams served, in all and per tournament.
+type streamCount struct {
+	mu    sync.Mutex
+	all   int
+	per   map[string]int
+	most  int // Options.MaxStreams
+	mostT int // Options.MaxStreamsPerTournament
+}
+
+// take counts one more stream of tournament t, false past a bound;
+// release uncounts it.
+func (c *streamCount) take(t string) (release func(), ok bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.all >= c.most || c.per[t] >= c.mostT {
+		return nil, false
+	}
+	if c.per == nil {
+		c.per = map[string]int{}
+	}
+	c.all++
+	c.per[t]++
+	return func() {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		c.all--
+		if c.per[t]--; c.per[t] == 0 {
+			delete(c.per, t)
+		}
+	}, true
+}
 
 // streamHeartbeat is how often an idle stream sends a comment, so that
 // proxies and phones keep the connection; streamMax is how long a stream
@@ -48,12 +94,9 @@ func (s *Server) getStream(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, fmt.Errorf("%w: tournament %s", errNotFound, t))
 		return
 	}
-	select {
-	case s.streams <- struct{}{}:
-		defer func() { <-s.streams }()
-	default:
-		s.writeError(w, r, fmt.Errorf("%w: %d live streams are open; try again", events.ErrUnavailable, maxStreams))
-		return
+	release, open := s.streams.take(t)
+	if open {
+		defer release()
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), time.Duration(maxSeconds)*time.Second)
 	defer cancel()
@@ -71,7 +114,11 @@ func (s *Server) getStream(w http.ResponseWriter, r *http.Request) {
 		return rc.Flush() == nil
 	}
 	// retry: how long an EventSource waits before reconnecting.
-	if !send(fmt.Sprintf("retry: 2000\n\nid: %d\nevent: seq\ndata: %d\n\n", seq, seq)) {
+	retry := streamRetry
+	if !open {
+		retry = streamFullRetry
+	}
+	if !send(fmt.Sprintf("retry: %d\n\nid: %d\nevent: seq\ndata: %d\n\n", retry.Milliseconds(), seq, seq)) || !open {
 		return
 	}
 	for {

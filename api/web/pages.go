@@ -177,6 +177,12 @@ func flashText(lang string, q url.Values, name func(string) string) string {
 func (u *UI) tournamentPage(w http.ResponseWriter, r *http.Request, title string, seq uint64) (*page, bool) {
 	p := u.newPage(r, title)
 	p.T = r.PathValue("t")
+	if seq == 0 && u.opts.State != nil {
+		if st, ok := u.opts.State(r, p.T); ok {
+			p.State = st
+			return p, true
+		}
+	}
 	var st projections.TournamentView
 	path := "/v1/tournaments/" + url.PathEscape(p.T) + "/state"
 	if seq > 0 {

@@ -287,7 +287,8 @@ type myView struct {
 	Row           *projections.StandingsRow
 	Sanctions     []*projections.Sanction
 	Contestations []*projections.Contestation
-	Standings     []projections.StandingsRow
+	// Standings are the standings' rows, the player's marked.
+	Standings *myStandings
 	// Published is the player's row in the last published classification,
 	// and ProofPath where its offline proof file is served.
 	Published *events.ClassificationRow
@@ -324,7 +325,7 @@ func (u *UI) myData(p *page) *myView {
 			v.Row = &p.State.Standings.Rows[i]
 		}
 	}
-	v.Standings = p.State.Standings.Rows
+	v.Standings = u.myStandings(p, id)
 	for _, s := range p.State.Sanctions {
 		if s.Player == id {
 			v.Sanctions = append(v.Sanctions, s)

@@ -24,11 +24,14 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"runtime"
 	"strings"
+	"sync"
 
 	"github.com/gorilla/mux"
 
 	"github.com/referto/referto/commands"
+	"github.com/referto/referto/projections"
 )
 
 //go:embed templates/*.html
@@ -55,6 +58,16 @@ type Options struct {
 	// Damage, when set, lists the tournaments whose logs are damaged: each
 	// page says so at its top, with what to do.
 	Damage func() []Damage
+	// State, when set, gives tournament t's state as it stands, for the
+	// page answering r, read as GET /v1/tournaments/{t}/state reads it but
+	// not encoded for the page: it is shared by every page of the same seq,
+	// which must not modify it. false leaves the page to read it from the
+	// API, which says why it cannot be read.
+	State func(r *http.Request, t string) (*projections.TournamentView, bool)
+	// Renders is how many pages are rendered at once; the default is
+	// GOMAXPROCS less one, at least one, so that a core stays free for
+	// the commands. The other pages wait their turn; commands never do.
+	Renders int
 }
 
 // Damage is a tournament's log found damaged, as every page shows it; with
@@ -74,6 +87,14 @@ type Damage struct {
 type UI struct {
 	opts  Options
 	pages map[string]*template.Template
+	// renders holds a slot per page being rendered; live the live parts
+	// of the tournaments' pages (live.go).
+	renders chan struct{}
+	live    liveParts
+	// rows holds the standings rows of the players' pages, by tournament
+	// and language, at the seq last rendered (live.go).
+	rowsMu sync.Mutex
+	rows   map[string]*standingRows
 }
 
 // Cookie names: the official's token (HttpOnly, SameSite=Strict) and the
@@ -91,7 +112,11 @@ func New(opts Options) (*UI, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	u := &UI{opts: opts, pages: map[string]*template.Template{}}
+	if opts.Renders <= 0 {
+		opts.Renders = max(1, runtime.GOMAXPROCS(0)-1)
+	}
+	u := &UI{opts: opts, pages: map[string]*template.Template{}, renders: make(chan struct{}, opts.Renders),
+		rows: map[string]*standingRows{}}
 	names, err := fs.Glob(templateFS, "templates/*.html")
 	if err != nil {
 		return nil, err
@@ -164,11 +189,11 @@ func (u *UI) Register(r *mux.Router) {
 		{"GET", "/ui/t/{t}/at/{seq}", u.at},
 		{"GET", "/ui/seasons/{s}/players/{id}", u.seasonPlayer},
 	} {
-		methods := []string{p.method}
+		methods, h := []string{p.method}, p.h
 		if p.method == http.MethodGet {
-			methods = append(methods, http.MethodHead)
+			methods, h = append(methods, http.MethodHead), u.rendered(h)
 		}
-		r.Path(p.path).Methods(methods...).Handler(pathValues(p.h))
+		r.Path(p.path).Methods(methods...).Handler(pathValues(h))
 	}
 }
 

@@ -51,6 +51,32 @@ type ServeConfig struct {
 	// the slips' QR codes. The default ("") is the first address the
 	// server listens on that is not loopback (PublicURL).
 	PublicURL string
+	// Streams is --streams, REFERTO_STREAMS: the most live streams (pages
+	// following a tournament) served at once; StreamsPerTournament,
+	// --streams-per-tournament, REFERTO_STREAMS_PER_TOURNAMENT, the most
+	// of one tournament. Positive integers; the defaults ("") are
+	// DefaultMaxStreams and DefaultMaxStreamsPerTournament.
+	Streams, StreamsPerTournament string
+}
+
+// StreamLimits are Options.MaxStreams and MaxStreamsPerTournament as the
+// flags give them (0: the default).
+func (c ServeConfig) StreamLimits() (all, perTournament int) {
+	all, _ = positive("--streams", c.Streams)
+	perTournament, _ = positive("--streams-per-tournament", c.StreamsPerTournament)
+	return all, perTournament
+}
+
+// positive parses a flag's positive integer; "" is 0, the default.
+func positive(flag, s string) (int, error) {
+	if s == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 {
+		return 0, fmt.Errorf("%s %q: must be a positive integer", flag, s)
+	}
+	return n, nil
 }
 
 // Validate reports every problem at once.
@@ -88,6 +114,10 @@ func (c ServeConfig) Validate() error {
 	if c.PublicURL != "" {
 		add(checkPublicURL(c.PublicURL))
 	}
+	_, err = positive("--streams", c.Streams)
+	add(err)
+	_, err = positive("--streams-per-tournament", c.StreamsPerTournament)
+	add(err)
 	return errors.Join(errs...)
 }
 

@@ -17,13 +17,15 @@ func TestServeConfigReportsEveryProblemAtOnce(t *testing.T) {
 	if err := c.Validate(); err != nil {
 		t.Fatalf("the defaults: %v", err)
 	}
-	c = ServeConfig{Replicas: "9", Sync: "sometimes", Addr: "nope", LogLevel: "loud", DiskReserve: "10MiB", Venue: "a.b"}
+	c = ServeConfig{Replicas: "9", Sync: "sometimes", Addr: "nope", LogLevel: "loud", DiskReserve: "10MiB", Venue: "a.b",
+		Streams: "0", StreamsPerTournament: "many"}
 	err := c.Validate()
 	if err == nil {
 		t.Fatal("an invalid configuration validated")
 	}
 	for _, want := range []string{"--hub and --venue go together", `--venue "a.b"`, `--replicas "9"`, "--replicas > 1 needs --nats",
-		`--sync "sometimes"`, "--data must not be empty", `--addr "nope"`, `--log-level "loud"`, `--disk-reserve "10MiB"`} {
+		`--sync "sometimes"`, "--data must not be empty", `--addr "nope"`, `--log-level "loud"`, `--disk-reserve "10MiB"`,
+		`--streams "0": must be a positive integer`, `--streams-per-tournament "many": must be a positive integer`} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("the problems do not include %q:\n%v", want, err)
 		}
@@ -32,6 +34,22 @@ func TestServeConfigReportsEveryProblemAtOnce(t *testing.T) {
 	c.Hub, c.Venue, c.NATS = "nats://hub:7422", "v1", "nats://cluster:4222"
 	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "--hub needs the embedded server") {
 		t.Errorf("--hub with --nats: %v", err)
+	}
+}
+
+// TestServeConfigStreamLimits: --streams and --streams-per-tournament
+// bound the live pages; left out, the server's defaults hold.
+func TestServeConfigStreamLimits(t *testing.T) {
+	c := validServe()
+	if all, per := c.StreamLimits(); all != 0 || per != 0 {
+		t.Errorf("left out: %d, %d, want 0, 0 (the defaults)", all, per)
+	}
+	c.Streams, c.StreamsPerTournament = "20000", "6000"
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if all, per := c.StreamLimits(); all != 20000 || per != 6000 {
+		t.Errorf("StreamLimits = %d, %d, want 20000, 6000", all, per)
 	}
 }
 

@@ -48,6 +48,8 @@ func parseServe(args []string, getenv func(string) string, stderr io.Writer) (Se
 	fs.StringVar(&c.HubCert, "hub-cert", env("REFERTO_HUB_CERT", ""), "this venue's TLS client certificate for the hub link [REFERTO_HUB_CERT]")
 	fs.StringVar(&c.HubKey, "hub-key", env("REFERTO_HUB_KEY", ""), "its key [REFERTO_HUB_KEY]")
 	fs.StringVar(&c.PublicURL, "public-url", env("REFERTO_PUBLIC_URL", ""), "the address players' phones open this server at, printed in the slips' QR codes, e.g. http://192.168.1.20:8080 (default: the first address it listens on that is not loopback) [REFERTO_PUBLIC_URL]")
+	fs.StringVar(&c.Streams, "streams", env("REFERTO_STREAMS", ""), fmt.Sprintf("the most live pages (streams) served at once [REFERTO_STREAMS] (default %d)", api.DefaultMaxStreams))
+	fs.StringVar(&c.StreamsPerTournament, "streams-per-tournament", env("REFERTO_STREAMS_PER_TOURNAMENT", ""), fmt.Sprintf("the most live pages of one tournament served at once [REFERTO_STREAMS_PER_TOURNAMENT] (default %d)", api.DefaultMaxStreamsPerTournament))
 	if err := parseFlags(fs, args); err != nil {
 		return c, err
 	}
@@ -85,6 +87,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	defer ln.Close()
 	public := PublicURL(c.PublicURL, ln.Addr(), net.InterfaceAddrs)
 	ao := api.Options{AdminTokenSHA256: adminHash, PublicURL: public}
+	ao.MaxStreams, ao.MaxStreamsPerTournament = c.StreamLimits()
 	cosigned := &hub.Cosignatures{Path: layout.Cosigned()}
 	if c.Hub != "" {
 		if err := cosigned.Load(); err != nil {

@@ -1,0 +1,642 @@
+package api_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"os"
+	"os/exec"
+	"runtime/metrics"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/referto/referto/cmd/referto/sim"
+	"github.com/referto/referto/commands"
+)
+
+// BenchmarkEventDay is a Raduno's Saturday morning in a hall: 140 players,
+// round 1 drawn at 35 tables, N live pages open on phones and screens while
+// 4 arbiters record the 35 table reports. Each page behaves as the pages'
+// own live.js does: it follows GET /v1/tournaments/{t}/stream and, on each
+// new seq, reads itself again with X-Live: 1 (one read at a time, the
+// latest seq after it); a stream that ends is opened again after the retry
+// it said, and a refused one (an error status) after a pause that doubles
+// each time, with a read of the page meanwhile. The pages are, in this order, 2 venue
+// screens, the players' own pages (up to 140) and spectators on the
+// standings and the round's tables, half each. Each arbiter records its
+// reports one after the other, eventDayPause apart.
+//
+// The server is the whole stack in this process (embedded NATS, Pebble,
+// HTTP on 127.0.0.1); the pages run in a process of their own (see
+// TestEventDayPages), as phones do. Reported per run:
+//
+//   - cmd-p50-ms, cmd-p99-ms: an arbiter's RecordResult, sent to answered;
+//   - cmd-failed: reports not accepted (the ledger answered otherwise);
+//   - shown-p50-ms, shown-p99-ms, shown-max-ms: from a result's answer to
+//     the arbiter until a page's read of itself shows its seq or a later
+//     one, over every result on every page;
+//   - missed: results some page had not shown 30 s after the last answer;
+//   - refused: pages whose stream was refused at least once;
+//   - reads/op: the pages' reads of themselves;
+//   - cpu-s/op: the CPU time the server's process (with the arbiters)
+//     spent on the run, which the machine's load does not inflate;
+//   - peak-heap-MB, peak-rss-MB: the most the server process's live heap
+//     and resident memory held during the run (sampled every 20 ms).
+//
+// Run it with:
+//
+//	go test -run '^$' -bench EventDay -benchtime 1x -timeout 30m ./api/
+func BenchmarkEventDay(b *testing.B) {
+	if testing.Short() {
+		b.Skip("a Raduno's round with hundreds of live pages over the real stack: seconds per run")
+	}
+	for _, pages := range []int{0, 100, 256, 400} {
+		b.Run(fmt.Sprintf("pages=%d", pages), func(b *testing.B) {
+			var all eventDayFigures
+			for i := range b.N {
+				b.StopTimer()
+				d := newEventDay(b, uint64(i))
+				b.StartTimer()
+				all.add(d.run(pages))
+				b.StopTimer()
+				d.s.stop()
+			}
+			all.report(b)
+		})
+	}
+}
+
+// eventDayPause is how long an arbiter takes between two reports.
+const eventDayPause = 500 * time.Millisecond
+
+// eventDay is a drawn Raduno round on a running stack, with the tokens its
+// pages and arbiters use.
+type eventDay struct {
+	b        *testing.B
+	s        *stack
+	tour     string
+	arbiters []string
+	players  []playerLink // the players' personal tokens
+	reports  []commands.RecordResult
+}
+
+type playerLink struct {
+	Player string `json:"player"`
+	Token  string `json:"token"`
+}
+
+func newEventDay(b *testing.B, seed uint64) *eventDay {
+	b.Helper()
+	s := &stack{t: b, dir: b.TempDir()}
+	s.start()
+	d := &eventDay{b: b, s: s, tour: "raduno"}
+	// Straight to the server, not through the stack's recorder: the
+	// server's memory is then its own, without the OpenAPI document the
+	// recorder validates against.
+	call := func(want int, method, path, token, body string, out any) {
+		b.Helper()
+		req, _ := http.NewRequest(method, s.srv.URL+path, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer res.Body.Close()
+		got, _ := io.ReadAll(res.Body)
+		if res.StatusCode != want {
+			b.Fatalf("%s %s: %d %s", method, path, res.StatusCode, got)
+		}
+		if out != nil {
+			if err := json.Unmarshal(got, out); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	call(201, "POST", "/v1/tournaments", adminToken, `{"id":"raduno","name":"Raduno","ruleset":"rur-2015"}`, nil)
+	for range 4 {
+		var official struct {
+			Token string `json:"token"`
+		}
+		call(201, "POST", "/v1/tournaments/raduno/officials", adminToken, `{"name":"Arbitro","role":"arbiter"}`, &official)
+		d.arbiters = append(d.arbiters, official.Token)
+	}
+	arb, cmds := d.arbiters[0], "/v1/tournaments/raduno/commands"
+	for i := 1; i <= 140; i++ {
+		call(201, "POST", cmds, arb, fmt.Sprintf(`{"type":"RegisterPlayer","player":"p%03d","name":"Giocatore %d","club":"Club %d","region":"R%d"}`, i, i, i%23, i%7), nil)
+	}
+	call(201, "POST", cmds, arb, `{"type":"CloseRegistration"}`, nil)
+	call(201, "POST", cmds, arb, `{"type":"DrawTables","round":1,"seed":"raduno-1"}`, nil)
+	var tokens struct {
+		Tokens []playerLink `json:"tokens"`
+	}
+	call(201, "POST", "/v1/tournaments/raduno/player-tokens", arb, `{}`, &tokens)
+	d.players = tokens.Tokens
+	if len(d.players) != 140 {
+		b.Fatalf("%d personal links, want 140", len(d.players))
+	}
+	var tables struct {
+		Tables []struct {
+			Table   int      `json:"table"`
+			Players []string `json:"players"`
+		} `json:"tables"`
+	}
+	call(200, "GET", "/v1/tournaments/raduno/rounds/1/tables", "", "", &tables)
+	sm, err := sim.New(sim.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(seed, 140))
+	for _, tb := range tables.Tables {
+		rep := sm.Report(rng, 1, tb.Table, tb.Players)
+		rep.Rolls = sim.Rolls(rng, tb.Players) // a tie the chain cannot break asks for them
+		d.reports = append(d.reports, rep)
+	}
+	if len(d.reports) != 35 {
+		b.Fatalf("%d tables, want 35", len(d.reports))
+	}
+	return d
+}
+
+// eventDayFigures are one or more runs' measurements.
+type eventDayFigures struct {
+	commands, shown   []time.Duration
+	missed, refused   int
+	failed, reads     int
+	peakHeap, peakRSS uint64
+	cpu               time.Duration
+	runs              int
+}
+
+func (f *eventDayFigures) add(g eventDayFigures) {
+	f.commands = append(f.commands, g.commands...)
+	f.shown = append(f.shown, g.shown...)
+	f.missed += g.missed
+	f.refused += g.refused
+	f.failed += g.failed
+	f.reads += g.reads
+	f.peakHeap, f.peakRSS = max(f.peakHeap, g.peakHeap), max(f.peakRSS, g.peakRSS)
+	f.cpu += g.cpu
+	f.runs++
+}
+
+func (f *eventDayFigures) report(b *testing.B) {
+	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+	b.ReportMetric(ms(quantile(f.commands, 0.50)), "cmd-p50-ms")
+	b.ReportMetric(ms(quantile(f.commands, 0.99)), "cmd-p99-ms")
+	if len(f.shown) > 0 {
+		b.ReportMetric(ms(quantile(f.shown, 0.50)), "shown-p50-ms")
+		b.ReportMetric(ms(quantile(f.shown, 0.99)), "shown-p99-ms")
+		b.ReportMetric(ms(quantile(f.shown, 1)), "shown-max-ms")
+	}
+	b.ReportMetric(float64(f.missed)/float64(f.runs), "missed")
+	b.ReportMetric(float64(f.refused)/float64(f.runs), "refused")
+	b.ReportMetric(float64(f.failed)/float64(f.runs), "cmd-failed")
+	b.ReportMetric(float64(f.reads)/float64(f.runs), "reads/op")
+	b.ReportMetric(float64(f.cpu)/float64(time.Second)/float64(f.runs), "cpu-s/op")
+	b.ReportMetric(float64(f.peakHeap)/(1<<20), "peak-heap-MB")
+	b.ReportMetric(float64(f.peakRSS)/(1<<20), "peak-rss-MB")
+	b.ReportMetric(0, "ns/op") // a run's wall time is the arbiters' pace, not a figure
+}
+
+// quantile is the q-quantile of ds (nearest rank); 0 when there are none.
+func quantile(ds []time.Duration, q float64) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	i := int(q*float64(len(s))+0.5) - 1
+	return s[min(max(i, 0), len(s)-1)]
+}
+
+// livePage is one open page: what its reads of itself showed, and when.
+type livePage struct {
+	path, token string
+	mu          sync.Mutex
+	shown       []shownAt
+	refused     bool
+	reads       int
+}
+
+type shownAt struct {
+	seq uint64
+	at  time.Time
+}
+
+// acked is a result the ledger answered: its seq and when (unix
+// nanoseconds, which the pages' process reads on the same clock).
+type acked struct {
+	seq uint64
+	at  int64
+}
+
+func (d *eventDay) run(n int) eventDayFigures {
+	b, base := d.b, d.s.srv.URL
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 16, IdleConnTimeout: time.Minute}}
+	defer client.CloseIdleConnections()
+
+	spec := pagesSpec{Base: base, Stream: "/v1/tournaments/" + d.tour + "/stream"}
+	t := "/ui/t/" + d.tour
+	for i := range n {
+		switch {
+		case i < 2:
+			spec.Pages = append(spec.Pages, pageSpec{Path: t + "/screen"})
+		case i < 2+len(d.players):
+			spec.Pages = append(spec.Pages, pageSpec{Path: t + "/me", Token: d.players[i-2].Token})
+		case i%2 == 0:
+			spec.Pages = append(spec.Pages, pageSpec{Path: t + "/standings"})
+		default:
+			spec.Pages = append(spec.Pages, pageSpec{Path: t + "/rounds/1"})
+		}
+	}
+	var pages *pagesProcess
+	if n > 0 {
+		pages = startPages(b, spec)
+		defer pages.stop()
+	}
+
+	cpu0 := processCPU()
+	sampled := make(chan [2]uint64, 1)
+	stopSampling := make(chan struct{})
+	go sampleMemory(stopSampling, sampled)
+
+	var mu sync.Mutex
+	var results []acked
+	var cmdTimes []time.Duration
+	failed := 0
+	var arbiters sync.WaitGroup
+	for a, token := range d.arbiters {
+		arbiters.Go(func() {
+			for i := a; i < len(d.reports); i += len(d.arbiters) {
+				body, _ := json.Marshal(struct {
+					Type string `json:"type"`
+					commands.RecordResult
+				}{"RecordResult", d.reports[i]})
+				start := time.Now()
+				status, answer := post(client, base+"/v1/tournaments/"+d.tour+"/commands", token, body)
+				took := time.Since(start)
+				var out struct {
+					Seq uint64 `json:"seq"`
+				}
+				_ = json.Unmarshal(answer, &out)
+				mu.Lock()
+				cmdTimes = append(cmdTimes, took)
+				if status == http.StatusCreated {
+					results = append(results, acked{seq: out.Seq, at: time.Now().UnixNano()})
+				} else {
+					failed++
+					b.Logf("table %d: %d %s", d.reports[i].Table, status, answer)
+				}
+				mu.Unlock()
+				time.Sleep(eventDayPause)
+			}
+		})
+	}
+	arbiters.Wait()
+	var last uint64
+	for _, r := range results {
+		last = max(last, r.seq)
+	}
+	var shown []pageShown
+	if pages != nil {
+		shown = pages.finish(b, last)
+	}
+	close(stopSampling)
+	mem := <-sampled
+
+	f := eventDayFigures{commands: cmdTimes, failed: failed, peakHeap: mem[0], peakRSS: mem[1], cpu: processCPU() - cpu0}
+	for _, p := range shown {
+		if p.Refused {
+			f.refused++
+		}
+		f.reads += p.Reads
+		for _, r := range results {
+			i := slices.IndexFunc(p.Shown, func(s [2]int64) bool { return uint64(s[0]) >= r.seq })
+			if i < 0 {
+				f.missed++
+				continue
+			}
+			f.shown = append(f.shown, max(time.Duration(p.Shown[i][1]-r.at), 0))
+		}
+	}
+	return f
+}
+
+// The pages run in a process of their own, as phones are apart from the
+// server: the server's memory and CPU are then its own, and its goroutines
+// do not queue behind the pages'. The benchmark starts the test binary
+// again for TestEventDayPages with the pages to open (pagesEnv), waits for
+// "ready" (every page has read itself once), records the results, writes
+// the last seq to its standard input, and reads what each page showed.
+
+// pagesEnv names the environment variable that hands TestEventDayPages its
+// pages.
+const pagesEnv = "REFERTO_EVENTDAY_PAGES"
+
+type pagesSpec struct {
+	Base, Stream string
+	Pages        []pageSpec
+}
+
+type pageSpec struct{ Path, Token string }
+
+// pageShown is what a page's reads showed: [seq, unix nanoseconds] of
+// each read that showed a later seq than the one before.
+type pageShown struct {
+	Refused bool
+	Reads   int
+	Shown   [][2]int64
+}
+
+type pagesProcess struct {
+	cmd   *exec.Cmd
+	stdin io.WriteCloser
+	out   *bufio.Scanner
+}
+
+func startPages(b *testing.B, spec pagesSpec) *pagesProcess {
+	b.Helper()
+	env, _ := json.Marshal(spec)
+	cmd := exec.Command(os.Args[0], "-test.run=^TestEventDayPages$", "-test.count=1", "-test.timeout=10m")
+	cmd.Env = append(os.Environ(), pagesEnv+"="+string(env))
+	cmd.Stderr = os.Stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	p := &pagesProcess{cmd: cmd, stdin: stdin, out: bufio.NewScanner(stdout)}
+	p.out.Buffer(nil, 64<<20)
+	if p.line("eventday-ready") == "" {
+		p.stop()
+		b.Fatal("the pages' process did not get ready")
+	}
+	return p
+}
+
+// line reads the process's output up to the line that starts with prefix,
+// and returns its rest ("" if the output ended first).
+func (p *pagesProcess) line(prefix string) string {
+	for p.out.Scan() {
+		if rest, ok := strings.CutPrefix(p.out.Text(), prefix); ok {
+			return rest + " "
+		}
+	}
+	return ""
+}
+
+func (p *pagesProcess) finish(b *testing.B, last uint64) []pageShown {
+	b.Helper()
+	fmt.Fprintln(p.stdin, last)
+	p.stdin.Close()
+	var shown []pageShown
+	if err := json.Unmarshal([]byte(p.line("eventday-shown ")), &shown); err != nil {
+		b.Fatalf("the pages' process: %v", err)
+	}
+	return shown
+}
+
+// stop ends the pages' process, by its pid, and waits for it.
+func (p *pagesProcess) stop() {
+	p.stdin.Close()
+	_ = p.cmd.Process.Kill()
+	_ = p.cmd.Wait()
+}
+
+// TestEventDayPages is the pages of BenchmarkEventDay, in a process of
+// their own; it runs only when the benchmark starts it.
+func TestEventDayPages(t *testing.T) {
+	env := os.Getenv(pagesEnv)
+	if env == "" {
+		t.Skip("the event-day benchmark's pages: it starts them itself")
+	}
+	var spec pagesSpec
+	if err := json.Unmarshal([]byte(env), &spec); err != nil {
+		t.Fatal(err)
+	}
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 2 * (len(spec.Pages) + 8), IdleConnTimeout: time.Minute}}
+	defer client.CloseIdleConnections()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	pages := make([]*livePage, len(spec.Pages))
+	var wg sync.WaitGroup
+	for i, ps := range spec.Pages {
+		pages[i] = &livePage{path: ps.Path, token: ps.Token}
+		wg.Go(func() { pages[i].follow(ctx, client, spec.Base, spec.Stream) })
+	}
+	until := func(seq uint64, d time.Duration) {
+		deadline := time.Now().Add(d)
+		for time.Now().Before(deadline) && slices.ContainsFunc(pages, func(p *livePage) bool { return p.last() < seq }) {
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	until(1, time.Minute)
+	fmt.Println("eventday-ready")
+	var last uint64
+	if _, err := fmt.Scanln(&last); err != nil {
+		t.Fatal(err)
+	}
+	until(last, 30*time.Second)
+	cancel()
+	wg.Wait()
+	out := make([]pageShown, len(pages))
+	for i, p := range pages {
+		p.mu.Lock()
+		out[i] = pageShown{Refused: p.refused, Reads: p.reads}
+		for _, s := range p.shown {
+			out[i].Shown = append(out[i].Shown, [2]int64{int64(s.seq), s.at.UnixNano()})
+		}
+		p.mu.Unlock()
+	}
+	b, _ := json.Marshal(out)
+	fmt.Println("eventday-shown " + string(b))
+}
+
+func (p *livePage) last() uint64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.shown) == 0 {
+		return 0
+	}
+	return p.shown[len(p.shown)-1].seq
+}
+
+// follow is live.js: the stream, and a read of the page on each new seq.
+func (p *livePage) follow(ctx context.Context, client *http.Client, base, stream string) {
+	kick := make(chan struct{}, 1)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-kick:
+				p.read(ctx, client, base)
+			}
+		}
+	}()
+	defer func() { <-done }()
+	refresh := func() {
+		select {
+		case kick <- struct{}{}:
+		default:
+		}
+	}
+	backoff := 2 * time.Second
+	for ctx.Err() == nil {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, base+stream, nil)
+		req.Header.Set("Accept", "text/event-stream")
+		res, err := client.Do(req)
+		if err == nil && res.StatusCode != http.StatusOK {
+			res.Body.Close()
+			p.mu.Lock()
+			p.refused = true
+			p.mu.Unlock()
+			refresh()
+			select {
+			case <-ctx.Done():
+			case <-time.After(backoff):
+			}
+			backoff = min(2*backoff, 30*time.Second)
+			continue
+		}
+		if err != nil {
+			select {
+			case <-ctx.Done():
+			case <-time.After(2 * time.Second):
+			}
+			continue
+		}
+		backoff = 2 * time.Second
+		var seen string
+		retry := 3 * time.Second // an EventSource's own, until the server says
+		sc := bufio.NewScanner(res.Body)
+		for sc.Scan() {
+			line := sc.Text()
+			if v, ok := strings.CutPrefix(line, "data: "); ok && v != seen {
+				seen = v
+				refresh()
+			}
+			if v, ok := strings.CutPrefix(line, "retry: "); ok {
+				if ms, err := strconv.Atoi(v); err == nil {
+					retry = time.Duration(ms) * time.Millisecond
+				}
+			}
+		}
+		res.Body.Close()
+		select {
+		case <-ctx.Done():
+		case <-time.After(retry):
+		}
+	}
+}
+
+// read reads the page again as live.js does and notes the seq it shows.
+func (p *livePage) read(ctx context.Context, client *http.Client, base string) {
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, base+p.path, nil)
+	req.Header.Set("X-Live", "1")
+	if p.token != "" {
+		req.AddCookie(&http.Cookie{Name: "referto_token", Value: p.token})
+	}
+	res, err := client.Do(req)
+	if err != nil {
+		return
+	}
+	body, err := io.ReadAll(res.Body)
+	res.Body.Close()
+	at := time.Now()
+	if err != nil || res.StatusCode != http.StatusOK {
+		return
+	}
+	_, rest, ok := bytes.Cut(body, []byte(`data-seq="`))
+	if !ok {
+		return
+	}
+	end := bytes.IndexByte(rest, '"')
+	seq, err := strconv.ParseUint(string(rest[:max(end, 0)]), 10, 64)
+	if err != nil {
+		return
+	}
+	p.mu.Lock()
+	p.reads++
+	if len(p.shown) == 0 || seq > p.shown[len(p.shown)-1].seq {
+		p.shown = append(p.shown, shownAt{seq: seq, at: at})
+	}
+	p.mu.Unlock()
+}
+
+func post(client *http.Client, url, token string, body []byte) (int, []byte) {
+	req, _ := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Content-Type", "application/json")
+	res, err := client.Do(req)
+	if err != nil {
+		return 0, []byte(err.Error())
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return res.StatusCode, b
+}
+
+// sampleMemory sends, once stop is closed, the most the live heap and the
+// process's resident memory held while it ran.
+func sampleMemory(stop <-chan struct{}, out chan<- [2]uint64) {
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	var heap, rss uint64
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		metrics.Read(sample)
+		heap = max(heap, sample[0].Value.Uint64())
+		rss = max(rss, residentBytes())
+		select {
+		case <-stop:
+			out <- [2]uint64{heap, rss}
+			return
+		case <-tick.C:
+		}
+	}
+}
+
+// processCPU is the CPU time the process has spent, user and system.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// residentBytes is the process's resident memory (Linux), 0 elsewhere.
+func residentBytes() uint64 {
+	b, err := os.ReadFile("/proc/self/statm")
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 2 {
+		return 0
+	}
+	pages, _ := strconv.ParseUint(f[1], 10, 64)
+	return pages * uint64(os.Getpagesize())
+}

@@ -1,0 +1,124 @@
+package api_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// liveRead reads a page as its live.js does (X-Live: 1), as the holder of
+// token ("" for a spectator); "" when it cannot (the test has failed).
+func (s *stack) liveRead(path, token string) string {
+	s.t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, s.srv.URL+path, nil)
+	req.Header.Set("X-Live", "1")
+	if token != "" {
+		req.AddCookie(&http.Cookie{Name: "referto_token", Value: token})
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		s.t.Error(err)
+		return ""
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	if res.StatusCode != http.StatusOK {
+		s.t.Errorf("GET %s (live): %d %s", path, res.StatusCode, b)
+		return ""
+	}
+	return string(b)
+}
+
+// TestLiveReadsAreRenderedOncePerSeqAndReader follows a drawn tournament's
+// pages as their script does. A live read answers the page's live parts
+// only, with its seq; two reads by the same player at the same seq are the
+// same render (byte for byte, the forms' random keys included), another
+// player's is their own, 16 reads at once by one player are one render, a
+// spectator's standings carry no form; after a
+// command the next read is a new render at the new seq, which shows it.
+func TestLiveReadsAreRenderedOncePerSeqAndReader(t *testing.T) {
+	s := newStack(t)
+	arb := s.create("vivo", "rtu")
+	cmds := "/v1/tournaments/vivo/commands"
+	for i := 1; i <= 8; i++ {
+		s.must(201, "POST", cmds, arb, fmt.Sprintf(`{"type":"RegisterPlayer","player":"p%d","name":"Giocatore %d"}`, i, i))
+	}
+	s.must(201, "POST", cmds, arb, `{"type":"CloseRegistration"}`)
+	s.must(201, "POST", cmds, arb, `{"type":"DrawTables","round":1,"seed":"vivo-1"}`)
+	var issued struct {
+		Seq    uint64 `json:"seq"`
+		Tokens []struct {
+			Player string `json:"player"`
+			Token  string `json:"token"`
+		} `json:"tokens"`
+	}
+	if err := json.Unmarshal(s.must(201, "POST", "/v1/tournaments/vivo/player-tokens", arb, `{}`).body, &issued); err != nil {
+		t.Fatal(err)
+	}
+	tokens := map[string]string{}
+	for _, tk := range issued.Tokens {
+		tokens[tk.Player] = tk.Token
+	}
+	seqOf := regexp.MustCompile(`data-seq="(\d+)"`)
+	keys := regexp.MustCompile(`name="_key" value="([^"]+)"`)
+
+	first := s.liveRead("/ui/t/vivo/me", tokens["p1"])
+	if m := seqOf.FindStringSubmatch(first); m == nil || m[1] != fmt.Sprint(issued.Seq) {
+		t.Fatalf("live read at seq %v, want %d:\n%s", m, issued.Seq, first)
+	}
+	for _, part := range []string{`id="my-table"`, `id="my-scores"`, `id="my-standings"`, `class="me"`} {
+		if !strings.Contains(first, part) {
+			t.Errorf("the player's live read has no %s:\n%s", part, first)
+		}
+	}
+	for _, chrome := range []string{`<header`, `<nav`, `<title>`, `live.js`} {
+		if strings.Contains(first, chrome) {
+			t.Errorf("the player's live read carries %s, which is not a live part:\n%s", chrome, first)
+		}
+	}
+	k1 := keys.FindAllStringSubmatch(first, -1)
+	if len(k1) == 0 {
+		t.Fatalf("the player's page offers no form to propose the report:\n%s", first)
+	}
+	if again := s.liveRead("/ui/t/vivo/me", tokens["p1"]); again != first {
+		t.Errorf("a second live read at the same seq was rendered again:\n%s\nthen\n%s", first, again)
+	}
+	// A hall reading at once shares one render too.
+	at := make([]string, 16)
+	var wg sync.WaitGroup
+	for i := range at {
+		wg.Go(func() { at[i] = s.liveRead("/ui/t/vivo/me", tokens["p3"]) })
+	}
+	wg.Wait()
+	for _, got := range at[1:] {
+		if got != at[0] || got == "" {
+			t.Errorf("16 reads at once by one player at one seq were not one render")
+			break
+		}
+	}
+	other := s.liveRead("/ui/t/vivo/me", tokens["p2"])
+	if other == first || strings.Contains(other, k1[0][1]) {
+		t.Errorf("another player's live read is the first player's")
+	}
+	spectator := s.liveRead("/ui/t/vivo/standings", "")
+	if strings.Contains(spectator, `name="_key"`) || !strings.Contains(spectator, `id="ranking"`) {
+		t.Errorf("a spectator's standings: want the ranking and no form:\n%s", spectator)
+	}
+	if again := s.liveRead("/ui/t/vivo/standings", ""); again != spectator {
+		t.Errorf("a spectator's second live read at the same seq differs")
+	}
+
+	s.must(201, "POST", cmds, arb, `{"type":"Withdraw","player":"p8","scope":"tournament","reason":"voluntary"}`)
+	after := s.liveRead("/ui/t/vivo/me", tokens["p1"])
+	if m := seqOf.FindStringSubmatch(after); m == nil || m[1] == fmt.Sprint(issued.Seq) {
+		t.Errorf("after a command the live read is still at seq %v", m)
+	}
+	if k := keys.FindAllStringSubmatch(after, -1); len(k) > 0 && k[0][1] == k1[0][1] {
+		t.Errorf("after a command the player's page was not rendered again: same form key %s", k[0][1])
+	}
+}

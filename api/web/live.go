@@ -1,0 +1,348 @@
+package web
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"html/template"
+	"net/http"
+	"strings"
+	"sync"
+
+	"golang.org/x/net/html"
+)
+
+// Live reads. A page that follows its tournament's stream (live.js) reads
+// itself again with the header X-Live: 1 on each new seq, and swaps in its
+// live parts (the elements marked data-live, each with an id). The answer
+// to such a read is those parts only, in a body that carries the seq, and
+// it is rendered once per page, seq, language and reader and served to
+// every read of it: the hall's spectators on the standings share one
+// render of each seq, and a player's page is rendered again only when the
+// tournament moved on. Renders of pages take at most Options.Renders at
+// once (one core less than the machine has): a command never waits for
+// them, and finds a core free.
+
+// LiveHeader is the request header of a page's read of its live parts.
+const LiveHeader = "X-Live"
+
+// maxLiveTournaments bounds the tournaments whose live parts are kept,
+// maxLiveParts the parts kept of one seq and maxLiveBytes the bytes of all
+// the parts kept: past them, a read is rendered for itself.
+const (
+	maxLiveTournaments = 64
+	maxLiveParts       = 16384
+	maxLiveBytes       = 64 << 20
+)
+
+// liveParts holds, per tournament, the live parts rendered at its latest
+// seq.
+type liveParts struct {
+	mu    sync.Mutex
+	byT   map[string]*liveSeq
+	bytes int // the bodies kept, in all
+}
+
+type liveSeq struct {
+	seq   uint64
+	parts map[liveKey]*livePart
+	bytes int // the bodies kept of this seq
+}
+
+// liveKey is what a live part depends on besides the seq: the address
+// (path and query), the language and who reads it (a hash of the token:
+// an official's or a player's page carries forms of their own).
+type liveKey struct{ uri, lang, who string }
+
+// livePart is one rendered answer; ready is closed once it is.
+type livePart struct {
+	ready  chan struct{}
+	status int
+	header http.Header
+	body   []byte
+}
+
+// renderSlot waits for one of the slots of page rendering; release gives
+// it back. false when ctx ends first.
+func (u *UI) renderSlot(ctx context.Context) (release func(), ok bool) {
+	select {
+	case u.renders <- struct{}{}:
+		return func() { <-u.renders }, true
+	case <-ctx.Done():
+		return nil, false
+	}
+}
+
+// rendered serves a GET page h within the rendering slots, and a live read
+// of a tournament's page (LiveHeader) from its live parts, rendered once.
+func (u *UI) rendered(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Add("Vary", LiveHeader)
+		if r.Method != http.MethodGet || r.Header.Get(LiveHeader) != "1" || r.PathValue("t") == "" || u.opts.State == nil {
+			u.renderNow(w, r, h)
+			return
+		}
+		t := r.PathValue("t")
+		st, ok := u.opts.State(r, t)
+		if !ok {
+			u.renderNow(w, r, h)
+			return
+		}
+		who := ""
+		if tok := token(r); tok != "" {
+			sum := sha256.Sum256([]byte(tok))
+			who = hex.EncodeToString(sum[:8])
+		}
+		key := liveKey{uri: r.URL.RequestURI(), lang: lang(r), who: who}
+		part, mine := u.live.part(t, st.Summary.Seq, key)
+		if mine {
+			u.renderLive(r, h, part)
+			if part.status != http.StatusOK {
+				u.live.forget(t, key, part) // a refusal is not kept for the next read
+			} else {
+				u.live.keep(t, key, part)
+			}
+		} else {
+			select {
+			case <-part.ready:
+			case <-r.Context().Done():
+				return
+			}
+		}
+		if part.status == 0 {
+			u.renderNow(w, r, h) // the render it waited for was given up
+			return
+		}
+		for k, v := range part.header {
+			w.Header()[k] = v
+		}
+		w.WriteHeader(part.status)
+		_, _ = w.Write(part.body)
+	}
+}
+
+// renderNow renders the page for this request alone.
+func (u *UI) renderNow(w http.ResponseWriter, r *http.Request, h http.HandlerFunc) {
+	release, ok := u.renderSlot(r.Context())
+	if !ok {
+		return
+	}
+	defer release()
+	h(w, r)
+}
+
+// renderLive renders part: the page's live parts, or the whole answer
+// when it is not a page (a problem, a redirect). The render is everyone's
+// who waits for it: the reader who asked first going away does not end it.
+func (u *UI) renderLive(r *http.Request, h http.HandlerFunc, part *livePart) {
+	defer close(part.ready)
+	release, ok := u.renderSlot(r.Context())
+	if !ok {
+		return
+	}
+	rec := &recorder{h: http.Header{}}
+	h(rec, r.WithContext(context.WithoutCancel(r.Context())))
+	release()
+	if rec.status == 0 {
+		rec.status = http.StatusOK
+	}
+	body := rec.buf.Bytes()
+	if rec.status == http.StatusOK && strings.HasPrefix(rec.h.Get("Content-Type"), "text/html") {
+		body = liveOnly(body)
+		rec.h.Set("Cache-Control", "no-store")
+	}
+	rec.h.Del("Content-Length")
+	part.header, part.body, part.status = rec.h, body, rec.status
+}
+
+// part returns the live part of key at tournament t's seq, and whether
+// the caller is to render it (it is new). At an older seq than the one
+// held, or past the bounds, the part is the caller's alone.
+func (l *liveParts) part(t string, seq uint64, key liveKey) (*livePart, bool) {
+	fresh := &livePart{ready: make(chan struct{})}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	ls := l.byT[t]
+	switch {
+	case ls != nil && ls.seq > seq:
+		return fresh, true
+	case ls == nil || ls.seq < seq:
+		if l.byT == nil {
+			l.byT = map[string]*liveSeq{}
+		}
+		if ls != nil {
+			l.bytes -= ls.bytes
+		} else if len(l.byT) >= maxLiveTournaments {
+			for other, was := range l.byT {
+				l.bytes -= was.bytes
+				delete(l.byT, other)
+				break
+			}
+		}
+		ls = &liveSeq{seq: seq, parts: map[liveKey]*livePart{}}
+		l.byT[t] = ls
+	}
+	if p := ls.parts[key]; p != nil {
+		return p, false
+	}
+	if len(ls.parts) < maxLiveParts {
+		ls.parts[key] = fresh
+	}
+	return fresh, true
+}
+
+// forget drops key's part at t's seq if it is part.
+func (l *liveParts) forget(t string, key liveKey, part *livePart) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if ls := l.byT[t]; ls != nil && ls.parts[key] == part {
+		delete(ls.parts, key)
+	}
+}
+
+// keep counts the rendered part of key at t's seq among the bytes kept,
+// or drops it past maxLiveBytes (the readers waiting for it have it).
+func (l *liveParts) keep(t string, key liveKey, part *livePart) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	ls := l.byT[t]
+	if ls == nil || ls.parts[key] != part {
+		return
+	}
+	if n := len(part.body); l.bytes+n <= maxLiveBytes {
+		l.bytes += n
+		ls.bytes += n
+		return
+	}
+	delete(ls.parts, key)
+}
+
+// liveOnly is a rendered page cut down to its live parts: the elements
+// marked data-live that have an id, as rendered, in a body with the
+// page's own attributes (data-seq among them). A part that only a table
+// may hold (tbody, tr) keeps a table around it, so that the browser parses
+// it. The page is tokenized, not parsed: a live part ends at the end tag
+// that closes its own (the templates close every element they mark).
+func liveOnly(page []byte) []byte {
+	z := html.NewTokenizer(bytes.NewReader(page))
+	var out bytes.Buffer
+	out.WriteString("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"></head>")
+	name, depth, end := "", 0, ""
+	for {
+		tt := z.Next()
+		if tt == html.ErrorToken {
+			break
+		}
+		if depth > 0 {
+			out.Write(z.Raw())
+			if tt == html.StartTagToken || tt == html.EndTagToken {
+				if tn, _ := z.TagName(); string(tn) == name && tt == html.StartTagToken {
+					depth++
+				} else if string(tn) == name {
+					if depth--; depth == 0 {
+						out.WriteString(end + "\n")
+					}
+				}
+			}
+			continue
+		}
+		if tt != html.StartTagToken {
+			continue
+		}
+		raw := bytes.Clone(z.Raw()) // reading the attributes may unescape them in place
+		tn, more := z.TagName()
+		tag := string(tn)
+		if tag == "body" {
+			out.Write(raw)
+			out.WriteString("\n")
+			continue
+		}
+		live, id := false, false
+		for more {
+			var k []byte
+			k, _, more = z.TagAttr()
+			live, id = live || string(k) == "data-live", id || string(k) == "id"
+		}
+		if !live || !id {
+			continue
+		}
+		open := ""
+		switch tag {
+		case "tbody", "thead", "tfoot":
+			open, end = "<table>", "</table>"
+		case "tr":
+			open, end = "<table><tbody>", "</tbody></table>"
+		default:
+			end = ""
+		}
+		out.WriteString(open)
+		out.Write(raw)
+		name, depth = tag, 1
+	}
+	out.WriteString("</body></html>\n")
+	return out.Bytes()
+}
+
+// The standings on a player's page are every player's, the player's own
+// row marked: their rows are rendered once per seq and language
+// (standing-row in me.html) and shared by the players' pages, each of
+// which marks its own.
+
+// myStandings is the standings' rows around a player's: the rows before
+// it, its own (marked), the rows after it.
+type myStandings struct{ Before, Mine, After template.HTML }
+
+// standingRows are a tournament's standings rows at seq in a language:
+// all of them in one text, row i from at[i] to at[i+1].
+type standingRows struct {
+	seq     uint64
+	lang    string
+	players map[string]int // row by player
+	all     string
+	at      []int
+}
+
+// myStandings is the standings as player id's page shows them.
+func (u *UI) myStandings(p *page, id string) *myStandings {
+	key := p.T + "\x00" + p.Lang
+	u.rowsMu.Lock()
+	rows := u.rows[key]
+	u.rowsMu.Unlock()
+	if rows == nil || rows.seq != p.State.Summary.Seq {
+		rows = u.standingRows(p)
+		u.rowsMu.Lock()
+		if len(u.rows) >= maxLiveTournaments {
+			clear(u.rows)
+		}
+		u.rows[key] = rows
+		u.rowsMu.Unlock()
+	}
+	i, ok := rows.players[id]
+	if !ok {
+		return &myStandings{Before: template.HTML(rows.all)}
+	}
+	row := rows.all[rows.at[i]:rows.at[i+1]]
+	return &myStandings{
+		Before: template.HTML(rows.all[:rows.at[i]]),
+		Mine:   template.HTML(`<tr class="me"` + strings.TrimPrefix(row, "<tr")),
+		After:  template.HTML(rows.all[rows.at[i+1]:]),
+	}
+}
+
+// standingRows renders p's standings rows.
+func (u *UI) standingRows(p *page) *standingRows {
+	st := p.State
+	rows := &standingRows{seq: st.Summary.Seq, lang: p.Lang, players: map[string]int{}, at: []int{0}}
+	var b strings.Builder
+	t := u.pages["me"]
+	for i, row := range st.Standings.Rows {
+		if err := t.ExecuteTemplate(&b, "standing-row", map[string]any{"Row": row, "P": p}); err != nil {
+			u.opts.Logger.Error("web: render", "page", "standing-row", "err", err)
+		}
+		rows.players[row.Player] = i
+		rows.at = append(rows.at, b.Len())
+	}
+	rows.all = b.String()
+	return rows
+}
