@@ -18,8 +18,8 @@ import (
 	"time"
 
 	"github.com/referto/referto/api"
+	"github.com/referto/referto/api/node"
 	"github.com/referto/referto/commands"
-	"github.com/referto/referto/commands/ledger"
 )
 
 // testClock is the injected clock: it moves only when a test says so.
@@ -49,7 +49,7 @@ func (c *testClock) Advance(d time.Duration) {
 func newClockedStack(t *testing.T, logger *slog.Logger) (*stack, *testClock) {
 	t.Helper()
 	clk := newTestClock()
-	s := &stack{t: t, dir: t.TempDir(), opts: ledger.NodeOptions{Clock: clk.Now, Logger: logger}}
+	s := &stack{t: t, dir: t.TempDir(), opts: node.NodeOptions{Clock: clk.Now, Logger: logger}}
 	s.start()
 	t.Cleanup(s.stop)
 	return s, clk
@@ -282,6 +282,7 @@ func checkStatus(t *testing.T, what string, r resp, want int, sizeBefore, sizeAf
 // principal, to its own tournament and to another, and checks that exactly
 // the allowed set gets through.
 func TestAuthorizationMatrix(t *testing.T) {
+	t.Parallel()
 	f := newAccessFixture(t)
 	s := f.s
 
@@ -351,6 +352,7 @@ func TestAuthorizationMatrix(t *testing.T) {
 // search can find what is there). A wrong token is refused the same way
 // whether it is nearly right or wholly wrong, and never echoed.
 func TestTokensAreNeverStoredOrEchoed(t *testing.T) {
+	t.Parallel()
 	s := newStack(t)
 	arb := s.create("bo", "rtu")
 	app := s.appoint("bo", "appeals")

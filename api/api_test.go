@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/referto/referto/commands/ledger"
+	"github.com/referto/referto/api/node"
 	"github.com/referto/referto/events"
 )
 
@@ -225,7 +225,8 @@ func TestIdempotencyKeyReturnsTheOriginalOutcome(t *testing.T) {
 // TestIdempotencyOutlivesTheDuplicateWindow shrinks JetStream's duplicate
 // window so that only the command index can recognise a retry.
 func TestIdempotencyOutlivesTheDuplicateWindow(t *testing.T) {
-	s := &stack{t: t, dir: t.TempDir(), opts: ledger.NodeOptions{DuplicateWindow: 100 * time.Millisecond}}
+	t.Parallel()
+	s := &stack{t: t, dir: t.TempDir(), opts: node.NodeOptions{DuplicateWindow: 100 * time.Millisecond}}
 	s.start()
 	t.Cleanup(s.stop)
 	arb := s.create("bo", "rtu")
@@ -321,6 +322,7 @@ func TestShutdownFlushesAndRestartServesTheSameState(t *testing.T) {
 // follow each 201 (players, the summary, the standings) must still reflect
 // it, every time, while other clients keep the projections busy.
 func TestEveryReadSeesTheCommandAnsweredBeforeIt(t *testing.T) {
+	t.Parallel()
 	s := newStack(t)
 	const clients, each = 6, 60
 	tokens := make([]string, clients)

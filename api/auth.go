@@ -13,7 +13,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/referto/referto/commands/ledger"
+	"github.com/referto/referto/api/node"
 	"github.com/referto/referto/events"
 )
 
@@ -29,8 +29,8 @@ func (p principal) actor() events.Actor {
 }
 
 // TokenHash is the hex SHA-256 of a bearer token, as stored
-// (ledger.TokenHash).
-func TokenHash(token string) string { return ledger.TokenHash(token) }
+// (node.TokenHash).
+func TokenHash(token string) string { return node.TokenHash(token) }
 
 // authenticate resolves the bearer token. Tokens are looked up by their
 // hash, and the administrator's hash is compared in constant time, so

@@ -5,8 +5,8 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/referto/referto/api/node/backup"
 	"github.com/referto/referto/commands/ledger"
-	"github.com/referto/referto/commands/ledger/backup"
 	"github.com/referto/referto/events"
 )
 

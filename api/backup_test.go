@@ -11,25 +11,26 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/referto/referto/commands/ledger"
-	"github.com/referto/referto/commands/ledger/backup"
+	"github.com/referto/referto/api/node"
+	"github.com/referto/referto/api/node/backup"
 )
 
 // TestBackupRoute: only the administrator gets a backup, and what is
-// served reads back as the log at the snapshot (commands/ledger/backup
+// served reads back as the log at the snapshot (api/node/backup
 // tests the file itself).
 func TestBackupRoute(t *testing.T) {
+	t.Parallel()
 	const admin = "backup-admin"
-	node, err := ledger.StartNode(context.Background(), ledger.NodeOptions{Data: t.TempDir()})
+	n, err := node.StartNode(context.Background(), node.NodeOptions{Data: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer node.Close()
+	defer n.Close()
 	// Commands are refused (503) until the projections have started.
-	if err := node.Runner.WaitReady(context.Background()); err != nil {
+	if err := n.Runner.WaitReady(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	a, err := New(Options{Node: node, AdminTokenSHA256: TokenHash(admin)})
+	a, err := New(Options{Node: n, AdminTokenSHA256: TokenHash(admin)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,13 +66,13 @@ func TestBackupRoute(t *testing.T) {
 			}
 		}
 	}
-	last, err := node.Log.LastSeq(context.Background())
+	last, err := n.Log.LastSeq(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
 	// A 201 is answered once JetStream stored the command; the store is
 	// read directly here, not through a GET that waits for it.
-	if err := node.Runner.WaitFor(context.Background(), last); err != nil {
+	if err := n.Runner.WaitFor(context.Background(), last); err != nil {
 		t.Fatal(err)
 	}
 
@@ -100,7 +101,7 @@ func TestBackupRoute(t *testing.T) {
 	}
 	// A backup the server cannot write (here: no keys to read) is an
 	// error before anything is sent.
-	if err := os.Rename(node.Layout.Keys(), node.Layout.Keys()+".away"); err != nil {
+	if err := os.Rename(n.Layout.Keys(), n.Layout.Keys()+".away"); err != nil {
 		t.Fatal(err)
 	}
 	if code, body := do("GET", "/v1/admin/backup", admin, ""); code != 500 || !strings.Contains(string(body), `"code":"internal"`) {

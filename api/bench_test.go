@@ -5,7 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/referto/referto/commands/sim"
+	"github.com/referto/referto/cmd/referto/sim"
 )
 
 // BenchmarkQualifyingPhase200 runs a whole rur-2015 qualifying phase through

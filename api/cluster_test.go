@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/referto/referto/commands/ledger"
-	"github.com/referto/referto/events/jetstream/jstest"
+	"github.com/referto/referto/api/node"
+	"github.com/referto/referto/events/eventlog/eventlogtest"
 )
 
 // TestNodeOnR3Cluster runs a referto node against an external three-node
@@ -21,8 +21,8 @@ func TestNodeOnR3Cluster(t *testing.T) {
 	if testing.Short() {
 		t.Skip("cluster test: skipped in -short mode")
 	}
-	c := jstest.StartCluster(t, 3)
-	s := &stack{t: t, dir: t.TempDir(), opts: ledger.NodeOptions{NATS: c.URL(), Replicas: 3}}
+	c := eventlogtest.StartCluster(t, 3)
+	s := &stack{t: t, dir: t.TempDir(), opts: node.NodeOptions{NATS: c.URL(), Replicas: 3}}
 	s.start()
 	t.Cleanup(s.stop)
 	if got := s.node.Log.Replicas(); got != 3 {
@@ -69,14 +69,14 @@ func TestClusterFaultsUnderLoad(t *testing.T) {
 	if testing.Short() {
 		t.Skip("cluster test: skipped in -short mode")
 	}
-	c := jstest.StartCluster(t, 3)
+	c := eventlogtest.StartCluster(t, 3)
 	// A stream leader that proposed a command and lost the proposal in a
 	// leader change keeps its message id as "in process" until the
 	// duplicate window ends, and answers a retry under it with 10158 (a
 	// 503 to the client: the outcome is not known yet). A window shorter
 	// than the retries' 30 s lets such a command land within the test;
 	// idempotency beyond it is the command index's (tested elsewhere).
-	s := &stack{t: t, dir: t.TempDir(), opts: ledger.NodeOptions{NATS: c.URL(), Replicas: 3, CommandTimeout: 3 * time.Second, DuplicateWindow: 10 * time.Second}}
+	s := &stack{t: t, dir: t.TempDir(), opts: node.NodeOptions{NATS: c.URL(), Replicas: 3, CommandTimeout: 3 * time.Second, DuplicateWindow: 10 * time.Second}}
 	s.start()
 	t.Cleanup(s.stop)
 	arb := s.create("faults", "rtu")

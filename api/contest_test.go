@@ -14,6 +14,7 @@ import (
 // standings follow. Once the next round is drawn, the same contestation is
 // recorded as inadmissible.
 func TestContestationThroughTheAPI(t *testing.T) {
+	t.Parallel()
 	s := newStack(t)
 	s.must(201, "POST", "/v1/tournaments", adminToken, map[string]any{"id": "bo", "name": "Torneo bo", "ruleset": "rur-2015",
 		"params": map[string]any{"rulings": "appeals"}})

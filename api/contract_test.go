@@ -242,6 +242,7 @@ func js(v any) string {
 // the repechage is made by the renunciation itself, so the manual one is
 // refused for a rule (422), having been read whole.
 func TestEveryCommandsSmallestPayloadIsExactlyWhatTheServerNeeds(t *testing.T) {
+	t.Parallel()
 	s := newStack(t)
 	o, err := loadOpenAPI(s.srv.URL)
 	if err != nil {
@@ -442,6 +443,7 @@ func firstSeq(t *testing.T, r resp) int {
 // down to what the document's schema requires, is taken; each required
 // field left out is refused naming it.
 func TestEveryRegistryCommandsSmallestPayloadIsExactlyWhatTheServerNeeds(t *testing.T) {
+	t.Parallel()
 	s := &stack{t: t, dir: t.TempDir()}
 	s.start()
 	defer s.stop()

@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/referto/referto/api/node"
 	"github.com/referto/referto/commands/ledger"
 )
 
@@ -80,7 +81,7 @@ func TestDiskFaultsRefuseAndRecover(t *testing.T) {
 	var watched atomic.Pointer[string]
 	watched.Store(&data)
 	const reserve = 64 << 20 // below the default, which a 128 MiB disk could not hold: smaller memtables
-	s := &stack{t: t, dir: data, opts: ledger.NodeOptions{DiskReserve: reserve, Disk: func() (ledger.DiskState, error) { return ledger.StatDisk(*watched.Load()) }}}
+	s := &stack{t: t, dir: data, opts: node.NodeOptions{DiskReserve: reserve, Disk: func() (ledger.DiskState, error) { return node.StatDisk(*watched.Load()) }}}
 	s.start()
 	t.Cleanup(s.stop)
 	arb := s.create("disk", "rtu")
@@ -145,6 +146,7 @@ func TestDiskFaultsRefuseAndRecover(t *testing.T) {
 // the last consistent version, whose applied seq the runner resumes from).
 // Either way the node serves what it served before and takes commands.
 func TestCorruptProjectionStoreIsRebuilt(t *testing.T) {
+	t.Parallel()
 	for _, target := range []string{".sst", "MANIFEST"} {
 		mustDetect := target == ".sst"
 		t.Run(target, func(t *testing.T) {

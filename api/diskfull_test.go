@@ -14,9 +14,10 @@ import (
 
 	"github.com/cockroachdb/pebble/v2/vfs"
 
+	"github.com/referto/referto/api/node"
 	"github.com/referto/referto/commands/ledger"
-	"github.com/referto/referto/projections/pebble"
-	"github.com/referto/referto/projections/pebble/pebbletest"
+	"github.com/referto/referto/projections/store"
+	"github.com/referto/referto/projections/store/storetest"
 )
 
 // logLinesWith are the lines of a log that hold substr.
@@ -40,20 +41,20 @@ func logLinesWith(b *syncBuffer, substr string) []string {
 // returns, commands are accepted again, and that is one line too.
 func TestAFullDiskRefusesBeforeAStoreRunsOut(t *testing.T) {
 	const reserve = 50 << 20 // the least that fits: 1 MiB memtables
-	if mem, err := ledger.MemTableSizeFor(reserve); err != nil || mem != pebble.MinMemTableSize {
+	if mem, err := node.MemTableSizeFor(reserve); err != nil || mem != store.MinMemTableSize {
 		t.Fatalf("a %d MiB reserve: memtables %d, %v", reserve>>20, mem, err)
 	}
 	// The store's disk holds what is free above the reserve and the
 	// store's share of the reserve, no more: the log's share is elsewhere
 	// (its own files are on the test's temporary directory).
-	const capacity = reserve - ledger.LogDiskHeadroom + 3<<20
-	disk := pebbletest.NewDiskFS(vfs.Default, capacity)
+	const capacity = reserve - node.LogDiskHeadroom + 3<<20
+	disk := storetest.NewDiskFS(vfs.Default, capacity)
 	disk.SlowTables = 5 * time.Millisecond // flushes fall behind: the logs pile up
 	logs := &syncBuffer{}
-	s := &stack{t: t, dir: t.TempDir(), opts: ledger.NodeOptions{
+	s := &stack{t: t, dir: t.TempDir(), opts: node.NodeOptions{
 		DiskReserve: reserve, StoreFS: disk,
 		Disk: func() (ledger.DiskState, error) {
-			return ledger.DiskState{Free: disk.Free() + ledger.LogDiskHeadroom}, nil
+			return ledger.DiskState{Free: disk.Free() + node.LogDiskHeadroom}, nil
 		},
 		Logger: slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelInfo})),
 	}}

@@ -4,10 +4,10 @@
 // api/web on the same router, health and readiness probes (ready.go),
 // Prometheus metrics (metrics.go), one log line per request (requests.go),
 // bearer-token authentication, problem+json errors, and the
-// administrator's backup (backup.go: the file of commands/ledger/backup,
+// administrator's backup (backup.go: the file of api/node/backup,
 // streamed as it is written), the season's national ranking (season.go),
 // and at a national hub its venues (hub.go) and its season registry
-// (registry.go: commands for commands/registry.Registry, its fold and its
+// (registry.go: commands for api/hub/registry.Keeper, its fold and its
 // export).
 //
 // It translates HTTP only: a command request becomes a ledger.Submission
@@ -20,5 +20,5 @@
 // The API depends on the small interfaces of sources.go, never on how the
 // log, the projections or the NATS connection are stored: start.go is its
 // wiring, the one file that meets a node's concrete parts (Start, and the
-// Options a ledger.Node fills).
+// Options a node.Node fills).
 package api

@@ -20,8 +20,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/referto/referto/cmd/referto/sim"
 	"github.com/referto/referto/commands"
-	"github.com/referto/referto/commands/sim"
 )
 
 // BenchmarkEventDay is a Raduno's Saturday morning in a hall: 140 players,

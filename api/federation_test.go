@@ -17,10 +17,10 @@ import (
 
 	"github.com/referto/referto/api"
 	"github.com/referto/referto/api/client"
+	"github.com/referto/referto/api/hub"
+	"github.com/referto/referto/api/node"
 	"github.com/referto/referto/cmd/referto/demo"
-	"github.com/referto/referto/commands/hub"
-	"github.com/referto/referto/commands/ledger"
-	"github.com/referto/referto/events/jetstream"
+	"github.com/referto/referto/events/eventlog"
 )
 
 // federation is a national hub and one venue ("v1") of it, in process:
@@ -31,7 +31,7 @@ import (
 type federation struct {
 	hub                *hub.Running
 	hubSrv, venueSrv   *httptest.Server
-	venue              *ledger.Node
+	venue              *node.Node
 	hubAPI, venueAdmin *client.Client
 }
 
@@ -46,7 +46,7 @@ func newFederation(t *testing.T) *federation {
 	port := l.Addr().(*net.TCPAddr).Port
 	l.Close()
 	base := t.TempDir()
-	h, err := hub.Start(ctx, hub.StartOptions{Data: filepath.Join(base, "hub"), Leaf: jetstream.LeafListenOptions{Port: port}, Logger: logger})
+	h, err := hub.Start(ctx, hub.StartOptions{Data: filepath.Join(base, "hub"), Leaf: eventlog.LeafListenOptions{Port: port}, Logger: logger})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,21 +62,21 @@ func newFederation(t *testing.T) *federation {
 		t.Fatal(err)
 	}
 	cosigned := &hub.Cosignatures{Path: filepath.Join(base, "venue", "cosigned.json")}
-	node, va, err := api.Start(ctx, ledger.NodeOptions{Data: filepath.Join(base, "venue"), Logger: logger, Domain: "v1",
-		LeafRemote: &jetstream.LeafRemoteOptions{URL: fmt.Sprintf("nats://v1:%s@127.0.0.1:%d", password, port)}},
+	n, va, err := api.Start(ctx, node.NodeOptions{Data: filepath.Join(base, "venue"), Logger: logger, Domain: "v1",
+		LeafRemote: &eventlog.LeafRemoteOptions{URL: fmt.Sprintf("nats://v1:%s@127.0.0.1:%d", password, port)}},
 		api.Options{AdminTokenSHA256: api.TokenHash(adminToken), Cosigned: cosigned.Cosigned})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(node.Close)
-	if err := node.Runner.WaitReady(ctx); err != nil {
+	t.Cleanup(n.Close)
+	if err := n.Runner.WaitReady(ctx); err != nil {
 		t.Fatal(err)
 	}
-	f.venue, f.venueSrv = node, httptest.NewServer(va.Handler())
+	f.venue, f.venueSrv = n, httptest.NewServer(va.Handler())
 	t.Cleanup(f.venueSrv.Close)
-	wc := &hub.Client{Venue: "v1", Conn: node.Conn, Store: node.Store, Signer: node.Keys.Signer, Interval: 100 * time.Millisecond, Cosigned: cosigned, Logger: logger}
+	wc := &hub.Client{Venue: "v1", Conn: n.Conn, Store: n.Store, Signer: n.Keys.Signer, Interval: 100 * time.Millisecond, Cosigned: cosigned, Logger: logger}
 	t.Cleanup(wc.Start(ctx))
-	if err := h.Hub.Register("v1", node.Keys.VerifierKey); err != nil {
+	if err := h.Hub.Register("v1", n.Keys.VerifierKey); err != nil {
 		t.Fatal(err)
 	}
 	f.hubAPI = &client.Client{Base: f.hubSrv.URL, Token: adminToken}
@@ -106,7 +106,7 @@ func (f *federation) cosigned(t *testing.T, tour string) uint64 {
 }
 
 // consumersBack waits until lg's stream has want consumers again.
-func consumersBack(t *testing.T, what string, lg *jetstream.Log, want int) {
+func consumersBack(t *testing.T, what string, lg *eventlog.Log, want int) {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {

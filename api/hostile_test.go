@@ -31,6 +31,7 @@ type hostileCase struct {
 // Each gets a 4xx application/problem+json naming the field or rule,
 // never a 5xx, and the log does not move.
 func TestHostileInputIsRefusedCleanly(t *testing.T) {
+	t.Parallel()
 	s := newStack(t)
 	arb := s.create("ostile", "rur-2015")
 	s.must(201, "POST", "/v1/tournaments/ostile/commands", arb, `{"type":"RegisterPlayer","player":"p001","name":"Mario Rossi"}`)

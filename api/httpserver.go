@@ -9,7 +9,7 @@ import (
 	"runtime/debug"
 	"time"
 
-	"github.com/referto/referto/commands/ledger"
+	"github.com/referto/referto/api/node"
 )
 
 // MaxHeaderBytes is the most a request's line and header fields may take:
@@ -41,7 +41,7 @@ func HTTPServer(h http.Handler) *http.Server {
 // Serve serves h on ln (HTTPServer) until ctx is done, the server fails or
 // node's projections stop. When ctx is done it stops accepting and drains
 // the requests, for up to 3 s, and returns nil.
-func Serve(ctx context.Context, ln net.Listener, h http.Handler, node *ledger.Node, logger *slog.Logger) error {
+func Serve(ctx context.Context, ln net.Listener, h http.Handler, node *node.Node, logger *slog.Logger) error {
 	srv := HTTPServer(h)
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()

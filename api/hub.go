@@ -13,7 +13,7 @@ import (
 
 	"github.com/gorilla/mux"
 
-	"github.com/referto/referto/commands/hub"
+	"github.com/referto/referto/api/hub"
 	"github.com/referto/referto/events"
 )
 

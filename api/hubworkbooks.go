@@ -9,13 +9,14 @@ import (
 
 	"github.com/referto/referto/commands/workbook"
 	"github.com/referto/referto/events"
+	"github.com/referto/referto/events/atomicfile"
 	"github.com/referto/referto/projections/ranking"
 )
 
 // A national hub's club workbooks of tournaments not run on referto
 // (docs/workbook.md#at-the-national-hub): the administrator uploads one
 // (POST /v1/workbooks), or drops .xlsx files in the hub's folder
-// (ledger.Layout.Workbooks); the season's ranking reads every one the
+// (node.Layout.Workbooks); the season's ranking reads every one the
 // national tool's check accepts, listed as a workbook's, never cosigned.
 
 // hubWorkbook is the answer to an upload.
@@ -61,35 +62,13 @@ func (s *Server) postHubWorkbook(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusCreated, out)
 }
 
-// writeFileSynced writes dir/name whole or not at all: a temporary file,
-// synced, renamed, the directory synced.
+// writeFileSynced writes dir/name whole or not at all, making dir if
+// need be.
 func writeFileSynced(dir, name string, data []byte) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(dir, ".upload-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(f.Name())
-	if _, err := f.Write(data); err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), filepath.Join(dir, name))
-	}
-	if err != nil {
-		return err
-	}
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
+	return atomicfile.Write(filepath.Join(dir, name), data, 0o600)
 }
 
 // hubWorkbooks reads the hub's folder: the tournaments of season its

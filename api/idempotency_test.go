@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/referto/referto/commands/ledger"
+	"github.com/referto/referto/api/node"
 	"github.com/referto/referto/events"
 )
 
@@ -47,6 +47,7 @@ func reused(t *testing.T, what string, r resp, key string, seq uint64) {
 // other request with it is refused with 422 and never happens, and nothing
 // is appended. Whitespace and member order are not differences.
 func TestIdempotencyKeyIsBoundToItsRequest(t *testing.T) {
+	t.Parallel()
 	s := newStack(t)
 	arb := s.create("bo", "rtu") // seq 1 created, 2 appointed
 	arb2 := s.appoint("bo", "arbiter")
@@ -117,7 +118,8 @@ func TestIdempotencyKeyIsBoundToItsRequest(t *testing.T) {
 // window only the command index knows the key, and the binding holds there
 // too.
 func TestIdempotencyKeyBindingOutlivesTheDuplicateWindow(t *testing.T) {
-	s := &stack{t: t, dir: t.TempDir(), opts: ledger.NodeOptions{DuplicateWindow: 100 * time.Millisecond}}
+	t.Parallel()
+	s := &stack{t: t, dir: t.TempDir(), opts: node.NodeOptions{DuplicateWindow: 100 * time.Millisecond}}
 	s.start()
 	t.Cleanup(s.stop)
 	arb := s.create("bo", "rtu")

@@ -33,8 +33,9 @@ import (
 	"golang.org/x/mod/sumdb/note"
 
 	"github.com/referto/referto/api"
+	"github.com/referto/referto/api/hub"
+	"github.com/referto/referto/api/node"
 	"github.com/referto/referto/commands"
-	"github.com/referto/referto/commands/hub"
 	"github.com/referto/referto/commands/ledger"
 	"github.com/referto/referto/commands/workbook"
 	"github.com/referto/referto/commands/workbook/workbooktest"
@@ -63,6 +64,9 @@ import (
 
 // openAPIDoc is the document and its validator.
 type openAPIDoc struct {
+	// mu orders the checks of tests that run in parallel: the validator
+	// is not documented as safe for concurrent use.
+	mu       sync.Mutex
 	raw      []byte
 	doc      libopenapi.Document
 	model    *v3.Document
@@ -233,6 +237,8 @@ var indexRE = regexp.MustCompile(`\[\d+\]`)
 
 // check validates one exchange; ops, when not nil, counts the operation.
 func (o *openAPIDoc) check(e exchange, ops map[string]int) []finding {
+	o.mu.Lock()
+	defer o.mu.Unlock()
 	req := e.request()
 	example := fmt.Sprintf("%s %s → %d %s", e.method, e.path, e.status, excerpt(e.body))
 	pathItem, _, template := paths.FindPath(req, o.model, o.opts)
@@ -445,8 +451,9 @@ func sorted(s []string) []string {
 // (as every test of this package does) and that none of the document's
 // operations went unexercised.
 func TestEveryRouteAndCommandMatchesTheOpenAPIDocument(t *testing.T) {
+	t.Parallel()
 	var readOnly atomic.Bool
-	s := &stack{t: t, dir: t.TempDir(), opts: ledger.NodeOptions{Disk: func() (ledger.DiskState, error) {
+	s := &stack{t: t, dir: t.TempDir(), opts: node.NodeOptions{Disk: func() (ledger.DiskState, error) {
 		return ledger.DiskState{Free: 1 << 40, ReadOnly: readOnly.Load()}, nil
 	}}}
 	s.spec.ops, s.spec.commands = map[string]int{}, map[string][]int{}
@@ -807,7 +814,7 @@ func TestEveryRouteAndCommandMatchesTheOpenAPIDocument(t *testing.T) {
 	t.Logf("command types sent, by status:\n%s", strings.Join(sorted(got), "\n"))
 }
 
-// fakeHub stands in for commands/hub.Hub: a hub that knows one venue,
+// fakeHub stands in for api/hub.Hub: a hub that knows one venue,
 // "roma", holding tournament "held".
 type fakeHub struct {
 	registered map[string]string

@@ -328,6 +328,7 @@ func TestProposalBreakingBoardBoundsIsKeptFlagged(t *testing.T) {
 // TestConfirmedProposalRecordsItself: under self_report: confirmed, the last
 // confirmation records the report in the same commit, naming the proposal.
 func TestConfirmedProposalRecordsItself(t *testing.T) {
+	t.Parallel()
 	s := newStack(t)
 	f := newSelfService(t, s, "bo", map[string]any{"self_report": "confirmed"})
 	t1 := f.tables[1]
@@ -408,6 +409,7 @@ func (g *gate) Applied(n int, merkle time.Duration) {
 // command answered 201 is refused at once, although the projections have
 // not applied the revocation yet: authorization waits for them.
 func TestARevokedLinkIsRefusedFromTheRevocationOn(t *testing.T) {
+	t.Parallel()
 	g := &gate{Metrics: api.NewMetrics(), open: make(chan struct{})}
 	s := &stack{t: t, dir: t.TempDir()}
 	s.opts.Observer = g

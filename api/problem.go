@@ -7,8 +7,8 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/referto/referto/api/hub"
 	"github.com/referto/referto/commands"
-	"github.com/referto/referto/commands/hub"
 	"github.com/referto/referto/commands/ledger"
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/projections"

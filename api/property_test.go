@@ -8,7 +8,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/referto/referto/commands/sim"
+	"github.com/referto/referto/cmd/referto/sim"
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/projections"
 )
@@ -18,6 +18,7 @@ import (
 // API and checks, after every round, that the standings and tables served
 // from Pebble equal a pure fold of the events read back from the log.
 func TestPropertyStandingsEqualFoldOfLog(t *testing.T) {
+	t.Parallel()
 	n := 8
 	if testing.Short() {
 		n = 3

@@ -6,8 +6,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/referto/referto/cmd/referto/sim"
 	"github.com/referto/referto/commands"
-	"github.com/referto/referto/commands/sim"
 )
 
 // tableSeats reads the tables of a round: table number → players.
@@ -92,6 +92,7 @@ func (s *stack) standings(tour, query string) standingsView {
 }
 
 func TestQualifyingPhaseEndToEnd(t *testing.T) {
+	t.Parallel()
 	s := newStack(t)
 	arb := s.create("bo", "rur-2015")
 	cmd := func(body string, want int) resp {

@@ -12,11 +12,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/referto/referto/api/node"
+	"github.com/referto/referto/cmd/referto/sim"
 	"github.com/referto/referto/commands"
-	"github.com/referto/referto/commands/ledger"
-	"github.com/referto/referto/commands/sim"
 	"github.com/referto/referto/events"
-	"github.com/referto/referto/events/jetstream"
+	"github.com/referto/referto/events/eventlog"
 )
 
 // raceClients is how many clients race in every race.
@@ -152,7 +152,7 @@ func TestRacingCommandsAcrossTwoNodes(t *testing.T) {
 // startTwoNodes starts two nodes sharing one NATS server.
 func startTwoNodes(t *testing.T) []*stack {
 	t.Helper()
-	ns, err := jetstream.StartServer(jetstream.ServerOptions{StoreDir: t.TempDir(), Listen: true})
+	ns, err := eventlog.StartServer(eventlog.ServerOptions{StoreDir: t.TempDir(), Listen: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,7 +162,7 @@ func startTwoNodes(t *testing.T) []*stack {
 	})
 	var nodes []*stack
 	for range 2 {
-		s := &stack{t: t, dir: t.TempDir(), opts: ledger.NodeOptions{NATS: ns.ClientURL()}}
+		s := &stack{t: t, dir: t.TempDir(), opts: node.NodeOptions{NATS: ns.ClientURL()}}
 		s.start()
 		t.Cleanup(s.stop)
 		nodes = append(nodes, s)

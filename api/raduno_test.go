@@ -9,7 +9,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/referto/referto/commands/sim"
+	"github.com/referto/referto/cmd/referto/sim"
 )
 
 // TestRaduno136ClassifiesByTheRulebook runs a whole Raduno of 136 entrants
@@ -24,6 +24,7 @@ import (
 // partite del sabato." A direct semifinalist renounces after the quarterfinal
 // draw: he played only the two Saturday games and ranks in the last group.
 func TestRaduno136ClassifiesByTheRulebook(t *testing.T) {
+	t.Parallel()
 	s := newStack(t)
 	const tour = "raduno"
 	arb := s.create(tour, "rur-2015")

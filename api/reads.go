@@ -312,7 +312,7 @@ func (s *Server) serveRanking(w http.ResponseWriter, r *http.Request, t string,
 	writeRaw(w, http.StatusOK, b)
 }
 
-// getState serves the whole tournament (projections.State) as it stands, or
+// getState serves the whole tournament (projections.TournamentView) as it stands, or
 // with ?at=SEQ as it stood right after event SEQ (folded from the log).
 func (s *Server) getState(w http.ResponseWriter, r *http.Request) {
 	t := mux.Vars(r)["t"]

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/referto/referto/api/node"
 	"github.com/referto/referto/commands/ledger"
 )
 
@@ -35,7 +36,7 @@ func TestReadyzReportsWhatMakesTheNodeReady(t *testing.T) {
 		"stream": map[string]any{"name": "REFERTO", "exists": true, "replicas": float64(1),
 			"last_seq": float64(s.logSize())},
 		"projections": map[string]any{"ready": true, "applied": float64(s.logSize()), "lag": float64(0)},
-		"disk": map[string]any{"free": float64(free.Load()), "reserve": float64(ledger.DefaultDiskReserve),
+		"disk": map[string]any{"free": float64(free.Load()), "reserve": float64(node.DefaultDiskReserve),
 			"read_only": false, "accepting_commands": true},
 	}
 	for k, v := range want {
@@ -48,7 +49,7 @@ func TestReadyzReportsWhatMakesTheNodeReady(t *testing.T) {
 	}
 
 	// A full disk refuses commands, and readyz says so, but reads work.
-	free.Store(ledger.DefaultDiskReserve - 1)
+	free.Store(node.DefaultDiskReserve - 1)
 	s.must(503, "POST", "/v1/tournaments/rd/commands", arb, `{"type":"RegisterPlayer","player":"p2","name":"Due"}`)
 	r = s.must(200, "GET", "/readyz", "", nil).json(t)
 	if d := r["disk"].(map[string]any); d["accepting_commands"] != false || d["free"] != float64(free.Load()) {

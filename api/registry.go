@@ -12,18 +12,18 @@ import (
 
 	"github.com/gorilla/mux"
 
+	"github.com/referto/referto/api/hub/registry"
+	"github.com/referto/referto/api/node/backup"
 	"github.com/referto/referto/commands"
 	"github.com/referto/referto/commands/ledger"
-	"github.com/referto/referto/commands/ledger/backup"
-	"github.com/referto/referto/commands/registry"
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/projections/ranking"
 )
 
-// Registry is what the API of a national hub asks of its season registry
-// (commands/registry.Registry): commands, the registry folded, its log,
+// SeasonRegistry is what the API of a national hub asks of its season registry
+// (api/hub/registry.Keeper): commands, the registry folded, its log,
 // and the snapshot of its stream a backup (backup.Write) carries.
-type Registry interface {
+type SeasonRegistry interface {
 	Submit(ctx context.Context, sub registry.Submission) (ledger.Outcome, error)
 	Registry() (*ranking.Registry, uint64, error)
 	Export(ctx context.Context, w io.Writer, begin func(signed string, events uint64)) error

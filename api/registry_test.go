@@ -15,16 +15,16 @@ import (
 	"testing"
 
 	"github.com/referto/referto/api"
-	"github.com/referto/referto/commands/hub"
-	"github.com/referto/referto/commands/ledger"
-	"github.com/referto/referto/commands/ledger/backup"
+	"github.com/referto/referto/api/hub"
+	"github.com/referto/referto/api/node"
+	"github.com/referto/referto/api/node/backup"
 	"github.com/referto/referto/commands/workbook"
 	"github.com/referto/referto/commands/workbook/workbooktest"
 	"github.com/referto/referto/projections/ranking"
 	"github.com/referto/referto/replay"
 )
 
-// seasonHub stands in for commands/hub.Hub in the season's tests: which
+// seasonHub stands in for api/hub.Hub in the season's tests: which
 // tournaments it serves, holds or quarantines, and the size of each one's
 // last cosigned checkpoint, are the test's to set.
 type seasonHub struct {
@@ -133,6 +133,7 @@ func (s *stack) season() (seasonView, []byte) {
 // ranking; and the tournament's export with the registry's export, checked
 // offline with the hub's key, ranks the season exactly as the hub does.
 func TestSeasonRegistryAtAHub(t *testing.T) {
+	t.Parallel()
 	s := &stack{t: t, dir: t.TempDir()}
 	s.start()
 	defer s.stop()
@@ -300,6 +301,7 @@ func TestSeasonRegistryAtAHub(t *testing.T) {
 // merges and periods, the same export, signed alike) and ranks the season
 // the same, the workbook's tournament with the rest.
 func TestAHubsBackupRestoresItsRegistry(t *testing.T) {
+	t.Parallel()
 	s := &stack{t: t, dir: t.TempDir()}
 	s.start()
 	defer s.stop()
@@ -351,9 +353,9 @@ func TestAHubsBackupRestoresItsRegistry(t *testing.T) {
 	}
 	// The hub's state (venues, their keys, what it cosigned) comes back
 	// where a hub reads it, the owner's alone.
-	if got, err := os.ReadFile(ledger.Layout{Dir: restored}.HubState()); err != nil || string(got) != seasonHubState {
+	if got, err := os.ReadFile(node.Layout{Dir: restored}.HubState()); err != nil || string(got) != seasonHubState {
 		t.Errorf("the restored hub's state: %q %v, want %q", got, err, seasonHubState)
-	} else if fi, _ := os.Stat(ledger.Layout{Dir: restored}.HubState()); fi.Mode().Perm() != 0o600 {
+	} else if fi, _ := os.Stat(node.Layout{Dir: restored}.HubState()); fi.Mode().Perm() != 0o600 {
 		t.Errorf("the restored hub's state has mode %v, want 0600", fi.Mode().Perm())
 	}
 
@@ -380,6 +382,7 @@ func TestAHubsBackupRestoresItsRegistry(t *testing.T) {
 // verified, is listed in the ranking with why, and none of its placings
 // counts or is listed.
 func TestSeasonRankingCountsOnlyWhatTheHubVerified(t *testing.T) {
+	t.Parallel()
 	s := &stack{t: t, dir: t.TempDir()}
 	s.start()
 	defer s.stop()

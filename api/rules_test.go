@@ -29,6 +29,7 @@ var games1to3 = [3][4]string{
 // no 17th) is refused with the rule and leaves the log unchanged, and the
 // semifinals are drawn all the same (docs/rules.md#92-pinned-a-renunciation-nobody-can-fill-is-refused).
 func TestRadunoOf16PublishesATieTheRulebookBreaks(t *testing.T) {
+	t.Parallel()
 	s := newStack(t)
 	const tour = "raduno-16"
 	arb := s.create(tour, "rur-2015")

@@ -9,8 +9,8 @@ import (
 
 	"github.com/gorilla/mux"
 
+	"github.com/referto/referto/api/hub"
 	"github.com/referto/referto/commands"
-	"github.com/referto/referto/commands/hub"
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/events/checkpoint"
 	"github.com/referto/referto/events/proof"

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/referto/referto/commands/sim"
+	"github.com/referto/referto/cmd/referto/sim"
 	"github.com/referto/referto/events/checkpoint"
 	"github.com/referto/referto/events/proof"
 )
@@ -18,6 +18,7 @@ import (
 // result counting and links a proof file that verifies offline with the
 // server's key; a player without a national id is listed apart.
 func TestSeasonRankingPlayerPageAndProof(t *testing.T) {
+	t.Parallel()
 	s := newStack(t)
 	defer s.stop()
 	s.playMaster("master-bo", func(i int) string {

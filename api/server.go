@@ -18,6 +18,7 @@ import (
 
 	"github.com/gorilla/mux"
 
+	"github.com/referto/referto/api/node"
 	"github.com/referto/referto/api/web"
 	"github.com/referto/referto/commands/ledger"
 	"github.com/referto/referto/events/checkpoint"
@@ -27,7 +28,7 @@ import (
 type Options struct {
 	// Node, when set, provides every one of Ledger, Log, Store, Runner,
 	// Keys and Conn left unset: the API over a running node.
-	Node *ledger.Node
+	Node *node.Node
 	// Ledger is where commands go. Required.
 	Ledger *ledger.Ledger
 	// Log is the log reads come from. Required.
@@ -62,14 +63,14 @@ type Options struct {
 	// Registry, when set (with Hub), is the hub's season registry: POST
 	// /v1/registry/commands (the administrator), GET /v1/registry and its
 	// export, and what the season's ranking reads.
-	Registry Registry
+	Registry SeasonRegistry
 	// Cosigned, when set, gives the last checkpoint of a tournament a
-	// hub cosigned (at a venue: commands/hub.Cosignatures; at a hub, the
+	// hub cosigned (at a venue: api/hub.Cosignatures; at a hub, the
 	// default, its own): the checkpoint of that size is served with the
 	// cosignature, and the classification carries it (CosignedHeader).
 	Cosigned func(t string) (signed string, size uint64, ok bool)
 	// Inspect, when set, looks for damage in tournament t's log after a read
-	// of it failed (ledger.Node.Inspect): found, it is marked and
+	// of it failed (node.Node.Inspect): found, it is marked and
 	// returned. The default, with a Node, is the node's.
 	Inspect func(ctx context.Context, t string) (ledger.Damage, bool)
 	// PublicURL is the base URL players' phones open this server at, which
@@ -85,7 +86,7 @@ type Options struct {
 	// GOMAXPROCS less one, at least one (web.Options.Renders).
 	Renders int
 	// Metrics are served at /metrics; the default is new ones. Pass the
-	// ones the node observes with (ledger.NodeOptions.Observer) for its
+	// ones the node observes with (node.NodeOptions.Observer) for its
 	// appends, retries and applied commits to be counted.
 	Metrics *Metrics
 }

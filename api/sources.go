@@ -4,15 +4,15 @@ import (
 	"context"
 	"encoding/json"
 
-	"github.com/referto/referto/commands/ledger/backup"
+	"github.com/referto/referto/api/node/backup"
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/events/checkpoint"
 	"github.com/referto/referto/projections"
 )
 
 // What the API reads, as it uses it: the methods it calls of a node's log,
-// projection store and runner and of its NATS connection (ledger.Node:
-// *jetstream.Log, *pebble.Store, *pebble.Runner, *nats.Conn, adapted in
+// projection store and runner and of its NATS connection (node.Node:
+// *eventlog.Log, *store.Store, *store.Runner, *nats.Conn, adapted in
 // start.go), so that nothing in the API depends on how they are built.
 // Commands go through the node's ledger.Ledger.
 

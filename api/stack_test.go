@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/referto/referto/api"
-	"github.com/referto/referto/commands/ledger"
-	"github.com/referto/referto/commands/registry"
+	"github.com/referto/referto/api/hub/registry"
+	"github.com/referto/referto/api/node"
 )
 
 const adminToken = "admin-secret"
@@ -23,9 +23,9 @@ const adminToken = "admin-secret"
 // and its API behind an httptest server on loopback.
 type stack struct {
 	t    testing.TB
-	opts ledger.NodeOptions
+	opts node.NodeOptions
 	dir  string
-	node *ledger.Node
+	node *node.Node
 	api  *api.Server
 	srv  *httptest.Server
 	// spec records what do sent and got, validated against the OpenAPI
@@ -58,7 +58,7 @@ func (s *stack) start() {
 	if o.Observer == nil {
 		o.Observer = metrics
 	}
-	n, err := ledger.StartNode(context.Background(), o)
+	n, err := node.StartNode(context.Background(), o)
 	if err != nil {
 		s.t.Fatal(err)
 	}

@@ -2,13 +2,10 @@ package api
 
 import (
 	"context"
-	"log/slog"
 
 	"github.com/nats-io/nats.go"
 
-	"github.com/referto/referto/commands/hub"
-	"github.com/referto/referto/commands/ledger"
-	"github.com/referto/referto/events/jetstream"
+	"github.com/referto/referto/api/node"
 )
 
 // This file is the API's wiring: the one place in package api that meets a
@@ -19,7 +16,7 @@ import (
 // started); the API's metrics observe the node's appends, retries and
 // applied commits, and its logger is the node's unless a has one. Close
 // the node when done.
-func Start(ctx context.Context, o ledger.NodeOptions, a Options) (*ledger.Node, *Server, error) {
+func Start(ctx context.Context, o node.NodeOptions, a Options) (*node.Node, *Server, error) {
 	if a.Metrics == nil {
 		a.Metrics = NewMetrics()
 	}
@@ -27,17 +24,17 @@ func Start(ctx context.Context, o ledger.NodeOptions, a Options) (*ledger.Node, 
 		a.Logger = o.Logger
 	}
 	o.Observer = a.Metrics
-	node, err := ledger.StartNode(ctx, o)
+	n, err := node.StartNode(ctx, o)
 	if err != nil {
 		return nil, nil, err
 	}
-	a.Node = node
+	a.Node = n
 	srv, err := New(a)
 	if err != nil {
-		node.Close()
+		n.Close()
 		return nil, nil, err
 	}
-	return node, srv, nil
+	return n, srv, nil
 }
 
 // fromNode sets every one of Ledger, Log, Store, Runner, Keys and Conn
@@ -74,28 +71,3 @@ func (o *Options) fromNode() {
 type natsConn struct{ c *nats.Conn }
 
 func (n natsConn) Connected() (bool, string) { return n.c.IsConnected(), n.c.Status().String() }
-
-// NodeOptions are the options of the node a valid configuration
-// (Validate) runs, logging to logger: at a venue of a hub, its JetStream
-// domain is the venue's name and its embedded server a leaf node of the
-// hub's.
-func (c ServeConfig) NodeOptions(logger *slog.Logger) ledger.NodeOptions {
-	replicas, _ := c.replicas()
-	sync, _ := c.syncInterval()
-	reserve, _ := c.diskReserve()
-	o := ledger.NodeOptions{Data: c.Data, NATS: c.NATS, Replicas: replicas, SyncInterval: sync, Logger: logger, DiskReserve: reserve}
-	if c.Hub != "" {
-		o.Domain = c.Venue
-		o.LeafRemote = &jetstream.LeafRemoteOptions{URL: c.Hub, Credentials: c.HubCreds, TLSCA: c.HubCA, TLSCert: c.HubCert, TLSKey: c.HubKey}
-	}
-	return o
-}
-
-// StartOptions are the options of the hub a valid configuration
-// (Validate) runs, logging to logger, its node's commits observed by
-// observer.
-func (c HubConfig) StartOptions(logger *slog.Logger, observer ledger.Observer) hub.StartOptions {
-	host, port, _ := c.leaf()
-	return hub.StartOptions{Data: c.Data, Logger: logger, Observer: observer,
-		Leaf: jetstream.LeafListenOptions{Host: host, Port: port, TLSCert: c.LeafCert, TLSKey: c.LeafKey, TLSCA: c.LeafCA}}
-}

@@ -36,18 +36,18 @@ type stateView struct {
 	json    []byte
 	err     error
 	decoded sync.Once
-	st      *projections.State
+	st      *projections.TournamentView
 	stErr   error
 }
 
 // state is the State of v's JSON, decoded at the first call.
-func (v *stateView) state() (*projections.State, error) {
+func (v *stateView) state() (*projections.TournamentView, error) {
 	v.decoded.Do(func() {
 		if v.err != nil {
 			v.stErr = v.err
 			return
 		}
-		v.st = new(projections.State)
+		v.st = new(projections.TournamentView)
 		v.stErr = json.Unmarshal(v.json, v.st)
 	})
 	return v.st, v.stErr
@@ -104,7 +104,7 @@ func stateJSON(st *projections.Tournament) ([]byte, error) {
 // acknowledged, through the hub's gate) but without encoding it for the
 // page: the State is shared, and the page must not modify it. false when
 // it cannot be read so: the page then asks the API, which says why.
-func (s *Server) pageState(r *http.Request, t string) (*projections.State, bool) {
+func (s *Server) pageState(r *http.Request, t string) (*projections.TournamentView, bool) {
 	if s.opts.Hub != nil && s.opts.Hub.Served(t) != nil {
 		return nil, false
 	}

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/referto/referto/api"
-	"github.com/referto/referto/commands/sim"
+	"github.com/referto/referto/cmd/referto/sim"
 	"github.com/referto/referto/commands/workbook"
 	"github.com/referto/referto/commands/workbook/workbooktest"
 	"github.com/referto/referto/events"
@@ -49,6 +49,7 @@ func (s *stack) classificationOf(t string) (rows map[string][2]float64, imported
 // and the same national id; and the imported tournament exports them
 // again.
 func TestWorkbookRoundTripThroughTheAPI(t *testing.T) {
+	t.Parallel()
 	s := newStack(t)
 	const id = "bologna-open"
 	s.must(201, "POST", "/v1/tournaments", adminToken, map[string]any{"id": id, "name": "Open di Bologna", "ruleset": "rtu",
@@ -262,6 +263,7 @@ func TestTheSummarySaysTheOrganizerAndVenue(t *testing.T) {
 // proof of them verify offline with the server's key, say they are the
 // workbook's, and prove the row as the file has it.
 func TestAnImportedClassificationIsProved(t *testing.T) {
+	t.Parallel()
 	s := newStack(t)
 	s.must(201, "POST", "/v1/tournaments", adminToken, map[string]any{"id": "primavera", "name": "Primavera", "ruleset": "rtu"})
 	arb := s.appoint("primavera", "arbiter")

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/referto/referto/cmd/referto/sim"
 	"github.com/referto/referto/commands"
-	"github.com/referto/referto/commands/sim"
 	"github.com/referto/referto/events"
 )
 

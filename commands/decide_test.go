@@ -15,8 +15,8 @@ import (
 
 	"github.com/cockroachdb/datadriven"
 
+	"github.com/referto/referto/cmd/referto/sim"
 	"github.com/referto/referto/commands"
-	"github.com/referto/referto/commands/sim"
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/projections"
 )

@@ -11,9 +11,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/referto/referto/cmd/referto/sim"
 	"github.com/referto/referto/commands"
 	"github.com/referto/referto/commands/draw"
-	"github.com/referto/referto/commands/sim"
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/projections"
 	"github.com/referto/referto/replay"

@@ -11,8 +11,8 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/referto/referto/cmd/referto/sim"
 	"github.com/referto/referto/commands"
-	"github.com/referto/referto/commands/sim"
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/projections"
 )

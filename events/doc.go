@@ -4,5 +4,5 @@
 // one accepted command's events are stored as a single JetStream message,
 // and that commit as the log gives it back (StoredCommit, Appended).
 //
-// Nothing here does I/O; the log itself lives in events/jetstream.
+// Nothing here does I/O; the log itself lives in events/eventlog.
 package events

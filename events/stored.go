@@ -4,7 +4,7 @@ import "time"
 
 // StoredCommit is one commit as the log stores it: the body EncodeCommit
 // made and what the log keeps beside it. The log's adapter
-// (events/jetstream) fills it; whoever reads the log depends on this, not
+// (events/eventlog) fills it; whoever reads the log depends on this, not
 // on the adapter.
 type StoredCommit struct {
 	// StreamSeq is the commit's position in the whole log (every
@@ -15,9 +15,9 @@ type StoredCommit struct {
 	// MsgID is the idempotency key it was appended under.
 	MsgID string
 	// Request is the fingerprint of the request the commit was appended
-	// for (events/jetstream.RequestHeader), "" on commits that carry none.
+	// for (events/eventlog.RequestHeader), "" on commits that carry none.
 	Request string
-	// Seal is the writer's seal of the body (events/jetstream.SealHeader),
+	// Seal is the writer's seal of the body (events/eventlog.SealHeader),
 	// "" when none.
 	Seal string
 	Time time.Time

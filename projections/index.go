@@ -2,7 +2,7 @@ package projections
 
 import "errors"
 
-// What a projection store (projections/pebble) indexes beside the views,
+// What a projection store (projections/store) indexes beside the views,
 // and how it says it is not ready: the words the ledger and the API read
 // it in, whatever keeps it.
 

@@ -83,9 +83,9 @@ func (t *Tournament) PlayerView(id string) (PlayerRow, bool) {
 	return row, true
 }
 
-// State is the whole tournament in one view, as it stands or as it stood
+// TournamentView is the whole tournament in one view, as it stands or as it stood
 // after an event: what the web UI renders and an appeals committee reads.
-type State struct {
+type TournamentView struct {
 	Summary       Summary         `json:"summary"`
 	Players       []PlayerRow     `json:"players"`
 	Rounds        []*Round        `json:"rounds"`
@@ -110,8 +110,8 @@ type NextPhase struct {
 }
 
 // StateView renders State (without Next, which the command side decides).
-func (t *Tournament) StateView() State {
-	s := State{Summary: t.SummaryView(), Players: []PlayerRow{}, Rounds: t.Rounds, Sanctions: t.Sanctions,
+func (t *Tournament) StateView() TournamentView {
+	s := TournamentView{Summary: t.SummaryView(), Players: []PlayerRow{}, Rounds: t.Rounds, Sanctions: t.Sanctions,
 		Contestations: t.Contestations, Publications: t.Publications, Standings: t.Standings(), Published: t.Published}
 	for _, id := range t.Order {
 		if row, ok := t.PlayerView(id); ok {

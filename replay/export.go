@@ -14,7 +14,7 @@ import (
 	"github.com/referto/referto/events/checkpoint"
 )
 
-// ExportLog is what Export reads of a log (events/jetstream.Log): a
+// ExportLog is what Export reads of a log (events/eventlog.Log): a
 // tournament's commits in order.
 type ExportLog interface {
 	LastSubjectSeq(ctx context.Context, tournament string) (uint64, error)
@@ -88,7 +88,7 @@ type LogDir interface {
 }
 
 // DataDir is a stopped server's data directory as ExportDir reads it
-// (cmd/referto adapts a ledger.Layout).
+// (cmd/referto adapts a node.Layout).
 type DataDir interface {
 	LogDir
 	// String names the directory in warnings.

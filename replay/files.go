@@ -4,8 +4,9 @@ import (
 	"bufio"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
+
+	"github.com/referto/referto/events/atomicfile"
 )
 
 // CheckpointFile is where an export's signed checkpoint is kept beside its
@@ -24,44 +25,35 @@ func FindCheckpoint(log string) (string, bool) {
 	return "", false
 }
 
-// WriteFiles writes an export to the file log and its signed checkpoint
-// to the file cp (mode 0644): fill writes the log's lines and returns the
-// checkpoint. Each is written and synced beside its destination and
-// renamed into place only once both are whole, so a failed export never
-// leaves a log or a checkpoint that looks complete.
+// WriteFiles writes an export to the file log (mode 0600) and its signed
+// checkpoint to the file cp (mode 0644): fill writes the log's lines and
+// returns the checkpoint. Each is written beside its destination and
+// takes its place (atomicfile) only once both are whole, so a failed
+// export never leaves a log or a checkpoint that looks complete.
 func WriteFiles(log, cp string, fill func(io.Writer) (checkpoint string, err error)) error {
-	f, err := os.CreateTemp(filepath.Dir(log), filepath.Base(log)+".partial-*")
+	f, err := atomicfile.Create(log, 0o600)
 	if err != nil {
 		return err
 	}
-	defer func() { f.Close(); os.Remove(f.Name()) }()
+	defer f.Abort()
 	bw := bufio.NewWriterSize(f, 1<<20)
 	note, err := fill(bw)
 	if err == nil {
 		err = bw.Flush()
 	}
-	if err == nil {
-		err = f.Sync()
-	}
 	if err != nil {
 		return err
 	}
-	c, err := os.CreateTemp(filepath.Dir(cp), filepath.Base(cp)+".partial-*")
+	c, err := atomicfile.Create(cp, 0o644)
 	if err != nil {
 		return err
 	}
-	defer func() { c.Close(); os.Remove(c.Name()) }()
+	defer c.Abort()
 	if _, err := c.WriteString(note); err != nil {
 		return err
 	}
-	if err := c.Sync(); err != nil {
+	if err := f.Commit(); err != nil {
 		return err
 	}
-	if err := os.Chmod(c.Name(), 0o644); err != nil {
-		return err
-	}
-	if err := os.Rename(f.Name(), log); err != nil {
-		return err
-	}
-	return os.Rename(c.Name(), cp)
+	return c.Commit()
 }

@@ -10,28 +10,28 @@ import (
 	"testing"
 
 	"github.com/referto/referto/api"
-	"github.com/referto/referto/commands/ledger"
+	"github.com/referto/referto/api/node"
 )
 
 // Serve starts a node on data with the given administrator token, waits
 // until its projections are ready and serves its API on 127.0.0.1 until the
 // test ends; the node is closed then.
-func Serve(t testing.TB, data, adminToken string) (*ledger.Node, *httptest.Server) {
+func Serve(t testing.TB, data, adminToken string) (*node.Node, *httptest.Server) {
 	t.Helper()
 	return ServeWith(t, data, adminToken, api.Options{})
 }
 
 // ServeWith is Serve with the API's options o, for a test that sets one
 // (a venue's Cosigned, say); the administrator's token is adminToken.
-func ServeWith(t testing.TB, data, adminToken string, o api.Options) (*ledger.Node, *httptest.Server) {
+func ServeWith(t testing.TB, data, adminToken string, o api.Options) (*node.Node, *httptest.Server) {
 	t.Helper()
 	o.AdminTokenSHA256 = api.TokenHash(adminToken)
-	node, a, err := api.Start(context.Background(), ledger.NodeOptions{Data: data, Logger: slog.New(slog.DiscardHandler)}, o)
+	n, a, err := api.Start(context.Background(), node.NodeOptions{Data: data, Logger: slog.New(slog.DiscardHandler)}, o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(node.Close)
-	if err := node.Runner.WaitReady(context.Background()); err != nil {
+	t.Cleanup(n.Close)
+	if err := n.Runner.WaitReady(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	srv := httptest.NewServer(a.Handler())
@@ -41,5 +41,5 @@ func ServeWith(t testing.TB, data, adminToken string, o api.Options) (*ledger.No
 		srv.CloseClientConnections()
 		srv.Close()
 	})
-	return node, srv
+	return n, srv
 }

@@ -14,8 +14,8 @@ import (
 	"github.com/referto/referto/api"
 	"github.com/referto/referto/api/apitest"
 	"github.com/referto/referto/api/client"
+	"github.com/referto/referto/api/node/backup"
 	"github.com/referto/referto/commands"
-	"github.com/referto/referto/commands/ledger/backup"
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/events/checkpoint"
 )

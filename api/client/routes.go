@@ -240,7 +240,7 @@ type VenueDecision struct {
 
 // DecideAboutVenue is POST /v1/venues/{venue}/decisions at a hub (the
 // administrator): the decision as the hub recorded it, as JSON
-// (commands/hub.Decision).
+// (api/hub.Decision).
 func (c *Client) DecideAboutVenue(ctx context.Context, venue string, d VenueDecision) (json.RawMessage, error) {
 	var out json.RawMessage
 	_, err := c.do(ctx, request{method: http.MethodPost, path: "/v1/venues/" + url.PathEscape(venue) + "/decisions", body: d}, &out)
@@ -248,7 +248,7 @@ func (c *Client) DecideAboutVenue(ctx context.Context, venue string, d VenueDeci
 }
 
 // Venues is GET /v1/venues at a hub: its venues and their tournaments,
-// as JSON (commands/hub.Venue and Tournament).
+// as JSON (api/hub.Venue and Tournament).
 func (c *Client) Venues(ctx context.Context) (json.RawMessage, error) {
 	var v json.RawMessage
 	return v, c.Get(ctx, "/v1/venues", &v)
@@ -312,7 +312,7 @@ type VenueMessage struct {
 
 // VenueLog reads back from a national hub the venue's own messages of
 // tournament t, proving the venue with proof (a note signed with its
-// checkpoint key: commands/hub.VenueLogProof), and the last checkpoint of
+// checkpoint key: api/hub.VenueLogProof), and the last checkpoint of
 // t the hub cosigned (nil when none). A transfer cut short is an error.
 func (c *Client) VenueLog(ctx context.Context, t string, proof []byte) (cosigned []byte, msgs []VenueMessage, err error) {
 	h := http.Header{}

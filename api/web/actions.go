@@ -109,7 +109,7 @@ func (u *UI) overviewData(r *http.Request, p *page, token string) map[string]any
 
 // knockoutPhases are the knockout phases a renunciation or a repechage may
 // name now: the next phase's, and those of the knockout rounds drawn.
-func knockoutPhases(st *projections.State) []events.Phase {
+func knockoutPhases(st *projections.TournamentView) []events.Phase {
 	var out []events.Phase
 	add := func(ph events.Phase) {
 		if ph != "" && ph != events.PhaseQualifying && ph != events.PhaseRegistration && !slices.Contains(out, ph) {

@@ -94,6 +94,7 @@ type stage struct {
 // the appeals committee, an auditor and a player's phone. No page may
 // answer a server error.
 func TestEveryPageAnswersInEveryState(t *testing.T) {
+	t.Parallel()
 	s := newScenario(t)
 	for _, st := range s.stages() {
 		s.play(st)
@@ -390,6 +391,7 @@ func TestAProvisionalClassificationIsNeverCalledFinal(t *testing.T) {
 // a path either. What the pages quote as it is (the commands that verify a
 // classification, a signed checkpoint, a token) is left out of the check.
 func TestPagesSayEverythingInTheirLanguage(t *testing.T) {
+	t.Parallel()
 	s := newScenario(t)
 	for _, st := range s.stages() {
 		s.play(st)

@@ -36,7 +36,7 @@ type page struct {
 	Lang    string
 	Me      *me
 	T       string // tournament id, on tournament pages
-	State   *projections.State
+	State   *projections.TournamentView
 	Title   string
 	Problem *Problem
 	Errs    map[string]string // field → message, from the problem
@@ -183,7 +183,7 @@ func (u *UI) tournamentPage(w http.ResponseWriter, r *http.Request, title string
 			return p, true
 		}
 	}
-	var st projections.State
+	var st projections.TournamentView
 	path := "/v1/tournaments/" + url.PathEscape(p.T) + "/state"
 	if seq > 0 {
 		path += "?at=" + strconv.FormatUint(seq, 10)
@@ -635,7 +635,7 @@ func (u *UI) players(w http.ResponseWriter, r *http.Request) {
 }
 
 // callRound is the round whose check-in is open: the first not drawn.
-func callRound(st *projections.State) int { return len(st.Rounds) + 1 }
+func callRound(st *projections.TournamentView) int { return len(st.Rounds) + 1 }
 
 func (u *UI) playersData(p *page) map[string]any {
 	rounds := []int{}
@@ -812,7 +812,7 @@ func atoiOr(s string, def int) int {
 // --- rounds: draw, venue screen, slips --------------------------------------
 
 // roundOf finds round n in the state, nil when not drawn.
-func roundOf(st *projections.State, n int) *projections.Round {
+func roundOf(st *projections.TournamentView, n int) *projections.Round {
 	for _, r := range st.Rounds {
 		if r.Number == n {
 			return r
@@ -1023,7 +1023,7 @@ type standingsRow struct {
 	CutAfter  bool
 }
 
-func standingsData(st *projections.State) map[string]any {
+func standingsData(st *projections.TournamentView) map[string]any {
 	rounds := []int{}
 	for i := 1; i <= st.Standings.Rounds; i++ {
 		rounds = append(rounds, i)
@@ -1058,7 +1058,7 @@ func standingsData(st *projections.State) map[string]any {
 // final: every qualifying round, and every round drawn, has its results.
 // Before, a player above the cut would qualify if the phase were drawn
 // now, and is said to be in the zone, not qualified.
-func cutFinal(st *projections.State) bool {
+func cutFinal(st *projections.TournamentView) bool {
 	n := len(st.Rounds)
 	return n >= st.Summary.Ruleset.QualifyingRounds && n > 0 && st.Rounds[n-1].Complete()
 }
@@ -1116,7 +1116,7 @@ type ladderRow struct {
 	List   []*projections.Sanction
 }
 
-func sanctionsData(st *projections.State) map[string]any {
+func sanctionsData(st *projections.TournamentView) map[string]any {
 	by := map[string]*ladderRow{}
 	var order []string
 	for _, s := range st.Sanctions {
@@ -1259,7 +1259,7 @@ func rulingData(p *page, rule, amend string) map[string]any {
 // each from its own fields: the report corrected (amend), the sanctions
 // revoked (revoke), the sanction imposed (impose_*). at names, for each
 // correction, the form's field its problems belong to.
-func ruling(lang string, f url.Values, st *projections.State) (*commands.RuleContestation, []string, *Problem) {
+func ruling(lang string, f url.Values, st *projections.TournamentView) (*commands.RuleContestation, []string, *Problem) {
 	rule := &commands.RuleContestation{Contestation: f.Get("contestation"), Upheld: f.Get("upheld") == "true", Ruling: f.Get("ruling")}
 	var at []string
 	add := func(cmd commands.Command, field string) *Problem {
@@ -1397,7 +1397,7 @@ func (u *UI) eventLog(w http.ResponseWriter, r *http.Request) {
 	}
 	// Names: the players' from the tournament's state, the officials' from
 	// their list.
-	var st projections.State
+	var st projections.TournamentView
 	if prob, err := u.get(r, "/v1/tournaments/"+url.PathEscape(p.T)+"/state", &st); err == nil && prob == nil {
 		p.State = &st
 	}

@@ -11,6 +11,7 @@ import (
 // players only and the way to the others; together the pages hold every
 // player once.
 func TestPrintableListsArePaged(t *testing.T) {
+	t.Parallel()
 	u := newUI(t)
 	if code, _ := u.api("POST", "/v1/tournaments", admin, `{"id":"big","name":"Big","ruleset":"rtu"}`); code != 201 {
 		t.Fatalf("create: %d", code)

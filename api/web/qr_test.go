@@ -152,6 +152,7 @@ func decodeQR(t *testing.T, html string) string {
 // and the links page says it; while the links point at loopback, which no
 // phone reaches, the links page and the round's slips say so.
 func TestSlipsCarryTheAddressPhonesOpen(t *testing.T) {
+	t.Parallel()
 	const public = "http://192.168.1.20:8080"
 	for _, c := range []struct {
 		name, public string

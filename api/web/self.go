@@ -606,7 +606,7 @@ func (u *UI) linksPost(w http.ResponseWriter, r *http.Request) {
 
 // scanned finds the player a scanned or typed code stands for: a personal
 // link (its URL or its token), or a player's id.
-func scanned(code string, st *projections.State, links map[string]*link) (string, bool) {
+func scanned(code string, st *projections.TournamentView, links map[string]*link) (string, bool) {
 	code = strings.TrimSpace(code)
 	if i := strings.Index(code, "k="); i >= 0 {
 		code = code[i+2:]

@@ -63,7 +63,7 @@ type Options struct {
 	// not encoded for the page: it is shared by every page of the same seq,
 	// which must not modify it. false leaves the page to read it from the
 	// API, which says why it cannot be read.
-	State func(r *http.Request, t string) (*projections.State, bool)
+	State func(r *http.Request, t string) (*projections.TournamentView, bool)
 	// Renders is how many pages are rendered at once; the default is
 	// GOMAXPROCS less one, at least one, so that a core stays free for
 	// the commands. The other pages wait their turn; commands never do.

@@ -11,13 +11,13 @@ import (
 
 	"github.com/referto/referto/api"
 	"github.com/referto/referto/api/apitest"
-	"github.com/referto/referto/commands/ledger"
+	"github.com/referto/referto/api/node"
 )
 
 // ui is a node behind a loopback server, for form posts without a browser.
 type ui struct {
 	t    *testing.T
-	node *ledger.Node
+	node *node.Node
 	srv  *httptest.Server
 }
 
@@ -29,8 +29,8 @@ func newUI(t *testing.T) *ui {
 // newUIWith is newUI with the API's options o.
 func newUIWith(t *testing.T, o api.Options) *ui {
 	t.Helper()
-	node, srv := apitest.ServeWith(t, t.TempDir(), admin, o)
-	return &ui{t: t, node: node, srv: srv}
+	n, srv := apitest.ServeWith(t, t.TempDir(), admin, o)
+	return &ui{t: t, node: n, srv: srv}
 }
 
 // api sends a JSON request to the API with a bearer token.
@@ -212,6 +212,7 @@ func TestSanctionFormNamesTheOffence(t *testing.T) {
 // and the draw form both say, in Italian and in English, that the call is
 // optional and what a call once started does to the draw (docs/rules.md#111-pinned-the-call-of-a-round-is-optional).
 func TestTheCallOfARoundIsSaidOptional(t *testing.T) {
+	t.Parallel()
 	u := newUI(t)
 	if code, _ := u.api("POST", "/v1/tournaments", admin, `{"id":"t1","name":"T","ruleset":"rtu"}`); code != 201 {
 		t.Fatalf("create: %d", code)

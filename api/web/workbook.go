@@ -154,7 +154,7 @@ func (o workbookImported) query(lang string) url.Values {
 // and, for a whole tournament, the rows of the file's standings the
 // ruleset disagrees on, as the log recorded them (imported); "" when the
 // address carries no upload.
-func workbookBanner(lang string, q url.Values, st *projections.State, imported *events.ClassificationImported) (string, *workbookNotes) {
+func workbookBanner(lang string, q url.Values, st *projections.TournamentView, imported *events.ClassificationImported) (string, *workbookNotes) {
 	file := q.Get("workbook")
 	if file == "" {
 		return "", nil

@@ -32,7 +32,7 @@ func TestTheUploadsWarningsFitTheRedirect(t *testing.T) {
 			t.Errorf("%d warnings: the redirect's address is %d bytes, past half the %d a request may take", n, len(target), requestLimit)
 		}
 		q := o.query("it")
-		banner, notes := workbookBanner("it", q, &projections.State{}, nil)
+		banner, notes := workbookBanner("it", q, &projections.TournamentView{}, nil)
 		if want := "Lista iscritti importata dal file «iscritti.xlsx»: " + fmt.Sprint(n) + " giocatori iscritti (evento 11)."; banner != want {
 			t.Errorf("%d warnings: the banner says %q, want %q", n, banner, want)
 		}

@@ -74,6 +74,7 @@ func (u *ui) uploaded(t, token, query, scope, name string, data []byte) (int, st
 // file sent again records nothing more and says so; a whole tournament is not
 // offered, and refused, where players are registered.
 func TestWorkbookUploadOnTheEntryListPage(t *testing.T) {
+	t.Parallel()
 	u := newUI(t)
 	arbiter := func(id string) string {
 		if code, _ := u.api("POST", "/v1/tournaments", admin, `{"id":"`+id+`","name":"T","ruleset":"rtu"}`); code != 201 {

@@ -9,8 +9,8 @@ import (
 	"os"
 	"strings"
 
+	"github.com/referto/referto/api/node"
 	"github.com/referto/referto/cmd/referto/bench"
-	"github.com/referto/referto/commands/ledger"
 	"github.com/referto/referto/replay"
 )
 
@@ -141,7 +141,7 @@ func replayCmd(ctx context.Context, args []string, _ func(string) string, stdout
 	if *logPath != "" {
 		sc, closeLog, err = replay.OpenFile(*logPath, func(size int64) replay.Progress { return newProgress(stderr, size, "read", true) })
 	} else {
-		sc, closeLog, err = replay.ScanDir(ctx, dataDir{ledger.Layout{Dir: *data}}, *t,
+		sc, closeLog, err = replay.ScanDir(ctx, dataDir{node.Layout{Dir: *data}}, *t,
 			func(n uint64) replay.Progress { return newProgress(stderr, int64(n), "read", false) })
 	}
 	if err != nil {

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/referto/referto/api/client"
-	"github.com/referto/referto/commands/ledger/backup"
+	"github.com/referto/referto/api/node/backup"
 )
 
 func backupCmd(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {

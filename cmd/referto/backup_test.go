@@ -20,9 +20,9 @@ import (
 
 	"github.com/referto/referto/api"
 	"github.com/referto/referto/api/client"
+	"github.com/referto/referto/api/node"
+	"github.com/referto/referto/api/node/backup"
 	"github.com/referto/referto/commands"
-	"github.com/referto/referto/commands/ledger"
-	"github.com/referto/referto/commands/ledger/backup"
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/events/checkpoint"
 )
@@ -83,7 +83,7 @@ func TestBackupWhileServingRestoresTheSameLedger(t *testing.T) {
 		t.Fatal(err)
 	}
 	orig := startChild(t, data)
-	if si, ok := (ledger.Layout{Dir: data}).Announced(); !ok || si.URL != orig.url {
+	if si, ok := (node.Layout{Dir: data}).Announced(); !ok || si.URL != orig.url {
 		t.Fatalf("serve.json: %+v, %v; want the URL %s", si, ok, orig.url)
 	}
 
@@ -187,7 +187,7 @@ func TestBackupWhileServingRestoresTheSameLedger(t *testing.T) {
 	if d, err := orig.terminate(); err != nil {
 		t.Fatalf("stop the original: %v (%v)", err, d)
 	}
-	if _, err := os.Stat(ledger.Layout{Dir: data}.ServeInfo()); !os.IsNotExist(err) {
+	if _, err := os.Stat(node.Layout{Dir: data}.ServeInfo()); !os.IsNotExist(err) {
 		t.Errorf("serve.json is still there after a clean stop: %v", err)
 	}
 
@@ -274,7 +274,7 @@ func TestBackupOfAStoppedDirectory(t *testing.T) {
 	data, restored, file := filepath.Join(dir, "data"), filepath.Join(dir, "restored"), filepath.Join(dir, "b.tar")
 	mustCLI(t, "demo", "--data", data, "--players", "24", "--seed", "5")
 	// A serve.json left by a server that was killed points nowhere.
-	if err := os.WriteFile(ledger.Layout{Dir: data}.ServeInfo(), []byte(`{"url":"http://127.0.0.1:1"}`), 0o600); err != nil {
+	if err := os.WriteFile(node.Layout{Dir: data}.ServeInfo(), []byte(`{"url":"http://127.0.0.1:1"}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	if out := mustCLI(t, "backup", "--data", data, "--out", file); !strings.Contains(out, "directly from "+data) {
@@ -292,7 +292,7 @@ func TestBackupOfAStoppedDirectory(t *testing.T) {
 func streamOf(t *testing.T, dir string) []events.StoredCommit {
 	t.Helper()
 	ctx := context.Background()
-	lg, closeAll, err := ledger.OpenLog(ctx, ledger.Layout{Dir: dir}, ledger.LogOptions{})
+	lg, closeAll, err := node.OpenLog(ctx, node.Layout{Dir: dir}, node.LogOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,7 +20,7 @@ import (
 
 	"github.com/referto/referto/api/client"
 	"github.com/referto/referto/cmd/referto/demo"
-	"github.com/referto/referto/commands/sim"
+	"github.com/referto/referto/cmd/referto/sim"
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/events/checkpoint"
 	"github.com/referto/referto/projections"

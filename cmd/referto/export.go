@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/referto/referto/api/client"
-	"github.com/referto/referto/commands/ledger"
+	"github.com/referto/referto/api/node"
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/replay"
 )
@@ -40,7 +40,7 @@ func export(ctx context.Context, args []string, getenv func(string) string, stdo
 		return usagef(stderr, "export needs --tournament and exactly one of --data and --url")
 	}
 	if *data != "" {
-		if si, ok := (ledger.Layout{Dir: *data}).Announced(); ok && answers(ctx, si.URL) {
+		if si, ok := (node.Layout{Dir: *data}).Announced(); ok && answers(ctx, si.URL) {
 			return fmt.Errorf("export: referto serve is running on %s (pid %d): use --url %s --token TOKEN (an arbiter's, the appeals committee's or an auditor's)", *data, si.PID, si.URL)
 		}
 	}
@@ -79,7 +79,7 @@ func export(ctx context.Context, args []string, getenv func(string) string, stdo
 		case *url != "":
 			n, note, err = exportURL(ctx, *url, *token, *t, w, stderr)
 		default:
-			n, note, err = replay.ExportDir(ctx, dataDir{ledger.Layout{Dir: *data}}, *t, w, replay.DirExportOptions{Warnings: stderr,
+			n, note, err = replay.ExportDir(ctx, dataDir{node.Layout{Dir: *data}}, *t, w, replay.DirExportOptions{Warnings: stderr,
 				Progress: func(n uint64) replay.Progress { return newProgress(stderr, int64(n), "export", false) }})
 		}
 		return note, err
@@ -114,12 +114,12 @@ func exportURL(ctx context.Context, base, token, t string, w io.Writer, stderr i
 }
 
 // dataDir is a data directory as replay.ExportDir reads it.
-type dataDir struct{ ledger.Layout }
+type dataDir struct{ node.Layout }
 
 func (d dataDir) String() string { return d.Dir }
 
 func (d dataDir) OpenLog(ctx context.Context) (replay.ExportLog, func(), error) {
-	return ledger.OpenLog(ctx, d.Layout, ledger.LogOptions{})
+	return node.OpenLog(ctx, d.Layout, node.LogOptions{})
 }
 
 // answers reports whether a referto answers at base (its /healthz), as one

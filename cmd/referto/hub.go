@@ -6,9 +6,9 @@ import (
 	"io"
 
 	"github.com/referto/referto/api"
-	"github.com/referto/referto/commands/hub"
-	"github.com/referto/referto/commands/ledger"
-	"github.com/referto/referto/commands/registry"
+	"github.com/referto/referto/api/hub"
+	"github.com/referto/referto/api/hub/registry"
+	"github.com/referto/referto/api/node"
 )
 
 // hubCmd runs a national hub (hub.Start): its embedded NATS server accepts
@@ -17,7 +17,7 @@ import (
 func hubCmd(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	env := envOr(getenv)
 	fs := newFlags("hub", stderr)
-	var c api.HubConfig
+	var c HubConfig
 	fs.StringVar(&c.Data, "data", env("REFERTO_DATA", "referto-hub"), "data directory [REFERTO_DATA]")
 	fs.StringVar(&c.Addr, "addr", env("REFERTO_ADDR", "127.0.0.1:8090"), "HTTP listen address [REFERTO_ADDR]")
 	fs.StringVar(&c.Leaf, "leaf", env("REFERTO_LEAF", "127.0.0.1:7422"), "where venues' leaf nodes connect, HOST:PORT [REFERTO_LEAF]")
@@ -32,7 +32,7 @@ func hubCmd(ctx context.Context, args []string, getenv func(string) string, stdo
 		return err
 	}
 	logger := newLogger(stderr, c.Level())
-	layout := ledger.Layout{Dir: c.Data}
+	layout := node.Layout{Dir: c.Data}
 	lock, err := layout.Lock() // before anything in the directory is written
 	if err != nil {
 		return err

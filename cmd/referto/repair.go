@@ -6,7 +6,7 @@ import (
 	"io"
 
 	"github.com/referto/referto/api/client"
-	"github.com/referto/referto/commands/ledger/repair"
+	"github.com/referto/referto/api/node/repair"
 	"github.com/referto/referto/events/checkpoint"
 )
 

@@ -15,16 +15,16 @@ import (
 	"golang.org/x/term"
 
 	"github.com/referto/referto/api"
-	"github.com/referto/referto/commands/hub"
-	"github.com/referto/referto/commands/ledger"
+	"github.com/referto/referto/api/hub"
+	"github.com/referto/referto/api/node"
 )
 
 // parseServe reads serve's flags, each defaulting to the environment
 // variable named beside it, and checks them all at once
-// (api.ServeConfig.Validate).
-func parseServe(args []string, getenv func(string) string, stderr io.Writer) (api.ServeConfig, error) {
+// (ServeConfig.Validate).
+func parseServe(args []string, getenv func(string) string, stderr io.Writer) (ServeConfig, error) {
 	env := envOr(getenv)
-	var c api.ServeConfig
+	var c ServeConfig
 	fs := newFlags("serve", stderr)
 	fs.StringVar(&c.Data, "data", env("REFERTO_DATA", "referto-data"), "data directory: nats/ (embedded JetStream), projections/ (Pebble), keys/ [REFERTO_DATA]")
 	fs.StringVar(&c.Addr, "addr", env("REFERTO_ADDR", "127.0.0.1:8080"), "HTTP listen address; port 0 picks a free port [REFERTO_ADDR]")
@@ -37,7 +37,7 @@ func parseServe(args []string, getenv func(string) string, stderr io.Writer) (ap
 	fs.StringVar(&c.Sync, "sync", env("REFERTO_SYNC", "always"), "embedded JetStream fsync policy: 'always' (every write is on disk before it is acknowledged) or an interval such as 2m (faster; acknowledged writes can be lost on power failure) [REFERTO_SYNC]")
 	fs.StringVar(&c.LogLevel, "log-level", env("REFERTO_LOG_LEVEL", "info"), "debug, info, warn or error [REFERTO_LOG_LEVEL]")
 	c.DiskReserve = env("REFERTO_DISK_RESERVE", "")
-	fs.Func("disk-reserve", fmt.Sprintf("free space on the data disk below which commands are refused, e.g. 128MiB; a reserve below the default gets the projections smaller memtables, to fit [REFERTO_DISK_RESERVE] (default %dMiB)", ledger.DefaultDiskReserve>>20), func(s string) error {
+	fs.Func("disk-reserve", fmt.Sprintf("free space on the data disk below which commands are refused, e.g. 128MiB; a reserve below the default gets the projections smaller memtables, to fit [REFERTO_DISK_RESERVE] (default %dMiB)", node.DefaultDiskReserve>>20), func(s string) error {
 		c.DiskReserve = s
 		return nil
 	})
@@ -66,7 +66,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 	logger := newLogger(stderr, c.Level())
 
-	layout := ledger.Layout{Dir: c.Data}
+	layout := node.Layout{Dir: c.Data}
 	// The directory is this process's before anything in it is written:
 	// a second serve on it stops here, the first one's token untouched.
 	lock, err := layout.Lock()
@@ -85,7 +85,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		return err
 	}
 	defer ln.Close()
-	public := api.PublicURL(c.PublicURL, ln.Addr(), net.InterfaceAddrs)
+	public := PublicURL(c.PublicURL, ln.Addr(), net.InterfaceAddrs)
 	ao := api.Options{AdminTokenSHA256: adminHash, PublicURL: public}
 	ao.MaxStreams, ao.MaxStreamsPerTournament = c.StreamLimits()
 	cosigned := &hub.Cosignatures{Path: layout.Cosigned()}
@@ -97,14 +97,14 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 	no := c.NodeOptions(logger)
 	no.Locked = true
-	node, a, err := api.Start(ctx, no, ao)
+	n, a, err := api.Start(ctx, no, ao)
 	if err != nil {
 		return err
 	}
-	defer node.Close()
+	defer n.Close()
 	if c.Hub != "" {
-		wc := &hub.Client{Venue: c.Venue, Conn: node.Conn, Store: node.Store, Signer: node.Keys.Signer, Logger: logger, Cosigned: cosigned,
-			Hold: func(t string) bool { _, damaged := node.Damages.Of(t); return damaged }}
+		wc := &hub.Client{Venue: c.Venue, Conn: n.Conn, Store: n.Store, Signer: n.Keys.Signer, Logger: logger, Cosigned: cosigned,
+			Hold: func(t string) bool { _, damaged := n.Damages.Of(t); return damaged }}
 		defer wc.Start(ctx)()
 		hubURL := c.Hub
 		if u, err := url.Parse(c.Hub); err == nil {
@@ -129,7 +129,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	// Shut down within 5 s: stop accepting and drain requests (api.Serve),
 	// stop the runner, flush Pebble, drain NATS, stop the embedded server
 	// (node.Close).
-	return api.Serve(ctx, ln, a.Handler(), node, logger)
+	return api.Serve(ctx, ln, a.Handler(), n, logger)
 }
 
 // listen binds the HTTP API's address.
@@ -154,7 +154,7 @@ func newLogger(w io.Writer, level slog.Level) *slog.Logger {
 // adminToken returns the hex SHA-256 of the administrator's token: from
 // REFERTO_ADMIN_TOKEN, or the hash the layout keeps, or a new token printed
 // once to stdout whose hash the layout then keeps.
-func adminToken(layout ledger.Layout, getenv func(string) string, stdout io.Writer) (string, error) {
+func adminToken(layout node.Layout, getenv func(string) string, stdout io.Writer) (string, error) {
 	if t := getenv("REFERTO_ADMIN_TOKEN"); t != "" {
 		return api.TokenHash(t), nil
 	}

@@ -17,9 +17,9 @@ import (
 
 	"github.com/referto/referto/api"
 	"github.com/referto/referto/api/client"
-	"github.com/referto/referto/commands/ledger"
+	"github.com/referto/referto/api/node"
 	"github.com/referto/referto/events"
-	"github.com/referto/referto/projections/pebble"
+	"github.com/referto/referto/projections/store"
 )
 
 // serveIn runs serve on dir in this process, on a loopback port, until
@@ -313,7 +313,7 @@ func compareWithRebuild(t *testing.T, dir string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	lg, closeAll, err := ledger.OpenLog(ctx, ledger.Layout{Dir: dir}, ledger.LogOptions{})
+	lg, closeAll, err := node.OpenLog(ctx, node.Layout{Dir: dir}, node.LogOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -323,13 +323,13 @@ func compareWithRebuild(t *testing.T, dir string) {
 		t.Fatal(err)
 	}
 	dumpOf := func(path string, rebuild bool) []byte {
-		st, err := pebble.Open(path, nil)
+		st, err := store.Open(path, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer st.Close()
 		if rebuild {
-			r := pebble.NewRunner(lg, st, pebble.RunnerOptions{})
+			r := store.NewRunner(lg, st, store.RunnerOptions{})
 			rctx, rcancel := context.WithCancel(ctx)
 			done := make(chan error, 1)
 			go func() { done <- r.Run(rctx) }()
@@ -357,7 +357,7 @@ func compareWithRebuild(t *testing.T, dir string) {
 // first start prints a new token once and keeps only its hash, readable by
 // the owner alone; later starts reuse the hash and print nothing.
 func TestAdminTokenIsPrintedOnceAndKeptHashed(t *testing.T) {
-	layout := ledger.Layout{Dir: t.TempDir()}
+	layout := node.Layout{Dir: t.TempDir()}
 	if err := os.MkdirAll(layout.Keys(), 0o700); err != nil {
 		t.Fatal(err)
 	}

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/referto/referto/api/client"
+	"github.com/referto/referto/api/node"
 	"github.com/referto/referto/commands"
-	"github.com/referto/referto/commands/ledger"
 	"github.com/referto/referto/commands/workbook"
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/projections"
@@ -113,7 +113,7 @@ directly. Run again after a failure, an import resumes where it stopped.
 	}
 	o := workbook.Options{Tournament: *t, Ruleset: events.PresetID(*ruleset), Params: json.RawMessage(*params), Season: *season, EntryList: *entryList}
 	base := *url
-	if si, ok := (ledger.Layout{Dir: *data}).Announced(); base == "" && ok {
+	if si, ok := (node.Layout{Dir: *data}).Announced(); base == "" && ok {
 		base = si.URL
 	}
 	start := time.Now()
@@ -190,16 +190,16 @@ func printDisagreements(w io.Writer, ds []events.Disagreement) {
 // importDir imports into a stopped data directory, through a node started
 // on it for the purpose.
 func importDir(ctx context.Context, w *workbook.Workbook, o workbook.Options, data string, stdout io.Writer) (*workbook.Plan, error) {
-	node, err := ledger.StartNode(ctx, ledger.NodeOptions{Data: data})
+	n, err := node.StartNode(ctx, node.NodeOptions{Data: data})
 	if err != nil {
 		return nil, err
 	}
-	defer node.Close()
-	if err := node.Runner.WaitReady(ctx); err != nil {
+	defer n.Close()
+	if err := n.Runner.WaitReady(ctx); err != nil {
 		return nil, err
 	}
 	if o.EntryList {
-		if !node.Runner.Read(o.Tournament, func(st *projections.Tournament) { o.Into = st.Clone() }) {
+		if !n.Runner.Read(o.Tournament, func(st *projections.Tournament) { o.Into = st.Clone() }) {
 			return nil, fmt.Errorf("%s has no tournament %s", data, o.Tournament)
 		}
 	}
@@ -207,7 +207,7 @@ func importDir(ctx context.Context, w *workbook.Workbook, o workbook.Options, da
 	if err != nil {
 		return nil, err
 	}
-	return p, p.Run(ctx, workbook.LedgerSubmit(node.Ledger, events.Actor{ID: events.RoleAdmin, Role: events.RoleAdmin}))
+	return p, p.Run(ctx, workbook.LedgerSubmit(n.Ledger, events.Actor{ID: events.RoleAdmin, Role: events.RoleAdmin}))
 }
 
 // importHTTP imports through a running server's API.
@@ -246,7 +246,7 @@ func exportWorkbook(ctx context.Context, data, base, token, t, out string, stdou
 			return fmt.Errorf("export: %w", err)
 		}
 	} else {
-		sc, closeLog, err := replay.ScanDir(ctx, dataDir{ledger.Layout{Dir: data}}, t,
+		sc, closeLog, err := replay.ScanDir(ctx, dataDir{node.Layout{Dir: data}}, t,
 			func(n uint64) replay.Progress { return newProgress(stderr, int64(n), "read", false) })
 		if err != nil {
 			return err

@@ -5,44 +5,12 @@ import (
 	"fmt"
 
 	"github.com/referto/referto/events"
-	"github.com/referto/referto/events/jetstream"
-	"github.com/referto/referto/projections/pebble"
 )
 
 // DiskState is the data directory's filesystem as the disk guard sees it.
 type DiskState struct {
 	Free     uint64 `json:"free"`
 	ReadOnly bool   `json:"read_only"`
-}
-
-// LogDiskHeadroom is what the log may still write once the guard refuses
-// commands: the largest commit (jetstream.DefaultMaxPayload; a few in
-// flight are far smaller) and JetStream's block index and stream state.
-const LogDiskHeadroom = jetstream.DefaultMaxPayload + 8<<20
-
-// DefaultDiskReserve is the free space below which commands are refused:
-// the worst case of the projection store with its default memtables
-// (pebble.DiskHeadroom: write-ahead logs, preallocated and recycled, and
-// memtables being flushed: 342 MiB) and the log's (LogDiskHeadroom): 381 MiB. JetStream
-// and Pebble both treat a write that fails for lack of space as a fault, so
-// the ledger stops taking commands while there is still room for
-// everything already accepted to be applied, and resumes by itself once
-// space returns. A smaller reserve (NodeOptions.DiskReserve) gets smaller
-// memtables (MemTableSizeFor).
-const DefaultDiskReserve = pebble.DefaultDiskHeadroom + LogDiskHeadroom
-
-// MemTableSizeFor is the memtable size of a projection store that fits,
-// with the log, in a disk reserve of reserve bytes; an error names the
-// least reserve that fits.
-func MemTableSizeFor(reserve uint64) (uint64, error) {
-	if reserve > LogDiskHeadroom {
-		if size, ok := pebble.MemTableSizeFor(reserve - LogDiskHeadroom); ok {
-			return size, nil
-		}
-	}
-	least := LogDiskHeadroom + pebble.DiskHeadroom(pebble.MinMemTableSize)
-	return 0, fmt.Errorf("ledger: a disk reserve of %d MiB is less than the log and the projections can need once commands are refused: at least %d MiB",
-		reserve>>20, (least+1<<20-1)>>20)
 }
 
 // checkDisk refuses a command (ErrUnavailable, nothing appended) while the

@@ -5,11 +5,11 @@
 // last stream sequence, and on a conflict catches up and decides again; it
 // answers a retried idempotency key with the original outcome, refuses a
 // key reused for another request, checks an If-Match condition and refuses
-// commands while the data disk is below its reserve.
+// commands while the data disk is below its reserve. CheckLog and Locate
+// check a log against the heads the ledger acknowledged and name the
+// damage they find.
 //
 // The Ledger depends only on the small interfaces it declares (Log, State,
-// Index), so the loop is tested without NATS or Pebble. StartNode wires the
-// real ones: the JetStream log (embedded or an external cluster), the
-// Pebble projections and their runner, and the checkpoint keys, on a data
-// directory whose every path Layout names.
+// Index, HeadRecord), and imports neither NATS nor Pebble: package node
+// wires the real ones.
 package ledger

@@ -143,7 +143,7 @@ func Fingerprint(route, tournament string, actor events.Actor, body []byte) (str
 // sameRequest checks that the commit m, which sub's idempotency key already
 // stands for, was made for the request sub is: a retry, to be answered
 // with the stored outcome. A commit carries its request's fingerprint
-// (jetstream.RequestHeader) since the fingerprint exists; on an older one
+// (eventlog.RequestHeader) since the fingerprint exists; on an older one
 // the log still says who acted and, by its first event, through which
 // route, and those must agree (its body cannot be compared).
 func sameRequest(m events.StoredCommit, c events.Commit, sub Submission) error {

@@ -3,13 +3,18 @@ package ledger
 import (
 	"context"
 	"errors"
+	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/nats-io/nats.go"
 
 	"github.com/referto/referto/commands"
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/events/checkpoint"
+	"github.com/referto/referto/events/eventlog"
 	"github.com/referto/referto/projections"
+	"github.com/referto/referto/projections/store"
 )
 
 // TestTheDuplicateWindowKeepsTheBinding covers the paths where the command
@@ -17,10 +22,7 @@ import (
 // key reaches JetStream's duplicate window before this node's index), and
 // commits stored before requests carried a fingerprint.
 func TestTheDuplicateWindowKeepsTheBinding(t *testing.T) {
-	node, err := StartNode(context.Background(), NodeOptions{Data: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	node := startNode(t, t.TempDir())
 	defer node.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -118,6 +120,68 @@ func TestTheDuplicateWindowKeepsTheBinding(t *testing.T) {
 			t.Errorf("legacy commit, %s: %v, want reused %v", tc.what, err, tc.reused)
 		}
 	}
+}
+
+// testNode is what a ledger runs on in a node: a log on an embedded
+// JetStream, the projection store and its runner, and checkpoint keys.
+type testNode struct {
+	Ledger *Ledger
+	Log    *eventlog.Log
+	Runner *store.Runner
+	Keys   *checkpoint.Keys
+	close  []func()
+}
+
+// startNode wires a ledger over a real log and store kept in dir.
+func startNode(t *testing.T, dir string) *testNode {
+	t.Helper()
+	n := &testNode{}
+	ok := false
+	defer func() {
+		if !ok {
+			n.Close()
+		}
+	}()
+	ns, err := eventlog.StartServer(eventlog.ServerOptions{StoreDir: filepath.Join(dir, "nats")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n.close = append(n.close, func() { ns.Shutdown(); ns.WaitForShutdown() })
+	nc, err := nats.Connect("", nats.InProcessServer(ns))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n.close = append(n.close, nc.Close)
+	if n.Log, err = eventlog.Open(context.Background(), nc, eventlog.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.Open(filepath.Join(dir, "projections"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n.close = append(n.close, func() { st.Close() })
+	if n.Keys, err = checkpoint.LoadOrCreateKeys(filepath.Join(dir, "keys"), "referto", nil); err != nil {
+		t.Fatal(err)
+	}
+	n.Runner = store.NewRunner(n.Log, st, store.RunnerOptions{})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); _ = n.Runner.Run(ctx) }()
+	n.close = append(n.close, func() { cancel(); <-done })
+	if n.Ledger, err = New(Options{Log: n.Log, State: n.Runner, Index: st, Signer: n.Keys.Signer}); err != nil {
+		t.Fatal(err)
+	}
+	ok = true
+	return n
+}
+
+// Close stops the runner, then closes the store, the connection and the
+// server.
+func (n *testNode) Close() {
+	for i := len(n.close) - 1; i >= 0; i-- {
+		n.close[i]()
+	}
+	n.close = nil
 }
 
 // TestFingerprintCanonicalizesTheBody: what JSON does not distinguish

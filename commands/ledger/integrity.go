@@ -143,6 +143,7 @@ func (ds *Damages) Mark(d Damage) (added bool) {
 	if _, ok := ds.m[d.Tournament]; ok {
 		return false
 	}
+	d.dir = cmp.Or(d.dir, ds.Dir)
 	ds.m[d.Tournament] = d
 	return true
 }
@@ -172,7 +173,7 @@ func (ds *Damages) All() []Damage {
 	return out
 }
 
-// ScanLog is the log as the integrity check reads it (*jetstream.Log).
+// ScanLog is the log as the integrity check reads it (*eventlog.Log).
 type ScanLog interface {
 	LastSeq(ctx context.Context) (uint64, error)
 	LastSubjectSeq(ctx context.Context, t string) (uint64, error)
@@ -182,7 +183,7 @@ type ScanLog interface {
 // CheckOptions configures CheckLog.
 type CheckOptions struct {
 	// Leaves, when set, gives the leaf hashes a tournament's events had
-	// when the projections applied them (pebble.Store.NodeGetter): a
+	// when the projections applied them (store.Store.NodeGetter): a
 	// changed line is then named exactly, not by its broken link alone.
 	Leaves func(t string) checkpoint.NodeGetter
 	// Adopt makes CheckLog return the head of every tournament whose log

@@ -18,7 +18,7 @@ import (
 )
 
 // Log is the log commands are appended to, as the ledger uses it
-// (*jetstream.Log in a node).
+// (*eventlog.Log in a node).
 type Log interface {
 	// AppendRequest appends the commit body of tournament t, expecting
 	// t's last stream sequence to be expected, under message id id, with
@@ -30,9 +30,9 @@ type Log interface {
 	LastSubjectSeq(ctx context.Context, t string) (uint64, error)
 }
 
-// State is the state commands are decided on: every tournament's fold,
-// kept current from the log (*pebble.Runner in a node).
-type State interface {
+// States is the state commands are decided on: every tournament's fold,
+// kept current from the log (*store.Runner in a node).
+type States interface {
 	// Ready reports whether the state has caught up with the log as it
 	// was at start; Lag is how far behind it is.
 	Ready() bool
@@ -53,7 +53,7 @@ type State interface {
 	Copy(t string) (*projections.Tournament, *checkpoint.Tree, bool, error)
 }
 
-// Index finds a command's commit by its idempotency key (*pebble.Store in
+// Index finds a command's commit by its idempotency key (*store.Store in
 // a node). It is current up to State.Applied.
 type Index interface {
 	// Command finds the commit of tournament t made under key.
@@ -95,7 +95,7 @@ type Options struct {
 	// Log is where commands are appended. Required.
 	Log Log
 	// State is what commands are decided on. Required.
-	State State
+	State States
 	// Index finds retried commands by their idempotency key. Required.
 	Index Index
 	// Signer signs the checkpoint a published classification carries.
@@ -112,7 +112,8 @@ type Options struct {
 	CommandTimeout time.Duration
 	// Disk measures the data directory's filesystem; nil (the default)
 	// turns the disk guard off. DiskReserve is the free space below which
-	// commands are refused (default DefaultDiskReserve).
+	// commands are refused; it is required with Disk (a node's is the
+	// worst case of its log and projection store).
 	Disk        func() (DiskState, error)
 	DiskReserve uint64
 	// Logger receives the disk guard's warnings; nil discards.
@@ -139,9 +140,6 @@ func (o *Options) EnsureDefaults() {
 	if o.CommandTimeout == 0 {
 		o.CommandTimeout = 10 * time.Second
 	}
-	if o.DiskReserve == 0 {
-		o.DiskReserve = DefaultDiskReserve
-	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -164,6 +162,9 @@ func (o *Options) Validate() error {
 	}
 	if o.Signer == nil {
 		errs = append(errs, errors.New("ledger: Signer is required"))
+	}
+	if o.Disk != nil && o.DiskReserve == 0 {
+		errs = append(errs, errors.New("ledger: DiskReserve is required with Disk"))
 	}
 	if o.Retries < 0 || o.CommandTimeout < 0 {
 		errs = append(errs, errors.New("ledger: Retries and CommandTimeout must not be negative"))

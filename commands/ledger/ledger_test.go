@@ -577,12 +577,12 @@ func TestAwaitAckedWaitsForAnsweredCommands(t *testing.T) {
 }
 
 // TestOptionsValidateReportsEveryProblem: one error names every missing
-// or negative option.
+// or negative option, and a disk guard without its reserve.
 func TestOptionsValidateReportsEveryProblem(t *testing.T) {
-	o := ledger.Options{Retries: -1}
+	o := ledger.Options{Retries: -1, Disk: func() (ledger.DiskState, error) { return ledger.DiskState{}, nil }}
 	o.EnsureDefaults()
 	err := o.Validate()
-	for _, want := range []string{"Log", "State", "Index", "Signer", "Retries"} {
+	for _, want := range []string{"Log", "State", "Index", "Signer", "Retries", "DiskReserve"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("Validate() = %v, want it to name %s", err, want)
 		}

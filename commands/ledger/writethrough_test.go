@@ -492,10 +492,7 @@ func TestWriteThroughFoldsAsTheProjections(t *testing.T) {
 	ids := []string{"bo", "mi", "to"}
 	key := 0
 	run := func(first bool) {
-		node, err := StartNode(context.Background(), NodeOptions{Data: dir})
-		if err != nil {
-			t.Fatal(err)
-		}
+		node := startNode(t, dir)
 		defer node.Close()
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()

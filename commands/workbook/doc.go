@@ -7,11 +7,12 @@
 // state of its own before any is submitted. The file format itself is
 // github.com/xuri/excelize/v2's.
 //
-// It sits under commands, beside commands/sim, because what it makes of a
+// It sits under commands, beside the ledger, because what it makes of a
 // file is commands: it imports commands (and the events and projections
-// they decide on, to rehearse an import and to write a state) and
-// projections/ranking, and nothing that imports it (api, cmd) is below it,
-// so no import runs back up the house. It submits nothing itself: the
-// caller hands each command to ledger.Submit (or the HTTP API), so the log,
-// the checkpoints and verify hold for an import as for any tournament.
+// they decide on, to rehearse an import and to write a state),
+// projections/ranking and the ledger's Submission, and nothing that imports
+// it (api, cmd) is below it, so no import runs back up the house. It
+// submits nothing itself: the caller hands each command to ledger.Submit
+// (or the HTTP API), so the log, the checkpoints and verify hold for an
+// import as for any tournament.
 package workbook

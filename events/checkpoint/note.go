@@ -16,6 +16,8 @@ import (
 
 	"github.com/transparency-dev/formats/log"
 	"golang.org/x/mod/sumdb/note"
+
+	"github.com/referto/referto/events/atomicfile"
 )
 
 // ErrSignature reports a checkpoint whose signature does not verify, or
@@ -186,42 +188,16 @@ func LoadOrCreateKeys(dir, name string, random io.Reader) (*Keys, error) {
 		// The signing key's file is what says a key exists, so it is
 		// written last, and each file whole or not at all: a crash in
 		// between leaves no key and the next start makes a new pair.
-		if err := writeAtomic(filepath.Join(dir, VerifierFile), []byte(v+"\n")); err != nil {
+		if err := atomicfile.Write(filepath.Join(dir, VerifierFile), []byte(v+"\n"), 0o600); err != nil {
 			return nil, err
 		}
-		if err := writeAtomic(filepath.Join(dir, SignerFile), []byte(s+"\n")); err != nil {
+		if err := atomicfile.Write(filepath.Join(dir, SignerFile), []byte(s+"\n"), 0o600); err != nil {
 			return nil, err
 		}
 	} else if err != nil {
 		return nil, err
 	}
 	return LoadKeys(dir)
-}
-
-// writeAtomic writes a 0600 file through a synced temporary file renamed
-// into place.
-func writeAtomic(path string, b []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(f.Name())
-	if err := f.Chmod(0o600); err != nil {
-		f.Close()
-		return err
-	}
-	if _, err := f.Write(b); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
 }
 
 // LoadKeys reads the key pair LoadOrCreateKeys made in dir and never creates

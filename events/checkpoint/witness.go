@@ -11,6 +11,8 @@ import (
 
 	fnote "github.com/transparency-dev/formats/note"
 	"golang.org/x/mod/sumdb/note"
+
+	"github.com/referto/referto/events/atomicfile"
 )
 
 // A witness (the hub) cosigns a log's checkpoint once it has checked that
@@ -52,10 +54,10 @@ func LoadOrCreateWitness(dir, name string, random io.Reader) (*Witness, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := writeAtomic(vkPath, []byte(cv+"\n")); err != nil {
+		if err := atomicfile.Write(vkPath, []byte(cv+"\n"), 0o600); err != nil {
 			return nil, err
 		}
-		if err := writeAtomic(skPath, []byte(s+"\n")); err != nil {
+		if err := atomicfile.Write(skPath, []byte(s+"\n"), 0o600); err != nil {
 			return nil, err
 		}
 	} else if err != nil {

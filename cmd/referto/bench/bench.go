@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/referto/referto/api"
-	"github.com/referto/referto/commands/ledger"
+	"github.com/referto/referto/api/node"
 )
 
 // Pairs are the pairs Run measures, in the order it measures them.
@@ -232,24 +232,24 @@ const benchAdmin = "bench-admin"
 
 // serve starts a node on data with the API over it, waits until it is
 // ready and serves it on 127.0.0.1 until stop.
-func (b *bencher) serve(data string) (*ledger.Node, string, func(), error) {
-	node, a, err := api.Start(b.ctx, ledger.NodeOptions{Data: data, Logger: slog.New(slog.DiscardHandler)},
+func (b *bencher) serve(data string) (*node.Node, string, func(), error) {
+	n, a, err := api.Start(b.ctx, node.NodeOptions{Data: data, Logger: slog.New(slog.DiscardHandler)},
 		api.Options{AdminTokenSHA256: api.TokenHash(benchAdmin)})
 	if err != nil {
 		return nil, "", nil, err
 	}
-	err = node.Runner.WaitReady(b.ctx)
+	err = n.Runner.WaitReady(b.ctx)
 	var l net.Listener
 	if err == nil {
 		l, err = net.Listen("tcp", "127.0.0.1:0")
 	}
 	if err != nil {
-		node.Close()
+		n.Close()
 		return nil, "", nil, err
 	}
 	srv := &http.Server{Handler: a.Handler(), ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = srv.Serve(l) }()
-	return node, "http://" + l.Addr().String(), func() { _ = srv.Close(); node.Close() }, nil
+	return n, "http://" + l.Addr().String(), func() { _ = srv.Close(); n.Close() }, nil
 }
 
 // generated returns a data directory holding a generated tournament "bench"

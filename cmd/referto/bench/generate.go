@@ -7,12 +7,13 @@ import (
 	mrand "math/rand/v2"
 	"time"
 
+	"github.com/referto/referto/api/node"
+	"github.com/referto/referto/cmd/referto/sim"
 	"github.com/referto/referto/commands"
 	"github.com/referto/referto/commands/ledger"
-	"github.com/referto/referto/commands/sim"
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/events/checkpoint"
-	"github.com/referto/referto/events/jetstream"
+	"github.com/referto/referto/events/eventlog"
 	"github.com/referto/referto/projections"
 )
 
@@ -57,8 +58,8 @@ func Generate(ctx context.Context, o GenerateOptions) (Generated, error) {
 	// Events: one registration, one check-in per round and a quarter of a
 	// report per round for each player, plus a few for the tournament.
 	players := max(16, int(float64(o.Events-o.Rounds-4)/(1+1.25*float64(o.Rounds))))
-	layout := ledger.Layout{Dir: o.Data}
-	lg, closeLog, err := ledger.OpenLog(ctx, layout, ledger.LogOptions{Create: true, SyncInterval: o.SyncInterval})
+	layout := node.Layout{Dir: o.Data}
+	lg, closeLog, err := node.OpenLog(ctx, layout, node.LogOptions{Create: true, SyncInterval: o.SyncInterval})
 	if err != nil {
 		return Generated{}, err
 	}
@@ -89,7 +90,7 @@ func Generate(ctx context.Context, o GenerateOptions) (Generated, error) {
 // generator appends decided commands to the log and folds them.
 type generator struct {
 	ctx      context.Context
-	lg       *jetstream.Log
+	lg       *eventlog.Log
 	t        *projections.Tournament
 	tree     *checkpoint.Tree
 	keys     *checkpoint.Keys

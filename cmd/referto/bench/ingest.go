@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"strconv"
 	"strings"
 	"time"
 
@@ -17,7 +16,6 @@ import (
 	"github.com/referto/referto/api/client"
 	"github.com/referto/referto/commands"
 	"github.com/referto/referto/events"
-	"github.com/referto/referto/events/jetstream/groupcommit"
 )
 
 // ingest: RegisterPlayer over HTTP, k clients on k tournaments, fsync per
@@ -46,8 +44,6 @@ func (b *bencher) ingest(n, k int) error {
 		return err
 	}
 	defer r.stopFollowers()
-	r.gc = groupcommit.New(b.ctx, node.Conn, r.js)
-	defer r.gc.Stop()
 	if err := b.interleave(r.refRound, r.rawRound); err != nil {
 		return err
 	}
@@ -62,22 +58,20 @@ func newAdmin(url string, k int) *client.Client {
 }
 
 // ingestRun is one ingest pair: referto's rounds and the raw rounds, each
-// of them three baselines.
+// of them two baselines.
 type ingestRun struct {
 	b     *bencher
 	n, k  int
 	admin *client.Client
 	arbs  []*client.Client // one per client, on its own tournament
 	js    natsjs.JetStream
-	gc    *groupcommit.Committer
 	msg   []byte // the stored commit of one RegisterPlayer
 	stops []func()
 
-	round, rawRounds     int
-	guardLast, batchLast []uint64 // per client: the last stream sequence of its subject
-	ref, raw             []load
-	guard, grouped       []load
-	perPublish           []float64 // messages per publish (single ones included), per round
+	round, rawRounds int
+	guardLast        []uint64 // per client: the last stream sequence of its subject
+	ref, raw         []load
+	guard            []load
 }
 
 // tournaments creates a tournament and appoints its arbiter per client.
@@ -111,19 +105,14 @@ func (r *ingestRun) streams() error {
 	// (the message id of each command, the expected last sequence of its
 	// tournament's subject, a consumer following the stream as the
 	// projections do), without any of referto's own code.
-	// The third: the same with group commit, through JetStream's atomic
-	// batch publish, the one way JetStream has to store several messages
-	// under one fsync (groupcommit).
-	for _, name := range []string{"RAWGUARD", "RAWBATCH"} {
-		if _, err := r.js.CreateStream(r.b.ctx, natsjs.StreamConfig{Name: name, Subjects: []string{strings.ToLower(name) + ".>"}, Storage: natsjs.FileStorage,
-			DenyDelete: true, DenyPurge: true, Duplicates: 2 * time.Minute, AllowAtomicPublish: name == "RAWBATCH"}); err != nil {
-			return err
-		}
-		if err := r.follow(name); err != nil {
-			return err
-		}
+	if _, err := r.js.CreateStream(r.b.ctx, natsjs.StreamConfig{Name: "RAWGUARD", Subjects: []string{"rawguard.>"}, Storage: natsjs.FileStorage,
+		DenyDelete: true, DenyPurge: true, Duplicates: 2 * time.Minute}); err != nil {
+		return err
 	}
-	r.guardLast, r.batchLast = make([]uint64, r.k), make([]uint64, r.k)
+	if err := r.follow("RAWGUARD"); err != nil {
+		return err
+	}
+	r.guardLast = make([]uint64, r.k)
 	return nil
 }
 
@@ -183,7 +172,7 @@ func (r *ingestRun) refRound() error {
 }
 
 // rawRound is a round of each raw baseline: plain publishes, publishes
-// with the ledger's guarantees, and the same by atomic batch.
+// with the ledger's guarantees.
 func (r *ingestRun) rawRound() error {
 	r.rawRounds++
 	ctx := r.b.ctx
@@ -207,23 +196,9 @@ func (r *ingestRun) rawRound() error {
 	if err != nil {
 		return err
 	}
-	batches, msgs := r.gc.Stats()
-	l, err = runLoad(r.n, r.k, func(c, i int) error {
-		m := &nats.Msg{Subject: fmt.Sprintf("rawbatch.%d", c), Data: r.msg, Header: nats.Header{}}
-		m.Header.Set(natsjs.MsgIDHeader, fmt.Sprintf("%d-%d", r.rawRounds, i))
-		m.Header.Set(natsjs.ExpectedLastSubjSeqHeader, strconv.FormatUint(r.batchLast[c], 10))
-		seq, err := r.gc.Append(m)
-		if err == nil {
-			r.batchLast[c] = seq
-		}
-		return err
-	})
-	r.grouped = append(r.grouped, l)
-	batches2, msgs2 := r.gc.Stats()
-	r.perPublish = append(r.perPublish, float64(msgs2-msgs)/float64(max(1, batches2-batches)))
 	raw, guard := r.raw[len(r.raw)-1], r.guard[len(r.guard)-1]
-	fmt.Fprintf(r.b.out, "  raw round %d: %.0f/s, CPU %.0f µs per publish; with the ledger's guarantees %.0f/s, %.0f µs; by atomic batch %.0f/s, %.0f µs, %.1f messages per publish\n",
-		r.rawRounds, raw.rate, raw.cpu, guard.rate, guard.cpu, l.rate, l.cpu, r.perPublish[len(r.perPublish)-1])
+	fmt.Fprintf(r.b.out, "  raw round %d: %.0f/s, CPU %.0f µs per publish; with the ledger's guarantees %.0f/s, %.0f µs\n",
+		r.rawRounds, raw.rate, raw.cpu, guard.rate, guard.cpu)
 	return err
 }
 
@@ -240,10 +215,6 @@ func (r *ingestRun) addRows() {
 	rg, p99g := pick(r.guard, rate), pick(r.guard, p99)
 	b.add(Row{What: "  against JetStream with the ledger's guarantees", Referto: fmt.Sprintf("%.0f/s, p99 %.2f ms", rr, p99r),
 		Raw: fmt.Sprintf("%.0f/s, p99 %.2f ms (%.2f of raw)", rg, p99g, rg/rw), Ratio: fmt.Sprintf("%.2f, %+.2f ms", rr/rg, p99r-p99g), Target: "(no target)"})
-	rb, p99b := pick(r.grouped, rate), pick(r.grouped, p99)
-	b.add(Row{What: "  the same guarantees, group commit by atomic batch", Referto: fmt.Sprintf("%.0f/s, p99 %.2f ms", rr, p99r),
-		Raw:   fmt.Sprintf("%.0f/s, p99 %.2f ms (%.2f of raw), %.1f messages per publish", rb, p99b, rb/rw, median(r.perPublish)),
-		Ratio: fmt.Sprintf("%.2f, %+.2f ms", rr/rb, p99r-p99b), Target: "(no target)"})
 	if cr, cw := pick(r.ref, cpu), pick(r.raw, cpu); cr > 0 && cw > 0 {
 		b.add(Row{What: "  CPU per command (raw: per plain publish), whole bench process", Referto: fmt.Sprintf("%.0f µs", cr), Raw: fmt.Sprintf("%.0f µs", cw),
 			Ratio: fmt.Sprintf("%.1f×", cr/cw), Target: "(no target)"})

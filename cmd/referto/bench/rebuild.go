@@ -9,10 +9,10 @@ import (
 
 	cpebble "github.com/cockroachdb/pebble/v2"
 
-	"github.com/referto/referto/commands/ledger"
+	"github.com/referto/referto/api/node"
 	"github.com/referto/referto/events"
-	"github.com/referto/referto/events/jetstream"
-	"github.com/referto/referto/projections/pebble"
+	"github.com/referto/referto/events/eventlog"
+	"github.com/referto/referto/projections/store"
 )
 
 // rebuild: the projections of the whole log rebuilt into an empty store,
@@ -20,7 +20,7 @@ import (
 // and writing one Pebble batch per 1,000 messages.
 func (b *bencher) rebuild(data string, n int) error {
 	fmt.Fprintf(b.out, "rebuild: %d events\n", n)
-	lg, closeLog, err := ledger.OpenLog(b.ctx, ledger.Layout{Dir: data}, ledger.LogOptions{})
+	lg, closeLog, err := node.OpenLog(b.ctx, node.Layout{Dir: data}, node.LogOptions{})
 	if err != nil {
 		return err
 	}
@@ -68,14 +68,14 @@ func (b *bencher) rebuild(data string, n int) error {
 
 // rebuildViews runs the projections over the log into a new store at dir
 // until they hold its last sequence, and returns how long the views took.
-func (b *bencher) rebuildViews(lg *jetstream.Log, last uint64, dir string) (time.Duration, error) {
-	st, err := pebble.Open(dir, nil)
+func (b *bencher) rebuildViews(lg *eventlog.Log, last uint64, dir string) (time.Duration, error) {
+	st, err := store.Open(dir, nil)
 	if err != nil {
 		return 0, err
 	}
 	defer st.Close()
 	start := time.Now()
-	r := pebble.NewRunner(lg, st, pebble.RunnerOptions{})
+	r := store.NewRunner(lg, st, store.RunnerOptions{})
 	rctx, cancel := context.WithCancel(b.ctx)
 	done := make(chan error, 1)
 	go func() { done <- r.Run(rctx) }()
@@ -96,7 +96,7 @@ func (b *bencher) rebuildViews(lg *jetstream.Log, last uint64, dir string) (time
 
 // copyToPebble is the raw pipeline: every message of the log into a new
 // Pebble at dir, keyed by stream sequence, a batch per 1,000.
-func (b *bencher) copyToPebble(lg *jetstream.Log, last uint64, dir string) (time.Duration, error) {
+func (b *bencher) copyToPebble(lg *eventlog.Log, last uint64, dir string) (time.Duration, error) {
 	db, err := cpebble.Open(dir, &cpebble.Options{Logger: quietPebble{}})
 	if err != nil {
 		return 0, err

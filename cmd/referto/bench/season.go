@@ -16,9 +16,9 @@ import (
 
 	"golang.org/x/mod/sumdb/note"
 
+	"github.com/referto/referto/cmd/referto/sim"
 	"github.com/referto/referto/commands"
 	"github.com/referto/referto/commands/ledger"
-	"github.com/referto/referto/commands/sim"
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/events/checkpoint"
 	"github.com/referto/referto/projections"

@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/referto/referto/commands/ledger"
+	"github.com/referto/referto/api/node"
 	"github.com/referto/referto/events/checkpoint"
 	"github.com/referto/referto/replay"
 )
@@ -29,7 +29,7 @@ func (b *bencher) verify(data string, n int) error {
 		return err
 	}
 	mb := float64(info.Size()) / (1 << 20)
-	o, err := verifyOptions(ledger.Layout{Dir: data}, logPath)
+	o, err := verifyOptions(node.Layout{Dir: data}, logPath)
 	if err != nil {
 		return err
 	}
@@ -59,44 +59,31 @@ func (b *bencher) verify(data string, n int) error {
 }
 
 // export writes tournament "bench" of data to path and its signed
-// checkpoint to path.checkpoint, as referto export does.
+// checkpoint to path.checkpoint, as referto export does, each whole or
+// not at all.
 func (b *bencher) export(data, path string) error {
-	layout := ledger.Layout{Dir: data}
+	layout := node.Layout{Dir: data}
 	keys, err := checkpoint.LoadKeys(layout.Keys())
 	if err != nil {
 		return err
 	}
-	lg, closeLog, err := ledger.OpenLog(b.ctx, layout, ledger.LogOptions{})
+	lg, closeLog, err := node.OpenLog(b.ctx, layout, node.LogOptions{})
 	if err != nil {
 		return err
 	}
 	defer closeLog()
-	f, err := os.Create(path + ".partial")
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	bw := bufio.NewWriterSize(f, 1<<20)
-	cp, err := replay.Export(b.ctx, lg, "bench", bw, replay.ExportOptions{})
-	if err != nil {
-		return err
-	}
-	if err := bw.Flush(); err != nil {
-		return err
-	}
-	note, err := checkpoint.Sign(cp, keys.Signer)
-	if err == nil {
-		err = os.WriteFile(replay.CheckpointFile(path), []byte(note), 0o644)
-	}
-	if err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
+	return replay.WriteFiles(path, replay.CheckpointFile(path), func(w io.Writer) (string, error) {
+		cp, err := replay.Export(b.ctx, lg, "bench", w, replay.ExportOptions{})
+		if err != nil {
+			return "", err
+		}
+		return checkpoint.Sign(cp, keys.Signer)
+	})
 }
 
 // verifyOptions are what referto verify --log path --key <data's verifier
 // key> checks with: the checkpoint beside the log, the key.
-func verifyOptions(layout ledger.Layout, path string) (replay.VerifyOptions, error) {
+func verifyOptions(layout node.Layout, path string) (replay.VerifyOptions, error) {
 	var o replay.VerifyOptions
 	pub, err := os.ReadFile(layout.CheckpointPub())
 	if err == nil {

@@ -18,8 +18,8 @@ import (
 	"strings"
 
 	"github.com/referto/referto/api/client"
+	"github.com/referto/referto/cmd/referto/sim"
 	"github.com/referto/referto/commands"
-	"github.com/referto/referto/commands/sim"
 	"github.com/referto/referto/events"
 )
 

@@ -11,7 +11,7 @@ import (
 
 	"github.com/referto/referto/api"
 	"github.com/referto/referto/api/client"
-	"github.com/referto/referto/commands/ledger"
+	"github.com/referto/referto/api/node"
 )
 
 // Stack is the real stack a demo plays through: a node on a data directory
@@ -24,7 +24,7 @@ type Stack struct {
 	// URL is where the API answers.
 	URL string
 
-	node *ledger.Node
+	node *node.Node
 	srv  *http.Server
 }
 
@@ -37,17 +37,17 @@ func Serve(ctx context.Context, data string, ln net.Listener) (*Stack, error) {
 		return nil, err
 	}
 	admin := hex.EncodeToString(tok)
-	node, a, err := api.Start(ctx, ledger.NodeOptions{Data: data, Logger: slog.New(slog.DiscardHandler)}, api.Options{AdminTokenSHA256: api.TokenHash(admin)})
+	n, a, err := api.Start(ctx, node.NodeOptions{Data: data, Logger: slog.New(slog.DiscardHandler)}, api.Options{AdminTokenSHA256: api.TokenHash(admin)})
 	if err == nil {
-		if err = node.Runner.WaitReady(ctx); err != nil {
-			node.Close()
+		if err = n.Runner.WaitReady(ctx); err != nil {
+			n.Close()
 		}
 	}
 	if err != nil {
 		ln.Close()
 		return nil, err
 	}
-	s := &Stack{node: node, srv: api.HTTPServer(a.Handler()), URL: "http://" + ln.Addr().String()}
+	s := &Stack{node: n, srv: api.HTTPServer(a.Handler()), URL: "http://" + ln.Addr().String()}
 	go func() { _ = s.srv.Serve(ln) }()
 	s.Admin = &client.Client{Base: s.URL, Token: admin, RetryUnavailable: 20,
 		HTTP: &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 4}}}
