@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"maps"
 	"os"
+	"path/filepath"
 	"slices"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/referto/referto/commands/ledger"
+	"github.com/referto/referto/events/atomicfile"
 	"github.com/referto/referto/events/checkpoint"
 	"github.com/referto/referto/events/eventlog"
 	"github.com/referto/referto/projections/store"
@@ -310,6 +312,11 @@ func (n *Node) check(ctx context.Context, o NodeOptions, last uint64, created bo
 		aside = fmt.Sprintf("%s.damaged-%d.%d", n.Layout.Projections(), so.Clock().Unix(), i)
 	}
 	if err := os.Rename(n.Layout.Projections(), aside); err != nil {
+		return fmt.Errorf("%s; moving them aside: %w", why, err)
+	}
+	// The move is made durable before a new store is built in the old
+	// one's place, as restore does.
+	if err := atomicfile.SyncDir(filepath.Dir(aside)); err != nil {
 		return fmt.Errorf("%s; moving them aside: %w", why, err)
 	}
 	o.Logger.Warn("projection store moved aside", "aside", aside, "why", why)
