@@ -1,6 +1,7 @@
-// Package referto_test holds the rules of the house: which package may
-// import which (docs/design.md#packages).
-package referto_test
+// The rules of the house: which package may import which
+// (docs/design.md#packages). They stand with the command, on the top
+// floor, and read the whole module from its root.
+package main_test
 
 import (
 	"errors"
@@ -55,18 +56,19 @@ type pkg struct {
 func modulePackages(t *testing.T) map[string]pkg {
 	t.Helper()
 	pkgs := map[string]pkg{}
-	err := filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
+	const root = "../.." // the module's root, from cmd/referto
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
 		if !d.IsDir() {
 			return nil
 		}
-		if name := d.Name(); p != "." && (strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") || name == "testdata") {
+		if name := d.Name(); p != root && (strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") || name == "testdata") {
 			return filepath.SkipDir
 		}
-		if p == "." {
-			return nil // the module's root holds only these rules
+		if p == root {
+			return nil // the module's root holds no package
 		}
 		bp, err := build.ImportDir(p, 0)
 		if err != nil {
@@ -76,7 +78,11 @@ func modulePackages(t *testing.T) map[string]pkg {
 			}
 			return err
 		}
-		rel := filepath.ToSlash(p)
+		rel, err := filepath.Rel(root, p)
+		if err != nil {
+			return err
+		}
+		rel = filepath.ToSlash(rel)
 		pkgs[rel] = pkg{path: rel, imports: bp.Imports, testImports: append(slices.Clone(bp.TestImports), bp.XTestImports...)}
 		return nil
 	})
