@@ -3,8 +3,6 @@ package web_test
 import (
 	"encoding/json"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -25,38 +23,15 @@ func TestEveryFormOfAPageIsItsOwnCommand(t *testing.T) {
 	_, srv := apitest.Serve(t, t.TempDir(), admin)
 	base := srv.URL
 
-	do := func(what string, steps ...chromedp.Action[chromedp.Void]) {
-		t.Helper()
-		if err := chromedp.Do(ctx, steps...); err != nil {
-			html, _ := chromedp.Run(ctx, chromedp.Evaluate[string]("document.body ? document.body.innerText : ''"))
-			t.Fatalf("%s: %v\npage text:\n%s", what, err, html)
-		}
-	}
-	text := func(js string) string {
-		t.Helper()
-		s, err := chromedp.Run(ctx, chromedp.Evaluate[string](js))
-		if err != nil {
-			t.Fatalf("evaluate %s: %v", js, err)
-		}
-		return s
-	}
-	shot := func(name string) {
-		t.Helper()
-		png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
-		if err == nil {
-			err = writeFile(shots, name+".png", png)
-		}
-		if err != nil {
-			t.Fatalf("screenshot %s: %v", name, err)
-		}
-	}
+	desk := &session{t: t, ctx: ctx, base: base, shots: shots} // the browser's first tab
+	do, text, shot := desk.do, desk.js, desk.shot
 	// sendInPlace submits a form of the page without leaving it, as a
 	// second tab or a form sent before the page reloads would: the page,
 	// and every other form on it, stays as rendered.
 	sendInPlace := func(form string) {
 		t.Helper()
 		f := `document.querySelector("` + form + `")`
-		status, err := chromedp.Run(ctx, chromedp.Evaluate[string](`fetch(`+f+`.action, {method: "POST", body: new URLSearchParams(new FormData(`+f+`))}).then(r => String(r.status))`, chromedp.EvalAwaitPromise))
+		status, err := evaluate(ctx, `fetch(`+f+`.action, {method: "POST", body: new URLSearchParams(new FormData(`+f+`))}).then(r => String(r.status))`, chromedp.EvalAwaitPromise)
 		if err != nil || status != "200" {
 			t.Fatalf("%s sent in place: %s %v", form, status, err)
 		}
@@ -66,7 +41,7 @@ func TestEveryFormOfAPageIsItsOwnCommand(t *testing.T) {
 		t.Helper()
 		req, _ := http.NewRequest("GET", base+"/v1/tournaments/banner/events", nil)
 		req.Header.Set("Authorization", "Bearer "+admin)
-		res, err := http.DefaultClient.Do(req)
+		res, err := httpClient().Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -149,8 +124,4 @@ func TestEveryFormOfAPageIsItsOwnCommand(t *testing.T) {
 	case !published && problem == "":
 		t.Errorf("nothing was published (ledger: %s) and no refusal is shown; banner %q", after, flash)
 	}
-}
-
-func writeFile(dir, name string, b []byte) error {
-	return os.WriteFile(filepath.Join(dir, name), b, 0o644)
 }

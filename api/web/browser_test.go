@@ -3,11 +3,13 @@ package web_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"syscall"
@@ -60,15 +62,64 @@ func browserTest(t *testing.T) (shots string, tab context.Context) {
 }
 
 // longBrowserTest is browserTest for a test that may drive the browser for
-// up to d.
+// up to d, and never past the test binary's own deadline (go test
+// -timeout, ten minutes by default): a test that runs out of time fails
+// with its step named rather than ending the whole run with a stack dump.
 func longBrowserTest(t *testing.T, d time.Duration) (shots string, tab context.Context) {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("browser test: skipped in -short mode")
 	}
 	exe := chromium(t)
+	if end, ok := t.Deadline(); ok {
+		d = min(d, time.Until(end)-30*time.Second)
+	}
 	return artifacts(t), browser(t, exe, d)
 }
+
+// stepTime bounds one step of a browser test (a navigation, a click and
+// what it waits for, a request to the API) on the slowest machine that
+// runs the suite: the longest step seen takes a few seconds.
+const stepTime = 90 * time.Second
+
+// step runs steps in the tab, bounded by stepTime. The tab must have run
+// once already (the first run binds the tab's life to its context).
+func step(tab context.Context, steps ...chromedp.Action[chromedp.Void]) error {
+	ctx, cancel := context.WithTimeout(tab, stepTime)
+	defer cancel()
+	return chromedp.Do(ctx, steps...)
+}
+
+// evaluate runs a JavaScript expression in the tab, bounded by stepTime.
+func evaluate(tab context.Context, expr string, opts ...chromedp.EvaluateOption) (string, error) {
+	ctx, cancel := context.WithTimeout(tab, stepTime)
+	defer cancel()
+	return chromedp.Run(ctx, chromedp.Evaluate[string](expr, opts...))
+}
+
+// screenshot takes a PNG of the whole page, bounded by stepTime.
+func screenshot(tab context.Context) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(tab, stepTime)
+	defer cancel()
+	return chromedp.Run(ctx, chromedp.FullScreenshot(100)) // quality 100: PNG
+}
+
+// stepFailed ends the test at a failed step, with the page's text and,
+// when the step ran out of time, what every goroutine of the test's
+// process (the server's among them) was doing.
+func stepFailed(t *testing.T, tab context.Context, what string, err error) {
+	t.Helper()
+	text, _ := evaluate(tab, "document.body ? document.body.innerText : ''")
+	if errors.Is(err, context.DeadlineExceeded) {
+		var b strings.Builder
+		_ = pprof.Lookup("goroutine").WriteTo(&b, 1)
+		t.Logf("goroutines when %q ran out of time:\n%s", what, b.String())
+	}
+	t.Fatalf("%s: %v\npage text:\n%s", what, err, text)
+}
+
+// httpClient is the tests' client of the server: bounded like a step.
+func httpClient() *http.Client { return &http.Client{Timeout: stepTime} }
 
 // browser starts a headless Chromium (loopback only, no background
 // networking) and stops it, by PID, when the test ends.
@@ -121,31 +172,8 @@ func TestArbiterWorkflowInABrowser(t *testing.T) {
 	_, srv := apitest.Serve(t, t.TempDir(), admin)
 	base := srv.URL
 
-	do := func(what string, steps ...chromedp.Action[chromedp.Void]) {
-		t.Helper()
-		if err := chromedp.Do(ctx, steps...); err != nil {
-			html, _ := chromedp.Run(ctx, chromedp.Evaluate[string]("document.body ? document.body.innerText : ''"))
-			t.Fatalf("%s: %v\npage text:\n%s", what, err, html)
-		}
-	}
-	text := func(js string) string {
-		t.Helper()
-		s, err := chromedp.Run(ctx, chromedp.Evaluate[string](js))
-		if err != nil {
-			t.Fatalf("evaluate %s: %v", js, err)
-		}
-		return s
-	}
-	shot := func(name string) {
-		t.Helper()
-		png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100)) // quality 100: PNG
-		if err != nil {
-			t.Fatalf("screenshot %s: %v", name, err)
-		}
-		if err := os.WriteFile(filepath.Join(shots, name+".png"), png, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	desk := &session{t: t, ctx: ctx, base: base, shots: shots} // the browser's first tab
+	do, text, shot := desk.do, desk.js, desk.shot
 	login := func(token string) {
 		t.Helper()
 		do("log in", chromedp.Navigate(base+"/ui/login"), chromedp.WaitVisible("#token"),
@@ -270,7 +298,7 @@ func TestArbiterWorkflowInABrowser(t *testing.T) {
 			}
 		}
 	}
-	if res, err := http.Get(base + "/v1/tournaments/torneo-web/rounds/1/tables"); err != nil {
+	if res, err := httpClient().Get(base + "/v1/tournaments/torneo-web/rounds/1/tables"); err != nil {
 		t.Fatal(err)
 	} else {
 		err = json.NewDecoder(res.Body).Decode(&tables)

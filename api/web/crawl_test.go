@@ -198,7 +198,7 @@ func (s *scenario) issueLinks() {
 	}
 	req, _ := http.NewRequest("GET", s.u.srv.URL+"/v1/tournaments/"+s.tour+"/player-tokens", nil)
 	req.Header.Set("Authorization", "Bearer "+s.arbiter)
-	res, err := http.DefaultClient.Do(req)
+	res, err := httpClient().Do(req)
 	if err != nil {
 		s.t.Fatal(err)
 	}

@@ -63,6 +63,9 @@ func TestALiveRefusedStreamRecoversInABrowser(t *testing.T) {
 
 	ctx, cancel := chromedp.NewContext(bctx, chromedp.WithNewBrowserContext())
 	t.Cleanup(cancel)
+	if err := chromedp.Do(ctx); err != nil { // opens the tab, for as long as the test
+		t.Fatalf("a tab of its own: %v", err)
+	}
 	page := &session{t: t, ctx: ctx, cancel: cancel, base: srv.URL, shots: shots}
 	page.do("open the page", chromedp.Navigate(srv.URL+"/live/page"), chromedp.WaitVisible("#part"),
 		chromedp.Evaluate[chromedp.Void](`window.__noReload = true`))

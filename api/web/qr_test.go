@@ -47,7 +47,7 @@ func TestSlipQRCodesDecodeToThePlayersLinks(t *testing.T) {
 	}
 	req, _ := http.NewRequest("GET", u.srv.URL+"/v1/tournaments/t1/player-tokens", nil)
 	req.Header.Set("Authorization", "Bearer "+arbiter)
-	res, err := http.DefaultClient.Do(req)
+	res, err := httpClient().Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}

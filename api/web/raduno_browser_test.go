@@ -365,6 +365,7 @@ func TestARadunoInTheBrowserAlone(t *testing.T) {
 		t.Errorf("the event log does not read as a record of the repechage:\n%.2000s", got)
 	}
 	look(app, 1280, "event-log-repechage")
+	app.cancel() // the committee is done: its tab and live stream close
 
 	// Ties settled, the classification published, provisional then final,
 	// and the tournament closed.

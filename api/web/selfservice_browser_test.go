@@ -40,6 +40,9 @@ func newSession(t *testing.T, bctx context.Context, base, shots string, w, h int
 	t.Helper()
 	ctx, cancel := chromedp.NewContext(bctx, chromedp.WithNewBrowserContext())
 	t.Cleanup(cancel)
+	if err := chromedp.Do(ctx); err != nil { // opens the tab, for as long as the test
+		t.Fatalf("a session of its own: %v", err)
+	}
 	s := &session{t: t, ctx: ctx, cancel: cancel, base: base, shots: shots}
 	// Italian, as at the venue (a browser context of its own asks for
 	// English otherwise).
@@ -49,15 +52,14 @@ func newSession(t *testing.T, bctx context.Context, base, shots string, w, h int
 
 func (s *session) do(what string, steps ...chromedp.Action[chromedp.Void]) {
 	s.t.Helper()
-	if err := chromedp.Do(s.ctx, steps...); err != nil {
-		text, _ := chromedp.Run(s.ctx, chromedp.Evaluate[string]("document.body ? document.body.innerText : ''"))
-		s.t.Fatalf("%s: %v\npage text:\n%s", what, err, text)
+	if err := step(s.ctx, steps...); err != nil {
+		stepFailed(s.t, s.ctx, what, err)
 	}
 }
 
 func (s *session) js(expr string) string {
 	s.t.Helper()
-	v, err := chromedp.Run(s.ctx, chromedp.Evaluate[string](expr))
+	v, err := evaluate(s.ctx, expr)
 	if err != nil {
 		s.t.Fatalf("evaluate %s: %v", expr, err)
 	}
@@ -68,14 +70,13 @@ func (s *session) js(expr string) string {
 func (s *session) until(what, expr string) {
 	s.t.Helper()
 	if _, err := chromedp.Run(s.ctx, chromedp.Poll[bool](expr, chromedp.WithPollingTimeout(20*time.Second))); err != nil {
-		text, _ := chromedp.Run(s.ctx, chromedp.Evaluate[string]("document.body ? document.body.innerText : ''"))
-		s.t.Fatalf("%s: %v\npage text:\n%s", what, err, text)
+		stepFailed(s.t, s.ctx, what, err)
 	}
 }
 
 func (s *session) shot(name string) {
 	s.t.Helper()
-	png, err := chromedp.Run(s.ctx, chromedp.FullScreenshot(100))
+	png, err := screenshot(s.ctx)
 	if err != nil {
 		s.t.Fatalf("screenshot %s: %v", name, err)
 	}
@@ -102,7 +103,7 @@ func (c apiClient) call(method, path, token, body string, want int) []byte {
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
 	}
-	res, err := http.DefaultClient.Do(req)
+	res, err := httpClient().Do(req)
 	if err != nil {
 		c.t.Fatal(err)
 	}
@@ -403,8 +404,8 @@ func TestPlayersServeThemselvesInABrowser(t *testing.T) {
 		}
 		// The recipe works: each row's proof downloads, and verify --proof
 		// (proof.Verify) accepts it under the server's public key.
-		rowProof, err := chromedp.Run(desk.ctx, chromedp.Evaluate[string](`fetch(document.querySelector("a.proof").href).then(r => r.text())`,
-			chromedp.EvalAwaitPromise))
+		rowProof, err := evaluate(desk.ctx, `fetch(document.querySelector("a.proof").href).then(r => r.text())`,
+			chromedp.EvalAwaitPromise)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -481,7 +482,7 @@ func TestPlayersServeThemselvesInABrowser(t *testing.T) {
 		if final := a.js(`(document.querySelector("#my-final") || {innerText: ""}).innerText`); !strings.Contains(final, "°") {
 			t.Errorf("the player's page shows no place in the published classification: %q", final)
 		}
-		pf, err := chromedp.Run(a.ctx, chromedp.Evaluate[string](`fetch(document.querySelector("#my-proof").href).then(r => r.text())`, chromedp.EvalAwaitPromise))
+		pf, err := evaluate(a.ctx, `fetch(document.querySelector("#my-proof").href).then(r => r.text())`, chromedp.EvalAwaitPromise)
 		if err != nil {
 			t.Fatal(err)
 		}

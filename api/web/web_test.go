@@ -38,7 +38,7 @@ func (u *ui) api(method, path, token, body string) (int, map[string]any) {
 	u.t.Helper()
 	req, _ := http.NewRequest(method, u.srv.URL+path, strings.NewReader(body))
 	req.Header.Set("Authorization", "Bearer "+token)
-	res, err := http.DefaultClient.Do(req)
+	res, err := httpClient().Do(req)
 	if err != nil {
 		u.t.Fatal(err)
 	}
@@ -83,7 +83,7 @@ func (u *ui) getIn(lang, path, token string) (int, http.Header, string) {
 	if lang != "" {
 		req.AddCookie(&http.Cookie{Name: "referto_lang", Value: lang})
 	}
-	res, err := http.DefaultClient.Do(req)
+	res, err := httpClient().Do(req)
 	if err != nil {
 		u.t.Fatal(err)
 	}
