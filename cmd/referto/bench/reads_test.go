@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/referto/referto/api/client"
-	"github.com/referto/referto/api/node"
 )
 
 // readRate is the rate BenchmarkReadStandingsAtRate reads at.
@@ -18,9 +17,9 @@ var readRate = flag.Int("rate", 1000, "standings reads a second of BenchmarkRead
 
 // standings serves a generated tournament of 1,000 players (about one
 // registration, three check-ins and three quarters of a report each, over
-// three rounds) once its standings are stored, and returns a read of them
-// over HTTP and, beside it, one from Pebble.
-func standings(b *testing.B) (httpGet, pebbleGet func() error) {
+// three rounds) once its standings are stored, and returns the two sides
+// that read them: over HTTP and, beside it, from Pebble.
+func standings(b *testing.B) []readSide {
 	b.Helper()
 	n, url := serve(b, generated(b, b.TempDir(), 1000*5+20, 3))
 	// The standings are ranked into Pebble once the runner is idle: both
@@ -31,16 +30,22 @@ func standings(b *testing.B) (httpGet, pebbleGet func() error) {
 		}
 	}
 	c := &client.Client{Base: url, HTTP: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 256}, Timeout: 10 * time.Second}}
-	httpGet = func() error { return c.Get(context.Background(), "/v1/tournaments/bench/standings", nil) }
-	return httpGet, func() error { return pebbleStandings(n) }
+	return []readSide{
+		{"http", func() error { return c.Get(context.Background(), "/v1/tournaments/bench/standings", nil) }},
+		{"pebble", func() error {
+			_, ok, err := n.Store.Standings("bench")
+			if err == nil && !ok {
+				err = errors.New("no stored standings")
+			}
+			return err
+		}},
+	}
 }
 
-func pebbleStandings(n *node.Node) error {
-	_, ok, err := n.Store.Standings("bench")
-	if err == nil && !ok {
-		err = errors.New("no stored standings")
-	}
-	return err
+// readSide is one side of a read benchmark: its name and one read.
+type readSide struct {
+	name string
+	get  func() error
 }
 
 // BenchmarkReadStandings reads the standings of a 1,000-player tournament
@@ -50,11 +55,7 @@ func pebbleStandings(n *node.Node) error {
 //
 //	go test -run '^$' -bench 'ReadStandings$' -count 6 ./cmd/referto/bench/ | tee new.txt
 func BenchmarkReadStandings(b *testing.B) {
-	httpGet, pebbleGet := standings(b)
-	for _, side := range []struct {
-		name string
-		get  func() error
-	}{{"http", httpGet}, {"pebble", pebbleGet}} {
+	for _, side := range standings(b) {
 		b.Run(side.name, func(b *testing.B) {
 			l, err := runLoad(b.N, 8, func(_, _ int) error { return side.get() })
 			if err != nil {
@@ -73,11 +74,7 @@ func BenchmarkReadStandings(b *testing.B) {
 //
 //	go test -run '^$' -bench ReadStandingsAtRate -benchtime 10000x -count 3 ./cmd/referto/bench/ -args -rate 1000
 func BenchmarkReadStandingsAtRate(b *testing.B) {
-	httpGet, pebbleGet := standings(b)
-	for _, side := range []struct {
-		name string
-		get  func() error
-	}{{"http", httpGet}, {"pebble", pebbleGet}} {
+	for _, side := range standings(b) {
 		b.Run(side.name, func(b *testing.B) {
 			// From a collected heap: the Pebble side copies hundreds
 			// of KB out for every read, garbage the other side must
