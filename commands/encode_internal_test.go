@@ -143,9 +143,7 @@ func TestEncodeZeroCommands(t *testing.T) {
 			t.Fatalf("%s: %v", c.CommandType(), err)
 		}
 		back := newCommand(c.CommandType())
-		dec := json.NewDecoder(bytes.NewReader(body))
-		dec.DisallowUnknownFields()
-		if err := decodeCommand(dec, back); err != nil {
+		if err := decodeCommand(body, back); err != nil {
 			t.Errorf("%s: zero command encoded as %s, which does not decode: %v", c.CommandType(), body, err)
 		}
 	}

@@ -6,10 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
+	"strconv"
 	"strings"
-	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // Parse decodes a command payload {"type": ..., ...} strictly: malformed
@@ -40,8 +44,8 @@ func payloadType(body []byte, known []string) (string, error) {
 	var head struct {
 		Type *string `json:"type"`
 	}
-	if err := json.Unmarshal(body, &head); err != nil {
-		return "", jsonErr(err)
+	if err := jsonv2.Unmarshal(body, &head); err != nil {
+		return "", jsonErr(body, err)
 	}
 	if head.Type == nil || *head.Type == "" {
 		return "", fieldErr("type", "required: one of %s", strings.Join(known, ", "))
@@ -80,15 +84,11 @@ func parseAs(typ string, body []byte) (Command, error) {
 	return cmd, nil
 }
 
-// decodeInto decodes body into cmd strictly and checks its fields.
+// decodeInto decodes body, which checkPayload passed, into cmd strictly
+// and checks its fields.
 func decodeInto(cmd Command, body []byte) error {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
-	if err := decodeCommand(dec, cmd); err != nil {
+	if err := decodeCommand(body, cmd); err != nil {
 		return err
-	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return fieldErr("", "trailing data after the JSON object")
 	}
 	if err := cmd.Check(); err != nil {
 		return capErrs(err)
@@ -150,9 +150,11 @@ type typed struct {
 
 func (t typed) typeField() string { return t.Type }
 
-func decodeCommand(dec *json.Decoder, cmd Command) error {
-	if err := dec.Decode(cmd); err != nil {
-		return jsonErr(err)
+// decodeCommand decodes body into cmd: a member cmd has no field for is
+// refused, as is a "type" that names another command.
+func decodeCommand(body []byte, cmd Command) error {
+	if err := decodeExact(body, cmd); err != nil {
+		return err
 	}
 	if t := cmd.typeField(); t != "" && t != cmd.CommandType() {
 		return fieldErr("type", "is %q but the payload was posted as %s", t, cmd.CommandType())
@@ -160,193 +162,226 @@ func decodeCommand(dec *json.Decoder, cmd Command) error {
 	return nil
 }
 
-// jsonErr turns an encoding/json error into a *FieldError naming the field.
-func jsonErr(err error) error {
-	var syn *json.SyntaxError
-	var typ *json.UnmarshalTypeError
+// decodeExact decodes body into v, refusing a member v has no field for.
+// Member names match fields exactly, in their letter case: "NAME" beside
+// "name" is an unknown field, never a second name.
+func decodeExact(body []byte, v any) error {
+	if err := jsonv2.Unmarshal(body, v, jsonv2.RejectUnknownMembers(true)); err != nil {
+		return jsonErr(body, err)
+	}
+	return nil
+}
+
+// checkPayload reads body as one JSON value as json/v2 reads it by
+// default, the I-JSON of RFC 7493: text of valid UTF-8, no escape of a
+// lone UTF-16 surrogate ("\ud800", which stands for no character), no
+// member name given twice in an object (the last would win where another
+// reader of the same payload may take the first), and nothing after the
+// value. It runs before a payload is decoded, so that these are reported
+// wherever they are, before the first wrong type.
+func checkPayload(body []byte) error {
+	dec := jsontext.NewDecoder(bytes.NewReader(body))
+	if _, err := dec.ReadValue(); err != nil {
+		return jsonErr(body, err)
+	}
+	if _, err := dec.ReadToken(); !errors.Is(err, io.EOF) {
+		return fieldErr("", "trailing data after the JSON object")
+	}
+	return nil
+}
+
+// jsonErr turns a json/v2 error reading body into a *FieldError naming the
+// field: a name given twice, text that is not valid UTF-8 or escapes a lone
+// surrogate, an unknown member, a value of the wrong type.
+func jsonErr(body []byte, err error) error {
+	var syn *jsontext.SyntacticError
+	var sem *jsonv2.SemanticError
 	switch {
 	case errors.As(err, &syn):
-		return fieldErr("", "malformed JSON at byte %d: %v", syn.Offset, syn)
-	case errors.As(err, &typ):
-		field := typ.Field
-		if field == "" {
-			return fieldErr("", "the payload must be a JSON object, not %s", typ.Value)
+		off := syn.ByteOffset
+		field, in := fieldAt(body, syn.JSONPointer, off, true)
+		switch {
+		case errors.Is(syn.Err, jsontext.ErrDuplicateName):
+			return fieldErr(field, "given twice")
+		case in == inName && loneSurrogateAt(body, off):
+			return fieldErr(field, "the field name holds a lone surrogate escape (\\ud800–\\udfff not in a pair), which is no character")
+		case in == inName && invalidUTF8At(body, off):
+			return fieldErr(field, "the field name must be valid UTF-8")
+		case in == inValue && loneSurrogateAt(body, off):
+			return fieldErr(field, "holds a lone surrogate escape (\\ud800–\\udfff not in a pair), which is no character")
+		case in == inValue && invalidUTF8At(body, off):
+			return fieldErr(field, "must be valid UTF-8")
+		case errors.Is(syn.Err, io.ErrUnexpectedEOF):
+			return fieldErr("", "empty or truncated JSON body")
 		}
-		return fieldErr(field, "wrong type: got %s, want %s", typ.Value, jsonKind(typ.Type.Kind().String()))
+		return fieldErr("", "malformed JSON at byte %d: %v", off, syn.Err)
+	case errors.As(err, &sem):
+		got := jsonKind(sem.JSONKind)
+		switch {
+		case errors.Is(sem.Err, jsonv2.ErrUnknownName):
+			return fieldErr(sem.JSONPointer.LastToken(), "unknown field")
+		case sem.JSONPointer == "":
+			return fieldErr("", "the payload must be a JSON object, not %s", got)
+		case sem.JSONKind == '0' && sem.ByteOffset < int64(len(body)):
+			if v, err := jsontext.NewDecoder(bytes.NewReader(body[sem.ByteOffset:])).ReadValue(); err == nil {
+				got += " " + string(v) // which number: 1e309, 1.5
+			}
+		}
+		// The field as encoding/json named it: without array indices.
+		field, _ := fieldAt(body, sem.JSONPointer, sem.ByteOffset, false)
+		return fieldErr(field, "wrong type: got %s, want %s", got, goKind(sem.GoType))
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
 		return fieldErr("", "empty or truncated JSON body")
-	case strings.HasPrefix(err.Error(), "json: unknown field "):
-		name := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
-		return fieldErr(name, "unknown field")
 	}
 	return fieldErr("", "invalid JSON: %v", err)
 }
 
-func jsonKind(k string) string {
-	switch {
-	case strings.HasPrefix(k, "int"), strings.HasPrefix(k, "uint"), strings.HasPrefix(k, "float"):
-		return "number"
-	case k == "slice" || k == "array":
-		return "array"
-	case k == "struct" || k == "map":
+// jsonKind names a kind of JSON value as a problem says it.
+func jsonKind(k jsontext.Kind) string {
+	switch k {
+	case 't', 'f':
+		return "bool"
+	case '{':
 		return "object"
-	case k == "bool":
+	case '[':
+		return "array"
+	case 'n', '"', '0':
+		return k.String() // null, string, number
+	}
+	return "a value"
+}
+
+// goKind names the kind of JSON value a Go type reads.
+func goKind(t reflect.Type) string {
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t == nil {
+		return "a valid value"
+	}
+	switch k := t.Kind(); {
+	case k >= reflect.Int && k <= reflect.Float64:
+		return "number"
+	case k == reflect.Slice || k == reflect.Array:
+		return "array"
+	case k == reflect.Struct || k == reflect.Map:
+		return "object"
+	case k == reflect.Bool:
 		return "boolean"
 	}
-	return k
+	return t.Kind().String()
 }
 
-// checkPayload refuses what encoding/json would otherwise let through
-// silently, naming the field: invalid UTF-8 and lone surrogate escapes
-// ("\ud800"; both decoded as U+FFFD, so a name would not be what was
-// sent) and a key given twice in one object (the
-// last one would win, in any letter case, where another reader of the
-// same payload may take the first). Malformed JSON is left to the decoder
-// to report.
-func checkPayload(body []byte) error {
-	type frame struct {
-		object bool
-		keys   map[string]string // folded key → the key as sent
-		key    string            // object: the current key
-		index  int               // array: the current element, from 0
-		value  bool              // object: the next token is a value
-	}
-	var stack []frame
-	path := func() string {
-		var b strings.Builder
-		for _, f := range stack {
-			switch {
-			case f.object && b.Len() > 0:
-				b.WriteString("." + f.key)
-			case f.object:
-				b.WriteString(f.key)
-			default:
-				fmt.Fprintf(&b, "[%d]", f.index)
-			}
-		}
-		return b.String()
-	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	for off := int64(0); ; {
-		tok, err := dec.Token()
-		if err != nil {
-			return nil // the end, or malformed JSON the decoder reports
-		}
-		start := off
-		off = dec.InputOffset()
-		var top *frame
-		if len(stack) > 0 {
-			top = &stack[len(stack)-1]
-		}
-		if d, ok := tok.(json.Delim); ok && (d == '}' || d == ']') {
-			stack = stack[:len(stack)-1]
-			continue
-		}
-		if top != nil && top.object && !top.value {
-			key := tok.(string)
-			top.key, top.value = key, true
-			if !utf8.Valid(body[start:off]) {
-				return fieldErr(path(), "the field name must be valid UTF-8")
-			}
-			if loneSurrogate(body[start:off]) {
-				return fieldErr(path(), "the field name holds a lone surrogate escape (\\ud800–\\udfff not in a pair), which is no character")
-			}
-			folded := foldKey(key)
-			if first, dup := top.keys[folded]; dup {
-				if first == key {
-					return fieldErr(path(), "given twice")
-				}
-				return fieldErr(path(), "given twice (as %q and %q)", first, key)
-			}
-			top.keys[folded] = key
-			continue
-		}
-		// A value: of the current key, or the next element.
-		if top != nil && top.object {
-			top.value = false
-		} else if top != nil {
-			top.index++
-		}
-		if !utf8.Valid(body[start:off]) {
-			return fieldErr(path(), "must be valid UTF-8")
-		}
-		if loneSurrogate(body[start:off]) {
-			return fieldErr(path(), "holds a lone surrogate escape (\\ud800–\\udfff not in a pair), which is no character")
-		}
-		if d, ok := tok.(json.Delim); ok {
-			if len(stack) >= 10_000 {
-				return nil // too deep: the decoder refuses it
-			}
-			f := frame{object: d == '{', index: -1}
-			if f.object {
-				f.keys = map[string]string{}
-			}
-			stack = append(stack, f)
-		}
-	}
-}
+// inText is where in a JSON value an error lies: in a string that is a
+// member's name or a value, or elsewhere.
+type inText int
 
-// loneSurrogate reports whether raw, the bytes of one JSON token (and the
-// separators before it), escapes a UTF-16 surrogate that is not half of a
-// high-then-low pair: it stands for no character, and encoding/json reads
-// it as U+FFFD.
-func loneSurrogate(raw []byte) bool {
-	for i := 0; i+1 < len(raw); i++ {
+const (
+	inNeither inText = iota
+	inName
+	inValue
+)
+
+// fieldAt names the value ptr points at in body as a FieldError does:
+// members joined by dots and, with indices, array elements by their index
+// in brackets ("players[1].status"). body tells an element from a member
+// whose name is a number. It reports whether the error at byte off of
+// body lies in a string: the value ptr points at, or a member name of the
+// object ptr points at, which the field then ends with (decoded, a
+// character that is none becoming U+FFFD).
+func fieldAt(body []byte, ptr jsontext.Pointer, off int64, indices bool) (string, inText) {
+	// Leniently: the error read strictly is ahead, and a name is named.
+	dec := jsontext.NewDecoder(bytes.NewReader(body), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+	var b strings.Builder
+	member := func(name string) {
+		if b.Len() > 0 {
+			b.WriteByte('.')
+		}
+		b.WriteString(name)
+	}
+	for tok := range ptr.Tokens() {
+		array := dec.PeekKind() == '['
 		switch {
-		case raw[i] != '\\':
-		case raw[i+1] != 'u':
-			i++ // \\, \", \n, …: the next byte is not the start of an escape
-		default:
-			switch r := hex4(raw[i+2:]); {
-			case r >= 0xd800 && r < 0xdc00: // high: a low one must follow
-				if !bytes.HasPrefix(raw[i+6:], []byte(`\u`)) {
-					return true
-				}
-				if lo := hex4(raw[i+8:]); lo < 0xdc00 || lo > 0xdfff {
-					return true
-				}
-				i += 11
-			case utf16.IsSurrogate(r): // low, alone
-				return true
-			default:
-				i += 5
+		case !array:
+			member(tok)
+		case indices:
+			b.WriteString("[" + tok + "]")
+		}
+		if !enter(dec, tok, array) {
+			return b.String(), inNeither // cannot happen: ptr is in body
+		}
+	}
+	switch dec.PeekKind() {
+	case '"':
+		start := dec.InputOffset()
+		if _, err := dec.ReadToken(); err == nil && start <= off && off < dec.InputOffset() {
+			return b.String(), inValue
+		}
+	case '{':
+		if _, err := dec.ReadToken(); err != nil {
+			break
+		}
+		for dec.PeekKind() == '"' {
+			start := dec.InputOffset()
+			name, err := dec.ReadToken()
+			if err != nil {
+				break
 			}
+			if start <= off && off < dec.InputOffset() {
+				member(name.String())
+				return b.String(), inName
+			}
+			if dec.SkipValue() != nil {
+				break
+			}
+		}
+	}
+	return b.String(), inNeither
+}
+
+// enter moves dec, at an object or array, to its member named tok or its
+// element at index tok.
+func enter(dec *jsontext.Decoder, tok string, array bool) bool {
+	if _, err := dec.ReadToken(); err != nil {
+		return false
+	}
+	if array {
+		n, err := strconv.Atoi(tok)
+		for ; err == nil && n > 0; n-- {
+			err = dec.SkipValue()
+		}
+		return err == nil
+	}
+	for dec.PeekKind() == '"' {
+		name, err := dec.ReadToken()
+		if err != nil {
+			return false
+		}
+		if name.String() == tok {
+			return true
+		}
+		if dec.SkipValue() != nil {
+			return false
 		}
 	}
 	return false
 }
 
-// hex4 reads the four hex digits at the start of b, -1 when there are none.
-func hex4(b []byte) rune {
-	if len(b) < 4 {
-		return -1
+// loneSurrogateAt reports whether body escapes a UTF-16 surrogate at off,
+// where json/v2 found no character.
+func loneSurrogateAt(body []byte, off int64) bool {
+	if off < 0 || off+6 > int64(len(body)) || body[off] != '\\' || body[off+1] != 'u' {
+		return false
 	}
-	var r rune
-	for _, c := range b[:4] {
-		switch {
-		case '0' <= c && c <= '9':
-			r = r<<4 | rune(c-'0')
-		case 'a' <= c && c <= 'f':
-			r = r<<4 | rune(c-'a'+10)
-		case 'A' <= c && c <= 'F':
-			r = r<<4 | rune(c-'A'+10)
-		default:
-			return -1
-		}
-	}
-	return r
+	r, err := strconv.ParseUint(string(body[off+2:off+6]), 16, 16)
+	return err == nil && utf16.IsSurrogate(rune(r))
 }
 
-// foldKey folds a field name the way encoding/json matches field names
-// (Unicode simple folding, so "Name", "NAME" and "name" are one field).
-func foldKey(key string) string {
-	return strings.Map(func(r rune) rune {
-		for {
-			r2 := unicode.SimpleFold(r)
-			if r2 <= r {
-				return r2
-			}
-			r = r2
-		}
-	}, key)
+// invalidUTF8At reports whether body holds invalid UTF-8 at off.
+func invalidUTF8At(body []byte, off int64) bool {
+	if off < 0 || off >= int64(len(body)) {
+		return false
+	}
+	r, n := utf8.DecodeRune(body[off:])
+	return r == utf8.RuneError && n <= 1
 }

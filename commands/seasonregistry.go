@@ -1,10 +1,7 @@
 package commands
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
-	"io"
 	"strings"
 	"time"
 
@@ -76,13 +73,8 @@ func ParseRegistry(body []byte) (RegistryCommand, error) {
 	if cmd == nil {
 		return nil, fieldErr("type", "unknown registry command type %q (known: %s)", typ, strings.Join(RegistryTypes(), ", "))
 	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(cmd); err != nil {
-		return nil, jsonErr(err)
-	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return nil, fieldErr("", "trailing data after the JSON object")
+	if err := decodeExact(body, cmd); err != nil {
+		return nil, err
 	}
 	if err := cmd.Check(); err != nil {
 		return nil, capErrs(err)

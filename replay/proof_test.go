@@ -11,7 +11,7 @@ import (
 
 	"golang.org/x/mod/sumdb/note"
 
-	"github.com/referto/referto/cmd/referto/bench"
+	"github.com/referto/referto/cmd/referto/synth"
 	"github.com/referto/referto/events/proof"
 	"github.com/referto/referto/replay"
 )
@@ -20,10 +20,10 @@ import (
 func seasonOf(t *testing.T, tournaments, evs int) (string, replay.Keyring) {
 	t.Helper()
 	dir := t.TempDir()
-	if _, err := bench.GenerateSeason(context.Background(), bench.SeasonOptions{Dir: dir, Tournaments: tournaments, Events: evs, Season: "2024", Venues: 2, Seed: 7}); err != nil {
+	if _, err := synth.GenerateSeason(context.Background(), synth.SeasonOptions{Dir: dir, Tournaments: tournaments, Events: evs, Season: "2024", Venues: 2, Seed: 7}); err != nil {
 		t.Fatal(err)
 	}
-	keys, err := replay.ReadKeyring(filepath.Join(dir, bench.KeysFile))
+	keys, err := replay.ReadKeyring(filepath.Join(dir, synth.KeysFile))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/referto/referto/cmd/referto/bench"
+	"github.com/referto/referto/cmd/referto/synth"
 	"github.com/referto/referto/replay"
 )
 
@@ -73,7 +73,7 @@ func TestAuditorsFiles(t *testing.T) {
 // name, as an auditor would give it.
 func keyLine(t *testing.T, dir, name string) string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dir, bench.KeysFile))
+	b, err := os.ReadFile(filepath.Join(dir, synth.KeysFile))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/referto/referto/api/node"
-	"github.com/referto/referto/cmd/referto/bench"
+	"github.com/referto/referto/cmd/referto/synth"
 	"github.com/referto/referto/replay"
 )
 
@@ -34,7 +34,7 @@ func verify(ctx context.Context, args []string, _ func(string) string, stdout, s
 	}
 	if *season != "" {
 		return verifySeason(ctx, replay.SeasonFileOptions{Dir: *season, Keys: *key, Thresholds: *thresholds, Registry: *registryPath,
-			Raw: *raw, CPUTime: bench.CPUTime}, stdout, stderr)
+			Raw: *raw, CPUTime: synth.CPUTime}, stdout, stderr)
 	}
 	if *registryPath != "" {
 		return usagef(stderr, "--registry goes with --season")

@@ -7,16 +7,16 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/referto/referto/cmd/referto/bench"
+	"github.com/referto/referto/cmd/referto/synth"
 	"github.com/referto/referto/events"
 )
 
 // generate writes a synthetic tournament into a data directory's log
-// (bench.Generate): the load for measuring export, verify and replay at
+// (synth.Generate): the load for measuring export, verify and replay at
 // scale. `referto serve --data DIR` then builds the projections from it.
 func generate(ctx context.Context, args []string, _ func(string) string, stdout, stderr io.Writer) error {
 	fs := newFlags("generate", stderr)
-	var o bench.GenerateOptions
+	var o synth.GenerateOptions
 	fs.StringVar(&o.Data, "data", "", "data directory to write into (created if missing; referto serve must not be running on it)")
 	fs.IntVar(&o.Events, "events", 1_000_000, "about how many events to write")
 	fs.IntVar(&o.Rounds, "rounds", 20, "qualifying rounds (1..20); players are chosen to reach --events")
@@ -34,7 +34,7 @@ func generate(ctx context.Context, args []string, _ func(string) string, stdout,
 		if o.Data != "" {
 			return usagef(stderr, "generate takes --data or --season, not both")
 		}
-		return generateSeason(ctx, bench.SeasonOptions{Dir: *seasonDir, Tournaments: *tournaments, Events: o.Events,
+		return generateSeason(ctx, synth.SeasonOptions{Dir: *seasonDir, Tournaments: *tournaments, Events: o.Events,
 			Season: *seasonID, Venues: *venues, Seed: o.Seed}, stdout, stderr)
 	}
 	if o.Data == "" || o.Rounds < 1 || o.Rounds > 20 || o.Events < 100 || events.CheckID("tournament", o.Tournament) != nil {
@@ -42,7 +42,7 @@ func generate(ctx context.Context, args []string, _ func(string) string, stdout,
 	}
 	prog := newProgress(stderr, int64(o.Events), "generate", false)
 	o.Progress = prog.Add
-	g, err := bench.Generate(ctx, o)
+	g, err := synth.Generate(ctx, o)
 	prog.Done()
 	if err != nil {
 		return err
@@ -52,16 +52,16 @@ func generate(ctx context.Context, args []string, _ func(string) string, stdout,
 	return nil
 }
 
-// generateSeason writes a season of exports (bench.GenerateSeason).
-func generateSeason(ctx context.Context, o bench.SeasonOptions, stdout, stderr io.Writer) error {
+// generateSeason writes a season of exports (synth.GenerateSeason).
+func generateSeason(ctx context.Context, o synth.SeasonOptions, stdout, stderr io.Writer) error {
 	prog := newProgress(stderr, int64(o.Events), "generate", false)
 	o.Progress = prog.Add
-	g, err := bench.GenerateSeason(ctx, o)
+	g, err := synth.GenerateSeason(ctx, o)
 	prog.Done()
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "generated season %s: %d tournaments, %d events, %.0f MB in %s (%s); verifier keys in %s\n",
-		o.Season, g.Tournaments, g.Events, float64(g.Bytes)/1e6, o.Dir, g.Took.Round(time.Millisecond), filepath.Join(o.Dir, bench.KeysFile))
+		o.Season, g.Tournaments, g.Events, float64(g.Bytes)/1e6, o.Dir, g.Took.Round(time.Millisecond), filepath.Join(o.Dir, synth.KeysFile))
 	return nil
 }

@@ -37,7 +37,7 @@ var storage = []string{"github.com/nats-io/", "github.com/cockroachdb/pebble"}
 // testHelpers may be imported by any package's tests, whatever their
 // floor: they make inputs (entrants and table reports, a Raduno played
 // through the API, logs and seasons), not decisions.
-var testHelpers = []string{"cmd/referto/sim", "cmd/referto/demo", "cmd/referto/bench"}
+var testHelpers = []string{"cmd/referto/sim", "cmd/referto/demo", "cmd/referto/synth"}
 
 // testUpward are the tests that check a package against one above it, each
 // with its reason; no other test import runs back up the house.

@@ -36,7 +36,6 @@ var subcommands = []command{
 	{"backup", "write a consistent backup (JetStream snapshot, keys, manifest), while serve runs or not", backupCmd},
 	{"restore", "bring a backup back into a new data directory, checked against its manifest", restoreCmd},
 	{"repair", "bring a damaged log back from the hub's copy or a backup, every acknowledged command checked", repairCmd},
-	{"bench", "measure ingest, rebuild, verify and reads against raw JetStream, Pebble and SHA-256", benchCmd},
 	{"version", "print referto's version", versionCmd},
 	{"help", "show this text", nil}, // run prints the usage
 }
@@ -56,7 +55,6 @@ var sentences = map[string]string{
 	"backup":   "Write a consistent backup of a data directory, asking the server that runs on it if there is one.",
 	"restore":  "Bring a backup back into a new, empty data directory, checked against its manifest before anything is created.",
 	"repair":   "Bring back a venue's damaged log from the national hub's copy or a backup, every acknowledged command checked before anything is replaced.",
-	"bench":    "Measure ingest, rebuild, verification and reads, beside raw JetStream, Pebble and SHA-256.",
 	"version":  "Print referto's version: the module's, the commit it was built from, and the Go it was built with.",
 }
 

@@ -87,7 +87,7 @@ type StoreOptions struct {
 // DefaultMemTableSize is the default size of Pebble's memtables. One larger
 // than Pebble's 4 MiB default absorbs more of the views' rewrites before
 // they reach L0 (a 100,000-event rebuild: 42 MB compacted at 4 MiB, 28 MB
-// at 16, none at 64; referto bench --only rebuild).
+// at 16, none at 64; the rebuild benchmark of cmd/referto/bench).
 const DefaultMemTableSize = 32 << 20
 
 // MinMemTableSize is the smallest memtable MemTableSizeFor picks.

@@ -1,32 +1,74 @@
 package bench
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"fmt"
-	"os"
+	"net/http"
 	"strconv"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/nats-io/nats.go"
 	natsjs "github.com/nats-io/nats.go/jetstream"
 
+	"github.com/referto/referto/api/client"
 	"github.com/referto/referto/commands"
+	"github.com/referto/referto/events"
 )
 
-// The ingest pair's two sides as go test benchmarks, one process each, so
-// that a CPU profile (-cpuprofile) holds one of them only:
+// Durable ingest, one benchmark per side so that a CPU profile holds one
+// of them only; each op is one command (one publish) from 8 concurrent
+// clients, each on its own tournament (its own subject), fsync per write:
 //
-//	go test -run '^$' -bench 'Ingest' -benchtime 4000x -cpuprofile cpu.out ./cmd/referto/bench/
+//	go test -run '^$' -bench Ingest -benchtime 2000x -count 3 ./cmd/referto/bench/ | tee new.txt
 //
-// Each op is one command (one guarded publish) from 8 concurrent clients.
+// BenchmarkIngestReferto sends RegisterPlayer over HTTP; BenchmarkIngestRaw
+// publishes the commit it stores to JetStream synchronously, on the same
+// embedded server with the same sync policy; BenchmarkIngestGuarded
+// publishes it with what the ledger needs of JetStream (a message id per
+// command, the expected last sequence of the tournament's subject, an
+// ordered consumer following the stream as the projections do), without
+// any of referto's own code.
+
+const ingestClients = 8
 
 func BenchmarkIngestReferto(b *testing.B) {
-	r := newBenchIngest(b)
+	r := newIngest(b)
+	before := r.scrape()
 	b.ResetTimer()
-	l, err := runLoad(b.N, r.k, func(c, i int) error {
+	l, err := runLoad(b.N, ingestClients, func(c, i int) error {
 		reg := &commands.RegisterPlayer{Player: fmt.Sprintf("p%d-%d", c, i), Name: fmt.Sprintf("Mario Rossi %d", i),
 			Club: "Bologna – Asinelli", Region: "Emilia-Romagna"}
-		_, err := r.arbs[c].Command(r.b.ctx, fmt.Sprintf("bench-%d", c), "", reg)
+		_, err := r.arbs[c].Command(context.Background(), fmt.Sprintf("bench-%d", c), "", reg)
+		return err
+	})
+	b.StopTimer()
+	if err != nil {
+		b.Fatal(err)
+	}
+	report(b, l)
+	// The server's split of each command's time, from /metrics.
+	after := r.scrape()
+	mean := func(name string) float64 {
+		if c := after[name+"_count"] - before[name+"_count"]; c > 0 {
+			return 1000 * (after[name+"_sum"] - before[name+"_sum"]) / c
+		}
+		return 0
+	}
+	b.ReportMetric(mean("referto_command_duration_seconds"), "command-ms")
+	for _, p := range []string{"lock_wait", "decide", "append", "ack_to_unlock", "record"} {
+		b.ReportMetric(mean(`referto_command_phase_seconds{phase="`+p+`"}`), p+"-ms")
+	}
+}
+
+func BenchmarkIngestRaw(b *testing.B) {
+	r := newIngest(b)
+	b.ResetTimer()
+	l, err := runLoad(b.N, ingestClients, func(c, i int) error {
+		_, err := r.js.PublishMsg(context.Background(), &nats.Msg{Subject: fmt.Sprintf("rawbench.%d", c), Data: r.msg})
 		return err
 	})
 	b.StopTimer()
@@ -37,11 +79,10 @@ func BenchmarkIngestReferto(b *testing.B) {
 }
 
 func BenchmarkIngestGuarded(b *testing.B) {
-	r := newBenchIngest(b)
-	ctx := r.b.ctx
+	r := newIngest(b)
 	b.ResetTimer()
-	l, err := runLoad(b.N, r.k, func(c, i int) error {
-		a, err := r.js.PublishMsg(ctx, &nats.Msg{Subject: fmt.Sprintf("rawguard.%d", c), Data: r.msg},
+	l, err := runLoad(b.N, ingestClients, func(c, i int) error {
+		a, err := r.js.PublishMsg(context.Background(), &nats.Msg{Subject: fmt.Sprintf("rawguard.%d", c), Data: r.msg},
 			natsjs.WithMsgID(strconv.Itoa(i)), natsjs.WithExpectLastSequencePerSubject(r.guardLast[c]))
 		if err == nil {
 			r.guardLast[c] = a.Sequence
@@ -55,35 +96,96 @@ func BenchmarkIngestGuarded(b *testing.B) {
 	report(b, l)
 }
 
-func report(b *testing.B, l load) {
-	b.ReportMetric(l.rate, "ops/s")
-	b.ReportMetric(l.p50, "p50-ms")
-	b.ReportMetric(l.p99, "p99-ms")
-	b.ReportMetric(l.cpu, "cpu-µs/op")
+// ingest is a node with its API, a tournament and its arbiter per client,
+// and the raw streams beside the ledger's.
+type ingest struct {
+	admin     *client.Client
+	arbs      []*client.Client // one per client, on its own tournament
+	js        natsjs.JetStream
+	msg       []byte   // the stored commit of one RegisterPlayer
+	guardLast []uint64 // per client: the last stream sequence of its subject
 }
 
-// newBenchIngest starts a node with its API, the bench's tournaments and
-// the raw streams, as the ingest pair does.
-func newBenchIngest(b *testing.B) *ingestRun {
+func newIngest(b *testing.B) *ingest {
 	b.Helper()
-	dir := b.TempDir()
-	be := &bencher{ctx: context.Background(), o: Options{Dir: dir}, out: os.Stderr}
-	r := &ingestRun{b: be, k: 8}
-	node, url, stop, err := be.serve(dir + "/data")
+	ctx := context.Background()
+	node, url := serve(b, b.TempDir())
+	r := &ingest{admin: &client.Client{Base: url, Token: benchAdmin,
+		HTTP: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: ingestClients}}}}
+	for c := range ingestClients {
+		t := fmt.Sprintf("bench-%d", c)
+		if _, err := r.admin.CreateTournament(ctx, "", client.NewTournament{ID: t, Name: "Bench", Ruleset: "rtu"}); err != nil {
+			b.Fatalf("create %s: %v", t, err)
+		}
+		off, err := r.admin.AppointOfficial(ctx, t, client.Official{Name: "A", Role: events.RoleArbiter})
+		if err != nil {
+			b.Fatalf("appoint: %v", err)
+		}
+		r.arbs = append(r.arbs, r.admin.As(off.Token))
+	}
+	envs, err := events.Seal("bench-0", 1000, time.Now(), events.Actor{ID: "o1", Role: "arbiter"}, "0123456789abcdef0123456789abcdef",
+		[]events.Event{events.PlayerRegistered{Player: "p0-1-1000", Name: "Mario Rossi 1000", Club: "Bologna – Asinelli", Region: "Emilia-Romagna"}})
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.Cleanup(stop)
-	r.admin = newAdmin(url, r.k)
-	if err := r.tournaments(); err != nil {
-		b.Fatal(err)
-	}
+	r.msg, _ = events.EncodeCommit(envs)
 	if r.js, err = natsjs.New(node.Conn); err != nil {
 		b.Fatal(err)
 	}
-	if err := r.streams(); err != nil {
+	if _, err := r.js.CreateStream(ctx, natsjs.StreamConfig{Name: "RAWBENCH", Subjects: []string{"rawbench.>"}, Storage: natsjs.FileStorage}); err != nil {
 		b.Fatal(err)
 	}
-	b.Cleanup(r.stopFollowers)
+	if _, err := r.js.CreateStream(ctx, natsjs.StreamConfig{Name: "RAWGUARD", Subjects: []string{"rawguard.>"}, Storage: natsjs.FileStorage,
+		DenyDelete: true, DenyPurge: true, Duplicates: 2 * time.Minute}); err != nil {
+		b.Fatal(err)
+	}
+	follower, err := r.js.OrderedConsumer(ctx, "RAWGUARD", natsjs.OrderedConsumerConfig{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	follow, err := follower.Messages(natsjs.PullMaxMessages(1024))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(follow.Stop)
+	go func() {
+		for {
+			if _, err := follow.Next(); err != nil {
+				return
+			}
+		}
+	}()
+	r.guardLast = make([]uint64, ingestClients)
 	return r
+}
+
+// scrape reads the sums and counts of the node's histograms from /metrics,
+// summed over their labels, and those of referto_command_phase_seconds by
+// phase as well, under name{phase="…"} (empty when unreadable).
+func (r *ingest) scrape() map[string]float64 {
+	out := map[string]float64{}
+	text, err := r.admin.Metrics(context.Background())
+	if err != nil {
+		return out
+	}
+	sc := bufio.NewScanner(bytes.NewReader(text))
+	for sc.Scan() {
+		name, rest, ok := strings.Cut(sc.Text(), " ")
+		if !ok || strings.HasPrefix(name, "#") {
+			continue
+		}
+		name, labels, _ := strings.Cut(name, "{")
+		if !strings.HasSuffix(name, "_sum") && !strings.HasSuffix(name, "_count") {
+			continue
+		}
+		var v float64
+		if _, err := fmt.Sscan(rest, &v); err != nil {
+			continue
+		}
+		out[name] += v
+		if p, ok := strings.CutPrefix(name, "referto_command_phase_seconds"); ok {
+			out["referto_command_phase_seconds{"+strings.TrimSuffix(labels, "}")+"}"+p] += v
+		}
+	}
+	return out
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/referto/referto/cmd/referto/synth"
 	"github.com/referto/referto/replay"
 )
 
@@ -23,13 +24,13 @@ import (
 // time, both cores together) rather than the wall time.
 func BenchmarkVerifySeason(b *testing.B) {
 	dir := b.TempDir()
-	g, err := GenerateSeason(context.Background(), SeasonOptions{Dir: dir, Tournaments: 40, Events: 20_000, Season: "2024", Venues: 4, Seed: 1})
+	g, err := synth.GenerateSeason(context.Background(), synth.SeasonOptions{Dir: dir, Tournaments: 40, Events: 20_000, Season: "2024", Venues: 4, Seed: 1})
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Run("verify", func(b *testing.B) {
 		b.SetBytes(g.Bytes)
-		cpu0, _ := cpuTime()
+		cpu0, _ := synth.CPUTime()
 		for b.Loop() {
 			r, err := replay.VerifySeasonFiles(context.Background(), replay.SeasonFileOptions{Dir: dir})
 			if err != nil {
@@ -47,7 +48,7 @@ func BenchmarkVerifySeason(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.SetBytes(g.Bytes)
-		cpu0, _ := cpuTime()
+		cpu0, _ := synth.CPUTime()
 		for b.Loop() {
 			for _, f := range files {
 				data, err := os.ReadFile(f)
@@ -64,7 +65,7 @@ func BenchmarkVerifySeason(b *testing.B) {
 // reportCPU reports the process's CPU time since cpu0 per event of each
 // of the b.N operations.
 func reportCPU(b *testing.B, cpu0 time.Duration, events int64) {
-	if cpu1, ok := cpuTime(); ok && b.N > 0 {
+	if cpu1, ok := synth.CPUTime(); ok && b.N > 0 {
 		b.ReportMetric(float64(cpu1-cpu0)/float64(b.N)/float64(events), "cpu-ns/event")
 	}
 }

@@ -1,4 +1,4 @@
-package bench
+package synth
 
 import (
 	"bytes"
@@ -80,7 +80,7 @@ type seasonPlan struct {
 // ranks them.
 func GenerateSeason(ctx context.Context, o SeasonOptions) (SeasonGenerated, error) {
 	if o.Tournaments < 1 || o.Events < 20*o.Tournaments || o.Venues < 1 || !events.ValidID(o.Season) {
-		return SeasonGenerated{}, errors.New("bench: a season needs tournaments, at least 20 events a tournament, a venue and a season id")
+		return SeasonGenerated{}, errors.New("synth: a season needs tournaments, at least 20 events a tournament, a venue and a season id")
 	}
 	if o.Workers < 1 {
 		o.Workers = max(1, runtime.GOMAXPROCS(0))
