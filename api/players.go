@@ -105,6 +105,12 @@ func (s *Server) issuePlayerTokens(w http.ResponseWriter, r *http.Request) {
 	}
 	players := issue.Players
 	if len(players) == 0 {
+		// Everyone admitted, as the ledger has acknowledged them: the
+		// projections may not have applied the last registrations yet.
+		if err := s.opts.Ledger.AwaitAcked(r.Context(), t); err != nil {
+			s.writeError(w, r, err)
+			return
+		}
 		s.opts.Runner.Read(t, func(st *projections.Tournament) {
 			for _, id := range st.Order {
 				if st.Players[id].Status.Admitted() && !st.PlayerTokens[id].Live() {

@@ -439,3 +439,47 @@ func TestARevokedLinkIsRefusedFromTheRevocationOn(t *testing.T) {
 		t.Errorf("the revoked link: %d %s, want 401", r.status, r.body)
 	}
 }
+
+// TestLinksAreIssuedToEveryoneAcknowledged: links issued to every admitted
+// player right after a registration the ledger acknowledged include that
+// player, although the projections have not applied it yet.
+func TestLinksAreIssuedToEveryoneAcknowledged(t *testing.T) {
+	t.Parallel()
+	g := &gate{Metrics: api.NewMetrics(), open: make(chan struct{})}
+	s := &stack{t: t, dir: t.TempDir()}
+	s.opts.Observer = g
+	s.start()
+	t.Cleanup(s.stop)
+	arb := s.create("bo", "rtu")
+	s.must(201, "POST", "/v1/tournaments/bo/commands", arb, `{"type":"RegisterPlayer","player":"p1","name":"Giocatore 1"}`)
+	// The projections stop after the next commit: the second registration
+	// is acknowledged but not applied.
+	g.shut.Store(true)
+	var opened sync.Once
+	release := func() { opened.Do(func() { g.shut.Store(false); close(g.open) }) }
+	defer release()
+	s.must(201, "POST", "/v1/tournaments", adminToken, map[string]any{"id": "other", "name": "Torneo other", "ruleset": "rtu"})
+	s.must(201, "POST", "/v1/tournaments/bo/commands", arb, `{"type":"RegisterPlayer","player":"p2","name":"Giocatore 2"}`)
+	done := make(chan resp, 1)
+	go func() { done <- s.do("POST", "/v1/tournaments/bo/player-tokens", arb, `{}`) }()
+	select {
+	case r := <-done:
+		t.Fatalf("links issued (%d) before the projections applied an acknowledged registration: %s", r.status, r.body)
+	case <-time.After(300 * time.Millisecond):
+	}
+	release()
+	r := <-done
+	var issued struct {
+		Tokens []struct{ Player string } `json:"tokens"`
+	}
+	if err := json.Unmarshal(r.body, &issued); err != nil || r.status != 201 {
+		t.Fatalf("issue links: %d %s", r.status, r.body)
+	}
+	var got []string
+	for _, tk := range issued.Tokens {
+		got = append(got, tk.Player)
+	}
+	if want := []string{"p1", "p2"}; !slices.Equal(got, want) {
+		t.Errorf("links issued to %v, want %v", got, want)
+	}
+}

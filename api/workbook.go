@@ -96,6 +96,12 @@ func (s *Server) postWorkbook(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
+	// The import is planned against everything the ledger acknowledged,
+	// which the projections may not have applied yet.
+	if err := s.opts.Ledger.AwaitAcked(r.Context(), t); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
 	var st *projections.Tournament
 	if !s.opts.Runner.Read(t, func(cur *projections.Tournament) { st = cur.Clone() }) {
 		s.writeError(w, r, fmt.Errorf("%w: tournament %s", errNotFound, t))
