@@ -56,6 +56,7 @@ func (f *fakeState) ReadHead(t string, fn func(*projections.Tournament, checkpoi
 	return f.readHead(t, fn)
 }
 func (f *fakeState) WaitFor(ctx context.Context, seq uint64) error { return f.waitFor(ctx, seq) }
+
 type fakeIndex struct {
 	command  func(t, key string) (projections.CommitRef, bool, error)
 	creation func(key string) (projections.CommitRef, bool, error)
