@@ -61,7 +61,7 @@ type Loop struct {
 	// Retries is how many times a command is decided again after losing a
 	// race for its stream.
 	Retries int
-	// Observer is told of every append and retry.
+	// Observer, when set, is told of every append and retry.
 	Observer Observer
 }
 
@@ -83,6 +83,9 @@ type Stored struct {
 func (lp Loop) Append(ctx context.Context, s Stream, c Command, sp *Split) (Outcome, Stored, error) {
 	if sp == nil {
 		sp = &Split{}
+	}
+	if lp.Observer == nil {
+		lp.Observer = nopObserver{}
 	}
 	// caughtUp: the state decided on has caught up with the log since the
 	// command arrived.
