@@ -203,7 +203,7 @@ func (s *Server) getStandings(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if at == 0 {
-		s.serveRanking(w, r, t, s.opts.Store.Standings)
+		s.serveRanking(w, r, t, false, func(st *projections.Tournament) any { return st.Standings() })
 		return
 	}
 	st, err := s.stateAt(r.Context(), t, at)
@@ -287,16 +287,23 @@ func (s *Server) getClassification(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set(CosignedHeader, base64.StdEncoding.EncodeToString([]byte(signed)))
 		}
 	}
-	s.serveRanking(w, r, t, s.opts.Store.Classification)
+	s.serveRanking(w, r, t, true, func(st *projections.Tournament) any { return st.Classification() })
 }
 
-// serveRanking serves the standings or the classification as stored
-// (Store.Standings, Store.Classification).
+// serveRanking serves the standings or the classification: as stored, or,
+// while the runner has not yet written them (it defers those costly views
+// while commands keep coming), computed from the in-memory fold, so that a
+// GET after a 201 sees the command.
 func (s *Server) serveRanking(w http.ResponseWriter, r *http.Request, t string,
-	stored func(t string) ([]byte, bool, error)) {
-	b, ok, err := stored(t)
-	if err == nil && !ok {
-		err = fmt.Errorf("%w: tournament %s", errNotFound, t)
+	classification bool, fresh func(*projections.Tournament) any) {
+	var b []byte
+	var err error
+	if !s.opts.Runner.Stale(t) || !s.opts.Runner.Read(t, func(st *projections.Tournament) { b, err = json.Marshal(fresh(st)) }) {
+		var ok bool
+		b, ok, err = s.opts.Runner.Ranking(t, classification)
+		if err == nil && !ok {
+			err = fmt.Errorf("%w: tournament %s", errNotFound, t)
+		}
 	}
 	if err != nil {
 		s.writeError(w, r, err)

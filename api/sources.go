@@ -37,8 +37,6 @@ type Store interface {
 	Players(t string) ([]json.RawMessage, error)
 	Round(t string, r int) ([]byte, bool, error)
 	Tables(t string, r int) ([]json.RawMessage, error)
-	Standings(t string) ([]byte, bool, error)
-	Classification(t string) ([]byte, bool, error)
 	Commits(t string, from uint64, limit int) ([]projections.CommitRef, error)
 	LastCommit(t string) (projections.CommitRef, bool, error)
 	NodeGetter(t string) checkpoint.NodeGetter
@@ -57,6 +55,8 @@ type Runner interface {
 	Err() error
 	WaitFor(ctx context.Context, seq uint64) error
 	Read(t string, fn func(*projections.Tournament)) bool
+	Stale(t string) bool
+	Ranking(t string, classification bool) ([]byte, bool, error)
 }
 
 // Conn is the NATS connection the log uses, as /readyz reports it.

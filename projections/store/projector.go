@@ -20,11 +20,13 @@ import (
 // indexes, the tournaments' Merkle tree nodes and the last applied stream
 // sequence; then it moves the cache's applied sequence, and snapshots the
 // states due one. It has no lock: the runner's goroutine alone calls it.
+// The rankings it leaves to the flusher, marking them stale.
 type projector struct {
-	store  *Store
-	states *stateCache
-	snaps  *snapshotter
-	opts   RunnerOptions
+	store    *Store
+	states   *stateCache
+	rankings *rankings
+	snaps    *snapshotter
+	opts     RunnerOptions
 
 	stored   uint64        // sys/applied as last written
 	caughtUp bool          // applied has reached the log's end seen at start once: snapshots and flushes may run
@@ -35,8 +37,8 @@ type projector struct {
 	setAside map[string]error
 }
 
-func newProjector(store *Store, states *stateCache, snaps *snapshotter, opts RunnerOptions) *projector {
-	return &projector{store: store, states: states, snaps: snaps, opts: opts, deferred: touched{}}
+func newProjector(store *Store, states *stateCache, rk *rankings, snaps *snapshotter, opts RunnerOptions) *projector {
+	return &projector{store: store, states: states, rankings: rk, snaps: snaps, opts: opts, deferred: touched{}}
 }
 
 // resume sets where the projector starts: the stream sequence the store
@@ -202,7 +204,7 @@ func (p *projector) held(m decoded) error {
 // catching up (a rebuild, a restart), when nobody reads the store: no
 // view until it has caught up, then every view touched since, once, not
 // again for every batch that touched it (a player's row for each of its
-// games, the standings for each result).
+// games).
 func (p *projector) deferViews(ch touched, last uint64) touched {
 	for id, c := range ch {
 		if p.deferred[id] == nil {
@@ -235,6 +237,7 @@ func (p *projector) applyMsg(b *pebble.Batch, m decoded, ch touched) error {
 		chg = &projections.Changes{}
 		ch[m.Tournament] = chg
 	}
+	p.rankings.folding(m.Tournament)
 	created, name, merkle, err := p.fold(b, e, m, chg)
 	if err != nil {
 		return err
@@ -284,6 +287,7 @@ func (p *projector) fold(b *pebble.Batch, e *entry, m decoded, chg *projections.
 		return false, "", 0, nodeErr
 	}
 	e.t.LastStreamSeq = m.StreamSeq
+	e.last.Store(m.StreamSeq)
 	return created, e.t.Name, merkle, nil
 }
 
@@ -322,8 +326,7 @@ func (p *projector) index(b *pebble.Batch, m decoded) error {
 }
 
 // writeViews rewrites the read models a batch touched for one tournament,
-// the standings and classification (which rank every player) among them
-// when they changed.
+// and marks its rankings stale if they changed: the flusher writes them.
 func (p *projector) writeViews(b *viewBatch, id string, chg *projections.Changes) error {
 	e := p.states.get(id)
 	e.mu.RLock()
@@ -361,13 +364,7 @@ func (p *projector) writeViews(b *viewBatch, id string, chg *projections.Changes
 		}
 	}
 	if chg.Standings {
-		st, cl := t.Rankings()
-		if err := put(keyStandings(id), st); err != nil {
-			return err
-		}
-		if err := put(keyClassification(id), cl); err != nil {
-			return err
-		}
+		p.rankings.changed(id)
 	}
 	for _, pl := range slices.Sorted(maps.Keys(chg.Players)) {
 		row, ok := t.PlayerView(pl)

@@ -80,31 +80,37 @@ func (o *RunnerOptions) EnsureDefaults() {
 // Runner keeps the store current with the log and holds the in-memory
 // tournament states the command side decides against. It is a façade
 // over the parts that do the work, each a type in its own file; Run
-// drives them on its goroutine:
+// drives them, on its goroutine but the flusher's:
 //
 //   - stateCache (states.go): the states, the heads of their Merkle
 //     trees, the applied sequence, readiness, WaitFor: what the command
 //     side reads;
 //   - projector (projector.go): applies batches of commits, folding them
-//     and writing views (standings and classification included),
-//     indexes and Merkle nodes;
+//     and writing views, indexes and Merkle nodes;
+//   - rankings (rankings.go): which standings and classifications the
+//     store lacks, and the stored ones in memory;
+//   - flusher (flusher.go): ranks and writes them, on a goroutine of its
+//     own;
 //   - snapshotter (snapshot.go): the states a restart resumes from.
 type Runner struct {
 	log   *eventlog.Log
 	store *Store
 	opts  RunnerOptions
 
-	states *stateCache
-	snaps  *snapshotter
-	proj   *projector
+	states   *stateCache
+	rankings *rankings
+	flusher  *flusher
+	snaps    *snapshotter
+	proj     *projector
 }
 
 // NewRunner returns a runner over log and store. Call Run to start it.
 func NewRunner(log *eventlog.Log, store *Store, opts RunnerOptions) *Runner {
 	opts.EnsureDefaults()
-	r := &Runner{log: log, store: store, opts: opts, states: newStateCache()}
-	r.snaps = newSnapshotter(store, r.states, opts)
-	r.proj = newProjector(store, r.states, r.snaps, opts)
+	r := &Runner{log: log, store: store, opts: opts, states: newStateCache(), rankings: newRankings(store)}
+	r.flusher = newFlusher(store, r.states, r.rankings)
+	r.snaps = newSnapshotter(store, r.states, r.flusher, opts)
+	r.proj = newProjector(store, r.states, r.rankings, r.snaps, opts)
 	return r
 }
 
@@ -143,6 +149,29 @@ func (r *Runner) ReadHead(id string, fn func(t *projections.Tournament, h checkp
 	return r.states.ReadHead(id, fn)
 }
 
+// LastStreamSeq returns the stream sequence of tournament id's last commit
+// the state holds (0: none), without waiting for the tournament's lock.
+func (r *Runner) LastStreamSeq(id string) uint64 { return r.states.LastStreamSeq(id) }
+
+// Copy returns a deep copy of tournament id's state and Merkle tree, which
+// the caller owns, and whether the tournament exists (stateCache.Copy).
+func (r *Runner) Copy(id string) (*projections.Tournament, *checkpoint.Tree, bool, error) {
+	return r.states.Copy(id)
+}
+
+// Stale reports whether the stored standings and classification of a
+// tournament lag behind its state: a reader then computes them from the
+// fold (Read) to see every acknowledged command.
+func (r *Runner) Stale(t string) bool { return r.rankings.Stale(t) }
+
+// Ranking returns the stored standings (classification when final) of
+// tournament t as the store holds them, from memory when this runner
+// wrote or read them before, and whether there are any. The bytes are
+// shared: the caller must not modify them.
+func (r *Runner) Ranking(t string, classification bool) ([]byte, bool, error) {
+	return r.rankings.Ranking(t, classification)
+}
+
 // Run follows the log until ctx is done or an event cannot be applied. An
 // unknown event type or version, a corrupt commit or a fold error stops the
 // runner with that error: events are never skipped. Events are decoded as
@@ -165,7 +194,24 @@ func (r *Runner) Run(ctx context.Context) (err error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	msgs, followErr := r.follow(ctx, from)
-	return r.loop(ctx, msgs, followErr)
+	fctx, stopFlusher := context.WithCancel(ctx)
+	flushErr, flusherDone := make(chan error, 1), make(chan struct{})
+	go func() {
+		defer close(flusherDone)
+		if err := r.flusher.run(fctx); err != nil {
+			flushErr <- err
+		}
+	}()
+	defer func() {
+		stopFlusher()
+		<-flusherDone
+		if err == nil || errors.Is(err, context.Canceled) {
+			if ferr := r.flusher.flush(); ferr != nil && err == nil {
+				err = ferr
+			}
+		}
+	}()
+	return r.loop(ctx, msgs, followErr, flushErr)
 }
 
 // start restores the states from their snapshots, checks the store
@@ -217,15 +263,26 @@ func (r *Runner) follow(ctx context.Context, from uint64) (<-chan decoded, <-cha
 }
 
 // loop applies the decoded messages in batches of up to MaxBatch (ending
-// at a multiple of SnapshotEvery, where a snapshot may be due) until ctx is
-// done or an error comes.
-func (r *Runner) loop(ctx context.Context, msgs <-chan decoded, followErr <-chan error) error {
+// at a multiple of SnapshotEvery, where a snapshot may be due) and wakes
+// the flusher once the runner has been idle for staleIdle, or rankings
+// have been stale for staleMax, until ctx is done or an error comes.
+func (r *Runner) loop(ctx context.Context, msgs <-chan decoded, followErr, flushErr <-chan error) error {
 	batch := make([]decoded, 0, r.opts.MaxBatch)
+	idle := time.NewTimer(time.Hour)
+	idle.Stop()
+	defer idle.Stop()
+	var flush <-chan time.Time
 	for {
 		batch = batch[:0]
 		select {
 		case m := <-msgs:
 			batch = append(batch, m)
+		case <-flush:
+			flush = nil
+			r.flusher.wake()
+			continue
+		case err := <-flushErr:
+			return err
 		case err := <-followErr:
 			return err
 		case <-ctx.Done():
@@ -242,6 +299,18 @@ func (r *Runner) loop(ctx context.Context, msgs <-chan decoded, followErr <-chan
 		}
 		if err := r.proj.apply(batch); err != nil {
 			return err
+		}
+		// While catching up nobody reads the store (the node is not
+		// ready) and a flush would rank every player of a tournament
+		// that is still growing: the costly views wait for the end.
+		if since, ok := r.rankings.oldest(); r.proj.caughtUp && ok {
+			if time.Since(since) >= staleMax {
+				r.flusher.wake()
+				flush = nil
+				continue
+			}
+			idle.Reset(staleIdle)
+			flush = idle.C
 		}
 	}
 }

@@ -313,30 +313,54 @@ func TestStoreAheadOfLogIsRefused(t *testing.T) {
 	m.stop(t)
 }
 
-// TestStandingsAreWrittenWithTheCommit: the standings and classification
-// are in the store, equal to the fold's, as soon as the commit that
-// changed them is applied.
-func TestStandingsAreWrittenWithTheCommit(t *testing.T) {
+// TestStandingsAreWrittenOnceTheRunnerIsIdle: the costly views are deferred
+// while commits arrive, reported stale meanwhile, and written within the
+// bound, equal to the fold.
+func TestStandingsAreWrittenOnceTheRunnerIsIdle(t *testing.T) {
 	f := newFixture(t)
 	n := start(t, f, t.TempDir(), store.RunnerOptions{})
 	defer n.stop(t)
-	check := func(when string, last uint64) {
-		t.Helper()
-		n.waitFor(t, last)
-		var want, wantCl []byte
-		n.runner.Read("alpha", func(st *projections.Tournament) {
-			want, _ = json.Marshal(st.Standings())
-			wantCl, _ = json.Marshal(st.Classification())
-		})
-		if stored, ok, err := n.store.Standings("alpha"); err != nil || !ok || string(stored) != string(want) {
-			t.Errorf("%s: stored standings (%v %v)\n%s\nthe fold's\n%s", when, ok, err, stored, want)
+	last := f.tournament("alpha", 12, rand.New(rand.NewPCG(8, 8)))
+	n.waitFor(t, last)
+	deadline := time.Now().Add(5 * time.Second)
+	for n.runner.Stale("alpha") {
+		if time.Now().After(deadline) {
+			t.Fatal("standings still stale 5 s after the last commit")
 		}
-		if stored, ok, err := n.store.Classification("alpha"); err != nil || !ok || string(stored) != string(wantCl) {
-			t.Errorf("%s: stored classification (%v %v)\n%s\nthe fold's\n%s", when, ok, err, stored, wantCl)
+		time.Sleep(10 * time.Millisecond)
+	}
+	stored, ok, err := n.store.Standings("alpha")
+	if err != nil || !ok {
+		t.Fatalf("stored standings: %v %v", ok, err)
+	}
+	var want []byte
+	n.runner.Read("alpha", func(st *projections.Tournament) { want, _ = json.Marshal(st.Standings()) })
+	if string(stored) != string(want) {
+		t.Errorf("stored standings differ from the fold:\n got %s\nwant %s", stored, want)
+	}
+	// What reads serve from memory is what the store holds.
+	if mem, ok, err := n.runner.Ranking("alpha", false); err != nil || !ok || string(mem) != string(stored) {
+		t.Errorf("Ranking = %v %v, differs from the stored standings", ok, err)
+	}
+	// A commit that changes the standings makes them stale again, and the
+	// next write replaces what reads serve.
+	last = f.commit("alpha", events.RegistrationRefused{Player: "p000", Reason: "mistake"})
+	n.waitFor(t, last)
+	if !n.runner.Stale("alpha") {
+		t.Log("standings already written when WaitFor returned (idle flush won the race)")
+	}
+	for deadline := time.Now().Add(5 * time.Second); n.runner.Stale("alpha"); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("standings still stale 5 s after the last commit")
 		}
 	}
-	check("after the tournament", f.tournament("alpha", 12, rand.New(rand.NewPCG(8, 8))))
-	check("after a refusal", f.commit("alpha", events.RegistrationRefused{Player: "p000", Reason: "mistake"}))
+	n.runner.Read("alpha", func(st *projections.Tournament) { want, _ = json.Marshal(st.Standings()) })
+	if mem, _, _ := n.runner.Ranking("alpha", false); string(mem) != string(want) {
+		t.Errorf("after the refusal, Ranking serves\n%s\nwant\n%s", mem, want)
+	}
+	if stored, _, _ := n.store.Standings("alpha"); string(stored) != string(want) {
+		t.Error("after the refusal, the store holds other standings than the fold")
+	}
 }
 
 // TestLargeTournamentIsSnapshottedGeometrically: a tournament is snapshotted

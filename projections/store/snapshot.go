@@ -20,6 +20,7 @@ import (
 type snapshotter struct {
 	store   *Store
 	states  *stateCache
+	flusher *flusher // writes the rankings of the states snapshotted
 	every   uint64
 	observe func(tournament string, bytes int) // RunnerOptions.ObserveSnapshot
 
@@ -28,8 +29,8 @@ type snapshotter struct {
 	dirty map[string]uint64
 }
 
-func newSnapshotter(store *Store, states *stateCache, opts RunnerOptions) *snapshotter {
-	return &snapshotter{store: store, states: states, every: opts.SnapshotEvery, observe: opts.ObserveSnapshot,
+func newSnapshotter(store *Store, states *stateCache, f *flusher, opts RunnerOptions) *snapshotter {
+	return &snapshotter{store: store, states: states, flusher: f, every: opts.SnapshotEvery, observe: opts.ObserveSnapshot,
 		dirty: map[string]uint64{}}
 }
 
@@ -76,7 +77,8 @@ func (s *snapshotter) changed(id string, seq uint64) {
 }
 
 // write stores and commits, as of stream sequence at, the state of every
-// tournament due a snapshot. sys/snapshot
+// tournament due a snapshot, with its standings and classification if
+// stale: what a restart resumes from must be complete. sys/snapshot
 // records where a restart resumes: just before the first commit of a
 // tournament that is still not in its snapshot.
 //
@@ -111,8 +113,19 @@ func (s *snapshotter) write(at uint64) error {
 	if err := b.Set(keySnapshot, u64(resume), nil); err != nil {
 		return err
 	}
-	if err := b.Commit(pebble.NoSync); err != nil {
-		return fmt.Errorf("pebble: commit snapshots at %d: %w", at, err)
+	commit := func() error {
+		if err := b.Commit(pebble.NoSync); err != nil {
+			return fmt.Errorf("pebble: commit snapshots at %d: %w", at, err)
+		}
+		return nil
+	}
+	if len(due) > 0 {
+		err = s.flusher.write(b, due, commit)
+	} else {
+		err = commit()
+	}
+	if err != nil {
+		return err
 	}
 	for i, id := range due {
 		delete(s.dirty, id)

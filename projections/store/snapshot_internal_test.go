@@ -100,7 +100,7 @@ func TestSnapshotOverwritesAnAttemptCutShort(t *testing.T) {
 	tr.Name, tr.Ruleset, tr.Seq, tr.LastStreamSeq = "Raduno", rs, 1, 40
 	states := newStateCache()
 	states.put(tr, nil)
-	snaps := newSnapshotter(st, states, RunnerOptions{SnapshotEvery: 1})
+	snaps := newSnapshotter(st, states, newFlusher(st, states, newRankings(st)), RunnerOptions{SnapshotEvery: 1})
 	snaps.changed("alpha", 40)
 	b := st.db.NewBatch()
 	for _, k := range [][]byte{keySnapChunk(prefixSnapGen("alpha", 40), 999), keySnapChunk(prefixSnapGen("alpha", 7), 0), keySnap("alpha")} {
