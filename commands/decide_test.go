@@ -182,7 +182,7 @@ func (h *harness) run(t *testing.T, d *datadriven.TestData) string {
 		return b.String()
 	case "classification":
 		cl := h.st.Classification()
-		// The projection store writes both from one ranking of the field.
+		// The flusher stores both from one ranking of the field.
 		if st, both := h.st.Rankings(); !reflect.DeepEqual(both, cl) || !reflect.DeepEqual(st, h.st.Standings()) {
 			t.Errorf("%s: Rankings differs from Standings and Classification", d.Pos)
 		}

@@ -237,7 +237,7 @@ func (t *Tournament) Standings() Standings {
 }
 
 // Rankings returns Standings and Classification, the field ranked once
-// for both (the projection store writes the two together).
+// for both (the flusher stores the two together).
 func (t *Tournament) Rankings() (Standings, Classification) {
 	games := t.Games()
 	rows := t.standingRows(games)
