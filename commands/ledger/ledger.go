@@ -294,7 +294,6 @@ func (l *Ledger) Submit(ctx context.Context, sub Submission) (Outcome, error) {
 		return o, err
 	}
 	acked := time.Now()
-	l.acknowledged(sub.Tournament, stored.StreamSeq)
 	unlocked := make(chan struct{})
 	go func() {
 		l.unlockWhenApplied(stored.StreamSeq, unlock)

@@ -75,9 +75,14 @@ func (s tournamentStream) Decide(now time.Time) (evs []events.Event, head checkp
 }
 
 // Append appends the commit under the submission's message id, with its
-// request's fingerprint.
+// request's fingerprint. A commit stored is acknowledged at once
+// (AwaitAcked): from then on reads of the tournament wait for it.
 func (s tournamentStream) Append(ctx context.Context, expected uint64, body []byte) (events.Appended, error) {
-	return s.l.opts.Log.AppendRequest(ctx, s.sub.Tournament, expected, s.sub.msgID(), s.sub.Request, body)
+	ack, err := s.l.opts.Log.AppendRequest(ctx, s.sub.Tournament, expected, s.sub.msgID(), s.sub.Request, body)
+	if err == nil && !ack.Duplicate {
+		s.l.acknowledged(s.sub.Tournament, ack.StreamSeq)
+	}
+	return ack, err
 }
 
 // CatchUp waits until the state holds the tournament's last message.
