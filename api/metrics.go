@@ -54,7 +54,7 @@ func NewMetrics() *Metrics {
 		}, []string{"result"}),
 		phaseSeconds: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "referto_command_phase_seconds",
-			Help:    "Where an accepted command's time went, by phase: lock_wait (for its tournament's lock), decide (deciding, sealing, every attempt), append (until JetStream's acknowledgement, every attempt), ack_to_unlock (from the acknowledgement until the tournament is unlocked: folding into the write-through state, or waiting for the projections without one), record (recording the acknowledged head, fsynced, before the answer).",
+			Help:    "Where an accepted command's time went, by phase: lock_wait (for its tournament's lock), decide (deciding, sealing, every attempt), append (until JetStream's acknowledgement, every attempt), ack_to_unlock (from the acknowledgement until the tournament is unlocked: the projections applying the commit), record (recording the acknowledged head, fsynced, before the answer).",
 			Buckets: prometheus.ExponentialBuckets(1e-6, 4, 12), // 1 µs to 4.2 s
 		}, []string{"phase"}),
 		conflictRetries: prometheus.NewCounter(prometheus.CounterOpts{

@@ -12,6 +12,7 @@ import (
 
 	"github.com/referto/referto/api"
 	"github.com/referto/referto/commands"
+	"github.com/referto/referto/events"
 )
 
 // selfService is a tournament of eight players drawn at two tables, with
@@ -394,8 +395,9 @@ func TestAPlayersLinkProposesAFewTimes(t *testing.T) {
 // applied a commit, before it takes the next.
 type gate struct {
 	*api.Metrics
-	shut atomic.Bool
-	open chan struct{}
+	shut   atomic.Bool
+	open   chan struct{}
+	stored chan uint64 // the stream sequences stored while shut
 }
 
 func (g *gate) Applied(n int, merkle time.Duration) {
@@ -405,26 +407,44 @@ func (g *gate) Applied(n int, merkle time.Duration) {
 	}
 }
 
+func (g *gate) Appended(d time.Duration, ack events.Appended, err error) {
+	g.Metrics.Appended(d, ack, err)
+	if err == nil && g.shut.Load() {
+		select {
+		case g.stored <- ack.StreamSeq:
+		default:
+		}
+	}
+}
+
 // TestARevokedLinkIsRefusedFromTheRevocationOn: a link revoked by a
-// command answered 201 is refused at once, although the projections have
-// not applied the revocation yet: authorization waits for them.
+// command the log has stored is refused from then on, although the
+// projections have not applied the revocation yet (nor has it been
+// answered): authorization waits for them.
 func TestARevokedLinkIsRefusedFromTheRevocationOn(t *testing.T) {
 	t.Parallel()
-	g := &gate{Metrics: api.NewMetrics(), open: make(chan struct{})}
+	g := &gate{Metrics: api.NewMetrics(), open: make(chan struct{}), stored: make(chan uint64, 1)}
 	s := &stack{t: t, dir: t.TempDir()}
 	s.opts.Observer = g
 	s.start()
 	t.Cleanup(s.stop)
 	f := newSelfService(t, s, "bo", nil)
 	p := f.tables[1][0]
-	// The projections stop after the next commit; the revocation is
-	// answered from the ledger's own state.
+	// The projections stop at the next commit, the revocation's: the log
+	// stores it, the projections hold it back.
 	g.shut.Store(true)
 	var opened sync.Once
 	release := func() { opened.Do(func() { g.shut.Store(false); close(g.open) }) }
 	defer release()
-	s.must(201, "POST", "/v1/tournaments", adminToken, map[string]any{"id": "other", "name": "Torneo other", "ruleset": "rtu"})
-	f.cmd(f.arb, 201, fmt.Sprintf(`{"type":"RevokePlayerToken","player":%q,"reason":"slip lost"}`, p))
+	revoked := make(chan resp, 1)
+	go func() {
+		revoked <- s.do("POST", "/v1/tournaments/bo/commands", f.arb, fmt.Sprintf(`{"type":"RevokePlayerToken","player":%q,"reason":"slip lost"}`, p))
+	}()
+	select {
+	case <-g.stored:
+	case r := <-revoked:
+		t.Fatalf("the revocation was answered %d before the log stored it: %s", r.status, r.body)
+	}
 	done := make(chan resp, 1)
 	go func() {
 		done <- s.do("POST", "/v1/tournaments/bo/commands", f.links[p], f.report("ProposeResult", p, 1))
@@ -432,9 +452,14 @@ func TestARevokedLinkIsRefusedFromTheRevocationOn(t *testing.T) {
 	select {
 	case r := <-done:
 		t.Fatalf("the revoked link was answered %d before the projections applied the revocation: %s", r.status, r.body)
+	case r := <-revoked:
+		t.Fatalf("the revocation was answered %d before the projections applied it: %s", r.status, r.body)
 	case <-time.After(300 * time.Millisecond):
 	}
 	release()
+	if r := <-revoked; r.status != 201 {
+		t.Errorf("the revocation: %d %s, want 201", r.status, r.body)
+	}
 	if r := <-done; r.status != 401 {
 		t.Errorf("the revoked link: %d %s, want 401", r.status, r.body)
 	}

@@ -69,8 +69,8 @@ func TestEveryAnswerFollowsItsHead(t *testing.T) {
 		}
 	}
 	// Another node appends between this one's decision and its append: the
-	// write-through state is dropped, and the head recorded is the one the
-	// projections reach, which holds the command.
+	// head recorded is the one the projections reach, which holds the
+	// command.
 	appends := 0
 	w.log.appendRequest = func(ctx context.Context, tt string, expected uint64, id, request string, body []byte) (events.Appended, error) {
 		if appends++; appends == 1 {

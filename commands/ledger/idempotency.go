@@ -45,62 +45,6 @@ func (sub Submission) msgID() string {
 	return MsgID(sub.Tournament, sub.Key)
 }
 
-// find looks for the commit sub's key already stands for, at the stream
-// sequence it returns: in the command index (a creation's key in the
-// creation index too), or among the commits this process appended and
-// acknowledged that the index may not hold yet. Without the second look, a
-// command decided on the write-through state ahead of the index, retried
-// once the log's duplicate window has forgotten its key, would be appended
-// twice (or another request under the key accepted). lk is sub's
-// tournament's lock, held.
-func (l *Ledger) find(lk *tournamentLock, sub Submission) (uint64, bool, error) {
-	if sub.Route == RouteCreate {
-		if ref, ok, err := l.opts.Index.Creation(sub.Key); err != nil || ok {
-			return ref.StreamSeq, ok, err
-		}
-		l.mu.Lock()
-		seq, ok := l.creating[sub.Key]
-		l.mu.Unlock()
-		if ok {
-			return seq, true, nil
-		}
-	}
-	if ref, ok, err := l.opts.Index.Command(sub.Tournament, sub.Key); err != nil || ok {
-		return ref.StreamSeq, ok, err
-	}
-	seq, ok := lk.pending[sub.Key]
-	return seq, ok, nil
-}
-
-// remember records that sub's command was acknowledged at stream sequence
-// seq, for find, until the index holds it; it forgets what the state has
-// applied since (the index moves with it). lk is held.
-func (l *Ledger) remember(lk *tournamentLock, sub Submission, seq uint64) {
-	applied := l.opts.State.Applied()
-	forget := func(m map[string]uint64) {
-		for k, s := range m {
-			if s <= applied {
-				delete(m, k)
-			}
-		}
-	}
-	if lk.pending == nil {
-		lk.pending = map[string]uint64{}
-	}
-	forget(lk.pending)
-	if seq > applied {
-		lk.pending[sub.Key] = seq
-	}
-	if sub.Route == RouteCreate {
-		l.mu.Lock()
-		forget(l.creating)
-		if seq > applied {
-			l.creating[sub.Key] = seq
-		}
-		l.mu.Unlock()
-	}
-}
-
 // ErrKeyReused refuses an idempotency key submitted with a request other
 // than the one it was first used for (draft-ietf-httpapi-idempotency-key-header:
 // 422). It is a *KeyReusedError.

@@ -74,12 +74,14 @@ func TestTheDuplicateWindowKeepsTheBinding(t *testing.T) {
 	// expected sequence before the message id: a conflict, after which
 	// Submit finds the key in the index (TestSubmitFindsItsOriginalAfterAConflict;
 	// over HTTP, api's TestRacingOneKeyWithDifferentBodies).
-	if _, err := node.Ledger.appendRetrying(ctx, "bo", expected, MsgID("bo", "K"), mine, myCommit); !errors.Is(err, events.ErrConflict) {
+	loop := Loop{Clock: time.Now, Observer: nopObserver{}}
+	mySub := tournamentStream{l: node.Ledger, sub: Submission{Tournament: "bo", Key: "K", Route: RouteCommands, Actor: arbiter, Request: mine}}
+	if _, err := loop.appendRetrying(ctx, mySub, expected, myCommit); !errors.Is(err, events.ErrConflict) {
 		t.Fatalf("the second append on the old state: %v, want a conflict", err)
 	}
 	// With the expected sequence right, the message id decides: JetStream
 	// answers with the other node's commit, and that must not replay.
-	ack, err := node.Ledger.appendRetrying(ctx, "bo", first.StreamSeq, MsgID("bo", "K"), mine, myCommit)
+	ack, err := loop.appendRetrying(ctx, mySub, first.StreamSeq, myCommit)
 	if err != nil || !ack.Duplicate || ack.StreamSeq != first.StreamSeq {
 		t.Fatalf("the second append: %+v %v, want a duplicate of stream sequence %d", ack, err, first.StreamSeq)
 	}

@@ -45,12 +45,6 @@ type States interface {
 	// WaitFor waits until the state holds stream sequence seq; it
 	// returns projections.ErrNotReady once the state has stopped.
 	WaitFor(ctx context.Context, seq uint64) error
-	// LastStreamSeq is the stream sequence of tournament t's last commit
-	// in the state (0: none), read without waiting for t's lock.
-	LastStreamSeq(t string) uint64
-	// Copy returns a deep copy of tournament t's state and Merkle tree,
-	// which the caller owns, and whether t exists.
-	Copy(t string) (*projections.Tournament, *checkpoint.Tree, bool, error)
 }
 
 // Index finds a command's commit by its idempotency key (*store.Store in
@@ -172,6 +166,23 @@ func (o *Options) Validate() error {
 	return errors.Join(errs...)
 }
 
+// Split is where one accepted command's time went, for the Observer.
+type Split struct {
+	// LockWait is the wait for the tournament's lock.
+	LockWait time.Duration
+	// Decide is deciding (every attempt), sealing and chaining included.
+	Decide time.Duration
+	// Append is appending until JetStream's acknowledgement (every attempt).
+	Append time.Duration
+	// AckToUnlock is from the acknowledgement until the tournament is
+	// unlocked: the projections applying the commit.
+	AckToUnlock time.Duration
+	// Record is from the acknowledgement until the tournament's
+	// acknowledged head is recorded (its fsync, shared with the heads of
+	// commands answered together), the wait for the projections included.
+	Record time.Duration
+}
+
 type nopObserver struct{}
 
 func (nopObserver) Appended(time.Duration, events.Appended, error) {}
@@ -219,7 +230,7 @@ type Ledger struct {
 	opts Options
 
 	mu    sync.Mutex
-	locks map[string]*tournamentLock // per tournament: one decision in flight per process (lock)
+	locks map[string]chan struct{} // per tournament, a slot of one: one decision in flight per process (lock)
 
 	// What this process answered as stored, per tournament and overall:
 	// reads wait until the state holds it (AwaitAcked).
@@ -228,10 +239,6 @@ type Ledger struct {
 	ackedMax atomic.Uint64
 
 	diskRefusing atomic.Bool // the disk guard refuses commands (disk.go)
-
-	// creating holds the creations this process appended that the index
-	// may not hold yet, by key (see tournamentLock.pending), under mu.
-	creating map[string]uint64
 }
 
 // New returns a Ledger.
@@ -240,15 +247,14 @@ func New(opts Options) (*Ledger, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
-	return &Ledger{opts: opts, locks: map[string]*tournamentLock{}, acked: map[string]uint64{}, creating: map[string]uint64{}}, nil
+	return &Ledger{opts: opts, locks: map[string]chan struct{}{}, acked: map[string]uint64{}}, nil
 }
 
-// Submit decides and appends sub's command, retrying on conflict, and
-// returns once the log has stored the commit. The commit is folded at once
-// into the tournament's write-through state (writethrough.go) and the
-// tournament unlocked: the next command decides on a state that has it,
-// while the projections apply it behind. Reads wait for it (AwaitAcked):
-// the answer need not.
+// Submit decides and appends sub's command through the append loop
+// (Loop.Append), and returns once the log has stored the commit. The
+// tournament stays locked until the projections have applied the commit:
+// the next command decides on a state that holds it, and finds its key in
+// the index.
 //
 // A key that already stands for this request is answered with the stored
 // outcome (Replayed); one that stands for another request is refused with
@@ -274,36 +280,27 @@ func (l *Ledger) Submit(ctx context.Context, sub Submission) (Outcome, error) {
 		return Outcome{}, fmt.Errorf("%w: projections are catching up with the log (lag %d)", events.ErrUnavailable, st.Lag())
 	}
 	start := time.Now()
-	lk, err := l.lock(ctx, sub.Tournament)
+	unlock, err := l.lock(ctx, sub.Tournament)
 	if err != nil {
 		return Outcome{}, err
 	}
 	sp := Split{LockWait: time.Since(start)}
-	o, d, err := l.submit(ctx, lk, sub, &sp)
-	if d.appended == 0 {
-		lk.unlock()
+	loop := Loop{Clock: l.opts.Clock, Retries: l.opts.Retries, Observer: l.opts.Observer}
+	o, stored, err := loop.Append(ctx, tournamentStream{l: l, sub: sub}, Command{
+		Stream: sub.Tournament, Actor: sub.Actor, Key: sub.Key, IfMatch: sub.IfMatch, Check: l.checkDisk,
+	}, &sp)
+	if stored.StreamSeq == 0 {
+		unlock()
 		return o, err
 	}
 	acked := time.Now()
-	l.acknowledged(sub.Tournament, d.appended)
-	l.remember(lk, sub, d.appended)
-	if l.writeThrough(lk, sub.Tournament, d) {
-		head := lk.wt.head()
-		lk.unlock()
-		sp.AckToUnlock = time.Since(acked)
-		unlocked := time.Now()
-		err := l.record(head, o.Seq)
-		sp.Record = time.Since(unlocked)
-		l.opts.Observer.Split(sp)
-		return o, err
-	}
 	unlocked := make(chan struct{})
 	go func() {
-		l.unlockWhenApplied(d.appended, lk.unlock)
+		l.unlockWhenApplied(stored.StreamSeq, unlock)
 		sp.AckToUnlock = time.Since(acked)
 		close(unlocked)
 	}()
-	err = l.recordApplied(ctx, sub.Tournament, o.Seq, d.appended)
+	err = l.recordApplied(ctx, sub.Tournament, o.Seq, stored.StreamSeq)
 	record := time.Since(acked)
 	go func() {
 		<-unlocked
@@ -368,125 +365,24 @@ func (l *Ledger) Halted() (string, bool) { return l.opts.Damages.Halted() }
 // RepairCommand is the command that repairs this node's log.
 func (l *Ledger) RepairCommand() string { return l.opts.Damages.RepairCommand() }
 
-// decision is what submit stored: the commit's body at stream sequence
-// appended (0 when it stored none), decided on a state at stream sequence
-// expected.
-type decision struct {
-	appended, expected uint64
-	body               []byte
-}
-
-// submit is Submit's loop, under the tournament's lock lk. It adds the
-// time spent deciding and appending to sp.
-func (l *Ledger) submit(ctx context.Context, lk *tournamentLock, sub Submission, sp *Split) (o Outcome, d decision, err error) {
-	// caughtUp: the state decided on has caught up with the log since the
-	// command arrived.
-	for attempt, caughtUp := 0, false; ; {
-		if seq, found, err := l.find(lk, sub); err != nil {
-			return Outcome{}, decision{}, err
-		} else if found {
-			o, err := l.replayed(ctx, seq, sub)
-			return o, decision{}, err
-		}
-		if err := l.checkDisk(); err != nil {
-			return Outcome{}, decision{}, err
-		}
-		t0 := time.Now()
-		envs, expected, err := l.decide(lk, sub)
-		sp.Decide += time.Since(t0)
-		sp.WriteThrough = lk.wt != nil // decide decided on it, if it was still there
-		if err != nil && !caughtUp {
-			// Another node sharing the log may have appended what this
-			// refusal lacks (the player registered, the round drawn, the
-			// seq an If-Match names, this very command): refuse only on a
-			// state caught up with the log.
-			if cerr := l.catchUp(ctx, sub.Tournament); cerr != nil {
-				return Outcome{}, decision{}, cerr
-			}
-			caughtUp = true
-			continue
-		}
-		if err != nil {
-			return Outcome{}, decision{}, err
-		}
-		body, err := events.EncodeCommit(envs)
-		if err != nil {
-			return Outcome{}, decision{}, err
-		}
-		t1 := time.Now()
-		ack, err := l.appendRetrying(ctx, sub.Tournament, expected, sub.msgID(), sub.Request, body)
-		sp.Append += time.Since(t1)
-		if err != nil || ack.Duplicate {
-			// The log is not where the write-through state expected it
-			// (another process appended first, or this command already
-			// was), or may hold a commit it was not told of: the next
-			// decision refreshes the state from the log.
-			lk.drop()
-		}
-		switch {
-		case err == nil && ack.Duplicate:
-			// The log's duplicate window knew the key before the command
-			// index did (a single server checks the expected sequence
-			// first, and a conflict leads to the index below; a clustered
-			// stream's leader checks the message id first): the same
-			// checks as the index's, then wait until the state holds the
-			// commit.
-			o, err := l.replayed(ctx, ack.StreamSeq, sub)
-			if err == nil {
-				err = l.waitFor(ctx, sub.Tournament, ack.StreamSeq)
-			}
-			if err != nil {
-				return Outcome{}, decision{}, err
-			}
-			return o, decision{}, nil
-		case err == nil:
-			return Outcome{Seq: envs[len(envs)-1].Seq, Events: envs}, decision{appended: ack.StreamSeq, expected: expected, body: body}, nil
-		case !errors.Is(err, events.ErrConflict):
-			return Outcome{}, decision{}, err
-		}
-		// Someone else appended first. Catch up with the tournament's last
-		// message, then look for our own key (a retry whose original won)
-		// before deciding again.
-		if cerr := l.catchUp(ctx, sub.Tournament); cerr != nil {
-			return Outcome{}, decision{}, cerr
-		}
-		caughtUp = true
-		if seq, found, ferr := l.find(lk, sub); ferr != nil {
-			return Outcome{}, decision{}, ferr
-		} else if found {
-			o, err := l.replayed(ctx, seq, sub)
-			return o, decision{}, err
-		}
-		if sub.IfMatch != nil {
-			return Outcome{}, decision{}, fmt.Errorf("%w: tournament %s moved on while the command was decided, past If-Match %s", ErrPrecondition, sub.Tournament, sub.IfMatch)
-		}
-		if attempt >= l.opts.Retries {
-			return Outcome{}, decision{}, fmt.Errorf("%w: gave up after %d attempts", err, attempt+1)
-		}
-		attempt++
-		l.opts.Observer.Retried()
-	}
-}
-
-// lock serializes decide-and-append for one tournament within this process.
-// Without it, concurrent commands would race each other through the log's
-// expected-sequence check and waste appends; with it, only other processes
-// sharing the log can conflict, and the retry loop handles those. The lock
-// is held until the last command is folded into the write-through state at
-// its acknowledgement, or, without one, until the projections have applied
-// it (unlockWhenApplied): a command that cannot have it before ctx is done
-// is refused as unavailable.
-func (l *Ledger) lock(ctx context.Context, tournament string) (*tournamentLock, error) {
+// lock serializes decide-and-append for one tournament within this process,
+// and returns the function that releases it. Without it, concurrent
+// commands would race each other through the log's expected-sequence check
+// and waste appends; with it, only other processes sharing the log can
+// conflict, and the retry loop handles those. The lock is held until the
+// projections have applied the last command (unlockWhenApplied): a command
+// that cannot have it before ctx is done is refused as unavailable.
+func (l *Ledger) lock(ctx context.Context, tournament string) (unlock func(), err error) {
 	l.mu.Lock()
-	lk := l.locks[tournament]
-	if lk == nil {
-		lk = &tournamentLock{ch: make(chan struct{}, 1), without: copyAfter} // the first commit copies
-		l.locks[tournament] = lk
+	ch := l.locks[tournament]
+	if ch == nil {
+		ch = make(chan struct{}, 1)
+		l.locks[tournament] = ch
 	}
 	l.mu.Unlock()
 	select {
-	case lk.ch <- struct{}{}:
-		return lk, nil
+	case ch <- struct{}{}:
+		return func() { <-ch }, nil
 	case <-ctx.Done():
 		return nil, fmt.Errorf("%w: tournament %s is still applying its previous command: %v", events.ErrUnavailable, tournament, ctx.Err())
 	}
@@ -560,80 +456,29 @@ func (l *Ledger) waitFor(ctx context.Context, t string, seq uint64) error {
 	return nil
 }
 
-// appendAttempt bounds one append: a reply lost while the NATS connection
-// moves to another node must not consume the whole command timeout.
-const appendAttempt = 2 * time.Second
-
-// appendRetrying appends, retrying while the log is unavailable (a NATS node
-// going away, a leader election) until ctx ends. A retry carries the same
-// message id and expectation, so if an earlier attempt was stored the retry
-// is deduplicated, or conflicts and the caller finds the command in the index.
-// request is the fingerprint stored with the commit.
-func (l *Ledger) appendRetrying(ctx context.Context, t string, expected uint64, id, request string, body []byte) (events.Appended, error) {
-	for attempt := 0; ; attempt++ {
-		actx, cancel := context.WithTimeout(ctx, appendAttempt)
-		start := time.Now()
-		ack, err := l.opts.Log.AppendRequest(actx, t, expected, id, request, body)
-		l.opts.Observer.Appended(time.Since(start), ack, err)
-		cancel()
-		if err == nil || !errors.Is(err, events.ErrUnavailable) || ctx.Err() != nil {
-			return ack, err
-		}
-		select {
-		case <-ctx.Done():
-			return ack, err
-		case <-time.After(time.Duration(min(attempt+1, 10)) * 50 * time.Millisecond):
-		}
-	}
-}
-
-// decide runs the pure decision against the current state and seals the
-// events. It returns the stream sequence the append must expect.
-// The state is the tournament's write-through state when it is current
-// (holds every commit the log has of the tournament as far as this process
-// can tell), the state folded from the log otherwise.
-func (l *Ledger) decide(lk *tournamentLock, sub Submission) ([]events.Envelope, uint64, error) {
-	var envs []events.Envelope
-	var expected uint64
-	var err error
-	in := commands.Input{Now: l.opts.Clock().UTC(), Actor: sub.Actor, Seed: sub.Seed}
-	run := func(t *projections.Tournament, head checkpoint.Head) {
-		if sub.IfMatch != nil && !sub.IfMatch.Matches(t.Seq) {
-			err = fmt.Errorf("%w: tournament %s is at seq %d, which If-Match %s does not match", ErrPrecondition, t.ID, t.Seq, sub.IfMatch)
-			return
-		}
-		expected = t.LastStreamSeq
-		envs, err = DecideCommit(t, head, sub.Command, in, sub.Key, l.opts.Signer)
-	}
-	if wt := l.current(lk, sub.Tournament); wt != nil {
-		run(wt.t, wt.tree.Head())
-	} else if !l.opts.State.ReadHead(sub.Tournament, run) {
-		run(projections.New(sub.Tournament), checkpoint.NewTree().Head())
-	}
-	return envs, expected, err
-}
-
 // DecideCommit is the whole command side for one command: it decides cmd
 // against t, whose log has the given head, and returns the envelopes of the
-// commit to append, sealed under commandID and linked to the head. A
-// classification being published gets the signed checkpoint of the log it
-// is derived from. Nothing is appended.
+// commit to append, sealed under commandID and linked to the head, as the
+// append loop seals them. A classification being published gets the
+// signed checkpoint of the log it is derived from. Nothing is appended.
 func DecideCommit(t *projections.Tournament, head checkpoint.Head, cmd commands.Command, in commands.Input, commandID string, signer note.Signer) ([]events.Envelope, error) {
+	evs, err := decideEvents(t, head, cmd, in, signer)
+	if err != nil {
+		return nil, err
+	}
+	return seal(t.ID, head, in.Now, in.Actor, commandID, evs)
+}
+
+// decideEvents decides cmd against t, whose log has the given head; a
+// classification being published gets the signed checkpoint of that log.
+func decideEvents(t *projections.Tournament, head checkpoint.Head, cmd commands.Command, in commands.Input, signer note.Signer) ([]events.Event, error) {
 	if pc, ok := cmd.(*commands.PublishClassification); ok {
 		var err error
 		if pc.Checkpoint, err = checkpoint.Sign(checkpoint.Checkpoint{Origin: checkpoint.Origin(t.ID), Size: t.Seq, Root: head.Root}, signer); err != nil {
 			return nil, err
 		}
 	}
-	evs, err := commands.Decide(t, cmd, in)
-	if err != nil {
-		return nil, err
-	}
-	envs, err := events.Seal(t.ID, t.Seq+1, in.Now, in.Actor, commandID, evs)
-	if err != nil {
-		return nil, err
-	}
-	return envs, events.Chain(envs, head.Last)
+	return commands.Decide(t, cmd, in)
 }
 
 // replayed returns the stored outcome of the commit at streamSeq, which

@@ -1,12 +1,12 @@
 package ledger_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -47,7 +47,6 @@ type fakeState struct {
 	applied  func() uint64
 	readHead func(t string, fn func(*projections.Tournament, checkpoint.Head)) bool
 	waitFor  func(ctx context.Context, seq uint64) error
-	copy     func(t string) (*projections.Tournament, *checkpoint.Tree, bool, error)
 }
 
 func (f *fakeState) Ready() bool     { return f.ready() }
@@ -57,14 +56,6 @@ func (f *fakeState) ReadHead(t string, fn func(*projections.Tournament, checkpoi
 	return f.readHead(t, fn)
 }
 func (f *fakeState) WaitFor(ctx context.Context, seq uint64) error { return f.waitFor(ctx, seq) }
-func (f *fakeState) LastStreamSeq(t string) uint64 {
-	var seq uint64
-	f.readHead(t, func(st *projections.Tournament, _ checkpoint.Head) { seq = st.LastStreamSeq })
-	return seq
-}
-func (f *fakeState) Copy(t string) (*projections.Tournament, *checkpoint.Tree, bool, error) {
-	return f.copy(t)
-}
 
 type fakeIndex struct {
 	command  func(t, key string) (projections.CommitRef, bool, error)
@@ -98,18 +89,6 @@ func (o *fakeObserver) Split(sp ledger.Split) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.splits = append(o.splits, sp)
-}
-
-// decidedOnWriteThrough reports, for each split told, whether its command
-// was decided on a write-through state.
-func (o *fakeObserver) decidedOnWriteThrough() []bool {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	var out []bool
-	for _, sp := range o.splits {
-		out = append(out, sp.WriteThrough)
-	}
-	return out
 }
 
 // world is an in-memory log, the state folded from it and the command
@@ -150,7 +129,6 @@ func newWorld(t *testing.T) *world {
 		applied:  w.applied,
 		readHead: w.readHead,
 		waitFor:  w.waitFor,
-		copy:     w.copy,
 	}
 	w.idx = &fakeIndex{command: w.command, creation: func(key string) (projections.CommitRef, bool, error) { return w.command("_create", key) }}
 	return w
@@ -254,26 +232,6 @@ func (w *world) readHead(t string, fn func(*projections.Tournament, checkpoint.H
 	}
 	fn(st, w.trees[t].Head())
 	return true
-}
-
-func (w *world) copy(t string) (*projections.Tournament, *checkpoint.Tree, bool, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	st := w.states[t]
-	if st == nil {
-		return nil, nil, false, nil
-	}
-	st, err := copyState(st)
-	return st, w.trees[t].Clone(), true, err
-}
-
-// copyState is a deep copy of st, through its snapshot encoding.
-func copyState(st *projections.Tournament) (*projections.Tournament, error) {
-	var buf bytes.Buffer
-	if err := st.WriteSnapshot(&buf); err != nil {
-		return nil, err
-	}
-	return projections.ReadSnapshot(&buf, st.ID)
 }
 
 // waitFor: the world applies what it stores at once; a sequence it has not
@@ -589,45 +547,6 @@ func TestOptionsValidateReportsEveryProblem(t *testing.T) {
 	}
 }
 
-// TestSubmitDecidesOnTheWriteThroughState: the first commit of a ledger
-// copies the state at its acknowledgement, and the commands after it are
-// decided on the copy; when the copy cannot be had, the commands are still
-// accepted, decided on the projections' state, and told as such.
-func TestSubmitDecidesOnTheWriteThroughState(t *testing.T) {
-	for _, tc := range []struct {
-		name    string
-		copyErr error
-		want    []bool
-	}{
-		{"copied", nil, []bool{false, true, true}},
-		{"no copy", errors.New("disk on fire"), []bool{false, false, false}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			w := created(t)
-			if tc.copyErr != nil {
-				w.state.copy = func(string) (*projections.Tournament, *checkpoint.Tree, bool, error) {
-					return nil, nil, true, tc.copyErr
-				}
-			}
-			l := w.ledger()
-			for i, p := range []string{"p1", "p2", "p3"} {
-				o, err := l.Submit(context.Background(), register(t, p, p))
-				if err != nil || o.Seq != uint64(2+i) {
-					t.Fatalf("register %s: %+v %v, want seq %d", p, o, err, 2+i)
-				}
-			}
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-			defer cancel()
-			for len(w.obs.decidedOnWriteThrough()) < 3 && ctx.Err() == nil { // told at unlock, perhaps after the answer
-				time.Sleep(time.Millisecond)
-			}
-			if got := w.obs.decidedOnWriteThrough(); fmt.Sprint(got) != fmt.Sprint(tc.want) {
-				t.Errorf("decided on a write-through state: %v, want %v", got, tc.want)
-			}
-		})
-	}
-}
-
 // creation is the submission creating tournament id under key.
 func creation(id, key string) ledger.Submission {
 	return ledger.Submission{Tournament: id, Command: &commands.CreateTournament{ID: id, Name: id, Ruleset: "rtu"},
@@ -656,31 +575,53 @@ func TestACreationKeyIsNotScopedByTheTournament(t *testing.T) {
 	}
 }
 
-// TestSubmitFindsKeysTheIndexDoesNotHoldYet: a command decided on the
-// write-through state is answered before the projections index its key.
-// Retried under its key once the log's duplicate window has forgotten it,
-// it must replay (the same request) or be refused (another request), never
-// be appended again; a creation's key likewise across tournaments.
-func TestSubmitFindsKeysTheIndexDoesNotHoldYet(t *testing.T) {
+// appoint is the submission of AppointOfficial name under key: accepted in
+// any state, so that only its key keeps it from being appended twice.
+func appoint(name, key string) ledger.Submission {
+	cmd := &commands.AppointOfficial{Name: name, Role: events.RoleArbiter, TokenSHA256: fmt.Sprintf("%064x", len(name))}
+	return ledger.Submission{Tournament: "bo", Command: cmd, Actor: admin, Key: key, Route: ledger.RouteAppoint, Request: "sha256:appoint " + name}
+}
+
+// TestTheNextCommandWaitsForTheIndex: a command is answered before the
+// projections have applied it (and indexed its key), but its tournament
+// stays locked until they have: the same command retried at once, after
+// the log's duplicate window has forgotten it, finds its key in the index
+// and replays, never appended twice. A creation's key stands across
+// tournaments, whose locks are others: another tournament created under it
+// is refused once the projections hold the first.
+func TestTheNextCommandWaitsForTheIndex(t *testing.T) {
 	w := created(t)
-	// From here the projections lag: they have applied the creation alone,
-	// the index holds nothing newer, and the duplicate window forgets each
-	// message id as soon as the message is stored.
-	w.state.applied = func() uint64 { return 1 }
+	// From here the projections apply the log only as far as released,
+	// and the duplicate window forgets each message id once it is stored.
+	var released atomic.Uint64
+	released.Store(1)
+	applied := func() uint64 { return min(w.applied(), released.Load()) }
+	w.state.applied = applied
 	w.state.waitFor = func(ctx context.Context, seq uint64) error {
-		if seq <= 1 {
-			return nil
+		for applied() < seq {
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(time.Millisecond):
+			}
 		}
-		<-ctx.Done()
-		return ctx.Err()
+		return nil
 	}
-	w.idx.command = func(t, key string) (projections.CommitRef, bool, error) {
-		if t == "bo" && key == "create" {
-			return projections.CommitRef{Tournament: "bo", StreamSeq: 1}, true, nil
+	var retried atomic.Bool // the retry has been sent
+	indexed := func(t, key string) (projections.CommitRef, bool, error) {
+		ref, ok, err := w.command(t, key)
+		if ok && ref.StreamSeq > released.Load() {
+			return projections.CommitRef{}, false, err
 		}
-		return projections.CommitRef{}, false, nil
+		return ref, ok, err
 	}
-	w.idx.creation = func(key string) (projections.CommitRef, bool, error) { return projections.CommitRef{}, false, nil }
+	w.idx.command = func(tt, key string) (projections.CommitRef, bool, error) {
+		if retried.Load() && released.Load() < w.applied() {
+			t.Errorf("the index was read for %s/%s before the projections applied the command before it", tt, key)
+		}
+		return indexed(tt, key)
+	}
+	w.idx.creation = func(key string) (projections.CommitRef, bool, error) { return indexed("_create", key) }
 	w.log.appendRequest = func(ctx context.Context, tt string, expected uint64, id, request string, body []byte) (events.Appended, error) {
 		ack, err := w.append(ctx, tt, expected, id, request, body)
 		w.mu.Lock()
@@ -690,23 +631,32 @@ func TestSubmitFindsKeysTheIndexDoesNotHoldYet(t *testing.T) {
 	}
 	l := w.ledger()
 	ctx := context.Background()
-	if o, err := l.Submit(ctx, register(t, "p1", "K")); err != nil || o.Seq != 2 {
-		t.Fatalf("register p1: %+v %v", o, err)
+	// release lets the projections apply everything once the retry has
+	// been sent (and, most likely, is waiting for the lock).
+	release := func() {
+		go func() {
+			time.Sleep(20 * time.Millisecond)
+			released.Store(w.applied())
+		}()
 	}
-	if o, err := l.Submit(ctx, register(t, "p1", "K")); err != nil || !o.Replayed || o.Seq != 2 {
+	if o, err := l.Submit(ctx, appoint("Anna", "K")); err != nil || o.Seq != 2 {
+		t.Fatalf("appoint Anna: %+v %v", o, err)
+	}
+	retried.Store(true)
+	release()
+	if o, err := l.Submit(ctx, appoint("Anna", "K")); err != nil || !o.Replayed || o.Seq != 2 {
 		t.Errorf("the same request again: %+v %v, want seq 2 replayed", o, err)
 	}
-	var ku *ledger.KeyReusedError
-	if _, err := l.Submit(ctx, register(t, "p2", "K")); !errors.As(err, &ku) || ku.Seq != 2 {
-		t.Errorf("another request under the key: %v, want a KeyReusedError naming seq 2", err)
-	}
+	retried.Store(false)
 	if o, err := l.Submit(ctx, creation("mo", "C")); err != nil || o.Replayed {
 		t.Fatalf("create mo: %+v %v", o, err)
 	}
+	release()
+	var ku *ledger.KeyReusedError
 	if _, err := l.Submit(ctx, creation("fe", "C")); !errors.As(err, &ku) || ku.Key != "C" {
 		t.Errorf("another tournament created under the key: %v, want a KeyReusedError", err)
 	}
 	if w.size() != 3 {
-		t.Errorf("%d commits, want 3: the creation of bo, p1 once, mo", w.size())
+		t.Errorf("%d commits, want 3: the creation of bo, Anna once, mo", w.size())
 	}
 }

@@ -287,7 +287,6 @@ func (p *projector) fold(b *pebble.Batch, e *entry, m decoded, chg *projections.
 		return false, "", 0, nodeErr
 	}
 	e.t.LastStreamSeq = m.StreamSeq
-	e.last.Store(m.StreamSeq)
 	return created, e.t.Name, merkle, nil
 }
 

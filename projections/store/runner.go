@@ -149,16 +149,6 @@ func (r *Runner) ReadHead(id string, fn func(t *projections.Tournament, h checkp
 	return r.states.ReadHead(id, fn)
 }
 
-// LastStreamSeq returns the stream sequence of tournament id's last commit
-// the state holds (0: none), without waiting for the tournament's lock.
-func (r *Runner) LastStreamSeq(id string) uint64 { return r.states.LastStreamSeq(id) }
-
-// Copy returns a deep copy of tournament id's state and Merkle tree, which
-// the caller owns, and whether the tournament exists (stateCache.Copy).
-func (r *Runner) Copy(id string) (*projections.Tournament, *checkpoint.Tree, bool, error) {
-	return r.states.Copy(id)
-}
-
 // Stale reports whether the stored standings and classification of a
 // tournament lag behind its state: a reader then computes them from the
 // fold (Read) to see every acknowledged command.

@@ -1,7 +1,6 @@
 package store
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"sync"
@@ -40,10 +39,6 @@ type entry struct {
 	mu   sync.RWMutex
 	t    *projections.Tournament
 	tree *checkpoint.Tree // the tournament's Merkle tree, t.Seq leaves
-	// last is t.LastStreamSeq, readable without mu: a long read under mu
-	// (the flusher ranking a large field) holds up the projector's fold,
-	// and behind it every other reader.
-	last atomic.Uint64
 }
 
 // signal is what a waiter blocks on: ch is closed, and the signal
@@ -133,40 +128,6 @@ func (c *stateCache) ReadHead(id string, fn func(t *projections.Tournament, h ch
 	return true
 }
 
-// Copy returns a deep copy of tournament id's state and Merkle tree, taken
-// under the tournament's read lock, and whether the tournament exists: a
-// copy the caller owns and may fold into (the command side's write-through
-// state). The state is copied through its snapshot encoding, so the copy
-// holds exactly what a restart from a snapshot would.
-func (c *stateCache) Copy(id string) (*projections.Tournament, *checkpoint.Tree, bool, error) {
-	e := c.get(id)
-	if e == nil {
-		return nil, nil, false, nil
-	}
-	var buf bytes.Buffer
-	e.mu.RLock()
-	err := e.t.WriteSnapshot(&buf)
-	tree := e.tree.Clone()
-	e.mu.RUnlock()
-	if err != nil {
-		return nil, nil, true, err
-	}
-	t, err := projections.ReadSnapshot(&buf, id)
-	if err != nil {
-		return nil, nil, true, err
-	}
-	return t, tree, true, nil
-}
-
-// LastStreamSeq returns the stream sequence of tournament id's last commit
-// in its state, 0 if there is none, without waiting for its lock.
-func (c *stateCache) LastStreamSeq(id string) uint64 {
-	if e := c.get(id); e != nil {
-		return e.last.Load()
-	}
-	return 0
-}
-
 // get returns the entry of tournament id, nil if there is none.
 func (c *stateCache) get(id string) *entry {
 	c.mu.RLock()
@@ -198,9 +159,7 @@ func (c *stateCache) forCommit(id string, seq uint64) *entry {
 func (c *stateCache) put(t *projections.Tournament, tree *checkpoint.Tree) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	e := &entry{t: t, tree: tree}
-	e.last.Store(t.LastStreamSeq)
-	c.states[t.ID] = e
+	c.states[t.ID] = &entry{t: t, tree: tree}
 }
 
 // start records the log's last sequence as the runner found it, and that

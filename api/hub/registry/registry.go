@@ -124,14 +124,16 @@ func (r *Keeper) sealed(m events.StoredCommit) bool {
 	return hmac.Equal([]byte(m.Seal), []byte(r.seal(m.Data)))
 }
 
-// commit is a command the log holds.
+// commit is a command the log holds, at stream sequence streamSeq.
 type commit struct {
-	request string
-	envs    []events.Envelope
+	streamSeq uint64
+	request   string
+	envs      []events.Envelope
 }
 
 // retries is how many times a command is decided again after losing a
-// race for the log (another writer, a retried append).
+// race for the log (a message the hub did not write, an append whose
+// answer was lost).
 const retries = 8
 
 // Open opens (creating it the first time) the registry's stream and folds
@@ -209,7 +211,7 @@ func (r *Keeper) fold(m events.StoredCommit) {
 		return
 	}
 	r.last = m.StreamSeq
-	r.commits[c.Envelopes[0].CommandID] = commit{request: m.Request, envs: c.Envelopes}
+	r.commits[c.Envelopes[0].CommandID] = commit{streamSeq: m.StreamSeq, request: m.Request, envs: c.Envelopes}
 }
 
 // usable is nil when the log folds, else why not; r.mu held.
@@ -220,69 +222,80 @@ func (r *Keeper) usable() error {
 	return nil
 }
 
-// Submit decides sub's command against the registry, appends its event to
-// the log and folds it, retrying when it loses a race for the log. A key
-// that already stands for this request is answered with the stored
-// outcome (Replayed); one that stands for another request is a
-// *ledger.KeyReusedError. The command's refusals are commands.DecideRegistry's.
+// Submit decides sub's command against the registry and appends its event
+// to the log through the append loop every command goes through
+// (ledger.Loop), then folds it. A key that already stands for this
+// request is answered with the stored outcome (Replayed); one that stands
+// for another request is a *ledger.KeyReusedError. The command's refusals
+// are commands.DecideRegistry's.
 func (r *Keeper) Submit(ctx context.Context, sub Submission) (ledger.Outcome, error) {
 	ctx, cancel := context.WithTimeout(ctx, r.o.CommandTimeout)
 	defer cancel()
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for attempt := 0; ; attempt++ {
-		if err := r.catchUp(ctx); err != nil {
-			return ledger.Outcome{}, err
-		}
-		if err := r.usable(); err != nil {
-			return ledger.Outcome{}, err
-		}
-		if c, ok := r.commits[sub.Key]; ok {
-			return replayed(c, sub)
-		}
-		evs, err := commands.DecideRegistry(r.log.Registry(), r.o.Roster, sub.Command)
-		if err != nil {
-			return ledger.Outcome{}, err
-		}
-		head := r.log.Head()
-		envs, err := events.Seal(events.RegistryID, head.Size+1, r.o.Clock().UTC(), sub.Actor, sub.Key, evs)
-		if err == nil {
-			err = events.Chain(envs, head.Last)
-		}
-		var body []byte
-		if err == nil {
-			body, err = events.EncodeCommit(envs)
-		}
-		if err != nil {
-			return ledger.Outcome{}, err
-		}
-		seal := r.seal(body)
-		ack, err := r.lg.AppendSealed(ctx, events.RegistryID, r.last, ledger.MsgID(events.RegistryID, sub.Key), sub.Request, seal, body)
-		switch {
-		case err == nil && !ack.Duplicate:
-			r.fold(events.StoredCommit{StreamSeq: ack.StreamSeq, Request: sub.Request, Seal: seal, Data: body})
-			if err := r.usable(); err != nil {
-				return ledger.Outcome{}, err
-			}
-			r.o.Logger.Info("registry", "type", envs[0].Type, "seq", envs[0].Seq, "actor", sub.Actor.ID)
-			return ledger.Outcome{Seq: envs[len(envs)-1].Seq, Events: envs}, nil
-		case err != nil && !errors.Is(err, events.ErrConflict) && !errors.Is(err, events.ErrUnavailable):
-			return ledger.Outcome{}, err
-		case attempt >= retries || ctx.Err() != nil:
-			if err == nil {
-				err = fmt.Errorf("%w: the log took the command as a duplicate of one it does not hold", events.ErrUnavailable)
-			}
-			return ledger.Outcome{}, fmt.Errorf("%w: gave up after %d attempts", err, attempt+1)
-		}
-		// Another commit came first, or this one may have been stored (a
-		// duplicate, an append whose answer was lost): catch up and look
-		// for the key again before deciding again.
-		select {
-		case <-ctx.Done():
-		case <-time.After(time.Duration(attempt+1) * 20 * time.Millisecond):
-		}
+	loop := ledger.Loop{Clock: r.o.Clock, Retries: retries}
+	o, stored, err := loop.Append(ctx, registryStream{r: r, sub: sub},
+		ledger.Command{Stream: events.RegistryID, Actor: sub.Actor, Key: sub.Key}, nil)
+	if err != nil || stored.StreamSeq == 0 {
+		return o, err
 	}
+	r.fold(events.StoredCommit{StreamSeq: stored.StreamSeq, Request: sub.Request, Seal: r.seal(stored.Body), Data: stored.Body})
+	if err := r.usable(); err != nil {
+		return ledger.Outcome{}, err
+	}
+	r.o.Logger.Info("registry", "type", o.Events[0].Type, "seq", o.Events[0].Seq, "actor", sub.Actor.ID)
+	return o, nil
 }
+
+// registryStream is a registry command on its way through the append loop,
+// decided on the keeper's fold: the hub is the log's one writer, and folds
+// each commit it appends. r.mu is held.
+type registryStream struct {
+	r   *Keeper
+	sub Submission
+}
+
+// Find looks for the command's key among the commits folded.
+func (s registryStream) Find(context.Context) (uint64, bool, error) {
+	if err := s.r.usable(); err != nil {
+		return 0, false, err
+	}
+	c, ok := s.r.commits[s.sub.Key]
+	return c.streamSeq, ok, nil
+}
+
+// Replay answers with the commit the command's key stands for, once
+// folded.
+func (s registryStream) Replay(ctx context.Context, _ uint64) (ledger.Outcome, error) {
+	if err := s.r.catchUp(ctx); err != nil {
+		return ledger.Outcome{}, err
+	}
+	if err := s.r.usable(); err != nil {
+		return ledger.Outcome{}, err
+	}
+	c, ok := s.r.commits[s.sub.Key]
+	if !ok {
+		return ledger.Outcome{}, fmt.Errorf("%w: the log took the command as a duplicate of one it does not hold", events.ErrUnavailable)
+	}
+	return replayed(c, s.sub)
+}
+
+// Decide decides the command on the registry as folded.
+func (s registryStream) Decide(time.Time) ([]events.Event, checkpoint.Head, uint64, error) {
+	if err := s.r.usable(); err != nil {
+		return nil, checkpoint.Head{}, 0, err
+	}
+	evs, err := commands.DecideRegistry(s.r.log.Registry(), s.r.o.Roster, s.sub.Command)
+	return evs, s.r.log.Head(), s.r.last, err
+}
+
+// Append appends the commit sealed with the hub's secret.
+func (s registryStream) Append(ctx context.Context, expected uint64, body []byte) (events.Appended, error) {
+	return s.r.lg.AppendSealed(ctx, events.RegistryID, expected, ledger.MsgID(events.RegistryID, s.sub.Key), s.sub.Request, s.r.seal(body), body)
+}
+
+// CatchUp folds what the log holds past the last commit folded.
+func (s registryStream) CatchUp(ctx context.Context) error { return s.r.catchUp(ctx) }
 
 // replayed is the stored outcome of the commit sub's key stands for, or a
 // *ledger.KeyReusedError when it was made for another request.
