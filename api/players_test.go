@@ -398,11 +398,17 @@ type gate struct {
 	shut   atomic.Bool
 	open   chan struct{}
 	stored chan uint64 // the stream sequences stored while shut
+	// holding, when set, hears that the runner stopped after a commit.
+	holding chan struct{}
 }
 
 func (g *gate) Applied(n int, merkle time.Duration) {
 	g.Metrics.Applied(n, merkle)
 	if g.shut.Load() {
+		select {
+		case g.holding <- struct{}{}:
+		default:
+		}
 		<-g.open
 	}
 }
@@ -466,42 +472,55 @@ func TestARevokedLinkIsRefusedFromTheRevocationOn(t *testing.T) {
 }
 
 // TestLinksAreIssuedToEveryoneAcknowledged: links issued to every admitted
-// player right after a registration the ledger acknowledged include that
-// player, although the projections have not applied it yet.
+// player include a registration the log has stored although the
+// projections have not applied it yet.
 func TestLinksAreIssuedToEveryoneAcknowledged(t *testing.T) {
 	t.Parallel()
-	g := &gate{Metrics: api.NewMetrics(), open: make(chan struct{})}
+	g := &gate{Metrics: api.NewMetrics(), open: make(chan struct{}), stored: make(chan uint64, 1), holding: make(chan struct{}, 1)}
 	s := &stack{t: t, dir: t.TempDir()}
 	s.opts.Observer = g
 	s.start()
 	t.Cleanup(s.stop)
 	arb := s.create("bo", "rtu")
 	s.must(201, "POST", "/v1/tournaments/bo/commands", arb, `{"type":"RegisterPlayer","player":"p1","name":"Giocatore 1"}`)
-	// The projections stop after the next commit: the second registration
-	// is acknowledged but not applied.
+	// The projections stop at the next commit, another tournament's:
+	// the registration after it is stored, and not applied.
 	g.shut.Store(true)
 	var opened sync.Once
 	release := func() { opened.Do(func() { g.shut.Store(false); close(g.open) }) }
 	defer release()
-	s.must(201, "POST", "/v1/tournaments", adminToken, map[string]any{"id": "other", "name": "Torneo other", "ruleset": "rtu"})
-	s.must(201, "POST", "/v1/tournaments/bo/commands", arb, `{"type":"RegisterPlayer","player":"p2","name":"Giocatore 2"}`)
-	done := make(chan resp, 1)
-	go func() { done <- s.do("POST", "/v1/tournaments/bo/player-tokens", arb, `{}`) }()
+	answers := make(chan resp, 3)
+	go func() {
+		answers <- s.do("POST", "/v1/tournaments", adminToken, map[string]any{"id": "other", "name": "Torneo other", "ruleset": "rtu"})
+	}()
+	<-g.stored
+	<-g.holding
+	go func() {
+		answers <- s.do("POST", "/v1/tournaments/bo/commands", arb, `{"type":"RegisterPlayer","player":"p2","name":"Giocatore 2"}`)
+	}()
+	<-g.stored
+	issued := make(chan resp, 1)
+	go func() { issued <- s.do("POST", "/v1/tournaments/bo/player-tokens", arb, `{}`) }()
 	select {
-	case r := <-done:
-		t.Fatalf("links issued (%d) before the projections applied an acknowledged registration: %s", r.status, r.body)
+	case r := <-issued:
+		t.Fatalf("links issued (%d) while a registration the log stored was not applied: %s", r.status, r.body)
 	case <-time.After(300 * time.Millisecond):
 	}
 	release()
-	r := <-done
-	var issued struct {
+	for range 2 {
+		if r := <-answers; r.status != 201 {
+			t.Fatalf("a command held back: %d %s", r.status, r.body)
+		}
+	}
+	r := <-issued
+	var links struct {
 		Tokens []struct{ Player string } `json:"tokens"`
 	}
-	if err := json.Unmarshal(r.body, &issued); err != nil || r.status != 201 {
+	if err := json.Unmarshal(r.body, &links); err != nil || r.status != 201 {
 		t.Fatalf("issue links: %d %s", r.status, r.body)
 	}
 	var got []string
-	for _, tk := range issued.Tokens {
+	for _, tk := range links.Tokens {
 		got = append(got, tk.Player)
 	}
 	if want := []string{"p1", "p2"}; !slices.Equal(got, want) {
