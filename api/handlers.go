@@ -96,7 +96,7 @@ func (s *Server) appointOfficial(w http.ResponseWriter, r *http.Request) {
 	if o.Replayed {
 		// The token of the original appointment was shown once and is not
 		// stored; a retried appointment cannot show it again.
-		s.writeError(w, r, fmt.Errorf("%w: this Idempotency-Key already appointed an official; the token was shown once", commands.ErrConflict))
+		s.writeError(w, r, fmt.Errorf("%w: this Idempotency-Key already appointed an official; the token was shown once", events.ErrConflict))
 		return
 	}
 	a, _ := mustDecode(o.Events[0]).(events.OfficialAppointed)

@@ -14,7 +14,9 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/referto/referto/api/hub"
+	"github.com/referto/referto/api/problem"
 	"github.com/referto/referto/events"
+	"github.com/referto/referto/events/fault"
 )
 
 // Hub is what the API of a national hub (referto hub) asks of it: venue
@@ -43,7 +45,7 @@ type Hub interface {
 const VenueProofHeader = "Referto-Venue-Proof"
 
 // errReadOnly refuses a command at the hub: commands go to the venue.
-var errReadOnly = errors.New("api: read-only")
+var errReadOnly = fault.New(problem.MethodNotAllowed, "api: read-only")
 
 // hubGate, on a hub, refuses every command and every read of a
 // tournament the hub does not serve (held or quarantined).

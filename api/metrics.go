@@ -11,6 +11,7 @@ import (
 
 	"github.com/referto/referto/commands/ledger"
 	"github.com/referto/referto/events"
+	"github.com/referto/referto/events/fault"
 )
 
 // Metrics are one server's Prometheus collectors, on a registry of its own:
@@ -187,9 +188,9 @@ func appendResult(ack events.Appended, err error) string {
 	case err == nil:
 		return "stored"
 	}
-	switch _, code, _ := statusOf(err); code {
-	case "conflict", "unavailable":
-		return code
+	switch code := fault.CodeOf(err); code {
+	case fault.Conflict, fault.Unavailable:
+		return string(code)
 	}
 	return "error"
 }

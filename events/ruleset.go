@@ -9,6 +9,8 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+
+	"github.com/referto/referto/events/fault"
 )
 
 // Ruleset is the complete, resolved set of parameters a tournament is played
@@ -329,7 +331,7 @@ func Preset(id PresetID) (Ruleset, bool) {
 }
 
 // ErrUnknownRuleset reports a ruleset id that is not a preset.
-var ErrUnknownRuleset = errors.New("events: unknown ruleset")
+var ErrUnknownRuleset = fault.New(fault.Internal, "events: unknown ruleset")
 
 // ParamError names one bad ruleset parameter.
 type ParamError struct {

@@ -13,10 +13,11 @@ import (
 	"strings"
 
 	"github.com/referto/referto/events"
+	"github.com/referto/referto/events/fault"
 )
 
 // ErrThresholds reports a season file that cannot be used.
-var ErrThresholds = errors.New("ranking: thresholds")
+var ErrThresholds = fault.New(fault.Internal, "ranking: thresholds")
 
 //go:embed seasons/*.json
 var seasonFiles embed.FS
