@@ -10,6 +10,7 @@ import (
 
 	"github.com/referto/referto/commands"
 	"github.com/referto/referto/events"
+	"github.com/referto/referto/events/fault"
 )
 
 // A draw is first a draft: the arbiter sees the tables the ledger would
@@ -122,7 +123,7 @@ func (u *UI) drawPost(w http.ResponseWriter, r *http.Request) {
 			if !ok {
 				return
 			}
-			p.Problem = said(p.Lang, http.StatusPreconditionFailed, "precondition_failed", "", "draft_stale")
+			p.Problem = said(p.Lang, fault.PreconditionFailed, "", "draft_stale")
 			u.showDraft(w, r, p, cmd)
 			return
 		}
