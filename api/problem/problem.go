@@ -8,7 +8,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/referto/referto/commands"
@@ -89,23 +91,20 @@ func (p *Problem) Error() string {
 	return fmt.Sprintf("%d %s: %s", p.Status, p.Code, p.Detail)
 }
 
-// Status is code's HTTP status; 500 for a code the table does not have.
-func Status(code fault.Code) int { return lookup(code).status }
+// Codes are the codes the table answers, sorted.
+func Codes() []fault.Code { return slices.Sorted(maps.Keys(answers)) }
 
-func lookup(code fault.Code) answer {
-	if a, ok := answers[code]; ok {
-		return a
-	}
-	return answers[fault.Internal]
-}
+// Status is code's HTTP status; 500 for a code the table does not have.
+func Status(code fault.Code) int { return New(code, "").Status }
 
 // New is the problem of code, said by detail: what a page or a handler
-// says itself, with no error behind it.
+// says itself, with no error behind it. A code the table does not have
+// is fault.Internal.
 func New(code fault.Code, detail string) *Problem {
-	if _, ok := answers[code]; !ok {
-		code = fault.Internal
+	a, ok := answers[code]
+	if !ok {
+		code, a = fault.Internal, answers[fault.Internal]
 	}
-	a := answers[code]
 	return &Problem{Type: "urn:referto:problem:" + string(code), Title: a.title, Status: a.status, Code: code, Detail: detail}
 }
 
