@@ -16,6 +16,7 @@ import (
 	"github.com/referto/referto/api/problem"
 	"github.com/referto/referto/commands"
 	"github.com/referto/referto/commands/ledger"
+	"github.com/referto/referto/commands/workbook"
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/events/fault"
 	"github.com/referto/referto/projections"
@@ -53,6 +54,7 @@ func TestAnErrorOfEachPackageIsAnsweredByItsCode(t *testing.T) {
 		{"ledger: damaged, wrapped", fmt.Errorf("%w: repair first", ledger.ErrDamaged), 503, ledger.LogDamaged, "ledger: log damaged: repair first", "", "", ""},
 		{"projections: not ready", fmt.Errorf("%w: runner stopped", projections.ErrNotReady), 503, fault.Unavailable, "projections: not ready: runner stopped", "", "", "1"},
 		{"projections/store: corrupt", fmt.Errorf("%w: key x", store.ErrCorrupt), 500, fault.Internal, "internal error; see the server log", "", "", ""},
+		{"commands/workbook: a refused step", fmt.Errorf("%w: step 3 would be refused: %w", workbook.ErrImport, &commands.RuleError{Rule: "rur-2015 art. 1", Msg: "closed"}), 422, fault.RuleViolation, "closed", "", "rur-2015 art. 1", ""},
 		{"replay: log", fmt.Errorf("%w: line 3", replay.ErrLog), 500, fault.Internal, "internal error", "", "", ""},
 		{"api/node: in use", node.ErrInUse, 500, fault.Internal, "internal error", "", "", ""},
 		{"api/hub: held", fmt.Errorf("%w: tournament t1: no checkpoint", hub.ErrHeld), 403, fault.Forbidden, "hub: held: tournament t1", "", "", ""},

@@ -1,6 +1,10 @@
 package events
 
-import "github.com/referto/referto/events/fault"
+import (
+	"errors"
+
+	"github.com/referto/referto/events/fault"
+)
 
 // Sentinel errors. Callers classify with errors.Is; messages are wrapped with
 // the ids involved.
@@ -12,9 +16,9 @@ var (
 	ErrConflict = fault.New(fault.Conflict, "events: conflict")
 	// ErrUnknownEvent reports a (type, version) pair the codec does not know.
 	// A projection that meets one stops; it never skips an event.
-	ErrUnknownEvent = fault.New(fault.Internal, "events: unknown event type or version")
+	ErrUnknownEvent = errors.New("events: unknown event type or version")
 	// ErrCorrupt reports stored bytes that do not decode into a valid commit.
-	ErrCorrupt = fault.New(fault.Internal, "events: corrupt commit")
+	ErrCorrupt = errors.New("events: corrupt commit")
 	// ErrInvalidID reports a tournament, player or official id outside the
 	// allowed alphabet.
 	ErrInvalidID = fault.New(fault.Invalid, "events: invalid id")
@@ -23,5 +27,5 @@ var (
 	ErrUnavailable = fault.New(fault.Unavailable, "events: log unavailable")
 	// ErrNoLog reports a log that is not there to read: its store (the
 	// JetStream stream) does not exist.
-	ErrNoLog = fault.New(fault.Internal, "events: no log")
+	ErrNoLog = errors.New("events: no log")
 )

@@ -9,8 +9,6 @@ import (
 	"reflect"
 	"slices"
 	"strings"
-
-	"github.com/referto/referto/events/fault"
 )
 
 // Ruleset is the complete, resolved set of parameters a tournament is played
@@ -331,7 +329,7 @@ func Preset(id PresetID) (Ruleset, bool) {
 }
 
 // ErrUnknownRuleset reports a ruleset id that is not a preset.
-var ErrUnknownRuleset = fault.New(fault.Internal, "events: unknown ruleset")
+var ErrUnknownRuleset = errors.New("events: unknown ruleset")
 
 // ParamError names one bad ruleset parameter.
 type ParamError struct {

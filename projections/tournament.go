@@ -2,12 +2,12 @@ package projections
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
 
 	"github.com/referto/referto/events"
-	"github.com/referto/referto/events/fault"
 	"github.com/referto/referto/projections/scoring"
 )
 
@@ -15,7 +15,7 @@ import (
 // gap in seqs, an event for another tournament, an event before the
 // tournament exists. The log is then corrupt or was decided wrongly; a
 // projection stops rather than guessing.
-var ErrFold = fault.New(fault.Internal, "projections: event does not fold")
+var ErrFold = errors.New("projections: event does not fold")
 
 // Tournament is the state of one tournament after its events up to Seq.
 // It is JSON-serializable: the Pebble store snapshots it.

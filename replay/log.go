@@ -10,7 +10,6 @@ import (
 
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/events/checkpoint"
-	"github.com/referto/referto/events/fault"
 	"github.com/referto/referto/projections"
 )
 
@@ -24,7 +23,7 @@ func (e *LineError) Error() string { return fmt.Sprintf("line %d: %v", e.Line, e
 func (e *LineError) Unwrap() error { return e.Err }
 
 // ErrLog reports an export that is not one tournament's contiguous log.
-var ErrLog = fault.New(fault.Internal, "replay: not a contiguous log")
+var ErrLog = errors.New("replay: not a contiguous log")
 
 // Scanner reads an export line by line, strictly: every line an envelope
 // of one tournament, seqs 1, 2, 3, … without gaps. It holds a bounded

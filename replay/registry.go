@@ -2,15 +2,15 @@ package replay
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 
 	"github.com/referto/referto/events/checkpoint"
-	"github.com/referto/referto/events/fault"
 	"github.com/referto/referto/projections/ranking"
 )
 
 // ErrRegistry reports a season registry's export that does not verify.
-var ErrRegistry = fault.New(fault.Internal, "replay: registry")
+var ErrRegistry = errors.New("replay: registry")
 
 // VerifyRegistry checks the export of a national hub's season registry
 // (GET /v1/registry/export, referto export --registry) as Verify checks a

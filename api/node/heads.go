@@ -17,7 +17,6 @@ import (
 	"github.com/referto/referto/commands/ledger"
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/events/atomicfile"
-	"github.com/referto/referto/events/fault"
 )
 
 // Heads is the record of the acknowledged heads (Layout.Heads): a file of
@@ -57,7 +56,7 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // ErrHeadsDamaged reports a record of acknowledged heads that cannot be
 // read: what the venue acknowledged is not known.
-var ErrHeadsDamaged = fault.New(fault.Internal, "node: record of acknowledged heads damaged")
+var ErrHeadsDamaged = errors.New("node: record of acknowledged heads damaged")
 
 // OpenHeads opens the record at path, creating it (mode 0600) when it does
 // not exist; created says it did not. A file of many more records than

@@ -6,13 +6,11 @@ import (
 	"os"
 	"strconv"
 	"strings"
-
-	"github.com/referto/referto/events/fault"
 )
 
 // ErrInUse reports a data directory another process holds (Layout.Lock);
 // the error is an *InUseError.
-var ErrInUse = fault.New(fault.Internal, "node: data directory in use")
+var ErrInUse = errors.New("node: data directory in use")
 
 // InUseError names the directory and the process holding it.
 type InUseError struct {

@@ -117,7 +117,7 @@ func (u *UI) drawPost(w http.ResponseWriter, r *http.Request) {
 			done(w, r, fmt.Sprintf("%srounds/%d", tPath(t), n), flashOf(a, ""))
 			return
 		}
-		if prob != nil && prob.Code == "precondition_failed" {
+		if prob != nil && prob.Code == fault.PreconditionFailed {
 			// The tournament moved on: a new draft of the same draw.
 			p, ok := u.roundPage(w, r, "round")
 			if !ok {

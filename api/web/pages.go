@@ -18,6 +18,7 @@ import (
 
 	"github.com/referto/referto/api/problem"
 	"github.com/referto/referto/commands"
+	"github.com/referto/referto/commands/ledger"
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/events/fault"
 	"github.com/referto/referto/projections"
@@ -250,7 +251,7 @@ func (u *UI) refused(w http.ResponseWriter, r *http.Request, name string, p *pag
 // back button, a page kept open), what happened: nothing, and the page
 // now rendered has fresh keys.
 func formUsed(p *page) {
-	if p.Problem.Code == "idempotency_key_reused" {
+	if p.Problem.Code == ledger.KeyReused {
 		p.Problem.Detail = fmt.Sprintf(tr(p.Lang, "form_used"), p.Problem.Seq)
 		p.Problem.Field, p.Problem.Errors, p.Problem.Said = "", nil, true
 	}

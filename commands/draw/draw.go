@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-
-	"github.com/referto/referto/events/fault"
 )
 
 // Entrant is a player available to be seated.
@@ -81,10 +79,10 @@ const (
 
 // Errors. They are wrapped with the players, tables and rule involved; classify them with errors.Is.
 var (
-	ErrUnknownAlgorithm = fault.New(fault.Internal, "draw: unknown algorithm")
-	ErrUnknownVersion   = fault.New(fault.Internal, "draw: unknown algorithm version")
-	ErrSizes            = fault.New(fault.Internal, "draw: players cannot be seated at the allowed table sizes")
-	ErrInput            = fault.New(fault.Internal, "draw: invalid input")
+	ErrUnknownAlgorithm = errors.New("draw: unknown algorithm")
+	ErrUnknownVersion   = errors.New("draw: unknown algorithm version")
+	ErrSizes            = errors.New("draw: players cannot be seated at the allowed table sizes")
+	ErrInput            = errors.New("draw: invalid input")
 )
 
 // Table is one drawn table.

@@ -14,7 +14,6 @@ import (
 
 	"github.com/referto/referto/commands"
 	"github.com/referto/referto/events"
-	"github.com/referto/referto/events/fault"
 	"github.com/referto/referto/projections"
 )
 
@@ -27,7 +26,7 @@ const DefaultRuleset = events.PresetRTU
 // ErrImport reports a workbook that cannot be imported: the national
 // tool's errors, or what the ledger's rules refuse of it; Plan.Problems
 // lists them.
-var ErrImport = fault.New(fault.Internal, "workbook: cannot be imported")
+var ErrImport = errors.New("workbook: cannot be imported")
 
 // Options says how a workbook is imported.
 type Options struct {

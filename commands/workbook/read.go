@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -12,8 +13,6 @@ import (
 	"time"
 
 	"github.com/xuri/excelize/v2"
-
-	"github.com/referto/referto/events/fault"
 )
 
 // Workbook is a club workbook as the national tool reads it: the card, the
@@ -134,7 +133,7 @@ type Standing struct {
 // ErrNotXLSX reports a file that is no .xlsx workbook; a legacy .xls
 // (BIFF8) is named as such, since it only needs saving as .xlsx. Read's
 // error is a *FileError that says so in Italian and English.
-var ErrNotXLSX = fault.New(fault.Internal, "workbook: not an .xlsx workbook")
+var ErrNotXLSX = errors.New("workbook: not an .xlsx workbook")
 
 // FileError is a file that is no .xlsx workbook, said in Italian and
 // English as a Problem is: what the file is, and what to do about it.

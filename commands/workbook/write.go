@@ -2,6 +2,7 @@ package workbook
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -15,13 +16,12 @@ import (
 
 	"github.com/referto/referto/commands"
 	"github.com/referto/referto/events"
-	"github.com/referto/referto/events/fault"
 	"github.com/referto/referto/projections"
 )
 
 // ErrOwnCheck reports a workbook Export wrote that its own validation
 // refuses: a fault of the writer, never sent.
-var ErrOwnCheck = fault.New(fault.Internal, "workbook: the workbook written fails the national tool's check")
+var ErrOwnCheck = errors.New("workbook: the workbook written fails the national tool's check")
 
 // ruleExport is where what an export needs is stated.
 const ruleExport = "docs/workbook.md#export"

@@ -1,6 +1,9 @@
 // Package fault is the one vocabulary of failures: a Code that every
 // package marks its errors with where it defines them, and CodeOf, which
-// reads the code back. Only the HTTP layer turns a code into a status.
+// reads the code back. An error no package marks is Internal: a fault of
+// the program or of stored data, which no request can mend; such a
+// sentinel stays unmarked, so that the code of a refusal it wraps is
+// found. Only the HTTP layer turns a code into a status.
 package fault
 
 import (

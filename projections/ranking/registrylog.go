@@ -1,16 +1,16 @@
 package ranking
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/events/checkpoint"
-	"github.com/referto/referto/events/fault"
 )
 
 // ErrRegistryLog reports a line that is not the next one of a season
 // registry's log.
-var ErrRegistryLog = fault.New(fault.Internal, "ranking: registry log")
+var ErrRegistryLog = errors.New("ranking: registry log")
 
 // RegistryLog is a season registry's log (events.RegistryID) read line by
 // line, as a hub keeps it and as an export of it is verified: every line

@@ -13,11 +13,10 @@ import (
 	"strings"
 
 	"github.com/referto/referto/events"
-	"github.com/referto/referto/events/fault"
 )
 
 // ErrThresholds reports a season file that cannot be used.
-var ErrThresholds = fault.New(fault.Internal, "ranking: thresholds")
+var ErrThresholds = errors.New("ranking: thresholds")
 
 //go:embed seasons/*.json
 var seasonFiles embed.FS

@@ -22,7 +22,6 @@ import (
 	"github.com/cockroachdb/pebble/v2/vfs"
 
 	"github.com/referto/referto/events/checkpoint"
-	"github.com/referto/referto/events/fault"
 	"github.com/referto/referto/projections"
 )
 
@@ -558,7 +557,7 @@ func (p *pebbleLogger) Fatalf(format string, args ...any) {
 
 // ErrCorrupt reports a projection store whose files fail their checksums
 // or format: it must be rebuilt from the log (OpenVerified does that).
-var ErrCorrupt = fault.New(fault.Internal, "pebble: projection store corrupt")
+var ErrCorrupt = errors.New("pebble: projection store corrupt")
 
 // Verify reads every key and value, so that Pebble checks every block's
 // checksum, and reports corruption as ErrCorrupt.

@@ -16,11 +16,10 @@ import (
 	"strings"
 
 	"github.com/referto/referto/events/eventlog"
-	"github.com/referto/referto/events/fault"
 )
 
 // ErrDamaged marks a backup file that is damaged, cut short or not a backup.
-var ErrDamaged = fault.New(fault.Internal, "backup: not a complete referto backup")
+var ErrDamaged = errors.New("backup: not a complete referto backup")
 
 // Archive is a backup file read back.
 type Archive struct {
