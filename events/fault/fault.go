@@ -49,7 +49,7 @@ type Coder interface {
 }
 
 // Sentinel is an error of a code whose text only names the failure, such
-// as "commands: conflict": it is wrapped with the ids involved, and a
+// as "events: conflict": it is wrapped with the ids involved, and a
 // reader's detail leaves its text out (the code says it). Compare it with
 // errors.Is.
 type Sentinel struct {
