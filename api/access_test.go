@@ -19,7 +19,9 @@ import (
 
 	"github.com/referto/referto/api"
 	"github.com/referto/referto/api/node"
+	"github.com/referto/referto/api/problem"
 	"github.com/referto/referto/commands"
+	"github.com/referto/referto/events/fault"
 )
 
 // testClock is the injected clock: it moves only when a test says so.
@@ -263,11 +265,8 @@ func checkStatus(t *testing.T, what string, r resp, want int, sizeBefore, sizeAf
 		}
 		return
 	}
-	codes := map[int]string{401: "unauthorized", 403: "forbidden", 412: "precondition_failed", 422: "rule_violation"}
-	var p struct {
-		Status int    `json:"status"`
-		Code   string `json:"code"`
-	}
+	codes := map[int]fault.Code{401: "unauthorized", 403: "forbidden", 412: "precondition_failed", 422: "rule_violation"}
+	var p problem.Problem
 	if ct := r.header.Get("Content-Type"); ct != "application/problem+json" {
 		t.Errorf("%s: Content-Type %q, want application/problem+json", what, ct)
 	} else if err := json.Unmarshal(r.body, &p); err != nil || p.Status != want || p.Code != codes[want] {
@@ -609,11 +608,7 @@ func nilIfEmpty(s string) any {
 // checkLimited asserts a 429 problem with its Retry-After.
 func checkLimited(t *testing.T, what string, status int, h http.Header, body []byte, retryAfter string) {
 	t.Helper()
-	var p struct {
-		Status int    `json:"status"`
-		Code   string `json:"code"`
-		Detail string `json:"detail"`
-	}
+	var p problem.Problem
 	switch {
 	case status != http.StatusTooManyRequests:
 		t.Errorf("%s: status %d, want 429: %s", what, status, body)

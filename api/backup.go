@@ -14,7 +14,7 @@ import (
 // with its season registry: see backup.Write. A failure once the body has started cuts the connection, so
 // the client never mistakes a partial backup for a whole one (and a backup
 // without its manifest is no backup to backup.Read).
-func (s *Server) getBackup(w http.ResponseWriter, r *http.Request) {
+func (s *Server) getBackup(w http.ResponseWriter, r *http.Request) error {
 	p, err := s.authorize(r, "")
 	if err == nil && p.Role != events.RoleAdmin {
 		err = fmt.Errorf("%w: only the administrator takes backups", errForbidden)
@@ -23,8 +23,7 @@ func (s *Server) getBackup(w http.ResponseWriter, r *http.Request) {
 		err = s.damaged()
 	}
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	bw := &backupWriter{w: w, rc: http.NewResponseController(w)}
 	src := backup.Source{Log: s.opts.Log, Store: s.opts.Store, Runner: s.opts.Runner, KeysDir: s.opts.Keys.Dir, Clock: s.opts.Clock}
@@ -39,11 +38,10 @@ func (s *Server) getBackup(w http.ResponseWriter, r *http.Request) {
 	}
 	_, err = backup.Write(r.Context(), bw, src)
 	if err == nil {
-		return
+		return nil
 	}
 	if !bw.started {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	if r.Context().Err() == nil {
 		s.opts.Logger.Error("backup aborted", "err", err)

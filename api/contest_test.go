@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/referto/referto/api/problem"
 )
 
 // TestContestationThroughTheAPI files a contestation against a recorded
@@ -149,11 +151,7 @@ func TestWhoRulesOnAContestation(t *testing.T) {
 		}
 		before := s.logSize()
 		r := s.do("POST", cmds, arb, ruling)
-		var p struct {
-			Status int    `json:"status"`
-			Code   string `json:"code"`
-			Detail string `json:"detail"`
-		}
+		var p problem.Problem
 		if err := json.Unmarshal(r.body, &p); err != nil || r.status != 403 || p.Code != "forbidden" || !strings.Contains(p.Detail, "rulings: appeals") {
 			t.Errorf("%s: an arbiter's ruling got %d %s, want 403 forbidden naming rulings: appeals", c.tour, r.status, r.body)
 		}

@@ -13,7 +13,7 @@
 // It translates HTTP only: a command request becomes a ledger.Submission
 // (submit.go: the Idempotency-Key, its request's fingerprint, If-Match) for
 // the node's commands/ledger.Ledger, whose outcome is answered 201, and
-// whose errors map to statuses in one table (problem.go). Reads come from
+// whose errors map to statuses in one table (api/problem). Reads come from
 // the node's projections, each after the ledger's AwaitAcked, so a GET that
 // follows a 201 sees the command.
 //

@@ -15,30 +15,24 @@ import (
 	"github.com/referto/referto/projections"
 )
 
-func (s *Server) createTournament(w http.ResponseWriter, r *http.Request) {
-	cw := startCommand(w, commands.TypeOf[commands.CreateTournament]())
-	defer s.commandDone(cw)
-	w = cw
+func (s *Server) createTournament(w *commandWriter, r *http.Request) error {
 	p, err := s.authorize(r, "")
 	if err == nil && p.Role != events.RoleAdmin {
 		err = fmt.Errorf("%w: only the administrator creates tournaments", errForbidden)
 	}
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	body, err := s.readBody(w, r)
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	cmd, err := commands.ParseAs[commands.CreateTournament](body)
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	sub := ledger.Submission{Tournament: cmd.ID, Command: cmd, Actor: p.actor(), Route: ledger.RouteCreate}
-	s.run(w, r, sub, body)
+	return s.run(w, r, sub, body)
 }
 
 // officialCreated is the response to an appointment: the token is shown once.
@@ -50,120 +44,97 @@ type officialCreated struct {
 	Seq   uint64 `json:"seq"`
 }
 
-func (s *Server) appointOfficial(w http.ResponseWriter, r *http.Request) {
-	cw := startCommand(w, commands.TypeOf[commands.AppointOfficial]())
-	defer s.commandDone(cw)
-	w = cw
+func (s *Server) appointOfficial(w *commandWriter, r *http.Request) error {
 	t := mux.Vars(r)["t"]
 	p, err := s.authorize(r, t)
 	if err == nil && p.Role != events.RoleAdmin {
 		err = fmt.Errorf("%w: only the administrator appoints officials", errForbidden)
 	}
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	body, err := s.readBody(w, r)
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	ap, err := commands.ParseAs[commands.AppointOfficial](body)
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	token, err := s.randomHex(32)
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	ap.TokenSHA256 = TokenHash(token)
 	sub := ledger.Submission{Tournament: t, Command: ap, Actor: p.actor(), Route: ledger.RouteAppoint}
 	if err := s.checkTournamentID(t); err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	if err := s.preconditions(r, &sub, body); err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	o, err := s.opts.Ledger.Submit(r.Context(), sub)
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	if o.Replayed {
 		// The token of the original appointment was shown once and is not
 		// stored; a retried appointment cannot show it again.
-		s.writeError(w, r, fmt.Errorf("%w: this Idempotency-Key already appointed an official; the token was shown once", commands.ErrConflict))
-		return
+		return fmt.Errorf("%w: this Idempotency-Key already appointed an official; the token was shown once", events.ErrConflict)
 	}
 	a, _ := mustDecode(o.Events[0]).(events.OfficialAppointed)
 	writeJSON(w, http.StatusCreated, officialCreated{ID: a.Official, Name: a.Name, Role: a.Role, Token: token, Seq: o.Seq})
+	return nil
 }
 
-func (s *Server) postCommand(w http.ResponseWriter, r *http.Request) {
-	cw := startCommand(w, "")
-	defer s.commandDone(cw)
-	w = cw
-	t, p, body, ok := s.commandRequest(w, r, events.RoleArbiter, events.RoleAppeals, events.RolePlayer)
-	if !ok {
-		return
+func (s *Server) postCommand(w *commandWriter, r *http.Request) error {
+	t, p, body, err := s.commandRequest(w, r, events.RoleArbiter, events.RoleAppeals, events.RolePlayer)
+	if err != nil {
+		return err
 	}
 	cmd, err := commands.Parse(body)
 	if err != nil {
-		cw.typ = commandTypeOf(body)
-		s.writeError(w, r, err)
-		return
+		w.typ = commandTypeOf(body)
+		return err
 	}
-	cw.typ = cmd.CommandType()
+	w.typ = cmd.CommandType()
 	if !commands.Permitted(p.Role, cmd.CommandType()) {
-		s.writeError(w, r, fmt.Errorf("%w: role %s may not issue %s", errForbidden, p.Role, cmd.CommandType()))
-		return
+		return fmt.Errorf("%w: role %s may not issue %s", errForbidden, p.Role, cmd.CommandType())
 	}
 	// Every command gets fresh randomness; only a draw uses it, and records it.
 	seed, err := s.randomHex(16)
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
-	s.run(w, r, ledger.Submission{Tournament: t, Command: cmd, Actor: p.actor(), Route: ledger.RouteCommands, Seed: seed}, body)
+	return s.run(w, r, ledger.Submission{Tournament: t, Command: cmd, Actor: p.actor(), Route: ledger.RouteCommands, Seed: seed}, body)
 }
 
 // commandRequest reads what a command's route reads first: the
 // tournament its path addresses, the principal sending it (in one of
-// roles) and the body; ok is false once a refusal is written.
-func (s *Server) commandRequest(w http.ResponseWriter, r *http.Request, roles ...string) (t string, p principal, body []byte, ok bool) {
+// roles) and the body.
+func (s *Server) commandRequest(w http.ResponseWriter, r *http.Request, roles ...string) (t string, p principal, body []byte, err error) {
 	t = mux.Vars(r)["t"]
 	if err := s.checkTournamentID(t); err != nil {
-		s.writeError(w, r, err)
-		return t, p, nil, false
+		return t, p, nil, err
 	}
-	p, err := s.authorize(r, t, roles...)
-	if err != nil {
-		s.writeError(w, r, err)
-		return t, p, nil, false
+	if p, err = s.authorize(r, t, roles...); err != nil {
+		return t, p, nil, err
 	}
-	if body, err = s.readBody(w, r); err != nil {
-		s.writeError(w, r, err)
-		return t, p, nil, false
-	}
-	return t, p, body, true
+	body, err = s.readBody(w, r)
+	return t, p, body, err
 }
 
 // run reads the preconditions, submits and responds.
-func (s *Server) run(w http.ResponseWriter, r *http.Request, sub ledger.Submission, body []byte) {
+func (s *Server) run(w http.ResponseWriter, r *http.Request, sub ledger.Submission, body []byte) error {
 	if err := s.preconditions(r, &sub, body); err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	o, err := s.opts.Ledger.Submit(r.Context(), sub)
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	respond(w, o)
+	return nil
 }
 
 func (s *Server) checkTournamentID(t string) error {
@@ -206,31 +177,27 @@ type draftEvent struct {
 // and the constraints they break before recording the draw, which he does
 // with the same payload (the seed included, or the tables made by hand)
 // and If-Match on that seq. Only a draw has a draft.
-func (s *Server) postDraft(w http.ResponseWriter, r *http.Request) {
-	t, p, body, ok := s.commandRequest(w, r, events.RoleArbiter, events.RoleAppeals)
-	if !ok {
-		return
+func (s *Server) postDraft(w http.ResponseWriter, r *http.Request) error {
+	t, p, body, err := s.commandRequest(w, r, events.RoleArbiter, events.RoleAppeals)
+	if err != nil {
+		return err
 	}
 	cmd, err := commands.ParseAs[commands.DrawTables](body)
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	if !commands.Permitted(p.Role, cmd.CommandType()) {
-		s.writeError(w, r, fmt.Errorf("%w: role %s may not issue %s", errForbidden, p.Role, cmd.CommandType()))
-		return
+		return fmt.Errorf("%w: role %s may not issue %s", errForbidden, p.Role, cmd.CommandType())
 	}
 	if cmd.Seed == "" && len(cmd.Tables) == 0 {
 		// The seed the draft was drawn with, recorded in its event: the
 		// draw recorded with it seats the same tables.
 		if cmd.Seed, err = s.randomHex(16); err != nil {
-			s.writeError(w, r, err)
-			return
+			return err
 		}
 	}
 	if err := s.opts.Ledger.AwaitAcked(r.Context(), t); err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	var evs []events.Event
 	var seq uint64
@@ -241,8 +208,7 @@ func (s *Server) postDraft(w http.ResponseWriter, r *http.Request) {
 		err = fmt.Errorf("%w: tournament %s", errNotFound, t)
 	}
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	out := struct {
 		Seq    uint64       `json:"seq"`
@@ -251,11 +217,11 @@ func (s *Server) postDraft(w http.ResponseWriter, r *http.Request) {
 	for _, e := range evs {
 		data, err := json.Marshal(e)
 		if err != nil {
-			s.writeError(w, r, err)
-			return
+			return err
 		}
 		out.Events = append(out.Events, draftEvent{Type: e.EventType(), Data: data})
 	}
 	w.Header().Set("ETag", `"`+strconv.FormatUint(seq, 10)+`"`)
 	writeJSON(w, http.StatusOK, out)
+	return nil
 }

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/referto/referto/api/problem"
 )
 
 // hostileCase is one hostile request: it must be refused with a 4xx
@@ -258,13 +260,7 @@ func TestHostileInputIsRefusedCleanly(t *testing.T) {
 			t.Errorf("%s: Content-Type %q", tc.name, ct)
 			continue
 		}
-		var p struct {
-			Status int    `json:"status"`
-			Code   string `json:"code"`
-			Detail string `json:"detail"`
-			Field  string `json:"field"`
-			Rule   string `json:"rule"`
-		}
+		var p problem.Problem
 		if err := json.Unmarshal(r.body, &p); err != nil || p.Status != status || p.Code == "" || p.Detail == "" {
 			t.Errorf("%s: not a problem: %v: %.300s", tc.name, err, r.body)
 			continue

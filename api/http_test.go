@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/referto/referto/api"
+	"github.com/referto/referto/api/problem"
 )
 
 // TestBearerSchemeIsCaseInsensitive: RFC 9110 §11.1, auth schemes are
@@ -102,11 +103,7 @@ func TestOversizedHeadersAreAProblem(t *testing.T) {
 		}
 		b, _ := io.ReadAll(res.Body)
 		res.Body.Close()
-		var p struct {
-			Code   string `json:"code"`
-			Status int    `json:"status"`
-			Detail string `json:"detail"`
-		}
+		var p problem.Problem
 		if res.StatusCode != 431 || res.Header.Get("Content-Type") != "application/problem+json" ||
 			json.Unmarshal(b, &p) != nil || p.Code != "headers_too_large" || p.Status != 431 || !strings.Contains(p.Detail, "64 KiB") {
 			t.Errorf("%d bytes of headers: %d %s %s, want a 431 problem", size, res.StatusCode, res.Header.Get("Content-Type"), b)

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/referto/referto/api/problem"
 )
 
 // TestAPanicIsAProblem: a handler's panic is answered 500 as problem+json
@@ -36,7 +38,7 @@ func TestAPanicIsAProblem(t *testing.T) {
 	}
 	b, _ := io.ReadAll(res.Body)
 	res.Body.Close()
-	var p problem
+	var p problem.Problem
 	if res.StatusCode != 500 || res.Header.Get("Content-Type") != "application/problem+json" || json.Unmarshal(b, &p) != nil || p.Code != "internal" {
 		t.Errorf("a panic: %d %s %s, want a 500 problem", res.StatusCode, res.Header.Get("Content-Type"), b)
 	}

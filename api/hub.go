@@ -14,7 +14,9 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/referto/referto/api/hub"
+	"github.com/referto/referto/api/problem"
 	"github.com/referto/referto/events"
+	"github.com/referto/referto/events/fault"
 )
 
 // Hub is what the API of a national hub (referto hub) asks of it: venue
@@ -43,7 +45,7 @@ type Hub interface {
 const VenueProofHeader = "Referto-Venue-Proof"
 
 // errReadOnly refuses a command at the hub: commands go to the venue.
-var errReadOnly = errors.New("api: read-only")
+var errReadOnly = fault.New(problem.MethodNotAllowed, "api: read-only")
 
 // hubGate, on a hub, refuses every command and every read of a
 // tournament the hub does not serve (held or quarantined).
@@ -65,35 +67,32 @@ func (s *Server) hubGate(next http.Handler) http.Handler {
 }
 
 func (s *Server) hubRoutes(r *mux.Router) {
-	r.HandleFunc("/v1/venues", s.postVenue).Methods(http.MethodPost)
+	r.HandleFunc("/v1/venues", s.serve(s.postVenue)).Methods(http.MethodPost)
 	r.HandleFunc("/v1/venues", s.getVenues).Methods(http.MethodGet)
-	r.HandleFunc("/v1/venues/{venue}/link", s.postVenueLink).Methods(http.MethodPost)
-	r.HandleFunc("/v1/venues/{venue}/decisions", s.postVenueDecision).Methods(http.MethodPost)
-	r.HandleFunc("/v1/workbooks", s.postHubWorkbook).Methods(http.MethodPost)
+	r.HandleFunc("/v1/venues/{venue}/link", s.serve(s.postVenueLink)).Methods(http.MethodPost)
+	r.HandleFunc("/v1/venues/{venue}/decisions", s.serve(s.postVenueDecision)).Methods(http.MethodPost)
+	r.HandleFunc("/v1/workbooks", s.serve(s.postHubWorkbook)).Methods(http.MethodPost)
 	// Not under /v1/tournaments/{t}: the hub serves a venue its own log of
 	// a tournament it holds or quarantined too.
-	r.HandleFunc("/v1/venue-logs/{tournament}", s.getVenueLog).Methods(http.MethodGet)
+	r.HandleFunc("/v1/venue-logs/{tournament}", s.serve(s.getVenueLog)).Methods(http.MethodGet)
 }
 
 // getVenueLog serves a venue its own messages of a tournament, as the hub
 // sourced them, each with its stream sequence at the venue, and the last
 // checkpoint the hub cosigned: what referto repair rebuilds a damaged log
 // from. The venue proves itself with its checkpoint key (VenueProofHeader).
-func (s *Server) getVenueLog(w http.ResponseWriter, r *http.Request) {
+func (s *Server) getVenueLog(w http.ResponseWriter, r *http.Request) error {
 	t := mux.Vars(r)["tournament"]
 	if err := events.CheckID("tournament", t); err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	proof, err := base64.StdEncoding.DecodeString(r.Header.Get(VenueProofHeader))
 	if err != nil || len(proof) == 0 {
-		s.writeError(w, r, fmt.Errorf("%w: %s must carry the venue's signed request (base64)", errUnauthorized, VenueProofHeader))
-		return
+		return fmt.Errorf("%w: %s must carry the venue's signed request (base64)", errUnauthorized, VenueProofHeader)
 	}
 	cosigned, scan, err := s.opts.Hub.VenueLog(t, proof)
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	w.Header().Set("Content-Type", "application/x-ndjson")
 	if cosigned != "" {
@@ -110,6 +109,7 @@ func (s *Server) getVenueLog(w http.ResponseWriter, r *http.Request) {
 		s.opts.Logger.Error("venue log aborted", "tournament", t, "err", err)
 		panic(http.ErrAbortHandler)
 	}
+	return nil
 }
 
 // adminBody authorizes the administrator alone (what names the act, for
@@ -145,7 +145,7 @@ type venueLink struct {
 // the venue's server connects to the hub's leaf port as
 // nats://VENUE:PASSWORD@HUB:PORT, and the password it replaces no longer
 // admits it.
-func (s *Server) postVenueLink(w http.ResponseWriter, r *http.Request) {
+func (s *Server) postVenueLink(w http.ResponseWriter, r *http.Request) error {
 	venue := mux.Vars(r)["venue"]
 	var req struct {
 		Reason string `json:"reason"`
@@ -157,17 +157,17 @@ func (s *Server) postVenueLink(w http.ResponseWriter, r *http.Request) {
 		out.Password, out.Decision, err = s.opts.Hub.IssueLink(venue, req.Reason)
 	}
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	w.Header().Set("Cache-Control", "no-store")
 	writeJSON(w, http.StatusCreated, out)
+	return nil
 }
 
 // postVenueDecision records an administrator's decision about a venue: a
 // new key, its flag lifted, a tournament's quarantine lifted, each with
 // its reason and the evidence it sets aside (GET /v1/venues shows them).
-func (s *Server) postVenueDecision(w http.ResponseWriter, r *http.Request) {
+func (s *Server) postVenueDecision(w http.ResponseWriter, r *http.Request) error {
 	var req hub.DecisionRequest
 	err := s.adminBody(w, r, "decides about a venue", &req)
 	var d hub.Decision
@@ -175,14 +175,14 @@ func (s *Server) postVenueDecision(w http.ResponseWriter, r *http.Request) {
 		d, err = s.opts.Hub.Decide(mux.Vars(r)["venue"], req)
 	}
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	writeJSON(w, http.StatusCreated, d)
+	return nil
 }
 
 // postVenue registers a venue's checkpoint key (administrator only).
-func (s *Server) postVenue(w http.ResponseWriter, r *http.Request) {
+func (s *Server) postVenue(w http.ResponseWriter, r *http.Request) error {
 	p, err := s.authorize(r, "")
 	if err == nil && p.Role != events.RoleAdmin {
 		err = fmt.Errorf("%w: only the administrator registers venues", errForbidden)
@@ -204,10 +204,10 @@ func (s *Server) postVenue(w http.ResponseWriter, r *http.Request) {
 		err = s.opts.Hub.Register(req.Venue, req.Key)
 	}
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	writeJSON(w, http.StatusCreated, map[string]string{"venue": req.Venue, "key": req.Key})
+	return nil
 }
 
 // getVenues lists the venues and their tournaments, with the evidence
@@ -225,24 +225,23 @@ func (s *Server) getVenues(w http.ResponseWriter, _ *http.Request) {
 
 // hubCheckpoint serves, on a hub, the last checkpoint it cosigned: the
 // venue's signed note with the hub's cosignature.
-func (s *Server) hubCheckpoint(w http.ResponseWriter, r *http.Request) {
+func (s *Server) hubCheckpoint(w http.ResponseWriter, r *http.Request) error {
 	t := mux.Vars(r)["t"]
 	signed, _, ok := s.opts.Hub.Cosigned(t)
 	if !ok {
-		s.writeError(w, r, fmt.Errorf("%w: no cosigned checkpoint of tournament %s", errNotFound, t))
-		return
+		return fmt.Errorf("%w: no cosigned checkpoint of tournament %s", errNotFound, t)
 	}
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	_, _ = w.Write([]byte(signed))
+	return nil
 }
 
 // hubExport streams, on a hub, the events of a tournament its last
 // cosigned checkpoint covers, with that checkpoint in the header.
-func (s *Server) hubExport(w http.ResponseWriter, r *http.Request) {
+func (s *Server) hubExport(w http.ResponseWriter, r *http.Request) error {
 	t := mux.Vars(r)["t"]
 	if _, err := s.authorize(r, t, events.RoleArbiter, events.RoleAppeals, events.RoleAuditor); err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	signed, size, ok := s.opts.Hub.Cosigned(t)
 	last, found, err := s.opts.Store.LastCommit(t)
@@ -254,8 +253,7 @@ func (s *Server) hubExport(w http.ResponseWriter, r *http.Request) {
 		release, err = readSlot(r.Context(), s.exports, "exports being read from the log")
 	}
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	defer release()
 	w.Header().Set("Content-Type", "application/x-ndjson")
@@ -287,4 +285,5 @@ func (s *Server) hubExport(w http.ResponseWriter, r *http.Request) {
 		s.opts.Logger.Error("export aborted", "tournament", t, "err", err)
 		panic(http.ErrAbortHandler)
 	}
+	return nil
 }

@@ -31,28 +31,24 @@ type hubWorkbook struct {
 
 // postHubWorkbook keeps an uploaded workbook in the hub's folder, once the
 // national tool's check accepts it, under its SHA-256.
-func (s *Server) postHubWorkbook(w http.ResponseWriter, r *http.Request) {
+func (s *Server) postHubWorkbook(w http.ResponseWriter, r *http.Request) error {
 	p, err := s.authorize(r, "")
 	if err == nil && p.Role != events.RoleAdmin {
 		err = fmt.Errorf("%w: only the administrator uploads workbooks", errForbidden)
 	}
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	wb, err := s.uploadedWorkbook(w, r, "workbook.xlsx")
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	problems := workbook.Validate(wb)
 	if len(workbook.Errors(problems)) > 0 {
-		s.writeError(w, r, problemsErr(problems))
-		return
+		return problemsErr(problems)
 	}
 	if err := writeFileSynced(s.opts.Node.Layout.Workbooks(), wb.SHA256+".xlsx", wb.Data); err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	out := hubWorkbook{Tournament: workbook.Slug(wb.NationalID()), NationalID: wb.NationalID(), FileName: wb.FileName, SHA256: wb.SHA256,
 		Counts: wb.Counts(), Warnings: []workbook.Problem{}}
@@ -60,6 +56,7 @@ func (s *Server) postHubWorkbook(w http.ResponseWriter, r *http.Request) {
 		out.Warnings = append(out.Warnings, pr)
 	}
 	writeJSON(w, http.StatusCreated, out)
+	return nil
 }
 
 // writeFileSynced writes dir/name whole or not at all, making dir if

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/referto/referto/api/node"
+	"github.com/referto/referto/api/problem"
 	"github.com/referto/referto/events"
 )
 
@@ -27,12 +28,7 @@ func reused(t *testing.T, what string, r resp, key string, seq uint64) {
 	if r.header.Get("Idempotent-Replayed") != "" {
 		t.Errorf("%s: a refusal says Idempotent-Replayed", what)
 	}
-	var p struct {
-		Code   string `json:"code"`
-		Field  string `json:"field"`
-		Detail string `json:"detail"`
-		Seq    uint64 `json:"seq"`
-	}
+	var p problem.Problem
 	if err := json.Unmarshal(r.body, &p); err != nil {
 		t.Fatalf("%s: %v: %s", what, err, r.body)
 	}

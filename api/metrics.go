@@ -11,6 +11,7 @@ import (
 
 	"github.com/referto/referto/commands/ledger"
 	"github.com/referto/referto/events"
+	"github.com/referto/referto/events/fault"
 )
 
 // Metrics are one server's Prometheus collectors, on a registry of its own:
@@ -187,9 +188,9 @@ func appendResult(ack events.Appended, err error) string {
 	case err == nil:
 		return "stored"
 	}
-	switch _, code, _ := statusOf(err); code {
-	case "conflict", "unavailable":
-		return code
+	switch code := fault.CodeOf(err); code {
+	case fault.Conflict, fault.Unavailable:
+		return string(code)
 	}
 	return "error"
 }
@@ -204,14 +205,21 @@ type commandWriter struct {
 	start time.Time
 }
 
-// startCommand starts recording a command request; pass the writer it
-// returns to commandDone once the request is answered. typ is the command
-// type when the route implies it, "" when the body will say.
-func startCommand(w http.ResponseWriter, typ string) *commandWriter {
+// command adapts a command's route to http, as serve does a read's: h
+// answers through a *commandWriter, which commandDone counts once the
+// request is answered. typ is the command type when the route implies it,
+// "" when the body will say.
+func (s *Server) command(typ string, h func(w *commandWriter, r *http.Request) error) http.HandlerFunc {
 	if typ == "" {
 		typ = "unknown"
 	}
-	return &commandWriter{statusWriter: &statusWriter{ResponseWriter: w}, typ: typ, start: time.Now()}
+	return func(w http.ResponseWriter, r *http.Request) {
+		cw := &commandWriter{statusWriter: &statusWriter{ResponseWriter: w}, typ: typ, start: time.Now()}
+		defer s.commandDone(cw)
+		if err := h(cw, r); err != nil {
+			s.writeError(cw, r, err)
+		}
+	}
 }
 
 // commandDone counts the command c recorded.

@@ -74,42 +74,33 @@ func linkOf(player, token string, issued uint64) playerLink {
 // issuePlayerTokens gives players their personal links: those named, or
 // every registered player without a live one. The tokens are shown in the
 // answer, and again by getPlayerTokens to the arbiters who print them.
-func (s *Server) issuePlayerTokens(w http.ResponseWriter, r *http.Request) {
-	cw := startCommand(w, commands.TypeOf[commands.IssuePlayerTokens]())
-	defer s.commandDone(cw)
-	w = cw
+func (s *Server) issuePlayerTokens(w *commandWriter, r *http.Request) error {
 	t := mux.Vars(r)["t"]
 	if err := s.checkTournamentID(t); err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	p, err := s.authorize(r, t, events.RoleArbiter)
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	body, err := s.readBody(w, r)
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	issue, err := commands.ParseAs[commands.IssuePlayerTokens](body)
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	secret, err := s.opts.Keys.Secret(playerTokenPurpose)
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	players := issue.Players
 	if len(players) == 0 {
 		// Everyone admitted, as the ledger has acknowledged them: the
 		// projections may not have applied the last registrations yet.
 		if err := s.opts.Ledger.AwaitAcked(r.Context(), t); err != nil {
-			s.writeError(w, r, err)
-			return
+			return err
 		}
 		s.opts.Runner.Read(t, func(st *projections.Tournament) {
 			for _, id := range st.Order {
@@ -122,21 +113,18 @@ func (s *Server) issuePlayerTokens(w http.ResponseWriter, r *http.Request) {
 	for _, id := range players {
 		nonce, err := s.randomHex(8)
 		if err != nil {
-			s.writeError(w, r, err)
-			return
+			return err
 		}
 		issue.Grants = append(issue.Grants, commands.TokenGrant{Player: id, Nonce: nonce,
 			TokenSHA256: TokenHash(derivePlayerToken(secret, t, id, nonce))})
 	}
 	sub := ledger.Submission{Tournament: t, Command: issue, Actor: p.actor(), Route: routePlayerTokens}
 	if err := s.preconditions(r, &sub, body); err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	o, err := s.opts.Ledger.Submit(r.Context(), sub)
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	// The links are the events' own, derived again: a retry under the same
 	// key shows the links its original issued.
@@ -151,22 +139,21 @@ func (s *Server) issuePlayerTokens(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Idempotent-Replayed", "true")
 	}
 	writeJSON(w, http.StatusCreated, map[string]any{"seq": o.Seq, "events": o.Events, "tokens": links})
+	return nil
 }
 
 // getPlayerTokens shows the arbiters every live personal link, derived
 // again to be printed on the slips. A link this server did not derive (one
 // issued by a server with another key) cannot be shown: it is listed in
 // "elsewhere", and a new one can be issued.
-func (s *Server) getPlayerTokens(w http.ResponseWriter, r *http.Request) {
+func (s *Server) getPlayerTokens(w http.ResponseWriter, r *http.Request) error {
 	t := mux.Vars(r)["t"]
 	if _, err := s.authorize(r, t, events.RoleArbiter); err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	secret, err := s.opts.Keys.Secret(playerTokenPurpose)
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	links, elsewhere := []playerLink{}, []string{}
 	if !s.opts.Runner.Read(t, func(st *projections.Tournament) {
@@ -183,9 +170,9 @@ func (s *Server) getPlayerTokens(w http.ResponseWriter, r *http.Request) {
 			links = append(links, linkOf(id, token, tok.Issued))
 		}
 	}) {
-		s.writeError(w, r, fmt.Errorf("%w: tournament %s", errNotFound, t))
-		return
+		return fmt.Errorf("%w: tournament %s", errNotFound, t)
 	}
 	w.Header().Set("Cache-Control", "no-store")
 	writeJSON(w, http.StatusOK, map[string]any{"tournament": t, "tokens": links, "elsewhere": elsewhere})
+	return nil
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/referto/referto/api/node"
+	"github.com/referto/referto/api/problem"
 	"github.com/referto/referto/cmd/referto/sim"
 	"github.com/referto/referto/commands"
 	"github.com/referto/referto/events"
@@ -96,16 +97,13 @@ func (rc *racer) post(client int, a *attempt, token string, body any) {
 		a.seq = o.Seq
 		return
 	}
-	var p struct {
-		Code string `json:"code"`
-		Rule string `json:"rule"`
-	}
+	var p problem.Problem
 	if ct := res.Header.Get("Content-Type"); ct != "application/problem+json" {
 		a.err = fmt.Errorf("refused with %d as %q, not a problem: %s", a.status, ct, rb)
 	} else if err := json.Unmarshal(rb, &p); err != nil {
 		a.err = fmt.Errorf("refused with %d: %v: %s", a.status, err, rb)
 	}
-	a.code, a.rule = p.Code, p.Rule
+	a.code, a.rule = string(p.Code), p.Rule
 }
 
 // race fires every attempt at once (each client waits at one barrier) and

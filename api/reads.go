@@ -20,11 +20,10 @@ import (
 	"github.com/referto/referto/projections"
 )
 
-func (s *Server) listTournaments(w http.ResponseWriter, r *http.Request) {
+func (s *Server) listTournaments(w http.ResponseWriter, r *http.Request) error {
 	ids, err := s.opts.Store.Tournaments()
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	out := make([]json.RawMessage, 0, len(ids))
 	for _, id := range ids {
@@ -33,73 +32,67 @@ func (s *Server) listTournaments(w http.ResponseWriter, r *http.Request) {
 		}
 		b, ok, err := s.opts.Store.Summary(id)
 		if err != nil {
-			s.writeError(w, r, err)
-			return
+			return err
 		}
 		if ok {
 			out = append(out, b)
 		}
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"tournaments": out})
+	return nil
 }
 
-func (s *Server) getTournament(w http.ResponseWriter, r *http.Request) {
+func (s *Server) getTournament(w http.ResponseWriter, r *http.Request) error {
 	t := mux.Vars(r)["t"]
 	b, ok, err := s.opts.Store.Summary(t)
 	if err == nil && !ok {
 		err = fmt.Errorf("%w: tournament %s", errNotFound, t)
 	}
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	writeRaw(w, http.StatusOK, b)
+	return nil
 }
 
-func (s *Server) getPlayers(w http.ResponseWriter, r *http.Request) {
+func (s *Server) getPlayers(w http.ResponseWriter, r *http.Request) error {
 	t := mux.Vars(r)["t"]
 	if _, ok, err := s.opts.Store.Summary(t); err != nil || !ok {
-		s.writeError(w, r, notFoundOr(err, "tournament "+t))
-		return
+		return notFoundOr(err, "tournament "+t)
 	}
 	rows, err := s.opts.Store.Players(t)
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	if rows == nil {
 		rows = []json.RawMessage{}
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"tournament": t, "players": rows})
+	return nil
 }
 
 // getEvents serves a page of a tournament's envelopes, exactly as stored,
 // as JSON or (Accept: application/x-ndjson) one stored line per event.
-func (s *Server) getEvents(w http.ResponseWriter, r *http.Request) {
+func (s *Server) getEvents(w http.ResponseWriter, r *http.Request) error {
 	t := mux.Vars(r)["t"]
 	if _, err := s.authorize(r, t, events.RoleArbiter, events.RoleAppeals, events.RoleAuditor); err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	from, err := queryUint(r, "from", 1)
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	limit, err := queryUint(r, "limit", 100)
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	from, limit = max(from, 1), min(max(limit, 1), 1000)
 	if _, ok, err := s.opts.Store.Summary(t); err != nil || !ok {
-		s.writeError(w, r, notFoundOr(err, "tournament "+t))
-		return
+		return notFoundOr(err, "tournament "+t)
 	}
 	refs, err := s.opts.Store.Commits(t, from, int(limit))
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	var lines [][]byte
 	var envs []events.Envelope
@@ -115,8 +108,7 @@ func (s *Server) getEvents(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 		if err != nil {
-			s.writeError(w, r, err)
-			return
+			return err
 		}
 		for i, env := range c.Envelopes {
 			if env.Seq >= from && uint64(len(envs)) < limit {
@@ -132,7 +124,7 @@ func (s *Server) getEvents(w http.ResponseWriter, r *http.Request) {
 			_, _ = w.Write(l)
 			_, _ = w.Write([]byte("\n"))
 		}
-		return
+		return nil
 	}
 	if envs == nil {
 		envs = []events.Envelope{}
@@ -142,6 +134,7 @@ func (s *Server) getEvents(w http.ResponseWriter, r *http.Request) {
 		body["next"] = envs[n-1].Seq + 1
 	}
 	writeJSON(w, http.StatusOK, body)
+	return nil
 }
 
 func queryUint(r *http.Request, name string, def uint64) (uint64, error) {
@@ -163,55 +156,50 @@ func notFoundOr(err error, what string) error {
 	return fmt.Errorf("%w: %s", errNotFound, what)
 }
 
-func (s *Server) getTables(w http.ResponseWriter, r *http.Request) {
+func (s *Server) getTables(w http.ResponseWriter, r *http.Request) error {
 	t := mux.Vars(r)["t"]
 	round, err := strconv.Atoi(mux.Vars(r)["r"])
 	if err != nil || round < 1 {
-		s.writeError(w, r, &commands.FieldError{Field: "r", Msg: "the round is a positive integer"})
-		return
+		return &commands.FieldError{Field: "r", Msg: "the round is a positive integer"}
 	}
 	head, ok, err := s.opts.Store.Round(t, round)
 	if err == nil && !ok {
 		err = fmt.Errorf("%w: round %d of %s has not been drawn", errNotFound, round, t)
 	}
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	tables, err := s.opts.Store.Tables(t, round)
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	// The stored header is a JSON object; add the tables to it.
 	var out map[string]json.RawMessage
 	if err := json.Unmarshal(head, &out); err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	out["tables"], _ = json.Marshal(tables)
 	writeJSON(w, http.StatusOK, out)
+	return nil
 }
 
 // getStandings serves the standings as they stand, or with ?at=SEQ as they
 // stood right after event SEQ (folded from the log).
-func (s *Server) getStandings(w http.ResponseWriter, r *http.Request) {
+func (s *Server) getStandings(w http.ResponseWriter, r *http.Request) error {
 	t := mux.Vars(r)["t"]
 	at, err := queryUint(r, "at", 0)
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	if at == 0 {
-		s.serveRanking(w, r, t, false, func(st *projections.Tournament) any { return st.Standings() })
-		return
+		return s.serveRanking(w, t, false, func(st *projections.Tournament) any { return st.Standings() })
 	}
 	st, err := s.stateAt(r.Context(), t, at)
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	writeJSON(w, http.StatusOK, st.Standings())
+	return nil
 }
 
 // stateAt folds a tournament's log up to and including event seq. The
@@ -280,22 +268,21 @@ func readSlot(ctx context.Context, sem chan struct{}, what string) (release func
 // tournament a hub cosigned (base64 of the note), once the venue synced.
 const CosignedHeader = "Referto-Cosigned-Checkpoint"
 
-func (s *Server) getClassification(w http.ResponseWriter, r *http.Request) {
+func (s *Server) getClassification(w http.ResponseWriter, r *http.Request) error {
 	t := mux.Vars(r)["t"]
 	if s.opts.Cosigned != nil {
 		if signed, _, ok := s.opts.Cosigned(t); ok {
 			w.Header().Set(CosignedHeader, base64.StdEncoding.EncodeToString([]byte(signed)))
 		}
 	}
-	s.serveRanking(w, r, t, true, func(st *projections.Tournament) any { return st.Classification() })
+	return s.serveRanking(w, t, true, func(st *projections.Tournament) any { return st.Classification() })
 }
 
 // serveRanking serves the standings or the classification: as stored, or,
 // while the runner has not yet written them (it defers those costly views
 // while commands keep coming), computed from the in-memory fold, so that a
 // GET after a 201 sees the command.
-func (s *Server) serveRanking(w http.ResponseWriter, r *http.Request, t string,
-	classification bool, fresh func(*projections.Tournament) any) {
+func (s *Server) serveRanking(w http.ResponseWriter, t string, classification bool, fresh func(*projections.Tournament) any) error {
 	var b []byte
 	var err error
 	if !s.opts.Runner.Stale(t) || !s.opts.Runner.Read(t, func(st *projections.Tournament) { b, err = json.Marshal(fresh(st)) }) {
@@ -306,20 +293,19 @@ func (s *Server) serveRanking(w http.ResponseWriter, r *http.Request, t string,
 		}
 	}
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	writeRaw(w, http.StatusOK, b)
+	return nil
 }
 
 // getState serves the whole tournament (projections.TournamentView) as it stands, or
 // with ?at=SEQ as it stood right after event SEQ (folded from the log).
-func (s *Server) getState(w http.ResponseWriter, r *http.Request) {
+func (s *Server) getState(w http.ResponseWriter, r *http.Request) error {
 	t := mux.Vars(r)["t"]
 	at, err := queryUint(r, "at", 0)
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	var b []byte
 	if at > 0 {
@@ -333,18 +319,17 @@ func (s *Server) getState(w http.ResponseWriter, r *http.Request) {
 		b, err = v.json, v.err
 	}
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	writeRaw(w, http.StatusOK, b)
+	return nil
 }
 
 // getMe says who a token acts as: the web UI offers only what that role may do.
-func (s *Server) getMe(w http.ResponseWriter, r *http.Request) {
+func (s *Server) getMe(w http.ResponseWriter, r *http.Request) error {
 	p, err := s.authenticate(r)
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	name := p.Official
 	// The tournament's ruleset may narrow what the role may send (who
@@ -369,6 +354,7 @@ func (s *Server) getMe(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"role": p.Role, "tournament": p.Tournament, "official": p.Official, "name": name, "commands": permitted})
+	return nil
 }
 
 // getRulesets lists the presets with every parameter resolved.
@@ -394,11 +380,10 @@ type officialView struct {
 // appointment, to the administrator and the tournament's officials: the
 // web UI names them in the event log and lists them on the tournament's
 // page.
-func (s *Server) getOfficials(w http.ResponseWriter, r *http.Request) {
+func (s *Server) getOfficials(w http.ResponseWriter, r *http.Request) error {
 	t := mux.Vars(r)["t"]
 	if _, err := s.authorize(r, t, events.RoleArbiter, events.RoleAppeals, events.RoleAuditor); err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	out := []officialView{}
 	if !s.opts.Runner.Read(t, func(st *projections.Tournament) {
@@ -406,9 +391,9 @@ func (s *Server) getOfficials(w http.ResponseWriter, r *http.Request) {
 			out = append(out, officialView{Official: o.ID, Name: o.Name, Role: o.Role, Appointed: o.Appointed})
 		}
 	}) {
-		s.writeError(w, r, fmt.Errorf("%w: tournament %s", errNotFound, t))
-		return
+		return fmt.Errorf("%w: tournament %s", errNotFound, t)
 	}
 	slices.SortFunc(out, func(a, b officialView) int { return cmp.Compare(a.Appointed, b.Appointed) })
 	writeJSON(w, http.StatusOK, map[string]any{"officials": out})
+	return nil
 }

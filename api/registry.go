@@ -35,18 +35,15 @@ type SeasonRegistry interface {
 const RouteRegistry = "POST /v1/registry/commands"
 
 func (s *Server) registryRoutes(r *mux.Router) {
-	r.HandleFunc("/v1/registry", s.getRegistry).Methods(http.MethodGet)
-	r.HandleFunc("/v1/registry/commands", s.postRegistryCommand).Methods(http.MethodPost)
-	r.HandleFunc("/v1/registry/export", s.getRegistryExport).Methods(http.MethodGet)
+	r.HandleFunc("/v1/registry", s.serve(s.getRegistry)).Methods(http.MethodGet)
+	r.HandleFunc("/v1/registry/commands", s.command("", s.postRegistryCommand)).Methods(http.MethodPost)
+	r.HandleFunc("/v1/registry/export", s.serve(s.getRegistryExport)).Methods(http.MethodGet)
 }
 
 // postRegistryCommand records a link, a merge or a disqualification in the
 // season registry (the hub's administrator only; the one write the hub
 // takes besides a venue's registration).
-func (s *Server) postRegistryCommand(w http.ResponseWriter, r *http.Request) {
-	cw := startCommand(w, "")
-	defer s.commandDone(cw)
-	w = cw
+func (s *Server) postRegistryCommand(w *commandWriter, r *http.Request) error {
 	p, err := s.authorize(r, "")
 	if err == nil && p.Role != events.RoleAdmin {
 		err = fmt.Errorf("%w: only the hub's administrator records in the season registry", errForbidden)
@@ -61,7 +58,7 @@ func (s *Server) postRegistryCommand(w http.ResponseWriter, r *http.Request) {
 	}
 	sub := registry.Submission{Command: cmd, Actor: p.actor()}
 	if err == nil {
-		cw.typ = cmd.CommandType()
+		w.typ = cmd.CommandType()
 		sub.Key, err = s.idempotencyKey(r)
 	}
 	if err == nil && len(r.Header.Values("If-Match")) > 0 {
@@ -77,10 +74,10 @@ func (s *Server) postRegistryCommand(w http.ResponseWriter, r *http.Request) {
 		o, err = s.opts.Registry.Submit(r.Context(), sub)
 	}
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	respond(w, o)
+	return nil
 }
 
 // registryView is GET /v1/registry: what the registry holds, in the order
@@ -92,11 +89,10 @@ type registryView struct {
 	Disqualifications []events.DisqualificationRecorded `json:"disqualifications"`
 }
 
-func (s *Server) getRegistry(w http.ResponseWriter, r *http.Request) {
+func (s *Server) getRegistry(w http.ResponseWriter, r *http.Request) error {
 	reg, n, err := s.opts.Registry.Registry()
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	v := registryView{Events: n, Links: reg.Linked, Merges: reg.Merges, Disqualifications: reg.Periods}
 	if v.Links == nil {
@@ -109,12 +105,13 @@ func (s *Server) getRegistry(w http.ResponseWriter, r *http.Request) {
 		v.Disqualifications = []events.DisqualificationRecorded{}
 	}
 	writeJSON(w, http.StatusOK, v)
+	return nil
 }
 
 // getRegistryExport streams the registry's log, one event a line exactly
 // as stored, with the hub's signed checkpoint of exactly those lines: what
 // verify --season --registry folds again. Like the registry, it is public.
-func (s *Server) getRegistryExport(w http.ResponseWriter, r *http.Request) {
+func (s *Server) getRegistryExport(w http.ResponseWriter, r *http.Request) error {
 	bw := bufio.NewWriterSize(w, 256<<10)
 	started := false
 	err := s.opts.Registry.Export(r.Context(), bw, func(signed string, n uint64) {
@@ -130,9 +127,10 @@ func (s *Server) getRegistryExport(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case err == nil:
 	case !started:
-		s.writeError(w, r, err)
+		return err
 	case r.Context().Err() == nil:
 		s.opts.Logger.Error("registry export aborted", "err", err)
 		panic(http.ErrAbortHandler)
 	}
+	return nil
 }

@@ -20,7 +20,7 @@ type rowProof = proof.RowProof
 // getRowProof serves the proof of the player's row of the last published
 // classification (or the one imported from a club workbook), as a file to
 // download: the row as the publication's line states it.
-func (s *Server) getRowProof(w http.ResponseWriter, r *http.Request) {
+func (s *Server) getRowProof(w http.ResponseWriter, r *http.Request) error {
 	t, player := mux.Vars(r)["t"], mux.Vars(r)["player"]
 	var out rowProof
 	published := false
@@ -31,12 +31,10 @@ func (s *Server) getRowProof(w http.ResponseWriter, r *http.Request) {
 		published = true
 		out.Seq, out.PublishedCheckpoint = st.Publications[len(st.Publications)-1].Seq, st.Published.Checkpoint
 	}) {
-		s.writeError(w, r, fmt.Errorf("%w: tournament %s", errNotFound, t))
-		return
+		return fmt.Errorf("%w: tournament %s", errNotFound, t)
 	}
 	if !published {
-		s.writeError(w, r, fmt.Errorf("%w: tournament %s has published no classification", errNotFound, t))
-		return
+		return fmt.Errorf("%w: tournament %s has published no classification", errNotFound, t)
 	}
 	out.Tournament, out.Player, out.Index = t, player, out.Seq-1
 	line, err := s.eventLine(r, t, out.Seq)
@@ -65,8 +63,7 @@ func (s *Server) getRowProof(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	if out.Hashes == nil {
 		out.Hashes = [][]byte{}
@@ -76,6 +73,7 @@ func (s *Server) getRowProof(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Disposition", fmt.Sprintf("attachment; filename=%q", t+"-"+player+"-proof.json"))
 	writeJSON(w, http.StatusOK, out)
+	return nil
 }
 
 // eventLine reads the stored line of event seq of t.

@@ -89,11 +89,10 @@ func (s *Server) unverified(t ranking.Tournament) *ranking.Why {
 	return &why
 }
 
-func (s *Server) getSeasonRanking(w http.ResponseWriter, r *http.Request) {
+func (s *Server) getSeasonRanking(w http.ResponseWriter, r *http.Request) error {
 	rk, err := s.seasonRanking(mux.Vars(r)["s"])
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	if rk.Rows == nil {
 		rk.Rows = []ranking.Row{}
@@ -102,6 +101,7 @@ func (s *Server) getSeasonRanking(w http.ResponseWriter, r *http.Request) {
 		rk.Tournaments = []ranking.TournamentUse{}
 	}
 	writeJSON(w, http.StatusOK, rk)
+	return nil
 }
 
 // playerPage is a player's season: his row, every result with whether it
@@ -114,17 +114,15 @@ type playerPage struct {
 	Proofs []string `json:"proofs"`
 }
 
-func (s *Server) getSeasonPlayer(w http.ResponseWriter, r *http.Request) {
+func (s *Server) getSeasonPlayer(w http.ResponseWriter, r *http.Request) error {
 	id := mux.Vars(r)["id"]
 	rk, err := s.seasonRanking(mux.Vars(r)["s"])
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	row, ok := rk.Player(id)
 	if !ok {
-		s.writeError(w, r, fmt.Errorf("%w: national id %s has no result in season %s", errNotFound, id, rk.Season))
-		return
+		return fmt.Errorf("%w: national id %s has no result in season %s", errNotFound, id, rk.Season)
 	}
 	page := playerPage{Season: rk.Season, Thresholds: rk.Thresholds, ThresholdsSHA256: rk.ThresholdsSHA256, Row: row, Proofs: []string{}}
 	for _, res := range row.Results {
@@ -135,6 +133,7 @@ func (s *Server) getSeasonPlayer(w http.ResponseWriter, r *http.Request) {
 		page.Proofs = append(page.Proofs, proof)
 	}
 	writeJSON(w, http.StatusOK, page)
+	return nil
 }
 
 // ProofPath is where a player's proof file is served.
@@ -147,7 +146,7 @@ func ProofPath(tournament, player string) string {
 // checkpoint the hub's witness cosigned when it covers the publication (the
 // proof then carries the cosignature), else under one of the whole log
 // signed now (proofCheckpoint).
-func (s *Server) getPlayerProof(w http.ResponseWriter, r *http.Request) {
+func (s *Server) getPlayerProof(w http.ResponseWriter, r *http.Request) error {
 	t, player := mux.Vars(r)["t"], mux.Vars(r)["p"]
 	var seq uint64
 	if !s.opts.Runner.Read(t, func(st *projections.Tournament) {
@@ -155,12 +154,10 @@ func (s *Server) getPlayerProof(w http.ResponseWriter, r *http.Request) {
 			seq = st.Publications[n-1].Seq
 		}
 	}) {
-		s.writeError(w, r, fmt.Errorf("%w: tournament %s", errNotFound, t))
-		return
+		return fmt.Errorf("%w: tournament %s", errNotFound, t)
 	}
 	if seq == 0 {
-		s.writeError(w, r, fmt.Errorf("%w: tournament %s has published no classification", errNotFound, t))
-		return
+		return fmt.Errorf("%w: tournament %s has published no classification", errNotFound, t)
 	}
 	// A checkpoint the hub's witness cosigned, when it covers the
 	// publication, makes the proof carry the cosignature too (verify
@@ -181,11 +178,11 @@ func (s *Server) getPlayerProof(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Content-Disposition", fmt.Sprintf("attachment; filename=%q", t+"-"+player+".proof.json"))
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(pf.Encode())
+	return nil
 }

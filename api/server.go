@@ -20,6 +20,7 @@ import (
 
 	"github.com/referto/referto/api/node"
 	"github.com/referto/referto/api/web"
+	"github.com/referto/referto/commands"
 	"github.com/referto/referto/commands/ledger"
 	"github.com/referto/referto/events/checkpoint"
 )
@@ -221,20 +222,20 @@ func (s *Server) routes() error {
 	// Full paths on the root router, not a PathPrefix subrouter: in
 	// gorilla/mux 1.8.1 a subrouter's routes inherit the prefix matcher,
 	// which clears an earlier route's method mismatch, turning 405 into 404.
-	r.HandleFunc("/v1/tournaments", s.listTournaments).Methods(http.MethodGet)
-	r.HandleFunc("/v1/tournaments", s.createTournament).Methods(http.MethodPost)
-	r.HandleFunc("/v1/tournaments/{t}", s.getTournament).Methods(http.MethodGet)
-	r.HandleFunc("/v1/tournaments/{t}/officials", s.appointOfficial).Methods(http.MethodPost)
-	r.HandleFunc("/v1/tournaments/{t}/officials", s.getOfficials).Methods(http.MethodGet)
-	r.HandleFunc("/v1/tournaments/{t}/commands", s.postCommand).Methods(http.MethodPost)
-	r.HandleFunc("/v1/tournaments/{t}/draft", s.postDraft).Methods(http.MethodPost)
-	r.HandleFunc("/v1/tournaments/{t}/players", s.getPlayers).Methods(http.MethodGet)
-	r.HandleFunc("/v1/tournaments/{t}/events", s.getEvents).Methods(http.MethodGet)
-	r.HandleFunc("/v1/tournaments/{t}/rounds/{r}/tables", s.getTables).Methods(http.MethodGet)
-	r.HandleFunc("/v1/tournaments/{t}/standings", s.getStandings).Methods(http.MethodGet)
-	r.HandleFunc("/v1/tournaments/{t}/classification", s.getClassification).Methods(http.MethodGet)
-	r.HandleFunc("/v1/tournaments/{t}/state", s.getState).Methods(http.MethodGet)
-	r.HandleFunc("/v1/me", s.getMe).Methods(http.MethodGet)
+	r.HandleFunc("/v1/tournaments", s.serve(s.listTournaments)).Methods(http.MethodGet)
+	r.HandleFunc("/v1/tournaments", s.command(commands.TypeOf[commands.CreateTournament](), s.createTournament)).Methods(http.MethodPost)
+	r.HandleFunc("/v1/tournaments/{t}", s.serve(s.getTournament)).Methods(http.MethodGet)
+	r.HandleFunc("/v1/tournaments/{t}/officials", s.command(commands.TypeOf[commands.AppointOfficial](), s.appointOfficial)).Methods(http.MethodPost)
+	r.HandleFunc("/v1/tournaments/{t}/officials", s.serve(s.getOfficials)).Methods(http.MethodGet)
+	r.HandleFunc("/v1/tournaments/{t}/commands", s.command("", s.postCommand)).Methods(http.MethodPost)
+	r.HandleFunc("/v1/tournaments/{t}/draft", s.serve(s.postDraft)).Methods(http.MethodPost)
+	r.HandleFunc("/v1/tournaments/{t}/players", s.serve(s.getPlayers)).Methods(http.MethodGet)
+	r.HandleFunc("/v1/tournaments/{t}/events", s.serve(s.getEvents)).Methods(http.MethodGet)
+	r.HandleFunc("/v1/tournaments/{t}/rounds/{r}/tables", s.serve(s.getTables)).Methods(http.MethodGet)
+	r.HandleFunc("/v1/tournaments/{t}/standings", s.serve(s.getStandings)).Methods(http.MethodGet)
+	r.HandleFunc("/v1/tournaments/{t}/classification", s.serve(s.getClassification)).Methods(http.MethodGet)
+	r.HandleFunc("/v1/tournaments/{t}/state", s.serve(s.getState)).Methods(http.MethodGet)
+	r.HandleFunc("/v1/me", s.serve(s.getMe)).Methods(http.MethodGet)
 	r.HandleFunc("/v1/rulesets", s.getRulesets).Methods(http.MethodGet)
 	r.HandleFunc("/v1/keys", s.getKeys).Methods(http.MethodGet)
 	r.HandleFunc("/v1/openapi.yaml", s.getOpenAPI).Methods(http.MethodGet)
@@ -246,20 +247,20 @@ func (s *Server) routes() error {
 	if s.opts.Registry != nil {
 		s.registryRoutes(r)
 	}
-	r.HandleFunc("/v1/tournaments/{t}/checkpoint", checkpointH).Methods(http.MethodGet)
-	r.HandleFunc("/v1/tournaments/{t}/events/{seq}/proof", s.getProof).Methods(http.MethodGet)
-	r.HandleFunc("/v1/tournaments/{t}/consistency", s.getConsistency).Methods(http.MethodGet)
-	r.HandleFunc("/v1/tournaments/{t}/export", exportH).Methods(http.MethodGet)
-	r.HandleFunc("/v1/tournaments/{t}/workbook", s.getWorkbook).Methods(http.MethodGet)
-	r.HandleFunc("/v1/tournaments/{t}/workbook", s.postWorkbook).Methods(http.MethodPost)
-	r.HandleFunc("/v1/tournaments/{t}/players/{p}/proof", s.getPlayerProof).Methods(http.MethodGet)
-	r.HandleFunc("/v1/seasons/{s}/ranking", s.getSeasonRanking).Methods(http.MethodGet)
-	r.HandleFunc("/v1/seasons/{s}/players/{id}", s.getSeasonPlayer).Methods(http.MethodGet)
-	r.HandleFunc("/v1/admin/backup", s.getBackup).Methods(http.MethodGet)
-	r.HandleFunc("/v1/tournaments/{t}/player-tokens", s.issuePlayerTokens).Methods(http.MethodPost)
-	r.HandleFunc("/v1/tournaments/{t}/player-tokens", s.getPlayerTokens).Methods(http.MethodGet)
-	r.HandleFunc("/v1/tournaments/{t}/stream", s.getStream).Methods(http.MethodGet)
-	r.HandleFunc("/v1/tournaments/{t}/classification/rows/{player}/proof", s.getRowProof).Methods(http.MethodGet)
+	r.HandleFunc("/v1/tournaments/{t}/checkpoint", s.serve(checkpointH)).Methods(http.MethodGet)
+	r.HandleFunc("/v1/tournaments/{t}/events/{seq}/proof", s.serve(s.getProof)).Methods(http.MethodGet)
+	r.HandleFunc("/v1/tournaments/{t}/consistency", s.serve(s.getConsistency)).Methods(http.MethodGet)
+	r.HandleFunc("/v1/tournaments/{t}/export", s.serve(exportH)).Methods(http.MethodGet)
+	r.HandleFunc("/v1/tournaments/{t}/workbook", s.serve(s.getWorkbook)).Methods(http.MethodGet)
+	r.HandleFunc("/v1/tournaments/{t}/workbook", s.serve(s.postWorkbook)).Methods(http.MethodPost)
+	r.HandleFunc("/v1/tournaments/{t}/players/{p}/proof", s.serve(s.getPlayerProof)).Methods(http.MethodGet)
+	r.HandleFunc("/v1/seasons/{s}/ranking", s.serve(s.getSeasonRanking)).Methods(http.MethodGet)
+	r.HandleFunc("/v1/seasons/{s}/players/{id}", s.serve(s.getSeasonPlayer)).Methods(http.MethodGet)
+	r.HandleFunc("/v1/admin/backup", s.serve(s.getBackup)).Methods(http.MethodGet)
+	r.HandleFunc("/v1/tournaments/{t}/player-tokens", s.command(commands.TypeOf[commands.IssuePlayerTokens](), s.issuePlayerTokens)).Methods(http.MethodPost)
+	r.HandleFunc("/v1/tournaments/{t}/player-tokens", s.serve(s.getPlayerTokens)).Methods(http.MethodGet)
+	r.HandleFunc("/v1/tournaments/{t}/stream", s.serve(s.getStream)).Methods(http.MethodGet)
+	r.HandleFunc("/v1/tournaments/{t}/classification/rows/{player}/proof", s.serve(s.getRowProof)).Methods(http.MethodGet)
 
 	// The web UI is a client of the routes above, called in-process, and
 	// its pages are routes of this router, behind the same middleware.

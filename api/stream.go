@@ -79,20 +79,18 @@ const (
 	streamMax       = 10 * time.Minute
 )
 
-func (s *Server) getStream(w http.ResponseWriter, r *http.Request) {
+func (s *Server) getStream(w http.ResponseWriter, r *http.Request) error {
 	t := mux.Vars(r)["t"]
 	maxSeconds, err := queryUint(r, "max_seconds", uint64(streamMax/time.Second))
 	if err == nil && (maxSeconds < 1 || maxSeconds > uint64(streamMax/time.Second)) {
 		err = &commands.FieldError{Field: "max_seconds", Msg: fmt.Sprintf("must be between 1 and %d", streamMax/time.Second)}
 	}
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	seq, ok := s.tournamentSeq(t)
 	if !ok {
-		s.writeError(w, r, fmt.Errorf("%w: tournament %s", errNotFound, t))
-		return
+		return fmt.Errorf("%w: tournament %s", errNotFound, t)
 	}
 	release, open := s.streams.take(t)
 	if open {
@@ -119,14 +117,14 @@ func (s *Server) getStream(w http.ResponseWriter, r *http.Request) {
 		retry = streamFullRetry
 	}
 	if !send(fmt.Sprintf("retry: %d\n\nid: %d\nevent: seq\ndata: %d\n\n", retry.Milliseconds(), seq, seq)) || !open {
-		return
+		return nil
 	}
 	for {
 		applied := s.opts.Runner.Applied()
 		if cur, ok := s.tournamentSeq(t); ok && cur != seq {
 			seq = cur
 			if !send("id: " + strconv.FormatUint(seq, 10) + "\nevent: seq\ndata: " + strconv.FormatUint(seq, 10) + "\n\n") {
-				return
+				return nil
 			}
 			continue
 		}
@@ -135,12 +133,12 @@ func (s *Server) getStream(w http.ResponseWriter, r *http.Request) {
 		stop()
 		switch {
 		case ctx.Err() != nil:
-			return
+			return nil
 		case err != nil && wait.Err() == nil:
-			return // the runner stopped
+			return nil // the runner stopped
 		case err != nil:
 			if !send(": still here\n\n") {
-				return
+				return nil
 			}
 		}
 	}

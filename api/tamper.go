@@ -103,7 +103,7 @@ func (s *Server) proofCheckpoint(t string, seq uint64, cosigned bool) (string, u
 	return note, size, err
 }
 
-func (s *Server) getCheckpoint(w http.ResponseWriter, r *http.Request) {
+func (s *Server) getCheckpoint(w http.ResponseWriter, r *http.Request) error {
 	t := mux.Vars(r)["t"]
 	size, err := s.logSize(t)
 	if err == nil {
@@ -114,8 +114,7 @@ func (s *Server) getCheckpoint(w http.ResponseWriter, r *http.Request) {
 		note, err = s.signedCheckpoint(t, size)
 	}
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	// Once a hub cosigned this very checkpoint, it is served cosigned.
 	if s.opts.Cosigned != nil {
@@ -125,6 +124,7 @@ func (s *Server) getCheckpoint(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	_, _ = w.Write([]byte(note))
+	return nil
 }
 
 type proofResponse struct {
@@ -136,12 +136,11 @@ type proofResponse struct {
 
 // getProof serves the RFC 6962 audit path of event seq (leaf seq-1) in the
 // tree of ?size=N events (default: the whole log).
-func (s *Server) getProof(w http.ResponseWriter, r *http.Request) {
+func (s *Server) getProof(w http.ResponseWriter, r *http.Request) error {
 	t := mux.Vars(r)["t"]
 	seq, err := strconv.ParseUint(mux.Vars(r)["seq"], 10, 64)
 	if err != nil || seq < 1 {
-		s.writeError(w, r, &commands.FieldError{Field: "seq", Msg: "the event's seq, from 1"})
-		return
+		return &commands.FieldError{Field: "seq", Msg: "the event's seq, from 1"}
 	}
 	size, err := s.logSize(t)
 	if err == nil {
@@ -163,16 +162,16 @@ func (s *Server) getProof(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	if path == nil {
 		path = [][]byte{}
 	}
 	writeJSON(w, http.StatusOK, proofResponse{Index: seq - 1, Size: size, LeafHash: leaf, Hashes: path})
+	return nil
 }
 
-func (s *Server) getConsistency(w http.ResponseWriter, r *http.Request) {
+func (s *Server) getConsistency(w http.ResponseWriter, r *http.Request) error {
 	t := mux.Vars(r)["t"]
 	size, err := s.logSize(t)
 	var from, to uint64
@@ -187,13 +186,13 @@ func (s *Server) getConsistency(w http.ResponseWriter, r *http.Request) {
 		path, err = checkpoint.ConsistencyProof(from, to, s.opts.Store.NodeGetter(t))
 	}
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	if path == nil {
 		path = [][]byte{}
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"from": from, "to": to, "hashes": path})
+	return nil
 }
 
 // CheckpointHeader carries the export's signed checkpoint (base64 of the note).
@@ -201,17 +200,15 @@ const CheckpointHeader = "Referto-Checkpoint"
 
 // getExport streams a tournament's whole log, one event per line exactly as
 // stored, with the signed checkpoint of exactly those events in a header.
-func (s *Server) getExport(w http.ResponseWriter, r *http.Request) {
+func (s *Server) getExport(w http.ResponseWriter, r *http.Request) error {
 	t := mux.Vars(r)["t"]
 	if _, err := s.authorize(r, t, events.RoleArbiter, events.RoleAppeals, events.RoleAuditor); err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	if d, ok := s.opts.Ledger.Damaged(t); ok {
 		// Its verified prefix, with a checkpoint of it, would read as the
 		// whole log.
-		s.writeError(w, r, &ledger.DamageError{Damage: d})
-		return
+		return &ledger.DamageError{Damage: d}
 	}
 	last, ok, err := s.opts.Store.LastCommit(t)
 	if err == nil && !ok {
@@ -230,8 +227,7 @@ func (s *Server) getExport(w http.ResponseWriter, r *http.Request) {
 		release, err = readSlot(r.Context(), s.exports, "exports being read from the log")
 	}
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	defer release()
 	size := last.Last
@@ -266,4 +262,5 @@ func (s *Server) getExport(w http.ResponseWriter, r *http.Request) {
 		s.opts.Logger.Error("export aborted", "tournament", t, "err", err)
 		panic(http.ErrAbortHandler)
 	}
+	return nil
 }

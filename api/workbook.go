@@ -24,27 +24,25 @@ import (
 
 // getWorkbook serves the tournament as a club workbook, checked as the
 // national tool checks it before it is sent.
-func (s *Server) getWorkbook(w http.ResponseWriter, r *http.Request) {
+func (s *Server) getWorkbook(w http.ResponseWriter, r *http.Request) error {
 	t := mux.Vars(r)["t"]
 	if _, err := s.authorize(r, t, events.RoleArbiter, events.RoleAppeals, events.RoleAuditor); err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	var st *projections.Tournament
 	if !s.opts.Runner.Read(t, func(cur *projections.Tournament) { st = cur.Clone() }) {
-		s.writeError(w, r, fmt.Errorf("%w: tournament %s", errNotFound, t))
-		return
+		return fmt.Errorf("%w: tournament %s", errNotFound, t)
 	}
 	name, data, err := workbook.Export(st)
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	w.Header().Set("Content-Type", workbook.MediaType)
 	w.Header().Set("Content-Disposition", fmt.Sprintf("attachment; filename=%q", name))
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(data)
+	return nil
 }
 
 // workbookImported is the answer to an upload: what was recorded, the
@@ -71,16 +69,14 @@ type workbookImported struct {
 // has recorded no player. Nothing is recorded while the national tool's
 // check or the ledger's rules refuse anything: every problem is answered
 // at once, with its sheet and cell.
-func (s *Server) postWorkbook(w http.ResponseWriter, r *http.Request) {
+func (s *Server) postWorkbook(w http.ResponseWriter, r *http.Request) error {
 	t := mux.Vars(r)["t"]
 	if err := s.checkTournamentID(t); err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	p, err := s.authorize(r, t, events.RoleArbiter)
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	q := r.URL.Query()
 	scope := q.Get("scope")
@@ -88,24 +84,20 @@ func (s *Server) postWorkbook(w http.ResponseWriter, r *http.Request) {
 		scope = events.WorkbookEntryList
 	}
 	if scope != events.WorkbookEntryList && scope != events.WorkbookTournament {
-		s.writeError(w, r, &commands.FieldError{Field: "scope", Msg: fmt.Sprintf("must be %s or %s, not %q", events.WorkbookEntryList, events.WorkbookTournament, scope)})
-		return
+		return &commands.FieldError{Field: "scope", Msg: fmt.Sprintf("must be %s or %s, not %q", events.WorkbookEntryList, events.WorkbookTournament, scope)}
 	}
 	wb, err := s.uploadedWorkbook(w, r, t+".xlsx")
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	// The import is planned against everything the ledger acknowledged,
 	// which the projections may not have applied yet.
 	if err := s.opts.Ledger.AwaitAcked(r.Context(), t); err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	var st *projections.Tournament
 	if !s.opts.Runner.Read(t, func(cur *projections.Tournament) { st = cur.Clone() }) {
-		s.writeError(w, r, fmt.Errorf("%w: tournament %s", errNotFound, t))
-		return
+		return fmt.Errorf("%w: tournament %s", errNotFound, t)
 	}
 	plan, err := workbook.PlanImport(wb, workbook.Options{EntryList: scope == events.WorkbookEntryList, Into: st})
 	if err == nil {
@@ -115,8 +107,7 @@ func (s *Server) postWorkbook(w http.ResponseWriter, r *http.Request) {
 		err = problemsErr(plan.Problems)
 	}
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	var last uint64
 	err = plan.Run(r.Context(), func(ctx context.Context, t string, step workbook.Step) error {
@@ -129,8 +120,7 @@ func (s *Server) postWorkbook(w http.ResponseWriter, r *http.Request) {
 		return err
 	})
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	out := workbookImported{Tournament: t, FileName: wb.FileName, SHA256: wb.SHA256, Scope: scope, Commands: len(plan.Steps), Seq: last,
 		Warnings: []workbook.Problem{}, Disagreements: plan.Disagreements}
@@ -151,6 +141,7 @@ func (s *Server) postWorkbook(w http.ResponseWriter, r *http.Request) {
 		out.Disagreements = []events.Disagreement{}
 	}
 	writeJSON(w, http.StatusCreated, out)
+	return nil
 }
 
 // uploadedWorkbook reads the workbook a request's body carries, named by

@@ -441,8 +441,8 @@ func describe(err error) string {
 			lines = append(lines, s+": "+fe.Msg)
 		case errors.As(e, &re):
 			lines = append(lines, "rule_violation ["+re.Rule+"]: "+re.Msg)
-		case errors.Is(e, commands.ErrConflict):
-			lines = append(lines, "conflict: "+strings.TrimPrefix(e.Error(), "commands: conflict: "))
+		case errors.Is(e, events.ErrConflict):
+			lines = append(lines, "conflict: "+strings.TrimPrefix(e.Error(), "events: conflict: "))
 		case errors.Is(e, commands.ErrForbidden):
 			lines = append(lines, "forbidden: "+strings.TrimPrefix(e.Error(), "commands: forbidden: "))
 		case errors.Is(e, commands.ErrNotFound):

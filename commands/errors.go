@@ -3,17 +3,19 @@ package commands
 import (
 	"errors"
 	"fmt"
+
+	"github.com/referto/referto/events"
+	"github.com/referto/referto/events/fault"
 )
 
-// Sentinel errors, classified with errors.Is.
+// Sentinel errors, classified with errors.Is. A command that clashes with
+// what is already recorded (a duplicate id, a second result for a table) is
+// refused with events.ErrConflict.
 var (
 	// ErrNotFound: the tournament, player or table named does not exist.
-	ErrNotFound = errors.New("commands: not found")
-	// ErrConflict: the command clashes with what is already recorded
-	// (a duplicate id, a second result for a table).
-	ErrConflict = errors.New("commands: conflict")
+	ErrNotFound = fault.New(fault.NotFound, "commands: not found")
 	// ErrForbidden: the actor's role may not issue this command.
-	ErrForbidden = errors.New("commands: forbidden")
+	ErrForbidden = fault.New(fault.Forbidden, "commands: forbidden")
 )
 
 // FieldError names one bad field of a command payload (HTTP 400).
@@ -30,6 +32,9 @@ type FieldError struct {
 	bound bool
 }
 
+// Code is fault.Invalid.
+func (e *FieldError) Code() fault.Code { return fault.Invalid }
+
 func (e *FieldError) Error() string {
 	if e.Field == "" {
 		return "commands: " + e.Msg
@@ -43,6 +48,9 @@ type RuleError struct {
 	Rule string
 	Msg  string
 }
+
+// Code is fault.RuleViolation.
+func (e *RuleError) Code() fault.Code { return fault.RuleViolation }
 
 func (e *RuleError) Error() string { return "commands: " + e.Msg + " (" + e.Rule + ")" }
 
@@ -59,7 +67,7 @@ func notFound(format string, args ...any) error {
 }
 
 func conflict(format string, args ...any) error {
-	return fmt.Errorf("%w: "+format, append([]any{ErrConflict}, args...)...)
+	return fmt.Errorf("%w: "+format, append([]any{events.ErrConflict}, args...)...)
 }
 
 // joinErrs joins field errors; nil when there are none.

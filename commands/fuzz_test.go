@@ -103,7 +103,7 @@ func checkRefusal(t *testing.T, err error) {
 			return fe.Msg != ""
 		case errors.As(e, &re):
 			return re.Rule != "" && re.Msg != ""
-		case errors.Is(e, commands.ErrConflict), errors.Is(e, commands.ErrNotFound):
+		case errors.Is(e, events.ErrConflict), errors.Is(e, commands.ErrNotFound):
 			return true
 		}
 		return false

@@ -93,18 +93,18 @@ func TestRegistrationDecisions(t *testing.T) {
 		then  then
 	}{
 		{"register", open, `{"type":"RegisterPlayer","player":"p2","name":"Luigi"}`, then{types: []string{"PlayerRegistered"}}},
-		{"register duplicate id", open, `{"type":"RegisterPlayer","player":"p1","name":"Other"}`, then{is: commands.ErrConflict}},
-		{"register refused id again", refused, `{"type":"RegisterPlayer","player":"p1","name":"Mario"}`, then{is: commands.ErrConflict}},
+		{"register duplicate id", open, `{"type":"RegisterPlayer","player":"p1","name":"Other"}`, then{is: events.ErrConflict}},
+		{"register refused id again", refused, `{"type":"RegisterPlayer","player":"p1","name":"Mario"}`, then{is: events.ErrConflict}},
 		{"register a minor without waiver", open, `{"type":"RegisterPlayer","player":"p2","name":"Kid","minor":true}`, then{rule: "rur-2015 art. 1"}},
 		{"register a minor with waiver", open, `{"type":"RegisterPlayer","player":"p2","name":"Kid","minor":true,"waiver":"club president"}`, then{types: []string{"PlayerRegistered"}}},
 		{"register after closing", closed, `{"type":"RegisterPlayer","player":"p2","name":"Late"}`, then{rule: "rur-2015 art. 11"}},
 		{"refuse registered", open, `{"type":"RefuseRegistration","player":"p1","reason":"threats"}`, then{types: []string{"RegistrationRefused"}}},
 		{"refuse applicant", open, `{"type":"RefuseRegistration","player":"p9","name":"Wario","reason":"threats"}`, then{types: []string{"RegistrationRefused"}}},
 		{"refuse applicant without name", open, `{"type":"RefuseRegistration","player":"p9","reason":"threats"}`, then{field: "name"}},
-		{"refuse twice", refused, `{"type":"RefuseRegistration","player":"p1","reason":"again"}`, then{is: commands.ErrConflict}},
+		{"refuse twice", refused, `{"type":"RefuseRegistration","player":"p1","reason":"again"}`, then{is: events.ErrConflict}},
 		{"refuse after the draw", drawn, `{"type":"RefuseRegistration","player":"p1","reason":"late"}`, then{rule: "rur-2015 art. 11"}},
 		{"close", open, `{"type":"CloseRegistration"}`, then{types: []string{"RegistrationClosed"}}},
-		{"close twice", closed, `{"type":"CloseRegistration"}`, then{is: commands.ErrConflict}},
+		{"close twice", closed, `{"type":"CloseRegistration"}`, then{is: events.ErrConflict}},
 		{"amend before the draw", open, `{"type":"AmendRuleset","params":{"bonus":60}}`, then{types: []string{"RulesetAmended"}}},
 		{"amend after the draw", drawn, `{"type":"AmendRuleset","params":{"bonus":60}}`, then{rule: "docs/rules.md#21-pinned-the-ruleset-is-frozen-at-the-first-draw"}},
 		{"amend with a bad value", open, `{"type":"AmendRuleset","params":{"tie_chain":"coin"}}`, then{field: "params.tie_chain"}},
@@ -128,7 +128,7 @@ func TestCreateTournamentDecisions(t *testing.T) {
 		then  then
 	}{
 		{"create", fresh, `{"id":"t","name":"T","ruleset":"rtu"}`, then{types: []string{"TournamentCreated"}}},
-		{"create existing", exists, `{"id":"t","name":"T","ruleset":"rtu"}`, then{is: commands.ErrConflict}},
+		{"create existing", exists, `{"id":"t","name":"T","ruleset":"rtu"}`, then{is: events.ErrConflict}},
 		{"unknown ruleset", fresh, `{"id":"t","name":"T","ruleset":"risiko-1970"}`, then{rule: "docs/rules.md#2-rulesets"}},
 		{"unknown param", fresh, `{"id":"t","name":"T","ruleset":"rtu","params":{"x":1}}`, then{field: "params.x"}},
 	} {

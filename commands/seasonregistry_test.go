@@ -77,7 +77,7 @@ func TestRegistryDecisions(t *testing.T) {
 			switch {
 			case tc.field == "" && (err != nil || len(evs) != 1 || !reflect.DeepEqual(evs[0], tc.then)):
 				t.Errorf("got %v %+v, want %+v", err, evs, tc.then)
-			case tc.field == "conflict" && !errors.Is(err, commands.ErrConflict):
+			case tc.field == "conflict" && !errors.Is(err, events.ErrConflict):
 				t.Errorf("got %v %+v, want a conflict", err, evs)
 			case tc.field != "" && tc.field != "conflict" && (!errors.As(err, &fe) || fe.Field != tc.field):
 				t.Errorf("got %v %+v, want a field error on %s", err, evs, tc.field)

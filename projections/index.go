@@ -1,6 +1,10 @@
 package projections
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/referto/referto/events/fault"
+)
 
 // What a projection store (projections/store) indexes beside the views,
 // and how it says it is not ready: the words the ledger and the API read
@@ -26,4 +30,4 @@ type Principal struct {
 
 // ErrNotReady reports that the state the projections keep has not yet
 // caught up with the log it found at start, or has stopped.
-var ErrNotReady = errors.New("projections: not ready")
+var ErrNotReady = fault.Mark(errors.New("projections: not ready"), fault.Unavailable)

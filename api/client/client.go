@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/referto/referto/api/problem"
 )
 
 // Client sends requests to one referto server. Its zero value but Base is
@@ -35,41 +37,12 @@ func (c *Client) As(token string) *Client {
 }
 
 // Problem is an error answer: the problem+json document the API sends
-// (RFC 9457), or, for an answer that is not one, its status and body as
-// Detail.
-type Problem struct {
-	Status int    `json:"status"`
-	Type   string `json:"type"`
-	Title  string `json:"title"`
-	Detail string `json:"detail"`
-	// Code is the API's problem code (invalid, rule_violation, …).
-	Code string `json:"code"`
-	// Rule is the tournament rule that refused the request, if one did.
-	Rule string `json:"rule"`
-	// Field is the field at fault; Errors lists every problem.
-	Field  string         `json:"field"`
-	Errors []FieldProblem `json:"errors"`
-	// Seq is, for idempotency_key_reused, the seq of the command the key
-	// already stands for.
-	Seq uint64 `json:"seq"`
-}
+// (package problem), or, for an answer that is not one, its status and
+// body as Detail.
+type Problem = problem.Problem
 
 // FieldProblem is one problem of a refused request.
-type FieldProblem struct {
-	Field  string `json:"field"`
-	Detail string `json:"detail"`
-	Rule   string `json:"rule"`
-}
-
-func (e *Problem) Error() string {
-	if e.Rule != "" {
-		return fmt.Sprintf("%d %s (%s): %s", e.Status, e.Code, e.Rule, e.Detail)
-	}
-	if e.Code == "" {
-		return fmt.Sprintf("%d %s: %s", e.Status, http.StatusText(e.Status), e.Detail)
-	}
-	return fmt.Sprintf("%d %s: %s", e.Status, e.Code, e.Detail)
-}
+type FieldProblem = problem.Field
 
 // request is one call: its method, path, headers and JSON body.
 type request struct {

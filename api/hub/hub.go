@@ -22,22 +22,23 @@ import (
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/events/checkpoint"
 	"github.com/referto/referto/events/eventlog"
+	"github.com/referto/referto/events/fault"
 	"github.com/referto/referto/projections"
 	"github.com/referto/referto/replay"
 )
 
 // ErrHeld and ErrQuarantined say why the hub does not serve a tournament.
 var (
-	ErrHeld        = errors.New("hub: held")
-	ErrQuarantined = errors.New("hub: quarantined")
+	ErrHeld        = fault.Mark(errors.New("hub: held"), fault.Forbidden)
+	ErrQuarantined = fault.Mark(errors.New("hub: quarantined"), fault.Forbidden)
 	// ErrVenue reports a venue registration or decision the hub cannot
 	// take as sent (a bad name, key or reason).
-	ErrVenue = errors.New("hub: venue")
+	ErrVenue = fault.New(fault.Invalid, "hub: venue")
 	// ErrNoVenue: no such venue, or no such tournament of it.
-	ErrNoVenue = errors.New("hub: no such venue")
+	ErrNoVenue = fault.New(fault.NotFound, "hub: no such venue")
 	// ErrDecision: a decision the state of the venue contradicts (a key
 	// another venue has, a flag or quarantine that is not there).
-	ErrDecision = errors.New("hub: decision refused")
+	ErrDecision = fault.New(fault.Conflict, "hub: decision refused")
 )
 
 // Store is what the hub reads of its projections: how many events of a

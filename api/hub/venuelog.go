@@ -12,6 +12,7 @@ import (
 
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/events/checkpoint"
+	"github.com/referto/referto/events/fault"
 )
 
 // A venue that lost part of its log reads it back from the hub (referto
@@ -24,7 +25,7 @@ import (
 // tournament the hub does not serve.
 
 // ErrProof refuses a venue-log request whose proof is not the venue's.
-var ErrProof = errors.New("hub: proof")
+var ErrProof = fault.Mark(errors.New("hub: proof"), fault.Forbidden)
 
 // venueLogContext begins the text a venue signs to read its log back.
 const venueLogContext = "referto venue-log"

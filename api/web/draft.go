@@ -10,6 +10,7 @@ import (
 
 	"github.com/referto/referto/commands"
 	"github.com/referto/referto/events"
+	"github.com/referto/referto/events/fault"
 )
 
 // A draw is first a draft: the arbiter sees the tables the ledger would
@@ -116,13 +117,13 @@ func (u *UI) drawPost(w http.ResponseWriter, r *http.Request) {
 			done(w, r, fmt.Sprintf("%srounds/%d", tPath(t), n), flashOf(a, ""))
 			return
 		}
-		if prob != nil && prob.Code == "precondition_failed" {
+		if prob != nil && prob.Code == fault.PreconditionFailed {
 			// The tournament moved on: a new draft of the same draw.
 			p, ok := u.roundPage(w, r, "round")
 			if !ok {
 				return
 			}
-			p.Problem = said(p.Lang, http.StatusPreconditionFailed, "precondition_failed", "", "draft_stale")
+			p.Problem = said(p.Lang, fault.PreconditionFailed, "", "draft_stale")
 			u.showDraft(w, r, p, cmd)
 			return
 		}

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/referto/referto/api/problem"
 	"github.com/referto/referto/commands"
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/projections"
@@ -43,6 +44,7 @@ func TestEveryVocabularyWordHasALabel(t *testing.T) {
 	add("rulings_", events.RulingsArbiters, events.RulingsAppeals)
 	add("selfreport_", events.SelfReportArbiter, events.SelfReportConfirmed)
 	add("effect_", commands.Effects()...)
+	add("code_", strs(problem.Codes())...)
 	add("status_", strs([]projections.ProposalStatus{projections.ProposalPending, projections.ProposalReady, projections.ProposalDisputed,
 		projections.ProposalFlagged, projections.ProposalRecorded})...)
 	for code, c := range languages {

@@ -16,8 +16,11 @@ import (
 
 	"github.com/gorilla/mux"
 
+	"github.com/referto/referto/api/problem"
 	"github.com/referto/referto/commands"
+	"github.com/referto/referto/commands/ledger"
 	"github.com/referto/referto/events"
+	"github.com/referto/referto/events/fault"
 	"github.com/referto/referto/projections"
 	"github.com/referto/referto/projections/ranking"
 )
@@ -248,7 +251,7 @@ func (u *UI) refused(w http.ResponseWriter, r *http.Request, name string, p *pag
 // back button, a page kept open), what happened: nothing, and the page
 // now rendered has fresh keys.
 func formUsed(p *page) {
-	if p.Problem.Code == "idempotency_key_reused" {
+	if p.Problem.Code == ledger.KeyReused {
 		p.Problem.Detail = fmt.Sprintf(tr(p.Lang, "form_used"), p.Problem.Seq)
 		p.Problem.Field, p.Problem.Errors, p.Problem.Said = "", nil, true
 	}
@@ -275,16 +278,16 @@ const maxForm = 1 << 20
 // each as a page in the page's language.
 func (u *UI) postForm(w http.ResponseWriter, r *http.Request) bool {
 	if !sameOrigin(r) {
-		u.formRefused(w, r, http.StatusForbidden, "forbidden", "cross_site")
+		u.formRefused(w, r, fault.Forbidden, "cross_site")
 		return false
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, maxForm)
 	if err := r.ParseForm(); err != nil {
 		if tooLarge := (*http.MaxBytesError)(nil); errors.As(err, &tooLarge) {
-			u.formRefused(w, r, http.StatusRequestEntityTooLarge, "invalid", "form_too_large", maxForm>>20)
+			u.formRefused(w, r, problem.TooLarge, "form_too_large", maxForm>>20)
 			return false
 		}
-		u.formRefused(w, r, http.StatusBadRequest, "invalid", "form_unreadable")
+		u.formRefused(w, r, fault.Invalid, "form_unreadable")
 		return false
 	}
 	return true
@@ -292,9 +295,9 @@ func (u *UI) postForm(w http.ResponseWriter, r *http.Request) bool {
 
 // formRefused answers a form refused before it became a command: a page
 // saying why (the label key formatted with args), nothing recorded.
-func (u *UI) formRefused(w http.ResponseWriter, r *http.Request, status int, code, key string, args ...any) {
+func (u *UI) formRefused(w http.ResponseWriter, r *http.Request, code fault.Code, key string, args ...any) {
 	p := u.newPage(r, "form_refused")
-	prob := said(p.Lang, status, code, "", key, args...)
+	prob := said(p.Lang, code, "", key, args...)
 	prob.Headline = tr(p.Lang, "form_refused")
 	u.fail(w, r, p, prob)
 }
@@ -303,8 +306,9 @@ func (u *UI) formRefused(w http.ResponseWriter, r *http.Request, status int, cod
 // the browser's language, as every refusal.
 func (u *UI) NotFound(w http.ResponseWriter, r *http.Request) {
 	p := u.newPage(r, "page_not_found")
-	u.fail(w, r, p, &Problem{Status: http.StatusNotFound, Code: "not_found", Detail: tr(p.Lang, "page_not_found_help"), Said: true,
-		Headline: tr(p.Lang, "page_not_found")})
+	prob := said(p.Lang, fault.NotFound, "", "page_not_found_help")
+	prob.Headline = tr(p.Lang, "page_not_found")
+	u.fail(w, r, p, prob)
 }
 
 // MethodNotAllowed answers a request a page of the UI does not take (a
@@ -313,8 +317,9 @@ func (u *UI) NotFound(w http.ResponseWriter, r *http.Request) {
 func (u *UI) MethodNotAllowed(w http.ResponseWriter, r *http.Request, allow []string) {
 	w.Header().Set("Allow", strings.Join(allow, ", "))
 	p := u.newPage(r, "request_not_taken")
-	u.fail(w, r, p, &Problem{Status: http.StatusMethodNotAllowed, Code: "method_not_allowed", Detail: tr(p.Lang, "request_not_taken_help"), Said: true,
-		Headline: tr(p.Lang, "request_not_taken")})
+	prob := said(p.Lang, problem.MethodNotAllowed, "", "request_not_taken_help")
+	prob.Headline = tr(p.Lang, "request_not_taken")
+	u.fail(w, r, p, prob)
 }
 
 func tPath(t string) string { return "/ui/t/" + url.PathEscape(t) + "/" }
@@ -345,7 +350,7 @@ func orProblem(prob *Problem, err error) *Problem {
 	if prob != nil {
 		return prob
 	}
-	return &Problem{Status: 500, Code: "internal", Detail: tr("it", "code_internal"), Said: true}
+	return said("it", fault.Internal, "", "code_internal")
 }
 
 func (u *UI) createTournament(w http.ResponseWriter, r *http.Request) {
@@ -419,7 +424,7 @@ func amendedParams(lang string, f url.Values, rs events.Ruleset) (json.RawMessag
 		delete(params, "table_sizes") // the same sizes, in the ruleset's order of preference
 	}
 	if len(params) == 0 {
-		return nil, said(lang, http.StatusBadRequest, "invalid", "params", "params_unchanged")
+		return nil, said(lang, fault.Invalid, "params", "params_unchanged")
 	}
 	return marshalParams(lang, params)
 }
@@ -440,7 +445,7 @@ func formParams(lang string, f url.Values) (map[string]any, *Problem) {
 		if v := strings.TrimSpace(f.Get(k)); v != "" {
 			n, err := strconv.Atoi(v)
 			if err != nil {
-				return nil, said(lang, 400, "invalid", "params."+k, "whole_number")
+				return nil, said(lang, fault.Invalid, "params."+k, "whole_number")
 			}
 			params[k] = n
 		}
@@ -453,7 +458,7 @@ func formParams(lang string, f url.Values) (map[string]any, *Problem) {
 		for _, v := range sizes {
 			n, err := strconv.Atoi(v)
 			if err != nil {
-				return nil, said(lang, 400, "invalid", "params.table_sizes", "whole_number")
+				return nil, said(lang, fault.Invalid, "params.table_sizes", "whole_number")
 			}
 			ns = append(ns, n)
 		}
@@ -465,7 +470,7 @@ func formParams(lang string, f url.Values) (map[string]any, *Problem) {
 func marshalParams(lang string, params map[string]any) (json.RawMessage, *Problem) {
 	b, err := json.Marshal(params)
 	if err != nil {
-		return nil, said(lang, 400, "invalid", "params", "form_unreadable")
+		return nil, said(lang, fault.Invalid, "params", "form_unreadable")
 	}
 	return b, nil
 }
@@ -482,7 +487,8 @@ func (u *UI) login(w http.ResponseWriter, r *http.Request) {
 	res, err := u.call(r, tok, http.MethodGet, "/v1/me", nil)
 	if err != nil || res.status != http.StatusOK {
 		p := u.newPage(r, "login")
-		p.Problem = &Problem{Status: http.StatusUnauthorized, Code: "unauthorized", Detail: tr(p.Lang, "bad_token"), Said: true, Headline: tr(p.Lang, "login_failed")}
+		p.Problem = said(p.Lang, fault.Unauthorized, "", "bad_token")
+		p.Problem.Headline = tr(p.Lang, "login_failed")
 		if err == nil && res.status == http.StatusTooManyRequests {
 			// Locked out for a while after repeated failures: say so, and when.
 			p.Problem = problemOf(res)
@@ -505,7 +511,7 @@ func (u *UI) login(w http.ResponseWriter, r *http.Request) {
 
 func (u *UI) logout(w http.ResponseWriter, r *http.Request) {
 	if !sameOrigin(r) {
-		u.formRefused(w, r, http.StatusForbidden, "forbidden", "cross_site")
+		u.formRefused(w, r, fault.Forbidden, "cross_site")
 		return
 	}
 	http.SetCookie(w, &http.Cookie{Name: tokenCookie, Value: "", Path: "/", MaxAge: -1, HttpOnly: true, SameSite: http.SameSiteStrictMode})
@@ -597,7 +603,7 @@ func (u *UI) overviewPost(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	default:
-		prob = said(lang(r), 400, "invalid", "", "unknown_action")
+		prob = said(lang(r), fault.Invalid, "", "unknown_action")
 	}
 	p, ok := u.tournamentPage(w, r, "overview", 0)
 	if !ok {
@@ -703,7 +709,7 @@ func (u *UI) playersPost(w http.ResponseWriter, r *http.Request) {
 		links, _, _ := u.playerLinks(r, pp, nil)
 		player, found := scanned(f.Get("code"), pp.State, links)
 		if !found {
-			prob = &Problem{Status: 404, Code: "not_found", Field: "code", Detail: tr(lang(r), "code_unknown"), Said: true}
+			prob = said(lang(r), fault.NotFound, "code", "code_unknown")
 			break
 		}
 		f.Set("player", player)
@@ -720,7 +726,7 @@ func (u *UI) playersPost(w http.ResponseWriter, r *http.Request) {
 	default:
 		cmd, arg, known := playerAction(f)
 		if !known {
-			prob = said(lang(r), 400, "invalid", "", "unknown_action")
+			prob = said(lang(r), fault.Invalid, "", "unknown_action")
 			break
 		}
 		if a, prob, err = u.command(r, t, cmd); err == nil && prob == nil {
@@ -761,13 +767,13 @@ func (u *UI) importCSV(r *http.Request, t, text string) (n, again int, _ *Proble
 			break
 		}
 		if err != nil {
-			return n, again, said(lang(r), 400, "invalid", "csv", "csv_line_unreadable", line), nil
+			return n, again, said(lang(r), fault.Invalid, "csv", "csv_line_unreadable", line), nil
 		}
 		if line == 1 && strings.EqualFold(strings.TrimSpace(rec[0]), "player") {
 			continue
 		}
 		if len(rec) < 2 {
-			return n, again, said(lang(r), 400, "invalid", "csv", "csv_line_short", line), nil
+			return n, again, said(lang(r), fault.Invalid, "csv", "csv_line_short", line), nil
 		}
 		field := func(i int) string {
 			if len(rec) > i {
@@ -788,8 +794,8 @@ func (u *UI) importCSV(r *http.Request, t, text string) (n, again int, _ *Proble
 			for _, l := range viewProblem(lang(r), prob, nil, nil).Lines {
 				why = append(why, strings.TrimSpace(l.Field+" "+l.Text))
 			}
-			refused := said(lang(r), prob.Status, prob.Code, "csv", "csv_line_refused", line, cmd.Player, strings.Join(why, " "))
-			refused.Seq = prob.Seq
+			refused := said(lang(r), prob.Code, "csv", "csv_line_refused", line, cmd.Player, strings.Join(why, " "))
+			refused.Status, refused.Seq = prob.Status, prob.Seq
 			return n, again, refused, nil
 		}
 		if a.Replayed {
@@ -828,7 +834,7 @@ func (u *UI) roundPage(w http.ResponseWriter, r *http.Request, name string) (*pa
 	}
 	n := atoiOr(r.PathValue("r"), 0)
 	if n < 1 {
-		u.fail(w, r, p, said(p.Lang, 404, "not_found", "", "no_round"))
+		u.fail(w, r, p, said(p.Lang, fault.NotFound, "", "no_round"))
 		return nil, false
 	}
 	p.Data = map[string]any{"Number": n, "Round": roundOf(p.State, n)}
@@ -931,7 +937,7 @@ func (u *UI) resultPage(w http.ResponseWriter, r *http.Request) (*page, *project
 	rd, _ := p.Data.(map[string]any)["Round"].(*projections.Round)
 	n := atoiOr(r.PathValue("n"), 0)
 	if rd == nil {
-		u.fail(w, r, p, said(p.Lang, 404, "not_found", "", "not_drawn"))
+		u.fail(w, r, p, said(p.Lang, fault.NotFound, "", "not_drawn"))
 		return nil, nil, false
 	}
 	for _, tb := range rd.Tables {
@@ -941,7 +947,7 @@ func (u *UI) resultPage(w http.ResponseWriter, r *http.Request) (*page, *project
 			return p, tb, true
 		}
 	}
-	u.fail(w, r, p, said(p.Lang, 404, "not_found", "", "no_table", rd.Number, n))
+	u.fail(w, r, p, said(p.Lang, fault.NotFound, "", "no_table", rd.Number, n))
 	return nil, nil, false
 }
 
@@ -1265,7 +1271,7 @@ func ruling(lang string, f url.Values, st *projections.TournamentView) (*command
 	add := func(cmd commands.Command, field string) *Problem {
 		b, err := commands.Encode(cmd)
 		if err != nil {
-			return said(lang, http.StatusBadRequest, "invalid", field, "form_unreadable")
+			return said(lang, fault.Invalid, field, "form_unreadable")
 		}
 		rule.Corrections, at = append(rule.Corrections, b), append(at, field)
 		return nil
@@ -1277,7 +1283,7 @@ func ruling(lang string, f url.Values, st *projections.TournamentView) (*command
 			tb = rd.Table(t)
 		}
 		if tb == nil {
-			return nil, nil, said(lang, http.StatusNotFound, "not_found", "amend", "no_table", n, t)
+			return nil, nil, said(lang, fault.NotFound, "amend", "no_table", n, t)
 		}
 		rep, prob := reportForm(f, tb)
 		if prob != nil {
@@ -1418,7 +1424,7 @@ func (u *UI) at(w http.ResponseWriter, r *http.Request) {
 	seq, err := strconv.ParseUint(r.PathValue("seq"), 10, 64)
 	if err != nil || seq == 0 {
 		p := u.newPage(r, "at")
-		u.fail(w, r, p, said(p.Lang, 400, "invalid", "", "bad_seq"))
+		u.fail(w, r, p, said(p.Lang, fault.Invalid, "", "bad_seq"))
 		return
 	}
 	p, ok := u.tournamentPage(w, r, "at", seq)

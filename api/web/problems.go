@@ -42,8 +42,8 @@ func viewProblem(lang string, prob *Problem, seat func(int) string, name func(st
 	v := &problemView{Status: prob.Status, Headline: prob.Headline}
 	if v.Headline == "" {
 		v.Headline = tr(lang, "not_recorded")
-		if hasLabel("refused_" + prob.Code) {
-			v.Headline = tr(lang, "refused_"+prob.Code)
+		if hasLabel("refused_" + string(prob.Code)) {
+			v.Headline = tr(lang, "refused_"+string(prob.Code))
 		}
 	}
 	type item struct{ field, detail, rule string }
@@ -70,7 +70,7 @@ func viewProblem(lang string, prob *Problem, seat func(int) string, name func(st
 		} else if lang == "en" {
 			line.Text = scrubPaths(names(it.detail, name))
 		} else {
-			line.Text = tr(lang, "code_"+cmpOr(prob.Code, "internal"))
+			line.Text = tr(lang, "code_"+cmpOr(string(prob.Code), "internal"))
 		}
 		v.Lines = append(v.Lines, line)
 	}

@@ -11,8 +11,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/referto/referto/api/problem"
 	"github.com/referto/referto/commands"
 	"github.com/referto/referto/events"
+	"github.com/referto/referto/events/fault"
 	"github.com/referto/referto/projections"
 )
 
@@ -97,7 +99,7 @@ func (p *page) ProblemLine(pr events.ReportProblem, tb *projections.Table) strin
 		}
 		return ""
 	}
-	v := viewProblem(p.Lang, &Problem{Field: pr.Field, Detail: pr.Detail, Rule: pr.Rule}, seat, p.knownName)
+	v := viewProblem(p.Lang, &Problem{Problem: problem.Problem{Field: pr.Field, Detail: pr.Detail, Rule: pr.Rule}}, seat, p.knownName)
 	l := v.Lines[0]
 	text := l.Text
 	if l.Field != "" {
@@ -262,8 +264,8 @@ func (u *UI) join(w http.ResponseWriter, r *http.Request) {
 	}
 	if tok == "" || m.Role != events.RolePlayer {
 		p := u.newPage(r, "my_page")
-		p.Problem = &Problem{Status: http.StatusUnauthorized, Code: "unauthorized", Detail: tr(p.Lang, "join_failed"), Said: true}
-		u.render(w, "problem", http.StatusUnauthorized, p)
+		p.Problem = said(p.Lang, fault.Unauthorized, "", "join_failed")
+		u.render(w, "problem", p.Problem.Status, p)
 		return
 	}
 	http.SetCookie(w, &http.Cookie{Name: tokenCookie, Value: tok, Path: "/", HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: r.TLS != nil, MaxAge: 7 * 24 * 3600})
@@ -356,8 +358,8 @@ func (u *UI) playerPage(w http.ResponseWriter, r *http.Request) (p *page, ok boo
 		return nil, false
 	}
 	if !p.IsPlayer() || p.Me.Tournament != p.T {
-		p.Problem = &Problem{Status: http.StatusUnauthorized, Code: "unauthorized", Detail: tr(p.Lang, "join_failed"), Said: true}
-		u.render(w, "problem", http.StatusUnauthorized, p)
+		p.Problem = said(p.Lang, fault.Unauthorized, "", "join_failed")
+		u.render(w, "problem", p.Problem.Status, p)
 		return nil, false
 	}
 	return p, true
@@ -426,7 +428,7 @@ func (u *UI) myPost(w http.ResponseWriter, r *http.Request) {
 		cmd = &commands.DisputeProposal{Player: id, Proposal: f.Get("proposal"), Reason: f.Get("reason")}
 	default:
 		if v.Table == nil {
-			prob = &Problem{Status: 404, Code: "not_found", Detail: tr(p.Lang, "not_seated"), Said: true}
+			prob = said(p.Lang, fault.NotFound, "", "not_seated")
 			break
 		}
 		var rep report
@@ -471,7 +473,9 @@ func reportForm(f url.Values, tb *projections.Table) (report, *Problem) {
 			}
 			n, err := strconv.Atoi(v)
 			if err != nil {
-				return report{}, &Problem{Status: 400, Code: "invalid", Field: fmt.Sprintf("players[%d].%s", i, k), Detail: "must be between 0 and 10000"}
+				prob := &Problem{Problem: *problem.New(fault.Invalid, "must be between 0 and 10000")}
+				prob.Field = fmt.Sprintf("players[%d].%s", i, k)
+				return report{}, prob
 			}
 			seatSetters[k](&seat, n)
 		}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/referto/referto/events"
+	"github.com/referto/referto/events/fault"
 	"github.com/referto/referto/projections"
 )
 
@@ -187,7 +188,7 @@ func (u *UI) screen(w http.ResponseWriter, r *http.Request) {
 	}
 	n := atoiOr(r.PathValue("r"), 0)
 	if n < 1 {
-		u.fail(w, r, p, said(p.Lang, 404, "not_found", "", "no_round"))
+		u.fail(w, r, p, said(p.Lang, fault.NotFound, "", "no_round"))
 		return
 	}
 	p.Data = u.screenOf(p, n, r.URL.Query())

@@ -30,7 +30,9 @@ import (
 
 	"github.com/gorilla/mux"
 
+	"github.com/referto/referto/api/problem"
 	"github.com/referto/referto/commands"
+	"github.com/referto/referto/events/fault"
 	"github.com/referto/referto/projections"
 )
 
@@ -216,24 +218,13 @@ type apiResponse struct {
 	body   []byte
 }
 
-// Problem is an API problem detail (RFC 9457), as the API writes it.
+// Problem is an API problem detail (package problem), as a page shows it.
 type Problem struct {
-	Title  string `json:"title"`
-	Status int    `json:"status"`
-	Detail string `json:"detail"`
-	Code   string `json:"code"`
-	Seq    uint64 `json:"seq"`
-	Rule   string `json:"rule"`
-	Field  string `json:"field"`
+	problem.Problem
 	// Said marks a problem the UI itself wrote, in the page's language;
 	// Headline, when set, is what the page heads it with.
 	Said     bool   `json:"-"`
 	Headline string `json:"-"`
-	Errors   []struct {
-		Field  string `json:"field"`
-		Detail string `json:"detail"`
-		Rule   string `json:"rule"`
-	} `json:"errors"`
 }
 
 // recorder is a minimal in-memory ResponseWriter.
@@ -353,20 +344,23 @@ func formKey(r *http.Request, u *UI) string {
 }
 
 // said is a problem the UI writes itself, in the page's language: the
-// label key formatted with args.
-func said(lang string, status int, code, field, key string, args ...any) *Problem {
-	return &Problem{Status: status, Code: code, Field: field, Detail: trf(lang, key, args...), Said: true}
+// label key formatted with args, answered with code's status.
+func said(lang string, code fault.Code, field, key string, args ...any) *Problem {
+	p := &Problem{Problem: *problem.New(code, trf(lang, key, args...)), Said: true}
+	p.Field = field
+	return p
 }
 
 // internalProblem is a fault of the server, said as one; the error goes to
 // the log, not to the page.
 func (u *UI) internalProblem(r *http.Request, err error) *Problem {
 	u.opts.Logger.Error("web: "+r.URL.Path, "err", err)
-	return said(lang(r), http.StatusInternalServerError, "internal", "", "code_internal")
+	return said(lang(r), fault.Internal, "", "code_internal")
 }
 
 func problemOf(res apiResponse) *Problem {
-	p := &Problem{Status: res.status}
+	p := &Problem{}
+	p.Status = res.status
 	if err := json.Unmarshal(res.body, p); err != nil || p.Detail == "" {
 		p.Detail = http.StatusText(res.status)
 	}

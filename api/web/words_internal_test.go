@@ -4,7 +4,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/referto/referto/api/problem"
 	"github.com/referto/referto/events"
+	"github.com/referto/referto/events/fault"
 	"github.com/referto/referto/projections/ranking"
 )
 
@@ -34,23 +36,11 @@ func TestRefusalsAreSaidInThePagesLanguage(t *testing.T) {
 	names := map[string]string{"p01": "Mario Rossi", "p02": "Giulia Bianchi"}
 	name := func(id string) string { return names[id] }
 	seat := func(i int) string { return []string{"Mario Rossi", "Giulia Bianchi"}[i] }
-	prob := &Problem{Status: 400, Code: "invalid"}
+	prob := &Problem{Problem: problem.Problem{Status: 400, Code: fault.Invalid}}
 	prob.Errors = append(prob.Errors,
-		struct {
-			Field  string `json:"field"`
-			Detail string `json:"detail"`
-			Rule   string `json:"rule"`
-		}{"players[0].table_points", "95 table points is more than the board can give: at most 86, the most any objective of set rtu-16 is worth (objective 1; projections/board/data/objectives.json)", "docs/rules.md#31-pinned-board-bounds"},
-		struct {
-			Field  string `json:"field"`
-			Detail string `json:"detail"`
-			Rule   string `json:"rule"`
-		}{"closed_by", `this ruleset ends games only by objective, not time`, "cirki-2001 §12"},
-		struct {
-			Field  string `json:"field"`
-			Detail string `json:"detail"`
-			Rule   string `json:"rule"`
-		}{"players[1].turn", "p02 plays 3rd in the recorded turn order (p01, p03, p02)", ""},
+		problem.Field{Field: "players[0].table_points", Detail: "95 table points is more than the board can give: at most 86, the most any objective of set rtu-16 is worth (objective 1; projections/board/data/objectives.json)", Rule: "docs/rules.md#31-pinned-board-bounds"},
+		problem.Field{Field: "closed_by", Detail: `this ruleset ends games only by objective, not time`, Rule: "cirki-2001 §12"},
+		problem.Field{Field: "players[1].turn", Detail: "p02 plays 3rd in the recorded turn order (p01, p03, p02)", Rule: ""},
 	)
 	v := viewProblem("it", prob, seat, name)
 	want := []string{
@@ -66,7 +56,7 @@ func TestRefusalsAreSaidInThePagesLanguage(t *testing.T) {
 	if got, want := v.Lines[0].Rule, "regole di referto, §3.1 «Limiti del tabellone» (rur-2015 art. 7 e 30; campionato-2003 «Numero massimo di armate»)"; got != want {
 		t.Errorf("the rule of a board bound: %q, want %q", got, want)
 	}
-	unknown := viewProblem("it", &Problem{Status: 422, Code: "rule_violation", Detail: "something the catalogue has never seen"}, nil, name)
+	unknown := viewProblem("it", &Problem{Problem: problem.Problem{Status: 422, Code: fault.RuleViolation, Detail: "something the catalogue has never seen"}}, nil, name)
 	if l := unknown.Lines[0]; l.Text != "il regolamento del torneo non lo consente." {
 		t.Errorf("an unknown message: %+v", l)
 	}

@@ -11,8 +11,10 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/referto/referto/api/problem"
 	"github.com/referto/referto/commands/workbook"
 	"github.com/referto/referto/events"
+	"github.com/referto/referto/events/fault"
 	"github.com/referto/referto/projections"
 )
 
@@ -30,7 +32,7 @@ const maxUpload = 16 << 20
 // sending it again records nothing more and says so.
 func (u *UI) workbookPost(w http.ResponseWriter, r *http.Request) {
 	if !sameOrigin(r) {
-		u.formRefused(w, r, http.StatusForbidden, "forbidden", "cross_site")
+		u.formRefused(w, r, fault.Forbidden, "cross_site")
 		return
 	}
 	t := r.PathValue("t")
@@ -41,7 +43,7 @@ func (u *UI) workbookPost(w http.ResponseWriter, r *http.Request) {
 	file, header, ferr := r.FormFile("workbook")
 	switch {
 	case ferr != nil:
-		prob = &Problem{Status: http.StatusBadRequest, Code: "invalid", Field: "workbook", Detail: tr(lang(r), "workbook_missing"), Said: true}
+		prob = said(lang(r), fault.Invalid, "workbook", "workbook_missing")
 	default:
 		defer file.Close()
 		var data []byte
@@ -67,7 +69,7 @@ func (u *UI) workbookPost(w http.ResponseWriter, r *http.Request) {
 	}
 	var tooLarge *http.MaxBytesError
 	if errors.As(ferr, &tooLarge) {
-		prob = &Problem{Status: http.StatusRequestEntityTooLarge, Code: "too_large", Field: "workbook", Detail: trf(lang(r), "workbook_too_large", maxUpload>>20), Said: true}
+		prob = said(lang(r), problem.TooLarge, "workbook", "workbook_too_large", maxUpload>>20)
 	}
 	if err == nil && prob == nil {
 		// Post/redirect/get, as every form: the entry list's own address

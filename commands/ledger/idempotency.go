@@ -4,12 +4,12 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
-	"errors"
 	"fmt"
 
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/referto/referto/events"
+	"github.com/referto/referto/events/fault"
 )
 
 // The routes a command comes through, as bound into its request's
@@ -48,7 +48,7 @@ func (sub Submission) msgID() string {
 // ErrKeyReused refuses an idempotency key submitted with a request other
 // than the one it was first used for (draft-ietf-httpapi-idempotency-key-header:
 // 422). It is a *KeyReusedError.
-var ErrKeyReused = errors.New("ledger: idempotency key reused")
+var ErrKeyReused = fault.New(KeyReused, "ledger: idempotency key reused")
 
 // KeyReusedError names the key and the seq of the command it stands for.
 type KeyReusedError struct {

@@ -13,11 +13,23 @@ import (
 
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/events/checkpoint"
+	"github.com/referto/referto/events/fault"
+)
+
+// The codes of the vocabulary (events/fault) that the ledger refines for
+// its clients: two refusals an HTTP client must tell from the others.
+const (
+	// KeyReused refines fault.RuleViolation: an Idempotency-Key sent
+	// again with another request.
+	KeyReused fault.Code = "idempotency_key_reused"
+	// LogDamaged refines fault.Unavailable: no retry helps until the log
+	// is repaired.
+	LogDamaged fault.Code = "log_damaged"
 )
 
 // ErrDamaged refuses a command on a tournament whose log does not hold
 // what the ledger acknowledged (a *DamageError says where and what to do).
-var ErrDamaged = errors.New("ledger: log damaged")
+var ErrDamaged = fault.Mark(errors.New("ledger: log damaged"), LogDamaged)
 
 // Damage is a tournament's log found not to hold what was acknowledged of
 // it, or not to hold together: events missing, or stored bytes changed.
@@ -83,6 +95,9 @@ func (d Damage) String() string {
 type DamageError struct{ Damage Damage }
 
 func (e *DamageError) Error() string { return e.Damage.String() + ": " + e.Damage.Remedy() }
+
+// Code is LogDamaged.
+func (e *DamageError) Code() fault.Code { return LogDamaged }
 
 // Is makes a *DamageError ErrDamaged.
 func (e *DamageError) Is(target error) bool { return target == ErrDamaged }

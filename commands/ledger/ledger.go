@@ -14,6 +14,7 @@ import (
 	"github.com/referto/referto/commands"
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/events/checkpoint"
+	"github.com/referto/referto/events/fault"
 	"github.com/referto/referto/projections"
 )
 
@@ -192,7 +193,7 @@ func (nopObserver) Split(Split)                                    {}
 
 // ErrPrecondition refuses a command whose If-Match condition the
 // tournament does not meet.
-var ErrPrecondition = errors.New("ledger: precondition failed")
+var ErrPrecondition = fault.New(fault.PreconditionFailed, "ledger: precondition failed")
 
 // Submission is one command on its way into the log.
 type Submission struct {

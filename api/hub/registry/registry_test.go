@@ -105,7 +105,7 @@ func TestRegistryIsALogFoldedAgainOnOpen(t *testing.T) {
 	if _, err := submit(t, r, "a", `{"type":"LinkNationalID","tournament":"t1","player":"p3","national_id":"100004"}`); !errors.As(err, &reused) || reused.Seq != 1 {
 		t.Errorf("a key reused for another request: %v", err)
 	}
-	if _, err := submit(t, r, "z", link); !errors.Is(err, commands.ErrConflict) {
+	if _, err := submit(t, r, "z", link); !errors.Is(err, events.ErrConflict) {
 		t.Errorf("the same link again: %v", err)
 	}
 	reg, n, _ := r.Registry()

@@ -21,6 +21,7 @@ import (
 	"github.com/referto/referto/cmd/referto/sim"
 	"github.com/referto/referto/commands"
 	"github.com/referto/referto/events"
+	"github.com/referto/referto/events/fault"
 )
 
 // Options configures Play.
@@ -118,7 +119,7 @@ func (d *raduno) run(n int) (err error) {
 			}
 		}
 		drawn, err := d.draw(round)
-		if p, ok := refused(err); ok && p.Code == "rule_violation" && strings.Contains(p.Detail, "last phase") {
+		if p, ok := refused(err); ok && p.Code == fault.RuleViolation && strings.Contains(p.Detail, "last phase") {
 			break
 		}
 		if err != nil {
@@ -229,7 +230,7 @@ func (d *raduno) playRound(round int, drawn drawOutcome) error {
 func (d *raduno) renounce(p string) {
 	c := &commands.Renounce{Player: p, Phase: events.PhaseSemifinal, Reason: "train home"}
 	o, err := d.cmd(c)
-	if pr, ok := refused(err); ok && pr.Code == "rule_violation" {
+	if pr, ok := refused(err); ok && pr.Code == fault.RuleViolation {
 		d.printf("  %s would renounce the semifinal: refused, nobody is left to take the seat (%s); he plays\n", p, pr.Rule)
 		return
 	} else if err != nil {
