@@ -57,6 +57,22 @@ func (s *session) do(what string, steps ...chromedp.Action[chromedp.Void]) {
 	}
 }
 
+// visit opens url in the session as a link followed does, and waits until
+// the new page has loaded whole: the old page is marked, and gone when the
+// new one stands in its place. It does not rely on the browser's load
+// events reaching chromedp in order, which a loaded machine has been seen
+// to lose (a tab left waiting with the server idle).
+func (s *session) visit(what, url string, then ...chromedp.Action[chromedp.Void]) {
+	s.t.Helper()
+	u, _ := json.Marshal(url)
+	steps := append([]chromedp.Action[chromedp.Void]{
+		chromedp.Evaluate[chromedp.Void](`document.documentElement.dataset.left = "1"; location.href = ` + string(u)),
+		chromedp.WaitNotPresent("html[data-left]"),
+		chromedp.Poll[chromedp.Void](`document.readyState === "complete"`, chromedp.WithPollingTimeout(stepTime)),
+	}, then...)
+	s.do(what, steps...)
+}
+
 func (s *session) js(expr string) string {
 	s.t.Helper()
 	v, err := evaluate(s.ctx, expr)
