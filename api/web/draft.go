@@ -103,7 +103,7 @@ func handTables(f url.Values) []events.DrawnTable {
 // drawPost takes the round page's draw forms: a draft (with a seed typed
 // or none: the server picks one), a draft of tables moved by hand, and the
 // confirmation that records the draft's draw.
-func (u *UI) drawPost(w http.ResponseWriter, r *http.Request) {
+func (u *UI) drawPost(w http.ResponseWriter, r *http.Request) error {
 	t, n, f := r.PathValue("t"), atoiOr(r.PathValue("r"), 0), r.PostForm
 	cmd := &commands.DrawTables{Round: n, Seed: strings.TrimSpace(f.Get("seed"))}
 	if f.Get("by_hand") != "" {
@@ -114,42 +114,33 @@ func (u *UI) drawPost(w http.ResponseWriter, r *http.Request) {
 		// (or tables) then seats the same tables.
 		a, prob, err := u.command(r, t, cmd, "If-Match", `"`+f.Get("draft_seq")+`"`)
 		if err == nil && prob == nil {
-			done(w, r, fmt.Sprintf("%srounds/%d", tPath(t), n), flashOf(a, ""))
-			return
+			return done(w, r, fmt.Sprintf("%srounds/%d", tPath(t), n), flashOf(a, ""))
 		}
-		if prob != nil && prob.Code == fault.PreconditionFailed {
-			// The tournament moved on: a new draft of the same draw.
-			p, ok := u.roundPage(w, r, "round")
-			if !ok {
-				return
-			}
-			p.Problem = said(p.Lang, fault.PreconditionFailed, "", "draft_stale")
-			u.showDraft(w, r, p, cmd)
-			return
+		if prob == nil || prob.Code != fault.PreconditionFailed {
+			return u.roundRefused(r, prob, err)
 		}
-		if p, ok := u.roundPage(w, r, "round"); ok {
-			u.refused(w, r, "round", p, prob, err)
-		}
-		return
 	}
-	p, ok := u.roundPage(w, r, "round")
-	if !ok {
-		return
+	p, err := u.roundPage(r, "round")
+	if err != nil {
+		return err
 	}
-	u.showDraft(w, r, p, cmd)
+	if f.Get("_action") == "confirm" {
+		// The tournament moved on: a new draft of the same draw.
+		p.Problem = said(p.Lang, fault.PreconditionFailed, "", "draft_stale")
+	}
+	return u.showDraft(w, r, p, cmd)
 }
 
 // showDraft renders the round page with cmd's draft, or its refusal.
-func (u *UI) showDraft(w http.ResponseWriter, r *http.Request, p *page, cmd *commands.DrawTables) {
+func (u *UI) showDraft(w http.ResponseWriter, r *http.Request, p *page, cmd *commands.DrawTables) error {
 	d, prob, err := u.draft(r, p, cmd)
 	if err != nil || prob != nil {
-		u.refused(w, r, "round", p, prob, err)
-		return
+		return p.refused("round", prob, err)
 	}
 	p.Data.(map[string]any)["Draft"] = d
 	status := http.StatusOK
 	if p.Problem != nil {
 		status = p.Problem.Status
 	}
-	u.render(w, "round", status, p)
+	return u.render(w, "round", status, p)
 }

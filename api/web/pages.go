@@ -177,13 +177,13 @@ func flashText(lang string, q url.Values, name func(string) string) string {
 }
 
 // tournamentPage loads the tournament's state (at seq when not 0).
-func (u *UI) tournamentPage(w http.ResponseWriter, r *http.Request, title string, seq uint64) (*page, bool) {
+func (u *UI) tournamentPage(r *http.Request, title string, seq uint64) (*page, error) {
 	p := u.newPage(r, title)
 	p.T = r.PathValue("t")
 	if seq == 0 && u.opts.State != nil {
 		if st, ok := u.opts.State(r, p.T); ok {
 			p.State = st
-			return p, true
+			return p, nil
 		}
 	}
 	var st projections.TournamentView
@@ -191,20 +191,16 @@ func (u *UI) tournamentPage(w http.ResponseWriter, r *http.Request, title string
 	if seq > 0 {
 		path += "?at=" + strconv.FormatUint(seq, 10)
 	}
-	prob, err := u.get(r, path, &st)
-	if err == nil && prob != nil {
-		u.fail(w, r, p, prob)
-		return nil, false
-	}
-	if err != nil {
-		u.fail(w, r, p, u.internalProblem(r, err))
-		return nil, false
+	if prob, err := u.get(r, path, &st); err != nil || prob != nil {
+		return nil, p.fail(prob, err)
 	}
 	p.State = &st
-	return p, true
+	return p, nil
 }
 
-func (u *UI) render(w http.ResponseWriter, name string, status int, p *page) {
+// render writes page name with status; it returns nil, a page it cannot
+// render being answered here, as text.
+func (u *UI) render(w http.ResponseWriter, name string, status int, p *page) error {
 	// The banner of an earlier form, carried in the address, says nothing
 	// about this answer when it is a refusal.
 	if p.Problem == nil && p.Flash == "" {
@@ -213,38 +209,97 @@ func (u *UI) render(w http.ResponseWriter, name string, status int, p *page) {
 	t := u.pages[name]
 	if t == nil {
 		http.Error(w, tr(p.Lang, "render_failed"), http.StatusInternalServerError)
-		return
+		return nil
 	}
 	var buf strings.Builder
 	if err := t.Execute(&buf, p); err != nil {
 		u.opts.Logger.Error("web: render", "page", name, "err", err)
 		http.Error(w, tr(p.Lang, "render_failed"), http.StatusInternalServerError)
-		return
+		return nil
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Content-Security-Policy", "default-src 'self'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(status)
 	_, _ = w.Write([]byte(buf.String()))
+	return nil
 }
 
-// fail renders a problem as a page of its own.
-func (u *UI) fail(w http.ResponseWriter, _ *http.Request, p *page, prob *Problem) {
-	p.Problem = prob
-	status := prob.Status
+// handler is a page or a form that returns its failure rather than
+// rendering it: serve renders it, once.
+type handler func(w http.ResponseWriter, r *http.Request) error
+
+// serve adapts h to http: a failure h returns is rendered by fail.
+func (u *UI) serve(h handler) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if err := h(w, r); err != nil {
+			u.fail(w, r, err)
+		}
+	}
+}
+
+// failure is a page's or a form's failure: prob, or when nil err, a fault
+// of the server, said on page p; form names the page a refused form is
+// rendered again on ("": the problem's page of its own).
+type failure struct {
+	p    *page
+	form string
+	prob *Problem
+	err  error
+}
+
+func (f *failure) Error() string {
+	if f.prob != nil {
+		return f.prob.Error()
+	}
+	return f.err.Error()
+}
+
+// fail is prob (or err) said on p as a page of its own.
+func (p *page) fail(prob *Problem, err error) error { return &failure{p: p, prob: prob, err: err} }
+
+// refused is page name's form refused: prob (or err) said on p, the page
+// rendered again with the form as sent.
+func (p *page) refused(name string, prob *Problem, err error) error {
+	return &failure{p: p, form: name, prob: prob, err: err}
+}
+
+// refuse is the form of the tournament's page name refused, said on the
+// page as data fills it.
+func (u *UI) refuse(r *http.Request, name string, prob *Problem, err error, data func(p *page)) error {
+	p, perr := u.tournamentPage(r, name, 0)
+	if perr != nil {
+		return perr
+	}
+	data(p)
+	return p.refused(name, prob, err)
+}
+
+// fail renders err, the one way a failure becomes a page: a problem as a
+// page of its own, or a refused form's page again with each message at
+// the field it names; an error that is no failure is a fault of the
+// server, logged, its page saying only that.
+func (u *UI) fail(w http.ResponseWriter, r *http.Request, err error) {
+	f, ok := errors.AsType[*failure](err)
+	if !ok {
+		f = &failure{p: u.newPage(r, "error"), err: err}
+	}
+	p := f.p
+	if p.Problem = f.prob; p.Problem == nil {
+		p.Problem = u.internalProblem(r, f.err)
+	}
+	if f.form != "" {
+		p.Form = r.PostForm
+		formUsed(p)
+		p.Errs = p.fieldErrors()
+		u.render(w, f.form, p.Problem.Status, p)
+		return
+	}
+	status := p.Problem.Status
 	if status < 400 {
 		status = http.StatusBadGateway
 	}
 	u.render(w, "problem", status, p)
-}
-
-// refused renders page name again with the form as sent and the server's
-// problem, each message at the field it names.
-func (u *UI) refused(w http.ResponseWriter, r *http.Request, name string, p *page, prob *Problem, err error) {
-	p.Form, p.Problem = r.PostForm, orProblem(prob, err)
-	formUsed(p)
-	p.Errs = p.fieldErrors()
-	u.render(w, name, p.Problem.Status, p)
 }
 
 // formUsed says, for a form sent again with other values (the browser's
@@ -260,7 +315,7 @@ func formUsed(p *page) {
 // done redirects after an accepted form (post/redirect/get) to a page that
 // shows f (nil: no banner); a fragment ("#player-p001") brings the arbiter
 // back to the row they were on.
-func done(w http.ResponseWriter, r *http.Request, to string, f *flash) {
+func done(w http.ResponseWriter, r *http.Request, to string, f *flash) error {
 	to, frag, _ := strings.Cut(to, "#")
 	if f != nil {
 		to += "?" + f.query().Encode()
@@ -269,6 +324,7 @@ func done(w http.ResponseWriter, r *http.Request, to string, f *flash) {
 		to += "#" + frag
 	}
 	http.Redirect(w, r, to, http.StatusSeeOther)
+	return nil
 }
 
 // maxForm is the most bytes a form post may take.
@@ -276,39 +332,34 @@ const maxForm = 1 << 20
 
 // postForm parses a form post, refusing other sites' and oversized ones,
 // each as a page in the page's language.
-func (u *UI) postForm(w http.ResponseWriter, r *http.Request) bool {
+func (u *UI) postForm(w http.ResponseWriter, r *http.Request) error {
 	if !sameOrigin(r) {
-		u.formRefused(w, r, fault.Forbidden, "cross_site")
-		return false
+		return u.refusedPage(r, "form_refused", fault.Forbidden, "cross_site")
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, maxForm)
 	if err := r.ParseForm(); err != nil {
 		if tooLarge := (*http.MaxBytesError)(nil); errors.As(err, &tooLarge) {
-			u.formRefused(w, r, problem.TooLarge, "form_too_large", maxForm>>20)
-			return false
+			return u.refusedPage(r, "form_refused", problem.TooLarge, "form_too_large", maxForm>>20)
 		}
-		u.formRefused(w, r, fault.Invalid, "form_unreadable")
-		return false
+		return u.refusedPage(r, "form_refused", fault.Invalid, "form_unreadable")
 	}
-	return true
+	return nil
 }
 
-// formRefused answers a form refused before it became a command: a page
-// saying why (the label key formatted with args), nothing recorded.
-func (u *UI) formRefused(w http.ResponseWriter, r *http.Request, code fault.Code, key string, args ...any) {
-	p := u.newPage(r, "form_refused")
+// refusedPage is a request refused before it became a command (a form:
+// "form_refused"): a page of its own, title, saying why (the label key
+// formatted with args), nothing recorded.
+func (u *UI) refusedPage(r *http.Request, title string, code fault.Code, key string, args ...any) error {
+	p := u.newPage(r, title)
 	prob := said(p.Lang, code, "", key, args...)
-	prob.Headline = tr(p.Lang, "form_refused")
-	u.fail(w, r, p, prob)
+	prob.Headline = tr(p.Lang, title)
+	return p.fail(prob, nil)
 }
 
 // NotFound answers a path below the UI's that it does not serve: a page in
 // the browser's language, as every refusal.
 func (u *UI) NotFound(w http.ResponseWriter, r *http.Request) {
-	p := u.newPage(r, "page_not_found")
-	prob := said(p.Lang, fault.NotFound, "", "page_not_found_help")
-	prob.Headline = tr(p.Lang, "page_not_found")
-	u.fail(w, r, p, prob)
+	u.fail(w, r, u.refusedPage(r, "page_not_found", fault.NotFound, "page_not_found_help"))
 }
 
 // MethodNotAllowed answers a request a page of the UI does not take (a
@@ -316,17 +367,14 @@ func (u *UI) NotFound(w http.ResponseWriter, r *http.Request) {
 // language; allow lists the methods it takes.
 func (u *UI) MethodNotAllowed(w http.ResponseWriter, r *http.Request, allow []string) {
 	w.Header().Set("Allow", strings.Join(allow, ", "))
-	p := u.newPage(r, "request_not_taken")
-	prob := said(p.Lang, problem.MethodNotAllowed, "", "request_not_taken_help")
-	prob.Headline = tr(p.Lang, "request_not_taken")
-	u.fail(w, r, p, prob)
+	u.fail(w, r, u.refusedPage(r, "request_not_taken", problem.MethodNotAllowed, "request_not_taken_help"))
 }
 
 func tPath(t string) string { return "/ui/t/" + url.PathEscape(t) + "/" }
 
 // --- tournaments, login, language ---------------------------------------
 
-func (u *UI) home(w http.ResponseWriter, r *http.Request) {
+func (u *UI) home(w http.ResponseWriter, r *http.Request) error {
 	p := u.newPage(r, "tournaments")
 	var list struct {
 		Tournaments []projections.Summary `json:"tournaments"`
@@ -335,27 +383,18 @@ func (u *UI) home(w http.ResponseWriter, r *http.Request) {
 		Rulesets []events.Ruleset `json:"rulesets"`
 	}
 	if prob, err := u.get(r, "/v1/tournaments", &list); err != nil || prob != nil {
-		u.fail(w, r, p, orProblem(prob, err))
-		return
+		return p.fail(prob, err)
 	}
 	if prob, err := u.get(r, "/v1/rulesets", &rs); err != nil || prob != nil {
-		u.fail(w, r, p, orProblem(prob, err))
-		return
+		return p.fail(prob, err)
 	}
 	p.Data = map[string]any{"Tournaments": list.Tournaments, "Rulesets": rs.Rulesets}
-	u.render(w, "home", http.StatusOK, p)
+	return u.render(w, "home", http.StatusOK, p)
 }
 
-func orProblem(prob *Problem, err error) *Problem {
-	if prob != nil {
-		return prob
-	}
-	return said("it", fault.Internal, "", "code_internal")
-}
-
-func (u *UI) createTournament(w http.ResponseWriter, r *http.Request) {
-	if !u.postForm(w, r) {
-		return
+func (u *UI) createTournament(w http.ResponseWriter, r *http.Request) error {
+	if err := u.postForm(w, r); err != nil {
+		return err
 	}
 	f := r.PostForm
 	create := &commands.CreateTournament{ID: strings.TrimSpace(f.Get("id")), Name: strings.TrimSpace(f.Get("name")), Ruleset: events.PresetID(f.Get("ruleset")),
@@ -367,18 +406,12 @@ func (u *UI) createTournament(w http.ResponseWriter, r *http.Request) {
 		a, prob, err = u.send(r, "/v1/tournaments", formKey(r, u), create)
 	}
 	if err == nil && prob == nil {
-		done(w, r, tPath(r.PostForm.Get("id")), flashOf(a, ""))
-		return
+		return done(w, r, tPath(r.PostForm.Get("id")), flashOf(a, ""))
 	}
 	p := u.newPage(r, "tournaments")
-	p.Form = r.PostForm
 	if err != nil {
-		u.fail(w, r, p, orProblem(nil, err))
-		return
+		return p.fail(nil, err)
 	}
-	p.Problem = prob
-	formUsed(p)
-	p.Errs = p.fieldErrors()
 	var list struct {
 		Tournaments []projections.Summary `json:"tournaments"`
 	}
@@ -388,7 +421,7 @@ func (u *UI) createTournament(w http.ResponseWriter, r *http.Request) {
 	_, _ = u.get(r, "/v1/tournaments", &list)
 	_, _ = u.get(r, "/v1/rulesets", &rs)
 	p.Data = map[string]any{"Tournaments": list.Tournaments, "Rulesets": rs.Rulesets}
-	u.render(w, "home", p.Problem.Status, p)
+	return p.refused("home", prob, nil)
 }
 
 // creationParams are the ruleset's parameters the creation form changes
@@ -475,13 +508,13 @@ func marshalParams(lang string, params map[string]any) (json.RawMessage, *Proble
 	return b, nil
 }
 
-func (u *UI) loginPage(w http.ResponseWriter, r *http.Request) {
-	u.render(w, "login", http.StatusOK, u.newPage(r, "login"))
+func (u *UI) loginPage(w http.ResponseWriter, r *http.Request) error {
+	return u.render(w, "login", http.StatusOK, u.newPage(r, "login"))
 }
 
-func (u *UI) login(w http.ResponseWriter, r *http.Request) {
-	if !u.postForm(w, r) {
-		return
+func (u *UI) login(w http.ResponseWriter, r *http.Request) error {
+	if err := u.postForm(w, r); err != nil {
+		return err
 	}
 	tok := strings.TrimSpace(r.PostForm.Get("token"))
 	res, err := u.call(r, tok, http.MethodGet, "/v1/me", nil)
@@ -496,29 +529,26 @@ func (u *UI) login(w http.ResponseWriter, r *http.Request) {
 				w.Header().Set("Retry-After", ra)
 			}
 		}
-		u.render(w, "login", p.Problem.Status, p)
-		return
+		return u.render(w, "login", p.Problem.Status, p)
 	}
 	var m me
 	_ = json.Unmarshal(res.body, &m)
 	http.SetCookie(w, &http.Cookie{Name: tokenCookie, Value: tok, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
 	if m.Tournament != "" {
-		done(w, r, tPath(m.Tournament), nil)
-		return
+		return done(w, r, tPath(m.Tournament), nil)
 	}
-	done(w, r, "/ui/", nil)
+	return done(w, r, "/ui/", nil)
 }
 
-func (u *UI) logout(w http.ResponseWriter, r *http.Request) {
+func (u *UI) logout(w http.ResponseWriter, r *http.Request) error {
 	if !sameOrigin(r) {
-		u.formRefused(w, r, fault.Forbidden, "cross_site")
-		return
+		return u.refusedPage(r, "form_refused", fault.Forbidden, "cross_site")
 	}
 	http.SetCookie(w, &http.Cookie{Name: tokenCookie, Value: "", Path: "/", MaxAge: -1, HttpOnly: true, SameSite: http.SameSiteStrictMode})
-	done(w, r, "/ui/", nil)
+	return done(w, r, "/ui/", nil)
 }
 
-func (u *UI) setLang(w http.ResponseWriter, r *http.Request) {
+func (u *UI) setLang(w http.ResponseWriter, r *http.Request) error {
 	l := r.PathValue("lang")
 	if _, ok := languages[l]; !ok {
 		l = "it"
@@ -529,26 +559,27 @@ func (u *UI) setLang(w http.ResponseWriter, r *http.Request) {
 		back = "/ui/"
 	}
 	http.Redirect(w, r, back, http.StatusSeeOther)
+	return nil
 }
 
 // --- tournament overview ---------------------------------------------------
 
-func (u *UI) overview(w http.ResponseWriter, r *http.Request) {
-	p, ok := u.tournamentPage(w, r, "overview", 0)
-	if !ok {
-		return
+func (u *UI) overview(w http.ResponseWriter, r *http.Request) error {
+	p, err := u.tournamentPage(r, "overview", 0)
+	if err != nil {
+		return err
 	}
 	p.Form = rulesetForm(p.State.Summary.Ruleset)
 	p.Data = u.overviewData(r, p, "")
-	u.render(w, "overview", http.StatusOK, p)
+	return u.render(w, "overview", http.StatusOK, p)
 }
 
 // overviewPost appoints an official (administrator) or publishes the
 // classification (arbiter). A new token is shown on the page once, never
 // put in a URL.
-func (u *UI) overviewPost(w http.ResponseWriter, r *http.Request) {
-	if !u.postForm(w, r) {
-		return
+func (u *UI) overviewPost(w http.ResponseWriter, r *http.Request) error {
+	if err := u.postForm(w, r); err != nil {
+		return err
 	}
 	t, f := r.PathValue("t"), r.PostForm
 	var prob *Problem
@@ -575,20 +606,18 @@ func (u *UI) overviewPost(w http.ResponseWriter, r *http.Request) {
 		var a accepted
 		a, prob, err = u.command(r, t, &commands.PublishClassification{Final: f.Get("final") != ""})
 		if err == nil && prob == nil {
-			done(w, r, tPath(t), flashOf(a, ""))
-			return
+			return done(w, r, tPath(t), flashOf(a, ""))
 		}
 	case "amend_ruleset":
-		now, ok := u.tournamentPage(w, r, "overview", 0)
-		if !ok {
-			return
+		now, perr := u.tournamentPage(r, "overview", 0)
+		if perr != nil {
+			return perr
 		}
 		amend := &commands.AmendRuleset{Reason: f.Get("reason")}
 		if amend.Params, prob = amendedParams(lang(r), f, now.State.Summary.Ruleset); prob == nil {
 			var a accepted
 			if a, prob, err = u.command(r, t, amend); err == nil && prob == nil {
-				done(w, r, tPath(t)+"#params", flashOf(a, ""))
-				return
+				return done(w, r, tPath(t)+"#params", flashOf(a, ""))
 			}
 		}
 	case "close", "roll":
@@ -599,33 +628,28 @@ func (u *UI) overviewPost(w http.ResponseWriter, r *http.Request) {
 		var a accepted
 		a, prob, err = u.command(r, t, cmd)
 		if err == nil && prob == nil {
-			done(w, r, tPath(t), flashOf(a, ""))
-			return
+			return done(w, r, tPath(t), flashOf(a, ""))
 		}
 	default:
 		prob = said(lang(r), fault.Invalid, "", "unknown_action")
 	}
-	p, ok := u.tournamentPage(w, r, "overview", 0)
-	if !ok {
-		return
-	}
-	status := http.StatusOK
-	if err != nil || prob != nil {
-		p.Form, p.Problem = f, orProblem(prob, err)
-		formUsed(p)
-		p.Errs = p.fieldErrors()
-		status = p.Problem.Status
+	p, perr := u.tournamentPage(r, "overview", 0)
+	if perr != nil {
+		return perr
 	}
 	p.Data = u.overviewData(r, p, newToken)
-	u.render(w, "overview", status, p)
+	if err != nil || prob != nil {
+		return p.refused("overview", prob, err)
+	}
+	return u.render(w, "overview", http.StatusOK, p)
 }
 
 // --- entry list, CSV import, check-in ----------------------------------------
 
-func (u *UI) players(w http.ResponseWriter, r *http.Request) {
-	p, ok := u.tournamentPage(w, r, "players", 0)
-	if !ok {
-		return
+func (u *UI) players(w http.ResponseWriter, r *http.Request) error {
+	p, err := u.tournamentPage(r, "players", 0)
+	if err != nil {
+		return err
 	}
 	data := u.playersData(p)
 	p.Data = data
@@ -637,7 +661,7 @@ func (u *UI) players(w http.ResponseWriter, r *http.Request) {
 		}
 		p.Flash, data["Workbook"] = workbookBanner(p.Lang, q, p.State, cl.Imported)
 	}
-	u.render(w, "players", http.StatusOK, p)
+	return u.render(w, "players", http.StatusOK, p)
 }
 
 // callRound is the round whose check-in is open: the first not drawn.
@@ -668,9 +692,9 @@ func (u *UI) playersData(p *page) map[string]any {
 		"Phases": knockoutPhases(p.State), "CurrentRound": max(len(p.State.Rounds), 1)}
 }
 
-func (u *UI) playersPost(w http.ResponseWriter, r *http.Request) {
-	if !u.postForm(w, r) {
-		return
+func (u *UI) playersPost(w http.ResponseWriter, r *http.Request) error {
+	if err := u.postForm(w, r); err != nil {
+		return err
 	}
 	t := r.PathValue("t")
 	f := r.PostForm
@@ -702,9 +726,9 @@ func (u *UI) playersPost(w http.ResponseWriter, r *http.Request) {
 	case "scan":
 		// A code scanned from a slip (a personal link) or typed (a
 		// player's id) checks that player in, present and on time.
-		pp, ok := u.tournamentPage(w, r, "players", 0)
-		if !ok {
-			return
+		pp, perr := u.tournamentPage(r, "players", 0)
+		if perr != nil {
+			return perr
 		}
 		links, _, _ := u.playerLinks(r, pp, nil)
 		player, found := scanned(f.Get("code"), pp.State, links)
@@ -741,13 +765,9 @@ func (u *UI) playersPost(w http.ResponseWriter, r *http.Request) {
 		case "scan":
 			to += "#scan"
 		}
-		done(w, r, to, fl)
-		return
+		return done(w, r, to, fl)
 	}
-	if p, ok := u.tournamentPage(w, r, "players", 0); ok {
-		p.Data = u.playersData(p)
-		u.refused(w, r, "players", p, prob, err)
-	}
+	return u.refuse(r, "players", prob, err, func(p *page) { p.Data = u.playersData(p) })
 }
 
 // importCSV registers one player per CSV line: player,name[,club[,region[,rank]]]
@@ -827,29 +847,30 @@ func roundOf(st *projections.TournamentView, n int) *projections.Round {
 	return nil
 }
 
-func (u *UI) roundPage(w http.ResponseWriter, r *http.Request, name string) (*page, bool) {
-	p, ok := u.tournamentPage(w, r, name, 0)
-	if !ok {
-		return nil, false
+func (u *UI) roundPage(r *http.Request, name string) (*page, error) {
+	p, err := u.tournamentPage(r, name, 0)
+	if err != nil {
+		return nil, err
 	}
 	n := atoiOr(r.PathValue("r"), 0)
 	if n < 1 {
-		u.fail(w, r, p, said(p.Lang, fault.NotFound, "", "no_round"))
-		return nil, false
+		return nil, p.fail(said(p.Lang, fault.NotFound, "", "no_round"), nil)
 	}
 	p.Data = map[string]any{"Number": n, "Round": roundOf(p.State, n)}
-	return p, true
+	return p, nil
 }
 
-func (u *UI) round(w http.ResponseWriter, r *http.Request) {
-	if p, ok := u.roundPage(w, r, "round"); ok {
-		u.render(w, "round", http.StatusOK, p)
+func (u *UI) round(w http.ResponseWriter, r *http.Request) error {
+	p, err := u.roundPage(r, "round")
+	if err != nil {
+		return err
 	}
+	return u.render(w, "round", http.StatusOK, p)
 }
 
-func (u *UI) roundPost(w http.ResponseWriter, r *http.Request) {
-	if !u.postForm(w, r) {
-		return
+func (u *UI) roundPost(w http.ResponseWriter, r *http.Request) error {
+	if err := u.postForm(w, r); err != nil {
+		return err
 	}
 	t, n := r.PathValue("t"), atoiOr(r.PathValue("r"), 0)
 	if r.PostForm.Get("_action") == "record_proposal" {
@@ -858,31 +879,36 @@ func (u *UI) roundPost(w http.ResponseWriter, r *http.Request) {
 		table := atoiOr(r.PostForm.Get("table"), 0)
 		a, prob, err := u.command(r, t, &commands.RecordResult{Round: n, Table: table, Proposal: r.PostForm.Get("proposal")})
 		if err == nil && prob == nil {
-			done(w, r, fmt.Sprintf("%srounds/%d#table-%d", tPath(t), n, table), flashOf(a, strconv.Itoa(table)))
-			return
+			return done(w, r, fmt.Sprintf("%srounds/%d#table-%d", tPath(t), n, table), flashOf(a, strconv.Itoa(table)))
 		}
-		if p, ok := u.roundPage(w, r, "round"); ok {
-			u.refused(w, r, "round", p, prob, err)
-		}
-		return
+		return u.roundRefused(r, prob, err)
 	}
 	if cmd, table, ok := roundAction(n, r.PostForm); ok {
 		a, prob, err := u.command(r, t, cmd)
 		if err == nil && prob == nil {
-			done(w, r, fmt.Sprintf("%srounds/%d#table-%d", tPath(t), n, table), flashOf(a, strconv.Itoa(table)))
-			return
+			return done(w, r, fmt.Sprintf("%srounds/%d#table-%d", tPath(t), n, table), flashOf(a, strconv.Itoa(table)))
 		}
-		if p, ok := u.roundPage(w, r, "round"); ok {
-			u.refused(w, r, "round", p, prob, err)
-		}
-		return
+		return u.roundRefused(r, prob, err)
 	}
 	// A draw: its draft, or the confirmation that records it.
-	u.drawPost(w, r)
+	return u.drawPost(w, r)
 }
 
-func (u *UI) slips(w http.ResponseWriter, r *http.Request) {
-	if p, ok := u.roundPage(w, r, "slips"); ok {
+// roundRefused is a form of the round's page refused.
+func (u *UI) roundRefused(r *http.Request, prob *Problem, err error) error {
+	p, perr := u.roundPage(r, "round")
+	if perr != nil {
+		return perr
+	}
+	return p.refused("round", prob, err)
+}
+
+func (u *UI) slips(w http.ResponseWriter, r *http.Request) error {
+	p, err := u.roundPage(r, "slips")
+	if err != nil {
+		return err
+	}
+	{
 		// A page of the round's tables at a time (pageOf).
 		data := p.Data.(map[string]any)
 		onPage := map[string]bool{}
@@ -909,6 +935,7 @@ func (u *UI) slips(w http.ResponseWriter, r *http.Request) {
 		}
 		u.render(w, "slips", http.StatusOK, p)
 	}
+	return nil
 }
 
 // --- result entry (the referto) ---------------------------------------------
@@ -929,30 +956,32 @@ var seatSetters = map[string]func(s *commands.SeatInput, n int){
 	"eliminated_order":      func(s *commands.SeatInput, n int) { s.EliminatedOrder = n },
 }
 
-func (u *UI) resultPage(w http.ResponseWriter, r *http.Request) (*page, *projections.Table, bool) {
-	p, ok := u.roundPage(w, r, "result")
-	if !ok {
-		return nil, nil, false
+func (u *UI) resultPage(r *http.Request) (*page, *projections.Table, error) {
+	p, err := u.roundPage(r, "result")
+	if err != nil {
+		return nil, nil, err
 	}
 	rd, _ := p.Data.(map[string]any)["Round"].(*projections.Round)
 	n := atoiOr(r.PathValue("n"), 0)
 	if rd == nil {
-		u.fail(w, r, p, said(p.Lang, fault.NotFound, "", "not_drawn"))
-		return nil, nil, false
+		return nil, nil, p.fail(said(p.Lang, fault.NotFound, "", "not_drawn"), nil)
 	}
 	for _, tb := range rd.Tables {
 		if tb.Number == n {
 			p.Data.(map[string]any)["Table"] = tb
 			p.Data.(map[string]any)["Fields"] = seatFields
-			return p, tb, true
+			return p, tb, nil
 		}
 	}
-	u.fail(w, r, p, said(p.Lang, fault.NotFound, "", "no_table", rd.Number, n))
-	return nil, nil, false
+	return nil, nil, p.fail(said(p.Lang, fault.NotFound, "", "no_table", rd.Number, n), nil)
 }
 
-func (u *UI) resultForm(w http.ResponseWriter, r *http.Request) {
-	if p, tb, ok := u.resultPage(w, r); ok {
+func (u *UI) resultForm(w http.ResponseWriter, r *http.Request) error {
+	p, tb, err := u.resultPage(r)
+	if err != nil {
+		return err
+	}
+	{
 		// ?from=<proposal>: the form starts from the players' proposal,
 		// for the arbiter to correct and record as his own report.
 		if id := r.URL.Query().Get("from"); id != "" {
@@ -964,60 +993,57 @@ func (u *UI) resultForm(w http.ResponseWriter, r *http.Request) {
 		}
 		u.render(w, "result", http.StatusOK, p)
 	}
+	return nil
 }
 
-func (u *UI) resultPost(w http.ResponseWriter, r *http.Request) {
-	if !u.postForm(w, r) {
-		return
+func (u *UI) resultPost(w http.ResponseWriter, r *http.Request) error {
+	if err := u.postForm(w, r); err != nil {
+		return err
 	}
-	p, tb, ok := u.resultPage(w, r)
-	if !ok {
-		return
+	p, tb, err := u.resultPage(r)
+	if err != nil {
+		return err
 	}
 	rep, prob := reportForm(r.PostForm, tb)
 	if prob != nil {
-		u.refused(w, r, "result", p, prob, nil)
-		return
+		return p.refused("result", prob, nil)
 	}
 	a, prob, err := u.command(r, r.PathValue("t"), &commands.RecordResult{Round: atoiOr(r.PathValue("r"), 0), Table: tb.Number,
 		ClosedBy: rep.closedBy, Winner: rep.winner, Risiko: rep.risiko, Players: rep.players})
 	if err == nil && prob == nil {
-		done(w, r, fmt.Sprintf("%srounds/%s#table-%d", tPath(r.PathValue("t")), r.PathValue("r"), tb.Number), flashOf(a, strconv.Itoa(tb.Number)))
-		return
+		return done(w, r, fmt.Sprintf("%srounds/%s#table-%d", tPath(r.PathValue("t")), r.PathValue("r"), tb.Number), flashOf(a, strconv.Itoa(tb.Number)))
 	}
-	u.refused(w, r, "result", p, prob, err)
+	return p.refused("result", prob, err)
 }
 
 // --- standings ---------------------------------------------------------------
 
-func (u *UI) standings(w http.ResponseWriter, r *http.Request) {
-	p, ok := u.tournamentPage(w, r, "standings", 0)
-	if !ok {
-		return
+func (u *UI) standings(w http.ResponseWriter, r *http.Request) error {
+	p, err := u.tournamentPage(r, "standings", 0)
+	if err != nil {
+		return err
 	}
 	p.Data = standingsData(p.State)
 	if p.Can(commands.TypeOf[commands.RecordTieBreakRoll]()) && !p.Closed() {
 		p.Data.(map[string]any)["Ties"] = u.ties(r, p)
 	}
-	u.render(w, "standings", http.StatusOK, p)
+	return u.render(w, "standings", http.StatusOK, p)
 }
 
 // standingsPost records the die rolled for a tie.
-func (u *UI) standingsPost(w http.ResponseWriter, r *http.Request) {
-	if !u.postForm(w, r) {
-		return
+func (u *UI) standingsPost(w http.ResponseWriter, r *http.Request) error {
+	if err := u.postForm(w, r); err != nil {
+		return err
 	}
 	t := r.PathValue("t")
 	a, prob, err := u.command(r, t, rollForm(r.PostForm))
 	if err == nil && prob == nil {
-		done(w, r, tPath(t)+"standings", flashOf(a, ""))
-		return
+		return done(w, r, tPath(t)+"standings", flashOf(a, ""))
 	}
-	if p, ok := u.tournamentPage(w, r, "standings", 0); ok {
+	return u.refuse(r, "standings", prob, err, func(p *page) {
 		p.Data = standingsData(p.State)
 		p.Data.(map[string]any)["Ties"] = u.ties(r, p)
-		u.refused(w, r, "standings", p, prob, err)
-	}
+	})
 }
 
 // standingsRow is a standings line with its games by round and whether the
@@ -1069,13 +1095,15 @@ func cutFinal(st *projections.TournamentView) bool {
 	return n >= st.Summary.Ruleset.QualifyingRounds && n > 0 && st.Rounds[n-1].Complete()
 }
 
-func (u *UI) standingsCSV(w http.ResponseWriter, r *http.Request) {
+func (u *UI) standingsCSV(w http.ResponseWriter, r *http.Request) error {
 	var st projections.Standings
 	prob, err := u.get(r, "/v1/tournaments/"+url.PathEscape(r.PathValue("t"))+"/standings", &st)
-	if err != nil || prob != nil {
-		p := orProblem(prob, err)
-		http.Error(w, p.Detail, max(p.Status, 400))
-		return
+	if err != nil {
+		prob = u.internalProblem(r, err)
+	}
+	if prob != nil {
+		http.Error(w, prob.Detail, max(prob.Status, 400))
+		return nil
 	}
 	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
 	w.Header().Set("Content-Disposition", fmt.Sprintf("attachment; filename=%q", r.PathValue("t")+"-standings.csv"))
@@ -1103,6 +1131,7 @@ func (u *UI) standingsCSV(w http.ResponseWriter, r *http.Request) {
 		write(row, "")
 	}
 	cw.Flush()
+	return nil
 }
 
 // csvSafe keeps a spreadsheet from reading a name as a formula.
@@ -1147,18 +1176,18 @@ func sanctionsData(st *projections.TournamentView) map[string]any {
 		"CurrentRound": max(len(st.Rounds), 1)}
 }
 
-func (u *UI) sanctions(w http.ResponseWriter, r *http.Request) {
-	p, ok := u.tournamentPage(w, r, "sanctions", 0)
-	if !ok {
-		return
+func (u *UI) sanctions(w http.ResponseWriter, r *http.Request) error {
+	p, err := u.tournamentPage(r, "sanctions", 0)
+	if err != nil {
+		return err
 	}
 	p.Data = sanctionsData(p.State)
-	u.render(w, "sanctions", http.StatusOK, p)
+	return u.render(w, "sanctions", http.StatusOK, p)
 }
 
-func (u *UI) sanctionsPost(w http.ResponseWriter, r *http.Request) {
-	if !u.postForm(w, r) {
-		return
+func (u *UI) sanctionsPost(w http.ResponseWriter, r *http.Request) error {
+	if err := u.postForm(w, r); err != nil {
+		return err
 	}
 	t, f := r.PathValue("t"), r.PostForm
 	var cmd commands.Command
@@ -1170,13 +1199,9 @@ func (u *UI) sanctionsPost(w http.ResponseWriter, r *http.Request) {
 	}
 	a, prob, err := u.command(r, t, cmd)
 	if err == nil && prob == nil {
-		done(w, r, tPath(t)+"sanctions", flashOf(a, ""))
-		return
+		return done(w, r, tPath(t)+"sanctions", flashOf(a, ""))
 	}
-	if p, ok := u.tournamentPage(w, r, "sanctions", 0); ok {
-		p.Data = sanctionsData(p.State)
-		u.refused(w, r, "sanctions", p, prob, err)
-	}
+	return u.refuse(r, "sanctions", prob, err, func(p *page) { p.Data = sanctionsData(p.State) })
 }
 
 // imposeForm reads a sanction's fields, each named prefix+its field: the
@@ -1197,10 +1222,10 @@ func imposeForm(f url.Values, prefix string) *commands.ImposeSanction {
 
 // --- contestations -----------------------------------------------------------
 
-func (u *UI) contestations(w http.ResponseWriter, r *http.Request) {
-	p, ok := u.tournamentPage(w, r, "contestations", 0)
-	if !ok {
-		return
+func (u *UI) contestations(w http.ResponseWriter, r *http.Request) error {
+	p, err := u.tournamentPage(r, "contestations", 0)
+	if err != nil {
+		return err
 	}
 	p.Form.Set("against", r.URL.Query().Get("against"))
 	q := r.URL.Query()
@@ -1211,7 +1236,7 @@ func (u *UI) contestations(w http.ResponseWriter, r *http.Request) {
 			p.Form[k] = v
 		}
 	}
-	u.render(w, "contestations", http.StatusOK, p)
+	return u.render(w, "contestations", http.StatusOK, p)
 }
 
 // rulingData is what the ruling form offers for the contestation named
@@ -1342,9 +1367,9 @@ func atFormFields(prob *Problem, at []string) {
 	}
 }
 
-func (u *UI) contestationsPost(w http.ResponseWriter, r *http.Request) {
-	if !u.postForm(w, r) {
-		return
+func (u *UI) contestationsPost(w http.ResponseWriter, r *http.Request) error {
+	if err := u.postForm(w, r); err != nil {
+		return err
 	}
 	t, f := r.PathValue("t"), r.PostForm
 	var cmd commands.Command
@@ -1352,9 +1377,9 @@ func (u *UI) contestationsPost(w http.ResponseWriter, r *http.Request) {
 	var at []string
 	switch f.Get("_action") {
 	case "rule":
-		now, ok := u.tournamentPage(w, r, "contestations", 0)
-		if !ok {
-			return
+		now, perr := u.tournamentPage(r, "contestations", 0)
+		if perr != nil {
+			return perr
 		}
 		cmd, at, prob = ruling(lang(r), f, now.State)
 	default:
@@ -1368,23 +1393,21 @@ func (u *UI) contestationsPost(w http.ResponseWriter, r *http.Request) {
 		a, prob, err = u.command(r, t, cmd)
 	}
 	if err == nil && prob == nil {
-		done(w, r, tPath(t)+"contestations", flashOf(a, ""))
-		return
+		return done(w, r, tPath(t)+"contestations", flashOf(a, ""))
 	}
 	atFormFields(prob, at)
-	if p, ok := u.tournamentPage(w, r, "contestations", 0); ok {
+	return u.refuse(r, "contestations", prob, err, func(p *page) {
 		amend := ""
 		if f.Get("amend_round") != "" {
 			amend = f.Get("amend_round") + "." + f.Get("amend_table")
 		}
 		p.Data = rulingData(p, f.Get("contestation"), amend)
-		u.refused(w, r, "contestations", p, prob, err)
-	}
+	})
 }
 
 // --- the event log and the state at an event ----------------------------------
 
-func (u *UI) eventLog(w http.ResponseWriter, r *http.Request) {
+func (u *UI) eventLog(w http.ResponseWriter, r *http.Request) error {
 	p := u.newPage(r, "events")
 	p.T = r.PathValue("t")
 	from := atoiOr(r.URL.Query().Get("from"), 1)
@@ -1394,8 +1417,7 @@ func (u *UI) eventLog(w http.ResponseWriter, r *http.Request) {
 	}
 	prob, err := u.get(r, fmt.Sprintf("/v1/tournaments/%s/events?from=%d&limit=50", url.PathEscape(p.T), max(from, 1)), &page)
 	if err != nil || prob != nil {
-		u.fail(w, r, p, orProblem(prob, err))
-		return
+		return p.fail(prob, err)
 	}
 	prev := 0
 	if from > 1 {
@@ -1417,26 +1439,25 @@ func (u *UI) eventLog(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	p.Data = map[string]any{"Records": p.records(page.Events, names), "Next": page.Next, "Prev": prev}
-	u.render(w, "events", http.StatusOK, p)
+	return u.render(w, "events", http.StatusOK, p)
 }
 
-func (u *UI) at(w http.ResponseWriter, r *http.Request) {
+func (u *UI) at(w http.ResponseWriter, r *http.Request) error {
 	seq, err := strconv.ParseUint(r.PathValue("seq"), 10, 64)
 	if err != nil || seq == 0 {
 		p := u.newPage(r, "at")
-		u.fail(w, r, p, said(p.Lang, fault.Invalid, "", "bad_seq"))
-		return
+		return p.fail(said(p.Lang, fault.Invalid, "", "bad_seq"), nil)
 	}
-	p, ok := u.tournamentPage(w, r, "at", seq)
-	if !ok {
-		return
+	p, err := u.tournamentPage(r, "at", seq)
+	if err != nil {
+		return err
 	}
 	p.AsOf = seq
 	d := standingsData(p.State)
 	d["Seq"] = seq
 	d["Ladder"] = sanctionsData(p.State)["Ladder"]
 	p.Data = d
-	u.render(w, "at", http.StatusOK, p)
+	return u.render(w, "at", http.StatusOK, p)
 }
 
 // reportStatuses are how a player's game may end, as the report form
@@ -1480,16 +1501,15 @@ var funcs = template.FuncMap{
 
 // seasonPlayer is a player's season in the national ranking: every result,
 // whether it counts and why not, and the proof file of each.
-func (u *UI) seasonPlayer(w http.ResponseWriter, r *http.Request) {
+func (u *UI) seasonPlayer(w http.ResponseWriter, r *http.Request) error {
 	season, id := mux.Vars(r)["s"], mux.Vars(r)["id"]
 	p := u.newPage(r, "season")
 	var v seasonPlayerView
 	if prob, err := u.get(r, "/v1/seasons/"+url.PathEscape(season)+"/players/"+url.PathEscape(id), &v); err != nil || prob != nil {
-		u.fail(w, r, p, orProblem(prob, err))
-		return
+		return p.fail(prob, err)
 	}
 	p.Data = v
-	u.render(w, "season_player", http.StatusOK, p)
+	return u.render(w, "season_player", http.StatusOK, p)
 }
 
 // seasonPlayerView is GET /v1/seasons/{s}/players/{id}'s answer.

@@ -253,7 +253,7 @@ func (p *page) CurrentRound() int {
 // checked with the API and kept in the session's cookie; the page then
 // leaves the URL that carries it. The cookie is SameSite=Lax: the QR
 // code's link is a navigation from another app.
-func (u *UI) join(w http.ResponseWriter, r *http.Request) {
+func (u *UI) join(w http.ResponseWriter, r *http.Request) error {
 	tok := strings.TrimSpace(r.URL.Query().Get("k"))
 	w.Header().Set("Referrer-Policy", "no-referrer")
 	w.Header().Set("Cache-Control", "no-store")
@@ -264,12 +264,11 @@ func (u *UI) join(w http.ResponseWriter, r *http.Request) {
 	}
 	if tok == "" || m.Role != events.RolePlayer {
 		p := u.newPage(r, "my_page")
-		p.Problem = said(p.Lang, fault.Unauthorized, "", "join_failed")
-		u.render(w, "problem", p.Problem.Status, p)
-		return
+		return p.fail(said(p.Lang, fault.Unauthorized, "", "join_failed"), nil)
 	}
 	http.SetCookie(w, &http.Cookie{Name: tokenCookie, Value: tok, Path: "/", HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: r.TLS != nil, MaxAge: 7 * 24 * 3600})
 	http.Redirect(w, r, tPath(m.Tournament)+"me", http.StatusSeeOther)
+	return nil
 }
 
 // --- the player's page -----------------------------------------------------------
@@ -351,31 +350,29 @@ func (u *UI) myData(p *page) *myView {
 
 // playerPage is the page of the player whose personal link signed the
 // session in; anyone else is answered 401 with the page that says how to
-// join, and ok is false.
-func (u *UI) playerPage(w http.ResponseWriter, r *http.Request) (p *page, ok bool) {
-	p, ok = u.tournamentPage(w, r, "my_page", 0)
-	if !ok {
-		return nil, false
+// join.
+func (u *UI) playerPage(r *http.Request) (*page, error) {
+	p, err := u.tournamentPage(r, "my_page", 0)
+	if err != nil {
+		return nil, err
 	}
 	if !p.IsPlayer() || p.Me.Tournament != p.T {
-		p.Problem = said(p.Lang, fault.Unauthorized, "", "join_failed")
-		u.render(w, "problem", p.Problem.Status, p)
-		return nil, false
+		return nil, p.fail(said(p.Lang, fault.Unauthorized, "", "join_failed"), nil)
 	}
-	return p, true
+	return p, nil
 }
 
-func (u *UI) myPage(w http.ResponseWriter, r *http.Request) {
-	p, ok := u.playerPage(w, r)
-	if !ok {
-		return
+func (u *UI) myPage(w http.ResponseWriter, r *http.Request) error {
+	p, err := u.playerPage(r)
+	if err != nil {
+		return err
 	}
 	v := u.myData(p)
 	p.Data = map[string]any{"My": v, "Table": v.Table, "Fields": seatFields}
 	if v.Proposal != nil {
 		p.Form = proposalForm(v.Proposal)
 	}
-	u.render(w, "me", http.StatusOK, p)
+	return u.render(w, "me", http.StatusOK, p)
 }
 
 // proposalForm fills the report form with a proposal's report.
@@ -409,13 +406,13 @@ func reportValues(rep events.ResultRecorded) url.Values {
 	return f
 }
 
-func (u *UI) myPost(w http.ResponseWriter, r *http.Request) {
-	if !u.postForm(w, r) {
-		return
+func (u *UI) myPost(w http.ResponseWriter, r *http.Request) error {
+	if err := u.postForm(w, r); err != nil {
+		return err
 	}
-	p, ok := u.playerPage(w, r)
-	if !ok {
-		return
+	p, err := u.playerPage(r)
+	if err != nil {
+		return err
 	}
 	v := u.myData(p)
 	f, id := r.PostForm, p.Me.Official
@@ -438,16 +435,14 @@ func (u *UI) myPost(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	var a accepted
-	var err error
 	if prob == nil {
 		a, prob, err = u.command(r, p.T, cmd)
 	}
 	if err == nil && prob == nil {
-		done(w, r, tPath(p.T)+"me", flashOf(a, ""))
-		return
+		return done(w, r, tPath(p.T)+"me", flashOf(a, ""))
 	}
 	p.Data = map[string]any{"My": v, "Table": v.Table, "Fields": seatFields}
-	u.refused(w, r, "me", p, prob, err)
+	return p.refused("me", prob, err)
 }
 
 // report is a table report as its form gives it: RecordResult's (the
@@ -531,26 +526,24 @@ func (u *UI) playerLinks(r *http.Request, p *page, qr map[string]bool) (map[stri
 	return links, nil, nil
 }
 
-func (u *UI) linksPage(w http.ResponseWriter, r *http.Request) {
-	p, ok := u.tournamentPage(w, r, "links", 0)
-	if !ok {
-		return
+func (u *UI) linksPage(w http.ResponseWriter, r *http.Request) error {
+	p, err := u.tournamentPage(r, "links", 0)
+	if err != nil {
+		return err
 	}
 	if !p.Can(commands.TypeOf[commands.RevokePlayerToken]()) {
-		u.render(w, "links", http.StatusOK, p)
-		return
+		return u.render(w, "links", http.StatusOK, p)
 	}
 	data := linksPage(r, p)
 	links, prob, err := u.playerLinks(r, p, data["OnPage"].(map[string]bool))
 	if err != nil || prob != nil {
-		u.fail(w, r, p, orProblem(prob, err))
-		return
+		return p.fail(prob, err)
 	}
 	base := u.base(r)
 	data["Links"], data["Base"], data["Loopback"] = links, base, loopback(base)
 	p.Data = data
 	w.Header().Set("Cache-Control", "no-store")
-	u.render(w, "links", http.StatusOK, p)
+	return u.render(w, "links", http.StatusOK, p)
 }
 
 // linksPage is the page of the admitted players' link slips r asks for
@@ -570,9 +563,9 @@ func linksPage(r *http.Request, p *page) map[string]any {
 	return map[string]any{"Players": admitted[from:to], "Pager": pg, "OnPage": onPage}
 }
 
-func (u *UI) linksPost(w http.ResponseWriter, r *http.Request) {
-	if !u.postForm(w, r) {
-		return
+func (u *UI) linksPost(w http.ResponseWriter, r *http.Request) error {
+	if err := u.postForm(w, r); err != nil {
+		return err
 	}
 	t, f := r.PathValue("t"), r.PostForm
 	var a accepted
@@ -593,19 +586,15 @@ func (u *UI) linksPost(w http.ResponseWriter, r *http.Request) {
 		if fl.event == events.TypePlayerTokenIssued {
 			fl.arg = strconv.Itoa(len(a.Events))
 		}
-		done(w, r, tPath(t)+"links", fl)
-		return
+		return done(w, r, tPath(t)+"links", fl)
 	}
-	p, ok := u.tournamentPage(w, r, "links", 0)
-	if !ok {
-		return
-	}
-	data := linksPage(r, p)
-	data["Links"], _, _ = u.playerLinks(r, p, data["OnPage"].(map[string]bool))
-	base := u.base(r)
-	data["Base"], data["Loopback"] = base, loopback(base)
-	p.Data = data
-	u.refused(w, r, "links", p, prob, err)
+	return u.refuse(r, "links", prob, err, func(p *page) {
+		data := linksPage(r, p)
+		data["Links"], _, _ = u.playerLinks(r, p, data["OnPage"].(map[string]bool))
+		base := u.base(r)
+		data["Base"], data["Loopback"] = base, loopback(base)
+		p.Data = data
+	})
 }
 
 // scanned finds the player a scanned or typed code stands for: a personal

@@ -33,10 +33,10 @@ type classRow struct {
 	Place   int
 }
 
-func (u *UI) classification(w http.ResponseWriter, r *http.Request) {
-	p, ok := u.tournamentPage(w, r, "classification", 0)
-	if !ok {
-		return
+func (u *UI) classification(w http.ResponseWriter, r *http.Request) error {
+	p, err := u.tournamentPage(r, "classification", 0)
+	if err != nil {
+		return err
 	}
 	p.Title = p.ClassificationKey()
 	var live projections.Classification
@@ -48,8 +48,7 @@ func (u *UI) classification(w http.ResponseWriter, r *http.Request) {
 		err = json.Unmarshal(res.body, &live)
 	}
 	if err != nil || prob != nil {
-		u.fail(w, r, p, orProblem(prob, err))
-		return
+		return p.fail(prob, err)
 	}
 	byPlayer := map[string]projections.ClassificationRow{}
 	for _, row := range live.Rows {
@@ -93,7 +92,7 @@ func (u *UI) classification(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	p.Data = d
-	u.render(w, "classification", http.StatusOK, p)
+	return u.render(w, "classification", http.StatusOK, p)
 }
 
 // --- the venue screen ------------------------------------------------------
@@ -172,27 +171,26 @@ func (u *UI) screenOf(p *page, n int, q url.Values) screenData {
 
 // tournamentScreen is the venue screen of the round being played, which
 // follows the tournament from round to round by itself.
-func (u *UI) tournamentScreen(w http.ResponseWriter, r *http.Request) {
-	p, ok := u.tournamentPage(w, r, "screen", 0)
-	if !ok {
-		return
+func (u *UI) tournamentScreen(w http.ResponseWriter, r *http.Request) error {
+	p, err := u.tournamentPage(r, "screen", 0)
+	if err != nil {
+		return err
 	}
 	p.Data = u.screenOf(p, len(p.State.Rounds), r.URL.Query())
-	u.render(w, "screen", http.StatusOK, p)
+	return u.render(w, "screen", http.StatusOK, p)
 }
 
-func (u *UI) screen(w http.ResponseWriter, r *http.Request) {
-	p, ok := u.tournamentPage(w, r, "screen", 0)
-	if !ok {
-		return
+func (u *UI) screen(w http.ResponseWriter, r *http.Request) error {
+	p, err := u.tournamentPage(r, "screen", 0)
+	if err != nil {
+		return err
 	}
 	n := atoiOr(r.PathValue("r"), 0)
 	if n < 1 {
-		u.fail(w, r, p, said(p.Lang, fault.NotFound, "", "no_round"))
-		return
+		return p.fail(said(p.Lang, fault.NotFound, "", "no_round"), nil)
 	}
 	p.Data = u.screenOf(p, n, r.URL.Query())
-	u.render(w, "screen", http.StatusOK, p)
+	return u.render(w, "screen", http.StatusOK, p)
 }
 
 // clock is the screen's clock text at render; the page's script keeps it

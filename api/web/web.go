@@ -154,7 +154,7 @@ func (u *UI) Register(r *mux.Router) {
 	})
 	for _, p := range []struct {
 		method, path string
-		h            http.HandlerFunc
+		h            handler
 	}{
 		{"GET", "/ui/", u.home},
 		{"POST", "/ui/", u.createTournament},
@@ -191,7 +191,7 @@ func (u *UI) Register(r *mux.Router) {
 		{"GET", "/ui/t/{t}/at/{seq}", u.at},
 		{"GET", "/ui/seasons/{s}/players/{id}", u.seasonPlayer},
 	} {
-		methods, h := []string{p.method}, p.h
+		methods, h := []string{p.method}, u.serve(p.h)
 		if p.method == http.MethodGet {
 			methods, h = append(methods, http.MethodHead), u.rendered(h)
 		}

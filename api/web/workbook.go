@@ -30,10 +30,9 @@ const maxUpload = 16 << 20
 // Once recorded, the page says what was, with the national tool's
 // warnings and the rows of the file's standings the ruleset disagrees on;
 // sending it again records nothing more and says so.
-func (u *UI) workbookPost(w http.ResponseWriter, r *http.Request) {
+func (u *UI) workbookPost(w http.ResponseWriter, r *http.Request) error {
 	if !sameOrigin(r) {
-		u.formRefused(w, r, fault.Forbidden, "cross_site")
-		return
+		return u.refusedPage(r, "form_refused", fault.Forbidden, "cross_site")
 	}
 	t := r.PathValue("t")
 	r.Body = http.MaxBytesReader(w, r.Body, maxUpload+1<<20)
@@ -76,14 +75,9 @@ func (u *UI) workbookPost(w http.ResponseWriter, r *http.Request) {
 		// keeps its live updates, and a reload reads it again rather than
 		// sending the file once more.
 		http.Redirect(w, r, tPath(t)+"players?"+out.query(lang(r)).Encode(), http.StatusSeeOther)
-		return
+		return nil
 	}
-	p, ok := u.tournamentPage(w, r, "players", 0)
-	if !ok {
-		return
-	}
-	p.Data = u.playersData(p)
-	u.refused(w, r, "players", p, prob, err)
+	return u.refuse(r, "players", prob, err, func(p *page) { p.Data = u.playersData(p) })
 }
 
 // rawBody is a request body sent as it is, not as JSON (call).
