@@ -392,15 +392,15 @@ func TestARadunoInTheBrowserAlone(t *testing.T) {
 	// What everyone reads at the end, on a phone and at the desk.
 	visitor := newSession(t, bctx, base, shots, 390, 844)
 	for _, page := range []string{"classification", "standings", "", "rounds/4", "contestations", "sanctions"} {
-		visitor.visit(page, tp+page, chromedp.WaitVisible("h1"))
+		visitor.visit(page, tp+page, "h1")
 		look(visitor, 390, "visitor-"+strings.ReplaceAll(cmpOr(page, "overview"), "/", "-"))
-		arb.visit(page, tp+page, chromedp.WaitVisible("h1"))
+		arb.visit(page, tp+page, "h1")
 		look(arb, 1280, "arbiter-"+strings.ReplaceAll(cmpOr(page, "overview"), "/", "-"))
 	}
 	if h := visitor.js(`document.querySelector("h1").innerText`); h == "" {
 		t.Error("no heading on the visitor's last page")
 	}
-	arb.do("venue screen", chromedp.Navigate(tp+"screen"), chromedp.WaitVisible(".panel.shown"))
+	arb.visit("venue screen", tp+"screen", ".panel.shown")
 	look(arb, 1280, "venue-screen")
 }
 

@@ -58,19 +58,33 @@ func (s *session) do(what string, steps ...chromedp.Action[chromedp.Void]) {
 }
 
 // visit opens url in the session as a link followed does, and waits until
-// the new page has loaded whole: the old page is marked, and gone when the
-// new one stands in its place. It does not rely on the browser's load
-// events reaching chromedp in order, which a loaded machine has been seen
-// to lose (a tab left waiting with the server idle).
-func (s *session) visit(what, url string, then ...chromedp.Action[chromedp.Void]) {
+// the new page has loaded whole and shows selector. It asks the page
+// itself, by evaluations alone: the old page is marked, and gone when the
+// new one stands in its place. It does not rely on chromedp following the
+// tab's frames and documents through the browser's events, which a loaded
+// machine has been seen to lose (a tab whose new page had loaded, while
+// chromedp still waited for it).
+func (s *session) visit(what, url, selector string) {
 	s.t.Helper()
 	u, _ := json.Marshal(url)
-	steps := append([]chromedp.Action[chromedp.Void]{
-		chromedp.Evaluate[chromedp.Void](`document.documentElement.dataset.left = "1"; location.href = ` + string(u)),
-		chromedp.WaitNotPresent("html[data-left]"),
-		chromedp.Poll[chromedp.Void](`document.readyState === "complete"`, chromedp.WithPollingTimeout(stepTime)),
-	}, then...)
-	s.do(what, steps...)
+	sel, _ := json.Marshal(selector)
+	if _, err := evaluate(s.ctx, `document.documentElement.dataset.left = "1"; location.href = `+string(u)); err != nil {
+		stepFailed(s.t, s.ctx, what, err)
+	}
+	loaded := `String(document.documentElement.dataset.left === undefined && document.readyState === "complete" && document.querySelector(` + string(sel) + `) !== null)`
+	deadline := time.Now().Add(stepTime)
+	for {
+		ctx, cancel := context.WithTimeout(s.ctx, 5*time.Second)
+		v, err := chromedp.Run(ctx, chromedp.Evaluate[string](loaded))
+		cancel()
+		if err == nil && v == "true" {
+			return
+		}
+		if time.Now().After(deadline) {
+			stepFailed(s.t, s.ctx, what, fmt.Errorf("%w: the page at %s has not loaded (%q, %v)", context.DeadlineExceeded, url, v, err))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }
 
 func (s *session) js(expr string) string {
