@@ -106,15 +106,31 @@ func LinkTo(leafHash []byte) string {
 // hash of the tournament's last stored line (checkpoint.Tree.Last; nil when
 // envs start the log). Each envelope's Prev is set, in order.
 func Chain(envs []Envelope, last []byte) error {
+	_, err := ChainCommit(envs, last)
+	return err
+}
+
+// ChainCommit is Chain and EncodeCommit in one pass: it links envs to the
+// log they extend and returns their commit body, each envelope encoded
+// once (the line a link hashes is the line stored).
+func ChainCommit(envs []Envelope, last []byte) ([]byte, error) {
+	var buf bytes.Buffer
 	for i := range envs {
 		envs[i].Prev = LinkTo(last)
 		line, err := json.Marshal(&envs[i])
 		if err != nil {
-			return fmt.Errorf("events: encode envelope %s: %w", envs[i].ID, err)
+			return nil, fmt.Errorf("events: encode envelope %s: %w", envs[i].ID, err)
 		}
-		last = checkpoint.LeafHash(line)
+		if i < len(envs)-1 {
+			last = checkpoint.LeafHash(line)
+		}
+		if buf.Len() == 0 {
+			buf.Grow(len(envs) * (len(line) + 1))
+		}
+		buf.Write(line)
+		buf.WriteByte('\n')
 	}
-	return nil
+	return buf.Bytes(), nil
 }
 
 // A commit is what one accepted command stores: one JetStream message whose

@@ -1,6 +1,7 @@
 package events_test
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -259,6 +260,46 @@ func TestChainLinksEveryLine(t *testing.T) {
 	} {
 		if _, err := events.DecodeCommit([]byte(b)); !errors.Is(err, events.ErrCorrupt) {
 			t.Errorf("%s: got %v, want ErrCorrupt", name, err)
+		}
+	}
+}
+
+// TestChainCommitIsChainThenEncode: the body ChainCommit encodes once is
+// the body Chain then EncodeCommit make, links included, for a commit of
+// one event and of several, first in its log or not.
+func TestChainCommitIsChainThenEncode(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		n    int
+		last []byte
+	}{{"one event, first of the log", 1, nil}, {"one event", 1, checkpoint.LeafHash([]byte("line 4"))}, {"three events", 3, checkpoint.LeafHash([]byte("line 4"))}} {
+		seal := func() []events.Envelope {
+			envs, err := events.Seal("t1", 5, time.Unix(0, 0), events.Actor{ID: "a", Role: "admin"}, "k", allEvents(t)[:tc.n])
+			if err != nil {
+				t.Fatal(err)
+			}
+			return envs
+		}
+		want := seal()
+		if err := events.Chain(want, tc.last); err != nil {
+			t.Fatal(err)
+		}
+		wantBody, err := events.EncodeCommit(want)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := seal()
+		gotBody, err := events.ChainCommit(got, tc.last)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(gotBody, wantBody) {
+			t.Errorf("%s: ChainCommit body\n%s\nwant\n%s", tc.name, gotBody, wantBody)
+		}
+		for i := range got {
+			if got[i].Prev != want[i].Prev {
+				t.Errorf("%s: event %d links to %q, want %q", tc.name, i, got[i].Prev, want[i].Prev)
+			}
 		}
 	}
 }

@@ -459,13 +459,14 @@ func (l *Ledger) waitFor(ctx context.Context, t string, seq uint64) error {
 
 // DecideCommit is the whole command side for one command: it decides cmd
 // against t, whose log has the given head, and returns the envelopes of the
-// commit to append, sealed under commandID and linked to the head, as the
-// append loop seals them. A classification being published gets the
-// signed checkpoint of the log it is derived from. Nothing is appended.
-func DecideCommit(t *projections.Tournament, head checkpoint.Head, cmd commands.Command, in commands.Input, commandID string, signer note.Signer) ([]events.Envelope, error) {
+// commit to append, sealed under commandID and linked to the head, and the
+// commit's body, as the append loop seals and encodes them. A
+// classification being published gets the signed checkpoint of the log it
+// is derived from. Nothing is appended.
+func DecideCommit(t *projections.Tournament, head checkpoint.Head, cmd commands.Command, in commands.Input, commandID string, signer note.Signer) ([]events.Envelope, []byte, error) {
 	evs, err := decideEvents(t, head, cmd, in, signer)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	return seal(t.ID, head, in.Now, in.Actor, commandID, evs)
 }

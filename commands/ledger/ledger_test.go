@@ -295,17 +295,13 @@ func created(t *testing.T) *world {
 // another node sharing the log would.
 func (w *world) appendAsAnotherNode(sub ledger.Submission) {
 	w.t.Helper()
-	var envs []events.Envelope
+	var body []byte
 	var expected uint64
 	var err error
 	w.readHead(sub.Tournament, func(st *projections.Tournament, h checkpoint.Head) {
 		expected = st.LastStreamSeq
-		envs, err = ledger.DecideCommit(st, h, sub.Command, commands.Input{Now: time.Now().UTC(), Actor: sub.Actor}, sub.Key, w.signer)
+		_, body, err = ledger.DecideCommit(st, h, sub.Command, commands.Input{Now: time.Now().UTC(), Actor: sub.Actor}, sub.Key, w.signer)
 	})
-	if err != nil {
-		w.t.Fatal(err)
-	}
-	body, err := events.EncodeCommit(envs)
 	if err != nil {
 		w.t.Fatal(err)
 	}

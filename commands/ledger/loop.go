@@ -102,7 +102,7 @@ func (lp Loop) Append(ctx context.Context, s Stream, c Command, sp *Split) (Outc
 			}
 		}
 		t0 := time.Now()
-		envs, expected, err := lp.decide(s, c)
+		envs, body, expected, err := lp.decide(s, c)
 		sp.Decide += time.Since(t0)
 		if err != nil && !caughtUp {
 			// Another node sharing the log may have appended what this
@@ -115,10 +115,6 @@ func (lp Loop) Append(ctx context.Context, s Stream, c Command, sp *Split) (Outc
 			caughtUp = true
 			continue
 		}
-		if err != nil {
-			return Outcome{}, Stored{}, err
-		}
-		body, err := events.EncodeCommit(envs)
 		if err != nil {
 			return Outcome{}, Stored{}, err
 		}
@@ -162,25 +158,27 @@ func (lp Loop) Append(ctx context.Context, s Stream, c Command, sp *Split) (Outc
 	}
 }
 
-// decide decides c on s and seals and chains its events.
-func (lp Loop) decide(s Stream, c Command) ([]events.Envelope, uint64, error) {
+// decide decides c on s and seals, chains and encodes its events.
+func (lp Loop) decide(s Stream, c Command) ([]events.Envelope, []byte, uint64, error) {
 	now := lp.Clock().UTC()
 	evs, head, expected, err := s.Decide(now)
 	if err != nil {
-		return nil, 0, err
+		return nil, nil, 0, err
 	}
-	envs, err := seal(c.Stream, head, now, c.Actor, c.Key, evs)
-	return envs, expected, err
+	envs, body, err := seal(c.Stream, head, now, c.Actor, c.Key, evs)
+	return envs, body, expected, err
 }
 
 // seal seals evs as the next events of a stream whose log has the given
-// head, and links them to its last.
-func seal(stream string, head checkpoint.Head, now time.Time, actor events.Actor, key string, evs []events.Event) ([]events.Envelope, error) {
+// head, links them to its last, and encodes them as the commit's body:
+// each envelope is encoded once, for its link and its stored line alike.
+func seal(stream string, head checkpoint.Head, now time.Time, actor events.Actor, key string, evs []events.Event) ([]events.Envelope, []byte, error) {
 	envs, err := events.Seal(stream, head.Size+1, now, actor, key, evs)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return envs, events.Chain(envs, head.Last)
+	body, err := events.ChainCommit(envs, head.Last)
+	return envs, body, err
 }
 
 // appendAttempt bounds one append: a reply lost while the NATS connection

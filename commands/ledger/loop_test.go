@@ -102,11 +102,7 @@ func (l *sharedLog) AppendRequest(_ context.Context, t string, expected uint64, 
 			l.t.Errorf("key %s: appended on seq %d of the log, which If-Match %s does not match", key, ref.t.Seq, sub.IfMatch)
 		}
 		in := commands.Input{Now: l.now, Actor: sub.Actor, Seed: sub.Seed}
-		envs, err := DecideCommit(ref.t, ref.tree.Head(), sub.Command, in, key, l.signer)
-		var want []byte
-		if err == nil {
-			want, err = events.EncodeCommit(envs)
-		}
+		_, want, err := DecideCommit(ref.t, ref.tree.Head(), sub.Command, in, key, l.signer)
 		if err != nil {
 			l.t.Errorf("key %s: appended %q, but on the state folded from the log it is refused: %v", key, body, err)
 		} else if !bytes.Equal(body, want) {

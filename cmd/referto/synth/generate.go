@@ -118,11 +118,7 @@ func (g *generator) do(actor events.Actor, cmd commands.Command, seed string) ([
 	}
 	g.now = g.now.Add(time.Second) // a simulated clock: the same seed, the same log
 	key := fmt.Sprintf("gen-%d-%d", g.seed, g.commits+1)
-	envs, err := ledger.DecideCommit(g.t, g.tree.Head(), cmd, commands.Input{Now: g.now, Actor: actor, Seed: seed}, key, g.keys.Signer)
-	if err != nil {
-		return nil, err
-	}
-	body, err := events.EncodeCommit(envs)
+	envs, body, err := ledger.DecideCommit(g.t, g.tree.Head(), cmd, commands.Input{Now: g.now, Actor: actor, Seed: seed}, key, g.keys.Signer)
 	if err != nil {
 		return nil, err
 	}

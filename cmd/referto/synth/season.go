@@ -282,11 +282,7 @@ type seasonGen struct {
 func (g *seasonGen) do(actor events.Actor, cmd commands.Command, seed string) ([]events.Envelope, error) {
 	g.now = g.now.Add(time.Second)
 	key := fmt.Sprintf("season-%s-%d", g.t.ID, g.commits+1)
-	envs, err := ledger.DecideCommit(g.t, g.tree.Head(), cmd, commands.Input{Now: g.now, Actor: actor, Seed: seed}, key, g.signer)
-	if err != nil {
-		return nil, err
-	}
-	body, err := events.EncodeCommit(envs)
+	envs, body, err := ledger.DecideCommit(g.t, g.tree.Head(), cmd, commands.Input{Now: g.now, Actor: actor, Seed: seed}, key, g.signer)
 	if err != nil {
 		return nil, err
 	}
