@@ -63,8 +63,8 @@ type searcher struct {
 
 // book is what the searcher keeps up to date so that it never recomputes a cost from scratch
 // in its inner loop. Everything here is derived from the fields above and the current
-// seating: index builds it, swap updates it for the two tables it touches and restore for the
-// tables it copies back (refresh). Costs are plain integers, so a cost read from here is
+// seating: index builds it, swap updates it for the two tables it touches (refresh; descend's
+// swaps by the pairs that change, swapMarked) and restore for the tables it copies back. Costs are plain integers, so a cost read from here is
 // exactly the cost own or placeCost would compute on the same seating: the search takes the
 // same decisions, in the same order, as if it recomputed them.
 type book struct {
@@ -99,9 +99,11 @@ type book struct {
 	cand []int // conflicted's result, reused
 
 	// ownMark[y] == ownEpoch: y is in met of the player whose own cost refresh is
-	// computing (ownAt).
-	ownMark  []uint32
-	ownEpoch uint32
+	// computing (ownAt), or of the partner q of swapMarked. metByP[y] and metByQ[y] ==
+	// ownEpoch: swapMarked's p, or q, is in met[y].
+	ownMark        []uint32
+	metByP, metByQ []uint32
+	ownEpoch       uint32
 
 	probe
 }
@@ -252,10 +254,7 @@ func (s *searcher) ownAt(p, t int) cost {
 	var c cost
 	met := s.met != nil && len(s.met[p]) > 0
 	if met {
-		if s.ownEpoch++; s.ownEpoch == 0 { // wrapped: forget every stamp
-			clear(s.ownMark)
-			s.ownEpoch = 1
-		}
+		s.nextOwnEpoch()
 		for _, m := range s.met[p] {
 			s.ownMark[m] = s.ownEpoch
 		}
@@ -277,6 +276,27 @@ func (s *searcher) ownAt(p, t int) cost {
 	return c
 }
 
+// nextOwnEpoch starts a new stamp for ownMark, metByP and metByQ.
+func (s *searcher) nextOwnEpoch() {
+	if s.ownEpoch++; s.ownEpoch == 0 { // wrapped: forget every stamp
+		clear(s.ownMark)
+		clear(s.metByP)
+		clear(s.metByQ)
+		s.ownEpoch = 1
+	}
+}
+
+// kin is the club or region part of pair(p, x), which is the same for pair(x, p).
+func (s *searcher) kin(p, x int) cost {
+	switch {
+	case s.useClub && s.club[p] >= 0 && s.club[p] == s.club[x]:
+		return cost{club: 1}
+	case s.useRegion && s.region[p] >= 0 && s.region[p] == s.region[x]:
+		return cost{region: 1}
+	}
+	return cost{}
+}
+
 // index builds the bookkeeping (see book) for the current seating, from scratch.
 func (s *searcher) index() {
 	n, tables := len(s.table), len(s.seats)
@@ -296,7 +316,7 @@ func (s *searcher) index() {
 		b.placeCount = make([]uint8, tables*b.placeStride)
 	}
 	if s.met != nil {
-		b.ownMark = make([]uint32, n)
+		b.ownMark, b.metByP, b.metByQ = make([]uint32, n), make([]uint32, n), make([]uint32, n)
 	}
 	for t := range s.seats {
 		s.refresh(t)
@@ -362,6 +382,11 @@ func (s *searcher) refresh(t int) {
 	for _, p := range s.seats[t] {
 		s.ownCost[p] = s.ownAt(p, t)
 	}
+	s.refreshPlace(t)
+}
+
+// refreshPlace recomputes the place counts and place cost of table t.
+func (s *searcher) refreshPlace(t int) {
 	if s.usePlace {
 		count := s.placeCount[t*s.placeStride : (t+1)*s.placeStride]
 		clear(count)
@@ -562,6 +587,89 @@ func (s *searcher) swap(p, q int) {
 	}
 }
 
+// swapMarked is swap(p, q) for the candidate p that mark prepared, the seating unchanged
+// since (descend takes the swap bestSwap found). Rather than summing again the own cost of
+// every player at both tables (refresh), it moves each by the pairs that change: a player x at
+// p's table a loses pair(x, p) and gains pair(x, q), a player y at q's table b loses
+// pair(y, q) and gains pair(y, p), and p and q get their pairs at their new tables. These are
+// the same integers refresh would add up, so the bookkeeping is the same.
+func (s *searcher) swapMarked(q int) {
+	pr := &s.probe
+	p, a, b := pr.p, pr.a, s.table[q]
+	met := s.met != nil
+	var e uint32
+	if met {
+		s.nextOwnEpoch()
+		e = s.ownEpoch
+		for _, y := range s.metBy[s.metByStart[p]:s.metByStart[p+1]] {
+			s.metByP[y] = e
+		}
+		for _, y := range s.metBy[s.metByStart[q]:s.metByStart[q+1]] {
+			s.metByQ[y] = e
+		}
+		for _, y := range s.met[q] {
+			s.ownMark[y] = e
+		}
+	}
+	var ownP, ownQ cost
+	for _, x := range pr.others { // the players at a other than p
+		kp, kq := s.kin(x, p), s.kin(x, q)
+		c := s.ownCost[x].sub(kp).add(kq)
+		ownQ = ownQ.add(kq)
+		if met {
+			if s.metByP[x] == e {
+				c.rematch--
+			}
+			if s.metByQ[x] == e {
+				c.rematch++
+			}
+			if s.ownMark[x] == e {
+				ownQ.rematch++
+			}
+		}
+		s.ownCost[x] = c
+	}
+	for _, y := range s.seats[b] {
+		if y == q {
+			continue
+		}
+		kq, kp := s.kin(y, q), s.kin(y, p)
+		c := s.ownCost[y].sub(kq).add(kp)
+		ownP = ownP.add(kp)
+		if met {
+			if s.metByQ[y] == e {
+				c.rematch--
+			}
+			if s.metByP[y] == e {
+				c.rematch++
+			}
+			if pr.metMark[y] == pr.epoch {
+				ownP.rematch++
+			}
+		}
+		s.ownCost[y] = c
+	}
+	s.ownCost[p], s.ownCost[q] = ownP, ownQ
+	for i, x := range s.seats[a] {
+		if x == p {
+			s.seats[a][i] = q
+		}
+	}
+	for i, x := range s.seats[b] {
+		if x == q {
+			s.seats[b][i] = p
+		}
+	}
+	s.table[p], s.table[q] = b, a
+	for _, t := range [2]int{a, b} {
+		if !s.dirty[t] {
+			s.dirty[t] = true
+			s.dirtyTables = append(s.dirtyTables, t)
+		}
+		s.refreshPlace(t)
+	}
+}
+
 // conflicted lists, in ascending order, the players who break a constraint. The slice is
 // reused by the next call.
 func (s *searcher) conflicted() []int {
@@ -648,10 +756,10 @@ func (s *searcher) descend(pools map[int][]int, budget *int) {
 			bestQ, flatQ := s.bestSwap(p, pool, start, budget)
 			switch {
 			case bestQ >= 0:
-				s.swap(p, bestQ)
+				s.swapMarked(bestQ)
 				improved, moved = true, true
 			case flatQ >= 0 && sideways > 0:
-				s.swap(p, flatQ)
+				s.swapMarked(flatQ)
 				sideways--
 				moved = true
 			}
