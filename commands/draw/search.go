@@ -83,11 +83,11 @@ type book struct {
 	placeStride int
 
 	// clubMembers[c] and regionMembers[r] list the players of each club and region, and
-	// metBy[metByStart[x]:metByStart[x+1]] the players y with x in met[y] (met read
-	// backwards, with repeats when met[y] names x twice). They let mark find, for a
-	// candidate, only the players and tables it has a pair with instead of testing all.
-	clubMembers, regionMembers [][]int32
-	metByStart, metBy          []int32
+	// metBy[metByStart[x]:metByEnd[x]] the players y with x in met[y] (met read backwards,
+	// each y once even when met[y] names x twice). They let mark find, for a candidate, only
+	// the players and tables it has a pair with instead of testing all.
+	clubMembers, regionMembers  [][]int32
+	metByStart, metByEnd, metBy []int32
 
 	// best is the best seating found so far (see snapshot). dirty marks the tables swap has
 	// touched since best was last taken or restored; every other table is the same in seats
@@ -140,11 +140,9 @@ type probe struct {
 	tableMark []uint32
 	tableCost []cost
 	// rematchMark[y] == epoch: rematchCount[y] of the others at table a are in met[y]
-	// (pair(y, x) is a rematch); rematchLast[y] is the last of them counted, so that a player
-	// named twice in met[y] counts once, as in pair.
+	// (pair(y, x) is a rematch), each counted once as in pair, metBy naming y once.
 	rematchMark  []uint32
 	rematchCount []int32
-	rematchLast  []int32
 }
 
 // newSearcher indexes a seating. club, region, place and class may be nil when unused.
@@ -340,31 +338,52 @@ func (s *searcher) index() {
 		for x := range n {
 			b.metByStart[x+1] += b.metByStart[x]
 		}
+		// The entries for x from one met[y] are written one after the other, so a y that
+		// met[y] names x twice is dropped as it repeats the last one written; metByEnd is
+		// where each list ends then.
 		b.metBy = make([]int32, b.metByStart[n])
 		next := append([]int32(nil), b.metByStart[:n]...)
 		for y, ms := range s.met[:n] {
 			for _, x := range ms {
+				if next[x] > b.metByStart[x] && b.metBy[next[x]-1] == int32(y) {
+					continue
+				}
 				b.metBy[next[x]] = int32(y)
 				next[x]++
 			}
 		}
+		b.metByEnd = next
 		b.metMark = make([]uint32, n)
 		b.rematchMark = make([]uint32, n)
 		b.rematchCount = make([]int32, n)
-		b.rematchLast = make([]int32, n)
 	}
 	b.tableMark = make([]uint32, tables)
 	b.tableCost = make([]cost, tables)
 	b.dirty = make([]bool, tables)
 }
 
-// members groups the players by id (club or region); ids below 0 are none.
+// members groups the players by id (club or region), in ascending order; ids below 0 are
+// none. The groups share one array, cut by a count of each id.
 func members(ids []int) [][]int32 {
-	k := 0
+	k, total := 0, 0
 	for _, id := range ids {
-		k = max(k, id+1)
+		if id >= 0 {
+			k, total = max(k, id+1), total+1
+		}
 	}
+	count := make([]int32, k)
+	for _, id := range ids {
+		if id >= 0 {
+			count[id]++
+		}
+	}
+	all := make([]int32, total)
 	out := make([][]int32, k)
+	off := int32(0)
+	for id, c := range count {
+		out[id] = all[off : off : off+c]
+		off += c
+	}
 	for p, id := range ids {
 		if id >= 0 {
 			out[id] = append(out[id], int32(p))
@@ -487,14 +506,11 @@ func (s *searcher) mark(p int) {
 			}
 		}
 		for _, x := range pr.others {
-			for _, y := range s.metBy[s.metByStart[x]:s.metByStart[x+1]] {
+			for _, y := range s.metBy[s.metByStart[x]:s.metByEnd[x]] {
 				if pr.rematchMark[y] != e {
-					pr.rematchMark[y], pr.rematchCount[y], pr.rematchLast[y] = e, 0, -1
+					pr.rematchMark[y], pr.rematchCount[y] = e, 0
 				}
-				if pr.rematchLast[y] != int32(x) {
-					pr.rematchLast[y] = int32(x)
-					pr.rematchCount[y]++
-				}
+				pr.rematchCount[y]++
 			}
 		}
 	}
@@ -601,10 +617,10 @@ func (s *searcher) swapMarked(q int) {
 	if met {
 		s.nextOwnEpoch()
 		e = s.ownEpoch
-		for _, y := range s.metBy[s.metByStart[p]:s.metByStart[p+1]] {
+		for _, y := range s.metBy[s.metByStart[p]:s.metByEnd[p]] {
 			s.metByP[y] = e
 		}
-		for _, y := range s.metBy[s.metByStart[q]:s.metByStart[q+1]] {
+		for _, y := range s.metBy[s.metByStart[q]:s.metByEnd[q]] {
 			s.metByQ[y] = e
 		}
 		for _, y := range s.met[q] {
