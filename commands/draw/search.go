@@ -445,11 +445,15 @@ func (s *searcher) mark(p int) {
 	if s.usePlace {
 		pr.placeOut = s.placeChange(pr.a, s.place[p], 0)
 		pr.placeIn = pr.placeIn[:0]
+		placeIn := pr.placeIn[:0]
 		for v := range len(s.seats[pr.a]) + 1 {
-			pr.placeIn = append(pr.placeIn, s.placeChange(pr.a, 0, v))
+			placeIn = append(placeIn, s.placeChange(pr.a, 0, v))
 		}
+		pr.placeIn = placeIn
 	}
-	pr.others, pr.othersClub, pr.othersRegion = pr.others[:0], pr.othersClub[:0], pr.othersRegion[:0]
+	// The lists grow in locals and are stored once: a slice stored in the probe at each
+	// append is a pointer write the garbage collector has to watch while it marks.
+	others, othersClub, othersRegion := pr.others[:0], pr.othersClub[:0], pr.othersRegion[:0]
 	for _, x := range s.seats[pr.a] {
 		if x == p {
 			continue
@@ -461,7 +465,7 @@ func (s *searcher) mark(p int) {
 		if s.useRegion {
 			r = s.region[x]
 		}
-		pr.others, pr.othersClub, pr.othersRegion = append(pr.others, x), append(pr.othersClub, c), append(pr.othersRegion, r)
+		others, othersClub, othersRegion = append(others, x), append(othersClub, c), append(othersRegion, r)
 		if c >= 0 {
 			if pr.clubMark[c] != e {
 				pr.clubMark[c], pr.clubCount[c] = e, 0
@@ -475,6 +479,7 @@ func (s *searcher) mark(p int) {
 			pr.regionCount[r]++
 		}
 	}
+	pr.others, pr.othersClub, pr.othersRegion = others, othersClub, othersRegion
 
 	// tableCost[t] = Σ pair(p, x) over x at t, built from the only players p can have a pair
 	// with. Table a gets p's own pairs too, but no swap partner sits there.
@@ -689,13 +694,14 @@ func (s *searcher) swapMarked(q int) {
 // conflicted lists, in ascending order, the players who break a constraint. The slice is
 // reused by the next call.
 func (s *searcher) conflicted() []int {
-	s.cand = s.cand[:0]
+	cand := s.cand[:0] // stored once, as in mark
 	for p := range s.table {
 		if s.broken(p) {
-			s.cand = append(s.cand, p)
+			cand = append(cand, p)
 		}
 	}
-	return s.cand
+	s.cand = cand
+	return cand
 }
 
 // improve runs an iterated local search: descend (best swaps, then a bounded number of
