@@ -82,12 +82,13 @@ type book struct {
 	placeCount  []uint8
 	placeStride int
 
-	// clubMembers[c] and regionMembers[r] list the players of each club and region, and
+	// clubList[clubStart[c]:clubStart[c+1]] and regionList[regionStart[r]:regionStart[r+1]]
+	// list the players of each club and region (members), and
 	// metBy[metByStart[x]:metByEnd[x]] the players y with x in met[y] (met read backwards,
 	// each y once even when met[y] names x twice). They let mark find, for a candidate, only
 	// the players and tables it has a pair with instead of testing all.
-	clubMembers, regionMembers  [][]int32
-	metByStart, metByEnd, metBy []int32
+	clubStart, clubList, regionStart, regionList []int32
+	metByStart, metByEnd, metBy                  []int32
 
 	// best is the best seating found so far (see snapshot). dirty marks the tables swap has
 	// touched since best was last taken or restored; every other table is the same in seats
@@ -313,23 +314,42 @@ func (s *searcher) index() {
 		b.tablePlace = make([]int, tables)
 		b.placeCount = make([]uint8, tables*b.placeStride)
 	}
+	// The stamps and counts are cut from two blocks, sized first: a seating indexed once
+	// per draw, thousands of draws in a season's verification, each block one allocation.
+	clubs, regions, metLen := 0, 0, 0
+	if s.useClub {
+		clubs = idCount(s.club)
+	}
+	if s.useRegion {
+		regions = idCount(s.region)
+	}
+	u32n, i32n := tables+clubs+regions, 3*clubs+1+n+3*regions+1+n
 	if s.met != nil {
-		b.ownMark, b.metByP, b.metByQ = make([]uint32, n), make([]uint32, n), make([]uint32, n)
+		for _, ms := range s.met[:n] {
+			metLen += len(ms)
+		}
+		u32n += 5 * n
+		i32n += 3*n + 1 + metLen
+	}
+	u32 := block[uint32]{make([]uint32, u32n)}
+	i32 := block[int32]{make([]int32, i32n)}
+	if s.met != nil {
+		b.ownMark, b.metByP, b.metByQ = u32.take(n), u32.take(n), u32.take(n)
 	}
 	for t := range s.seats {
 		s.refresh(t)
 	}
 	if s.useClub {
-		b.clubMembers = members(s.club)
-		b.clubMark, b.clubCount = make([]uint32, len(b.clubMembers)), make([]int32, len(b.clubMembers))
+		b.clubStart, b.clubList = members(s.club, i32.take(clubs+1), i32.take(clubs), i32.take(n))
+		b.clubMark, b.clubCount = u32.take(clubs), i32.take(clubs)
 	}
 	if s.useRegion {
-		b.regionMembers = members(s.region)
-		b.regionMark, b.regionCount = make([]uint32, len(b.regionMembers)), make([]int32, len(b.regionMembers))
+		b.regionStart, b.regionList = members(s.region, i32.take(regions+1), i32.take(regions), i32.take(n))
+		b.regionMark, b.regionCount = u32.take(regions), i32.take(regions)
 	}
 	if s.met != nil {
 		// Counting sort of the met entries by the player named.
-		b.metByStart = make([]int32, n+1)
+		b.metByStart = i32.take(n + 1)
 		for _, ms := range s.met[:n] {
 			for _, x := range ms {
 				b.metByStart[x+1]++
@@ -341,8 +361,9 @@ func (s *searcher) index() {
 		// The entries for x from one met[y] are written one after the other, so a y that
 		// met[y] names x twice is dropped as it repeats the last one written; metByEnd is
 		// where each list ends then.
-		b.metBy = make([]int32, b.metByStart[n])
-		next := append([]int32(nil), b.metByStart[:n]...)
+		b.metBy = i32.take(metLen)
+		next := i32.take(n)
+		copy(next, b.metByStart[:n])
 		for y, ms := range s.met[:n] {
 			for _, x := range ms {
 				if next[x] > b.metByStart[x] && b.metBy[next[x]-1] == int32(y) {
@@ -353,43 +374,56 @@ func (s *searcher) index() {
 			}
 		}
 		b.metByEnd = next
-		b.metMark = make([]uint32, n)
-		b.rematchMark = make([]uint32, n)
-		b.rematchCount = make([]int32, n)
+		b.metMark = u32.take(n)
+		b.rematchMark = u32.take(n)
+		b.rematchCount = i32.take(n)
 	}
-	b.tableMark = make([]uint32, tables)
+	b.tableMark = u32.take(tables)
 	b.tableCost = make([]cost, tables)
 	b.dirty = make([]bool, tables)
 }
 
-// members groups the players by id (club or region), in ascending order; ids below 0 are
-// none. The groups share one array, cut by a count of each id.
-func members(ids []int) [][]int32 {
-	k, total := 0, 0
+// block cuts slices from one allocation.
+type block[T any] struct{ free []T }
+
+// take returns the next k elements, zero, capped at k.
+func (b *block[T]) take(k int) []T {
+	s := b.free[:k:k]
+	b.free = b.free[k:]
+	return s
+}
+
+// idCount is 1 + the largest id (club or region), 0 when there is none.
+func idCount(ids []int) int {
+	k := 0
+	for _, id := range ids {
+		k = max(k, id+1)
+	}
+	return k
+}
+
+// members groups the players by id (club or region), ids below 0 being none: the players of
+// id c are list[start[c]:start[c+1]], in ascending order. start has room for idCount(ids)+1
+// entries, next for idCount(ids) and list for len(ids), all zero; list is returned cut to
+// the players grouped.
+func members(ids []int, start, next, list []int32) ([]int32, []int32) {
 	for _, id := range ids {
 		if id >= 0 {
-			k, total = max(k, id+1), total+1
+			start[id+1]++
 		}
 	}
-	count := make([]int32, k)
-	for _, id := range ids {
-		if id >= 0 {
-			count[id]++
-		}
+	for c := 1; c < len(start); c++ {
+		start[c] += start[c-1]
 	}
-	all := make([]int32, total)
-	out := make([][]int32, k)
-	off := int32(0)
-	for id, c := range count {
-		out[id] = all[off : off : off+c]
-		off += c
-	}
+	list = list[:start[len(start)-1]]
+	copy(next, start)
 	for p, id := range ids {
 		if id >= 0 {
-			out[id] = append(out[id], int32(p))
+			list[next[id]] = int32(p)
+			next[id]++
 		}
 	}
-	return out
+	return start, list
 }
 
 // refresh recomputes the bookkeeping of table t after its players changed: their table,
@@ -490,14 +524,14 @@ func (s *searcher) mark(p int) {
 		return &pr.tableCost[t]
 	}
 	if pr.pClub >= 0 {
-		for _, x := range s.clubMembers[pr.pClub] {
+		for _, x := range s.clubList[s.clubStart[pr.pClub]:s.clubStart[pr.pClub+1]] {
 			if int(x) != p {
 				at(s.table[x]).club++
 			}
 		}
 	}
 	if pr.pRegion >= 0 {
-		for _, x := range s.regionMembers[pr.pRegion] {
+		for _, x := range s.regionList[s.regionStart[pr.pRegion]:s.regionStart[pr.pRegion+1]] {
 			if int(x) != p && (pr.pClub < 0 || s.club[x] != pr.pClub) { // a club pair is not also a region pair
 				at(s.table[x]).region++
 			}
