@@ -88,7 +88,12 @@ type book struct {
 	// each y once even when met[y] names x twice). They let mark find, for a candidate, only
 	// the players and tables it has a pair with instead of testing all.
 	clubStart, clubList, regionStart, regionList []int32
-	metByStart, metByEnd, metBy                  []int32
+	// metAt[t*n+y] is how many of the players at table t are in met[y] (each counted once),
+	// kept as players move (moved) when tables × players is at most metAtLimit, nil
+	// otherwise: mark then has the rematches a swap partner would have at the candidate's
+	// table without going through the met lists of the candidate's tablemates.
+	metAt                       []int32
+	metByStart, metByEnd, metBy []int32
 
 	// best is the best seating found so far (see snapshot). dirty marks the tables swap has
 	// touched since best was last taken or restored; every other table is the same in seats
@@ -140,6 +145,9 @@ type probe struct {
 	// t. Tables not marked have no pair with p (cost zero).
 	tableMark []uint32
 	tableCost []cost
+	// metAtA is metAt's row of table a, nil without metAt; rematchMark[y] == epoch then
+	// says that p is in met[y], and rematchCount is unused.
+	metAtA []int32
 	// rematchMark[y] == epoch: rematchCount[y] of the others at table a are in met[y]
 	// (pair(y, x) is a rematch), each counted once as in pair, metBy naming y once.
 	rematchMark  []uint32
@@ -374,6 +382,15 @@ func (s *searcher) index() {
 			}
 		}
 		b.metByEnd = next
+		if tables*n <= metAtLimit {
+			b.metAt = make([]int32, tables*n)
+			for x := range n {
+				row := b.metAt[s.table[x]*n:]
+				for _, y := range b.metBy[b.metByStart[x]:b.metByEnd[x]] {
+					row[y]++
+				}
+			}
+		}
 		b.metMark = u32.take(n)
 		b.rematchMark = u32.take(n)
 		b.rematchCount = i32.take(n)
@@ -381,6 +398,19 @@ func (s *searcher) index() {
 	b.tableMark = u32.take(tables)
 	b.tableCost = make([]cost, tables)
 	b.dirty = make([]bool, tables)
+}
+
+// metAtLimit bounds tables × players for metAt: 4 MB of counts.
+const metAtLimit = 1 << 20
+
+// moved updates metAt for player x moving from table from to table to.
+func (s *searcher) moved(x, from, to int) {
+	n := len(s.table)
+	src, dst := s.metAt[from*n:(from+1)*n], s.metAt[to*n:(to+1)*n]
+	for _, y := range s.metBy[s.metByStart[x]:s.metByEnd[x]] {
+		src[y]--
+		dst[y]++
+	}
 }
 
 // block cuts slices from one allocation.
@@ -430,6 +460,9 @@ func members(ids []int, start, next, list []int32) ([]int32, []int32) {
 // their own costs (which depend only on who sits at t) and the place counts of t.
 func (s *searcher) refresh(t int) {
 	for _, p := range s.seats[t] {
+		if s.metAt != nil && s.table[p] != t {
+			s.moved(p, s.table[p], t)
+		}
 		s.table[p] = t
 	}
 	for _, p := range s.seats[t] {
@@ -455,7 +488,8 @@ func (s *searcher) refreshPlace(t int) {
 
 // mark prepares the evaluation of every swap of candidate p (see probe and delta): it stamps
 // the players p met, sums p's pairs per table over the players of p's club and region and
-// the players p met, and counts for every player y how many of p's tablemates y met.
+// the players p met, and counts for every player y how many of p's tablemates y met (with
+// metAt, stamps instead the players who met p: metAt counts the rest).
 func (s *searcher) mark(p int) {
 	pr := &s.probe
 	pr.epoch++
@@ -544,6 +578,14 @@ func (s *searcher) mark(p int) {
 				at(s.table[x]).rematch++
 			}
 		}
+		if s.metAt != nil {
+			n := len(s.table)
+			pr.metAtA = s.metAt[pr.a*n : (pr.a+1)*n]
+			for _, y := range s.metBy[s.metByStart[p]:s.metByEnd[p]] {
+				pr.rematchMark[y] = e
+			}
+			return
+		}
 		for _, x := range pr.others {
 			for _, y := range s.metBy[s.metByStart[x]:s.metByEnd[x]] {
 				if pr.rematchMark[y] != e {
@@ -612,8 +654,16 @@ func (s *searcher) delta(q int) cost {
 			after.rematch--
 		}
 	}
-	if s.met != nil && pr.rematchMark[q] == pr.epoch {
-		after.rematch += int(pr.rematchCount[q])
+	if s.met != nil {
+		switch {
+		case pr.metAtA != nil:
+			after.rematch += int(pr.metAtA[q]) // with p when q met p
+			if pr.rematchMark[q] == pr.epoch {
+				after.rematch--
+			}
+		case pr.rematchMark[q] == pr.epoch:
+			after.rematch += int(pr.rematchCount[q])
+		}
 	}
 	return d.add(after.sub(pr.own.add(s.ownCost[q])))
 }
@@ -631,6 +681,10 @@ func (s *searcher) swap(p, q int) {
 		if x == q {
 			s.seats[b][i] = p
 		}
+	}
+	if s.metAt != nil {
+		s.moved(p, a, b)
+		s.moved(q, b, a)
 	}
 	s.table[p], s.table[q] = b, a
 	for _, t := range [2]int{a, b} {
@@ -714,6 +768,10 @@ func (s *searcher) swapMarked(q int) {
 		if x == q {
 			s.seats[b][i] = p
 		}
+	}
+	if s.metAt != nil {
+		s.moved(p, a, b)
+		s.moved(q, b, a)
 	}
 	s.table[p], s.table[q] = b, a
 	for _, t := range [2]int{a, b} {

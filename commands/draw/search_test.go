@@ -3,12 +3,15 @@ package draw
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
 // TestSwapMarkedKeepsTheBookkeeping takes, on random seatings, swaps of a marked candidate
-// as descend does (mark, then swapMarked) and after each compares every player's own cost
-// and every table's place cost with the same costs computed from scratch.
+// as descend does (mark, then swapMarked), and some as kick and restore do, and after each
+// compares every player's own cost, every table's place cost and the met counts per table
+// (metAt) with the same computed from scratch; before each, it compares the candidate's
+// swaps read with metAt and without.
 func TestSwapMarkedKeepsTheBookkeeping(t *testing.T) {
 	r := rand.New(rand.NewPCG(2026, 11))
 	for rep := range 60 {
@@ -52,17 +55,61 @@ func TestSwapMarkedKeepsTheBookkeeping(t *testing.T) {
 			}
 		}
 		s.index()
+		s.snapshot()
 		for step := range 40 {
 			p, q := r.IntN(n), r.IntN(n)
 			if s.table[p] == s.table[q] {
 				continue
 			}
-			s.mark(p)
-			s.swapMarked(q)
 			where := fmt.Sprintf("case %d step %d", rep, step)
+			if s.metAt != nil {
+				// The swaps of p read the same with and without metAt.
+				s.mark(p)
+				with := make([]cost, n)
+				for x := range n {
+					if s.table[x] != s.table[p] {
+						with[x] = s.delta(x)
+					}
+				}
+				metAt := s.metAt
+				s.metAt, s.probe.metAtA = nil, nil
+				s.mark(p)
+				for x := range n {
+					if s.table[x] != s.table[p] {
+						if got, want := with[x], s.delta(x); got != want {
+							t.Fatalf("%s: delta(%d) with metAt %+v, without %+v", where, x, got, want)
+						}
+					}
+				}
+				s.metAt = metAt
+			}
+			switch r.IntN(8) {
+			case 0: // as kick does
+				s.swap(p, q)
+			case 1: // as improve does after a descent
+				s.restore()
+			default:
+				s.mark(p)
+				s.swapMarked(q)
+			}
 			for x := range n {
 				if got, want := s.ownCost[x], s.own(x); got != want {
 					t.Fatalf("%s: own cost of %d %+v, from scratch %+v", where, x, got, want)
+				}
+			}
+			if s.metAt != nil {
+				at := make([]int32, len(s.metAt))
+				for x := range n {
+					seen := map[int]bool{}
+					for _, y := range s.met[x] {
+						if !seen[y] {
+							seen[y] = true
+							at[s.table[y]*n+x]++
+						}
+					}
+				}
+				if !slices.Equal(s.metAt, at) {
+					t.Fatalf("%s: metAt %v, from scratch %v", where, s.metAt, at)
 				}
 			}
 			for tb := range s.seats {
