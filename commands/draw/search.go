@@ -89,7 +89,7 @@ type book struct {
 	// the players and tables it has a pair with instead of testing all.
 	clubStart, clubList, regionStart, regionList []int32
 	// metAt[t*n+y] is how many of the players at table t are in met[y] (each counted once),
-	// kept as players move (moved) when tables × players is at most metAtLimit, nil
+	// kept as players move (moved) when tables × players is small enough (metAtLimit), nil
 	// otherwise: mark then has the rematches a swap partner would have at the candidate's
 	// table without going through the met lists of the candidate's tablemates.
 	metAt                       []int32
@@ -382,7 +382,7 @@ func (s *searcher) index() {
 			}
 		}
 		b.metByEnd = next
-		if tables*n <= metAtLimit {
+		if tables*n <= min(metAtLimit, 16*metLen) {
 			b.metAt = make([]int32, tables*n)
 			for x := range n {
 				row := b.metAt[s.table[x]*n:]
@@ -400,7 +400,9 @@ func (s *searcher) index() {
 	b.dirty = make([]bool, tables)
 }
 
-// metAtLimit bounds tables × players for metAt: 4 MB of counts.
+// metAtLimit bounds tables × players for metAt: 4 MB of counts. Below it, metAt is kept when
+// it holds at most 16 counts per entry of the met lists: in an early round of a large
+// tournament the counts would be mostly zeros, made and cleared for few rematches.
 const metAtLimit = 1 << 20
 
 // moved updates metAt for player x moving from table from to table to.
