@@ -64,9 +64,10 @@ type searcher struct {
 // book is what the searcher keeps up to date so that it never recomputes a cost from scratch
 // in its inner loop. Everything here is derived from the fields above and the current
 // seating: index builds it, swap updates it for the two tables it touches (refresh; descend's
-// swaps by the pairs that change, swapMarked) and restore for the tables it copies back. Costs are plain integers, so a cost read from here is
-// exactly the cost own or placeCost would compute on the same seating: the search takes the
-// same decisions, in the same order, as if it recomputed them.
+// swaps by the pairs that change, swapMarked) and restore for the tables it copies back.
+// Costs are plain integers, so a cost read from here is exactly the cost own or placeCost
+// would compute on the same seating: the search takes the same decisions, in the same order,
+// as if it recomputed them.
 type book struct {
 	indexed bool
 
@@ -514,7 +515,6 @@ func (s *searcher) mark(p int) {
 	}
 	if s.usePlace {
 		pr.placeOut = s.placeChange(pr.a, s.place[p], 0)
-		pr.placeIn = pr.placeIn[:0]
 		placeIn := pr.placeIn[:0]
 		for v := range len(s.seats[pr.a]) + 1 {
 			placeIn = append(placeIn, s.placeChange(pr.a, 0, v))
