@@ -232,3 +232,37 @@ func BenchmarkPrepareLarge(b *testing.B) {
 		})
 	}
 }
+
+// clubRequests are the draws of club tournaments as a season holds thousands of: 16 to 80
+// entrants, listed in registration order rather than by id, most clubs of one or two players,
+// 15 regions, and every round before the drawn one played at random tables of 4.
+func clubRequests() []Request {
+	var reqs []Request
+	for _, n := range []int{16, 24, 40, 80} {
+		es := players(n, func(i int) string { return fmt.Sprintf("club-%d", (i*7)%(n*3/4)) }, func(i int) string { return fmt.Sprintf("region-%d", (i*11)%15) })
+		r := rand.New(rand.NewPCG(uint64(n), 7))
+		r.Shuffle(len(es), func(i, j int) { es[i], es[j] = es[j], es[i] })
+		var past []Past
+		for round := 1; round <= 6; round++ {
+			reqs = append(reqs, Request{Algorithm: AlgRandom, Round: round, Entrants: es, Sizes: []int{4, 5}, Seed: fmt.Sprintf("club-%d-%d", n, round), Past: slices.Clone(past)})
+			for i, p := range r.Perm(n) {
+				past = append(past, Past{Player: es[p].Player, Round: round, Table: i/4 + 1, Place: i%4 + 1})
+			}
+		}
+	}
+	return reqs
+}
+
+// BenchmarkDrawClubSeason times the draws of clubRequests one after the other, as verifying a
+// season re-runs each recorded draw: rounds 1 to 6 of four tournaments, 24 draws an op.
+func BenchmarkDrawClubSeason(b *testing.B) {
+	reqs := clubRequests()
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, req := range reqs {
+			if _, err := Draw(req); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}

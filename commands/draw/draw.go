@@ -245,6 +245,24 @@ type request struct {
 // when it looks for a player with two games in a round.
 const lowRounds = 64
 
+// sortedEntrants returns a copy of es sorted by player id. It sorts their indices and copies
+// each entrant once: sorting the entrants themselves moves their strings at every swap, each
+// move a write the garbage collector may have to watch. The sort makes the same comparisons
+// and the same swaps on either slice, so the order is the same, entrants with the same id
+// included.
+func sortedEntrants(es []Entrant) []Entrant {
+	order := make([]int32, len(es))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(a, b int32) int { return strings.Compare(es[a].Player, es[b].Player) })
+	out := make([]Entrant, len(es))
+	for k, i := range order {
+		out[k] = es[i]
+	}
+	return out
+}
+
 // prepare validates the parts of a request every algorithm relies on.
 func prepare(req Request) (*request, error) {
 	if req.Round < 1 {
@@ -253,8 +271,7 @@ func prepare(req Request) (*request, error) {
 	if len(req.Entrants) == 0 {
 		return nil, fmt.Errorf("%w: no entrants to seat in round %d", ErrInput, req.Round)
 	}
-	r := &request{Request: req, entrants: slices.Clone(req.Entrants), index: make(map[string]int, len(req.Entrants))}
-	slices.SortFunc(r.entrants, func(a, b Entrant) int { return strings.Compare(a.Player, b.Player) })
+	r := &request{Request: req, entrants: sortedEntrants(req.Entrants), index: make(map[string]int, len(req.Entrants))}
 	for i, e := range r.entrants {
 		if e.Player == "" {
 			return nil, fmt.Errorf("%w: an entrant has no player id", ErrInput)

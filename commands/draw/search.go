@@ -63,10 +63,11 @@ type searcher struct {
 
 // book is what the searcher keeps up to date so that it never recomputes a cost from scratch
 // in its inner loop. Everything here is derived from the fields above and the current
-// seating: index builds it, swap updates it for the two tables it touches and restore for the
-// tables it copies back (refresh). Costs are plain integers, so a cost read from here is
-// exactly the cost own or placeCost would compute on the same seating: the search takes the
-// same decisions, in the same order, as if it recomputed them.
+// seating: index builds it, swap updates it for the two tables it touches (refresh; descend's
+// swaps by the pairs that change, swapMarked) and restore for the tables it copies back.
+// Costs are plain integers, so a cost read from here is exactly the cost own or placeCost
+// would compute on the same seating: the search takes the same decisions, in the same order,
+// as if it recomputed them.
 type book struct {
 	indexed bool
 
@@ -82,12 +83,18 @@ type book struct {
 	placeCount  []uint8
 	placeStride int
 
-	// clubMembers[c] and regionMembers[r] list the players of each club and region, and
-	// metBy[metByStart[x]:metByStart[x+1]] the players y with x in met[y] (met read
-	// backwards, with repeats when met[y] names x twice). They let mark find, for a
-	// candidate, only the players and tables it has a pair with instead of testing all.
-	clubMembers, regionMembers [][]int32
-	metByStart, metBy          []int32
+	// clubList[clubStart[c]:clubStart[c+1]] and regionList[regionStart[r]:regionStart[r+1]]
+	// list the players of each club and region (members), and
+	// metBy[metByStart[x]:metByEnd[x]] the players y with x in met[y] (met read backwards,
+	// each y once even when met[y] names x twice). They let mark find, for a candidate, only
+	// the players and tables it has a pair with instead of testing all.
+	clubStart, clubList, regionStart, regionList []int32
+	// metAt[t*n+y] is how many of the players at table t are in met[y] (each counted once),
+	// kept as players move (moved) when tables × players is small enough (metAtLimit), nil
+	// otherwise: mark then has the rematches a swap partner would have at the candidate's
+	// table without going through the met lists of the candidate's tablemates.
+	metAt                       []int32
+	metByStart, metByEnd, metBy []int32
 
 	// best is the best seating found so far (see snapshot). dirty marks the tables swap has
 	// touched since best was last taken or restored; every other table is the same in seats
@@ -99,9 +106,11 @@ type book struct {
 	cand []int // conflicted's result, reused
 
 	// ownMark[y] == ownEpoch: y is in met of the player whose own cost refresh is
-	// computing (ownAt).
-	ownMark  []uint32
-	ownEpoch uint32
+	// computing (ownAt), or of the partner q of swapMarked. metByP[y] and metByQ[y] ==
+	// ownEpoch: swapMarked's p, or q, is in met[y].
+	ownMark        []uint32
+	metByP, metByQ []uint32
+	ownEpoch       uint32
 
 	probe
 }
@@ -137,12 +146,13 @@ type probe struct {
 	// t. Tables not marked have no pair with p (cost zero).
 	tableMark []uint32
 	tableCost []cost
+	// metAtA is metAt's row of table a, nil without metAt; rematchMark[y] == epoch then
+	// says that p is in met[y], and rematchCount is unused.
+	metAtA []int32
 	// rematchMark[y] == epoch: rematchCount[y] of the others at table a are in met[y]
-	// (pair(y, x) is a rematch); rematchLast[y] is the last of them counted, so that a player
-	// named twice in met[y] counts once, as in pair.
+	// (pair(y, x) is a rematch), each counted once as in pair, metBy naming y once.
 	rematchMark  []uint32
 	rematchCount []int32
-	rematchLast  []int32
 }
 
 // newSearcher indexes a seating. club, region, place and class may be nil when unused.
@@ -252,10 +262,7 @@ func (s *searcher) ownAt(p, t int) cost {
 	var c cost
 	met := s.met != nil && len(s.met[p]) > 0
 	if met {
-		if s.ownEpoch++; s.ownEpoch == 0 { // wrapped: forget every stamp
-			clear(s.ownMark)
-			s.ownEpoch = 1
-		}
+		s.nextOwnEpoch()
 		for _, m := range s.met[p] {
 			s.ownMark[m] = s.ownEpoch
 		}
@@ -277,6 +284,27 @@ func (s *searcher) ownAt(p, t int) cost {
 	return c
 }
 
+// nextOwnEpoch starts a new stamp for ownMark, metByP and metByQ.
+func (s *searcher) nextOwnEpoch() {
+	if s.ownEpoch++; s.ownEpoch == 0 { // wrapped: forget every stamp
+		clear(s.ownMark)
+		clear(s.metByP)
+		clear(s.metByQ)
+		s.ownEpoch = 1
+	}
+}
+
+// kin is the club or region part of pair(p, x), which is the same for pair(x, p).
+func (s *searcher) kin(p, x int) cost {
+	switch {
+	case s.useClub && s.club[p] >= 0 && s.club[p] == s.club[x]:
+		return cost{club: 1}
+	case s.useRegion && s.region[p] >= 0 && s.region[p] == s.region[x]:
+		return cost{region: 1}
+	}
+	return cost{}
+}
+
 // index builds the bookkeeping (see book) for the current seating, from scratch.
 func (s *searcher) index() {
 	n, tables := len(s.table), len(s.seats)
@@ -295,23 +323,42 @@ func (s *searcher) index() {
 		b.tablePlace = make([]int, tables)
 		b.placeCount = make([]uint8, tables*b.placeStride)
 	}
+	// The stamps and counts are cut from two blocks, sized first: a seating indexed once
+	// per draw, thousands of draws in a season's verification, each block one allocation.
+	clubs, regions, metLen := 0, 0, 0
+	if s.useClub {
+		clubs = idCount(s.club)
+	}
+	if s.useRegion {
+		regions = idCount(s.region)
+	}
+	u32n, i32n := tables+clubs+regions, 3*clubs+1+n+3*regions+1+n
 	if s.met != nil {
-		b.ownMark = make([]uint32, n)
+		for _, ms := range s.met[:n] {
+			metLen += len(ms)
+		}
+		u32n += 5 * n
+		i32n += 3*n + 1 + metLen
+	}
+	u32 := block[uint32]{make([]uint32, u32n)}
+	i32 := block[int32]{make([]int32, i32n)}
+	if s.met != nil {
+		b.ownMark, b.metByP, b.metByQ = u32.take(n), u32.take(n), u32.take(n)
 	}
 	for t := range s.seats {
 		s.refresh(t)
 	}
 	if s.useClub {
-		b.clubMembers = members(s.club)
-		b.clubMark, b.clubCount = make([]uint32, len(b.clubMembers)), make([]int32, len(b.clubMembers))
+		b.clubStart, b.clubList = members(s.club, i32.take(clubs+1), i32.take(clubs), i32.take(n))
+		b.clubMark, b.clubCount = u32.take(clubs), i32.take(clubs)
 	}
 	if s.useRegion {
-		b.regionMembers = members(s.region)
-		b.regionMark, b.regionCount = make([]uint32, len(b.regionMembers)), make([]int32, len(b.regionMembers))
+		b.regionStart, b.regionList = members(s.region, i32.take(regions+1), i32.take(regions), i32.take(n))
+		b.regionMark, b.regionCount = u32.take(regions), i32.take(regions)
 	}
 	if s.met != nil {
 		// Counting sort of the met entries by the player named.
-		b.metByStart = make([]int32, n+1)
+		b.metByStart = i32.take(n + 1)
 		for _, ms := range s.met[:n] {
 			for _, x := range ms {
 				b.metByStart[x+1]++
@@ -320,48 +367,115 @@ func (s *searcher) index() {
 		for x := range n {
 			b.metByStart[x+1] += b.metByStart[x]
 		}
-		b.metBy = make([]int32, b.metByStart[n])
-		next := append([]int32(nil), b.metByStart[:n]...)
+		// The entries for x from one met[y] are written one after the other, so a y that
+		// met[y] names x twice is dropped as it repeats the last one written; metByEnd is
+		// where each list ends then.
+		b.metBy = i32.take(metLen)
+		next := i32.take(n)
+		copy(next, b.metByStart[:n])
 		for y, ms := range s.met[:n] {
 			for _, x := range ms {
+				if next[x] > b.metByStart[x] && b.metBy[next[x]-1] == int32(y) {
+					continue
+				}
 				b.metBy[next[x]] = int32(y)
 				next[x]++
 			}
 		}
-		b.metMark = make([]uint32, n)
-		b.rematchMark = make([]uint32, n)
-		b.rematchCount = make([]int32, n)
-		b.rematchLast = make([]int32, n)
+		b.metByEnd = next
+		if tables*n <= min(metAtLimit, 16*metLen) {
+			b.metAt = make([]int32, tables*n)
+			for x := range n {
+				row := b.metAt[s.table[x]*n:]
+				for _, y := range b.metBy[b.metByStart[x]:b.metByEnd[x]] {
+					row[y]++
+				}
+			}
+		}
+		b.metMark = u32.take(n)
+		b.rematchMark = u32.take(n)
+		b.rematchCount = i32.take(n)
 	}
-	b.tableMark = make([]uint32, tables)
+	b.tableMark = u32.take(tables)
 	b.tableCost = make([]cost, tables)
 	b.dirty = make([]bool, tables)
 }
 
-// members groups the players by id (club or region); ids below 0 are none.
-func members(ids []int) [][]int32 {
+// metAtLimit bounds tables × players for metAt: 4 MB of counts. Below it, metAt is kept when
+// it holds at most 16 counts per entry of the met lists: in an early round of a large
+// tournament the counts would be mostly zeros, made and cleared for few rematches.
+const metAtLimit = 1 << 20
+
+// moved updates metAt for player x moving from table from to table to.
+func (s *searcher) moved(x, from, to int) {
+	n := len(s.table)
+	src, dst := s.metAt[from*n:(from+1)*n], s.metAt[to*n:(to+1)*n]
+	for _, y := range s.metBy[s.metByStart[x]:s.metByEnd[x]] {
+		src[y]--
+		dst[y]++
+	}
+}
+
+// block cuts slices from one allocation.
+type block[T any] struct{ free []T }
+
+// take returns the next k elements, zero, capped at k.
+func (b *block[T]) take(k int) []T {
+	s := b.free[:k:k]
+	b.free = b.free[k:]
+	return s
+}
+
+// idCount is 1 + the largest id (club or region), 0 when there is none.
+func idCount(ids []int) int {
 	k := 0
 	for _, id := range ids {
 		k = max(k, id+1)
 	}
-	out := make([][]int32, k)
-	for p, id := range ids {
+	return k
+}
+
+// members groups the players by id (club or region), ids below 0 being none: the players of
+// id c are list[start[c]:start[c+1]], in ascending order. start has room for idCount(ids)+1
+// entries, next for idCount(ids) and list for len(ids), all zero; list is returned cut to
+// the players grouped.
+func members(ids []int, start, next, list []int32) ([]int32, []int32) {
+	for _, id := range ids {
 		if id >= 0 {
-			out[id] = append(out[id], int32(p))
+			start[id+1]++
 		}
 	}
-	return out
+	for c := 1; c < len(start); c++ {
+		start[c] += start[c-1]
+	}
+	list = list[:start[len(start)-1]]
+	copy(next, start)
+	for p, id := range ids {
+		if id >= 0 {
+			list[next[id]] = int32(p)
+			next[id]++
+		}
+	}
+	return start, list
 }
 
 // refresh recomputes the bookkeeping of table t after its players changed: their table,
 // their own costs (which depend only on who sits at t) and the place counts of t.
 func (s *searcher) refresh(t int) {
 	for _, p := range s.seats[t] {
+		if s.metAt != nil && s.table[p] != t {
+			s.moved(p, s.table[p], t)
+		}
 		s.table[p] = t
 	}
 	for _, p := range s.seats[t] {
 		s.ownCost[p] = s.ownAt(p, t)
 	}
+	s.refreshPlace(t)
+}
+
+// refreshPlace recomputes the place counts and place cost of table t.
+func (s *searcher) refreshPlace(t int) {
 	if s.usePlace {
 		count := s.placeCount[t*s.placeStride : (t+1)*s.placeStride]
 		clear(count)
@@ -377,7 +491,8 @@ func (s *searcher) refresh(t int) {
 
 // mark prepares the evaluation of every swap of candidate p (see probe and delta): it stamps
 // the players p met, sums p's pairs per table over the players of p's club and region and
-// the players p met, and counts for every player y how many of p's tablemates y met.
+// the players p met, and counts for every player y how many of p's tablemates y met (with
+// metAt, stamps instead the players who met p: metAt counts the rest).
 func (s *searcher) mark(p int) {
 	pr := &s.probe
 	pr.epoch++
@@ -400,12 +515,15 @@ func (s *searcher) mark(p int) {
 	}
 	if s.usePlace {
 		pr.placeOut = s.placeChange(pr.a, s.place[p], 0)
-		pr.placeIn = pr.placeIn[:0]
+		placeIn := pr.placeIn[:0]
 		for v := range len(s.seats[pr.a]) + 1 {
-			pr.placeIn = append(pr.placeIn, s.placeChange(pr.a, 0, v))
+			placeIn = append(placeIn, s.placeChange(pr.a, 0, v))
 		}
+		pr.placeIn = placeIn
 	}
-	pr.others, pr.othersClub, pr.othersRegion = pr.others[:0], pr.othersClub[:0], pr.othersRegion[:0]
+	// The lists grow in locals and are stored once: a slice stored in the probe at each
+	// append is a pointer write the garbage collector has to watch while it marks.
+	others, othersClub, othersRegion := pr.others[:0], pr.othersClub[:0], pr.othersRegion[:0]
 	for _, x := range s.seats[pr.a] {
 		if x == p {
 			continue
@@ -417,7 +535,7 @@ func (s *searcher) mark(p int) {
 		if s.useRegion {
 			r = s.region[x]
 		}
-		pr.others, pr.othersClub, pr.othersRegion = append(pr.others, x), append(pr.othersClub, c), append(pr.othersRegion, r)
+		others, othersClub, othersRegion = append(others, x), append(othersClub, c), append(othersRegion, r)
 		if c >= 0 {
 			if pr.clubMark[c] != e {
 				pr.clubMark[c], pr.clubCount[c] = e, 0
@@ -431,6 +549,7 @@ func (s *searcher) mark(p int) {
 			pr.regionCount[r]++
 		}
 	}
+	pr.others, pr.othersClub, pr.othersRegion = others, othersClub, othersRegion
 
 	// tableCost[t] = Σ pair(p, x) over x at t, built from the only players p can have a pair
 	// with. Table a gets p's own pairs too, but no swap partner sits there.
@@ -441,14 +560,14 @@ func (s *searcher) mark(p int) {
 		return &pr.tableCost[t]
 	}
 	if pr.pClub >= 0 {
-		for _, x := range s.clubMembers[pr.pClub] {
+		for _, x := range s.clubList[s.clubStart[pr.pClub]:s.clubStart[pr.pClub+1]] {
 			if int(x) != p {
 				at(s.table[x]).club++
 			}
 		}
 	}
 	if pr.pRegion >= 0 {
-		for _, x := range s.regionMembers[pr.pRegion] {
+		for _, x := range s.regionList[s.regionStart[pr.pRegion]:s.regionStart[pr.pRegion+1]] {
 			if int(x) != p && (pr.pClub < 0 || s.club[x] != pr.pClub) { // a club pair is not also a region pair
 				at(s.table[x]).region++
 			}
@@ -461,15 +580,20 @@ func (s *searcher) mark(p int) {
 				at(s.table[x]).rematch++
 			}
 		}
+		if s.metAt != nil {
+			n := len(s.table)
+			pr.metAtA = s.metAt[pr.a*n : (pr.a+1)*n]
+			for _, y := range s.metBy[s.metByStart[p]:s.metByEnd[p]] {
+				pr.rematchMark[y] = e
+			}
+			return
+		}
 		for _, x := range pr.others {
-			for _, y := range s.metBy[s.metByStart[x]:s.metByStart[x+1]] {
+			for _, y := range s.metBy[s.metByStart[x]:s.metByEnd[x]] {
 				if pr.rematchMark[y] != e {
-					pr.rematchMark[y], pr.rematchCount[y], pr.rematchLast[y] = e, 0, -1
+					pr.rematchMark[y], pr.rematchCount[y] = e, 0
 				}
-				if pr.rematchLast[y] != int32(x) {
-					pr.rematchLast[y] = int32(x)
-					pr.rematchCount[y]++
-				}
+				pr.rematchCount[y]++
 			}
 		}
 	}
@@ -532,8 +656,16 @@ func (s *searcher) delta(q int) cost {
 			after.rematch--
 		}
 	}
-	if s.met != nil && pr.rematchMark[q] == pr.epoch {
-		after.rematch += int(pr.rematchCount[q])
+	if s.met != nil {
+		switch {
+		case pr.metAtA != nil:
+			after.rematch += int(pr.metAtA[q]) // with p when q met p
+			if pr.rematchMark[q] == pr.epoch {
+				after.rematch--
+			}
+		case pr.rematchMark[q] == pr.epoch:
+			after.rematch += int(pr.rematchCount[q])
+		}
 	}
 	return d.add(after.sub(pr.own.add(s.ownCost[q])))
 }
@@ -552,6 +684,10 @@ func (s *searcher) swap(p, q int) {
 			s.seats[b][i] = p
 		}
 	}
+	if s.metAt != nil {
+		s.moved(p, a, b)
+		s.moved(q, b, a)
+	}
 	s.table[p], s.table[q] = b, a
 	for _, t := range [2]int{a, b} {
 		if !s.dirty[t] {
@@ -562,16 +698,104 @@ func (s *searcher) swap(p, q int) {
 	}
 }
 
+// swapMarked is swap(p, q) for the candidate p that mark prepared, the seating unchanged
+// since (descend takes the swap bestSwap found). Rather than summing again the own cost of
+// every player at both tables (refresh), it moves each by the pairs that change: a player x at
+// p's table a loses pair(x, p) and gains pair(x, q), a player y at q's table b loses
+// pair(y, q) and gains pair(y, p), and p and q get their pairs at their new tables. These are
+// the same integers refresh would add up, so the bookkeeping is the same.
+func (s *searcher) swapMarked(q int) {
+	pr := &s.probe
+	p, a, b := pr.p, pr.a, s.table[q]
+	met := s.met != nil
+	var e uint32
+	if met {
+		s.nextOwnEpoch()
+		e = s.ownEpoch
+		for _, y := range s.metBy[s.metByStart[p]:s.metByEnd[p]] {
+			s.metByP[y] = e
+		}
+		for _, y := range s.metBy[s.metByStart[q]:s.metByEnd[q]] {
+			s.metByQ[y] = e
+		}
+		for _, y := range s.met[q] {
+			s.ownMark[y] = e
+		}
+	}
+	var ownP, ownQ cost
+	for _, x := range pr.others { // the players at a other than p
+		kp, kq := s.kin(x, p), s.kin(x, q)
+		c := s.ownCost[x].sub(kp).add(kq)
+		ownQ = ownQ.add(kq)
+		if met {
+			if s.metByP[x] == e {
+				c.rematch--
+			}
+			if s.metByQ[x] == e {
+				c.rematch++
+			}
+			if s.ownMark[x] == e {
+				ownQ.rematch++
+			}
+		}
+		s.ownCost[x] = c
+	}
+	for _, y := range s.seats[b] {
+		if y == q {
+			continue
+		}
+		kq, kp := s.kin(y, q), s.kin(y, p)
+		c := s.ownCost[y].sub(kq).add(kp)
+		ownP = ownP.add(kp)
+		if met {
+			if s.metByQ[y] == e {
+				c.rematch--
+			}
+			if s.metByP[y] == e {
+				c.rematch++
+			}
+			if pr.metMark[y] == pr.epoch {
+				ownP.rematch++
+			}
+		}
+		s.ownCost[y] = c
+	}
+	s.ownCost[p], s.ownCost[q] = ownP, ownQ
+	for i, x := range s.seats[a] {
+		if x == p {
+			s.seats[a][i] = q
+		}
+	}
+	for i, x := range s.seats[b] {
+		if x == q {
+			s.seats[b][i] = p
+		}
+	}
+	if s.metAt != nil {
+		s.moved(p, a, b)
+		s.moved(q, b, a)
+	}
+	s.table[p], s.table[q] = b, a
+	for _, t := range [2]int{a, b} {
+		if !s.dirty[t] {
+			s.dirty[t] = true
+			s.dirtyTables = append(s.dirtyTables, t)
+		}
+		s.refreshPlace(t)
+	}
+}
+
 // conflicted lists, in ascending order, the players who break a constraint. The slice is
 // reused by the next call.
 func (s *searcher) conflicted() []int {
-	s.cand = s.cand[:0]
+	cand := s.cand[:0] // stored once, as in mark
 	for p := range s.table {
 		if s.broken(p) {
-			s.cand = append(s.cand, p)
+			cand = append(cand, p)
 		}
 	}
-	return s.cand
+	s.cand = cand
+	return cand
 }
 
 // improve runs an iterated local search: descend (best swaps, then a bounded number of
@@ -648,10 +872,10 @@ func (s *searcher) descend(pools map[int][]int, budget *int) {
 			bestQ, flatQ := s.bestSwap(p, pool, start, budget)
 			switch {
 			case bestQ >= 0:
-				s.swap(p, bestQ)
+				s.swapMarked(bestQ)
 				improved, moved = true, true
 			case flatQ >= 0 && sideways > 0:
-				s.swap(p, flatQ)
+				s.swapMarked(flatQ)
 				sideways--
 				moved = true
 			}
