@@ -674,6 +674,14 @@ func (s *searcher) delta(q int) cost {
 // both tables.
 func (s *searcher) swap(p, q int) {
 	a, b := s.table[p], s.table[q]
+	s.exchange(p, q, a, b)
+	s.refresh(a)
+	s.refresh(b)
+}
+
+// exchange seats p, at table a, and q, at table b, at each other's table, and marks both
+// tables dirty; the callers bring the tables' costs up to date.
+func (s *searcher) exchange(p, q, a, b int) {
 	for i, x := range s.seats[a] {
 		if x == p {
 			s.seats[a][i] = q
@@ -694,7 +702,6 @@ func (s *searcher) swap(p, q int) {
 			s.dirty[t] = true
 			s.dirtyTables = append(s.dirtyTables, t)
 		}
-		s.refresh(t)
 	}
 }
 
@@ -761,28 +768,9 @@ func (s *searcher) swapMarked(q int) {
 		s.ownCost[y] = c
 	}
 	s.ownCost[p], s.ownCost[q] = ownP, ownQ
-	for i, x := range s.seats[a] {
-		if x == p {
-			s.seats[a][i] = q
-		}
-	}
-	for i, x := range s.seats[b] {
-		if x == q {
-			s.seats[b][i] = p
-		}
-	}
-	if s.metAt != nil {
-		s.moved(p, a, b)
-		s.moved(q, b, a)
-	}
-	s.table[p], s.table[q] = b, a
-	for _, t := range [2]int{a, b} {
-		if !s.dirty[t] {
-			s.dirty[t] = true
-			s.dirtyTables = append(s.dirtyTables, t)
-		}
-		s.refreshPlace(t)
-	}
+	s.exchange(p, q, a, b)
+	s.refreshPlace(a)
+	s.refreshPlace(b)
 }
 
 // conflicted lists, in ascending order, the players who break a constraint. The slice is
