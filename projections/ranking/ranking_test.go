@@ -3,6 +3,7 @@ package ranking_test
 import (
 	"encoding/json"
 	"math"
+	"math/rand/v2"
 	"os"
 	"sort"
 	"strings"
@@ -298,6 +299,82 @@ func TestEditDistance(t *testing.T) {
 		if got := ranking.EditDistance(tc.a, tc.b); got != tc.want {
 			t.Errorf("editDistance(%q, %q) = %d, want %d", tc.a, tc.b, got, tc.want)
 		}
+	}
+}
+
+// TestEditDistanceIsLevenshtein: the distance computed near the diagonal
+// only is Levenshtein's, capped, on names a letter or two apart and on
+// names of 63 bytes or more (compared by their start).
+func TestEditDistanceIsLevenshtein(t *testing.T) {
+	levenshtein := func(a, b string) int {
+		if len(b) > 63 {
+			b = b[:63]
+		}
+		prev := make([]int, len(b)+1)
+		for j := range prev {
+			prev[j] = j
+		}
+		for i := 1; i <= len(a); i++ {
+			cur := make([]int, len(b)+1)
+			cur[0] = i
+			for j := 1; j <= len(b); j++ {
+				c := 1
+				if a[i-1] == b[j-1] {
+					c = 0
+				}
+				cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+c)
+			}
+			prev = cur
+		}
+		return min(prev[len(b)], 3)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	word := func(n int) string {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = "abc "[rng.IntN(4)]
+		}
+		return string(b)
+	}
+	edited := func(s string) string {
+		b := []byte(s)
+		for range rng.IntN(4) {
+			i := rng.IntN(len(b) + 1)
+			switch rng.IntN(3) {
+			case 0:
+				b = append(b[:i], append([]byte{"abc "[rng.IntN(4)]}, b[i:]...)...)
+			case 1:
+				if i < len(b) {
+					b = append(b[:i], b[i+1:]...)
+				}
+			default:
+				if i < len(b) {
+					b[i] = "abc "[rng.IntN(4)]
+				}
+			}
+		}
+		return string(b)
+	}
+	differ := 0
+	for n := range 20000 {
+		a := word(rng.IntN(12))
+		if n%10 == 0 {
+			a = word(60 + rng.IntN(8))
+		}
+		b := edited(a)
+		if n%7 == 0 {
+			b = word(rng.IntN(12))
+		}
+		got, want := ranking.EditDistance(a, b), levenshtein(a, b)
+		if got != want {
+			t.Fatalf("editDistance(%q, %q) = %d, want %d", a, b, got, want)
+		}
+		if want > 0 && want <= 2 {
+			differ++
+		}
+	}
+	if differ < 1000 {
+		t.Fatalf("only %d pairs within 2 edits: the test compares too little", differ)
 	}
 }
 

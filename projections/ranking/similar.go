@@ -71,30 +71,43 @@ func normalize(name string) string {
 }
 
 // editDistance is the Levenshtein distance between a and b, by bytes (the
-// names are normalized: mostly ASCII), or maxEdits+1 once it is sure to be
-// more than maxEdits.
+// names are normalized: mostly ASCII), capped at maxEdits+1. Only the cells
+// within maxEdits of the diagonal are computed: any path through another
+// costs more than maxEdits.
 func editDistance(a, b string) int {
+	const far = maxEdits + 1
 	var rows [2][64]int
 	if len(b) >= len(rows[0]) {
 		b = b[:len(rows[0])-1] // names longer than 63 bytes compare by their start
 	}
+	if abs(len(a)-len(b)) > maxEdits {
+		return far
+	}
 	prev, cur := rows[0][:len(b)+1], rows[1][:len(b)+1]
 	for j := range prev {
-		prev[j] = j
+		prev[j] = min(j, far)
 	}
 	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		best := i
-		for j := 1; j <= len(b); j++ {
+		lo, hi := max(1, i-maxEdits), min(len(b), i+maxEdits)
+		if lo == 1 {
+			cur[0] = min(i, far)
+		} else {
+			cur[lo-1] = far
+		}
+		best := cur[lo-1]
+		for j := lo; j <= hi; j++ {
 			c := 1
 			if a[i-1] == b[j-1] {
 				c = 0
 			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+c)
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+c, far)
 			best = min(best, cur[j])
 		}
-		if best > maxEdits {
-			return maxEdits + 1
+		if hi < len(b) {
+			cur[hi+1] = far // the next row's band reaches one cell further
+		}
+		if best == far {
+			return far
 		}
 		prev, cur = cur, prev
 	}
