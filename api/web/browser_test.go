@@ -97,11 +97,27 @@ func evaluate(tab context.Context, expr string, opts ...chromedp.EvaluateOption)
 	return chromedp.Run(ctx, chromedp.Evaluate[string](expr, opts...))
 }
 
-// screenshot takes a PNG of the whole page, bounded by stepTime.
+// screenshot takes a PNG of the whole page, bounded by stepTime. A page
+// the browser is still replacing (a form just sent) has no layout to take
+// ("Cannot take screenshot with 0 width"): it asks again until the page
+// stands complete and the picture is taken.
 func screenshot(tab context.Context) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(tab, stepTime)
 	defer cancel()
-	return chromedp.Run(ctx, chromedp.FullScreenshot(100)) // quality 100: PNG
+	for {
+		ready, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.readyState === "complete" && document.documentElement.getBoundingClientRect().width > 0`))
+		if err == nil && ready {
+			var png []byte
+			if png, err = chromedp.Run(ctx, chromedp.FullScreenshot(100)); err == nil { // quality 100: PNG
+				return png, nil
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("%w (last: ready %v, %v)", ctx.Err(), ready, err)
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
 }
 
 // stepFailed ends the test at a failed step, with the page's text and,
