@@ -209,9 +209,6 @@ type verifier struct {
 	// inline: draws are re-run on the verifying goroutine, as the scanner
 	// decodes there (Scanner.DecodeInline).
 	inline bool
-	// inputsBuf is where recordedInputs.equal encodes a draw's inputs again,
-	// kept from one draw to the next.
-	inputsBuf []byte
 }
 
 func newVerifier(o VerifyOptions) *verifier {
@@ -316,7 +313,7 @@ func (v *verifier) draw(line int, env events.Envelope, d events.TablesDrawn) err
 	// Deciding the draw again from the state re-runs it on the inputs the
 	// state gives: only when that disagrees with the record does
 	// re-running the recorded inputs tell more.
-	rec := recordedInputs{env: env, buf: &v.inputsBuf}
+	rec := recordedInputs{env: env}
 	req, msg := redecideDraw(v.st, d, env, rec.equal)
 	d, err := rec.draw(d)
 	if err != nil {
@@ -610,7 +607,6 @@ func redecideDraw(st *projections.Tournament, d events.TablesDrawn, env events.E
 // undecoded (Scanner.SkipDrawInputs).
 type recordedInputs struct {
 	env     events.Envelope
-	buf     *[]byte // reused for the encoding (verifier.inputsBuf); nil: a new one
 	checked bool
 	inputs  events.DrawInputs
 	err     error // the line does not decode
@@ -623,19 +619,7 @@ type recordedInputs struct {
 // an empty list the same as none.
 func (ri *recordedInputs) equal(again events.DrawInputs) bool {
 	ri.checked = true
-	rec := inputsJSON(ri.env.Data)
-	var buf []byte
-	if ri.buf != nil {
-		buf = (*ri.buf)[:0]
-	}
-	if cap(buf) < len(rec) {
-		buf = make([]byte, 0, len(rec))
-	}
-	buf = appendInputsJSON(buf, again)
-	if ri.buf != nil {
-		*ri.buf = buf
-	}
-	if bytes.Equal(buf, rec) {
+	if rec := inputsJSON(ri.env.Data); bytes.Equal(appendInputsJSON(make([]byte, 0, len(rec)), again), rec) {
 		ri.inputs = again
 		return true
 	}
