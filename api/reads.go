@@ -9,6 +9,7 @@ import (
 
 	"github.com/gorilla/mux"
 
+	"github.com/referto/referto/api/web"
 	"github.com/referto/referto/commands"
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/projections"
@@ -124,7 +125,7 @@ func (s *Server) getStandings(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if at == 0 {
-		b, err := s.reader.Standings(t)
+		b, err := s.reader.StandingsJSON(t)
 		if err != nil {
 			return err
 		}
@@ -152,7 +153,7 @@ func (s *Server) getClassification(w http.ResponseWriter, r *http.Request) error
 			w.Header().Set(CosignedHeader, base64.StdEncoding.EncodeToString([]byte(signed)))
 		}
 	}
-	b, err := s.reader.Classification(t)
+	b, err := s.reader.ClassificationJSON(t)
 	if err != nil {
 		return err
 	}
@@ -186,9 +187,21 @@ func (s *Server) getState(w http.ResponseWriter, r *http.Request) error {
 
 // getMe says who a token acts as: the web UI offers only what that role may do.
 func (s *Server) getMe(w http.ResponseWriter, r *http.Request) error {
-	p, err := s.authenticate(r)
+	m, err := s.me(r)
 	if err != nil {
 		return err
+	}
+	writeJSON(w, http.StatusOK, m)
+	return nil
+}
+
+// me is who the token r carries acts as (GET /v1/me): the role, the
+// official's or player's name, and the commands that role may send under
+// the tournament's ruleset.
+func (s *Server) me(r *http.Request) (web.Me, error) {
+	p, err := s.authenticate(r)
+	if err != nil {
+		return web.Me{}, err
 	}
 	name := p.Official
 	// The tournament's ruleset may narrow what the role may send (who
@@ -212,8 +225,36 @@ func (s *Server) getMe(w http.ResponseWriter, r *http.Request) error {
 			permitted = append(permitted, typ)
 		}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"role": p.Role, "tournament": p.Tournament, "official": p.Official, "name": name, "commands": permitted})
-	return nil
+	return web.Me{Role: p.Role, Tournament: p.Tournament, Official: p.Official, Name: name, Commands: permitted}, nil
+}
+
+// bearer is r as the API reads a request that carries token (none when
+// ""), from r's address and with its context: what a web page reads on
+// behalf of its official or player is refused as the API refuses it, and
+// a failed authentication counts against that browser.
+func bearer(r *http.Request, token string) *http.Request {
+	req := r.WithContext(r.Context())
+	req.Header = http.Header{}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	return req
+}
+
+// pageMe is who token acts as, for a web page answering r
+// (web.Options.Me).
+func (s *Server) pageMe(r *http.Request, token string) (web.Me, error) {
+	if err := s.reader.Fresh(r.Context(), ""); err != nil {
+		return web.Me{}, err
+	}
+	return s.me(bearer(r, token))
+}
+
+// pageAuthorize refuses a web page answering r what the API refuses token
+// for tournament t when only roles may read it (web.Options.Authorize).
+func (s *Server) pageAuthorize(r *http.Request, token, t string, roles ...string) error {
+	_, err := s.authorize(bearer(r, token), t, roles...)
+	return err
 }
 
 // getRulesets lists the presets with every parameter resolved.
@@ -241,15 +282,4 @@ func (s *Server) getOfficials(w http.ResponseWriter, r *http.Request) error {
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"officials": out})
 	return nil
-}
-
-// pageState is the state a page of the web UI shows of tournament t, read
-// as GET /v1/tournaments/{t}/state reads it; false when it cannot be read
-// so: the page then asks the API, which says why.
-func (s *Server) pageState(r *http.Request, t string) (*projections.TournamentView, bool) {
-	if s.reader.Fresh(r.Context(), t) != nil {
-		return nil, false
-	}
-	v, err := s.reader.State(t)
-	return v, err == nil
 }

@@ -271,7 +271,8 @@ func (s *Server) routes() error {
 	// The web UI is a client of the routes above, called in-process, and
 	// its pages are routes of this router, behind the same middleware.
 	ui, err := web.New(web.Options{API: r, Random: s.opts.Random, Logger: s.opts.Logger, PublicURL: s.opts.PublicURL, Damage: s.damageForUI,
-		State: s.pageState, Renders: s.opts.Renders})
+		Reads: s.reader, Me: s.pageMe, Authorize: s.pageAuthorize, PlayerLinks: s.playerLinks, SeasonPlayer: s.seasonPlayer, Cosigned: s.opts.Cosigned, Hub: s.opts.Hub != nil,
+		Renders: s.opts.Renders})
 	if err != nil {
 		return err
 	}

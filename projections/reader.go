@@ -257,16 +257,49 @@ func (r *Reader) damaged(ctx context.Context, t string, err error) error {
 	return err
 }
 
-// Standings is tournament t's standings (Standings) as JSON, as they
+// StandingsJSON is tournament t's standings (Standings) as JSON, as they
 // stand.
-func (r *Reader) Standings(t string) ([]byte, error) {
+func (r *Reader) StandingsJSON(t string) ([]byte, error) {
 	return r.ranking(t, false, func(st *Tournament) any { return st.Standings() })
 }
 
-// Classification is tournament t's classification (Classification) as
+// ClassificationJSON is tournament t's classification (Classification) as
 // JSON, as it stands.
-func (r *Reader) Classification(t string) ([]byte, error) {
+func (r *Reader) ClassificationJSON(t string) ([]byte, error) {
 	return r.ranking(t, true, func(st *Tournament) any { return st.Classification() })
+}
+
+// Standings is tournament t's standings as they stand: StandingsJSON's,
+// as a page shows them.
+func (r *Reader) Standings(t string) (Standings, error) {
+	var out Standings
+	err := r.rankingOf(t, false, &out, func(st *Tournament) { out = st.Standings() })
+	return out, err
+}
+
+// Classification is tournament t's classification as it stands:
+// ClassificationJSON's, as a page shows it.
+func (r *Reader) Classification(t string) (Classification, error) {
+	var out Classification
+	err := r.rankingOf(t, true, &out, func(st *Tournament) { out = st.Classification() })
+	return out, err
+}
+
+// rankingOf reads what ranking serves into out: the stored one, decoded,
+// or, while the runner has not stored it yet, the one fresh makes of its
+// fold (no JSON made to be read back).
+func (r *Reader) rankingOf(t string, classification bool, out any, fresh func(*Tournament)) error {
+	if r.opts.Memory.Stale(t) && r.opts.Memory.Read(t, fresh) {
+		return nil
+	}
+	b, ok, err := r.opts.Memory.Ranking(t, classification)
+	if err == nil && !ok {
+		err = fmt.Errorf("%w: tournament %s", ErrNotFound, t)
+	}
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(b, out)
 }
 
 // ranking is the standings or the classification: as stored, or, while
