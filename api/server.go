@@ -268,7 +268,7 @@ func (s *Server) routes() error {
 	r.HandleFunc("/v1/tournaments/{t}/stream", s.serve(s.getStream)).Methods(http.MethodGet)
 	r.HandleFunc("/v1/tournaments/{t}/classification/rows/{player}/proof", s.serve(s.getRowProof)).Methods(http.MethodGet)
 
-	// The web UI is a client of the routes above, called in-process, and
+	// The web UI reads through the same reader as the routes above, and
 	// its pages are routes of this router, behind the same middleware.
 	ui, err := web.New(web.Options{API: r, Random: s.opts.Random, Logger: s.opts.Logger, PublicURL: s.opts.PublicURL, Damage: s.damageForUI,
 		Reads: s.reader, Me: s.pageMe, Authorize: s.pageAuthorize, PlayerLinks: s.playerLinks, SeasonPlayer: s.seasonPlayer, Cosigned: s.opts.Cosigned, Hub: s.opts.Hub != nil,

@@ -25,7 +25,6 @@ import (
 	"github.com/referto/referto/projections/ranking"
 )
 
-// me is GET /v1/me: who the token acts as and what it may send.
 // Me is who a token acts as, as GET /v1/me answers: the role, the name,
 // and the commands the role may send under the tournament's ruleset.
 type Me struct {
@@ -188,7 +187,7 @@ func (u *UI) tournamentPage(r *http.Request, title string, seq uint64) (*page, e
 		p.State, err = u.opts.Reads.StateAt(r.Context(), p.T, seq)
 	}
 	if err != nil {
-		return nil, p.fail(problemFor(err), nil)
+		return nil, p.fail(refusal(err))
 	}
 	return p, nil
 }
@@ -404,7 +403,7 @@ func (u *UI) home(w http.ResponseWriter, r *http.Request) error {
 	p := u.newPage(r, "tournaments")
 	d, err := u.homeData()
 	if err != nil {
-		return p.fail(problemFor(err), nil)
+		return p.fail(refusal(err))
 	}
 	p.Data = d
 	return u.render(w, "home", http.StatusOK, p)
@@ -1114,7 +1113,9 @@ func (u *UI) standingsCSV(w http.ResponseWriter, r *http.Request) error {
 		st, err = u.opts.Reads.Standings(t)
 	}
 	if err != nil {
-		prob = problemFor(err)
+		if prob, err = refusal(err); err != nil {
+			prob = u.internalProblem(r, err)
+		}
 	}
 	if prob != nil {
 		http.Error(w, prob.Detail, max(prob.Status, 400))
@@ -1436,7 +1437,7 @@ func (u *UI) eventLog(w http.ResponseWriter, r *http.Request) error {
 		page, err = u.opts.Reads.Events(r.Context(), p.T, uint64(max(from, 1)), limit)
 	}
 	if err != nil {
-		return p.fail(problemFor(err), nil)
+		return p.fail(refusal(err))
 	}
 	var next uint64
 	if n := len(page.Envelopes); n == limit {
@@ -1525,7 +1526,7 @@ func (u *UI) seasonPlayer(w http.ResponseWriter, r *http.Request) error {
 	p := u.newPage(r, "season")
 	v, err := u.opts.SeasonPlayer(season, id)
 	if err != nil {
-		return p.fail(problemFor(err), nil)
+		return p.fail(refusal(err))
 	}
 	p.Data = v
 	return u.render(w, "season_player", http.StatusOK, p)

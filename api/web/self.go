@@ -502,7 +502,8 @@ func (u *UI) playerLinks(r *http.Request, p *page, qr map[string]bool) (map[stri
 		tokens, elsewhere, err = u.opts.PlayerLinks(p.T)
 	}
 	if err != nil {
-		return nil, problemFor(err), nil
+		prob, err := refusal(err)
+		return nil, prob, err
 	}
 	base := u.base(r)
 	links := map[string]*link{}

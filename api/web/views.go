@@ -34,7 +34,7 @@ func (u *UI) classification(w http.ResponseWriter, r *http.Request) error {
 	p.Title = p.ClassificationKey()
 	live, err := u.opts.Reads.Classification(p.T)
 	if err != nil {
-		return p.fail(problemFor(err), nil)
+		return p.fail(refusal(err))
 	}
 	byPlayer := map[string]projections.ClassificationRow{}
 	for _, row := range live.Rows {

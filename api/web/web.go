@@ -382,8 +382,15 @@ func said(lang string, code fault.Code, field, key string, args ...any) *Problem
 	return p
 }
 
-// problemFor is the problem the API answers err with, as a page shows it.
-func problemFor(err error) *Problem { return &Problem{Problem: *problem.Of(err)} }
+// refusal is the problem the API answers a failed read with, as a page
+// shows it; a fault of the server comes back as the error it is, for the
+// page to log it and say only that (fail).
+func refusal(err error) (*Problem, error) {
+	if fault.CodeOf(err) == fault.Internal {
+		return nil, err
+	}
+	return &Problem{Problem: *problem.Of(err)}, nil
+}
 
 // internalProblem is a fault of the server, said as one; the error goes to
 // the log, not to the page.
