@@ -49,6 +49,15 @@ var errReadOnly = fault.New(problem.MethodNotAllowed, "api: read-only")
 
 // hubGate, on a hub, refuses every command and every read of a
 // tournament the hub does not serve (held or quarantined).
+// served is nil when tournament t may be read here: always at a venue, at
+// a hub once it verified and serves t (hub.Hub.Served).
+func (s *Server) served(t string) error {
+	if s.opts.Hub == nil {
+		return nil
+	}
+	return s.opts.Hub.Served(t)
+}
+
 func (s *Server) hubGate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		t, ok := mux.Vars(r)["t"]
@@ -57,7 +66,7 @@ func (s *Server) hubGate(next http.Handler) http.Handler {
 			return
 		}
 		if ok {
-			if err := s.opts.Hub.Served(t); err != nil {
+			if err := s.reader.Served(t); err != nil {
 				s.writeError(w, r, err)
 				return
 			}
@@ -250,7 +259,7 @@ func (s *Server) hubExport(w http.ResponseWriter, r *http.Request) error {
 	}
 	var release func()
 	if err == nil {
-		release, err = readSlot(r.Context(), s.exports, "exports being read from the log")
+		release, err = s.exports.Take(r.Context(), "exports being read from the log")
 	}
 	if err != nil {
 		return err

@@ -3,11 +3,14 @@ package api_test
 import (
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net/http"
 	"runtime"
 	"runtime/metrics"
 	"testing"
 	"time"
+
+	"github.com/referto/referto/cmd/referto/sim"
 )
 
 // BenchmarkPrintablePages5000: the players' links and a round's table
@@ -76,6 +79,55 @@ func BenchmarkPrintablePages5000(b *testing.B) {
 			b.ReportMetric(float64(<-peak), "peak-heap-bytes")
 			b.ReportMetric(float64(ms0.HeapAlloc), "idle-heap-bytes")
 			b.ReportMetric(float64(html), "html-bytes/page")
+			b.ReportMetric(float64(ms1.TotalAlloc-ms0.TotalAlloc)/float64(b.N), "alloc-bytes/page")
+		})
+	}
+}
+
+// BenchmarkPagesRaduno140: the pages an arbiter and the hall read most
+// (the overview, a round, the standings, the event log), each as served,
+// for a Raduno of 140 players with round 1 drawn at 35 tables and every
+// result recorded. Reported per page: what the process allocated while
+// making it (runtime.MemStats.TotalAlloc), server and client:
+//
+//	go test -run '^$' -bench PagesRaduno140 ./api/
+func BenchmarkPagesRaduno140(b *testing.B) {
+	s := newStack(b)
+	sm, err := sim.New(sim.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	arb := benchCreateRuleset(b, s, "raduno", "rur-2015")
+	for p := range 140 {
+		s.must(201, "POST", "/v1/tournaments/raduno/commands", arb, map[string]any{"type": "RegisterPlayer",
+			"player": fmt.Sprintf("p%03d", p), "name": fmt.Sprintf("Giocatore %d", p), "club": fmt.Sprintf("club-%d", p%20)})
+	}
+	s.must(201, "POST", "/v1/tournaments/raduno/commands", arb, `{"type":"CloseRegistration"}`)
+	s.must(201, "POST", "/v1/tournaments/raduno/commands", arb, `{"type":"DrawTables","round":1,"seed":"raduno"}`)
+	rng := rand.New(rand.NewPCG(1, 140))
+	seats := s.tableSeats("raduno", 1)
+	for n := 1; n <= len(seats); n++ {
+		s.recordResult("raduno", arb, sm.Report(rng, 1, n, seats[n]), rng)
+	}
+	for _, page := range []string{"", "rounds/1", "standings", "events"} {
+		b.Run("page="+page, func(b *testing.B) {
+			var ms0, ms1 runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&ms0)
+			for range b.N {
+				req, _ := http.NewRequest("GET", s.srv.URL+"/ui/t/raduno/"+page, nil)
+				req.AddCookie(&http.Cookie{Name: "referto_token", Value: arb})
+				res, err := http.DefaultClient.Do(req)
+				if err != nil {
+					b.Fatal(err)
+				}
+				_, _ = io.Copy(io.Discard, res.Body)
+				res.Body.Close()
+				if res.StatusCode != 200 {
+					b.Fatalf("%s: %d", page, res.StatusCode)
+				}
+			}
+			runtime.ReadMemStats(&ms1)
 			b.ReportMetric(float64(ms1.TotalAlloc-ms0.TotalAlloc)/float64(b.N), "alloc-bytes/page")
 		})
 	}

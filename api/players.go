@@ -10,6 +10,7 @@ import (
 
 	"github.com/gorilla/mux"
 
+	"github.com/referto/referto/api/web"
 	"github.com/referto/referto/commands"
 	"github.com/referto/referto/commands/ledger"
 	"github.com/referto/referto/events"
@@ -151,12 +152,25 @@ func (s *Server) getPlayerTokens(w http.ResponseWriter, r *http.Request) error {
 	if _, err := s.authorize(r, t, events.RoleArbiter); err != nil {
 		return err
 	}
-	secret, err := s.opts.Keys.Secret(playerTokenPurpose)
+	links, elsewhere, err := s.playerLinks(t)
 	if err != nil {
 		return err
 	}
-	links, elsewhere := []playerLink{}, []string{}
-	if !s.opts.Runner.Read(t, func(st *projections.Tournament) {
+	w.Header().Set("Cache-Control", "no-store")
+	writeJSON(w, http.StatusOK, map[string]any{"tournament": t, "tokens": links, "elsewhere": elsewhere})
+	return nil
+}
+
+// playerLinks are tournament t's live personal links, derived again from
+// the checkpoint key, and the players whose live link another key made
+// (elsewhere): what the arbiters print.
+func (s *Server) playerLinks(t string) (links []web.PlayerLink, elsewhere []string, err error) {
+	secret, err := s.opts.Keys.Secret(playerTokenPurpose)
+	if err != nil {
+		return nil, nil, err
+	}
+	links, elsewhere = []web.PlayerLink{}, []string{}
+	if !s.reader.Read(t, func(st *projections.Tournament) {
 		for _, id := range st.Order {
 			tok := st.PlayerTokens[id]
 			if !tok.Live() {
@@ -167,12 +181,10 @@ func (s *Server) getPlayerTokens(w http.ResponseWriter, r *http.Request) error {
 				elsewhere = append(elsewhere, id)
 				continue
 			}
-			links = append(links, linkOf(id, token, tok.Issued))
+			links = append(links, web.PlayerLink(linkOf(id, token, tok.Issued)))
 		}
 	}) {
-		return fmt.Errorf("%w: tournament %s", errNotFound, t)
+		return nil, nil, fmt.Errorf("%w: tournament %s", errNotFound, t)
 	}
-	w.Header().Set("Cache-Control", "no-store")
-	writeJSON(w, http.StatusOK, map[string]any{"tournament": t, "tokens": links, "elsewhere": elsewhere})
-	return nil
+	return links, elsewhere, nil
 }

@@ -1,53 +1,31 @@
 package api
 
 import (
-	"cmp"
-	"context"
 	"encoding/base64"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
-	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/gorilla/mux"
 
+	"github.com/referto/referto/api/web"
 	"github.com/referto/referto/commands"
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/projections"
 )
 
 func (s *Server) listTournaments(w http.ResponseWriter, r *http.Request) error {
-	ids, err := s.opts.Store.Tournaments()
+	out, err := s.reader.Tournaments()
 	if err != nil {
 		return err
-	}
-	out := make([]json.RawMessage, 0, len(ids))
-	for _, id := range ids {
-		if s.opts.Hub != nil && s.opts.Hub.Served(id) != nil {
-			continue // held or quarantined at the hub
-		}
-		b, ok, err := s.opts.Store.Summary(id)
-		if err != nil {
-			return err
-		}
-		if ok {
-			out = append(out, b)
-		}
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"tournaments": out})
 	return nil
 }
 
 func (s *Server) getTournament(w http.ResponseWriter, r *http.Request) error {
-	t := mux.Vars(r)["t"]
-	b, ok, err := s.opts.Store.Summary(t)
-	if err == nil && !ok {
-		err = fmt.Errorf("%w: tournament %s", errNotFound, t)
-	}
+	b, err := s.reader.Summary(mux.Vars(r)["t"])
 	if err != nil {
 		return err
 	}
@@ -57,15 +35,9 @@ func (s *Server) getTournament(w http.ResponseWriter, r *http.Request) error {
 
 func (s *Server) getPlayers(w http.ResponseWriter, r *http.Request) error {
 	t := mux.Vars(r)["t"]
-	if _, ok, err := s.opts.Store.Summary(t); err != nil || !ok {
-		return notFoundOr(err, "tournament "+t)
-	}
-	rows, err := s.opts.Store.Players(t)
+	rows, err := s.reader.Players(t)
 	if err != nil {
 		return err
-	}
-	if rows == nil {
-		rows = []json.RawMessage{}
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"tournament": t, "players": rows})
 	return nil
@@ -87,45 +59,20 @@ func (s *Server) getEvents(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	from, limit = max(from, 1), min(max(limit, 1), 1000)
-	if _, ok, err := s.opts.Store.Summary(t); err != nil || !ok {
-		return notFoundOr(err, "tournament "+t)
-	}
-	refs, err := s.opts.Store.Commits(t, from, int(limit))
+	page, err := s.reader.Events(r.Context(), t, from, limit)
 	if err != nil {
 		return err
-	}
-	var lines [][]byte
-	var envs []events.Envelope
-	for _, ref := range refs {
-		m, err := s.opts.Log.Get(r.Context(), ref.StreamSeq)
-		var c events.Commit
-		if err == nil {
-			c, err = events.DecodeCommit(m.Data)
-		}
-		if err != nil && !errors.Is(err, events.ErrUnavailable) {
-			if derr := s.inspect(r.Context(), t); derr != nil {
-				err = derr
-			}
-		}
-		if err != nil {
-			return err
-		}
-		for i, env := range c.Envelopes {
-			if env.Seq >= from && uint64(len(envs)) < limit {
-				envs = append(envs, env)
-				lines = append(lines, c.Lines[i])
-			}
-		}
 	}
 	if strings.Contains(r.Header.Get("Accept"), "application/x-ndjson") {
 		w.Header().Set("Content-Type", "application/x-ndjson")
 		w.WriteHeader(http.StatusOK)
-		for _, l := range lines {
+		for _, l := range page.Lines {
 			_, _ = w.Write(l)
 			_, _ = w.Write([]byte("\n"))
 		}
 		return nil
 	}
+	envs := page.Envelopes
 	if envs == nil {
 		envs = []events.Envelope{}
 	}
@@ -157,28 +104,14 @@ func notFoundOr(err error, what string) error {
 }
 
 func (s *Server) getTables(w http.ResponseWriter, r *http.Request) error {
-	t := mux.Vars(r)["t"]
 	round, err := strconv.Atoi(mux.Vars(r)["r"])
 	if err != nil || round < 1 {
 		return &commands.FieldError{Field: "r", Msg: "the round is a positive integer"}
 	}
-	head, ok, err := s.opts.Store.Round(t, round)
-	if err == nil && !ok {
-		err = fmt.Errorf("%w: round %d of %s has not been drawn", errNotFound, round, t)
-	}
+	out, err := s.reader.Tables(mux.Vars(r)["t"], round)
 	if err != nil {
 		return err
 	}
-	tables, err := s.opts.Store.Tables(t, round)
-	if err != nil {
-		return err
-	}
-	// The stored header is a JSON object; add the tables to it.
-	var out map[string]json.RawMessage
-	if err := json.Unmarshal(head, &out); err != nil {
-		return err
-	}
-	out["tables"], _ = json.Marshal(tables)
 	writeJSON(w, http.StatusOK, out)
 	return nil
 }
@@ -192,74 +125,19 @@ func (s *Server) getStandings(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if at == 0 {
-		return s.serveRanking(w, t, false, func(st *projections.Tournament) any { return st.Standings() })
-	}
-	st, err := s.stateAt(r.Context(), t, at)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, st.Standings())
-	return nil
-}
-
-// stateAt folds a tournament's log up to and including event seq. The
-// reads that use it are public (DESIGN: standings?at= for anyone), so at
-// most maxFolds run at once (readSlot).
-func (s *Server) stateAt(ctx context.Context, t string, seq uint64) (*projections.Tournament, error) {
-	release, err := readSlot(ctx, s.folds, "past states being folded from the log")
-	if err != nil {
-		return nil, err
-	}
-	defer release()
-	first, err := s.opts.Store.Commits(t, 1, 1)
-	if err != nil {
-		return nil, err
-	}
-	upto, err := s.opts.Store.Commits(t, seq, 1)
-	if err != nil {
-		return nil, err
-	}
-	if len(first) == 0 {
-		return nil, fmt.Errorf("%w: tournament %s", errNotFound, t)
-	}
-	if len(upto) == 0 || upto[0].First > seq {
-		return nil, &commands.FieldError{Field: "at", Msg: fmt.Sprintf("tournament %s has no event %d", t, seq)}
-	}
-	var envs []events.Envelope
-	err = s.opts.Log.Scan(ctx, first[0].StreamSeq, upto[0].StreamSeq, t, func(m events.StoredCommit) error {
-		c, err := events.DecodeCommit(m.Data)
+		b, err := s.reader.StandingsJSON(t)
 		if err != nil {
 			return err
 		}
-		envs = append(envs, c.Envelopes...)
+		writeRaw(w, http.StatusOK, b)
 		return nil
-	})
-	var st *projections.Tournament
-	if err == nil {
-		st, err = projections.Fold(t, envs, seq)
 	}
-	if err != nil && ctx.Err() == nil && !errors.Is(err, events.ErrUnavailable) {
-		if derr := s.inspect(ctx, t); derr != nil {
-			return nil, derr
-		}
+	st, err := s.reader.StandingsAt(r.Context(), t, at)
+	if err != nil {
+		return err
 	}
-	return st, err
-}
-
-// readSlot takes one of sem's slots for a read of the log, waiting up to
-// scanWait for one: past that the read is refused (events.ErrUnavailable:
-// 503 with Retry-After), what names what is busy. release gives the slot
-// back.
-func readSlot(ctx context.Context, sem chan struct{}, what string) (release func(), err error) {
-	wait := time.NewTimer(scanWait)
-	defer wait.Stop()
-	select {
-	case sem <- struct{}{}:
-		return func() { <-sem }, nil
-	case <-wait.C:
-	case <-ctx.Done():
-	}
-	return nil, fmt.Errorf("%w: too many %s at once (at most %d); try again", events.ErrUnavailable, what, cap(sem))
+	writeJSON(w, http.StatusOK, st)
+	return nil
 }
 
 // getClassification serves the final classification as it stands, with the
@@ -275,23 +153,7 @@ func (s *Server) getClassification(w http.ResponseWriter, r *http.Request) error
 			w.Header().Set(CosignedHeader, base64.StdEncoding.EncodeToString([]byte(signed)))
 		}
 	}
-	return s.serveRanking(w, t, true, func(st *projections.Tournament) any { return st.Classification() })
-}
-
-// serveRanking serves the standings or the classification: as stored, or,
-// while the runner has not yet written them (it defers those costly views
-// while commands keep coming), computed from the in-memory fold, so that a
-// GET after a 201 sees the command.
-func (s *Server) serveRanking(w http.ResponseWriter, t string, classification bool, fresh func(*projections.Tournament) any) error {
-	var b []byte
-	var err error
-	if !s.opts.Runner.Stale(t) || !s.opts.Runner.Read(t, func(st *projections.Tournament) { b, err = json.Marshal(fresh(st)) }) {
-		var ok bool
-		b, ok, err = s.opts.Runner.Ranking(t, classification)
-		if err == nil && !ok {
-			err = fmt.Errorf("%w: tournament %s", errNotFound, t)
-		}
-	}
+	b, err := s.reader.ClassificationJSON(t)
 	if err != nil {
 		return err
 	}
@@ -307,17 +169,15 @@ func (s *Server) getState(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	var b []byte
 	if at > 0 {
-		var st *projections.Tournament
-		if st, err = s.stateAt(r.Context(), t, at); err == nil {
-			b, err = stateJSON(st)
+		v, err := s.reader.StateAt(r.Context(), t, at)
+		if err != nil {
+			return err
 		}
-	} else if v, ok := s.currentState(t); !ok {
-		err = fmt.Errorf("%w: tournament %s", errNotFound, t)
-	} else {
-		b, err = v.json, v.err
+		writeJSON(w, http.StatusOK, v)
+		return nil
 	}
+	b, err := s.reader.StateJSON(t)
 	if err != nil {
 		return err
 	}
@@ -327,16 +187,28 @@ func (s *Server) getState(w http.ResponseWriter, r *http.Request) error {
 
 // getMe says who a token acts as: the web UI offers only what that role may do.
 func (s *Server) getMe(w http.ResponseWriter, r *http.Request) error {
-	p, err := s.authenticate(r)
+	m, err := s.me(r)
 	if err != nil {
 		return err
+	}
+	writeJSON(w, http.StatusOK, m)
+	return nil
+}
+
+// me is who the token r carries acts as (GET /v1/me): the role, the
+// official's or player's name, and the commands that role may send under
+// the tournament's ruleset.
+func (s *Server) me(r *http.Request) (web.Me, error) {
+	p, err := s.authenticate(r)
+	if err != nil {
+		return web.Me{}, err
 	}
 	name := p.Official
 	// The tournament's ruleset may narrow what the role may send (who
 	// rules on contestations); the administrator's token names none.
 	permittedHere := func(typ string) bool { return commands.Permitted(p.Role, typ) }
 	if p.Tournament != "" {
-		s.opts.Runner.Read(p.Tournament, func(st *projections.Tournament) {
+		s.reader.Read(p.Tournament, func(st *projections.Tournament) {
 			if o := st.Officials[p.Official]; o != nil && p.Role != events.RolePlayer {
 				name = o.Name
 			}
@@ -353,8 +225,36 @@ func (s *Server) getMe(w http.ResponseWriter, r *http.Request) error {
 			permitted = append(permitted, typ)
 		}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"role": p.Role, "tournament": p.Tournament, "official": p.Official, "name": name, "commands": permitted})
-	return nil
+	return web.Me{Role: p.Role, Tournament: p.Tournament, Official: p.Official, Name: name, Commands: permitted}, nil
+}
+
+// bearer is r as the API reads a request that carries token (none when
+// ""), from r's address and with its context: what a web page reads on
+// behalf of its official or player is refused as the API refuses it, and
+// a failed authentication counts against that browser.
+func bearer(r *http.Request, token string) *http.Request {
+	req := r.WithContext(r.Context())
+	req.Header = http.Header{}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	return req
+}
+
+// pageMe is who token acts as, for a web page answering r
+// (web.Options.Me).
+func (s *Server) pageMe(r *http.Request, token string) (web.Me, error) {
+	if err := s.reader.Fresh(r.Context(), ""); err != nil {
+		return web.Me{}, err
+	}
+	return s.me(bearer(r, token))
+}
+
+// pageAuthorize refuses a web page answering r what the API refuses token
+// for tournament t when only roles may read it (web.Options.Authorize).
+func (s *Server) pageAuthorize(r *http.Request, token, t string, roles ...string) error {
+	_, err := s.authorize(bearer(r, token), t, roles...)
+	return err
 }
 
 // getRulesets lists the presets with every parameter resolved.
@@ -367,15 +267,6 @@ func (s *Server) getRulesets(w http.ResponseWriter, _ *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"rulesets": out})
 }
 
-// officialView is an appointed official as GET /v1/tournaments/{t}/officials
-// lists him: never his token's hash.
-type officialView struct {
-	Official  string `json:"official"`
-	Name      string `json:"name"`
-	Role      string `json:"role"`
-	Appointed uint64 `json:"appointed"`
-}
-
 // getOfficials lists a tournament's appointed officials, in the order of
 // appointment, to the administrator and the tournament's officials: the
 // web UI names them in the event log and lists them on the tournament's
@@ -385,15 +276,10 @@ func (s *Server) getOfficials(w http.ResponseWriter, r *http.Request) error {
 	if _, err := s.authorize(r, t, events.RoleArbiter, events.RoleAppeals, events.RoleAuditor); err != nil {
 		return err
 	}
-	out := []officialView{}
-	if !s.opts.Runner.Read(t, func(st *projections.Tournament) {
-		for _, o := range st.Officials {
-			out = append(out, officialView{Official: o.ID, Name: o.Name, Role: o.Role, Appointed: o.Appointed})
-		}
-	}) {
-		return fmt.Errorf("%w: tournament %s", errNotFound, t)
+	out, err := s.reader.Officials(t)
+	if err != nil {
+		return err
 	}
-	slices.SortFunc(out, func(a, b officialView) int { return cmp.Compare(a.Appointed, b.Appointed) })
 	writeJSON(w, http.StatusOK, map[string]any{"officials": out})
 	return nil
 }

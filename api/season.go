@@ -10,6 +10,7 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/referto/referto/api/hub"
+	"github.com/referto/referto/api/web"
 	"github.com/referto/referto/commands"
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/events/checkpoint"
@@ -106,25 +107,28 @@ func (s *Server) getSeasonRanking(w http.ResponseWriter, r *http.Request) error 
 
 // playerPage is a player's season: his row, every result with whether it
 // counts and why, and where to fetch the proof of each.
-type playerPage struct {
-	Season           string `json:"season"`
-	Thresholds       string `json:"thresholds"`
-	ThresholdsSHA256 string `json:"thresholds_sha256"`
-	ranking.Row
-	Proofs []string `json:"proofs"`
-}
-
 func (s *Server) getSeasonPlayer(w http.ResponseWriter, r *http.Request) error {
-	id := mux.Vars(r)["id"]
-	rk, err := s.seasonRanking(mux.Vars(r)["s"])
+	page, err := s.seasonPlayer(mux.Vars(r)["s"], mux.Vars(r)["id"])
 	if err != nil {
 		return err
 	}
+	writeJSON(w, http.StatusOK, page)
+	return nil
+}
+
+// seasonPlayer is player id's season in the national ranking: every
+// result, whether it counts and why not, and where the proof file of each
+// is served.
+func (s *Server) seasonPlayer(season, id string) (web.SeasonPlayer, error) {
+	rk, err := s.seasonRanking(season)
+	if err != nil {
+		return web.SeasonPlayer{}, err
+	}
 	row, ok := rk.Player(id)
 	if !ok {
-		return fmt.Errorf("%w: national id %s has no result in season %s", errNotFound, id, rk.Season)
+		return web.SeasonPlayer{}, fmt.Errorf("%w: national id %s has no result in season %s", errNotFound, id, rk.Season)
 	}
-	page := playerPage{Season: rk.Season, Thresholds: rk.Thresholds, ThresholdsSHA256: rk.ThresholdsSHA256, Row: row, Proofs: []string{}}
+	page := web.SeasonPlayer{Season: rk.Season, Thresholds: rk.Thresholds, ThresholdsSHA256: rk.ThresholdsSHA256, Row: row, Proofs: []string{}}
 	for _, res := range row.Results {
 		proof := ""
 		if res.Seq > 0 { // a hub's workbook of a tournament not run on referto has no log to prove it in
@@ -132,8 +136,7 @@ func (s *Server) getSeasonPlayer(w http.ResponseWriter, r *http.Request) error {
 		}
 		page.Proofs = append(page.Proofs, proof)
 	}
-	writeJSON(w, http.StatusOK, page)
-	return nil
+	return page, nil
 }
 
 // ProofPath is where a player's proof file is served.

@@ -23,6 +23,7 @@ import (
 	"github.com/referto/referto/commands"
 	"github.com/referto/referto/commands/ledger"
 	"github.com/referto/referto/events/checkpoint"
+	"github.com/referto/referto/projections"
 )
 
 // Options configures the API server.
@@ -161,14 +162,12 @@ type Server struct {
 	opts   Options
 	router *mux.Router
 
-	// folds bounds the past states folded from the log at once (stateAt),
-	// exports the exports read from it (readSlot); streams counts the live
-	// streams served (stream.go).
-	folds   chan struct{}
-	exports chan struct{}
+	// reader serves every read of the tournaments, the JSON routes' and
+	// the web pages'; exports bounds the exports read from the log at
+	// once; streams counts the live streams served (stream.go).
+	reader  *projections.Reader
+	exports *projections.Slots
 	streams streamCount
-
-	stateViews stateViews // each tournament's state, made once per seq (stateview.go)
 
 	authFailures authLimiter // failed authentications per client address (auth.go)
 
@@ -195,8 +194,15 @@ func New(opts Options) (*Server, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
-	s := &Server{opts: opts, router: mux.NewRouter(), folds: make(chan struct{}, maxFolds), exports: make(chan struct{}, maxExports), metrics: opts.Metrics,
+	s := &Server{opts: opts, router: mux.NewRouter(), exports: projections.NewSlots(maxExports, scanWait), metrics: opts.Metrics,
 		streams: streamCount{most: opts.MaxStreams, mostT: opts.MaxStreamsPerTournament}}
+	reader, err := projections.NewReader(projections.ReaderOptions{Log: opts.Log, Store: opts.Store, Memory: opts.Runner,
+		Acked: opts.Ledger.AwaitAcked, Served: s.served, Inspect: s.inspect, NextPhase: commands.NextPhase,
+		Folds: maxFolds, FoldWait: scanWait})
+	if err != nil {
+		return nil, err
+	}
+	s.reader = reader
 	s.metrics.watchLog(opts.Log, opts.Runner, opts.Store)
 	if err := s.routes(); err != nil {
 		return nil, err
@@ -262,10 +268,11 @@ func (s *Server) routes() error {
 	r.HandleFunc("/v1/tournaments/{t}/stream", s.serve(s.getStream)).Methods(http.MethodGet)
 	r.HandleFunc("/v1/tournaments/{t}/classification/rows/{player}/proof", s.serve(s.getRowProof)).Methods(http.MethodGet)
 
-	// The web UI is a client of the routes above, called in-process, and
+	// The web UI reads through the same reader as the routes above, and
 	// its pages are routes of this router, behind the same middleware.
 	ui, err := web.New(web.Options{API: r, Random: s.opts.Random, Logger: s.opts.Logger, PublicURL: s.opts.PublicURL, Damage: s.damageForUI,
-		State: s.pageState, Renders: s.opts.Renders})
+		Reads: s.reader, Me: s.pageMe, Authorize: s.pageAuthorize, PlayerLinks: s.playerLinks, SeasonPlayer: s.seasonPlayer, Cosigned: s.opts.Cosigned, Hub: s.opts.Hub != nil,
+		Renders: s.opts.Renders})
 	if err != nil {
 		return err
 	}

@@ -11,7 +11,6 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/referto/referto/commands"
-	"github.com/referto/referto/projections"
 )
 
 // Live updates: GET /v1/tournaments/{t}/stream is a stream of server-sent
@@ -88,7 +87,7 @@ func (s *Server) getStream(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	seq, ok := s.tournamentSeq(t)
+	seq, ok := s.reader.Seq(t)
 	if !ok {
 		return fmt.Errorf("%w: tournament %s", errNotFound, t)
 	}
@@ -121,7 +120,7 @@ func (s *Server) getStream(w http.ResponseWriter, r *http.Request) error {
 	}
 	for {
 		applied := s.opts.Runner.Applied()
-		if cur, ok := s.tournamentSeq(t); ok && cur != seq {
+		if cur, ok := s.reader.Seq(t); ok && cur != seq {
 			seq = cur
 			if !send("id: " + strconv.FormatUint(seq, 10) + "\nevent: seq\ndata: " + strconv.FormatUint(seq, 10) + "\n\n") {
 				return nil
@@ -142,12 +141,4 @@ func (s *Server) getStream(w http.ResponseWriter, r *http.Request) error {
 			}
 		}
 	}
-}
-
-// tournamentSeq is the seq of the tournament's state, false when it does
-// not exist.
-func (s *Server) tournamentSeq(t string) (uint64, bool) {
-	var seq uint64
-	ok := s.opts.Runner.Read(t, func(st *projections.Tournament) { seq = st.Seq })
-	return seq, ok
 }

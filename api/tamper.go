@@ -224,7 +224,7 @@ func (s *Server) getExport(w http.ResponseWriter, r *http.Request) error {
 	}
 	var release func()
 	if err == nil {
-		release, err = readSlot(r.Context(), s.exports, "exports being read from the log")
+		release, err = s.exports.Take(r.Context(), "exports being read from the log")
 	}
 	if err != nil {
 		return err

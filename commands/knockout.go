@@ -519,3 +519,21 @@ func NextQualifiers(t *projections.Tournament) (events.Phase, []string, error) {
 	}
 	return p.phase, append(slices.Clone(p.seeds), p.byes...), nil
 }
+
+// NextPhase is the cut for tournament t's next knockout phase as the
+// standings stand (NextQualifiers), what the tournament's whole state
+// shows of it: when the cut cannot be told yet, why, once the qualifying
+// rounds are played; nil when there is nothing to tell (no knockout,
+// qualifying rounds still to play, the final played or the tournament
+// closed).
+func NextPhase(t *projections.Tournament) *projections.NextPhase {
+	phase, players, err := NextQualifiers(t)
+	if err == nil {
+		return &projections.NextPhase{Phase: phase, Players: players}
+	}
+	if len(t.Rounds) >= t.Ruleset.QualifyingRounds && t.Ruleset.Knockout != events.KnockoutNone &&
+		t.Phase() != events.PhaseFinal && t.Phase() != events.PhaseFinalina && !t.Closed {
+		return &projections.NextPhase{Note: err.Error()}
+	}
+	return nil
+}

@@ -40,6 +40,11 @@ func directKnockout(secondChance bool) knockoutFormat {
 		entrants:      entrants,
 		leastEntrants: least,
 		plan: func(d *draft) error {
+			if len(d.t.Rounds) < d.round-1 {
+				// Its players are read off every round before it (the
+				// cut asked as the standings stand, before the draw).
+				return ruleErr(d.rule, "the %s follows round %d, which has not been drawn", d.phase, d.round-1)
+			}
 			switch d.phase {
 			case events.PhaseSecondChance:
 				return planSecondChance(d)

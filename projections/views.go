@@ -1,6 +1,8 @@
 package projections
 
 import (
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/referto/referto/events"
@@ -109,26 +111,55 @@ type NextPhase struct {
 	Note string `json:"note,omitempty"`
 }
 
-// StateView renders State (without Next, which the command side decides).
+// StateView renders the tournament's whole state (without Next, which the
+// command side decides). It shares no memory the fold changes: a view
+// taken at one seq stays as it was while later events are applied.
 func (t *Tournament) StateView() TournamentView {
-	s := TournamentView{Summary: t.SummaryView(), Players: []PlayerRow{}, Rounds: t.Rounds, Sanctions: t.Sanctions,
-		Contestations: t.Contestations, Publications: t.Publications, Standings: t.Standings(), Published: t.Published}
+	s := TournamentView{Summary: t.SummaryView(), Players: []PlayerRow{}, Rounds: make([]*Round, len(t.Rounds)),
+		Sanctions: make([]*Sanction, len(t.Sanctions)), Contestations: make([]*Contestation, len(t.Contestations)),
+		Publications: slices.Clone(t.Publications), Standings: t.Standings(), Published: t.Published}
 	for _, id := range t.Order {
 		if row, ok := t.PlayerView(id); ok {
 			s.Players = append(s.Players, row)
 		}
 	}
-	if s.Rounds == nil {
-		s.Rounds = []*Round{}
+	for i, r := range t.Rounds {
+		s.Rounds[i] = r.clone()
 	}
-	if s.Sanctions == nil {
-		s.Sanctions = []*Sanction{}
+	for i, x := range t.Sanctions {
+		c := *x
+		s.Sanctions[i] = &c
 	}
-	if s.Contestations == nil {
-		s.Contestations = []*Contestation{}
+	for i, x := range t.Contestations {
+		c := *x
+		s.Contestations[i] = &c
 	}
 	if s.Publications == nil {
 		s.Publications = []Publication{}
 	}
 	return s
+}
+
+// clone is a copy of r that shares nothing the fold changes: the tables,
+// their reports' lists, the proposals and their confirmations.
+func (r *Round) clone() *Round {
+	c := *r
+	c.Unmet, c.ReservesSeated = slices.Clone(r.Unmet), slices.Clone(r.ReservesSeated)
+	c.Seeds, c.Byes, c.Labels = slices.Clone(r.Seeds), slices.Clone(r.Byes), maps.Clone(r.Labels)
+	c.Tables = make([]*Table, len(r.Tables))
+	for i, tb := range r.Tables {
+		t := *tb
+		t.Players, t.TurnOrder, t.Results, t.Withdrew = slices.Clone(tb.Players), slices.Clone(tb.TurnOrder), slices.Clone(tb.Results), slices.Clone(tb.Withdrew)
+		t.Proposed = maps.Clone(tb.Proposed)
+		if tb.Proposals != nil {
+			t.Proposals = make([]*Proposal, len(tb.Proposals))
+			for j, p := range tb.Proposals {
+				q := *p
+				q.Problems, q.Disputes, q.Confirmed = slices.Clone(p.Problems), slices.Clone(p.Disputes), maps.Clone(p.Confirmed)
+				t.Proposals[j] = &q
+			}
+		}
+		c.Tables[i] = &t
+	}
+	return &c
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/referto/referto/commands"
 	"github.com/referto/referto/commands/ledger"
 	"github.com/referto/referto/events/fault"
+	"github.com/referto/referto/projections"
 )
 
 // The codes only HTTP has: refusals of the request itself, before any
@@ -164,7 +165,9 @@ func detail(err error) string {
 	return msg
 }
 
-// fieldErrors collects every *commands.FieldError in an error tree.
+// fieldErrors collects every *commands.FieldError in an error tree; a
+// past state asked after an event the tournament does not have
+// (projections.NoEventError) is one of the query's field at.
 func fieldErrors(err error) []*commands.FieldError {
 	var out []*commands.FieldError
 	var walk func(error)
@@ -174,6 +177,10 @@ func fieldErrors(err error) []*commands.FieldError {
 		}
 		if fe, ok := e.(*commands.FieldError); ok {
 			out = append(out, fe)
+			return
+		}
+		if ne, ok := e.(*projections.NoEventError); ok {
+			out = append(out, &commands.FieldError{Field: "at", Msg: ne.Error()})
 			return
 		}
 		switch u := e.(type) {

@@ -28,13 +28,18 @@ func (u *UI) officials(r *http.Request, p *page) []official {
 	if p.Me == nil || p.Me.Role == events.RolePlayer {
 		return nil
 	}
-	var out struct {
-		Officials []official `json:"officials"`
-	}
-	if prob, err := u.get(r, "/v1/tournaments/"+url.PathEscape(p.T)+"/officials", &out); err != nil || prob != nil {
+	if u.opts.Authorize(r, token(r), p.T, events.RoleArbiter, events.RoleAppeals, events.RoleAuditor) != nil {
 		return nil
 	}
-	return out.Officials
+	offs, err := u.opts.Reads.Officials(p.T)
+	if err != nil {
+		return nil
+	}
+	out := make([]official, len(offs))
+	for i, o := range offs {
+		out[i] = official(o)
+	}
+	return out
 }
 
 // tie is a tie awaiting a die roll: its players, in the order listed.
@@ -68,8 +73,7 @@ func (u *UI) ties(r *http.Request, p *page) []tie {
 		}
 	}
 	add(standings)
-	var cl projections.Classification
-	if prob, err := u.get(r, "/v1/tournaments/"+url.PathEscape(p.T)+"/classification", &cl); err == nil && prob == nil {
+	if cl, err := u.opts.Reads.Classification(p.T); err == nil {
 		groups := map[int][]string{}
 		for _, row := range cl.Rows {
 			if row.TieGroup > 0 {

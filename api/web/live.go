@@ -79,13 +79,13 @@ func (u *UI) renderSlot(ctx context.Context) (release func(), ok bool) {
 func (u *UI) rendered(h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Add("Vary", LiveHeader)
-		if r.Method != http.MethodGet || r.Header.Get(LiveHeader) != "1" || r.PathValue("t") == "" || u.opts.State == nil {
+		if r.Method != http.MethodGet || r.Header.Get(LiveHeader) != "1" || r.PathValue("t") == "" {
 			u.renderNow(w, r, h)
 			return
 		}
 		t := r.PathValue("t")
-		st, ok := u.opts.State(r, t)
-		if !ok {
+		st, err := u.state(r, t)
+		if err != nil {
 			u.renderNow(w, r, h)
 			return
 		}

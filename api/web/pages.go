@@ -25,8 +25,9 @@ import (
 	"github.com/referto/referto/projections/ranking"
 )
 
-// me is GET /v1/me: who the token acts as and what it may send.
-type me struct {
+// Me is who a token acts as, as GET /v1/me answers: the role, the name,
+// and the commands the role may send under the tournament's ruleset.
+type Me struct {
 	Role       string   `json:"role"`
 	Tournament string   `json:"tournament"`
 	Official   string   `json:"official"`
@@ -37,7 +38,7 @@ type me struct {
 // page is what every template gets.
 type page struct {
 	Lang    string
-	Me      *me
+	Me      *Me
 	T       string // tournament id, on tournament pages
 	State   *projections.TournamentView
 	Title   string
@@ -106,8 +107,7 @@ func (p *page) Value(name string) string { return p.Form.Get(name) }
 func (u *UI) newPage(r *http.Request, title string) *page {
 	p := &page{Lang: lang(r), Title: title, Key: u.newKey(), Errs: map[string]string{}, Form: url.Values{}, Path: r.URL.Path}
 	if tok := token(r); tok != "" {
-		var m me
-		if prob, err := u.get(r, "/v1/me", &m); err == nil && prob == nil {
+		if m, err := u.opts.Me(r, tok); err == nil {
 			p.Me = &m
 		}
 	}
@@ -180,22 +180,47 @@ func flashText(lang string, q url.Values, name func(string) string) string {
 func (u *UI) tournamentPage(r *http.Request, title string, seq uint64) (*page, error) {
 	p := u.newPage(r, title)
 	p.T = r.PathValue("t")
-	if seq == 0 && u.opts.State != nil {
-		if st, ok := u.opts.State(r, p.T); ok {
-			p.State = st
-			return p, nil
+	var err error
+	if seq == 0 {
+		p.State, err = u.state(r, p.T)
+	} else if err = u.opts.Reads.Fresh(r.Context(), p.T); err == nil {
+		p.State, err = u.opts.Reads.StateAt(r.Context(), p.T, seq)
+	}
+	if err != nil {
+		return nil, p.fail(refusal(err))
+	}
+	return p, nil
+}
+
+// state is tournament t's state as it stands, read for the page answering
+// r as GET /v1/tournaments/{t}/state reads it. It is shared by every page
+// of the same seq, which must not modify it.
+func (u *UI) state(r *http.Request, t string) (*projections.TournamentView, error) {
+	if err := u.opts.Reads.Fresh(r.Context(), t); err != nil {
+		return nil, err
+	}
+	return u.opts.Reads.State(t)
+}
+
+// homeData is what the list of tournaments shows: the tournaments served
+// here, and the presets a new one may follow.
+func (u *UI) homeData() (map[string]any, error) {
+	raw, err := u.opts.Reads.Tournaments()
+	if err != nil {
+		return nil, err
+	}
+	list := make([]projections.Summary, len(raw))
+	for i, b := range raw {
+		if err := json.Unmarshal(b, &list[i]); err != nil {
+			return nil, err
 		}
 	}
-	var st projections.TournamentView
-	path := "/v1/tournaments/" + url.PathEscape(p.T) + "/state"
-	if seq > 0 {
-		path += "?at=" + strconv.FormatUint(seq, 10)
+	rs := []events.Ruleset{}
+	for _, id := range events.Presets() {
+		r, _ := events.Preset(id)
+		rs = append(rs, r)
 	}
-	if prob, err := u.get(r, path, &st); err != nil || prob != nil {
-		return nil, p.fail(prob, err)
-	}
-	p.State = &st
-	return p, nil
+	return map[string]any{"Tournaments": list, "Rulesets": rs}, nil
 }
 
 // render writes page name with status; it returns nil, a page it cannot
@@ -376,19 +401,11 @@ func tPath(t string) string { return "/ui/t/" + url.PathEscape(t) + "/" }
 
 func (u *UI) home(w http.ResponseWriter, r *http.Request) error {
 	p := u.newPage(r, "tournaments")
-	var list struct {
-		Tournaments []projections.Summary `json:"tournaments"`
+	d, err := u.homeData()
+	if err != nil {
+		return p.fail(refusal(err))
 	}
-	var rs struct {
-		Rulesets []events.Ruleset `json:"rulesets"`
-	}
-	if prob, err := u.get(r, "/v1/tournaments", &list); err != nil || prob != nil {
-		return p.fail(prob, err)
-	}
-	if prob, err := u.get(r, "/v1/rulesets", &rs); err != nil || prob != nil {
-		return p.fail(prob, err)
-	}
-	p.Data = map[string]any{"Tournaments": list.Tournaments, "Rulesets": rs.Rulesets}
+	p.Data = d
 	return u.render(w, "home", http.StatusOK, p)
 }
 
@@ -412,15 +429,7 @@ func (u *UI) createTournament(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return p.fail(nil, err)
 	}
-	var list struct {
-		Tournaments []projections.Summary `json:"tournaments"`
-	}
-	var rs struct {
-		Rulesets []events.Ruleset `json:"rulesets"`
-	}
-	_, _ = u.get(r, "/v1/tournaments", &list)
-	_, _ = u.get(r, "/v1/rulesets", &rs)
-	p.Data = map[string]any{"Tournaments": list.Tournaments, "Rulesets": rs.Rulesets}
+	p.Data, _ = u.homeData()
 	return p.refused("home", prob, nil)
 }
 
@@ -531,7 +540,7 @@ func (u *UI) login(w http.ResponseWriter, r *http.Request) error {
 		}
 		return u.render(w, "login", p.Problem.Status, p)
 	}
-	var m me
+	var m Me
 	_ = json.Unmarshal(res.body, &m)
 	http.SetCookie(w, &http.Cookie{Name: tokenCookie, Value: tok, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
 	if m.Tournament != "" {
@@ -657,7 +666,7 @@ func (u *UI) players(w http.ResponseWriter, r *http.Request) error {
 	if q := r.URL.Query(); q.Get("workbook") != "" {
 		var cl projections.Classification
 		if q.Get("scope") == events.WorkbookTournament {
-			_, _ = u.get(r, "/v1/tournaments/"+url.PathEscape(p.T)+"/classification", &cl)
+			cl, _ = u.opts.Reads.Classification(p.T)
 		}
 		p.Flash, data["Workbook"] = workbookBanner(p.Lang, q, p.State, cl.Imported)
 	}
@@ -1097,9 +1106,16 @@ func cutFinal(st *projections.TournamentView) bool {
 
 func (u *UI) standingsCSV(w http.ResponseWriter, r *http.Request) error {
 	var st projections.Standings
-	prob, err := u.get(r, "/v1/tournaments/"+url.PathEscape(r.PathValue("t"))+"/standings", &st)
+	var prob *Problem
+	t := r.PathValue("t")
+	err := u.opts.Reads.Fresh(r.Context(), t)
+	if err == nil {
+		st, err = u.opts.Reads.Standings(t)
+	}
 	if err != nil {
-		prob = u.internalProblem(r, err)
+		if prob, err = refusal(err); err != nil {
+			prob = u.internalProblem(r, err)
+		}
 	}
 	if prob != nil {
 		http.Error(w, prob.Detail, max(prob.Status, 400))
@@ -1411,13 +1427,21 @@ func (u *UI) eventLog(w http.ResponseWriter, r *http.Request) error {
 	p := u.newPage(r, "events")
 	p.T = r.PathValue("t")
 	from := atoiOr(r.URL.Query().Get("from"), 1)
-	var page struct {
-		Events []events.Envelope `json:"events"`
-		Next   uint64            `json:"next"`
+	const limit = 50
+	err := u.opts.Reads.Fresh(r.Context(), p.T)
+	if err == nil {
+		err = u.opts.Authorize(r, token(r), p.T, events.RoleArbiter, events.RoleAppeals, events.RoleAuditor)
 	}
-	prob, err := u.get(r, fmt.Sprintf("/v1/tournaments/%s/events?from=%d&limit=50", url.PathEscape(p.T), max(from, 1)), &page)
-	if err != nil || prob != nil {
-		return p.fail(prob, err)
+	var page projections.EventPage
+	if err == nil {
+		page, err = u.opts.Reads.Events(r.Context(), p.T, uint64(max(from, 1)), limit)
+	}
+	if err != nil {
+		return p.fail(refusal(err))
+	}
+	var next uint64
+	if n := len(page.Envelopes); n == limit {
+		next = page.Envelopes[n-1].Seq + 1
 	}
 	prev := 0
 	if from > 1 {
@@ -1425,20 +1449,16 @@ func (u *UI) eventLog(w http.ResponseWriter, r *http.Request) error {
 	}
 	// Names: the players' from the tournament's state, the officials' from
 	// their list.
-	var st projections.TournamentView
-	if prob, err := u.get(r, "/v1/tournaments/"+url.PathEscape(p.T)+"/state", &st); err == nil && prob == nil {
-		p.State = &st
-	}
-	var offs struct {
-		Officials []struct{ Official, Name, Role string } `json:"officials"`
+	if st, err := u.opts.Reads.State(p.T); err == nil {
+		p.State = st
 	}
 	names := officialNames{}
-	if prob, err := u.get(r, "/v1/tournaments/"+url.PathEscape(p.T)+"/officials", &offs); err == nil && prob == nil {
-		for _, o := range offs.Officials {
+	if offs, err := u.opts.Reads.Officials(p.T); err == nil {
+		for _, o := range offs {
 			names[o.Official] = struct{ Name, Role string }{o.Name, o.Role}
 		}
 	}
-	p.Data = map[string]any{"Records": p.records(page.Events, names), "Next": page.Next, "Prev": prev}
+	p.Data = map[string]any{"Records": p.records(page.Envelopes, names), "Next": next, "Prev": prev}
 	return u.render(w, "events", http.StatusOK, p)
 }
 
@@ -1504,16 +1524,17 @@ var funcs = template.FuncMap{
 func (u *UI) seasonPlayer(w http.ResponseWriter, r *http.Request) error {
 	season, id := mux.Vars(r)["s"], mux.Vars(r)["id"]
 	p := u.newPage(r, "season")
-	var v seasonPlayerView
-	if prob, err := u.get(r, "/v1/seasons/"+url.PathEscape(season)+"/players/"+url.PathEscape(id), &v); err != nil || prob != nil {
-		return p.fail(prob, err)
+	v, err := u.opts.SeasonPlayer(season, id)
+	if err != nil {
+		return p.fail(refusal(err))
 	}
 	p.Data = v
 	return u.render(w, "season_player", http.StatusOK, p)
 }
 
-// seasonPlayerView is GET /v1/seasons/{s}/players/{id}'s answer.
-type seasonPlayerView struct {
+// SeasonPlayer is GET /v1/seasons/{s}/players/{id}'s answer: a player's
+// season in the national ranking.
+type SeasonPlayer struct {
 	Season           string `json:"season"`
 	Thresholds       string `json:"thresholds"`
 	ThresholdsSHA256 string `json:"thresholds_sha256"`

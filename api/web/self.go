@@ -1,7 +1,6 @@
 package web
 
 import (
-	"encoding/json"
 	"fmt"
 	"html/template"
 	"net/http"
@@ -257,12 +256,11 @@ func (u *UI) join(w http.ResponseWriter, r *http.Request) error {
 	tok := strings.TrimSpace(r.URL.Query().Get("k"))
 	w.Header().Set("Referrer-Policy", "no-referrer")
 	w.Header().Set("Cache-Control", "no-store")
-	res, err := u.call(r, tok, http.MethodGet, "/v1/me", nil)
-	var m me
-	if err == nil && res.status == http.StatusOK {
-		_ = json.Unmarshal(res.body, &m)
+	var m Me
+	if tok != "" {
+		m, _ = u.opts.Me(r, tok)
 	}
-	if tok == "" || m.Role != events.RolePlayer {
+	if m.Role != events.RolePlayer {
 		p := u.newPage(r, "my_page")
 		return p.fail(said(p.Lang, fault.Unauthorized, "", "join_failed"), nil)
 	}
@@ -494,19 +492,22 @@ type link struct {
 // QR codes of the players in qr (none when nil) with the server's address
 // as the browser reached it.
 func (u *UI) playerLinks(r *http.Request, p *page, qr map[string]bool) (map[string]*link, *Problem, error) {
-	var out struct {
-		Tokens []struct {
-			Player, Token, Link string
-		} `json:"tokens"`
-		Elsewhere []string `json:"elsewhere"`
+	err := u.opts.Reads.Fresh(r.Context(), p.T)
+	if err == nil {
+		err = u.opts.Authorize(r, token(r), p.T, events.RoleArbiter)
 	}
-	prob, err := u.get(r, "/v1/tournaments/"+url.PathEscape(p.T)+"/player-tokens", &out)
-	if err != nil || prob != nil {
+	var tokens []PlayerLink
+	var elsewhere []string
+	if err == nil {
+		tokens, elsewhere, err = u.opts.PlayerLinks(p.T)
+	}
+	if err != nil {
+		prob, err := refusal(err)
 		return nil, prob, err
 	}
 	base := u.base(r)
 	links := map[string]*link{}
-	for _, t := range out.Tokens {
+	for _, t := range tokens {
 		l := &link{Token: t.Token, URL: base + t.Link}
 		if qr[t.Player] {
 			if l.QR, err = qrSVG(l.URL); err != nil {
@@ -515,7 +516,7 @@ func (u *UI) playerLinks(r *http.Request, p *page, qr map[string]bool) (map[stri
 		}
 		links[t.Player] = l
 	}
-	for _, id := range out.Elsewhere {
+	for _, id := range elsewhere {
 		links[id] = &link{Elsewhere: true}
 	}
 	for _, row := range p.State.Players {

@@ -1,8 +1,6 @@
 package web
 
 import (
-	"encoding/base64"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -14,11 +12,6 @@ import (
 )
 
 // --- the published classification -------------------------------------------
-
-// cosignedHeader is api.CosignedHeader (package api imports this one): the
-// classification's header carrying the last checkpoint a hub's witness
-// cosigned, base64.
-const cosignedHeader = "Referto-Cosigned-Checkpoint"
 
 // classGroup is one phase group of the published classification.
 type classGroup struct {
@@ -39,16 +32,9 @@ func (u *UI) classification(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	p.Title = p.ClassificationKey()
-	var live projections.Classification
-	res, err := u.call(r, token(r), http.MethodGet, "/v1/tournaments/"+url.PathEscape(p.T)+"/classification", nil)
-	var prob *Problem
-	if err == nil && res.status >= 300 {
-		prob = problemOf(res)
-	} else if err == nil {
-		err = json.Unmarshal(res.body, &live)
-	}
-	if err != nil || prob != nil {
-		return p.fail(prob, err)
+	live, err := u.opts.Reads.Classification(p.T)
+	if err != nil {
+		return p.fail(refusal(err))
 	}
 	byPlayer := map[string]projections.ClassificationRow{}
 	for _, row := range live.Rows {
@@ -80,14 +66,12 @@ func (u *UI) classification(w http.ResponseWriter, r *http.Request) error {
 		d["Base"] = base
 		// The last checkpoint a hub's witness cosigned, once the venue
 		// synced, and where its key is: here when this is the hub.
-		if c, err := base64.StdEncoding.DecodeString(res.header.Get(cosignedHeader)); err == nil && len(c) > 0 {
-			d["Cosigned"] = string(c)
-			var keys struct {
-				Witness string `json:"witness"`
-			}
-			d["Hub"] = "$HUB"
-			if prob, err := u.get(r, "/v1/keys", &keys); err == nil && prob == nil && keys.Witness != "" {
-				d["Hub"] = base
+		if u.opts.Cosigned != nil {
+			if signed, _, ok := u.opts.Cosigned(p.T); ok && signed != "" {
+				d["Cosigned"], d["Hub"] = signed, "$HUB"
+				if u.opts.Hub {
+					d["Hub"] = base
+				}
 			}
 		}
 	}

@@ -2,8 +2,10 @@
 // appeals committee: server-rendered pages (html/template, assets embedded,
 // no build step, no network needed at the venue).
 //
-// The UI is a client of the HTTP API like any other: every page reads the
-// /v1 endpoints and every form becomes a request to POST
+// Every page reads through the API's own read side (Options.Reads, a
+// projections.Reader), with the official's token checked as the API
+// checks it (Options.Me, Options.Authorize): a page refuses what the
+// route refuses, with the same problem. Every form becomes a request to POST
 // /v1/tournaments/{t}/commands, made in-process through the API's own
 // handler with the official's token. Validation, authorization and the
 // problem details a refused command carries are therefore exactly the
@@ -13,6 +15,7 @@ package web
 
 import (
 	"bytes"
+	"context"
 	"embed"
 	"encoding/hex"
 	"encoding/json"
@@ -60,16 +63,56 @@ type Options struct {
 	// Damage, when set, lists the tournaments whose logs are damaged: each
 	// page says so at its top, with what to do.
 	Damage func() []Damage
-	// State, when set, gives tournament t's state as it stands, for the
-	// page answering r, read as GET /v1/tournaments/{t}/state reads it but
-	// not encoded for the page: it is shared by every page of the same seq,
-	// which must not modify it. false leaves the page to read it from the
-	// API, which says why it cannot be read.
-	State func(r *http.Request, t string) (*projections.TournamentView, bool)
+	// Reads are where every page reads the tournaments from, as the API's
+	// routes read them (projections.Reader).
+	Reads Reads
+	// Me says who token acts as (GET /v1/me's answer), for the page
+	// answering r; Authorize refuses token, for tournament t, a read only
+	// roles may make, with the problem the API refuses it with. Reads, Me
+	// and Authorize are required by every page; the static files and
+	// Register's routes need none of them.
+	Me        func(r *http.Request, token string) (Me, error)
+	Authorize func(r *http.Request, token, t string, roles ...string) error
+	// PlayerLinks are tournament t's live personal links, and the players
+	// whose live link another key made (GET .../player-tokens's answer).
+	// Required by the pages that print them.
+	PlayerLinks func(t string) (links []PlayerLink, elsewhere []string, err error)
+	// SeasonPlayer is a player's season in the national ranking (GET
+	// /v1/seasons/{s}/players/{id}'s answer). Required by its page.
+	SeasonPlayer func(season, id string) (SeasonPlayer, error)
+	// Cosigned, when set, gives the last checkpoint of tournament t a hub
+	// cosigned (api.Options.Cosigned); Hub says this server is the hub.
+	Cosigned func(t string) (signed string, size uint64, ok bool)
+	Hub      bool
 	// Renders is how many pages are rendered at once; the default is
 	// GOMAXPROCS less one, at least one, so that a core stays free for
 	// the commands. The other pages wait their turn; commands never do.
 	Renders int
+}
+
+// Reads are the reads of the tournaments the pages make: each answers
+// what the API's route of the same name answers, without JSON between
+// them (projections.Reader has them all).
+type Reads interface {
+	// Fresh returns once tournament t may be read: served here, and read
+	// after every command this node acknowledged for it.
+	Fresh(ctx context.Context, t string) error
+	Tournaments() ([]json.RawMessage, error)
+	State(t string) (*projections.TournamentView, error)
+	StateAt(ctx context.Context, t string, seq uint64) (*projections.TournamentView, error)
+	Standings(t string) (projections.Standings, error)
+	Classification(t string) (projections.Classification, error)
+	Officials(t string) ([]projections.OfficialRow, error)
+	Events(ctx context.Context, t string, from, limit uint64) (projections.EventPage, error)
+}
+
+// PlayerLink is a player's personal link, as GET
+// /v1/tournaments/{t}/player-tokens lists it.
+type PlayerLink struct {
+	Player string `json:"player"`
+	Token  string `json:"token"`
+	Link   string `json:"link"`
+	Issued uint64 `json:"issued,omitempty"`
 }
 
 // Damage is a tournament's log found damaged, as every page shows it; with
@@ -281,18 +324,6 @@ func (u *UI) call(r *http.Request, token, method, path string, body any, headers
 	return apiResponse{status: rec.status, header: rec.h, body: rec.buf.Bytes()}, nil
 }
 
-// get reads a JSON resource into out; a problem comes back as *Problem.
-func (u *UI) get(r *http.Request, path string, out any) (*Problem, error) {
-	res, err := u.call(r, token(r), http.MethodGet, path, nil)
-	if err != nil {
-		return nil, err
-	}
-	if res.status >= 300 {
-		return problemOf(res), nil
-	}
-	return nil, json.Unmarshal(res.body, out)
-}
-
 // accepted is what the ledger answered to an accepted command: the events
 // of its commit, and whether they were recorded by an earlier submission
 // of the same form (Idempotent-Replayed) rather than now.
@@ -349,6 +380,16 @@ func said(lang string, code fault.Code, field, key string, args ...any) *Problem
 	p := &Problem{Problem: *problem.New(code, trf(lang, key, args...)), Said: true}
 	p.Field = field
 	return p
+}
+
+// refusal is the problem the API answers a failed read with, as a page
+// shows it; a fault of the server comes back as the error it is, for the
+// page to log it and say only that (fail).
+func refusal(err error) (*Problem, error) {
+	if fault.CodeOf(err) == fault.Internal {
+		return nil, err
+	}
+	return &Problem{Problem: *problem.Of(err)}, nil
 }
 
 // internalProblem is a fault of the server, said as one; the error goes to
