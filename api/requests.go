@@ -65,8 +65,8 @@ func (ri *requestInfo) get() (route, tournament, actor string) {
 }
 
 // recordActor notes who a request acts as, for its log line.
-func recordActor(r *http.Request, p principal) {
-	if ri := infoOf(r.Context()); ri != nil {
+func recordActor(ctx context.Context, p principal) {
+	if ri := infoOf(ctx); ri != nil {
 		ri.setActor(p.Official)
 	}
 }
