@@ -261,10 +261,11 @@ func (s *Server) routes() error {
 	r.HandleFunc("/v1/tournaments/{t}/stream", s.serve(s.getStream)).Methods(http.MethodGet)
 	r.HandleFunc("/v1/tournaments/{t}/classification/rows/{player}/proof", s.serve(s.getRowProof)).Methods(http.MethodGet)
 
-	// The web UI is a client of the routes above, called in-process, and
-	// its pages are routes of this router, behind the same middleware.
+	// The web UI's forms call the command services the routes above call;
+	// its reads are those routes, called in-process. Its pages are routes
+	// of this router, behind the same middleware.
 	ui, err := web.New(web.Options{API: r, Random: s.opts.Random, Logger: s.opts.Logger, PublicURL: s.opts.PublicURL, Damage: s.damageForUI,
-		State: s.pageState, Renders: s.opts.Renders})
+		State: s.pageState, Renders: s.opts.Renders, Commands: s.webCommands()})
 	if err != nil {
 		return err
 	}

@@ -9,8 +9,10 @@ import (
 	"time"
 
 	"github.com/referto/referto/api/problem"
+	"github.com/referto/referto/api/web"
 	"github.com/referto/referto/commands"
 	"github.com/referto/referto/commands/ledger"
+	"github.com/referto/referto/commands/workbook"
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/projections"
 )
@@ -328,4 +330,28 @@ func (s *Server) draft(ctx context.Context, c commandCall) (seq uint64, evs []ev
 		return 0, nil, err
 	}
 	return seq, evs, nil
+}
+
+// webCommands are the services the web pages' forms call.
+func (s *Server) webCommands() web.Commands {
+	return web.Commands{
+		Submit: func(ctx context.Context, c web.CommandCall) (ledger.Outcome, error) {
+			return s.submitCommand(ctx, commandCall(c))
+		},
+		Create: func(ctx context.Context, c web.CommandCall) (ledger.Outcome, error) {
+			return s.createTournament(ctx, commandCall(c))
+		},
+		Appoint: func(ctx context.Context, c web.CommandCall) (ledger.Outcome, string, error) {
+			return s.appointOfficial(ctx, commandCall(c))
+		},
+		IssueLinks: func(ctx context.Context, c web.CommandCall) (ledger.Outcome, error) {
+			return s.issuePlayerTokens(ctx, commandCall(c))
+		},
+		Draft: func(ctx context.Context, c web.CommandCall) (uint64, []events.Event, error) {
+			return s.draft(ctx, commandCall(c))
+		},
+		ImportWorkbook: func(ctx context.Context, c web.CommandCall, scope, fileName string) (workbook.Imported, error) {
+			return s.importWorkbook(ctx, commandCall(c), scope, fileName)
+		},
+	}
 }

@@ -130,7 +130,7 @@ type flash struct {
 // flashOf is the banner for what the ledger answered to a command: its
 // first event that has a banner (a draw may first seat a reserve), or its
 // first event.
-func flashOf(a accepted, arg string) *flash {
+func flashOf(a ledger.Outcome, arg string) *flash {
 	f := &flash{event: a.Events[0].Type, arg: arg, seq: a.Seq, again: a.Replayed}
 	for _, e := range a.Events {
 		if hasLabel("done_" + e.Type) {
@@ -399,11 +399,11 @@ func (u *UI) createTournament(w http.ResponseWriter, r *http.Request) error {
 	f := r.PostForm
 	create := &commands.CreateTournament{ID: strings.TrimSpace(f.Get("id")), Name: strings.TrimSpace(f.Get("name")), Ruleset: events.PresetID(f.Get("ruleset")),
 		Season: strings.TrimSpace(f.Get("season")), Type: events.TournamentType(f.Get("tournament_type"))}
-	var a accepted
+	var a ledger.Outcome
 	var prob *Problem
 	var err error
 	if create.Params, prob = creationParams(lang(r), f); prob == nil {
-		a, prob, err = u.send(r, "/v1/tournaments", formKey(r, u), create)
+		a, prob, err = u.submit(r, u.opts.Commands.Create, "", formKey(r, u), create)
 	}
 	if err == nil && prob == nil {
 		return done(w, r, tPath(r.PostForm.Get("id")), flashOf(a, ""))
@@ -587,23 +587,9 @@ func (u *UI) overviewPost(w http.ResponseWriter, r *http.Request) error {
 	newToken := ""
 	switch f.Get("_action") {
 	case "appoint":
-		var res apiResponse
-		var body []byte
-		if body, err = commands.Encode(&commands.AppointOfficial{Name: f.Get("name"), Role: f.Get("role")}); err == nil {
-			res, err = u.call(r, token(r), http.MethodPost, "/v1/tournaments/"+url.PathEscape(t)+"/officials",
-				json.RawMessage(body), "Idempotency-Key", formKey(r, u))
-		}
-		if err == nil && res.status >= 300 {
-			prob = problemOf(res)
-		} else if err == nil {
-			var out struct {
-				Token string `json:"token"`
-			}
-			_ = json.Unmarshal(res.body, &out)
-			newToken = out.Token
-		}
+		newToken, prob, err = u.appoint(r, t, &commands.AppointOfficial{Name: f.Get("name"), Role: f.Get("role")})
 	case "publish":
-		var a accepted
+		var a ledger.Outcome
 		a, prob, err = u.command(r, t, &commands.PublishClassification{Final: f.Get("final") != ""})
 		if err == nil && prob == nil {
 			return done(w, r, tPath(t), flashOf(a, ""))
@@ -615,7 +601,7 @@ func (u *UI) overviewPost(w http.ResponseWriter, r *http.Request) error {
 		}
 		amend := &commands.AmendRuleset{Reason: f.Get("reason")}
 		if amend.Params, prob = amendedParams(lang(r), f, now.State.Summary.Ruleset); prob == nil {
-			var a accepted
+			var a ledger.Outcome
 			if a, prob, err = u.command(r, t, amend); err == nil && prob == nil {
 				return done(w, r, tPath(t)+"#params", flashOf(a, ""))
 			}
@@ -625,7 +611,7 @@ func (u *UI) overviewPost(w http.ResponseWriter, r *http.Request) error {
 		if f.Get("_action") == "roll" {
 			cmd = rollForm(f)
 		}
-		var a accepted
+		var a ledger.Outcome
 		a, prob, err = u.command(r, t, cmd)
 		if err == nil && prob == nil {
 			return done(w, r, tPath(t), flashOf(a, ""))
@@ -645,6 +631,23 @@ func (u *UI) overviewPost(w http.ResponseWriter, r *http.Request) error {
 }
 
 // --- entry list, CSV import, check-in ----------------------------------------
+
+// appoint appoints the official ap in tournament t, under the form's
+// idempotency key, and returns the official's token, shown once.
+func (u *UI) appoint(r *http.Request, t string, ap *commands.AppointOfficial) (string, *Problem, error) {
+	if u.opts.Commands.Appoint == nil {
+		return "", nil, errNoService
+	}
+	body, err := commands.Encode(ap)
+	if err != nil {
+		return "", nil, err
+	}
+	_, tok, err := u.opts.Commands.Appoint(r.Context(), u.commandCall(r, t, body, formKey(r, u)))
+	if err != nil {
+		return "", u.problemFor(r, err), nil
+	}
+	return tok, nil, nil
+}
 
 func (u *UI) players(w http.ResponseWriter, r *http.Request) error {
 	p, err := u.tournamentPage(r, "players", 0)
@@ -700,7 +703,7 @@ func (u *UI) playersPost(w http.ResponseWriter, r *http.Request) error {
 	f := r.PostForm
 	var prob *Problem
 	var err error
-	var a accepted
+	var a ledger.Outcome
 	var fl *flash
 	switch f.Get("_action") {
 	case "register":
@@ -805,7 +808,7 @@ func (u *UI) importCSV(r *http.Request, t, text string) (n, again int, _ *Proble
 		if v := field(4); v != "" {
 			cmd.Rank = atoiOr(v, -1)
 		}
-		a, prob, err := u.send(r, "/v1/tournaments/"+url.PathEscape(t)+"/commands", fmt.Sprintf("%s-%d", base, line), cmd)
+		a, prob, err := u.submit(r, u.opts.Commands.Submit, t, fmt.Sprintf("%s-%d", base, line), cmd)
 		if err != nil {
 			return n, again, nil, err
 		}
@@ -1388,7 +1391,7 @@ func (u *UI) contestationsPost(w http.ResponseWriter, r *http.Request) error {
 		cmd = &commands.FileContestation{Against: against, Claim: f.Get("claim"), Effect: f.Get("effect"), By: f.Get("by")}
 	}
 	var err error
-	var a accepted
+	var a ledger.Outcome
 	if prob == nil {
 		a, prob, err = u.command(r, t, cmd)
 	}
