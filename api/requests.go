@@ -18,10 +18,10 @@ import (
 const RequestIDHeader = "X-Request-Id"
 
 // requestInfo is what one HTTP request's log line and metrics report,
-// filled in as the request is handled. The web UI's in-process calls to
-// the API share the browser request's context, hence its requestInfo: the
-// route stays the browser's, and the tournament and actor those calls name
-// fill in what it lacks.
+// filled in as the request is handled. The web UI's in-process reads of
+// the API and its calls of the command services share the browser
+// request's context, hence its requestInfo: the route stays the browser's,
+// and the tournament and actor those calls name fill in what it lacks.
 type requestInfo struct {
 	mu         sync.Mutex
 	route      string // the gorilla/mux path template, "" until matched

@@ -2,13 +2,15 @@
 // appeals committee: server-rendered pages (html/template, assets embedded,
 // no build step, no network needed at the venue).
 //
-// The UI is a client of the HTTP API like any other: every page reads the
-// /v1 endpoints and every form becomes a request to POST
-// /v1/tournaments/{t}/commands, made in-process through the API's own
-// handler with the official's token. Validation, authorization and the
-// problem details a refused command carries are therefore exactly the
-// API's; the UI only decides what to offer, from the role GET /v1/me
-// reports, and the server refuses the rest anyway.
+// The UI is a second presenter of the API's services: every page reads the
+// /v1 endpoints, in-process through the API's own handler, and every form
+// calls the service behind its command route (Commands: the one POST
+// /v1/tournaments/{t}/commands runs, and those that create, appoint, issue
+// links, draft and import) directly, with the official's token and the
+// browser's address. Validation, authorization, the idempotency key's
+// binding and the problem details a refused command carries are therefore
+// exactly the API's; the UI only decides what to offer, from the role GET
+// /v1/me reports, and the server refuses the rest anyway.
 package web
 
 import (
@@ -49,8 +51,9 @@ var staticFS embed.FS
 
 // Options configure the UI.
 type Options struct {
-	// API is the handler serving /v1: every read and command goes through
-	// it. It is the router the UI registers its pages on (Register).
+	// API is the handler serving /v1: every read goes through it (the
+	// commands go to Commands). It is the router the UI registers its
+	// pages on (Register).
 	API http.Handler
 	// Random makes idempotency keys for forms (crypto/rand in production).
 	// Pages are served concurrently: it must be safe for concurrent reads
