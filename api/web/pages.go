@@ -517,7 +517,7 @@ func (u *UI) login(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	tok := strings.TrimSpace(r.PostForm.Get("token"))
-	res, err := u.call(r, tok, http.MethodGet, "/v1/me", nil)
+	res, err := u.call(r, tok, http.MethodGet, "/v1/me")
 	if err != nil || res.status != http.StatusOK {
 		p := u.newPage(r, "login")
 		p.Problem = said(p.Lang, fault.Unauthorized, "", "bad_token")

@@ -258,7 +258,7 @@ func (u *UI) join(w http.ResponseWriter, r *http.Request) error {
 	tok := strings.TrimSpace(r.URL.Query().Get("k"))
 	w.Header().Set("Referrer-Policy", "no-referrer")
 	w.Header().Set("Cache-Control", "no-store")
-	res, err := u.call(r, tok, http.MethodGet, "/v1/me", nil)
+	res, err := u.call(r, tok, http.MethodGet, "/v1/me")
 	var m me
 	if err == nil && res.status == http.StatusOK {
 		_ = json.Unmarshal(res.body, &m)

@@ -40,7 +40,7 @@ func (u *UI) classification(w http.ResponseWriter, r *http.Request) error {
 	}
 	p.Title = p.ClassificationKey()
 	var live projections.Classification
-	res, err := u.call(r, token(r), http.MethodGet, "/v1/tournaments/"+url.PathEscape(p.T)+"/classification", nil)
+	res, err := u.call(r, token(r), http.MethodGet, "/v1/tournaments/"+url.PathEscape(p.T)+"/classification")
 	var prob *Problem
 	if err == nil && res.status >= 300 {
 		prob = problemOf(res)

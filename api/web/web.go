@@ -297,31 +297,19 @@ func (r *recorder) Write(b []byte) (int, error) {
 	return r.buf.Write(b)
 }
 
-// call sends one request to the API in-process, as the official logged in,
+// call sends one read to the API in-process, as the official logged in,
 // on behalf of the browser's request r: with its context, and from its
 // address, so that the API counts a failed login against that browser (its
 // limit on failed authentications) rather than against the UI as a whole.
-func (u *UI) call(r *http.Request, token, method, path string, body any, headers ...string) (apiResponse, error) {
-	var rd io.Reader
-	contentType := "application/json"
-	if body != nil {
-		b, err := json.Marshal(body)
-		if err != nil {
-			return apiResponse{}, err
-		}
-		rd = bytes.NewReader(b)
-	}
-	req, err := http.NewRequestWithContext(r.Context(), method, path, rd)
+// (Forms do not come here: they call Commands.)
+func (u *UI) call(r *http.Request, token, method, path string) (apiResponse, error) {
+	req, err := http.NewRequestWithContext(r.Context(), method, path, nil)
 	if err != nil {
 		return apiResponse{}, err
 	}
 	req.RemoteAddr = r.RemoteAddr
-	req.Header.Set("Content-Type", contentType)
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	for i := 0; i+1 < len(headers); i += 2 {
-		req.Header.Set(headers[i], headers[i+1])
 	}
 	rec := &recorder{h: http.Header{}}
 	u.opts.API.ServeHTTP(rec, req)
@@ -333,7 +321,7 @@ func (u *UI) call(r *http.Request, token, method, path string, body any, headers
 
 // get reads a JSON resource into out; a problem comes back as *Problem.
 func (u *UI) get(r *http.Request, path string, out any) (*Problem, error) {
-	res, err := u.call(r, token(r), http.MethodGet, path, nil)
+	res, err := u.call(r, token(r), http.MethodGet, path)
 	if err != nil {
 		return nil, err
 	}
