@@ -579,6 +579,48 @@ func TestFailedAuthenticationsAreRateLimited(t *testing.T) {
 	}
 }
 
+// TestAFormsFailedAuthenticationsCountAgainstTheBrowser: a form's command
+// goes to the command service with the browser's address, so ten forms
+// sent with unknown tokens from one browser and that address is refused,
+// by the forms and the API alike, its log untouched, while a browser
+// elsewhere records the same form.
+func TestAFormsFailedAuthenticationsCountAgainstTheBrowser(t *testing.T) {
+	s := newStack(t)
+	arb := s.create("fo", "rtu")
+	form := func(addr, token, key string) *httptest.ResponseRecorder {
+		body := url.Values{"_action": {"register"}, "_key": {key}, "player": {"p1"}, "name": {"Uno"}}.Encode()
+		return serveAs(s, addr, "POST", "/ui/t/fo/players", "", body, "Content-Type", "application/x-www-form-urlencoded",
+			"Origin", "http://example.com", "Cookie", "referto_token="+token)
+	}
+	// A refused form's page reads the tournament with the same token: a
+	// form may count more than once, never less.
+	if rec := form("198.51.100.9:5000", "guess", "g"); rec.Code != http.StatusUnauthorized {
+		t.Fatalf("a form with an unknown token: %d, want 401", rec.Code)
+	}
+	for i := 1; ; i++ {
+		rec := form("198.51.100.9:5000", fmt.Sprintf("guess-%d", i), fmt.Sprintf("g%d", i))
+		if rec.Code == http.StatusTooManyRequests {
+			break
+		}
+		if rec.Code != http.StatusUnauthorized || i == authLimit {
+			t.Fatalf("form %d with an unknown token: %d, want 401 and, by the %dth, 429", i+1, rec.Code, authLimit)
+		}
+	}
+	size := s.logSize()
+	if rec := form("198.51.100.9:5001", arb, "k1"); rec.Code != http.StatusTooManyRequests {
+		t.Errorf("a form with the right token from a browser over the limit: %d, want 429", rec.Code)
+	}
+	if rec := serveAs(s, "198.51.100.9:5002", "GET", "/v1/me", arb, ""); rec.Code != http.StatusTooManyRequests {
+		t.Errorf("API from the browser's address after ten refused forms: %d, want 429", rec.Code)
+	}
+	if got, want := s.logSize(), size; got != want {
+		t.Errorf("the log is at %d after refused forms, want %d", got, want)
+	}
+	if rec := form("198.51.100.10:5000", arb, "k1"); rec.Code != http.StatusSeeOther {
+		t.Errorf("the form from another browser: %d, want 303: %s", rec.Code, rec.Body)
+	}
+}
+
 // TestRateLimiterMemoryIsBounded: the limiter tracks a bounded number of
 // addresses, forgetting those that failed least recently; a flood of
 // addresses makes it forget an old count rather than grow.

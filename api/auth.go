@@ -32,17 +32,42 @@ func (p principal) actor() events.Actor {
 // (node.TokenHash).
 func TokenHash(token string) string { return node.TokenHash(token) }
 
+// credentials are what a request proves who it acts as with: the bearer
+// token it carries ("" when none) and the address of the client sending it,
+// which the request's failed authentications count against (clientAddr).
+// The web pages pass the browser's own address and the official's token.
+type credentials struct {
+	Token      string
+	RemoteAddr string
+}
+
+// credentialsOf reads the credentials of an HTTP request: its
+// Authorization header and its remote address.
+func credentialsOf(r *http.Request) credentials {
+	token, ok := bearerToken(r.Header.Get("Authorization"))
+	if !ok {
+		token = ""
+	}
+	return credentials{Token: token, RemoteAddr: r.RemoteAddr}
+}
+
 // authenticate resolves the bearer token. Tokens are looked up by their
 // hash, and the administrator's hash is compared in constant time, so
 // neither lookup leaks the token through timing. A client address that has
 // failed too often recently is refused before its token is even looked at
 // (see authLimiter).
 func (s *Server) authenticate(r *http.Request) (principal, error) {
-	token, ok := bearerToken(r.Header.Get("Authorization"))
-	if !ok {
+	return s.authenticateAs(r.Context(), credentialsOf(r))
+}
+
+// authenticateAs is authenticate for credentials c, read by either the
+// JSON handlers or the web pages.
+func (s *Server) authenticateAs(ctx context.Context, c credentials) (principal, error) {
+	token := c.Token
+	if token == "" {
 		return principal{}, fmt.Errorf("%w: send Authorization: Bearer <token>", errUnauthorized)
 	}
-	addr, limited := clientAddr(r)
+	addr, limited := clientAddr(c.RemoteAddr)
 	now := s.opts.Clock()
 	if limited {
 		if wait := s.authFailures.refusal(addr, now); wait > 0 {
@@ -52,7 +77,7 @@ func (s *Server) authenticate(r *http.Request) (principal, error) {
 	hash := TokenHash(token)
 	if subtle.ConstantTimeCompare([]byte(hash), []byte(s.opts.AdminTokenSHA256)) == 1 {
 		p := principal{Role: events.RoleAdmin, Official: "admin"}
-		recordActor(r, p)
+		recordActor(ctx, p)
 		return p, nil
 	}
 	// An official's token is found through the projections' index; a
@@ -63,7 +88,7 @@ func (s *Server) authenticate(r *http.Request) (principal, error) {
 			// command this node answered for its tournament: a
 			// revocation answered 201 ends it from that answer on,
 			// even before the projections applied it.
-			if err := s.opts.Ledger.AwaitAcked(r.Context(), t); err != nil {
+			if err := s.opts.Ledger.AwaitAcked(ctx, t); err != nil {
 				return principal{}, false, err
 			}
 			player, found := s.playerByToken(t, hash)
@@ -79,10 +104,10 @@ func (s *Server) authenticate(r *http.Request) (principal, error) {
 		// answer comes first); one through another node sharing the
 		// cluster, once this node has caught up with the log. Wait for
 		// both before calling the token unknown.
-		if s.opts.Ledger.AwaitAcked(r.Context(), "") == nil {
+		if s.opts.Ledger.AwaitAcked(ctx, "") == nil {
 			pr, found, err = lookup()
 		}
-		if err == nil && !found && s.catchUpAll(r.Context()) == nil {
+		if err == nil && !found && s.catchUpAll(ctx) == nil {
 			pr, found, err = lookup()
 		}
 	}
@@ -95,7 +120,7 @@ func (s *Server) authenticate(r *http.Request) (principal, error) {
 		}
 		return principal{}, fmt.Errorf("%w: unknown token", errUnauthorized)
 	}
-	recordActor(r, pr)
+	recordActor(ctx, pr)
 	return pr, nil
 }
 
@@ -111,7 +136,12 @@ func bearerToken(h string) (string, bool) {
 // authorize authenticates and checks that the principal acts for
 // tournament t (the administrator acts for all) in one of roles.
 func (s *Server) authorize(r *http.Request, t string, roles ...string) (principal, error) {
-	p, err := s.authenticate(r)
+	return s.authorizeAs(r.Context(), credentialsOf(r), t, roles...)
+}
+
+// authorizeAs is authorize for credentials c.
+func (s *Server) authorizeAs(ctx context.Context, c credentials, t string, roles ...string) (principal, error) {
+	p, err := s.authenticateAs(ctx, c)
 	if err != nil {
 		return principal{}, err
 	}
@@ -144,13 +174,13 @@ const (
 type rateLimitedError struct{ wait time.Duration }
 
 func (e *rateLimitedError) Error() string {
-	return fmt.Sprintf("%s: too many failed authentications from this address; retry after %s seconds", errTooManyRequests, e.retryAfter())
+	return fmt.Sprintf("%s: too many failed authentications from this address; retry after %s seconds", errTooManyRequests, e.RetryAfter())
 }
 
 func (e *rateLimitedError) Unwrap() error { return errTooManyRequests }
 
-// retryAfter is the Retry-After value: whole seconds, rounded up.
-func (e *rateLimitedError) retryAfter() string {
+// RetryAfter is the Retry-After value: whole seconds, rounded up.
+func (e *rateLimitedError) RetryAfter() string {
 	return strconv.FormatInt(int64((e.wait+time.Second-1)/time.Second), 10)
 }
 
@@ -161,11 +191,11 @@ func (e *rateLimitedError) retryAfter() string {
 // X-Forwarded-For. A RemoteAddr naming no IP (a request made in-process
 // with no client behind it) is not limited: it has no client to tell apart,
 // and one shared count would let anyone lock everybody out. The web UI
-// passes the browser's own address on the requests it makes for it.
-func clientAddr(r *http.Request) (string, bool) {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
+// passes the browser's own address with the official's token.
+func clientAddr(remoteAddr string) (string, bool) {
+	host, _, err := net.SplitHostPort(remoteAddr)
 	if err != nil {
-		host = r.RemoteAddr
+		host = remoteAddr
 	}
 	ip := net.ParseIP(host)
 	if ip == nil {

@@ -10,10 +10,13 @@
 // (registry.go: commands for api/hub/registry.Keeper, its fold and its
 // export).
 //
-// It translates HTTP only: a command request becomes a ledger.Submission
-// (submit.go: the Idempotency-Key, its request's fingerprint, If-Match) for
-// the node's commands/ledger.Ledger, whose outcome is answered 201, and
-// whose errors map to statuses in one table (api/problem). Reads come from
+// A command route is one service (service.go): it authenticates,
+// authorizes, makes a ledger.Submission (the Idempotency-Key, its
+// request's fingerprint, If-Match) for the node's commands/ledger.Ledger
+// and counts the command. Its JSON handler translates HTTP only: the
+// request into the service's call, the outcome into a 201, the errors into
+// statuses by one table (api/problem). The web UI's forms call the same
+// services (web.Commands). Reads come from
 // the node's projections, each after the ledger's AwaitAcked, so a GET that
 // follows a 201 sees the command.
 //

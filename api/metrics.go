@@ -195,9 +195,10 @@ func appendResult(ack events.Appended, err error) string {
 	return "error"
 }
 
-// commandWriter records how one command request ended, for
-// referto_commands_total and referto_command_duration_seconds. writeError
-// tells it the problem code of a refusal.
+// commandWriter records how one command request of the season registry
+// ended, for referto_commands_total and referto_command_duration_seconds
+// (a tournament's commands are counted by their services: counted).
+// writeError tells it the problem code of a refusal.
 type commandWriter struct {
 	*statusWriter
 	typ   string // the command type, once read
@@ -234,6 +235,12 @@ func (s *Server) commandDone(c *commandWriter) {
 	default:
 		outcome = "internal"
 	}
-	s.metrics.commands.WithLabelValues(c.typ, outcome).Inc()
-	s.metrics.commandSeconds.WithLabelValues(c.typ, outcome).Observe(time.Since(c.start).Seconds())
+	s.metrics.countCommand(c.typ, outcome, c.start)
+}
+
+// countCommand counts one command of type typ that arrived at start and
+// ended in outcome.
+func (m *Metrics) countCommand(typ, outcome string, start time.Time) {
+	m.commands.WithLabelValues(typ, outcome).Inc()
+	m.commandSeconds.WithLabelValues(typ, outcome).Observe(time.Since(start).Seconds())
 }

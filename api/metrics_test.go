@@ -2,7 +2,9 @@ package api_test
 
 import (
 	"fmt"
+	"io"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -204,4 +206,79 @@ func TestConflictRetriesAreCounted(t *testing.T) {
 		t.Errorf("%v conflict retries counted for %v appends that lost a race", retries, appends)
 	}
 	t.Logf("%v of %d commands were decided again", retries, player)
+}
+
+// postForm posts a web form as a browser on the server's own origin does,
+// with the official's session cookie, and returns the status and Location.
+func (s *stack) postForm(path, token string, form url.Values) (int, string) {
+	s.t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, s.srv.URL+path, strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Origin", s.srv.URL)
+	req.AddCookie(&http.Cookie{Name: "referto_token", Value: token})
+	c := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	res, err := c.Do(req)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	_, _ = io.Copy(io.Discard, res.Body)
+	return res.StatusCode, res.Header.Get("Location")
+}
+
+// TestMetricsCountTheWebFormsCommands: a command sent by a web form is
+// counted as the same command sent to the JSON API is, by its type and
+// outcome (accepted, replayed when the form is sent again, the problem
+// code when refused), and so are the other forms that record: a
+// tournament created, an official appointed, personal links issued.
+func TestMetricsCountTheWebFormsCommands(t *testing.T) {
+	s := newStack(t)
+	arb := s.create("wf", "rtu")
+	auditor := s.appoint("wf", "auditor")
+	before := s.scrape()
+
+	register := url.Values{"_action": {"register"}, "_key": {"k1"}, "player": {"p1"}, "name": {"Uno"}}
+	for range 2 {
+		if code, loc := s.postForm("/ui/t/wf/players", arb, register); code != http.StatusSeeOther {
+			t.Fatalf("registration form: %d %s", code, loc)
+		}
+	}
+	if code, _ := s.postForm("/ui/t/wf/players", auditor, url.Values{"_action": {"register"}, "player": {"p2"}, "name": {"Due"}}); code != http.StatusForbidden {
+		t.Errorf("an auditor's registration form: %d, want 403", code)
+	}
+	if code, _ := s.postForm("/ui/t/wf/players", arb, url.Values{"_action": {"register"}, "player": {"p3"}}); code != http.StatusBadRequest {
+		t.Errorf("a registration form with no name: %d, want 400", code)
+	}
+	if code, loc := s.postForm("/ui/", adminToken, url.Values{"id": {"wf2"}, "name": {"Secondo"}, "ruleset": {"rtu"}}); code != http.StatusSeeOther {
+		t.Errorf("creation form: %d %s", code, loc)
+	}
+	if code, loc := s.postForm("/ui/t/wf/", adminToken, url.Values{"_action": {"appoint"}, "name": {"Carla"}, "role": {"arbiter"}}); code != http.StatusOK && code != http.StatusSeeOther {
+		t.Errorf("appointment form: %d %s", code, loc)
+	}
+	if code, loc := s.postForm("/ui/t/wf/links", arb, url.Values{"_action": {"issue"}}); code != http.StatusSeeOther {
+		t.Errorf("links form: %d %s", code, loc)
+	}
+	after := s.scrape()
+
+	for _, c := range []struct {
+		labels []string
+		want   float64
+	}{
+		{[]string{"type", "RegisterPlayer", "outcome", "accepted"}, 1},
+		{[]string{"type", "RegisterPlayer", "outcome", "replayed"}, 1},
+		// Refused before its body was read, as through the API.
+		{[]string{"type", "unknown", "outcome", "forbidden"}, 1},
+		{[]string{"type", "RegisterPlayer", "outcome", "invalid"}, 1},
+		{[]string{"type", "CreateTournament", "outcome", "accepted"}, 1},
+		{[]string{"type", "AppointOfficial", "outcome", "accepted"}, 1},
+		{[]string{"type", "IssuePlayerTokens", "outcome", "accepted"}, 1},
+		{nil, 7},
+	} {
+		if got := after.get("referto_commands_total", c.labels...) - before.get("referto_commands_total", c.labels...); got != c.want {
+			t.Errorf("referto_commands_total%q moved by %v, want %v", c.labels, got, c.want)
+		}
+	}
+	if got := after.get("referto_command_duration_seconds_count") - before.get("referto_command_duration_seconds_count"); got != 7 {
+		t.Errorf("referto_command_duration_seconds_count moved by %v, want 7", got)
+	}
 }

@@ -11,8 +11,6 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/referto/referto/api/web"
-	"github.com/referto/referto/commands"
-	"github.com/referto/referto/commands/ledger"
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/projections"
 )
@@ -72,58 +70,16 @@ func linkOf(player, token string, issued uint64) playerLink {
 	return playerLink{Player: player, Token: token, Link: JoinPath + "?k=" + token, Issued: issued}
 }
 
-// issuePlayerTokens gives players their personal links: those named, or
-// every registered player without a live one. The tokens are shown in the
-// answer, and again by getPlayerTokens to the arbiters who print them.
-func (s *Server) issuePlayerTokens(w *commandWriter, r *http.Request) error {
+// postPlayerTokens gives players their personal links (issuePlayerTokens).
+// The tokens are shown in the answer, and again by getPlayerTokens to the
+// arbiters who print them.
+func (s *Server) postPlayerTokens(w http.ResponseWriter, r *http.Request) error {
 	t := mux.Vars(r)["t"]
-	if err := s.checkTournamentID(t); err != nil {
-		return err
-	}
-	p, err := s.authorize(r, t, events.RoleArbiter)
-	if err != nil {
-		return err
-	}
-	body, err := s.readBody(w, r)
-	if err != nil {
-		return err
-	}
-	issue, err := commands.ParseAs[commands.IssuePlayerTokens](body)
+	o, err := s.issuePlayerTokens(r.Context(), s.callOf(w, r, t))
 	if err != nil {
 		return err
 	}
 	secret, err := s.opts.Keys.Secret(playerTokenPurpose)
-	if err != nil {
-		return err
-	}
-	players := issue.Players
-	if len(players) == 0 {
-		// Everyone admitted, as the ledger has acknowledged them: the
-		// projections may not have applied the last registrations yet.
-		if err := s.opts.Ledger.AwaitAcked(r.Context(), t); err != nil {
-			return err
-		}
-		s.opts.Runner.Read(t, func(st *projections.Tournament) {
-			for _, id := range st.Order {
-				if st.Players[id].Status.Admitted() && !st.PlayerTokens[id].Live() {
-					players = append(players, id)
-				}
-			}
-		})
-	}
-	for _, id := range players {
-		nonce, err := s.randomHex(8)
-		if err != nil {
-			return err
-		}
-		issue.Grants = append(issue.Grants, commands.TokenGrant{Player: id, Nonce: nonce,
-			TokenSHA256: TokenHash(derivePlayerToken(secret, t, id, nonce))})
-	}
-	sub := ledger.Submission{Tournament: t, Command: issue, Actor: p.actor(), Route: routePlayerTokens}
-	if err := s.preconditions(r, &sub, body); err != nil {
-		return err
-	}
-	o, err := s.opts.Ledger.Submit(r.Context(), sub)
 	if err != nil {
 		return err
 	}

@@ -46,7 +46,7 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	}
 	var limited *rateLimitedError
 	if errors.As(err, &limited) {
-		w.Header().Set("Retry-After", limited.retryAfter())
+		w.Header().Set("Retry-After", limited.RetryAfter())
 	}
 	problem.Write(w, p)
 }

@@ -59,7 +59,7 @@ func (s *Server) postRegistryCommand(w *commandWriter, r *http.Request) error {
 	sub := registry.Submission{Command: cmd, Actor: p.actor()}
 	if err == nil {
 		w.typ = cmd.CommandType()
-		sub.Key, err = s.idempotencyKey(r)
+		sub.Key, err = s.idempotencyKey(r.Header.Get("Idempotency-Key"))
 	}
 	if err == nil && len(r.Header.Values("If-Match")) > 0 {
 		err = &commands.FieldError{Field: "If-Match", Msg: "the season registry's commands take no If-Match: each is decided against the registry as it is"}

@@ -18,10 +18,10 @@ import (
 const RequestIDHeader = "X-Request-Id"
 
 // requestInfo is what one HTTP request's log line and metrics report,
-// filled in as the request is handled. The web UI's in-process calls to
-// the API share the browser request's context, hence its requestInfo: the
-// route stays the browser's, and the tournament and actor those calls name
-// fill in what it lacks.
+// filled in as the request is handled. The web UI's reads and its calls
+// of the command services share the browser request's context, hence its
+// requestInfo: the route stays the browser's, and the tournament and actor
+// those calls name fill in what it lacks.
 type requestInfo struct {
 	mu         sync.Mutex
 	route      string // the gorilla/mux path template, "" until matched
@@ -65,8 +65,8 @@ func (ri *requestInfo) get() (route, tournament, actor string) {
 }
 
 // recordActor notes who a request acts as, for its log line.
-func recordActor(r *http.Request, p principal) {
-	if ri := infoOf(r.Context()); ri != nil {
+func recordActor(ctx context.Context, p principal) {
+	if ri := infoOf(ctx); ri != nil {
 		ri.setActor(p.Official)
 	}
 }

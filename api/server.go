@@ -229,11 +229,11 @@ func (s *Server) routes() error {
 	// gorilla/mux 1.8.1 a subrouter's routes inherit the prefix matcher,
 	// which clears an earlier route's method mismatch, turning 405 into 404.
 	r.HandleFunc("/v1/tournaments", s.serve(s.listTournaments)).Methods(http.MethodGet)
-	r.HandleFunc("/v1/tournaments", s.command(commands.TypeOf[commands.CreateTournament](), s.createTournament)).Methods(http.MethodPost)
+	r.HandleFunc("/v1/tournaments", s.serve(s.postTournament)).Methods(http.MethodPost)
 	r.HandleFunc("/v1/tournaments/{t}", s.serve(s.getTournament)).Methods(http.MethodGet)
-	r.HandleFunc("/v1/tournaments/{t}/officials", s.command(commands.TypeOf[commands.AppointOfficial](), s.appointOfficial)).Methods(http.MethodPost)
+	r.HandleFunc("/v1/tournaments/{t}/officials", s.serve(s.postOfficial)).Methods(http.MethodPost)
 	r.HandleFunc("/v1/tournaments/{t}/officials", s.serve(s.getOfficials)).Methods(http.MethodGet)
-	r.HandleFunc("/v1/tournaments/{t}/commands", s.command("", s.postCommand)).Methods(http.MethodPost)
+	r.HandleFunc("/v1/tournaments/{t}/commands", s.serve(s.postCommand)).Methods(http.MethodPost)
 	r.HandleFunc("/v1/tournaments/{t}/draft", s.serve(s.postDraft)).Methods(http.MethodPost)
 	r.HandleFunc("/v1/tournaments/{t}/players", s.serve(s.getPlayers)).Methods(http.MethodGet)
 	r.HandleFunc("/v1/tournaments/{t}/events", s.serve(s.getEvents)).Methods(http.MethodGet)
@@ -263,16 +263,17 @@ func (s *Server) routes() error {
 	r.HandleFunc("/v1/seasons/{s}/ranking", s.serve(s.getSeasonRanking)).Methods(http.MethodGet)
 	r.HandleFunc("/v1/seasons/{s}/players/{id}", s.serve(s.getSeasonPlayer)).Methods(http.MethodGet)
 	r.HandleFunc("/v1/admin/backup", s.serve(s.getBackup)).Methods(http.MethodGet)
-	r.HandleFunc("/v1/tournaments/{t}/player-tokens", s.command(commands.TypeOf[commands.IssuePlayerTokens](), s.issuePlayerTokens)).Methods(http.MethodPost)
+	r.HandleFunc("/v1/tournaments/{t}/player-tokens", s.serve(s.postPlayerTokens)).Methods(http.MethodPost)
 	r.HandleFunc("/v1/tournaments/{t}/player-tokens", s.serve(s.getPlayerTokens)).Methods(http.MethodGet)
 	r.HandleFunc("/v1/tournaments/{t}/stream", s.serve(s.getStream)).Methods(http.MethodGet)
 	r.HandleFunc("/v1/tournaments/{t}/classification/rows/{player}/proof", s.serve(s.getRowProof)).Methods(http.MethodGet)
 
-	// The web UI reads through the same reader as the routes above, and
-	// its pages are routes of this router, behind the same middleware.
-	ui, err := web.New(web.Options{API: r, Random: s.opts.Random, Logger: s.opts.Logger, PublicURL: s.opts.PublicURL, Damage: s.damageForUI,
+	// The web UI reads through the same reader as the routes above and its
+	// forms call the command services they call; its pages are routes of
+	// this router, behind the same middleware.
+	ui, err := web.New(web.Options{Random: s.opts.Random, Logger: s.opts.Logger, PublicURL: s.opts.PublicURL, Damage: s.damageForUI,
 		Reads: s.reader, Me: s.pageMe, Authorize: s.pageAuthorize, PlayerLinks: s.playerLinks, SeasonPlayer: s.seasonPlayer, Cosigned: s.opts.Cosigned, Hub: s.opts.Hub != nil,
-		Renders: s.opts.Renders})
+		Renders: s.opts.Renders, Commands: s.webCommands()})
 	if err != nil {
 		return err
 	}

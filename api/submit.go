@@ -1,7 +1,6 @@
 package api
 
 import (
-	"errors"
 	"net/http"
 	"strconv"
 	"strings"
@@ -13,33 +12,13 @@ import (
 	"github.com/referto/referto/events"
 )
 
-// The HTTP side of a command: its headers become a ledger.Submission, its
-// ledger.Outcome a 201, and reads wait for what the ledger acknowledged.
+// The HTTP side of a command: its headers and body become a commandCall
+// (service.go), its ledger.Outcome a 201, and reads wait for what the
+// ledger acknowledged.
 
-// preconditions reads Idempotency-Key and If-Match, and binds the key to
-// the request: its route, actor and body (ledger.Fingerprint).
-func (s *Server) preconditions(r *http.Request, sub *ledger.Submission, body []byte) error {
-	key, err := s.idempotencyKey(r)
-	if err != nil {
-		return err
-	}
-	sub.Key = key
-	if sub.Request, err = ledger.Fingerprint(sub.Route, sub.Tournament, sub.Actor, body); err != nil {
-		return errors.Join(errBadRequest, err)
-	}
-	if lines := r.Header.Values("If-Match"); len(lines) > 0 {
-		c, err := parseIfMatch(lines)
-		if err != nil {
-			return err
-		}
-		sub.IfMatch = c
-	}
-	return nil
-}
-
-// idempotencyKey reads Idempotency-Key, generating one when absent.
-func (s *Server) idempotencyKey(r *http.Request) (string, error) {
-	key := r.Header.Get("Idempotency-Key")
+// idempotencyKey checks a command's Idempotency-Key, generating one when
+// absent.
+func (s *Server) idempotencyKey(key string) (string, error) {
 	if key == "" {
 		return s.randomHex(16)
 	}

@@ -45,59 +45,63 @@ func (s *Server) getWorkbook(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// workbookImported is the answer to an upload: what was recorded, the
-// national tool's warnings, and the rows the ruleset's computation
-// disagrees with the file's standings on.
-type workbookImported struct {
-	Tournament    string                `json:"tournament"`
-	FileName      string                `json:"file_name"`
-	SHA256        string                `json:"sha256"`
-	Scope         string                `json:"scope"`
-	Commands      int                   `json:"commands"`
-	Players       int                   `json:"players"`
-	Seq           uint64                `json:"seq"`
-	NationalID    string                `json:"national_id,omitempty"`
-	Counts        *workbook.Counts      `json:"counts,omitempty"`
-	Warnings      []workbook.Problem    `json:"warnings"`
-	Disagreements []events.Disagreement `json:"disagreements"`
-}
-
 // postWorkbook records an uploaded club workbook (.xlsx, the request's
-// body) in tournament t as ordinary commands, sent by the official who
-// uploads it: its entry list alone (scope entry_list, the default) into an
-// open tournament, or the whole tournament (scope tournament) into one that
-// has recorded no player. Nothing is recorded while the national tool's
-// check or the ledger's rules refuse anything: every problem is answered
-// at once, with its sheet and cell.
+// body, named by its file_name query parameter) in tournament t, in the
+// scope its scope query parameter names (importWorkbook), and answers what
+// was recorded.
 func (s *Server) postWorkbook(w http.ResponseWriter, r *http.Request) error {
-	t := mux.Vars(r)["t"]
-	if err := s.checkTournamentID(t); err != nil {
-		return err
-	}
-	p, err := s.authorize(r, t, events.RoleArbiter)
+	c := s.callOf(w, r, mux.Vars(r)["t"])
+	c.Body = http.MaxBytesReader(w, r.Body, workbook.MaxSize)
+	q := r.URL.Query()
+	out, err := s.importWorkbook(r.Context(), c, q.Get("scope"), q.Get("file_name"))
 	if err != nil {
 		return err
 	}
-	q := r.URL.Query()
-	scope := q.Get("scope")
+	writeJSON(w, http.StatusCreated, out)
+	return nil
+}
+
+// importWorkbook records a club workbook in tournament t as ordinary
+// commands, sent by the official who uploads it: its entry list alone
+// (scope entry_list, the default) into an open tournament, or the whole
+// tournament (scope tournament) into one that has recorded no player.
+// Nothing is recorded while the national tool's check or the ledger's
+// rules refuse anything: every problem is answered at once, with its
+// sheet and cell.
+func (s *Server) importWorkbook(ctx context.Context, c commandCall, scope, fileName string) (workbook.Imported, error) {
+	if err := s.writable(); err != nil {
+		return workbook.Imported{}, err
+	}
+	t := c.Tournament
+	if err := s.checkTournamentID(t); err != nil {
+		return workbook.Imported{}, err
+	}
+	p, err := s.authorizeAs(ctx, c.credentials(), t, events.RoleArbiter)
+	if err != nil {
+		return workbook.Imported{}, err
+	}
 	if scope == "" {
 		scope = events.WorkbookEntryList
 	}
 	if scope != events.WorkbookEntryList && scope != events.WorkbookTournament {
-		return &commands.FieldError{Field: "scope", Msg: fmt.Sprintf("must be %s or %s, not %q", events.WorkbookEntryList, events.WorkbookTournament, scope)}
+		return workbook.Imported{}, &commands.FieldError{Field: "scope", Msg: fmt.Sprintf("must be %s or %s, not %q", events.WorkbookEntryList, events.WorkbookTournament, scope)}
 	}
-	wb, err := s.uploadedWorkbook(w, r, t+".xlsx")
+	data, err := readCall(c, workbook.MaxSize)
 	if err != nil {
-		return err
+		return workbook.Imported{}, err
+	}
+	wb, err := readWorkbook(data, fileName, t+".xlsx")
+	if err != nil {
+		return workbook.Imported{}, err
 	}
 	// The import is planned against everything the ledger acknowledged,
 	// which the projections may not have applied yet.
-	if err := s.opts.Ledger.AwaitAcked(r.Context(), t); err != nil {
-		return err
+	if err := s.opts.Ledger.AwaitAcked(ctx, t); err != nil {
+		return workbook.Imported{}, err
 	}
 	var st *projections.Tournament
 	if !s.opts.Runner.Read(t, func(cur *projections.Tournament) { st = cur.Clone() }) {
-		return fmt.Errorf("%w: tournament %s", errNotFound, t)
+		return workbook.Imported{}, fmt.Errorf("%w: tournament %s", errNotFound, t)
 	}
 	plan, err := workbook.PlanImport(wb, workbook.Options{EntryList: scope == events.WorkbookEntryList, Into: st})
 	if err == nil {
@@ -107,10 +111,10 @@ func (s *Server) postWorkbook(w http.ResponseWriter, r *http.Request) error {
 		err = problemsErr(plan.Problems)
 	}
 	if err != nil {
-		return err
+		return workbook.Imported{}, err
 	}
 	var last uint64
-	err = plan.Run(r.Context(), func(ctx context.Context, t string, step workbook.Step) error {
+	err = plan.Run(ctx, func(ctx context.Context, t string, step workbook.Step) error {
 		sub, err := workbook.Submission(t, step, p.actor())
 		if err != nil {
 			return err
@@ -120,9 +124,9 @@ func (s *Server) postWorkbook(w http.ResponseWriter, r *http.Request) error {
 		return err
 	})
 	if err != nil {
-		return err
+		return workbook.Imported{}, err
 	}
-	out := workbookImported{Tournament: t, FileName: wb.FileName, SHA256: wb.SHA256, Scope: scope, Commands: len(plan.Steps), Seq: last,
+	out := workbook.Imported{Tournament: t, FileName: wb.FileName, SHA256: wb.SHA256, Scope: scope, Commands: len(plan.Steps), Seq: last,
 		Warnings: []workbook.Problem{}, Disagreements: plan.Disagreements}
 	for _, pr := range plan.Problems {
 		if pr.Severity == workbook.Warning {
@@ -140,8 +144,7 @@ func (s *Server) postWorkbook(w http.ResponseWriter, r *http.Request) error {
 	if out.Disagreements == nil {
 		out.Disagreements = []events.Disagreement{}
 	}
-	writeJSON(w, http.StatusCreated, out)
-	return nil
+	return out, nil
 }
 
 // uploadedWorkbook reads the workbook a request's body carries, named by
@@ -155,7 +158,13 @@ func (s *Server) uploadedWorkbook(w http.ResponseWriter, r *http.Request, def st
 	case err != nil:
 		return nil, errors.Join(errBadRequest, err)
 	}
-	name := path.Base(strings.ReplaceAll(r.URL.Query().Get("file_name"), `\`, "/"))
+	return readWorkbook(data, r.URL.Query().Get("file_name"), def)
+}
+
+// readWorkbook reads the workbook data, named fileName as its client
+// named it (def when it is unnamed).
+func readWorkbook(data []byte, fileName, def string) (*workbook.Workbook, error) {
+	name := path.Base(strings.ReplaceAll(fileName, `\`, "/"))
 	if name == "." || name == "/" {
 		name = def
 	}

@@ -1,7 +1,6 @@
 package web
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -39,35 +38,20 @@ type draftView struct {
 
 // draft asks the ledger what cmd would append now, appending nothing.
 func (u *UI) draft(r *http.Request, p *page, cmd *commands.DrawTables) (*draftView, *Problem, error) {
+	if u.opts.Commands.Draft == nil {
+		return nil, nil, errNoService
+	}
 	body, err := commands.Encode(cmd)
 	if err != nil {
 		return nil, nil, err
 	}
-	res, err := u.call(r, token(r), http.MethodPost, "/v1/tournaments/"+url.PathEscape(p.T)+"/draft", json.RawMessage(body))
+	seq, evs, err := u.opts.Commands.Draft(r.Context(), u.commandCall(r, p.T, body, ""))
 	if err != nil {
-		return nil, nil, err
+		return nil, u.problemFor(r, err), nil
 	}
-	if res.status >= 300 {
-		return nil, problemOf(res), nil
-	}
-	var out struct {
-		Seq    uint64 `json:"seq"`
-		Events []struct {
-			Type string          `json:"type"`
-			Data json.RawMessage `json:"data"`
-		} `json:"events"`
-	}
-	if err := json.Unmarshal(res.body, &out); err != nil {
-		return nil, nil, err
-	}
-	d := &draftView{Seq: out.Seq, ByHand: len(cmd.Tables) > 0}
-	for i, e := range out.Events {
-		env := events.Envelope{Seq: out.Seq + uint64(i) + 1, Type: e.Type, V: 1, Data: e.Data}
-		if e.Type == events.TypeTablesDrawn {
-			var td events.TablesDrawn
-			if err := json.Unmarshal(e.Data, &td); err != nil {
-				return nil, nil, err
-			}
+	d := &draftView{Seq: seq, ByHand: len(cmd.Tables) > 0}
+	for i, ev := range evs {
+		if td, ok := ev.(events.TablesDrawn); ok {
 			d.Tables, d.Seed = td.Tables, td.Seed
 			if d.ByHand {
 				d.Seed = ""
@@ -77,7 +61,7 @@ func (u *UI) draft(r *http.Request, p *page, cmd *commands.DrawTables) (*draftVi
 			}
 			continue
 		}
-		d.Records = append(d.Records, p.record(env, nil))
+		d.Records = append(d.Records, p.recordOf(events.Envelope{Seq: seq + uint64(i) + 1, Type: ev.EventType(), V: 1}, ev, nil))
 	}
 	return d, nil, nil
 }
@@ -112,7 +96,7 @@ func (u *UI) drawPost(w http.ResponseWriter, r *http.Request) error {
 	if f.Get("_action") == "confirm" {
 		// Recorded only if nothing changed since the draft: the same seed
 		// (or tables) then seats the same tables.
-		a, prob, err := u.command(r, t, cmd, "If-Match", `"`+f.Get("draft_seq")+`"`)
+		a, prob, err := u.command(r, t, cmd, `"`+f.Get("draft_seq")+`"`)
 		if err == nil && prob == nil {
 			return done(w, r, fmt.Sprintf("%srounds/%d", tPath(t), n), flashOf(a, ""))
 		}

@@ -24,7 +24,7 @@ func TestALiveRefusedStreamRecoversInABrowser(t *testing.T) {
 	var mu sync.Mutex
 	seq, streams, reads := 1, 0, 0
 	r := mux.NewRouter()
-	ui, err := web.New(web.Options{API: r, Random: rand.Reader})
+	ui, err := web.New(web.Options{Random: rand.Reader})
 	if err != nil {
 		t.Fatal(err)
 	}

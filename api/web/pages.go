@@ -130,7 +130,7 @@ type flash struct {
 // flashOf is the banner for what the ledger answered to a command: its
 // first event that has a banner (a draw may first seat a reserve), or its
 // first event.
-func flashOf(a accepted, arg string) *flash {
+func flashOf(a ledger.Outcome, arg string) *flash {
 	f := &flash{event: a.Events[0].Type, arg: arg, seq: a.Seq, again: a.Replayed}
 	for _, e := range a.Events {
 		if hasLabel("done_" + e.Type) {
@@ -416,11 +416,11 @@ func (u *UI) createTournament(w http.ResponseWriter, r *http.Request) error {
 	f := r.PostForm
 	create := &commands.CreateTournament{ID: strings.TrimSpace(f.Get("id")), Name: strings.TrimSpace(f.Get("name")), Ruleset: events.PresetID(f.Get("ruleset")),
 		Season: strings.TrimSpace(f.Get("season")), Type: events.TournamentType(f.Get("tournament_type"))}
-	var a accepted
+	var a ledger.Outcome
 	var prob *Problem
 	var err error
 	if create.Params, prob = creationParams(lang(r), f); prob == nil {
-		a, prob, err = u.send(r, "/v1/tournaments", formKey(r, u), create)
+		a, prob, err = u.submit(r, u.opts.Commands.Create, "", formKey(r, u), create)
 	}
 	if err == nil && prob == nil {
 		return done(w, r, tPath(r.PostForm.Get("id")), flashOf(a, ""))
@@ -526,22 +526,21 @@ func (u *UI) login(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	tok := strings.TrimSpace(r.PostForm.Get("token"))
-	res, err := u.call(r, tok, http.MethodGet, "/v1/me", nil)
-	if err != nil || res.status != http.StatusOK {
+	m, err := u.opts.Me(r, tok)
+	if tok == "" || err != nil {
 		p := u.newPage(r, "login")
 		p.Problem = said(p.Lang, fault.Unauthorized, "", "bad_token")
 		p.Problem.Headline = tr(p.Lang, "login_failed")
-		if err == nil && res.status == http.StatusTooManyRequests {
+		var limited interface{ RetryAfter() string }
+		if errors.As(err, &limited) {
 			// Locked out for a while after repeated failures: say so, and when.
-			p.Problem = problemOf(res)
-			if ra := res.header.Get("Retry-After"); ra != "" {
-				w.Header().Set("Retry-After", ra)
-			}
+			p.Problem = &Problem{Problem: *problem.Of(err)}
+			w.Header().Set("Retry-After", limited.RetryAfter())
+		} else if err != nil && fault.CodeOf(err) != fault.Unauthorized {
+			p.Problem = u.problemFor(r, err)
 		}
 		return u.render(w, "login", p.Problem.Status, p)
 	}
-	var m Me
-	_ = json.Unmarshal(res.body, &m)
 	http.SetCookie(w, &http.Cookie{Name: tokenCookie, Value: tok, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
 	if m.Tournament != "" {
 		return done(w, r, tPath(m.Tournament), nil)
@@ -596,23 +595,9 @@ func (u *UI) overviewPost(w http.ResponseWriter, r *http.Request) error {
 	newToken := ""
 	switch f.Get("_action") {
 	case "appoint":
-		var res apiResponse
-		var body []byte
-		if body, err = commands.Encode(&commands.AppointOfficial{Name: f.Get("name"), Role: f.Get("role")}); err == nil {
-			res, err = u.call(r, token(r), http.MethodPost, "/v1/tournaments/"+url.PathEscape(t)+"/officials",
-				json.RawMessage(body), "Idempotency-Key", formKey(r, u))
-		}
-		if err == nil && res.status >= 300 {
-			prob = problemOf(res)
-		} else if err == nil {
-			var out struct {
-				Token string `json:"token"`
-			}
-			_ = json.Unmarshal(res.body, &out)
-			newToken = out.Token
-		}
+		newToken, prob, err = u.appoint(r, t, &commands.AppointOfficial{Name: f.Get("name"), Role: f.Get("role")})
 	case "publish":
-		var a accepted
+		var a ledger.Outcome
 		a, prob, err = u.command(r, t, &commands.PublishClassification{Final: f.Get("final") != ""})
 		if err == nil && prob == nil {
 			return done(w, r, tPath(t), flashOf(a, ""))
@@ -624,7 +609,7 @@ func (u *UI) overviewPost(w http.ResponseWriter, r *http.Request) error {
 		}
 		amend := &commands.AmendRuleset{Reason: f.Get("reason")}
 		if amend.Params, prob = amendedParams(lang(r), f, now.State.Summary.Ruleset); prob == nil {
-			var a accepted
+			var a ledger.Outcome
 			if a, prob, err = u.command(r, t, amend); err == nil && prob == nil {
 				return done(w, r, tPath(t)+"#params", flashOf(a, ""))
 			}
@@ -634,7 +619,7 @@ func (u *UI) overviewPost(w http.ResponseWriter, r *http.Request) error {
 		if f.Get("_action") == "roll" {
 			cmd = rollForm(f)
 		}
-		var a accepted
+		var a ledger.Outcome
 		a, prob, err = u.command(r, t, cmd)
 		if err == nil && prob == nil {
 			return done(w, r, tPath(t), flashOf(a, ""))
@@ -654,6 +639,23 @@ func (u *UI) overviewPost(w http.ResponseWriter, r *http.Request) error {
 }
 
 // --- entry list, CSV import, check-in ----------------------------------------
+
+// appoint appoints the official ap in tournament t, under the form's
+// idempotency key, and returns the official's token, shown once.
+func (u *UI) appoint(r *http.Request, t string, ap *commands.AppointOfficial) (string, *Problem, error) {
+	if u.opts.Commands.Appoint == nil {
+		return "", nil, errNoService
+	}
+	body, err := commands.Encode(ap)
+	if err != nil {
+		return "", nil, err
+	}
+	_, tok, err := u.opts.Commands.Appoint(r.Context(), u.commandCall(r, t, body, formKey(r, u)))
+	if err != nil {
+		return "", u.problemFor(r, err), nil
+	}
+	return tok, nil, nil
+}
 
 func (u *UI) players(w http.ResponseWriter, r *http.Request) error {
 	p, err := u.tournamentPage(r, "players", 0)
@@ -709,7 +711,7 @@ func (u *UI) playersPost(w http.ResponseWriter, r *http.Request) error {
 	f := r.PostForm
 	var prob *Problem
 	var err error
-	var a accepted
+	var a ledger.Outcome
 	var fl *flash
 	switch f.Get("_action") {
 	case "register":
@@ -814,7 +816,7 @@ func (u *UI) importCSV(r *http.Request, t, text string) (n, again int, _ *Proble
 		if v := field(4); v != "" {
 			cmd.Rank = atoiOr(v, -1)
 		}
-		a, prob, err := u.send(r, "/v1/tournaments/"+url.PathEscape(t)+"/commands", fmt.Sprintf("%s-%d", base, line), cmd)
+		a, prob, err := u.submit(r, u.opts.Commands.Submit, t, fmt.Sprintf("%s-%d", base, line), cmd)
 		if err != nil {
 			return n, again, nil, err
 		}
@@ -1404,7 +1406,7 @@ func (u *UI) contestationsPost(w http.ResponseWriter, r *http.Request) error {
 		cmd = &commands.FileContestation{Against: against, Claim: f.Get("claim"), Effect: f.Get("effect"), By: f.Get("by")}
 	}
 	var err error
-	var a accepted
+	var a ledger.Outcome
 	if prob == nil {
 		a, prob, err = u.command(r, t, cmd)
 	}

@@ -40,15 +40,29 @@ func (p *page) records(envs []events.Envelope, officials officialNames) []record
 }
 
 func (p *page) record(env events.Envelope, officials officialNames) record {
+	ev, err := events.Decode(env)
+	if err != nil {
+		r := p.recordHead(env, officials)
+		r.Text = tr(p.Lang, "ev_unreadable")
+		return r
+	}
+	return p.recordOf(env, ev, officials)
+}
+
+// recordHead is what a record says of env's header: its seq, time, who
+// and what.
+func (p *page) recordHead(env events.Envelope, officials officialNames) record {
 	r := record{Seq: env.Seq, At: env.At, Who: p.actor(env.Actor, officials), What: tr(p.Lang, "ev_"+env.Type)}
 	if !hasLabel("ev_" + env.Type) {
 		r.What = tr(p.Lang, "ev_unknown")
 	}
-	ev, err := events.Decode(env)
-	if err != nil {
-		r.Text = tr(p.Lang, "ev_unreadable")
-		return r
-	}
+	return r
+}
+
+// recordOf is the record of ev, decoded already, under env's header (its
+// Data is not read).
+func (p *page) recordOf(env events.Envelope, ev events.Event, officials officialNames) record {
+	r := p.recordHead(env, officials)
 	f := func(key string, args ...any) string { return trf(p.Lang, key, args...) }
 	n := p.Name
 	switch e := ev.(type) {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/referto/referto/api/problem"
 	"github.com/referto/referto/commands"
+	"github.com/referto/referto/commands/ledger"
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/events/fault"
 	"github.com/referto/referto/projections"
@@ -432,7 +433,7 @@ func (u *UI) myPost(w http.ResponseWriter, r *http.Request) error {
 				ClosedBy: rep.closedBy, Winner: rep.winner, Risiko: rep.risiko, Players: rep.players}
 		}
 	}
-	var a accepted
+	var a ledger.Outcome
 	if prob == nil {
 		a, prob, err = u.command(r, p.T, cmd)
 	}
@@ -569,7 +570,7 @@ func (u *UI) linksPost(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	t, f := r.PathValue("t"), r.PostForm
-	var a accepted
+	var a ledger.Outcome
 	var prob *Problem
 	var err error
 	switch f.Get("_action") {
@@ -580,7 +581,7 @@ func (u *UI) linksPost(w http.ResponseWriter, r *http.Request) error {
 		if pl := f.Get("player"); pl != "" {
 			issue.Players = []string{pl}
 		}
-		a, prob, err = u.send(r, "/v1/tournaments/"+url.PathEscape(t)+"/player-tokens", formKey(r, u), issue)
+		a, prob, err = u.submit(r, u.opts.Commands.IssueLinks, t, formKey(r, u), issue)
 	}
 	if err == nil && prob == nil {
 		fl := flashOf(a, "")

@@ -2,15 +2,18 @@
 // appeals committee: server-rendered pages (html/template, assets embedded,
 // no build step, no network needed at the venue).
 //
-// Every page reads through the API's own read side (Options.Reads, a
-// projections.Reader), with the official's token checked as the API
-// checks it (Options.Me, Options.Authorize): a page refuses what the
-// route refuses, with the same problem. Every form becomes a request to POST
-// /v1/tournaments/{t}/commands, made in-process through the API's own
-// handler with the official's token. Validation, authorization and the
-// problem details a refused command carries are therefore exactly the
-// API's; the UI only decides what to offer, from the role GET /v1/me
-// reports, and the server refuses the rest anyway.
+// The UI is a second presenter of the API's services. Every page reads
+// through the API's own read side (Options.Reads, a projections.Reader),
+// with the official's token checked as the API checks it (Options.Me,
+// Options.Authorize): a page refuses what the route refuses, with the same
+// problem. Every form calls the service behind its command route
+// (Options.Commands: the one POST /v1/tournaments/{t}/commands runs, and
+// those that create, appoint, issue links, draft and import) directly,
+// with the official's token and the browser's address. Validation,
+// authorization, the idempotency key's binding and the problem details a
+// refused command carries are therefore exactly the API's; the UI only
+// decides what to offer, from the role GET /v1/me reports, and the server
+// refuses the rest anyway.
 package web
 
 import (
@@ -19,6 +22,7 @@ import (
 	"embed"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"html/template"
 	"io"
@@ -35,6 +39,9 @@ import (
 
 	"github.com/referto/referto/api/problem"
 	"github.com/referto/referto/commands"
+	"github.com/referto/referto/commands/ledger"
+	"github.com/referto/referto/commands/workbook"
+	"github.com/referto/referto/events"
 	"github.com/referto/referto/events/fault"
 	"github.com/referto/referto/projections"
 )
@@ -47,9 +54,6 @@ var staticFS embed.FS
 
 // Options configure the UI.
 type Options struct {
-	// API is the handler serving /v1: every read and command goes through
-	// it. It is the router the UI registers its pages on (Register).
-	API http.Handler
 	// Random makes idempotency keys for forms (crypto/rand in production).
 	// Pages are served concurrently: it must be safe for concurrent reads
 	// (api.Server passes its own, read under a lock).
@@ -84,6 +88,10 @@ type Options struct {
 	// cosigned (api.Options.Cosigned); Hub says this server is the hub.
 	Cosigned func(t string) (signed string, size uint64, ok bool)
 	Hub      bool
+	// Commands are the API's command services, which the forms call
+	// directly, as its JSON handlers do. A form whose service is unset is
+	// refused as an internal error.
+	Commands Commands
 	// Renders is how many pages are rendered at once; the default is
 	// GOMAXPROCS less one, at least one, so that a core stays free for
 	// the commands. The other pages wait their turn; commands never do.
@@ -113,6 +121,46 @@ type PlayerLink struct {
 	Token  string `json:"token"`
 	Link   string `json:"link"`
 	Issued uint64 `json:"issued,omitempty"`
+}
+
+// Commands are the services of the API's command routes (api wires its
+// own): each authenticates and authorizes the call's credentials, binds
+// its idempotency key, submits through the ledger and counts the command,
+// exactly as for a JSON client, and returns the ledger's outcome or an
+// error carrying its code (events/fault), which the page shows as a
+// Problem.
+type Commands struct {
+	// Submit is POST /v1/tournaments/{t}/commands.
+	Submit func(ctx context.Context, c CommandCall) (ledger.Outcome, error)
+	// Create is POST /v1/tournaments (the body names the tournament).
+	Create func(ctx context.Context, c CommandCall) (ledger.Outcome, error)
+	// Appoint is POST /v1/tournaments/{t}/officials: it also returns the
+	// official's token, shown once.
+	Appoint func(ctx context.Context, c CommandCall) (o ledger.Outcome, token string, err error)
+	// IssueLinks is POST /v1/tournaments/{t}/player-tokens.
+	IssueLinks func(ctx context.Context, c CommandCall) (ledger.Outcome, error)
+	// Draft is POST /v1/tournaments/{t}/draft: the events a draw would
+	// append, decided on seq, appending nothing.
+	Draft func(ctx context.Context, c CommandCall) (seq uint64, evs []events.Event, err error)
+	// ImportWorkbook is POST /v1/tournaments/{t}/workbook: c's body is
+	// the workbook, recorded in scope, named fileName.
+	ImportWorkbook func(ctx context.Context, c CommandCall, scope, fileName string) (workbook.Imported, error)
+}
+
+// CommandCall is one form's command as a command service reads it.
+type CommandCall struct {
+	// Token and RemoteAddr are the official's token and the browser's
+	// address, which failed authentications count against.
+	Token, RemoteAddr string
+	// Tournament is the tournament the command is for ("" when the
+	// command creates it).
+	Tournament string
+	// Body is the command, as commands.Encode writes it.
+	Body io.Reader
+	// Key is the idempotency key; "" for a fresh one.
+	Key string
+	// IfMatch are the If-Match field lines; none for no condition.
+	IfMatch []string
 }
 
 // Damage is a tournament's log found damaged, as every page shows it; with
@@ -151,8 +199,8 @@ const (
 
 // New builds the UI.
 func New(opts Options) (*UI, error) {
-	if opts.API == nil || opts.Random == nil {
-		return nil, fmt.Errorf("web: API and Random are required")
+	if opts.Random == nil {
+		return nil, fmt.Errorf("web: Random is required")
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
@@ -254,13 +302,6 @@ func pathValues(h http.HandlerFunc) http.Handler {
 	})
 }
 
-// apiResponse is an in-process API answer.
-type apiResponse struct {
-	status int
-	header http.Header
-	body   []byte
-}
-
 // Problem is an API problem detail (package problem), as a page shows it.
 type Problem struct {
 	problem.Problem
@@ -270,7 +311,8 @@ type Problem struct {
 	Headline string `json:"-"`
 }
 
-// recorder is a minimal in-memory ResponseWriter.
+// recorder is a minimal in-memory ResponseWriter: a live part is
+// rendered into one (live.go).
 type recorder struct {
 	h      http.Header
 	status int
@@ -288,80 +330,55 @@ func (r *recorder) Write(b []byte) (int, error) {
 	return r.buf.Write(b)
 }
 
-// call sends one request to the API in-process, as the official logged in,
-// on behalf of the browser's request r: with its context, and from its
-// address, so that the API counts a failed login against that browser (its
-// limit on failed authentications) rather than against the UI as a whole.
-func (u *UI) call(r *http.Request, token, method, path string, body any, headers ...string) (apiResponse, error) {
-	var rd io.Reader
-	contentType := "application/json"
-	if raw, ok := body.(rawBody); ok {
-		rd, contentType = bytes.NewReader(raw), "application/octet-stream"
-	} else if body != nil {
-		b, err := json.Marshal(body)
-		if err != nil {
-			return apiResponse{}, err
-		}
-		rd = bytes.NewReader(b)
-	}
-	req, err := http.NewRequestWithContext(r.Context(), method, path, rd)
-	if err != nil {
-		return apiResponse{}, err
-	}
-	req.RemoteAddr = r.RemoteAddr
-	req.Header.Set("Content-Type", contentType)
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	for i := 0; i+1 < len(headers); i += 2 {
-		req.Header.Set(headers[i], headers[i+1])
-	}
-	rec := &recorder{h: http.Header{}}
-	u.opts.API.ServeHTTP(rec, req)
-	if rec.status == 0 {
-		rec.status = http.StatusOK
-	}
-	return apiResponse{status: rec.status, header: rec.h, body: rec.buf.Bytes()}, nil
-}
-
-// accepted is what the ledger answered to an accepted command: the events
-// of its commit, and whether they were recorded by an earlier submission
-// of the same form (Idempotent-Replayed) rather than now.
-type accepted struct {
-	Seq    uint64 `json:"seq"`
-	Events []struct {
-		Type string `json:"type"`
-	} `json:"events"`
-	Replayed bool `json:"-"`
-}
-
 // command submits one command for tournament t with the form's
-// idempotency key; a *Problem when refused.
-func (u *UI) command(r *http.Request, t string, cmd commands.Command, headers ...string) (accepted, *Problem, error) {
-	return u.send(r, "/v1/tournaments/"+url.PathEscape(t)+"/commands", formKey(r, u), cmd, headers...)
+// idempotency key, and If-Match when ifMatch is set; a *Problem when
+// refused.
+func (u *UI) command(r *http.Request, t string, cmd commands.Command, ifMatch ...string) (ledger.Outcome, *Problem, error) {
+	return u.submit(r, u.opts.Commands.Submit, t, formKey(r, u), cmd, ifMatch...)
 }
 
-// send posts a command to path under an idempotency key, encoded as every
-// client of the API encodes it (commands.Encode), with any further
-// headers (If-Match).
-func (u *UI) send(r *http.Request, path, key string, cmd commands.Command, headers ...string) (accepted, *Problem, error) {
+// submit sends cmd to a command service under an idempotency key, encoded
+// as every client of the API encodes it (commands.Encode): the service
+// binds the key to that encoding, as it binds a JSON client's body, so a
+// key stands for the same command from a page and from the API.
+func (u *UI) submit(r *http.Request, service func(context.Context, CommandCall) (ledger.Outcome, error), t, key string,
+	cmd commands.Command, ifMatch ...string) (ledger.Outcome, *Problem, error) {
+	if service == nil {
+		return ledger.Outcome{}, nil, errNoService
+	}
 	body, err := commands.Encode(cmd)
 	if err != nil {
-		return accepted{}, nil, err
+		return ledger.Outcome{}, nil, err
 	}
-	res, err := u.call(r, token(r), http.MethodPost, path, json.RawMessage(body), append([]string{"Idempotency-Key", key}, headers...)...)
+	o, err := service(r.Context(), u.commandCall(r, t, body, key, ifMatch...))
 	if err != nil {
-		return accepted{}, nil, err
+		return ledger.Outcome{}, u.problemFor(r, err), nil
 	}
-	if res.status >= 300 {
-		return accepted{}, problemOf(res), nil
+	if len(o.Events) == 0 {
+		return ledger.Outcome{}, nil, fmt.Errorf("web: the ledger accepted a %s but answered no event", cmd.CommandType())
 	}
-	var a accepted
-	if err := json.Unmarshal(res.body, &a); err != nil || len(a.Events) == 0 {
-		return accepted{}, nil, fmt.Errorf("web: the API accepted the command but answered %q", res.body)
+	return o, nil, nil
+}
+
+// errNoService refuses a form whose command service the UI was not given.
+var errNoService = errors.New("web: no command service for this form (Options.Commands)")
+
+// commandCall is the request a form makes of a command service: as the
+// official logged in, from the browser's address, so that a failed
+// authentication counts against that browser (the API's limit on failed
+// authentications) rather than against the UI as a whole.
+func (u *UI) commandCall(r *http.Request, t string, body []byte, key string, ifMatch ...string) CommandCall {
+	return CommandCall{Token: token(r), RemoteAddr: r.RemoteAddr, Tournament: t, Body: bytes.NewReader(body), Key: key, IfMatch: ifMatch}
+}
+
+// problemFor is the problem a command service's refusal is shown as; an
+// internal error goes to the log, and the page says only that it was one.
+func (u *UI) problemFor(r *http.Request, err error) *Problem {
+	p := &Problem{Problem: *problem.Of(err)}
+	if p.Code == fault.Internal {
+		u.opts.Logger.Error("web: "+r.URL.Path, "err", err)
 	}
-	a.Replayed = res.header.Get("Idempotent-Replayed") == "true"
-	return a, nil, nil
+	return p
 }
 
 // formKey is the idempotency key of the submitted form: its _key (one per
@@ -397,15 +414,6 @@ func refusal(err error) (*Problem, error) {
 func (u *UI) internalProblem(r *http.Request, err error) *Problem {
 	u.opts.Logger.Error("web: "+r.URL.Path, "err", err)
 	return said(lang(r), fault.Internal, "", "code_internal")
-}
-
-func problemOf(res apiResponse) *Problem {
-	p := &Problem{}
-	p.Status = res.status
-	if err := json.Unmarshal(res.body, p); err != nil || p.Detail == "" {
-		p.Detail = http.StatusText(res.status)
-	}
-	return p
 }
 
 // newKey is a fresh idempotency key for a rendered page; each of its forms

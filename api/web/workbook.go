@@ -1,7 +1,6 @@
 package web
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -23,9 +22,9 @@ import (
 const maxUpload = 16 << 20
 
 // workbookPost records a club workbook uploaded on the entry list's page
-// (docs/workbook.md): its entry list alone, or the whole tournament, sent
-// in-process to POST /v1/tournaments/{t}/workbook as the official logged
-// in. Every problem the national tool or the ledger finds is shown with
+// (docs/workbook.md): its entry list alone, or the whole tournament, given
+// to the service of POST /v1/tournaments/{t}/workbook as the official
+// logged in. Every problem the national tool or the ledger finds is shown with
 // its sheet and cell, in the page's language, and nothing is recorded.
 // Once recorded, the page says what was, with the national tool's
 // warnings and the rows of the file's standings the ruleset disagrees on;
@@ -38,7 +37,7 @@ func (u *UI) workbookPost(w http.ResponseWriter, r *http.Request) error {
 	r.Body = http.MaxBytesReader(w, r.Body, maxUpload+1<<20)
 	var prob *Problem
 	var err error
-	var out workbookImported
+	var out workbook.Imported
 	file, header, ferr := r.FormFile("workbook")
 	switch {
 	case ferr != nil:
@@ -53,18 +52,16 @@ func (u *UI) workbookPost(w http.ResponseWriter, r *http.Request) error {
 			ferr = &http.MaxBytesError{Limit: maxUpload}
 			break
 		}
-		scope := r.PostFormValue("scope")
-		path := "/v1/tournaments/" + url.PathEscape(t) + "/workbook?" + url.Values{"scope": {scope}, "file_name": {filepath.Base(header.Filename)}}.Encode()
-		var res apiResponse
-		if res, err = u.call(r, token(r), http.MethodPost, path, rawBody(data)); err != nil {
+		if u.opts.Commands.ImportWorkbook == nil {
+			err = errNoService
 			break
 		}
-		if res.status >= 300 {
-			prob = problemOf(res)
+		var ierr error
+		out, ierr = u.opts.Commands.ImportWorkbook(r.Context(), u.commandCall(r, t, data, ""), r.PostFormValue("scope"), filepath.Base(header.Filename))
+		if ierr != nil {
+			prob = u.problemFor(r, ierr)
 			sayWorkbook(lang(r), prob)
-			break
 		}
-		err = json.Unmarshal(res.body, &out)
 	}
 	var tooLarge *http.MaxBytesError
 	if errors.As(ferr, &tooLarge) {
@@ -74,31 +71,10 @@ func (u *UI) workbookPost(w http.ResponseWriter, r *http.Request) error {
 		// Post/redirect/get, as every form: the entry list's own address
 		// keeps its live updates, and a reload reads it again rather than
 		// sending the file once more.
-		http.Redirect(w, r, tPath(t)+"players?"+out.query(lang(r)).Encode(), http.StatusSeeOther)
+		http.Redirect(w, r, tPath(t)+"players?"+importQuery(out, lang(r)).Encode(), http.StatusSeeOther)
 		return nil
 	}
 	return u.refuse(r, "players", prob, err, func(p *page) { p.Data = u.playersData(p) })
-}
-
-// rawBody is a request body sent as it is, not as JSON (call).
-type rawBody []byte
-
-// workbookImported is what the API answers to an accepted upload.
-type workbookImported struct {
-	FileName string `json:"file_name"`
-	Scope    string `json:"scope"`
-	Seq      uint64 `json:"seq"`
-	Players  int    `json:"players"`
-	Counts   *struct {
-		Tables int `json:"tables"`
-		Rounds int `json:"rounds"`
-	} `json:"counts"`
-	Warnings []struct {
-		Sheet string `json:"sheet"`
-		Cell  string `json:"cell"`
-		It    string `json:"it"`
-		En    string `json:"en"`
-	} `json:"warnings"`
 }
 
 // workbookNotes are what a page shows of an accepted upload beside its
@@ -120,7 +96,7 @@ const maxCarried = 16 << 10
 // warnings, each where it is and what it says in lang. The disagreements
 // are not carried: the log records them (ClassificationImported) and the
 // page reads them there.
-func (o workbookImported) query(lang string) url.Values {
+func importQuery(o workbook.Imported, lang string) url.Values {
 	q := url.Values{"workbook": {o.FileName}, "scope": {o.Scope}, "players": {strconv.Itoa(o.Players)}, "seq": {strconv.FormatUint(o.Seq, 10)}}
 	if o.Scope == events.WorkbookTournament && o.Counts != nil {
 		q.Set("tables", strconv.Itoa(o.Counts.Tables))

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/referto/referto/commands/workbook"
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/projections"
 )
@@ -18,20 +19,16 @@ import (
 func TestTheUploadsWarningsFitTheRedirect(t *testing.T) {
 	const requestLimit = 64 << 10
 	for _, n := range []int{1, 20, 2000} {
-		o := workbookImported{FileName: "iscritti.xlsx", Scope: events.WorkbookEntryList, Seq: 11, Players: n}
+		o := workbook.Imported{FileName: "iscritti.xlsx", Scope: events.WorkbookEntryList, Seq: 11, Players: n}
 		for i := range n {
-			o.Warnings = append(o.Warnings, struct {
-				Sheet string `json:"sheet"`
-				Cell  string `json:"cell"`
-				It    string `json:"it"`
-				En    string `json:"en"`
-			}{"Iscritti", fmt.Sprintf("H%d", i+4), fmt.Sprintf("Il giocatore \"Giocatore %d\" (ID %d) non ha né data di nascita né ID nazionale", i+1, i+1), "no birth date"})
+			o.Warnings = append(o.Warnings, workbook.Problem{Severity: workbook.Warning, Sheet: "Iscritti", Cell: fmt.Sprintf("H%d", i+4),
+				It: fmt.Sprintf("Il giocatore \"Giocatore %d\" (ID %d) non ha né data di nascita né ID nazionale", i+1, i+1), En: "no birth date"})
 		}
-		target := "/ui/t/mattina/players?" + o.query("it").Encode()
+		target := "/ui/t/mattina/players?" + importQuery(o, "it").Encode()
 		if len(target) > requestLimit/2 {
 			t.Errorf("%d warnings: the redirect's address is %d bytes, past half the %d a request may take", n, len(target), requestLimit)
 		}
-		q := o.query("it")
+		q := importQuery(o, "it")
 		banner, notes := workbookBanner("it", q, &projections.TournamentView{}, nil)
 		if want := "Lista iscritti importata dal file «iscritti.xlsx»: " + fmt.Sprint(n) + " giocatori iscritti (evento 11)."; banner != want {
 			t.Errorf("%d warnings: the banner says %q, want %q", n, banner, want)

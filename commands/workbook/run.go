@@ -55,3 +55,22 @@ func LedgerSubmit(l *ledger.Ledger, actor events.Actor) Submit {
 		return err
 	}
 }
+
+// Imported is what an import recorded: the file, its scope (entry list or
+// whole tournament), the commands sent and the players they registered,
+// the tournament's seq after the last, the national tool's warnings, and
+// the rows the ruleset's computation disagrees with the file's standings
+// on.
+type Imported struct {
+	Tournament    string                `json:"tournament"`
+	FileName      string                `json:"file_name"`
+	SHA256        string                `json:"sha256"`
+	Scope         string                `json:"scope"`
+	Commands      int                   `json:"commands"`
+	Players       int                   `json:"players"`
+	Seq           uint64                `json:"seq"`
+	NationalID    string                `json:"national_id,omitempty"`
+	Counts        *Counts               `json:"counts,omitempty"`
+	Warnings      []Problem             `json:"warnings"`
+	Disagreements []events.Disagreement `json:"disagreements"`
+}
