@@ -568,8 +568,8 @@ func TestFailedAuthenticationsAreRateLimited(t *testing.T) {
 			t.Fatalf("a bad token logged in: %d", rec.Code)
 		}
 	}
-	if rec := login("198.51.100.4:5001", arb); rec.Code == http.StatusSeeOther {
-		t.Error("the UI logged in from an address over the limit")
+	if rec := login("198.51.100.4:5001", arb); rec.Code != http.StatusTooManyRequests || rec.Header().Get("Retry-After") == "" {
+		t.Errorf("UI login from an address over the limit: %d, Retry-After %q; want 429 and when to retry", rec.Code, rec.Header().Get("Retry-After"))
 	}
 	if rec := serveAs(s, "198.51.100.4:5002", "GET", "/v1/me", arb, ""); rec.Code != 429 {
 		t.Errorf("API from the browser's address after ten bad UI logins: %d, want 429", rec.Code)

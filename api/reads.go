@@ -2,7 +2,6 @@ package api
 
 import (
 	"encoding/base64"
-	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -94,13 +93,6 @@ func queryUint(r *http.Request, name string, def uint64) (uint64, error) {
 		return 0, &commands.FieldError{Field: name, Msg: "must be a non-negative integer"}
 	}
 	return n, nil
-}
-
-func notFoundOr(err error, what string) error {
-	if err != nil {
-		return err
-	}
-	return fmt.Errorf("%w: %s", errNotFound, what)
 }
 
 func (s *Server) getTables(w http.ResponseWriter, r *http.Request) error {

@@ -1,7 +1,6 @@
 package web
 
 import (
-	"fmt"
 	"net/http"
 	"net/url"
 	"time"
@@ -175,14 +174,4 @@ func (u *UI) screen(w http.ResponseWriter, r *http.Request) error {
 	}
 	p.Data = u.screenOf(p, n, r.URL.Query())
 	return u.render(w, "screen", http.StatusOK, p)
-}
-
-// clock is the screen's clock text at render; the page's script keeps it
-// ticking.
-func clock(since time.Time, now time.Time) string {
-	d := now.Sub(since).Round(time.Second)
-	if d < 0 {
-		d = 0
-	}
-	return fmt.Sprintf("%d:%02d:%02d", int(d.Hours()), int(d.Minutes())%60, int(d.Seconds())%60)
 }

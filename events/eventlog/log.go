@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -550,6 +549,3 @@ func (l *Log) Stream() string { return l.opts.Stream }
 
 // Replicas returns the configured replication factor.
 func (l *Log) Replicas() int { return l.opts.Replicas }
-
-// FormatSeq renders a per-tournament sequence as an HTTP entity tag.
-func FormatSeq(seq uint64) string { return `"` + strconv.FormatUint(seq, 10) + `"` }

@@ -58,16 +58,6 @@ func (b *Book) Set(sheet, cell string, v any) *Book {
 	return b
 }
 
-// Formula writes a formula with its cached result into sheet!cell.
-func (b *Book) Formula(sheet, cell, formula string, result any) *Book {
-	b.t.Helper()
-	b.Set(sheet, cell, result)
-	if err := b.F.SetCellFormula(sheet, cell, formula); err != nil {
-		b.t.Fatal(err)
-	}
-	return b
-}
-
 func (b *Book) sheet(name string) {
 	if idx, _ := b.F.GetSheetIndex(name); idx < 0 {
 		if _, err := b.F.NewSheet(name); err != nil {
