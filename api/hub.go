@@ -17,6 +17,7 @@ import (
 	"github.com/referto/referto/api/problem"
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/events/fault"
+	"github.com/referto/referto/projections"
 )
 
 // Hub is what the API of a national hub (referto hub) asks of it: venue
@@ -253,8 +254,10 @@ func (s *Server) hubExport(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	signed, size, ok := s.opts.Hub.Cosigned(t)
-	last, found, err := s.opts.Store.LastCommit(t)
-	if err == nil && (!ok || !found) {
+	var err error
+	if !ok {
+		err = fmt.Errorf("%w: no cosigned checkpoint of tournament %s", errNotFound, t)
+	} else if _, err = s.reader.Head(t); errors.Is(err, projections.ErrNotFound) {
 		err = fmt.Errorf("%w: no cosigned checkpoint of tournament %s", errNotFound, t)
 	}
 	var release func()
@@ -268,31 +271,6 @@ func (s *Server) hubExport(w http.ResponseWriter, r *http.Request) error {
 	w.Header().Set("Content-Type", "application/x-ndjson")
 	w.Header().Set(CheckpointHeader, base64.StdEncoding.EncodeToString([]byte(signed)))
 	w.Header().Set("Referto-Events", strconv.FormatUint(size, 10))
-	bw := bufio.NewWriterSize(w, 256<<10)
-	var n uint64
-	done := errors.New("done")
-	err = s.opts.Log.Scan(r.Context(), 1, last.StreamSeq, t, func(m events.StoredCommit) error {
-		// A cosigned checkpoint is a venue's head: it ends a commit.
-		if _, err := bw.Write(m.Data); err != nil {
-			return err
-		}
-		if err := events.CommitLines(m.Data, func([]byte) error { n++; return nil }); err != nil {
-			return err
-		}
-		if n >= size {
-			return done
-		}
-		return nil
-	})
-	if errors.Is(err, done) {
-		err = nil
-	}
-	if err == nil {
-		err = bw.Flush()
-	}
-	if err != nil && r.Context().Err() == nil {
-		s.opts.Logger.Error("export aborted", "tournament", t, "err", err)
-		panic(http.ErrAbortHandler)
-	}
-	return nil
+	// A cosigned checkpoint is a venue's head: it ends a commit.
+	return s.writeExport(w, r, t, size, nil)
 }

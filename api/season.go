@@ -13,8 +13,6 @@ import (
 	"github.com/referto/referto/api/web"
 	"github.com/referto/referto/commands"
 	"github.com/referto/referto/events"
-	"github.com/referto/referto/events/checkpoint"
-	"github.com/referto/referto/events/proof"
 	"github.com/referto/referto/projections"
 	"github.com/referto/referto/projections/ranking"
 )
@@ -42,17 +40,10 @@ func (s *Server) seasonRanking(season string) (*ranking.Ranking, error) {
 			return nil, err
 		}
 	}
-	ids, err := s.opts.Store.Tournaments()
+	var ts []ranking.Tournament
+	ids, err := s.reader.Season(season, func(st *projections.Tournament) { ts = append(ts, ranking.FromState(st)) })
 	if err != nil {
 		return nil, err
-	}
-	var ts []ranking.Tournament
-	for _, id := range ids {
-		s.opts.Runner.Read(id, func(st *projections.Tournament) {
-			if st.Season == season {
-				ts = append(ts, ranking.FromState(st))
-			}
-		})
 	}
 	if s.opts.Hub != nil {
 		for i := range ts {
@@ -151,35 +142,12 @@ func ProofPath(tournament, player string) string {
 // signed now (proofCheckpoint).
 func (s *Server) getPlayerProof(w http.ResponseWriter, r *http.Request) error {
 	t, player := mux.Vars(r)["t"], mux.Vars(r)["p"]
-	var seq uint64
-	if !s.opts.Runner.Read(t, func(st *projections.Tournament) {
-		if n := len(st.Publications); n > 0 {
-			seq = st.Publications[n-1].Seq
-		}
-	}) {
-		return fmt.Errorf("%w: tournament %s", errNotFound, t)
-	}
-	if seq == 0 {
-		return fmt.Errorf("%w: tournament %s has published no classification", errNotFound, t)
-	}
 	// A checkpoint the hub's witness cosigned, when it covers the
 	// publication, makes the proof carry the cosignature too (verify
 	// --proof --witness).
-	note, size, err := s.proofCheckpoint(t, seq, true)
-	var line []byte
-	if err == nil {
-		line, err = s.eventLine(r, t, seq)
-	}
-	var pf *proof.Proof
-	if err == nil {
-		var path [][]byte
-		if path, err = checkpoint.InclusionProof(seq-1, size, s.opts.Store.NodeGetter(t)); err == nil {
-			pf, err = proof.New(t, note, seq-1, line, path, player)
-			if err != nil {
-				err = fmt.Errorf("%w: %v", errNotFound, err)
-			}
-		}
-	}
+	pf, err := s.reader.PlayerProof(r.Context(), t, player, func(seq uint64) (string, uint64, error) {
+		return s.proofCheckpoint(t, seq, true)
+	})
 	if err != nil {
 		return err
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/referto/referto/api/node/backup"
-	"github.com/referto/referto/events/checkpoint"
 	"github.com/referto/referto/projections"
 )
 
@@ -33,9 +32,6 @@ type Log interface {
 // (projections.Store), the indexes and the Merkle trees.
 type Store interface {
 	projections.Store
-	LastCommit(t string) (projections.CommitRef, bool, error)
-	NodeGetter(t string) checkpoint.NodeGetter
-	Nodes(t string, ids []checkpoint.NodeID) ([][]byte, error)
 	Token(hash string) (projections.Principal, bool, error)
 	// CompactingBytes is what the store's compactions in progress read.
 	CompactingBytes() uint64

@@ -2,7 +2,6 @@ package api
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/base64"
 	"fmt"
@@ -15,7 +14,6 @@ import (
 	"github.com/referto/referto/commands/ledger"
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/events/checkpoint"
-	"github.com/referto/referto/projections"
 )
 
 // Tamper evidence: the verifier key, signed checkpoints, inclusion and
@@ -43,16 +41,6 @@ func (s *Server) getKeys(w http.ResponseWriter, _ *http.Request) {
 	writeJSON(w, http.StatusOK, keys)
 }
 
-// logSize is the number of events of a tournament the store holds (its
-// Merkle tree's size).
-func (s *Server) logSize(t string) (uint64, error) {
-	ref, ok, err := s.opts.Store.LastCommit(t)
-	if err == nil && !ok {
-		err = fmt.Errorf("%w: tournament %s", errNotFound, t)
-	}
-	return ref.Last, err
-}
-
 // sizeParam reads ?name=N, defaulting to the log's size, and checks it.
 func (s *Server) sizeParam(r *http.Request, name string, size uint64) (uint64, error) {
 	n, err := queryUint(r, name, size)
@@ -74,7 +62,7 @@ func (s *Server) signedCheckpoint(t string, size uint64) (string, error) {
 	if d, ok := s.opts.Ledger.Damaged(t); ok {
 		return "", &ledger.DamageError{Damage: d}
 	}
-	root, err := checkpoint.RootAt(size, s.opts.Store.NodeGetter(t))
+	root, err := s.reader.RootAt(t, size)
 	if err != nil {
 		return "", err
 	}
@@ -95,7 +83,7 @@ func (s *Server) proofCheckpoint(t string, seq uint64, cosigned bool) (string, u
 	if s.opts.Hub != nil {
 		return "", 0, fmt.Errorf("%w: no checkpoint of tournament %s cosigned here covers event %d yet", errNotFound, t, seq)
 	}
-	size, err := s.logSize(t)
+	size, err := s.reader.Size(t)
 	if err != nil {
 		return "", 0, err
 	}
@@ -105,7 +93,7 @@ func (s *Server) proofCheckpoint(t string, seq uint64, cosigned bool) (string, u
 
 func (s *Server) getCheckpoint(w http.ResponseWriter, r *http.Request) error {
 	t := mux.Vars(r)["t"]
-	size, err := s.logSize(t)
+	size, err := s.reader.Size(t)
 	if err == nil {
 		size, err = s.sizeParam(r, "size", size)
 	}
@@ -142,7 +130,7 @@ func (s *Server) getProof(w http.ResponseWriter, r *http.Request) error {
 	if err != nil || seq < 1 {
 		return &commands.FieldError{Field: "seq", Msg: "the event's seq, from 1"}
 	}
-	size, err := s.logSize(t)
+	size, err := s.reader.Size(t)
 	if err == nil {
 		size, err = s.sizeParam(r, "size", size)
 	}
@@ -152,20 +140,10 @@ func (s *Server) getProof(w http.ResponseWriter, r *http.Request) error {
 	var path [][]byte
 	var leaf []byte
 	if err == nil {
-		path, err = checkpoint.InclusionProof(seq-1, size, s.opts.Store.NodeGetter(t))
-	}
-	if err == nil {
-		var hs [][]byte
-		hs, err = s.opts.Store.Nodes(t, []checkpoint.NodeID{checkpoint.LeafID(seq - 1)})
-		if err == nil {
-			leaf = hs[0]
-		}
+		leaf, path, err = s.reader.InclusionProof(t, seq, size)
 	}
 	if err != nil {
 		return err
-	}
-	if path == nil {
-		path = [][]byte{}
 	}
 	writeJSON(w, http.StatusOK, proofResponse{Index: seq - 1, Size: size, LeafHash: leaf, Hashes: path})
 	return nil
@@ -173,7 +151,7 @@ func (s *Server) getProof(w http.ResponseWriter, r *http.Request) error {
 
 func (s *Server) getConsistency(w http.ResponseWriter, r *http.Request) error {
 	t := mux.Vars(r)["t"]
-	size, err := s.logSize(t)
+	size, err := s.reader.Size(t)
 	var from, to uint64
 	if err == nil {
 		to, err = s.sizeParam(r, "to", size)
@@ -183,13 +161,10 @@ func (s *Server) getConsistency(w http.ResponseWriter, r *http.Request) error {
 	}
 	var path [][]byte
 	if err == nil {
-		path, err = checkpoint.ConsistencyProof(from, to, s.opts.Store.NodeGetter(t))
+		path, err = s.reader.ConsistencyProof(t, from, to)
 	}
 	if err != nil {
 		return err
-	}
-	if path == nil {
-		path = [][]byte{}
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"from": from, "to": to, "hashes": path})
 	return nil
@@ -210,17 +185,10 @@ func (s *Server) getExport(w http.ResponseWriter, r *http.Request) error {
 		// whole log.
 		return &ledger.DamageError{Damage: d}
 	}
-	last, ok, err := s.opts.Store.LastCommit(t)
-	if err == nil && !ok {
-		err = fmt.Errorf("%w: tournament %s", errNotFound, t)
-	}
+	size, err := s.reader.Size(t)
 	var note string
-	var first []projections.CommitRef
 	if err == nil {
-		note, err = s.signedCheckpoint(t, last.Last)
-	}
-	if err == nil {
-		first, err = s.opts.Store.Commits(t, 1, 1)
+		note, err = s.signedCheckpoint(t, size)
 	}
 	var release func()
 	if err == nil {
@@ -230,35 +198,32 @@ func (s *Server) getExport(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	defer release()
-	size := last.Last
+	var root []byte
+	if cp, _, err := checkpoint.OpenUnverified([]byte(note)); err == nil {
+		root = cp.Root
+	}
 	w.Header().Set("Content-Type", "application/x-ndjson")
 	w.Header().Set(CheckpointHeader, base64.StdEncoding.EncodeToString([]byte(note)))
 	w.Header().Set("Referto-Events", strconv.FormatUint(size, 10))
-	bw := bufio.NewWriterSize(w, 256<<10)
 	// The lines are checked as they go out against the root signed: a log
 	// damaged since it was checked is cut off, not served.
-	tree := checkpoint.NewTree()
-	err = s.opts.Log.Scan(r.Context(), first[0].StreamSeq, last.StreamSeq, t, func(m events.StoredCommit) error {
-		if err := events.CommitLines(m.Data, func(line []byte) error { return tree.Append(line, nil) }); err != nil {
-			return err
-		}
-		_, err := bw.Write(m.Data) // a commit body is its events' lines, newline-terminated
+	return s.writeExport(w, r, t, size, root)
+}
+
+// writeExport streams tournament t's first size events as stored
+// (Reader.Export), the headers written. A failed read cuts the response:
+// the status line is gone, and the only honest signal left is a failed
+// transfer, not a short log.
+func (s *Server) writeExport(w http.ResponseWriter, r *http.Request, t string, size uint64, root []byte) error {
+	bw := bufio.NewWriterSize(w, 256<<10)
+	err := s.reader.Export(r.Context(), t, size, root, func(commit []byte) error {
+		_, err := bw.Write(commit)
 		return err
 	})
-	if err == nil {
-		if cp, _, oerr := checkpoint.OpenUnverified([]byte(note)); oerr == nil && (tree.Size() != size || !bytes.Equal(tree.Root(), cp.Root)) {
-			err = fmt.Errorf("the log's %d events of %s do not have the Merkle root of the %d the projections applied", tree.Size(), t, size)
-		}
-	}
-	if err != nil && r.Context().Err() == nil {
-		s.inspect(r.Context(), t)
-	}
 	if err == nil {
 		err = bw.Flush()
 	}
 	if err != nil && r.Context().Err() == nil {
-		// The status line is gone; the only honest signal left is to cut the
-		// response so the client sees a failed transfer, not a short log.
 		s.opts.Logger.Error("export aborted", "tournament", t, "err", err)
 		panic(http.ErrAbortHandler)
 	}

@@ -15,7 +15,6 @@ import (
 	"github.com/referto/referto/commands"
 	"github.com/referto/referto/commands/workbook"
 	"github.com/referto/referto/events"
-	"github.com/referto/referto/projections"
 )
 
 // The club workbook (docs/workbook.md): a tournament downloaded as the
@@ -29,9 +28,9 @@ func (s *Server) getWorkbook(w http.ResponseWriter, r *http.Request) error {
 	if _, err := s.authorize(r, t, events.RoleArbiter, events.RoleAppeals, events.RoleAuditor); err != nil {
 		return err
 	}
-	var st *projections.Tournament
-	if !s.opts.Runner.Read(t, func(cur *projections.Tournament) { st = cur.Clone() }) {
-		return fmt.Errorf("%w: tournament %s", errNotFound, t)
+	st, err := s.reader.Clone(t)
+	if err != nil {
+		return err
 	}
 	name, data, err := workbook.Export(st)
 	if err != nil {
@@ -99,9 +98,9 @@ func (s *Server) importWorkbook(ctx context.Context, c commandCall, scope, fileN
 	if err := s.opts.Ledger.AwaitAcked(ctx, t); err != nil {
 		return workbook.Imported{}, err
 	}
-	var st *projections.Tournament
-	if !s.opts.Runner.Read(t, func(cur *projections.Tournament) { st = cur.Clone() }) {
-		return workbook.Imported{}, fmt.Errorf("%w: tournament %s", errNotFound, t)
+	st, err := s.reader.Clone(t)
+	if err != nil {
+		return workbook.Imported{}, err
 	}
 	plan, err := workbook.PlanImport(wb, workbook.Options{EntryList: scope == events.WorkbookEntryList, Into: st})
 	if err == nil {

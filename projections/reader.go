@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/referto/referto/events"
+	"github.com/referto/referto/events/checkpoint"
 	"github.com/referto/referto/events/fault"
 )
 
@@ -54,6 +55,9 @@ type Store interface {
 	Round(t string, r int) ([]byte, bool, error)
 	Tables(t string, r int) ([]json.RawMessage, error)
 	Commits(t string, from uint64, limit int) ([]CommitRef, error)
+	LastCommit(t string) (CommitRef, bool, error)
+	// NodeGetter reads the stored nodes of t's Merkle tree.
+	NodeGetter(t string) checkpoint.NodeGetter
 }
 
 // Memory is every tournament's state as the runner holds it (store.Runner).
@@ -227,13 +231,9 @@ func (r *Reader) Events(ctx context.Context, t string, from, limit uint64) (Even
 		return page, err
 	}
 	for _, ref := range refs {
-		m, err := r.opts.Log.Get(ctx, ref.StreamSeq)
-		var c events.Commit
-		if err == nil {
-			c, err = events.DecodeCommit(m.Data)
-		}
+		c, err := r.commit(ctx, t, ref)
 		if err != nil {
-			return page, r.damaged(ctx, t, err)
+			return page, err
 		}
 		for i, env := range c.Envelopes {
 			if env.Seq >= from && uint64(len(page.Envelopes)) < limit {
@@ -243,6 +243,20 @@ func (r *Reader) Events(ctx context.Context, t string, from, limit uint64) (Even
 		}
 	}
 	return page, nil
+}
+
+// commit reads the commit ref of tournament t from the log; a failed
+// read names the damage found there when there is some.
+func (r *Reader) commit(ctx context.Context, t string, ref CommitRef) (events.Commit, error) {
+	m, err := r.opts.Log.Get(ctx, ref.StreamSeq)
+	var c events.Commit
+	if err == nil {
+		c, err = events.DecodeCommit(m.Data)
+	}
+	if err != nil {
+		return c, r.damaged(ctx, t, err)
+	}
+	return c, nil
 }
 
 // damaged is err, a failed read of t's log, or the damage found there
@@ -331,6 +345,33 @@ func (r *Reader) Seq(t string) (uint64, bool) {
 // when t does not exist.
 func (r *Reader) Read(t string, fn func(*Tournament)) bool {
 	return r.opts.Memory.Read(t, fn)
+}
+
+// Clone is a copy of tournament t's state as it stands, the caller's.
+func (r *Reader) Clone(t string) (*Tournament, error) {
+	var st *Tournament
+	if !r.opts.Memory.Read(t, func(cur *Tournament) { st = cur.Clone() }) {
+		return nil, fmt.Errorf("%w: tournament %s", ErrNotFound, t)
+	}
+	return st, nil
+}
+
+// Season calls fn, under the runner's read lock, with the state of each
+// tournament of season, served here or not (fn must not keep it), and
+// lists every tournament held, of any season.
+func (r *Reader) Season(season string, fn func(*Tournament)) ([]string, error) {
+	ids, err := r.opts.Store.Tournaments()
+	if err != nil {
+		return nil, err
+	}
+	for _, id := range ids {
+		r.opts.Memory.Read(id, func(st *Tournament) {
+			if st.Season == season {
+				fn(st)
+			}
+		})
+	}
+	return ids, nil
 }
 
 // OfficialRow is an appointed official as the officials' list shows him:
