@@ -45,15 +45,17 @@ func respond(w http.ResponseWriter, o ledger.Outcome) {
 }
 
 // readYourWrites holds every read of the API that comes from the
-// projections (the web UI's included, which come through the router) until
-// the ledger's AwaitAcked: of the tournament the path names, or of all.
-// Probes, metrics, keys, rulesets and the OpenAPI document do not wait.
+// projections (the web UI's pages included, which come through the router)
+// until the reader says it may be made (projections.Reader.Fresh: served
+// here, and after every command this node acknowledged for the tournament
+// the path names, or for all). Probes, metrics, keys, rulesets and the
+// OpenAPI document do not wait.
 func (s *Server) readYourWrites(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p := r.URL.Path
 		if (r.Method == http.MethodGet || r.Method == http.MethodHead) &&
 			(strings.HasPrefix(p, "/v1/tournaments") || p == "/v1/me" || strings.HasPrefix(p, "/v1/admin/")) {
-			if err := s.opts.Ledger.AwaitAcked(r.Context(), mux.Vars(r)["t"]); err != nil {
+			if err := s.reader.Fresh(r.Context(), mux.Vars(r)["t"]); err != nil {
 				s.writeError(w, r, err)
 				return
 			}
