@@ -135,6 +135,11 @@ func (o *ServerOptions) Validate() error {
 	if o.Cluster != nil && o.Cluster.Name == "" {
 		errs = append(errs, errors.New("jetstream: Cluster.Name is required"))
 	}
+	if o.Cluster != nil && !o.Listen {
+		// nats-server opens the route listener only once the client
+		// listener is open: without one it would never join the cluster.
+		errs = append(errs, errors.New("jetstream: a clustered server needs Listen"))
+	}
 	if o.Domain != "" && strings.ContainsAny(o.Domain, ". *>$") {
 		errs = append(errs, fmt.Errorf("jetstream: bad domain %q", o.Domain))
 	}
@@ -196,10 +201,42 @@ func StartServer(o ServerOptions) (*server.Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("jetstream: start server: %w", err)
 	}
+	fatal := &fatalLog{errs: make(chan error, 1)}
+	ns.SetLoggerV2(fatal, false, false, false)
 	go ns.Start()
-	if !ns.ReadyForConnections(30 * time.Second) {
-		ns.Shutdown()
-		return nil, errors.New("jetstream: embedded server not ready after 30s")
+	// A listener that cannot bind (a port in use) or JetStream that cannot
+	// start does not make the server fail: it logs a fatal error and never
+	// becomes ready. Waiting in short steps returns that error at once
+	// instead of a bare timeout after 30 s.
+	deadline := time.Now().Add(30 * time.Second)
+	for !ns.ReadyForConnections(50 * time.Millisecond) {
+		select {
+		case err := <-fatal.errs:
+			ns.Shutdown()
+			return nil, fmt.Errorf("jetstream: start server %s: %w", o.Name, err)
+		default:
+		}
+		if time.Now().After(deadline) {
+			ns.Shutdown()
+			return nil, fmt.Errorf("jetstream: embedded server %s not ready after 30s", o.Name)
+		}
 	}
 	return ns, nil
 }
+
+// fatalLog is the embedded server's logger: it keeps the first fatal error
+// for StartServer and drops everything else, as NoLog does.
+type fatalLog struct{ errs chan error }
+
+func (l *fatalLog) Fatalf(format string, v ...any) {
+	select {
+	case l.errs <- fmt.Errorf(format, v...):
+	default:
+	}
+}
+
+func (*fatalLog) Noticef(string, ...any) {}
+func (*fatalLog) Warnf(string, ...any)   {}
+func (*fatalLog) Errorf(string, ...any)  {}
+func (*fatalLog) Debugf(string, ...any)  {}
+func (*fatalLog) Tracef(string, ...any)  {}

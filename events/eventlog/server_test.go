@@ -1,6 +1,9 @@
 package eventlog
 
 import (
+	"net"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -34,7 +37,7 @@ func TestServerOptionsValidate(t *testing.T) {
 	if err == nil {
 		t.Fatal("invalid options accepted")
 	}
-	for _, want := range []string{"StoreDir", "SyncInterval", "Cluster.Name"} {
+	for _, want := range []string{"StoreDir", "SyncInterval", "Cluster.Name", "needs Listen"} {
 		if !containsStr(err.Error(), want) {
 			t.Errorf("Validate() = %v: does not report %s", err, want)
 		}
@@ -48,4 +51,29 @@ func containsStr(s, sub string) bool {
 		}
 	}
 	return false
+}
+
+// TestAServerThatCannotListenSaysWhy: a port another process holds makes
+// StartServer fail with the listener's error, not a bare timeout.
+func TestAServerThatCannotListenSaysWhy(t *testing.T) {
+	held, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
+	port := held.Addr().(*net.TCPAddr).Port
+	for _, o := range []ServerOptions{
+		{Listen: true, Port: port},
+		{Listen: true, Cluster: &ClusterOptions{Name: "c", Port: port, Routes: []string{"nats-route://127.0.0.1:1"}}},
+	} {
+		o.StoreDir = t.TempDir()
+		ns, err := StartServer(o)
+		if err == nil {
+			ns.Shutdown()
+			t.Fatalf("%+v: the server started on a port in use", o)
+		}
+		if !strings.Contains(err.Error(), "listening") || !strings.Contains(err.Error(), strconv.Itoa(port)) {
+			t.Errorf("%+v: %v; want the listener's error naming port %d", o, err, port)
+		}
+	}
 }

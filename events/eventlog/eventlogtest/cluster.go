@@ -28,18 +28,24 @@ type Cluster struct {
 
 // StartCluster starts n clustered nodes and waits for JetStream to have a
 // meta leader. Every node is stopped at the end of the test.
+//
+// A JetStream cluster needs every node's routes configured before it starts,
+// so the route ports are reserved up front and released for the nodes to
+// bind; client ports are the system's pick (-1). Should another process take
+// a route port in between, that node starts on a fresh one (Start).
 func StartCluster(t testing.TB, n int) *Cluster {
 	t.Helper()
-	c := &Cluster{t: t, dir: t.TempDir(), name: "referto-test", servers: make([]*server.Server, n)}
-	c.ports, c.routes = freePorts(t, n), freePorts(t, n)
-	for i := range n {
-		c.Start(i)
-	}
+	c := &Cluster{t: t, dir: t.TempDir(), name: "referto-test", servers: make([]*server.Server, n),
+		ports: make([]int, n), routes: freePorts(t, n)}
 	t.Cleanup(func() {
 		for i := range c.servers {
 			c.Stop(i)
 		}
 	})
+	for i := range n {
+		c.ports[i] = -1
+		c.Start(i)
+	}
 	deadline := time.Now().Add(30 * time.Second)
 	for !c.hasLeader() {
 		if time.Now().After(deadline) {
@@ -59,26 +65,36 @@ func (c *Cluster) hasLeader() bool {
 	return false
 }
 
-// Start (re)starts node i with its data directory and ports.
+// Start (re)starts node i with its data directory, on the ports it had.
+// When it cannot (another process holds one by now: StartServer says so at
+// once), it starts on fresh ones, at most three times; the other nodes
+// accept its routes wherever it listens.
 func (c *Cluster) Start(i int) {
 	c.t.Helper()
-	var routes []string
-	for j, p := range c.routes {
-		if j != i {
-			routes = append(routes, fmt.Sprintf("nats-route://127.0.0.1:%d", p))
+	for try := 1; ; try++ {
+		var routes []string
+		for j, p := range c.routes {
+			if j != i {
+				routes = append(routes, fmt.Sprintf("nats-route://127.0.0.1:%d", p))
+			}
 		}
+		s, err := eventlog.StartServer(eventlog.ServerOptions{
+			StoreDir: filepath.Join(c.dir, fmt.Sprintf("n%d", i)),
+			Name:     fmt.Sprintf("n%d", i),
+			Listen:   true,
+			Port:     c.ports[i],
+			Cluster:  &eventlog.ClusterOptions{Name: c.name, Port: c.routes[i], Routes: routes},
+		})
+		if err == nil {
+			c.servers[i] = s
+			c.ports[i] = s.Addr().(*net.TCPAddr).Port
+			return
+		}
+		if try == 3 {
+			c.t.Fatalf("eventlogtest: start node %d: %v", i, err)
+		}
+		c.ports[i], c.routes[i] = -1, freePorts(c.t, 1)[0]
 	}
-	s, err := eventlog.StartServer(eventlog.ServerOptions{
-		StoreDir: filepath.Join(c.dir, fmt.Sprintf("n%d", i)),
-		Name:     fmt.Sprintf("n%d", i),
-		Listen:   true,
-		Port:     c.ports[i],
-		Cluster:  &eventlog.ClusterOptions{Name: c.name, Port: c.routes[i], Routes: routes},
-	})
-	if err != nil {
-		c.t.Fatalf("eventlogtest: start node %d: %v", i, err)
-	}
-	c.servers[i] = s
 }
 
 // Stop shuts node i down (keeping its data) and waits until it is gone.
@@ -112,9 +128,8 @@ func (c *Cluster) StreamLeader(name string) int {
 	return -1
 }
 
-// freePorts reserves n distinct loopback ports. They are released before
-// use, so another process could take one in between; on a test machine that
-// race is rare and shows up as a clear start error.
+// freePorts reserves n distinct loopback ports and releases them for the
+// caller to bind.
 func freePorts(t testing.TB, n int) []int {
 	t.Helper()
 	var ls []net.Listener
