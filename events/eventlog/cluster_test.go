@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/referto/referto/events"
 	"github.com/referto/referto/events/eventlog"
@@ -104,5 +105,102 @@ func TestR3ClusterKeepsEveryAcknowledgedAppend(t *testing.T) {
 	// A stale expectation on the replicated stream is the same conflict.
 	if _, err := l.Append(ctx, "t1", 1, "t1/stale", []byte("stale\n")); !errors.Is(err, events.ErrConflict) {
 		t.Errorf("stale append on R3: got %v, want ErrConflict", err)
+	}
+}
+
+// TestAFollowGoesOnWhenItsConsumersNodeStops: on an R3 stream, the node
+// that hosts a follow's consumer is stopped; the follow goes on through a
+// new consumer on the nodes left and delivers every commit once, in order.
+func TestAFollowGoesOnWhenItsConsumersNodeStops(t *testing.T) {
+	if testing.Short() {
+		t.Skip("cluster test: skipped in -short mode")
+	}
+	c := eventlogtest.StartCluster(t, 3)
+	nc, err := nats.Connect(c.URL(), nats.MaxReconnects(-1), nats.ReconnectWait(50*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	l, err := eventlog.Open(ctx, nc, eventlog.Options{Replicas: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var last uint64
+	appendN := func(from, n int) {
+		t.Helper()
+		for i := from; i < from+n; i++ {
+			for attempt := 0; ; attempt++ {
+				actx, acancel := context.WithTimeout(ctx, 5*time.Second)
+				a, err := l.Append(actx, "t1", last, fmt.Sprintf("t1/%d", i), fmt.Appendf(nil, "commit %d\n", i))
+				acancel()
+				if err == nil {
+					last = a.StreamSeq
+					break
+				}
+				if !errors.Is(err, events.ErrUnavailable) && !errors.Is(err, events.ErrConflict) || attempt > 100 {
+					t.Fatalf("append %d: %v", i, err)
+				}
+				if s, err := l.LastSubjectSeq(ctx, "t1"); err == nil {
+					last = s
+				}
+				time.Sleep(100 * time.Millisecond)
+			}
+		}
+	}
+	appendN(0, 5)
+	seen := make(chan string, 100)
+	go func() {
+		_ = l.Follow(ctx, 1, "", func(m events.StoredCommit) error { seen <- string(m.Data); return nil })
+	}()
+	var got []string
+	receive := func(n int) {
+		t.Helper()
+		for len(got) < n {
+			select {
+			case d := <-seen:
+				got = append(got, d)
+			case <-ctx.Done():
+				t.Fatalf("the follow delivered %q, want %d commits", got, n)
+			}
+		}
+	}
+	receive(5)
+
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stream, err := js.Stream(ctx, "REFERTO")
+	if err != nil {
+		t.Fatal(err)
+	}
+	host := -1
+	for info := range stream.ListConsumers(ctx).Info() {
+		if info.Cluster != nil {
+			fmt.Sscanf(info.Cluster.Leader, "n%d", &host)
+		}
+	}
+	if host < 0 {
+		t.Fatal("no node hosts the follow's consumer")
+	}
+	c.Stop(host)
+	stopped := time.Now()
+	appendN(5, 5)
+	receive(10)
+	took := time.Since(stopped)
+	t.Logf("stopped node %d, which hosted the follow's consumer; the follow delivered the next 5 commits %v later", host, took.Round(time.Millisecond))
+	// A command waits for the projections up to its timeout (10 s by
+	// default): a follow that takes longer refuses commands while a
+	// quorum is up. nats.go's ordered consumer took 11 s in one run of
+	// three here, its first request for a new consumer unanswered.
+	if took > 8*time.Second {
+		t.Errorf("the follow stood still for %v after its consumer's node stopped", took.Round(time.Millisecond))
+	}
+	for i, d := range got {
+		if want := fmt.Sprintf("commit %d\n", i); d != want {
+			t.Fatalf("the follow delivered %q, want commits 0..9 once each, in order", got)
+		}
 	}
 }

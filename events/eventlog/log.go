@@ -386,8 +386,9 @@ func (l *Log) LastSeq(ctx context.Context) (uint64, error) {
 // Follow delivers every message from stream sequence from (1 = the start)
 // onwards, in order, including messages appended later, until ctx is done
 // or fn returns an error. tournament restricts delivery to one tournament
-// ("" = all). It uses one ordered consumer, never a consumer per command,
-// and deletes it when it returns: a read that ends leaves no consumer for
+// ("" = all). It reads through one consumer, never a consumer per command
+// (a new one only when its server goes away), and deletes it when it
+// returns: a read that ends leaves no consumer for
 // JetStream's inactivity threshold (5 minutes) to remove, so that short
 // reads one after the other (past states, exports) never reach the
 // stream's consumer limit (1,000 by default).
@@ -397,26 +398,99 @@ func (l *Log) Follow(ctx context.Context, from uint64, tournament string, fn fun
 
 // follow is Follow, handing fn the message's headers too, and how many
 // messages the log held after it when it was delivered (pending).
+//
+// It reads through one consumer at a time, made as nats.go's ordered
+// consumer makes them (ephemeral, in memory, one replica, no acks), but
+// owns their making: on a cluster that has just lost a node, nats.go's
+// ordered consumer asks for a new consumer with a 10 s timeout, and when
+// the lost node led the meta group that first request goes unanswered,
+// so the projections (and every command, which waits for them) stood
+// still for 12 s or more although a quorum was up. Here each attempt
+// waits at most followCreateTimeout and the next follows within a second
+// or two, so the follow goes on as soon as a meta leader is elected.
+//
+// A consumer that stops delivering (its server went away: no heartbeat,
+// no responders, deleted), or that skips a delivery, is replaced by a new
+// one from the stream sequence after the last one delivered: nothing is
+// delivered twice and nothing is skipped.
 func (l *Log) follow(ctx context.Context, from uint64, tournament string, fn func(m events.StoredCommit, h nats.Header, pending uint64) error) error {
-	cfg := jetstream.OrderedConsumerConfig{DeliverPolicy: jetstream.DeliverAllPolicy}
-	if from > 1 {
-		cfg.DeliverPolicy, cfg.OptStartSeq = jetstream.DeliverByStartSequencePolicy, from
+	next := max(from, 1)
+	for {
+		cons, it, err := l.followFrom(ctx, next, tournament)
+		if err != nil {
+			return err
+		}
+		err = l.deliver(ctx, it, &next, fn)
+		if ctx.Err() != nil || !errors.Is(err, errFollowAgain) {
+			l.deleteConsumer(ctx, cons, it)
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return err
+		}
+		// The consumer's server may be gone: the next consumer does not
+		// wait for the deletion, which gives up within seconds.
+		it.Stop()
+		go l.deleteConsumer(ctx, cons, nil)
+	}
+}
+
+// followCreateTimeout bounds each attempt to make a follow's consumer.
+const followCreateTimeout = 2 * time.Second
+
+// errFollowAgain ends a consumer's delivery that a new consumer resumes.
+var errFollowAgain = errors.New("jetstream: follow again")
+
+// followFrom makes a consumer delivering from stream sequence next and
+// opens its messages, trying again until it succeeds, the stream is gone
+// or ctx is done; the attempts are spaced from a quarter second up to two
+// seconds, so a cluster without quorum is asked about once in four.
+func (l *Log) followFrom(ctx context.Context, next uint64, tournament string) (jetstream.Consumer, jetstream.MessagesContext, error) {
+	cfg := jetstream.ConsumerConfig{
+		DeliverPolicy:     jetstream.DeliverByStartSequencePolicy,
+		OptStartSeq:       next,
+		AckPolicy:         jetstream.AckNonePolicy,
+		InactiveThreshold: 5 * time.Minute,
+		Replicas:          1,
+		MemoryStorage:     true,
 	}
 	if tournament != "" {
-		cfg.FilterSubjects = []string{l.opts.Prefix + tournament}
+		cfg.FilterSubject = l.opts.Prefix + tournament
 	}
-	cons, err := l.js.OrderedConsumer(ctx, l.opts.Stream, cfg)
-	if err != nil {
-		return fmt.Errorf("jetstream: ordered consumer: %w", err)
+	pause := 250 * time.Millisecond
+	for {
+		cctx, cancel := context.WithTimeout(ctx, followCreateTimeout)
+		cons, err := l.js.CreateConsumer(cctx, l.opts.Stream, cfg)
+		cancel()
+		if err == nil {
+			// A short heartbeat tells within two seconds that the
+			// consumer's server went away.
+			it, err := cons.Messages(jetstream.PullMaxMessages(1024), jetstream.PullExpiry(5*time.Second),
+				jetstream.PullHeartbeat(time.Second), jetstream.WithMessagesErrOnMissingHeartbeat(true))
+			if err == nil {
+				return cons, it, nil
+			}
+			l.deleteConsumer(ctx, cons, nil)
+		}
+		switch {
+		case ctx.Err() != nil:
+			return nil, nil, ctx.Err()
+		case errors.Is(err, jetstream.ErrStreamNotFound):
+			return nil, nil, fmt.Errorf("jetstream: follow: %w", err)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, nil, ctx.Err()
+		case <-time.After(pause):
+		}
+		pause = min(2*pause, 2*time.Second)
 	}
-	// A short heartbeat lets the ordered consumer notice within about two
-	// seconds that its server went away and recreate itself elsewhere; the
-	// default (5 s, reset after two misses) stalls the projections ~10 s.
-	it, err := cons.Messages(jetstream.PullMaxMessages(1024), jetstream.PullExpiry(5*time.Second), jetstream.PullHeartbeat(time.Second))
-	if err != nil {
-		return fmt.Errorf("jetstream: consume: %w", err)
-	}
-	defer l.deleteConsumer(ctx, cons, it)
+}
+
+// deliver hands fn each message it delivers, in order, advancing next past
+// it. It returns fn's error, or errFollowAgain when the consumer stopped
+// delivering or skipped a delivery (a message lost in a reconnect).
+func (l *Log) deliver(ctx context.Context, it jetstream.MessagesContext, next *uint64, fn func(m events.StoredCommit, h nats.Header, pending uint64) error) error {
 	stopped := make(chan struct{})
 	defer close(stopped)
 	go func() {
@@ -424,20 +498,24 @@ func (l *Log) follow(ctx context.Context, from uint64, tournament string, fn fun
 		case <-ctx.Done():
 			it.Stop()
 		case <-stopped:
-			it.Stop()
 		}
 	}()
+	var delivered uint64
 	for {
 		m, err := it.Next()
 		if err != nil {
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			return fmt.Errorf("jetstream: follow: %w", err)
+			return fmt.Errorf("%w: %w", errFollowAgain, err)
 		}
 		md, err := m.Metadata()
 		if err != nil {
 			return fmt.Errorf("jetstream: message metadata: %w", err)
+		}
+		if md.Sequence.Consumer != delivered+1 {
+			return fmt.Errorf("%w: delivery %d after %d", errFollowAgain, md.Sequence.Consumer, delivered)
+		}
+		delivered = md.Sequence.Consumer
+		if md.Sequence.Stream < *next {
+			continue
 		}
 		msg := events.StoredCommit{
 			StreamSeq:  md.Sequence.Stream,
@@ -451,21 +529,23 @@ func (l *Log) follow(ctx context.Context, from uint64, tournament string, fn fun
 		if err := fn(msg, m.Headers(), md.NumPending); err != nil {
 			return err
 		}
+		*next = md.Sequence.Stream + 1
 	}
 }
 
-// deleteConsumer stops it and deletes the consumer it read, whichever of
-// the ordered consumer's (it makes a new one after a gap) is the last.
-// The read's context may be done: the deletion gets a few seconds of its
-// own. A consumer it cannot delete (the connection is gone) is left to
-// the inactivity threshold.
+// deleteConsumer stops it (when there is one) and deletes cons. The
+// follow's context may be done: the deletion gets a few seconds of its
+// own. A consumer it cannot delete (the connection is gone, its server
+// is down) is left to the inactivity threshold.
 func (l *Log) deleteConsumer(ctx context.Context, cons jetstream.Consumer, it jetstream.MessagesContext) {
-	it.Stop()
+	if it != nil {
+		it.Stop()
+	}
 	info := cons.CachedInfo()
 	if info == nil {
 		return
 	}
-	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), followCreateTimeout)
 	defer cancel()
 	_ = l.js.DeleteConsumer(dctx, l.opts.Stream, info.Name)
 }

@@ -307,3 +307,72 @@ func TestScansLeaveNoConsumerBehind(t *testing.T) {
 		t.Errorf("consumers after 1,100 scans: %d, want %d as before", after, before)
 	}
 }
+
+// TestAFollowWhoseConsumerIsGoneFollowsAgain: the consumer a follow reads
+// through is deleted under it (as when its server goes away); the follow
+// goes on with a new one from the next sequence, delivering every message
+// once, in order, and leaves no consumer behind when it returns.
+func TestAFollowWhoseConsumerIsGoneFollowsAgain(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	l := startLog(t)
+	var last uint64
+	appendOne := func(i int) {
+		t.Helper()
+		a, err := l.Append(ctx, "t1", last, fmt.Sprintf("t1/k%d", i), fmt.Appendf(nil, "line %d\n", i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		last = a.StreamSeq
+	}
+	for i := range 3 {
+		appendOne(i)
+	}
+	fctx, stop := context.WithCancel(ctx)
+	seen := make(chan uint64, 100)
+	done := make(chan error, 1)
+	go func() {
+		done <- l.Follow(fctx, 1, "", func(m events.StoredCommit) error { seen <- m.StreamSeq; return nil })
+	}()
+	var got []uint64
+	receive := func(n int) {
+		t.Helper()
+		for len(got) < n {
+			select {
+			case s := <-seen:
+				got = append(got, s)
+			case <-ctx.Done():
+				t.Fatalf("the follow delivered %v, want %d messages", got, n)
+			}
+		}
+	}
+	receive(3)
+	for round := range 3 {
+		names := l.stream.ConsumerNames(ctx)
+		var deleted int
+		for name := range names.Name() {
+			if err := l.js.DeleteConsumer(ctx, l.opts.Stream, name); err != nil {
+				t.Fatal(err)
+			}
+			deleted++
+		}
+		if deleted != 1 {
+			t.Fatalf("round %d: %d consumers, want the follow's one", round, deleted)
+		}
+		appendOne(3 + 2*round)
+		appendOne(4 + 2*round)
+		receive(5 + 2*round)
+	}
+	for i, s := range got {
+		if s != uint64(i+1) {
+			t.Fatalf("the follow delivered %v, want 1..%d once each, in order", got, len(got))
+		}
+	}
+	stop()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Errorf("Follow returned %v, want context.Canceled", err)
+	}
+	if n, err := l.Consumers(ctx); err != nil || n != 0 {
+		t.Errorf("%d consumers left behind (%v), want none", n, err)
+	}
+}
