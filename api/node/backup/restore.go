@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -303,16 +304,22 @@ func checkLog(ctx context.Context, lg *eventlog.Log, m Manifest) error {
 }
 
 // syncTree fsyncs every file and directory under dir, so that what was
-// restored is on disk before it is moved into place.
+// restored is on disk before it is moved into place. A path that is gone
+// by the time it is synced is passed over: JetStream removes a purged
+// stream's old message directory (__msgs__) on a goroutine of its own,
+// which may still run after the server has shut down.
 func syncTree(dir string) error {
 	return filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if !d.IsDir() && !d.Type().IsRegular() {
+		if err == nil && !d.IsDir() && !d.Type().IsRegular() {
 			return nil
 		}
-		return syncPath(path)
+		if err == nil {
+			err = syncPath(path)
+		}
+		if errors.Is(err, fs.ErrNotExist) && path != dir {
+			return nil
+		}
+		return err
 	})
 }
 
