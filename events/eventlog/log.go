@@ -11,6 +11,7 @@ import (
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/nats-io/nuid"
 
 	"github.com/referto/referto/events"
 )
@@ -410,16 +411,23 @@ func (l *Log) Follow(ctx context.Context, from uint64, tournament string, fn fun
 // or two, so the follow goes on as soon as a meta leader is elected.
 //
 // A consumer that stops delivering (its server went away: no heartbeat,
-// no responders, deleted), or that skips a delivery, is replaced by a new
+// no responders, deleted), that skips a delivery, or that was read over a
+// connection that has since reconnected (a message in flight then is lost
+// without a gap to show it until the next one comes), is replaced by a new
 // one from the stream sequence after the last one delivered: nothing is
-// delivered twice and nothing is skipped.
+// delivered twice and nothing is skipped. A closed connection, or an
+// error asking for a consumer that waiting does not mend, ends the follow
+// with that error.
 func (l *Log) follow(ctx context.Context, from uint64, tournament string, fn func(m events.StoredCommit, h nats.Header, pending uint64) error) error {
-	next := max(from, 1)
+	var deleting sync.WaitGroup
+	defer deleting.Wait()
+	next, pause := max(from, 1), followPause
 	for {
-		cons, it, err := l.followFrom(ctx, next, tournament)
+		cons, it, err := l.followFrom(ctx, next, tournament, &pause)
 		if err != nil {
 			return err
 		}
+		opened := time.Now()
 		err = l.deliver(ctx, it, &next, fn)
 		if ctx.Err() != nil || !errors.Is(err, errFollowAgain) {
 			l.deleteConsumer(ctx, cons, it)
@@ -431,22 +439,40 @@ func (l *Log) follow(ctx context.Context, from uint64, tournament string, fn fun
 		// The consumer's server may be gone: the next consumer does not
 		// wait for the deletion, which gives up within seconds.
 		it.Stop()
-		go l.deleteConsumer(ctx, cons, nil)
+		deleting.Go(func() { l.deleteConsumer(ctx, cons, nil) })
+		// Consumers that fail as soon as they are made are made again
+		// no faster than failed requests for them are.
+		if time.Since(opened) < followCreateTimeout {
+			if !sleep(ctx, pause) {
+				return ctx.Err()
+			}
+			pause = min(2*pause, followCreateTimeout)
+		} else {
+			pause = followPause
+		}
 	}
 }
 
-// followCreateTimeout bounds each attempt to make a follow's consumer.
-const followCreateTimeout = 2 * time.Second
+// followCreateTimeout bounds each attempt to make a follow's consumer;
+// followPause is the first pause after a failed one, doubled up to
+// followCreateTimeout.
+const (
+	followCreateTimeout = 2 * time.Second
+	followPause         = 250 * time.Millisecond
+)
 
 // errFollowAgain ends a consumer's delivery that a new consumer resumes.
 var errFollowAgain = errors.New("jetstream: follow again")
 
 // followFrom makes a consumer delivering from stream sequence next and
-// opens its messages, trying again until it succeeds, the stream is gone
-// or ctx is done; the attempts are spaced from a quarter second up to two
-// seconds, so a cluster without quorum is asked about once in four.
-func (l *Log) followFrom(ctx context.Context, next uint64, tournament string) (jetstream.Consumer, jetstream.MessagesContext, error) {
+// opens its messages, trying again while the error is one that waiting
+// mends (no quorum, no meta leader, a timeout), spaced by *pause, until ctx
+// is done: a cluster without quorum is asked about once in four seconds.
+// Every attempt asks for the same consumer by name, so an attempt that
+// timed out after the server made it leaves no second consumer behind.
+func (l *Log) followFrom(ctx context.Context, next uint64, tournament string, pause *time.Duration) (jetstream.Consumer, jetstream.MessagesContext, error) {
 	cfg := jetstream.ConsumerConfig{
+		Name:              nuid.Next(),
 		DeliverPolicy:     jetstream.DeliverByStartSequencePolicy,
 		OptStartSeq:       next,
 		AckPolicy:         jetstream.AckNonePolicy,
@@ -457,7 +483,6 @@ func (l *Log) followFrom(ctx context.Context, next uint64, tournament string) (j
 	if tournament != "" {
 		cfg.FilterSubject = l.opts.Prefix + tournament
 	}
-	pause := 250 * time.Millisecond
 	for {
 		cctx, cancel := context.WithTimeout(ctx, followCreateTimeout)
 		cons, err := l.js.CreateConsumer(cctx, l.opts.Stream, cfg)
@@ -465,7 +490,8 @@ func (l *Log) followFrom(ctx context.Context, next uint64, tournament string) (j
 		if err == nil {
 			// A short heartbeat tells within two seconds that the
 			// consumer's server went away.
-			it, err := cons.Messages(jetstream.PullMaxMessages(1024), jetstream.PullExpiry(5*time.Second),
+			var it jetstream.MessagesContext
+			it, err = cons.Messages(jetstream.PullMaxMessages(1024), jetstream.PullExpiry(5*time.Second),
 				jetstream.PullHeartbeat(time.Second), jetstream.WithMessagesErrOnMissingHeartbeat(true))
 			if err == nil {
 				return cons, it, nil
@@ -475,28 +501,46 @@ func (l *Log) followFrom(ctx context.Context, next uint64, tournament string) (j
 		switch {
 		case ctx.Err() != nil:
 			return nil, nil, ctx.Err()
-		case errors.Is(err, jetstream.ErrStreamNotFound):
+		case l.nc.IsClosed(), !transient(err) && !unavailable(err):
 			return nil, nil, fmt.Errorf("jetstream: follow: %w", err)
 		}
-		select {
-		case <-ctx.Done():
+		if !sleep(ctx, *pause) {
 			return nil, nil, ctx.Err()
-		case <-time.After(pause):
 		}
-		pause = min(2*pause, 2*time.Second)
+		*pause = min(2**pause, followCreateTimeout)
+	}
+}
+
+// sleep waits d, or less when ctx is done first: then it reports false.
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
 	}
 }
 
 // deliver hands fn each message it delivers, in order, advancing next past
-// it. It returns fn's error, or errFollowAgain when the consumer stopped
-// delivering or skipped a delivery (a message lost in a reconnect).
+// it. It returns fn's error, the iterator's when the connection is closed
+// for good, or errFollowAgain when the consumer stopped delivering,
+// skipped a delivery, or the connection reconnected.
 func (l *Log) deliver(ctx context.Context, it jetstream.MessagesContext, next *uint64, fn func(m events.StoredCommit, h nats.Header, pending uint64) error) error {
+	// A CONNECTED once the listener is registered is a reconnect.
+	reconnected := l.nc.StatusChanged(nats.CONNECTED)
+	defer l.nc.RemoveStatusListener(reconnected)
 	stopped := make(chan struct{})
 	defer close(stopped)
 	go func() {
 		select {
 		case <-ctx.Done():
 			it.Stop()
+		case _, ok := <-reconnected:
+			if ok {
+				it.Stop()
+			}
 		case <-stopped:
 		}
 	}()
@@ -504,6 +548,9 @@ func (l *Log) deliver(ctx context.Context, it jetstream.MessagesContext, next *u
 	for {
 		m, err := it.Next()
 		if err != nil {
+			if l.nc.IsClosed() {
+				return fmt.Errorf("jetstream: follow: %w", err)
+			}
 			return fmt.Errorf("%w: %w", errFollowAgain, err)
 		}
 		md, err := m.Metadata()

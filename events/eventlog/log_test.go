@@ -4,6 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -375,4 +379,152 @@ func TestAFollowWhoseConsumerIsGoneFollowsAgain(t *testing.T) {
 	if n, err := l.Consumers(ctx); err != nil || n != 0 {
 		t.Errorf("%d consumers left behind (%v), want none", n, err)
 	}
+}
+
+// TestAFollowDeliversWhatAReconnectLost: a commit in flight to the follow
+// when its connection drops never arrives; after the reconnect the follow
+// reads again from it, without waiting for a later commit to show the gap.
+func TestAFollowDeliversWhatAReconnectLost(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	ns, err := StartServer(ServerOptions{StoreDir: t.TempDir(), Listen: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ns.Shutdown(); ns.WaitForShutdown() })
+	p := startMutingProxy(t, ns.Addr().String())
+	writer, err := nats.Connect(ns.ClientURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer writer.Close()
+	w, err := Open(ctx, writer, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reader, err := nats.Connect("nats://"+p.addr, nats.MaxReconnects(-1), nats.ReconnectWait(50*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reader.Close()
+	r, err := Open(ctx, reader, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := w.Append(ctx, "t1", 0, "k1", []byte("one\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := make(chan uint64, 10)
+	go func() {
+		_ = r.Follow(ctx, 1, "", func(m events.StoredCommit) error { seen <- m.StreamSeq; return nil })
+	}()
+	if s := <-seen; s != 1 {
+		t.Fatalf("the follow delivered %d first, want 1", s)
+	}
+	link := p.mute() // what the server sends the reader is lost from here on
+	if _, err := w.Append(ctx, "t1", a.StreamSeq, "k2", []byte("two\n")); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond) // the commit is sent, and lost
+	link.Close()                       // the reader's connection drops
+	select {
+	case s := <-seen:
+		if s != 2 {
+			t.Errorf("after the reconnect the follow delivered %d, want 2", s)
+		}
+	case <-time.After(15 * time.Second):
+		t.Error("the commit lost in the reconnect was not delivered within 15 s")
+	}
+}
+
+// TestAFollowEndsWhenItsConnectionCloses: a connection closed for good
+// ends the follow with an error; it does not ask for consumers forever.
+func TestAFollowEndsWhenItsConnectionCloses(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	l := startLog(t)
+	if _, err := l.Append(ctx, "t1", 0, "k0", []byte("x\n")); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	got := make(chan struct{}, 10)
+	go func() {
+		done <- l.Follow(ctx, 1, "", func(events.StoredCommit) error { got <- struct{}{}; return nil })
+	}()
+	<-got
+	l.nc.Close()
+	select {
+	case err := <-done:
+		if err == nil || ctx.Err() != nil {
+			t.Errorf("Follow returned %v, want the closed connection's error", err)
+		}
+	case <-ctx.Done():
+		t.Error("the follow went on after its connection closed")
+	}
+}
+
+// mutingProxy forwards TCP connections to a server; mute makes the last
+// one drop what the server sends, and returns the client's side of it.
+type mutingProxy struct {
+	addr  string
+	mu    sync.Mutex
+	links []mutedLink
+}
+
+type mutedLink struct {
+	client net.Conn
+	muted  *atomic.Bool
+}
+
+func startMutingProxy(t *testing.T, target string) *mutingProxy {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	p := &mutingProxy{addr: ln.Addr().String()}
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			s, err := net.Dial("tcp", target)
+			if err != nil {
+				c.Close()
+				continue
+			}
+			link := mutedLink{client: c, muted: new(atomic.Bool)}
+			p.mu.Lock()
+			p.links = append(p.links, link)
+			p.mu.Unlock()
+			go func() { _, _ = io.Copy(s, c); s.Close() }()
+			go func() {
+				defer c.Close()
+				buf := make([]byte, 32<<10)
+				for {
+					n, err := s.Read(buf)
+					if n > 0 && !link.muted.Load() {
+						if _, err := c.Write(buf[:n]); err != nil {
+							return
+						}
+					}
+					if err != nil {
+						return
+					}
+				}
+			}()
+		}
+	}()
+	return p
+}
+
+func (p *mutingProxy) mute() net.Conn {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	link := p.links[len(p.links)-1]
+	link.muted.Store(true)
+	return link.client
 }
