@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strconv"
 
 	"github.com/gorilla/mux"
 
@@ -260,17 +259,9 @@ func (s *Server) hubExport(w http.ResponseWriter, r *http.Request) error {
 	} else if _, err = s.reader.Head(t); errors.Is(err, projections.ErrNotFound) {
 		err = fmt.Errorf("%w: no cosigned checkpoint of tournament %s", errNotFound, t)
 	}
-	var release func()
-	if err == nil {
-		release, err = s.exports.Take(r.Context(), "exports being read from the log")
-	}
 	if err != nil {
 		return err
 	}
-	defer release()
-	w.Header().Set("Content-Type", "application/x-ndjson")
-	w.Header().Set(CheckpointHeader, base64.StdEncoding.EncodeToString([]byte(signed)))
-	w.Header().Set("Referto-Events", strconv.FormatUint(size, 10))
 	// A cosigned checkpoint is a venue's head: it ends a commit.
-	return s.writeExport(w, r, t, size, nil)
+	return s.writeExport(w, r, t, size, signed, nil)
 }

@@ -163,10 +163,8 @@ type Server struct {
 	router *mux.Router
 
 	// reader serves every read of the tournaments, the JSON routes' and
-	// the web pages'; exports bounds the exports read from the log at
-	// once; streams counts the live streams served (stream.go).
+	// the web pages'; streams counts the live streams served (stream.go).
 	reader  *projections.Reader
-	exports *projections.Slots
 	streams streamCount
 
 	authFailures authLimiter // failed authentications per client address (auth.go)
@@ -194,11 +192,11 @@ func New(opts Options) (*Server, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
-	s := &Server{opts: opts, router: mux.NewRouter(), exports: projections.NewSlots(maxExports, scanWait), metrics: opts.Metrics,
+	s := &Server{opts: opts, router: mux.NewRouter(), metrics: opts.Metrics,
 		streams: streamCount{most: opts.MaxStreams, mostT: opts.MaxStreamsPerTournament}}
 	reader, err := projections.NewReader(projections.ReaderOptions{Log: opts.Log, Store: opts.Store, Memory: opts.Runner,
 		Acked: opts.Ledger.AwaitAcked, Served: s.served, Inspect: s.inspect, NextPhase: commands.NextPhase,
-		Folds: maxFolds, FoldWait: scanWait})
+		Folds: maxFolds, Exports: maxExports, FoldWait: scanWait})
 	if err != nil {
 		return nil, err
 	}

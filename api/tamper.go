@@ -190,36 +190,46 @@ func (s *Server) getExport(w http.ResponseWriter, r *http.Request) error {
 	if err == nil {
 		note, err = s.signedCheckpoint(t, size)
 	}
-	var release func()
-	if err == nil {
-		release, err = s.exports.Take(r.Context(), "exports being read from the log")
-	}
 	if err != nil {
 		return err
 	}
-	defer release()
 	var root []byte
 	if cp, _, err := checkpoint.OpenUnverified([]byte(note)); err == nil {
 		root = cp.Root
 	}
-	w.Header().Set("Content-Type", "application/x-ndjson")
-	w.Header().Set(CheckpointHeader, base64.StdEncoding.EncodeToString([]byte(note)))
-	w.Header().Set("Referto-Events", strconv.FormatUint(size, 10))
 	// The lines are checked as they go out against the root signed: a log
 	// damaged since it was checked is cut off, not served.
-	return s.writeExport(w, r, t, size, root)
+	return s.writeExport(w, r, t, size, note, root)
 }
 
 // writeExport streams tournament t's first size events as stored
-// (Reader.Export), the headers written. A failed read cuts the response:
-// the status line is gone, and the only honest signal left is a failed
-// transfer, not a short log.
-func (s *Server) writeExport(w http.ResponseWriter, r *http.Request, t string, size uint64, root []byte) error {
+// (Reader.Export), with the signed checkpoint note of them in a header.
+// An export refused before its first commit (every export slot taken)
+// is answered as a problem. A read that fails after it cuts the
+// response: the status line is gone, and the only honest signal left is
+// a failed transfer, not a short log.
+func (s *Server) writeExport(w http.ResponseWriter, r *http.Request, t string, size uint64, note string, root []byte) error {
 	bw := bufio.NewWriterSize(w, 256<<10)
+	started := false
+	start := func() {
+		started = true
+		w.Header().Set("Content-Type", "application/x-ndjson")
+		w.Header().Set(CheckpointHeader, base64.StdEncoding.EncodeToString([]byte(note)))
+		w.Header().Set("Referto-Events", strconv.FormatUint(size, 10))
+	}
 	err := s.reader.Export(r.Context(), t, size, root, func(commit []byte) error {
+		if !started {
+			start()
+		}
 		_, err := bw.Write(commit)
 		return err
 	})
+	if err != nil && !started {
+		return err
+	}
+	if !started {
+		start()
+	}
 	if err == nil {
 		err = bw.Flush()
 	}

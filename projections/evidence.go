@@ -71,7 +71,14 @@ func nonNil(path [][]byte) [][]byte {
 // gave size events. With root, the lines are checked as they go out: a
 // log whose first size events do not have that Merkle root is cut off
 // with an error, which names the damage found there when there is some.
+// At most Exports exports read the log at once: one more waits FoldWait
+// for a slot, then is refused (events.ErrUnavailable) before fn is called.
 func (r *Reader) Export(ctx context.Context, t string, size uint64, root []byte, fn func(commit []byte) error) error {
+	release, err := r.exports.Take(ctx, "exports being read from the log")
+	if err != nil {
+		return err
+	}
+	defer release()
 	head, err := r.Head(t)
 	var first []CommitRef
 	if err == nil {

@@ -92,17 +92,21 @@ type ReaderOptions struct {
 	// there is nothing to tell: it is decided by the command side
 	// (commands.NextPhase), and added to every TournamentView.
 	NextPhase func(t *Tournament) *NextPhase
-	// Folds bounds the past states folded from the log at once; the
-	// default is 2. FoldWait is how long one more waits for a slot before
-	// it is refused (events.ErrUnavailable); the default is a second.
+	// Folds bounds the past states folded from the log at once (the
+	// default is 2), Exports the exports read from it (the default is 8),
+	// apart so that a flood of anonymous past states never keeps an
+	// auditor's export waiting. FoldWait is how long one more of either
+	// waits for a slot before it is refused (events.ErrUnavailable); the
+	// default is a second.
 	Folds    int
+	Exports  int
 	FoldWait time.Duration
 }
 
 // Reader serves every read of the tournaments.
 type Reader struct {
-	opts  ReaderOptions
-	folds *Slots
+	opts           ReaderOptions
+	folds, exports *Slots
 
 	mu    sync.Mutex
 	views map[string]*stateView
@@ -120,10 +124,14 @@ func NewReader(opts ReaderOptions) (*Reader, error) {
 	if opts.Folds <= 0 {
 		opts.Folds = 2
 	}
+	if opts.Exports <= 0 {
+		opts.Exports = 8
+	}
 	if opts.FoldWait <= 0 {
 		opts.FoldWait = time.Second
 	}
-	return &Reader{opts: opts, folds: NewSlots(opts.Folds, opts.FoldWait), views: map[string]*stateView{}}, nil
+	return &Reader{opts: opts, folds: NewSlots(opts.Folds, opts.FoldWait), exports: NewSlots(opts.Exports, opts.FoldWait),
+		views: map[string]*stateView{}}, nil
 }
 
 // Served is nil when tournament t may be read here, else why not.

@@ -1,6 +1,7 @@
 package store_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -113,6 +114,60 @@ func TestReaderFoldsPastStatesInItsSlots(t *testing.T) {
 	var ne *projections.NoEventError
 	if _, err := r.StateAt(context.Background(), "alpha", 10_000); !errors.As(err, &ne) || ne.Seq != 10_000 {
 		t.Errorf("StateAt an event alpha does not have: %v, want a NoEventError", err)
+	}
+}
+
+// TestReaderExportsInItsSlots: an export reads the log within the export
+// slots, apart from the past states' slots; one more export waits
+// FoldWait, then is refused as unavailable before it hands on anything.
+func TestReaderExportsInItsSlots(t *testing.T) {
+	f := newFixture(t)
+	n := start(t, f, t.TempDir(), store.RunnerOptions{})
+	defer n.stop(t)
+	n.waitFor(t, f.tournament("alpha", 8, rand.New(rand.NewPCG(3, 4))))
+	log := blockingLog{Log: f.log, scanning: make(chan struct{}, 2), released: make(chan struct{})}
+	r, err := projections.NewReader(projections.ReaderOptions{Log: log, Store: n.store, Memory: n.runner, Folds: 1, Exports: 1, FoldWait: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	size, err := r.Size("alpha")
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := make(chan error, 1)
+	var lines int
+	go func() {
+		first <- r.Export(context.Background(), "alpha", size, nil, func(commit []byte) error {
+			lines += bytes.Count(commit, []byte("\n"))
+			return nil
+		})
+	}()
+	<-log.scanning // the first export holds the one export slot
+	second := make(chan error, 1)
+	go func() {
+		second <- r.Export(context.Background(), "alpha", size, nil, func([]byte) error { return errors.New("handed on a commit") })
+	}()
+	select {
+	case err := <-second:
+		if !errors.Is(err, events.ErrUnavailable) {
+			t.Errorf("a second export while the one slot is held: %v, want unavailable before anything", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("a second export read the log while the one export slot was held")
+	}
+	// A past state has slots of its own: it reads the log meanwhile.
+	past := make(chan error, 1)
+	go func() {
+		_, err := r.StateAt(context.Background(), "alpha", 2)
+		past <- err
+	}()
+	<-log.scanning
+	close(log.released)
+	if err := <-first; err != nil || uint64(lines) != size {
+		t.Errorf("the first export: %d lines, %v; want %d", lines, err, size)
+	}
+	if err := <-past; err != nil {
+		t.Errorf("a past state while the export slot was held: %v", err)
 	}
 }
 
