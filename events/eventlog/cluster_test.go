@@ -22,47 +22,20 @@ func TestR3ClusterKeepsEveryAcknowledgedAppend(t *testing.T) {
 	if testing.Short() {
 		t.Skip("cluster test: skipped in -short mode")
 	}
-	c := eventlogtest.StartCluster(t, 3)
-	nc, err := nats.Connect(c.URL(), nats.MaxReconnects(-1), nats.ReconnectWait(50*time.Millisecond))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	l, err := eventlog.Open(ctx, nc, eventlog.Options{Replicas: 3})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, l, _ := startR3(ctx, t)
 
 	acked := map[uint64]string{} // stream seq → body
 	var expected uint64
 	appendN := func(from, n int) {
 		for i := from; i < from+n; i++ {
 			body := fmt.Sprintf("commit %d\n", i)
-			for attempt := 0; ; attempt++ {
-				actx, acancel := context.WithTimeout(ctx, 5*time.Second)
-				a, err := l.Append(actx, "t1", expected, fmt.Sprintf("t1/%d", i), []byte(body))
-				acancel()
-				if err == nil {
-					if a.Duplicate {
-						t.Logf("commit %d acknowledged as a duplicate of %d (a lost ack retried)", i, a.StreamSeq)
-					}
-					acked[a.StreamSeq] = body
-					expected = a.StreamSeq
-					break
-				}
-				// While the cluster re-elects, appends may be unavailable, or
-				// a retried append whose first ack was lost conflicts: catch
-				// up and retry, as the API does.
-				if !errors.Is(err, events.ErrUnavailable) && !errors.Is(err, events.ErrConflict) || attempt > 100 {
-					t.Fatalf("append %d: %v", i, err)
-				}
-				if last, err := l.LastSubjectSeq(ctx, "t1"); err == nil {
-					expected = last
-				}
-				time.Sleep(100 * time.Millisecond)
+			a := appendRetrying(ctx, t, l, &expected, fmt.Sprintf("t1/%d", i), body)
+			if a.Duplicate {
+				t.Logf("commit %d acknowledged as a duplicate of %d (a lost ack retried)", i, a.StreamSeq)
 			}
+			acked[a.StreamSeq] = body
 		}
 	}
 	appendN(0, 100)
@@ -115,38 +88,13 @@ func TestAFollowGoesOnWhenItsConsumersNodeStops(t *testing.T) {
 	if testing.Short() {
 		t.Skip("cluster test: skipped in -short mode")
 	}
-	c := eventlogtest.StartCluster(t, 3)
-	nc, err := nats.Connect(c.URL(), nats.MaxReconnects(-1), nats.ReconnectWait(50*time.Millisecond))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	l, err := eventlog.Open(ctx, nc, eventlog.Options{Replicas: 3})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, l, nc := startR3(ctx, t)
 	var last uint64
 	appendN := func(from, n int) {
-		t.Helper()
 		for i := from; i < from+n; i++ {
-			for attempt := 0; ; attempt++ {
-				actx, acancel := context.WithTimeout(ctx, 5*time.Second)
-				a, err := l.Append(actx, "t1", last, fmt.Sprintf("t1/%d", i), fmt.Appendf(nil, "commit %d\n", i))
-				acancel()
-				if err == nil {
-					last = a.StreamSeq
-					break
-				}
-				if !errors.Is(err, events.ErrUnavailable) && !errors.Is(err, events.ErrConflict) || attempt > 100 {
-					t.Fatalf("append %d: %v", i, err)
-				}
-				if s, err := l.LastSubjectSeq(ctx, "t1"); err == nil {
-					last = s
-				}
-				time.Sleep(100 * time.Millisecond)
-			}
+			appendRetrying(ctx, t, l, &last, fmt.Sprintf("t1/%d", i), fmt.Sprintf("commit %d\n", i))
 		}
 	}
 	appendN(0, 5)
@@ -202,5 +150,46 @@ func TestAFollowGoesOnWhenItsConsumersNodeStops(t *testing.T) {
 		if want := fmt.Sprintf("commit %d\n", i); d != want {
 			t.Fatalf("the follow delivered %q, want commits 0..9 once each, in order", got)
 		}
+	}
+}
+
+// startR3 starts a three-node cluster and opens the log on an R3 stream
+// over a connection that reconnects at once to the nodes left.
+func startR3(ctx context.Context, t *testing.T) (*eventlogtest.Cluster, *eventlog.Log, *nats.Conn) {
+	t.Helper()
+	c := eventlogtest.StartCluster(t, 3)
+	nc, err := nats.Connect(c.URL(), nats.MaxReconnects(-1), nats.ReconnectWait(50*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	l, err := eventlog.Open(ctx, nc, eventlog.Options{Replicas: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, l, nc
+}
+
+// appendRetrying appends body to tournament t1 at *expected under key, and
+// moves *expected to it. While the cluster re-elects, an append may be
+// unavailable, or a retried append whose first ack was lost conflicts: it
+// catches up and retries, as the API does.
+func appendRetrying(ctx context.Context, t *testing.T, l *eventlog.Log, expected *uint64, key, body string) events.Appended {
+	t.Helper()
+	for attempt := 0; ; attempt++ {
+		actx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		a, err := l.Append(actx, "t1", *expected, key, []byte(body))
+		cancel()
+		if err == nil {
+			*expected = a.StreamSeq
+			return a
+		}
+		if !errors.Is(err, events.ErrUnavailable) && !errors.Is(err, events.ErrConflict) || attempt > 100 {
+			t.Fatalf("append %s: %v", key, err)
+		}
+		if last, err := l.LastSubjectSeq(ctx, "t1"); err == nil {
+			*expected = last
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }
