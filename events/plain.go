@@ -981,6 +981,26 @@ func Member(data []byte, name string) []byte {
 	return strictMember(data, name)
 }
 
+// MemberIs reports whether the first member named name of the JSON object
+// data is value, one JSON value, byte for byte, with data going on after it
+// as an object does (or ending there); when it is, Member(data, name) is
+// value. A line as the ledger writes it is read only up to the member's
+// start and compared from there: the value's own bytes are read once, by
+// the comparison.
+func MemberIs(data []byte, name string, value []byte) bool {
+	p, ok := plainMemberStart(data, name)
+	if !ok {
+		return bytes.Equal(strictMember(data, name), value)
+	}
+	if p == nil || !bytes.HasPrefix(p.b[p.i:], value) {
+		return false
+	}
+	// A JSON value ends where its bytes do, unless it is a number that
+	// data goes on.
+	p.i += len(value)
+	return p.i == len(p.b) || p.is(',') || p.is('}')
+}
+
 // strictMember is Member read by the strict tokenizer.
 func strictMember(data []byte, name string) []byte {
 	dec := jsontext.NewDecoder(bytes.NewBuffer(data)) // parsed in place, not copied
@@ -1007,6 +1027,22 @@ func strictMember(data []byte, name string) []byte {
 // plainMember is Member for data as the ledger writes it; false when it
 // is not.
 func plainMember(data []byte, name string) ([]byte, bool) {
+	p, ok := plainMemberStart(data, name)
+	if !ok || p == nil {
+		return nil, ok
+	}
+	start := p.i
+	if !p.skip(1) {
+		return nil, false
+	}
+	return data[start:p.i:p.i], true
+}
+
+// plainMemberStart reads data as the ledger writes it up to the value of
+// its first member named name, and returns the reader at that value; nil
+// when data has none. False when data is not as the ledger writes it up to
+// there.
+func plainMemberStart(data []byte, name string) (*plain, bool) {
 	p := &plain{b: data}
 	if !p.is('{') {
 		return nil, false
@@ -1024,13 +1060,12 @@ func plainMember(data []byte, name string) ([]byte, bool) {
 				return nil, false
 			}
 		}
+		if string(n) == name {
+			return p, true
+		}
 		p.names = append(p.names, n)
-		start := p.i
 		if !p.skip(1) {
 			return nil, false
-		}
-		if string(n) == name {
-			return data[start:p.i:p.i], true
 		}
 		if p.is('}') {
 			return nil, true

@@ -126,6 +126,17 @@ func FuzzPlainData(f *testing.F) {
 		if v, ok := plainMember(data, "inputs"); ok && !bytes.Equal(v, strictMember(data, "inputs")) {
 			t.Fatalf("the member inputs of %q read plainly is %q, strictly %q", data, v, strictMember(data, "inputs"))
 		}
+		// MemberIs vouches only for the member Member finds: not for a
+		// number's first digits, nor for a member where there is none.
+		if v := Member(data, "inputs"); v != nil {
+			for _, w := range [][]byte{v, v[:len(v)-1]} {
+				if jsontext.Value(w).IsValid() && MemberIs(data, "inputs", w) && !bytes.Equal(w, v) {
+					t.Fatalf("MemberIs(%q, %q) is true; the member is %q", data, w, v)
+				}
+			}
+		} else if MemberIs(data, "inputs", []byte("0")) || MemberIs(data, "inputs", []byte("{}")) {
+			t.Fatalf("MemberIs(%q) is true; it has no member inputs", data)
+		}
 		p = &plain{b: data}
 		ev, has, ok := plainEvent(p, kind.typ, 1, kind.fold)
 		if !has {
@@ -142,4 +153,26 @@ func FuzzPlainData(f *testing.F) {
 			t.Fatalf("%s: %q read plainly as %#v, strictly as %#v", kind.typ, data, ev, want)
 		}
 	})
+}
+
+func TestMemberIs(t *testing.T) {
+	for _, c := range []struct {
+		data, value string
+		want        bool
+	}{
+		{`{"inputs":1,"x":1}`, `1`, true},
+		{`{"inputs":12,"x":1}`, `1`, false},
+		{`{"inputs":12}`, `1`, false},
+		{`{"x":[1],"inputs":{"a":1}}`, `{"a":1}`, true},
+		{`{"x":[1],"inputs":{"a":1}}`, `{"a":2}`, false},
+		{`{"x":1}`, `1`, false},
+		{`{"x":1,"x":2,"inputs":1}`, `1`, false},
+		{`{"inputs" : 1 }`, `1`, true},
+		{`{"inputs" : 2 }`, `1`, false},
+		{`[1]`, `1`, false},
+	} {
+		if got := MemberIs([]byte(c.data), "inputs", []byte(c.value)); got != c.want {
+			t.Errorf("MemberIs(%s, %s) = %v, want %v", c.data, c.value, got, c.want)
+		}
+	}
 }

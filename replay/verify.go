@@ -209,6 +209,9 @@ type verifier struct {
 	// inline: draws are re-run on the verifying goroutine, as the scanner
 	// decodes there (Scanner.DecodeInline).
 	inline bool
+	// encoded holds the inputs of the last draw encoded again: one buffer
+	// for the draws of a log (recordedInputs.equal).
+	encoded []byte
 }
 
 func newVerifier(o VerifyOptions) *verifier {
@@ -313,7 +316,7 @@ func (v *verifier) draw(line int, env events.Envelope, d events.TablesDrawn) err
 	// Deciding the draw again from the state re-runs it on the inputs the
 	// state gives: only when that disagrees with the record does
 	// re-running the recorded inputs tell more.
-	rec := recordedInputs{env: env}
+	rec := recordedInputs{env: env, buf: &v.encoded}
 	req, msg := redecideDraw(v.st, d, env, rec.equal)
 	d, err := rec.draw(d)
 	if err != nil {
@@ -607,6 +610,7 @@ func redecideDraw(st *projections.Tournament, d events.TablesDrawn, env events.E
 // undecoded (Scanner.SkipDrawInputs).
 type recordedInputs struct {
 	env     events.Envelope
+	buf     *[]byte // where equal encodes the inputs again, when set
 	checked bool
 	inputs  events.DrawInputs
 	err     error // the line does not decode
@@ -619,7 +623,18 @@ type recordedInputs struct {
 // an empty list the same as none.
 func (ri *recordedInputs) equal(again events.DrawInputs) bool {
 	ri.checked = true
-	if rec := inputsJSON(ri.env.Data); bytes.Equal(appendInputsJSON(make([]byte, 0, len(rec)), again), rec) {
+	var buf []byte
+	if ri.buf != nil {
+		buf = (*ri.buf)[:0]
+	}
+	if cap(buf) < len(ri.env.Data) { // the inputs are part of the data
+		buf = make([]byte, 0, len(ri.env.Data))
+	}
+	buf = appendInputsJSON(buf, again)
+	if ri.buf != nil {
+		*ri.buf = buf
+	}
+	if events.MemberIs(ri.env.Data, "inputs", buf) {
 		ri.inputs = again
 		return true
 	}
@@ -724,10 +739,6 @@ func appendString(dst []byte, s string) []byte {
 	}
 	return append(append(append(dst, '"'), s...), '"')
 }
-
-// inputsJSON returns the bytes of the member "inputs" of a draw's data, nil
-// if it has none or is no JSON object.
-func inputsJSON(data []byte) []byte { return events.Member(data, "inputs") }
 
 // rerunDraw runs the search of a draw on the request deciding it again
 // made, and compares the outcome with the recorded one: with redecideDraw's
