@@ -28,6 +28,25 @@ func (l blockingLog) Scan(ctx context.Context, from, until uint64, t string, fn 
 	return l.Log.Scan(ctx, from, until, t, fn)
 }
 
+// blockedReader is a reader with options o of a node holding tournament
+// alpha, whose scans of the log wait until the log is released: scans is
+// how many of them may begin before the test takes their signals. A slot
+// that cannot be had is given up after 50 ms.
+func blockedReader(t *testing.T, scans int, o projections.ReaderOptions) (*projections.Reader, blockingLog) {
+	t.Helper()
+	f := newFixture(t)
+	n := start(t, f, t.TempDir(), store.RunnerOptions{})
+	t.Cleanup(func() { n.stop(t) })
+	n.waitFor(t, f.tournament("alpha", 8, rand.New(rand.NewPCG(3, 4))))
+	log := blockingLog{Log: f.log, scanning: make(chan struct{}, scans), released: make(chan struct{})}
+	o.Log, o.Store, o.Memory, o.FoldWait = log, n.store, n.runner, 50*time.Millisecond
+	r, err := projections.NewReader(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r, log
+}
+
 // TestReaderMakesTheStateOncePerSeq: the whole state read twice at one seq
 // is one view, its next phase told once; after the next command it is made
 // again, and the view of the seq before stays as it was. Its JSON is the
@@ -81,15 +100,7 @@ func TestReaderMakesTheStateOncePerSeq(t *testing.T) {
 // within the reader's slots; one more waits FoldWait, then is refused as
 // unavailable; an event the tournament does not have is said as such.
 func TestReaderFoldsPastStatesInItsSlots(t *testing.T) {
-	f := newFixture(t)
-	n := start(t, f, t.TempDir(), store.RunnerOptions{})
-	defer n.stop(t)
-	n.waitFor(t, f.tournament("alpha", 8, rand.New(rand.NewPCG(3, 4))))
-	log := blockingLog{Log: f.log, scanning: make(chan struct{}, 1), released: make(chan struct{})}
-	r, err := projections.NewReader(projections.ReaderOptions{Log: log, Store: n.store, Memory: n.runner, Folds: 1, FoldWait: 50 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r, log := blockedReader(t, 1, projections.ReaderOptions{Folds: 1})
 	first := make(chan error, 1)
 	go func() {
 		st, err := r.StandingsAt(context.Background(), "alpha", 3)
@@ -121,15 +132,7 @@ func TestReaderFoldsPastStatesInItsSlots(t *testing.T) {
 // slots, apart from the past states' slots; one more export waits
 // FoldWait, then is refused as unavailable before it hands on anything.
 func TestReaderExportsInItsSlots(t *testing.T) {
-	f := newFixture(t)
-	n := start(t, f, t.TempDir(), store.RunnerOptions{})
-	defer n.stop(t)
-	n.waitFor(t, f.tournament("alpha", 8, rand.New(rand.NewPCG(3, 4))))
-	log := blockingLog{Log: f.log, scanning: make(chan struct{}, 2), released: make(chan struct{})}
-	r, err := projections.NewReader(projections.ReaderOptions{Log: log, Store: n.store, Memory: n.runner, Folds: 1, Exports: 1, FoldWait: 50 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r, log := blockedReader(t, 2, projections.ReaderOptions{Folds: 1, Exports: 1})
 	size, err := r.Size("alpha")
 	if err != nil {
 		t.Fatal(err)
