@@ -38,7 +38,8 @@ import (
 //
 // The server is the whole stack in this process (embedded NATS, Pebble,
 // HTTP on 127.0.0.1); the pages run in a process of their own (see
-// TestEventDayPages), as phones do. Reported per run:
+// TestEventDayPages), as phones do, and so do the arbiters
+// (TestEventDayArbiters), as their browsers do. Reported per run:
 //
 //   - cmd-p50-ms, cmd-p99-ms: an arbiter's RecordResult, sent to answered;
 //   - cmd-failed: reports not accepted (the ledger answered otherwise);
@@ -48,8 +49,10 @@ import (
 //   - missed: results some page had not shown 30 s after the last answer;
 //   - refused: pages whose stream was refused at least once;
 //   - reads/op: the pages' reads of themselves;
-//   - cpu-s/op: the CPU time the server's process (with the arbiters)
-//     spent on the run, which the machine's load does not inflate;
+//   - cpu-s/op: the CPU time the server's process spent on the run,
+//     which the machine's load does not inflate; pages-cpu-s/op and
+//     arbiters-cpu-s/op, the pages' and the arbiters' processes', which
+//     share the machine's cores with it;
 //   - peak-heap-MB, peak-rss-MB: the most the server process's live heap
 //     and resident memory held during the run (sampled every 20 ms).
 //
@@ -176,7 +179,8 @@ type eventDayFigures struct {
 	missed, refused   int
 	failed, reads     int
 	peakHeap, peakRSS uint64
-	cpu               time.Duration
+	cpu, pagesCPU     time.Duration
+	arbitersCPU       time.Duration
 	runs              int
 }
 
@@ -189,6 +193,8 @@ func (f *eventDayFigures) add(g eventDayFigures) {
 	f.reads += g.reads
 	f.peakHeap, f.peakRSS = max(f.peakHeap, g.peakHeap), max(f.peakRSS, g.peakRSS)
 	f.cpu += g.cpu
+	f.pagesCPU += g.pagesCPU
+	f.arbitersCPU += g.arbitersCPU
 	f.runs++
 }
 
@@ -205,7 +211,9 @@ func (f *eventDayFigures) report(b *testing.B) {
 	b.ReportMetric(float64(f.refused)/float64(f.runs), "refused")
 	b.ReportMetric(float64(f.failed)/float64(f.runs), "cmd-failed")
 	b.ReportMetric(float64(f.reads)/float64(f.runs), "reads/op")
-	b.ReportMetric(float64(f.cpu)/float64(time.Second)/float64(f.runs), "cpu-s/op")
+	b.ReportMetric(f.cpu.Seconds()/float64(f.runs), "cpu-s/op")
+	b.ReportMetric(f.pagesCPU.Seconds()/float64(f.runs), "pages-cpu-s/op")
+	b.ReportMetric(f.arbitersCPU.Seconds()/float64(f.runs), "arbiters-cpu-s/op")
 	b.ReportMetric(float64(f.peakHeap)/(1<<20), "peak-heap-MB")
 	b.ReportMetric(float64(f.peakRSS)/(1<<20), "peak-rss-MB")
 	b.ReportMetric(0, "ns/op") // a run's wall time is the arbiters' pace, not a figure
@@ -245,9 +253,6 @@ type acked struct {
 
 func (d *eventDay) run(n int) eventDayFigures {
 	b, base := d.b, d.s.srv.URL
-	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 16, IdleConnTimeout: time.Minute}}
-	defer client.CloseIdleConnections()
-
 	spec := pagesSpec{Base: base, Stream: "/v1/tournaments/" + d.tour + "/stream"}
 	t := "/ui/t/" + d.tour
 	for i := range n {
@@ -262,63 +267,58 @@ func (d *eventDay) run(n int) eventDayFigures {
 			spec.Pages = append(spec.Pages, pageSpec{Path: t + "/rounds/1"})
 		}
 	}
-	var pages *pagesProcess
+	var pages *child
 	if n > 0 {
-		pages = startPages(b, spec)
+		pages = startChild(b, "TestEventDayPages", pagesEnv, spec, "eventday-ready")
 		defer pages.stop()
 	}
+	as := arbitersSpec{URL: base + "/v1/tournaments/" + d.tour + "/commands", Tokens: d.arbiters}
+	for _, r := range d.reports {
+		body, _ := json.Marshal(struct {
+			Type string `json:"type"`
+			commands.RecordResult
+		}{"RecordResult", r})
+		as.Bodies = append(as.Bodies, body)
+	}
+	arbiters := startChild(b, "TestEventDayArbiters", arbitersEnv, as, "eventday-arbiters-ready")
+	defer arbiters.stop()
 
 	cpu0 := processCPU()
 	sampled := make(chan [2]uint64, 1)
 	stopSampling := make(chan struct{})
 	go sampleMemory(stopSampling, sampled)
 
-	var mu sync.Mutex
+	var answered arbitersOutput
+	arbiters.send(b, "go")
+	if err := json.Unmarshal([]byte(arbiters.line("eventday-answers ")), &answered); err != nil {
+		b.Fatalf("the arbiters' process: %v", err)
+	}
+	cpu := processCPU() - cpu0
+	f := eventDayFigures{arbitersCPU: answered.CPU}
 	var results []acked
-	var cmdTimes []time.Duration
-	failed := 0
-	var arbiters sync.WaitGroup
-	for a, token := range d.arbiters {
-		arbiters.Go(func() {
-			for i := a; i < len(d.reports); i += len(d.arbiters) {
-				body, _ := json.Marshal(struct {
-					Type string `json:"type"`
-					commands.RecordResult
-				}{"RecordResult", d.reports[i]})
-				start := time.Now()
-				status, answer := post(client, base+"/v1/tournaments/"+d.tour+"/commands", token, body)
-				took := time.Since(start)
-				var out struct {
-					Seq uint64 `json:"seq"`
-				}
-				_ = json.Unmarshal(answer, &out)
-				mu.Lock()
-				cmdTimes = append(cmdTimes, took)
-				if status == http.StatusCreated {
-					results = append(results, acked{seq: out.Seq, at: time.Now().UnixNano()})
-				} else {
-					failed++
-					b.Logf("table %d: %d %s", d.reports[i].Table, status, answer)
-				}
-				mu.Unlock()
-				time.Sleep(eventDayPause)
-			}
-		})
-	}
-	arbiters.Wait()
 	var last uint64
-	for _, r := range results {
-		last = max(last, r.seq)
+	for _, a := range answered.Answers {
+		f.commands = append(f.commands, a.Took)
+		if a.Status == http.StatusCreated {
+			results = append(results, acked{seq: a.Seq, at: a.At})
+			last = max(last, a.Seq)
+		} else {
+			f.failed++
+			b.Logf("%d %s", a.Status, a.Body)
+		}
 	}
-	var shown []pageShown
+	var shown pagesOutput
 	if pages != nil {
-		shown = pages.finish(b, last)
+		pages.send(b, strconv.FormatUint(last, 10))
+		if err := json.Unmarshal([]byte(pages.line("eventday-shown ")), &shown); err != nil {
+			b.Fatalf("the pages' process: %v", err)
+		}
 	}
 	close(stopSampling)
 	mem := <-sampled
 
-	f := eventDayFigures{commands: cmdTimes, failed: failed, peakHeap: mem[0], peakRSS: mem[1], cpu: processCPU() - cpu0}
-	for _, p := range shown {
+	f.peakHeap, f.peakRSS, f.cpu, f.pagesCPU = mem[0], mem[1], cpu, shown.CPU
+	for _, p := range shown.Pages {
 		if p.Refused {
 			f.refused++
 		}
@@ -335,16 +335,22 @@ func (d *eventDay) run(n int) eventDayFigures {
 	return f
 }
 
-// The pages run in a process of their own, as phones are apart from the
-// server: the server's memory and CPU are then its own, and its goroutines
-// do not queue behind the pages'. The benchmark starts the test binary
-// again for TestEventDayPages with the pages to open (pagesEnv), waits for
-// "ready" (every page has read itself once), records the results, writes
-// the last seq to its standard input, and reads what each page showed.
+// The pages and the arbiters run in processes of their own, as phones
+// and the arbiters' browsers are apart from the server: the server's
+// memory and CPU are then its own, and its goroutines do not queue behind
+// theirs. The benchmark starts the test binary again for
+// TestEventDayPages and TestEventDayArbiters, each handed its spec in an
+// environment variable, and waits for each to say it is ready (every page
+// has read itself once); it then tells the arbiters to go, reads their
+// answers, writes the last seq to the pages, and reads what each page
+// showed.
 
-// pagesEnv names the environment variable that hands TestEventDayPages its
-// pages.
-const pagesEnv = "REFERTO_EVENTDAY_PAGES"
+// pagesEnv and arbitersEnv name the environment variables that hand
+// TestEventDayPages and TestEventDayArbiters their specs.
+const (
+	pagesEnv    = "REFERTO_EVENTDAY_PAGES"
+	arbitersEnv = "REFERTO_EVENTDAY_ARBITERS"
+)
 
 type pagesSpec struct {
 	Base, Stream string
@@ -352,6 +358,13 @@ type pagesSpec struct {
 }
 
 type pageSpec struct{ Path, Token string }
+
+// pagesOutput is what the pages' process reports: each page's reads, and
+// the CPU time it spent from ready to the last seq shown.
+type pagesOutput struct {
+	CPU   time.Duration
+	Pages []pageShown
+}
 
 // pageShown is what a page's reads showed: [seq, unix nanoseconds] of
 // each read that showed a later seq than the one before.
@@ -361,17 +374,46 @@ type pageShown struct {
 	Shown   [][2]int64
 }
 
-type pagesProcess struct {
+// arbitersSpec is the arbiters' commands: arbiter i sends bodies i, i+len(Tokens),
+// … to URL with token i, eventDayPause apart.
+type arbitersSpec struct {
+	URL    string
+	Tokens []string
+	Bodies []json.RawMessage
+}
+
+// arbitersOutput is what the arbiters' process reports: each command's
+// answer, and the CPU time it spent sending them.
+type arbitersOutput struct {
+	CPU     time.Duration
+	Answers []answer
+}
+
+// answer is one command as its arbiter saw it: how long it took, the
+// status and seq answered, when (unix nanoseconds), and the body of an
+// answer other than 201.
+type answer struct {
+	Took   time.Duration
+	Status int
+	Seq    uint64
+	At     int64
+	Body   string `json:",omitempty"`
+}
+
+// child is the test binary started again for one test of the benchmark's.
+type child struct {
 	cmd   *exec.Cmd
 	stdin io.WriteCloser
 	out   *bufio.Scanner
 }
 
-func startPages(b *testing.B, spec pagesSpec) *pagesProcess {
+// startChild starts test name with spec in the environment variable env
+// and waits for the line ready.
+func startChild(b *testing.B, name, env string, spec any, ready string) *child {
 	b.Helper()
-	env, _ := json.Marshal(spec)
-	cmd := exec.Command(os.Args[0], "-test.run=^TestEventDayPages$", "-test.count=1", "-test.timeout=10m")
-	cmd.Env = append(os.Environ(), pagesEnv+"="+string(env))
+	js, _ := json.Marshal(spec)
+	cmd := exec.Command(os.Args[0], "-test.run=^"+name+"$", "-test.count=1", "-test.timeout=10m")
+	cmd.Env = append(os.Environ(), env+"="+string(js))
 	cmd.Stderr = os.Stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -384,42 +426,91 @@ func startPages(b *testing.B, spec pagesSpec) *pagesProcess {
 	if err := cmd.Start(); err != nil {
 		b.Fatal(err)
 	}
-	p := &pagesProcess{cmd: cmd, stdin: stdin, out: bufio.NewScanner(stdout)}
-	p.out.Buffer(nil, 64<<20)
-	if p.line("eventday-ready") == "" {
-		p.stop()
-		b.Fatal("the pages' process did not get ready")
+	c := &child{cmd: cmd, stdin: stdin, out: bufio.NewScanner(stdout)}
+	c.out.Buffer(nil, 64<<20)
+	if c.line(ready) == "" {
+		c.stop()
+		b.Fatalf("%s did not get ready", name)
 	}
-	return p
+	return c
 }
 
 // line reads the process's output up to the line that starts with prefix,
 // and returns its rest ("" if the output ended first).
-func (p *pagesProcess) line(prefix string) string {
-	for p.out.Scan() {
-		if rest, ok := strings.CutPrefix(p.out.Text(), prefix); ok {
+func (c *child) line(prefix string) string {
+	for c.out.Scan() {
+		if rest, ok := strings.CutPrefix(c.out.Text(), prefix); ok {
 			return rest + " "
 		}
 	}
 	return ""
 }
 
-func (p *pagesProcess) finish(b *testing.B, last uint64) []pageShown {
+// send writes a line to the process's standard input and closes it.
+func (c *child) send(b *testing.B, line string) {
 	b.Helper()
-	fmt.Fprintln(p.stdin, last)
-	p.stdin.Close()
-	var shown []pageShown
-	if err := json.Unmarshal([]byte(p.line("eventday-shown ")), &shown); err != nil {
-		b.Fatalf("the pages' process: %v", err)
+	if _, err := fmt.Fprintln(c.stdin, line); err != nil {
+		b.Fatal(err)
 	}
-	return shown
+	c.stdin.Close()
 }
 
-// stop ends the pages' process, by its pid, and waits for it.
-func (p *pagesProcess) stop() {
-	p.stdin.Close()
-	_ = p.cmd.Process.Kill()
-	_ = p.cmd.Wait()
+// stop ends the process, by its pid, and waits for it.
+func (c *child) stop() {
+	c.stdin.Close()
+	_ = c.cmd.Process.Kill()
+	_ = c.cmd.Wait()
+}
+
+// TestEventDayArbiters is the arbiters of BenchmarkEventDay, in a process
+// of their own; it runs only when the benchmark starts it. Each arbiter
+// records its reports one after the other, eventDayPause apart, once the
+// benchmark says go.
+func TestEventDayArbiters(t *testing.T) {
+	env := os.Getenv(arbitersEnv)
+	if env == "" {
+		t.Skip("the event-day benchmark's arbiters: it starts them itself")
+	}
+	var spec arbitersSpec
+	if err := json.Unmarshal([]byte(env), &spec); err != nil {
+		t.Fatal(err)
+	}
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 16, IdleConnTimeout: time.Minute}}
+	defer client.CloseIdleConnections()
+	fmt.Println("eventday-arbiters-ready")
+	var say string
+	if _, err := fmt.Scanln(&say); err != nil || say != "go" {
+		t.Fatalf("the benchmark said %q (%v), not go", say, err)
+	}
+	cpu0 := processCPU()
+	var mu sync.Mutex
+	var out arbitersOutput
+	var arbiters sync.WaitGroup
+	for a, token := range spec.Tokens {
+		arbiters.Go(func() {
+			for i := a; i < len(spec.Bodies); i += len(spec.Tokens) {
+				start := time.Now()
+				status, body := post(client, spec.URL, token, spec.Bodies[i])
+				took := time.Since(start)
+				var seq struct {
+					Seq uint64 `json:"seq"`
+				}
+				_ = json.Unmarshal(body, &seq)
+				ans := answer{Took: took, Status: status, Seq: seq.Seq, At: time.Now().UnixNano()}
+				if status != http.StatusCreated {
+					ans.Body = string(body)
+				}
+				mu.Lock()
+				out.Answers = append(out.Answers, ans)
+				mu.Unlock()
+				time.Sleep(eventDayPause)
+			}
+		})
+	}
+	arbiters.Wait()
+	out.CPU = processCPU() - cpu0
+	b, _ := json.Marshal(out)
+	fmt.Println("eventday-answers " + string(b))
 }
 
 // TestEventDayPages is the pages of BenchmarkEventDay, in a process of
@@ -451,19 +542,20 @@ func TestEventDayPages(t *testing.T) {
 	}
 	until(1, time.Minute)
 	fmt.Println("eventday-ready")
+	cpu0 := processCPU()
 	var last uint64
 	if _, err := fmt.Scanln(&last); err != nil {
 		t.Fatal(err)
 	}
 	until(last, 30*time.Second)
+	out := pagesOutput{CPU: processCPU() - cpu0, Pages: make([]pageShown, len(pages))}
 	cancel()
 	wg.Wait()
-	out := make([]pageShown, len(pages))
 	for i, p := range pages {
 		p.mu.Lock()
-		out[i] = pageShown{Refused: p.refused, Reads: p.reads}
+		out.Pages[i] = pageShown{Refused: p.refused, Reads: p.reads}
 		for _, s := range p.shown {
-			out[i].Shown = append(out[i].Shown, [2]int64{int64(s.seq), s.at.UnixNano()})
+			out.Pages[i].Shown = append(out.Pages[i].Shown, [2]int64{int64(s.seq), s.at.UnixNano()})
 		}
 		p.mu.Unlock()
 	}
