@@ -1488,21 +1488,19 @@ func reportStatuses() []events.SeatStatus {
 	return []events.SeatStatus{events.SeatFinished, events.SeatWithdrawn, events.SeatEliminated}
 }
 
+// seatField is the report form's field name of seat i's name.
+func seatField(i int, name string) string { return "players[" + strconv.Itoa(i) + "]." + name }
+
+// offered reports whether the report form offers a seat's status.
+func offered(status string) bool { return slices.Contains(reportStatuses(), events.SeatStatus(status)) }
+
 // funcs are the template helpers.
 var funcs = template.FuncMap{
 	"add": func(a, b int) int { return a + b },
-	"field": func(i int, name string) string {
-		return fmt.Sprintf("players[%d].%s", i, name)
-	},
 	// closings are every way a game may end, as a paper slip offers them;
 	// closing reads a form's value as one.
-	"closings":       events.Closings,
-	"closing":        func(s string) events.Closing { return events.Closing(s) },
-	"reportStatuses": reportStatuses,
-	// offered reports whether the report form offers a status; one it
-	// does not (a disqualification, in a report a ruling corrects) is
-	// kept as it is rather than replaced by the first offered.
-	"offered": func(s string) bool { return slices.Contains(reportStatuses(), events.SeatStatus(s)) },
+	"closings": events.Closings,
+	"closing":  func(s string) events.Closing { return events.Closing(s) },
 	// tournamentTypes, knockouts and tableSizes are what a tournament's
 	// creation may choose.
 	"tournamentTypes": events.TournamentTypes,

@@ -215,6 +215,75 @@ func (p *page) DefaultClosing() events.Closing {
 	return events.ClosingTime
 }
 
+// reportSeat is one seat of the report form as it is shown. A page's
+// seats are made in one call (ReportSeats) rather than by the template's
+// own calls, field by field: those were most of a player's page's render,
+// which a hall's phones ask for on every result.
+type reportSeat struct {
+	Name               string // the player's
+	Fields             []reportField
+	Status, Withdrawal reportChoice
+}
+
+// reportField is a seat's number: its label, name and value, and the
+// error the last submission gave it.
+type reportField struct {
+	Label, Name, Value, Err string
+	Turn                    bool // a turn, 1 to 5; the other numbers are from 0
+}
+
+// reportChoice is a seat's select.
+type reportChoice struct {
+	Label, Name, Err string
+	Options          []reportOption
+}
+
+type reportOption struct {
+	Value, Label string
+	Selected     bool
+}
+
+// ReportSeats are the report form's seats of table tb, each with the
+// numbers fields: a submitted form's values (a refused one's, or the
+// proposal's), else the turn the table's order gives.
+func (p *page) ReportSeats(tb *projections.Table, fields []string) []reportSeat {
+	seats := make([]reportSeat, len(tb.Players))
+	for i, id := range tb.Players {
+		s := &seats[i]
+		s.Name = p.Name(id)
+		s.Fields = make([]reportField, len(fields))
+		for k, name := range fields {
+			f := reportField{Label: p.Tr(name), Name: seatField(i, name), Turn: name == "turn"}
+			switch {
+			case p.Form.Has(f.Name):
+				f.Value = p.Form.Get(f.Name)
+			case f.Turn:
+				f.Value = strconv.Itoa(p.TurnOf(tb, i))
+			}
+			f.Err = p.Errs[f.Name]
+			s.Fields[k] = f
+		}
+		name := seatField(i, "status")
+		s.Status = reportChoice{Label: p.Tr("status"), Name: name, Err: p.Errs[name]}
+		v := p.Form.Get(name)
+		for _, o := range reportStatuses() {
+			s.Status.Options = append(s.Status.Options, reportOption{Value: string(o), Label: p.Tr(o), Selected: v == string(o)})
+		}
+		if v != "" && !offered(v) {
+			// kept as it is (a disqualification a ruling corrects), not
+			// replaced by the first status offered
+			s.Status.Options = append(s.Status.Options, reportOption{Value: v, Label: p.Tr(v), Selected: true})
+		}
+		name = seatField(i, "withdrawal")
+		s.Withdrawal = reportChoice{Label: p.Tr("withdrawal"), Name: name, Err: p.Errs[name]}
+		v = p.Form.Get(name)
+		for _, o := range events.WithdrawalReasons() {
+			s.Withdrawal.Options = append(s.Withdrawal.Options, reportOption{Value: o, Label: p.Tr(o), Selected: v == o})
+		}
+	}
+	return seats
+}
+
 // TurnOf is the turn the report form offers for seat i of table tb: the
 // seat's place in the turn order drawn at the table once it is recorded
 // (SetTurnOrder), else the seat itself.
