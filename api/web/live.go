@@ -222,39 +222,30 @@ func (l *liveParts) keep(t string, key liveKey, part *livePart) {
 // marked data-live that have an id, as rendered, in a body with the
 // page's own attributes (data-seq among them). A part that only a table
 // may hold (tbody, tr) keeps a table around it, so that the browser parses
-// it. The page is tokenized, not parsed: a live part ends at the end tag
-// that closes its own (the templates close every element they mark).
+// it. The page's frame is tokenized, to find the body and the parts' start
+// tags among its attributes; a part is then taken whole up to the end tag
+// that closes its own (the templates close every element they mark),
+// counting the start and end tags of its name (partLen).
 func liveOnly(page []byte) []byte {
-	z := html.NewTokenizer(bytes.NewReader(page))
 	var out bytes.Buffer
+	out.Grow(len(page))
 	out.WriteString("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"></head>")
-	name, depth, end := "", 0, ""
+	z := html.NewTokenizer(bytes.NewReader(page))
+	at := 0 // where in page the tokenizer's next token starts
 	for {
 		tt := z.Next()
 		if tt == html.ErrorToken {
 			break
 		}
-		if depth > 0 {
-			out.Write(z.Raw())
-			if tt == html.StartTagToken || tt == html.EndTagToken {
-				if tn, _ := z.TagName(); string(tn) == name && tt == html.StartTagToken {
-					depth++
-				} else if string(tn) == name {
-					if depth--; depth == 0 {
-						out.WriteString(end + "\n")
-					}
-				}
-			}
-			continue
-		}
+		pos := at
+		at += len(z.Raw())
 		if tt != html.StartTagToken {
 			continue
 		}
-		raw := bytes.Clone(z.Raw()) // reading the attributes may unescape them in place
 		tn, more := z.TagName()
 		tag := string(tn)
 		if tag == "body" {
-			out.Write(raw)
+			out.Write(page[pos:at])
 			out.WriteString("\n")
 			continue
 		}
@@ -267,21 +258,63 @@ func liveOnly(page []byte) []byte {
 		if !live || !id {
 			continue
 		}
-		open := ""
+		open, end := "", ""
 		switch tag {
 		case "tbody", "thead", "tfoot":
 			open, end = "<table>", "</table>"
 		case "tr":
 			open, end = "<table><tbody>", "</tbody></table>"
-		default:
-			end = ""
 		}
+		n := partLen(page[pos:], tag)
 		out.WriteString(open)
-		out.Write(raw)
-		name, depth = tag, 1
+		out.Write(page[pos : pos+n])
+		out.WriteString(end + "\n")
+		at = pos + n
+		z = html.NewTokenizer(bytes.NewReader(page[at:]))
 	}
 	out.WriteString("</body></html>\n")
 	return out.Bytes()
+}
+
+// partLen is the length of the element that b starts with, tag name, up
+// to the end of the end tag that closes it (all of b if none does). In
+// what html/template writes, a '<' is markup: it escapes one in text and
+// in attribute values, and the live parts hold no script or style, whose
+// text it does not; so the element's own start and end tags are found
+// without tokenizing its content.
+func partLen(b []byte, name string) int {
+	depth := 0
+	for i := 0; ; {
+		j := bytes.IndexByte(b[i:], '<')
+		if j < 0 {
+			return len(b)
+		}
+		i += j + 1
+		closing := i < len(b) && b[i] == '/'
+		k := i
+		if closing {
+			k++
+		}
+		if k+len(name) >= len(b) || !bytes.EqualFold(b[k:k+len(name)], []byte(name)) {
+			continue
+		}
+		switch b[k+len(name)] {
+		case '>', ' ', '\t', '\n', '\r', '\f', '/':
+		default:
+			continue // a longer name: <tbody> is not <tb>
+		}
+		if !closing {
+			depth++
+			continue
+		}
+		if depth--; depth == 0 {
+			gt := bytes.IndexByte(b[k:], '>')
+			if gt < 0 {
+				return len(b)
+			}
+			return k + gt + 1
+		}
+	}
 }
 
 // The standings on a player's page are every player's, the player's own

@@ -11,14 +11,15 @@ import (
 // TestLiveOnlyKeepsTheLivePartsAsABrowserReadsThem cuts a page down to its
 // live parts and parses the answer as a browser's DOMParser does (the
 // HTML5 algorithm): every part marked data-live with an id is there whole,
-// nested elements of its own kind included, a table's body inside a table;
+// nested elements of its own kind included and its text's escaped markup
+// kept as text, a table's body inside a table;
 // nothing else of the page is; the body keeps its seq.
 func TestLiveOnlyKeepsTheLivePartsAsABrowserReadsThem(t *testing.T) {
 	page := `<!DOCTYPE html><html lang="it"><head><title>Classifica</title><script src="/static/live.js"></script></head>
 <body class="page-me" data-live-stream="/v1/tournaments/t/stream" data-seq="42">
 <header><nav><a href="/ui/">Tornei</a></nav></header>
 <h1>Mario &amp; Luigi</h1>
-<section class="card" id="my-table" data-live><h2>Tavolo 3</h2><section id="inner"><p>dentro</p></section><p title="a &quot;b&quot;">dopo &lt;3</p><input name="x" value="1"><br></section>
+<section class="card" id="my-table" data-live><h2>Tavolo 3</h2><section id="inner"><p>dentro</p></section><p title="a &quot;b&quot;">dopo &lt;3 &lt;/section&gt;</p><input name="x" value="1"><br></section>
 <section id="not-live"><p>fisso</p></section>
 <div data-live><p>senza id</p></div>
 <table class="grid"><tbody data-live id="players-body"><tr id="player-p1"><td>p1</td></tr></tbody></table>
@@ -73,12 +74,23 @@ func TestLiveOnlyKeepsTheLivePartsAsABrowserReadsThem(t *testing.T) {
 		}
 	}
 	texts(byID["my-table"])
-	if want := "Tavolo 3dentrodopo <3"; text.String() != want {
+	if want := "Tavolo 3dentrodopo <3 </section>"; text.String() != want {
 		t.Errorf("my-table says %q, want %q", text.String(), want)
 	}
 	for _, absent := range []string{"not-live", "fisso", "senza id", "Tornei", "piè", "Mario", "live.js"} {
 		if bytes.Contains(got, []byte(absent)) {
 			t.Errorf("%q is not a live part, but is in\n%s", absent, got)
+		}
+	}
+}
+
+// TestLiveOnlyCutShort: a page cut anywhere (a part never closed, a tag
+// cut in its name) still gives a body, and never panics.
+func TestLiveOnlyCutShort(t *testing.T) {
+	page := `<body data-seq="7"><section id="a" data-live><section>x</section></section><table><tbody data-live id="b"><tr><td>1</td></tr></tbody></table></body>`
+	for n := range len(page) + 1 {
+		if got := liveOnly([]byte(page[:n])); !bytes.HasSuffix(got, []byte("</body></html>\n")) {
+			t.Fatalf("cut at %d: %s", n, got)
 		}
 	}
 }
