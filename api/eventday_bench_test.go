@@ -286,14 +286,15 @@ func (d *eventDay) run(n int) eventDayFigures {
 	cpu0 := processCPU()
 	sampled := make(chan [2]uint64, 1)
 	stopSampling := make(chan struct{})
+	stop := sync.OnceFunc(func() { close(stopSampling) })
+	defer stop()
 	go sampleMemory(stopSampling, sampled)
 
 	var answered arbitersOutput
 	arbiters.send(b, "go")
 	if err := json.Unmarshal([]byte(arbiters.line("eventday-answers ")), &answered); err != nil {
-		b.Fatalf("the arbiters' process: %v", err)
+		b.Fatalf("the arbiters' process: %v%s", err, arbiters.said())
 	}
-	cpu := processCPU() - cpu0
 	f := eventDayFigures{arbitersCPU: answered.CPU}
 	var results []acked
 	var last uint64
@@ -304,17 +305,18 @@ func (d *eventDay) run(n int) eventDayFigures {
 			last = max(last, a.Seq)
 		} else {
 			f.failed++
-			b.Logf("%d %s", a.Status, a.Body)
+			b.Logf("table %d: %d %s", d.reports[a.Report].Table, a.Status, a.Body)
 		}
 	}
 	var shown pagesOutput
 	if pages != nil {
 		pages.send(b, strconv.FormatUint(last, 10))
 		if err := json.Unmarshal([]byte(pages.line("eventday-shown ")), &shown); err != nil {
-			b.Fatalf("the pages' process: %v", err)
+			b.Fatalf("the pages' process: %v%s", err, pages.said())
 		}
 	}
-	close(stopSampling)
+	cpu := processCPU() - cpu0
+	stop()
 	mem := <-sampled
 
 	f.peakHeap, f.peakRSS, f.cpu, f.pagesCPU = mem[0], mem[1], cpu, shown.CPU
@@ -374,8 +376,8 @@ type pageShown struct {
 	Shown   [][2]int64
 }
 
-// arbitersSpec is the arbiters' commands: arbiter i sends bodies i, i+len(Tokens),
-// … to URL with token i, eventDayPause apart.
+// arbitersSpec is the arbiters' commands: arbiter i sends bodies i,
+// i+len(Tokens), … to URL with token i, eventDayPause apart.
 type arbitersSpec struct {
 	URL    string
 	Tokens []string
@@ -389,10 +391,11 @@ type arbitersOutput struct {
 	Answers []answer
 }
 
-// answer is one command as its arbiter saw it: how long it took, the
-// status and seq answered, when (unix nanoseconds), and the body of an
-// answer other than 201.
+// answer is one command as its arbiter saw it: which of the bodies it
+// was, how long it took, the status and seq answered, when (unix
+// nanoseconds), and the body of an answer other than 201.
 type answer struct {
+	Report int
 	Took   time.Duration
 	Status int
 	Seq    uint64
@@ -405,6 +408,7 @@ type child struct {
 	cmd   *exec.Cmd
 	stdin io.WriteCloser
 	out   *bufio.Scanner
+	tail  []string // the last lines of its output that line passed over
 }
 
 // startChild starts test name with spec in the environment variable env
@@ -430,7 +434,7 @@ func startChild(b *testing.B, name, env string, spec any, ready string) *child {
 	c.out.Buffer(nil, 64<<20)
 	if c.line(ready) == "" {
 		c.stop()
-		b.Fatalf("%s did not get ready", name)
+		b.Fatalf("%s did not get ready%s", name, c.said())
 	}
 	return c
 }
@@ -442,8 +446,20 @@ func (c *child) line(prefix string) string {
 		if rest, ok := strings.CutPrefix(c.out.Text(), prefix); ok {
 			return rest + " "
 		}
+		if c.tail = append(c.tail, c.out.Text()); len(c.tail) > 20 {
+			c.tail = c.tail[1:]
+		}
 	}
 	return ""
+}
+
+// said is the last lines of the process's output that were not what the
+// benchmark waited for (a test's failure), for an error's message.
+func (c *child) said() string {
+	if len(c.tail) == 0 {
+		return ""
+	}
+	return "; it said:\n" + strings.Join(c.tail, "\n")
 }
 
 // send writes a line to the process's standard input and closes it.
@@ -496,7 +512,7 @@ func TestEventDayArbiters(t *testing.T) {
 					Seq uint64 `json:"seq"`
 				}
 				_ = json.Unmarshal(body, &seq)
-				ans := answer{Took: took, Status: status, Seq: seq.Seq, At: time.Now().UnixNano()}
+				ans := answer{Report: i, Took: took, Status: status, Seq: seq.Seq, At: time.Now().UnixNano()}
 				if status != http.StatusCreated {
 					ans.Body = string(body)
 				}

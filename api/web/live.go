@@ -228,7 +228,6 @@ func (l *liveParts) keep(t string, key liveKey, part *livePart) {
 // counting the start and end tags of its name (partLen).
 func liveOnly(page []byte) []byte {
 	var out bytes.Buffer
-	out.Grow(len(page))
 	out.WriteString("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"></head>")
 	z := html.NewTokenizer(bytes.NewReader(page))
 	at := 0 // where in page the tokenizer's next token starts

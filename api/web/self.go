@@ -238,14 +238,15 @@ type reportChoice struct {
 	Options          []reportOption
 }
 
+// reportOption is one option of a select, chosen or not.
 type reportOption struct {
 	Value, Label string
 	Selected     bool
 }
 
 // ReportSeats are the report form's seats of table tb, each with the
-// numbers fields: a submitted form's values (a refused one's, or the
-// proposal's), else the turn the table's order gives.
+// number fields named in fields: a submitted form's values (a refused
+// one's, or the proposal's), else the turn the table's order gives.
 func (p *page) ReportSeats(tb *projections.Table, fields []string) []reportSeat {
 	seats := make([]reportSeat, len(tb.Players))
 	for i, id := range tb.Players {
