@@ -478,19 +478,27 @@ func (c *child) stop() {
 	_ = c.cmd.Wait()
 }
 
+// childSpec reads the spec the benchmark hands its child who in the
+// environment variable env; run by anyone else, the child's test is
+// skipped.
+func childSpec(t *testing.T, env, who string, spec any) {
+	t.Helper()
+	js := os.Getenv(env)
+	if js == "" {
+		t.Skipf("the event-day benchmark's %s: it starts them itself", who)
+	}
+	if err := json.Unmarshal([]byte(js), spec); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestEventDayArbiters is the arbiters of BenchmarkEventDay, in a process
 // of their own; it runs only when the benchmark starts it. Each arbiter
 // records its reports one after the other, eventDayPause apart, once the
 // benchmark says go.
 func TestEventDayArbiters(t *testing.T) {
-	env := os.Getenv(arbitersEnv)
-	if env == "" {
-		t.Skip("the event-day benchmark's arbiters: it starts them itself")
-	}
 	var spec arbitersSpec
-	if err := json.Unmarshal([]byte(env), &spec); err != nil {
-		t.Fatal(err)
-	}
+	childSpec(t, arbitersEnv, "arbiters", &spec)
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 16, IdleConnTimeout: time.Minute}}
 	defer client.CloseIdleConnections()
 	fmt.Println("eventday-arbiters-ready")
@@ -532,14 +540,8 @@ func TestEventDayArbiters(t *testing.T) {
 // TestEventDayPages is the pages of BenchmarkEventDay, in a process of
 // their own; it runs only when the benchmark starts it.
 func TestEventDayPages(t *testing.T) {
-	env := os.Getenv(pagesEnv)
-	if env == "" {
-		t.Skip("the event-day benchmark's pages: it starts them itself")
-	}
 	var spec pagesSpec
-	if err := json.Unmarshal([]byte(env), &spec); err != nil {
-		t.Fatal(err)
-	}
+	childSpec(t, pagesEnv, "pages", &spec)
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 2 * (len(spec.Pages) + 8), IdleConnTimeout: time.Minute}}
 	defer client.CloseIdleConnections()
 	ctx, cancel := context.WithCancel(context.Background())
