@@ -170,23 +170,31 @@ func (s *scenario) play(st stage) {
 		return
 	}
 	for _, cmd := range st.commands() {
-		token := s.arbiter
-		var by struct{ Type, Player string }
-		_ = json.Unmarshal([]byte(cmd), &by)
-		if strings.HasSuffix(by.Type, "Proposal") || by.Type == "ProposeResult" {
-			token = s.links[by.Player]
-		}
-		if cmd == "links" {
-			s.issueLinks()
-			continue
-		}
-		code, m := s.u.api("POST", "/v1/tournaments/"+s.tour+"/commands", token, cmd)
-		if code != 201 {
-			s.t.Fatalf("%s: %s: %d %v", st.name, cmd, code, m)
-		}
-		if strings.Contains(cmd, `"DrawTables","round":1`) {
-			s.drawSeq, _ = m["seq"].(float64)
-		}
+		s.send(st.name, cmd)
+	}
+}
+
+// send sends one command of stage, which must be accepted: a player's own
+// with the player's link, the others as the arbiter ("links" issues the
+// personal links).
+func (s *scenario) send(stage, cmd string) {
+	s.t.Helper()
+	token := s.arbiter
+	var by struct{ Type, Player string }
+	_ = json.Unmarshal([]byte(cmd), &by)
+	if strings.HasSuffix(by.Type, "Proposal") || by.Type == "ProposeResult" {
+		token = s.links[by.Player]
+	}
+	if cmd == "links" {
+		s.issueLinks()
+		return
+	}
+	code, m := s.u.api("POST", "/v1/tournaments/"+s.tour+"/commands", token, cmd)
+	if code != 201 {
+		s.t.Fatalf("%s: %s: %d %v", stage, cmd, code, m)
+	}
+	if strings.Contains(cmd, `"DrawTables","round":1`) {
+		s.drawSeq, _ = m["seq"].(float64)
 	}
 }
 

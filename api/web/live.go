@@ -7,10 +7,15 @@ import (
 	"encoding/hex"
 	"html/template"
 	"net/http"
+	"net/url"
+	"reflect"
 	"strings"
 	"sync"
 
 	"golang.org/x/net/html"
+
+	"github.com/referto/referto/events"
+	"github.com/referto/referto/projections"
 )
 
 // Live reads. A page that follows its tournament's stream (live.js) reads
@@ -20,7 +25,7 @@ import (
 // it is rendered once per page, seq, language and reader and served to
 // every read of it: the hall's spectators on the standings share one
 // render of each seq, and a player's page is rendered again only when the
-// tournament moved on. Renders of pages take at most Options.Renders at
+// tournament moved on, its table only when what it shows changed. Renders of pages take at most Options.Renders at
 // once (one core less than the machine has): a command never waits for
 // them, and finds a core free.
 
@@ -377,4 +382,104 @@ func (u *UI) standingRows(p *page) *standingRows {
 	}
 	rows.all = b.String()
 	return rows
+}
+
+// A player's table, on the player's page, changes with the table's own
+// events (the draw, proposals, confirmations, the result), not with every
+// seq of the tournament: it is rendered again only when what it shows
+// changed, and otherwise served as last rendered for that player and
+// language (its forms' keys with it, which is as safe as serving one
+// render of a seq to every reader of it: the part changes with every
+// command its forms send that is accepted).
+
+// maxTableParts bounds the players' tables kept, all tournaments together.
+const maxTableParts = 16384
+
+// tablePartKey names a player's table part: the tournament, the player
+// and the language.
+type tablePartKey struct{ t, player, lang string }
+
+// tablePart is a table part as last rendered, with what it was rendered
+// from.
+type tablePart struct {
+	shows *tableShows
+	html  template.HTML
+}
+
+// tableShows is everything the my-table part of me.html reads but its
+// forms' keys: the table (its proposals and result among it), the
+// player's seat and standing with the proposal, the names it may say, the
+// ruleset's closings, whether the tournament is closed, the form it is
+// filled from and the language. A change to that template that reads
+// something else adds it here (TestMyTableAsRendered compares the part
+// served with the part rendered afresh, seq after seq). Two are the same
+// when reflect.DeepEqual says so: the tables are a view's, which the fold
+// never changes, and a difference it sees where there is none (a nil and
+// an empty list) only renders the part again.
+type tableShows struct {
+	Lang      string
+	Closed    bool
+	Closings  []events.Closing
+	Player    string
+	Round     int
+	Table     *projections.Table
+	Seat      int
+	TurnOrder []string
+	Proposal  *projections.Proposal
+	Status    projections.ProposalStatus
+	Waiting   []string
+	Confirmed bool
+	Disputed  bool
+	Names     map[string]string
+	Form      url.Values
+}
+
+// myTable is the my-table part of player v's page p: as last rendered
+// when it shows the same and the reader did not ask for a fresh page
+// (fresh: a reload that asks for no cache), else rendered now. A page
+// that says a problem (a refused form, refilled) renders its own.
+func (u *UI) myTable(p *page, v *myView, fresh bool) template.HTML {
+	if p.Problem != nil || len(p.Errs) > 0 {
+		return ""
+	}
+	in := &tableShows{Lang: p.Lang, Closed: p.Closed(), Closings: p.State.Summary.Ruleset.Closings, Player: v.Player.Player,
+		Table: v.Table, Seat: v.Seat, TurnOrder: v.TurnOrder, Proposal: v.Proposal, Status: v.Status,
+		Waiting: v.Waiting, Confirmed: v.Confirmed, Disputed: v.Disputed, Names: map[string]string{}, Form: p.Form}
+	if v.Round != nil {
+		in.Round = v.Round.Number
+	}
+	if tb := v.Table; tb != nil {
+		for _, id := range tb.Players {
+			in.Names[id] = p.Name(id)
+		}
+		for _, pr := range tb.Proposals {
+			in.Names[pr.By] = p.Name(pr.By)
+			for _, d := range pr.Disputes {
+				in.Names[d.Player] = p.Name(d.Player)
+			}
+			for id := range pr.Confirmed {
+				in.Names[id] = p.Name(id)
+			}
+		}
+	}
+	key := tablePartKey{t: p.T, player: v.Player.Player, lang: p.Lang}
+	u.tablesMu.Lock()
+	last := u.tables[key]
+	u.tablesMu.Unlock()
+	if last != nil && !fresh && reflect.DeepEqual(last.shows, in) {
+		return last.html
+	}
+	var b strings.Builder
+	if err := u.pages["me"].ExecuteTemplate(&b, "my-table", p); err != nil {
+		u.opts.Logger.Error("web: render", "page", "my-table", "err", err)
+		return ""
+	}
+	part := &tablePart{shows: in, html: template.HTML(b.String())}
+	u.tablesMu.Lock()
+	if len(u.tables) >= maxTableParts {
+		clear(u.tables)
+	}
+	u.tables[key] = part
+	u.tablesMu.Unlock()
+	return part.html
 }

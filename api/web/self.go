@@ -437,10 +437,12 @@ func (u *UI) myPage(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	v := u.myData(p)
-	p.Data = map[string]any{"My": v, "Table": v.Table, "Fields": seatFields}
 	if v.Proposal != nil {
 		p.Form = proposalForm(v.Proposal)
 	}
+	data := map[string]any{"My": v, "Table": v.Table, "Fields": seatFields}
+	p.Data = data
+	data["MyTable"] = u.myTable(p, v, strings.Contains(r.Header.Get("Cache-Control"), "no-cache"))
 	return u.render(w, "me", http.StatusOK, p)
 }
 

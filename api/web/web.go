@@ -188,6 +188,10 @@ type UI struct {
 	// and language, at the seq last rendered (live.go).
 	rowsMu sync.Mutex
 	rows   map[string]*standingRows
+	// tables holds the my-table part of each player's page as last
+	// rendered, with what it showed (live.go).
+	tablesMu sync.Mutex
+	tables   map[tablePartKey]*tablePart
 }
 
 // Cookie names: the official's token (HttpOnly, SameSite=Strict) and the
@@ -209,7 +213,7 @@ func New(opts Options) (*UI, error) {
 		opts.Renders = max(1, runtime.GOMAXPROCS(0)-1)
 	}
 	u := &UI{opts: opts, pages: map[string]*template.Template{}, renders: make(chan struct{}, opts.Renders),
-		rows: map[string]*standingRows{}}
+		rows: map[string]*standingRows{}, tables: map[tablePartKey]*tablePart{}}
 	names, err := fs.Glob(templateFS, "templates/*.html")
 	if err != nil {
 		return nil, err
