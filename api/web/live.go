@@ -392,8 +392,10 @@ func (u *UI) standingRows(p *page) *standingRows {
 // render of a seq to every reader of it: the part changes with every
 // command its forms send that is accepted).
 
-// maxTableParts bounds the players' tables kept, all tournaments together.
-const maxTableParts = 16384
+// maxTableBytes bounds the players' tables kept, all tournaments together:
+// about 2,000 tables with their report forms. Past it they are all let go,
+// and rendered again as they are read.
+const maxTableBytes = 16 << 20
 
 // tablePartKey names a player's table part: the tournament, the player
 // and the language.
@@ -462,7 +464,7 @@ func (u *UI) myTable(p *page, v *myView, fresh bool) template.HTML {
 			}
 		}
 	}
-	key := tablePartKey{t: p.T, player: v.Player.Player, lang: p.Lang}
+	key := tablePartKey{t: p.T, player: p.Me.Official, lang: p.Lang}
 	u.tablesMu.Lock()
 	last := u.tables[key]
 	u.tablesMu.Unlock()
@@ -475,11 +477,22 @@ func (u *UI) myTable(p *page, v *myView, fresh bool) template.HTML {
 		return ""
 	}
 	part := &tablePart{shows: in, html: template.HTML(b.String())}
+	u.keepTable(key, part)
+	return part.html
+}
+
+// keepTable keeps part as key's, within maxTableBytes.
+func (u *UI) keepTable(key tablePartKey, part *tablePart) {
 	u.tablesMu.Lock()
-	if len(u.tables) >= maxTableParts {
+	defer u.tablesMu.Unlock()
+	if was := u.tables[key]; was != nil {
+		u.tableBytes -= len(was.html)
+		delete(u.tables, key)
+	}
+	if u.tableBytes+len(part.html) > maxTableBytes {
 		clear(u.tables)
+		u.tableBytes = 0
 	}
 	u.tables[key] = part
-	u.tablesMu.Unlock()
-	return part.html
+	u.tableBytes += len(part.html)
 }

@@ -2,6 +2,8 @@ package web
 
 import (
 	"bytes"
+	"fmt"
+	"html/template"
 	"strings"
 	"testing"
 
@@ -130,5 +132,27 @@ func TestLivePartsKeepAtMostTheirBytes(t *testing.T) {
 	}
 	if !render(2, b, 20) {
 		t.Errorf("a new seq did not free the bytes of the old one")
+	}
+}
+
+// TestTablePartsKeepAtMostTheirBytes keeps players' tables past
+// maxTableBytes: the bytes kept never exceed it, a table kept again
+// replaces its bytes, and the last kept is there.
+func TestTablePartsKeepAtMostTheirBytes(t *testing.T) {
+	u := &UI{tables: map[tablePartKey]*tablePart{}}
+	big := template.HTML(strings.Repeat("x", maxTableBytes/5))
+	for i := range 12 {
+		key := tablePartKey{t: "raduno", player: fmt.Sprint("p", i%7), lang: "it"}
+		u.keepTable(key, &tablePart{html: big})
+		sum := 0
+		for _, p := range u.tables {
+			sum += len(p.html)
+		}
+		if sum != u.tableBytes || u.tableBytes > maxTableBytes {
+			t.Fatalf("after %d: %d bytes counted, %d kept, at most %d", i+1, u.tableBytes, sum, maxTableBytes)
+		}
+		if u.tables[key] == nil {
+			t.Fatalf("after %d: the table just kept is gone", i+1)
+		}
 	}
 }

@@ -190,8 +190,9 @@ type UI struct {
 	rows   map[string]*standingRows
 	// tables holds the my-table part of each player's page as last
 	// rendered, with what it showed (live.go).
-	tablesMu sync.Mutex
-	tables   map[tablePartKey]*tablePart
+	tablesMu   sync.Mutex
+	tables     map[tablePartKey]*tablePart
+	tableBytes int // the parts' HTML kept, in all
 }
 
 // Cookie names: the official's token (HttpOnly, SameSite=Strict) and the
