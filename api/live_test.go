@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -113,12 +114,46 @@ func TestLiveReadsAreRenderedOncePerSeqAndReader(t *testing.T) {
 		t.Errorf("a spectator's second live read at the same seq differs")
 	}
 
-	s.must(201, "POST", cmds, arb, `{"type":"Withdraw","player":"p8","scope":"tournament","reason":"voluntary"}`)
+	// A command that leaves the player's table as it was moves the page
+	// to its seq and serves the table as rendered (its form keys with
+	// it); one that changes the table renders it again.
+	var round struct {
+		Tables []struct {
+			Table   int      `json:"table"`
+			Players []string `json:"players"`
+		} `json:"tables"`
+	}
+	if err := json.Unmarshal(s.must(200, "GET", "/v1/tournaments/vivo/rounds/1/tables", "", "").body, &round); err != nil {
+		t.Fatal(err)
+	}
+	var mine []string
+	table := 0
+	for _, tb := range round.Tables {
+		if slices.Contains(tb.Players, "p1") {
+			mine, table = tb.Players, tb.Table
+		}
+	}
+	leaver := "p8"
+	for _, p := range []string{"p8", "p7", "p6", "p5"} {
+		if !slices.Contains(mine, p) {
+			leaver = p
+			break
+		}
+	}
+	s.must(201, "POST", cmds, arb, fmt.Sprintf(`{"type":"Withdraw","player":%q,"scope":"tournament","reason":"voluntary"}`, leaver))
 	after := s.liveRead("/ui/t/vivo/me", tokens["p1"])
 	if m := seqOf.FindStringSubmatch(after); m == nil || m[1] == fmt.Sprint(issued.Seq) {
 		t.Errorf("after a command the live read is still at seq %v", m)
 	}
-	if k := keys.FindAllStringSubmatch(after, -1); len(k) > 0 && k[0][1] == k1[0][1] {
-		t.Errorf("after a command the player's page was not rendered again: same form key %s", k[0][1])
+	if k := keys.FindAllStringSubmatch(after, -1); len(k) == 0 || k[0][1] != k1[0][1] {
+		t.Errorf("after %s withdrew from another table the player's table was rendered again: keys %v, before %v", leaver, k, k1[0][1])
+	}
+	turns := slices.Clone(mine)
+	slices.Reverse(turns)
+	order, _ := json.Marshal(turns)
+	s.must(201, "POST", cmds, arb, fmt.Sprintf(`{"type":"SetTurnOrder","round":1,"table":%d,"order":%s}`, table, order))
+	turned := s.liveRead("/ui/t/vivo/me", tokens["p1"])
+	if k := keys.FindAllStringSubmatch(turned, -1); len(k) == 0 || k[0][1] == k1[0][1] {
+		t.Errorf("after the turn order of the player's table the table was not rendered again: keys %v", k)
 	}
 }
