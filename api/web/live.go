@@ -15,7 +15,6 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/referto/referto/events"
-	"github.com/referto/referto/projections"
 )
 
 // Live reads. A page that follows its tournament's stream (live.js) reads
@@ -419,21 +418,14 @@ type tablePart struct {
 // never changes, and a difference it sees where there is none (a nil and
 // an empty list) only renders the part again.
 type tableShows struct {
-	Lang      string
-	Closed    bool
-	Closings  []events.Closing
-	Player    string
-	Round     int
-	Table     *projections.Table
-	Seat      int
-	TurnOrder []string
-	Proposal  *projections.Proposal
-	Status    projections.ProposalStatus
-	Waiting   []string
-	Confirmed bool
-	Disputed  bool
-	Names     map[string]string
-	Form      url.Values
+	mySeat
+	Lang     string
+	Closed   bool
+	Closings []events.Closing
+	Player   string
+	Round    int
+	Names    map[string]string
+	Form     url.Values
 }
 
 // myTable is the my-table part of player v's page p: as last rendered
@@ -444,9 +436,8 @@ func (u *UI) myTable(p *page, v *myView, fresh bool) template.HTML {
 	if p.Problem != nil || len(p.Errs) > 0 {
 		return ""
 	}
-	in := &tableShows{Lang: p.Lang, Closed: p.Closed(), Closings: p.State.Summary.Ruleset.Closings, Player: v.Player.Player,
-		Table: v.Table, Seat: v.Seat, TurnOrder: v.TurnOrder, Proposal: v.Proposal, Status: v.Status,
-		Waiting: v.Waiting, Confirmed: v.Confirmed, Disputed: v.Disputed, Names: map[string]string{}, Form: p.Form}
+	in := &tableShows{mySeat: v.mySeat, Lang: p.Lang, Closed: p.Closed(), Closings: p.State.Summary.Ruleset.Closings,
+		Player: v.Player.Player, Names: map[string]string{}, Form: p.Form}
 	if v.Round != nil {
 		in.Round = v.Round.Number
 	}

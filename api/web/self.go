@@ -344,16 +344,9 @@ func (u *UI) join(w http.ResponseWriter, r *http.Request) error {
 
 // myView is what a player's page shows.
 type myView struct {
-	Player        projections.PlayerRow
-	Round         *projections.Round
-	Table         *projections.Table
-	Seat          int
-	TurnOrder     []string
-	Proposal      *projections.Proposal
-	Status        projections.ProposalStatus
-	Waiting       []string
-	Confirmed     bool
-	Disputed      bool
+	Player projections.PlayerRow
+	Round  *projections.Round
+	mySeat
 	Row           *projections.StandingsRow
 	Sanctions     []*projections.Sanction
 	Contestations []*projections.Contestation
@@ -363,6 +356,20 @@ type myView struct {
 	// and ProofPath where its offline proof file is served.
 	Published *events.ClassificationRow
 	ProofPath string
+}
+
+// mySeat is what a player's page shows of the player's table: the table
+// and the seat, the turn order, and where the table's proposal stands for
+// the player.
+type mySeat struct {
+	Table     *projections.Table
+	Seat      int
+	TurnOrder []string
+	Proposal  *projections.Proposal
+	Status    projections.ProposalStatus
+	Waiting   []string
+	Confirmed bool
+	Disputed  bool
 }
 
 func (u *UI) myData(p *page) *myView {
