@@ -24,9 +24,9 @@ import (
 // it is rendered once per page, seq, language and reader and served to
 // every read of it: the hall's spectators on the standings share one
 // render of each seq, and a player's page is rendered again only when the
-// tournament moved on, its table only when what it shows changed. Renders of pages take at most Options.Renders at
-// once (one core less than the machine has): a command never waits for
-// them, and finds a core free.
+// tournament moved on, its table only when what it shows changed. Renders
+// of pages take at most Options.Renders at once (one core less than the
+// machine has): a command never waits for them, and finds a core free.
 
 // LiveHeader is the request header of a page's read of its live parts.
 const LiveHeader = "X-Live"
