@@ -22,6 +22,7 @@ import (
 
 	"github.com/referto/referto/cmd/referto/sim"
 	"github.com/referto/referto/commands"
+	"github.com/referto/referto/projections"
 )
 
 // BenchmarkEventDay is a Raduno's Saturday morning in a hall: 140 players,
@@ -39,7 +40,7 @@ import (
 // The server is the whole stack in this process (embedded NATS, Pebble,
 // HTTP on 127.0.0.1); the pages run in a process of their own (see
 // TestEventDayPages), as phones do, and so do the arbiters
-// (TestEventDayArbiters), as their browsers do. Reported per run:
+// (TestEventDayCommands), as their browsers do. Reported per run:
 //
 //   - cmd-p50-ms, cmd-p99-ms: an arbiter's RecordResult, sent to answered;
 //   - cmd-failed: reports not accepted (the ledger answered otherwise);
@@ -60,15 +61,37 @@ import (
 //
 //	go test -run '^$' -bench EventDay -benchtime 1x -timeout 30m ./api/
 func BenchmarkEventDay(b *testing.B) {
+	benchmarkEventDay(b, false, 0, 100, 256, 400)
+}
+
+// BenchmarkEventDaySelfReport is BenchmarkEventDay in a hall where the
+// tables report themselves (self_report: confirmed): at each table one
+// player proposes the report from his phone and the three others confirm
+// it, the last confirmation recording it, 140 commands in all. The
+// players' commands are sent by 4 lanes of tables, eventDayPause apart, at
+// the arbiters' pace; each is a player's own link. Most of them change one
+// table's players' pages and nobody's standings. Reported as
+// BenchmarkEventDay reports, with cmd-* over every player's command,
+// shown-* over every command accepted (a proposal and a confirmation are
+// shown on the pages too, at their own table's phones first), and
+// players-cpu-s/op for the process that sends them. A run whose tables do
+// not all end with their result recorded fails.
+//
+//	go test -run '^$' -bench EventDaySelfReport -benchtime 1x -timeout 30m ./api/
+func BenchmarkEventDaySelfReport(b *testing.B) {
+	benchmarkEventDay(b, true, 0, 400)
+}
+
+func benchmarkEventDay(b *testing.B, self bool, pages ...int) {
 	if testing.Short() {
 		b.Skip("a Raduno's round with hundreds of live pages over the real stack: seconds per run")
 	}
-	for _, pages := range []int{0, 100, 256, 400} {
+	for _, pages := range pages {
 		b.Run(fmt.Sprintf("pages=%d", pages), func(b *testing.B) {
 			var all eventDayFigures
 			for i := range b.N {
 				b.StopTimer()
-				d := newEventDay(b, uint64(i))
+				d := newEventDay(b, uint64(i), self)
 				b.StartTimer()
 				all.add(d.run(pages))
 				b.StopTimer()
@@ -88,9 +111,11 @@ type eventDay struct {
 	b        *testing.B
 	s        *stack
 	tour     string
+	self     bool // the tables report themselves, the players from their phones
 	arbiters []string
 	players  []playerLink // the players' personal tokens
 	reports  []commands.RecordResult
+	seats    [][]string // the players of each report's table, in draw order
 }
 
 type playerLink struct {
@@ -98,11 +123,11 @@ type playerLink struct {
 	Token  string `json:"token"`
 }
 
-func newEventDay(b *testing.B, seed uint64) *eventDay {
+func newEventDay(b *testing.B, seed uint64, self bool) *eventDay {
 	b.Helper()
 	s := &stack{t: b, dir: b.TempDir()}
 	s.start()
-	d := &eventDay{b: b, s: s, tour: "raduno"}
+	d := &eventDay{b: b, s: s, tour: "raduno", self: self}
 	// Straight to the server, not through the stack's recorder: the
 	// server's memory is then its own, without the OpenAPI document the
 	// recorder validates against.
@@ -128,7 +153,11 @@ func newEventDay(b *testing.B, seed uint64) *eventDay {
 			}
 		}
 	}
-	call(201, "POST", "/v1/tournaments", adminToken, `{"id":"raduno","name":"Raduno","ruleset":"rur-2015"}`, nil)
+	params := ""
+	if self {
+		params = `,"params":{"self_report":"confirmed"}`
+	}
+	call(201, "POST", "/v1/tournaments", adminToken, `{"id":"raduno","name":"Raduno","ruleset":"rur-2015"`+params+`}`, nil)
 	for range 4 {
 		var official struct {
 			Token string `json:"token"`
@@ -166,11 +195,85 @@ func newEventDay(b *testing.B, seed uint64) *eventDay {
 		rep := sm.Report(rng, 1, tb.Table, tb.Players)
 		rep.Rolls = sim.Rolls(rng, tb.Players) // a tie the chain cannot break asks for them
 		d.reports = append(d.reports, rep)
+		d.seats = append(d.seats, tb.Players)
 	}
 	if len(d.reports) != 35 {
 		b.Fatalf("%d tables, want 35", len(d.reports))
 	}
 	return d
+}
+
+// commands are the run's commands, sent to url: the 4 arbiters each
+// recording every fourth report; or, when the tables report themselves, 4
+// lanes of tables, each table's first player proposing its report and the
+// three others confirming it, each with his own link.
+func (d *eventDay) commands(url string) commandsSpec {
+	cs := commandsSpec{URL: url, Lanes: make([][]sendSpec, len(d.arbiters))}
+	for i, r := range d.reports {
+		lane := &cs.Lanes[i%len(cs.Lanes)]
+		if !d.self {
+			body, _ := json.Marshal(struct {
+				Type string `json:"type"`
+				commands.RecordResult
+			}{"RecordResult", r})
+			*lane = append(*lane, sendSpec{What: fmt.Sprintf("table %d: RecordResult", r.Table), Token: d.arbiters[i%len(d.arbiters)], Body: body})
+			continue
+		}
+		seated := d.seats[i]
+		proposer := seated[0]
+		body, _ := json.Marshal(struct {
+			Type string `json:"type"`
+			commands.ProposeResult
+		}{"ProposeResult", commands.ProposeResult{Player: proposer, Round: r.Round, Table: r.Table,
+			ClosedBy: r.ClosedBy, Winner: r.Winner, Risiko: r.Risiko, Players: r.Players, Rolls: r.Rolls}})
+		*lane = append(*lane, sendSpec{What: fmt.Sprintf("table %d: ProposeResult by %s", r.Table, proposer), Token: d.link(proposer), Body: body})
+		proposal := projections.ProposalID(r.Round, r.Table, 1)
+		for _, p := range seated[1:] {
+			body, _ := json.Marshal(map[string]string{"type": "ConfirmProposal", "player": p, "proposal": proposal})
+			*lane = append(*lane, sendSpec{What: fmt.Sprintf("table %d: ConfirmProposal by %s", r.Table, p), Token: d.link(p), Body: body})
+		}
+	}
+	return cs
+}
+
+// link is player's personal token.
+func (d *eventDay) link(player string) string {
+	for _, l := range d.players {
+		if l.Player == player {
+			return l.Token
+		}
+	}
+	d.b.Fatalf("no personal link for %s", player)
+	return ""
+}
+
+// allRecorded fails the run unless every table of the round has its
+// result: when the tables report themselves, the last confirmation records
+// it, or the run measured something else.
+func (d *eventDay) allRecorded() {
+	res, err := http.Get(d.s.srv.URL + "/v1/tournaments/" + d.tour + "/rounds/1/tables")
+	if err != nil {
+		d.b.Fatal(err)
+	}
+	defer res.Body.Close()
+	var tables struct {
+		Tables []struct {
+			Table  int             `json:"table"`
+			Result json.RawMessage `json:"result"`
+		} `json:"tables"`
+	}
+	if err := json.NewDecoder(res.Body).Decode(&tables); err != nil {
+		d.b.Fatal(err)
+	}
+	var open []int
+	for _, tb := range tables.Tables {
+		if len(tb.Result) == 0 || string(tb.Result) == "null" {
+			open = append(open, tb.Table)
+		}
+	}
+	if len(open) > 0 || len(tables.Tables) != len(d.reports) {
+		d.b.Fatalf("%d tables, of which %v without a recorded result", len(tables.Tables), open)
+	}
 }
 
 // eventDayFigures are one or more runs' measurements.
@@ -180,7 +283,8 @@ type eventDayFigures struct {
 	failed, reads     int
 	peakHeap, peakRSS uint64
 	cpu, pagesCPU     time.Duration
-	arbitersCPU       time.Duration
+	sendersCPU        time.Duration
+	self              bool // the players sent the commands
 	runs              int
 }
 
@@ -194,7 +298,8 @@ func (f *eventDayFigures) add(g eventDayFigures) {
 	f.peakHeap, f.peakRSS = max(f.peakHeap, g.peakHeap), max(f.peakRSS, g.peakRSS)
 	f.cpu += g.cpu
 	f.pagesCPU += g.pagesCPU
-	f.arbitersCPU += g.arbitersCPU
+	f.sendersCPU += g.sendersCPU
+	f.self = g.self
 	f.runs++
 }
 
@@ -213,10 +318,14 @@ func (f *eventDayFigures) report(b *testing.B) {
 	b.ReportMetric(float64(f.reads)/float64(f.runs), "reads/op")
 	b.ReportMetric(f.cpu.Seconds()/float64(f.runs), "cpu-s/op")
 	b.ReportMetric(f.pagesCPU.Seconds()/float64(f.runs), "pages-cpu-s/op")
-	b.ReportMetric(f.arbitersCPU.Seconds()/float64(f.runs), "arbiters-cpu-s/op")
+	senders := "arbiters-cpu-s/op"
+	if f.self {
+		senders = "players-cpu-s/op"
+	}
+	b.ReportMetric(f.sendersCPU.Seconds()/float64(f.runs), senders)
 	b.ReportMetric(float64(f.peakHeap)/(1<<20), "peak-heap-MB")
 	b.ReportMetric(float64(f.peakRSS)/(1<<20), "peak-rss-MB")
-	b.ReportMetric(0, "ns/op") // a run's wall time is the arbiters' pace, not a figure
+	b.ReportMetric(0, "ns/op") // a run's wall time is the commands' pace, not a figure
 }
 
 // quantile is the q-quantile of ds (nearest rank); 0 when there are none.
@@ -272,16 +381,9 @@ func (d *eventDay) run(n int) eventDayFigures {
 		pages = startChild(b, "TestEventDayPages", pagesEnv, spec, "eventday-ready")
 		defer pages.stop()
 	}
-	as := arbitersSpec{URL: base + "/v1/tournaments/" + d.tour + "/commands", Tokens: d.arbiters}
-	for _, r := range d.reports {
-		body, _ := json.Marshal(struct {
-			Type string `json:"type"`
-			commands.RecordResult
-		}{"RecordResult", r})
-		as.Bodies = append(as.Bodies, body)
-	}
-	arbiters := startChild(b, "TestEventDayArbiters", arbitersEnv, as, "eventday-arbiters-ready")
-	defer arbiters.stop()
+	cs := d.commands(base + "/v1/tournaments/" + d.tour + "/commands")
+	senders := startChild(b, "TestEventDayCommands", commandsEnv, cs, "eventday-commands-ready")
+	defer senders.stop()
 
 	cpu0 := processCPU()
 	sampled := make(chan [2]uint64, 1)
@@ -290,12 +392,12 @@ func (d *eventDay) run(n int) eventDayFigures {
 	defer stop()
 	go sampleMemory(stopSampling, sampled)
 
-	var answered arbitersOutput
-	arbiters.send(b, "go")
-	if err := json.Unmarshal([]byte(arbiters.line("eventday-answers ")), &answered); err != nil {
-		b.Fatalf("the arbiters' process: %v%s", err, arbiters.said())
+	var answered commandsOutput
+	senders.send(b, "go")
+	if err := json.Unmarshal([]byte(senders.line("eventday-answers ")), &answered); err != nil {
+		b.Fatalf("the commands' process: %v%s", err, senders.said())
 	}
-	f := eventDayFigures{arbitersCPU: answered.CPU}
+	f := eventDayFigures{sendersCPU: answered.CPU, self: d.self}
 	var results []acked
 	var last uint64
 	for _, a := range answered.Answers {
@@ -305,8 +407,11 @@ func (d *eventDay) run(n int) eventDayFigures {
 			last = max(last, a.Seq)
 		} else {
 			f.failed++
-			b.Logf("table %d: %d %s", d.reports[a.Report].Table, a.Status, a.Body)
+			b.Logf("%s: %d %s", a.What, a.Status, a.Body)
 		}
+	}
+	if d.self {
+		d.allRecorded()
 	}
 	var shown pagesOutput
 	if pages != nil {
@@ -337,21 +442,21 @@ func (d *eventDay) run(n int) eventDayFigures {
 	return f
 }
 
-// The pages and the arbiters run in processes of their own, as phones
+// The pages and the commands run in processes of their own, as phones
 // and the arbiters' browsers are apart from the server: the server's
 // memory and CPU are then its own, and its goroutines do not queue behind
 // theirs. The benchmark starts the test binary again for
-// TestEventDayPages and TestEventDayArbiters, each handed its spec in an
+// TestEventDayPages and TestEventDayCommands, each handed its spec in an
 // environment variable, and waits for each to say it is ready (every page
-// has read itself once); it then tells the arbiters to go, reads their
+// has read itself once); it then tells the commands to go, reads their
 // answers, writes the last seq to the pages, and reads what each page
 // showed.
 
-// pagesEnv and arbitersEnv name the environment variables that hand
-// TestEventDayPages and TestEventDayArbiters their specs.
+// pagesEnv and commandsEnv name the environment variables that hand
+// TestEventDayPages and TestEventDayCommands their specs.
 const (
 	pagesEnv    = "REFERTO_EVENTDAY_PAGES"
-	arbitersEnv = "REFERTO_EVENTDAY_ARBITERS"
+	commandsEnv = "REFERTO_EVENTDAY_COMMANDS"
 )
 
 type pagesSpec struct {
@@ -376,26 +481,33 @@ type pageShown struct {
 	Shown   [][2]int64
 }
 
-// arbitersSpec is the arbiters' commands: arbiter i sends bodies i,
-// i+len(Tokens), … to URL with token i, eventDayPause apart.
-type arbitersSpec struct {
-	URL    string
-	Tokens []string
-	Bodies []json.RawMessage
+// commandsSpec is the commands of a run: each lane sends its own, one
+// after the other, eventDayPause apart, to URL.
+type commandsSpec struct {
+	URL   string
+	Lanes [][]sendSpec
 }
 
-// arbitersOutput is what the arbiters' process reports: each command's
+// sendSpec is one command: what it is (for a refusal's message), the
+// token it is sent with and its body.
+type sendSpec struct {
+	What  string
+	Token string
+	Body  json.RawMessage
+}
+
+// commandsOutput is what the commands' process reports: each command's
 // answer, and the CPU time it spent sending them.
-type arbitersOutput struct {
+type commandsOutput struct {
 	CPU     time.Duration
 	Answers []answer
 }
 
-// answer is one command as its arbiter saw it: which of the bodies it
-// was, how long it took, the status and seq answered, when (unix
-// nanoseconds), and the body of an answer other than 201.
+// answer is one command as its sender saw it: what it was, how long it
+// took, the status and seq answered, when (unix nanoseconds), and the body
+// of an answer other than 201.
 type answer struct {
-	Report int
+	What   string
 	Took   time.Duration
 	Status int
 	Seq    uint64
@@ -492,35 +604,35 @@ func childSpec(t *testing.T, env, who string, spec any) {
 	}
 }
 
-// TestEventDayArbiters is the arbiters of BenchmarkEventDay, in a process
-// of their own; it runs only when the benchmark starts it. Each arbiter
-// records its reports one after the other, eventDayPause apart, once the
-// benchmark says go.
-func TestEventDayArbiters(t *testing.T) {
-	var spec arbitersSpec
-	childSpec(t, arbitersEnv, "arbiters", &spec)
+// TestEventDayCommands is the arbiters of BenchmarkEventDay, or the
+// players of BenchmarkEventDaySelfReport, in a process of their own; it
+// runs only when the benchmark starts it. Each lane sends its commands one
+// after the other, eventDayPause apart, once the benchmark says go.
+func TestEventDayCommands(t *testing.T) {
+	var spec commandsSpec
+	childSpec(t, commandsEnv, "commands", &spec)
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 16, IdleConnTimeout: time.Minute}}
 	defer client.CloseIdleConnections()
-	fmt.Println("eventday-arbiters-ready")
+	fmt.Println("eventday-commands-ready")
 	var say string
 	if _, err := fmt.Scanln(&say); err != nil || say != "go" {
 		t.Fatalf("the benchmark said %q (%v), not go", say, err)
 	}
 	cpu0 := processCPU()
 	var mu sync.Mutex
-	var out arbitersOutput
-	var arbiters sync.WaitGroup
-	for a, token := range spec.Tokens {
-		arbiters.Go(func() {
-			for i := a; i < len(spec.Bodies); i += len(spec.Tokens) {
+	var out commandsOutput
+	var lanes sync.WaitGroup
+	for _, lane := range spec.Lanes {
+		lanes.Go(func() {
+			for _, c := range lane {
 				start := time.Now()
-				status, body := post(client, spec.URL, token, spec.Bodies[i])
+				status, body := post(client, spec.URL, c.Token, c.Body)
 				took := time.Since(start)
 				var seq struct {
 					Seq uint64 `json:"seq"`
 				}
 				_ = json.Unmarshal(body, &seq)
-				ans := answer{Report: i, Took: took, Status: status, Seq: seq.Seq, At: time.Now().UnixNano()}
+				ans := answer{What: c.What, Took: took, Status: status, Seq: seq.Seq, At: time.Now().UnixNano()}
 				if status != http.StatusCreated {
 					ans.Body = string(body)
 				}
@@ -531,7 +643,7 @@ func TestEventDayArbiters(t *testing.T) {
 			}
 		})
 	}
-	arbiters.Wait()
+	lanes.Wait()
 	out.CPU = processCPU() - cpu0
 	b, _ := json.Marshal(out)
 	fmt.Println("eventday-answers " + string(b))
