@@ -9,12 +9,14 @@ import (
 	"net/http"
 	"net/url"
 	"reflect"
+	"strconv"
 	"strings"
 	"sync"
 
 	"golang.org/x/net/html"
 
 	"github.com/referto/referto/events"
+	"github.com/referto/referto/projections"
 )
 
 // Live reads. A page that follows its tournament's stream (live.js) reads
@@ -23,10 +25,10 @@ import (
 // to such a read is those parts only, in a body that carries the seq, and
 // it is rendered once per page, seq, language and reader and served to
 // every read of it: the hall's spectators on the standings share one
-// render of each seq, and a player's page is rendered again only when the
-// tournament moved on, its table only when what it shows changed. Renders
-// of pages take at most Options.Renders at once (one core less than the
-// machine has): a command never waits for them, and finds a core free.
+// render of each seq, and a player's page, and his table within it, are
+// rendered again only when what they show changed. Renders of pages take
+// at most Options.Renders at once (one core less than the machine has): a
+// command never waits for them, and finds a core free.
 
 // LiveHeader is the request header of a page's read of its live parts.
 const LiveHeader = "X-Live"
@@ -153,7 +155,12 @@ func (u *UI) renderLive(r *http.Request, h http.HandlerFunc, part *livePart) {
 	}
 	body := rec.buf.Bytes()
 	if rec.status == http.StatusOK && strings.HasPrefix(rec.h.Get("Content-Type"), "text/html") {
-		body = liveOnly(body)
+		if !rec.live {
+			body = liveOnly(body)
+		}
+		if rec.keep != nil {
+			rec.keep(body)
+		}
 		rec.h.Set("Cache-Control", "no-store")
 	}
 	rec.h.Del("Content-Length")
@@ -383,28 +390,80 @@ func (u *UI) standingRows(p *page) *standingRows {
 	return rows
 }
 
-// A player's table, on the player's page, changes with the table's own
-// events (the draw, proposals, confirmations, the result), not with every
-// seq of the tournament: it is rendered again only when what it shows
-// changed, and otherwise served as last rendered for that player and
-// language (its forms' keys with it, which is as safe as serving one
-// render of a seq to every reader of it: the part changes with every
-// command its forms send that is accepted).
+// A player's page changes with few of the tournament's seqs: its table
+// with the table's own events (the draw, proposals, confirmations, the
+// result), its scores and standings with results, its sanctions and
+// contestations with theirs. Two parts of it are kept as last rendered,
+// per tournament, player and language, with what they were rendered from,
+// and served while that is the same: the player's table (my-table in
+// me.html), within every render of the page; and the page's live parts as
+// a whole (live.js's read), which at most seqs of a hall whose tables
+// report themselves are the same for all but the four players of one
+// table. Forms' keys are served with what they were rendered in, which is
+// as safe as serving one render of a seq to every reader of it: a part
+// with forms changes with every command its forms send that is accepted.
+// What they were rendered from is compared with reflect.DeepEqual: the
+// state's views are never changed by the fold, and a difference it sees
+// where there is none (a nil and an empty list) only renders a part again.
 
-// maxTableBytes bounds the players' tables kept, all tournaments together:
-// about 2,000 tables with their report forms. Past it they are all let go,
-// and rendered again as they are read.
-const maxTableBytes = 16 << 20
+// maxTableBytes bounds the players' tables kept, all tournaments together
+// (about 2,000 tables with their report forms), and maxAnswerBytes their
+// pages' live parts (about 2,000 pages of a 140-player tournament's
+// standings): past them all are let go, and rendered again as they are
+// read.
+const (
+	maxTableBytes  = 16 << 20
+	maxAnswerBytes = 48 << 20
+)
 
-// tablePartKey names a player's table part: the tournament, the player
+// playerKey names a part of a player's page: the tournament, the player
 // and the language.
-type tablePartKey struct{ t, player, lang string }
+type playerKey struct{ t, player, lang string }
 
-// tablePart is a table part as last rendered, with what it was rendered
-// from.
-type tablePart struct {
-	shows *tableShows
-	html  template.HTML
+// kept holds parts of players' pages as last rendered, with what each
+// showed (S), within max bytes in all.
+type kept[S any] struct {
+	mu    sync.Mutex
+	max   int
+	parts map[playerKey]*keptPart[S]
+	bytes int
+}
+
+// keptPart is a part as rendered, and what it was rendered from.
+type keptPart[S any] struct {
+	shows S
+	html  string
+}
+
+// get returns key's part, when it shows what shows says.
+func (k *kept[S]) get(key playerKey, shows S) (string, bool) {
+	k.mu.Lock()
+	last := k.parts[key]
+	k.mu.Unlock()
+	if last == nil || !reflect.DeepEqual(last.shows, shows) {
+		return "", false
+	}
+	return last.html, true
+}
+
+// keep keeps html as key's part, rendered from shows, within k.max bytes:
+// past them every part is let go first.
+func (k *kept[S]) keep(key playerKey, shows S, html string) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if was := k.parts[key]; was != nil {
+		k.bytes -= len(was.html)
+		delete(k.parts, key)
+	}
+	if k.bytes+len(html) > k.max {
+		clear(k.parts)
+		k.bytes = 0
+	}
+	if k.parts == nil {
+		k.parts = map[playerKey]*keptPart[S]{}
+	}
+	k.parts[key] = &keptPart[S]{shows: shows, html: html}
+	k.bytes += len(html)
 }
 
 // tableShows is everything the my-table part of me.html reads but its
@@ -412,11 +471,8 @@ type tablePart struct {
 // player's seat and standing with the proposal, the names it may say, the
 // ruleset's closings, whether the tournament is closed, the form it is
 // filled from and the language. A change to that template that reads
-// something else adds it here (TestMyTableAsRendered compares the part
-// served with the part rendered afresh, seq after seq). Two are the same
-// when reflect.DeepEqual says so: the tables are a view's, which the fold
-// never changes, and a difference it sees where there is none (a nil and
-// an empty list) only renders the part again.
+// something else adds it here (TestMyPageAsRendered compares the part
+// served with the part rendered afresh, seq after seq).
 type tableShows struct {
 	mySeat
 	Lang     string
@@ -430,8 +486,9 @@ type tableShows struct {
 
 // myTable is the my-table part of player v's page p: as last rendered
 // when it shows the same and the reader did not ask for a fresh page
-// (fresh: a reload that asks for no cache), else rendered now. A page
-// that says a problem (a refused form, refilled) renders its own.
+// (fresh: a reload that asks for no cache, whose render is its own), else
+// rendered now. A page that says a problem (a refused form, refilled)
+// renders its own.
 func (u *UI) myTable(p *page, v *myView, fresh bool) template.HTML {
 	if p.Problem != nil || len(p.Errs) > 0 {
 		return ""
@@ -455,35 +512,90 @@ func (u *UI) myTable(p *page, v *myView, fresh bool) template.HTML {
 			}
 		}
 	}
-	key := tablePartKey{t: p.T, player: p.Me.Official, lang: p.Lang}
-	u.tablesMu.Lock()
-	last := u.tables[key]
-	u.tablesMu.Unlock()
-	if last != nil && !fresh && reflect.DeepEqual(last.shows, in) {
-		return last.html
+	key := playerKey{t: p.T, player: p.Me.Official, lang: p.Lang}
+	if !fresh {
+		if html, ok := u.tables.get(key, in); ok {
+			return template.HTML(html)
+		}
 	}
 	var b strings.Builder
 	if err := u.pages["me"].ExecuteTemplate(&b, "my-table", p); err != nil {
 		u.opts.Logger.Error("web: render", "page", "my-table", "err", err)
 		return ""
 	}
-	part := &tablePart{shows: in, html: template.HTML(b.String())}
-	u.keepTable(key, part)
-	return part.html
+	if !fresh {
+		u.tables.keep(key, in, b.String())
+	}
+	return template.HTML(b.String())
 }
 
-// keepTable keeps part as key's, within maxTableBytes.
-func (u *UI) keepTable(key tablePartKey, part *tablePart) {
-	u.tablesMu.Lock()
-	defer u.tablesMu.Unlock()
-	if was := u.tables[key]; was != nil {
-		u.tableBytes -= len(was.html)
-		delete(u.tables, key)
+// answerShows is everything the live parts of me.html and the body they
+// are served in read but the seq and the forms' keys: the address, the
+// page's name and whether the tournament is closed (the body's class),
+// the player's table as served, the scores (the player's row, the
+// published classification's, its label and proof file), the standings'
+// rows, the sanctions (with their reasons as said) and the contestations.
+// A change to those parts that reads something else adds it here
+// (TestMyPageAsRendered).
+type answerShows struct {
+	URI, Title     string
+	Closed         bool
+	Table          template.HTML
+	Row            *projections.StandingsRow
+	Published      *events.ClassificationRow
+	ProofPath      string
+	Classification string
+	Standings      myStandings
+	Sanctions      []*projections.Sanction
+	Said           []string
+	Contestations  []*projections.Contestation
+}
+
+// myAnswer writes the live parts of player v's page p, read live, to rec,
+// table being the player's table as the page shows it: as last served,
+// with p's seq, when they show the same and the reader did not ask for a
+// fresh page; else rendered, and kept. A page that says a problem, whose
+// table is its own (myTable), is rendered and not kept.
+func (u *UI) myAnswer(rec *recorder, r *http.Request, p *page, v *myView, table template.HTML, fresh bool) error {
+	in := &answerShows{URI: r.URL.RequestURI(), Title: p.Title, Closed: p.Closed(), Table: table,
+		Row: v.Row, Published: v.Published, ProofPath: v.ProofPath, Classification: p.ClassificationKey(),
+		Sanctions: v.Sanctions, Contestations: v.Contestations}
+	if v.Standings != nil {
+		in.Standings = *v.Standings
 	}
-	if u.tableBytes+len(part.html) > maxTableBytes {
-		clear(u.tables)
-		u.tableBytes = 0
+	for _, s := range v.Sanctions {
+		in.Said = append(in.Said, p.Say(s.Reason))
 	}
-	u.tables[key] = part
-	u.tableBytes += len(part.html)
+	key := playerKey{t: p.T, player: p.Me.Official, lang: p.Lang}
+	seq := strconv.FormatUint(p.State.Summary.Seq, 10)
+	if fresh || table == "" {
+		return u.render(rec, "me", http.StatusOK, p)
+	}
+	if live, ok := u.answers.get(key, in); ok {
+		if before, after, ok := aroundSeq(live); ok {
+			htmlHeaders(rec)
+			rec.live = true
+			_, _ = rec.Write([]byte(before + seq + after))
+			return nil
+		}
+	}
+	rec.keep = func(live []byte) { u.answers.keep(key, in, string(live)) }
+	return u.render(rec, "me", http.StatusOK, p)
+}
+
+// aroundSeq splits live parts around the digits of the seq their body
+// carries (data-seq, which html/template writes quoted and escapes in
+// every text and value: the first is the body's).
+func aroundSeq(live string) (before, after string, ok bool) {
+	const attr = ` data-seq="`
+	i := strings.Index(live, attr)
+	if i < 0 {
+		return "", "", false
+	}
+	i += len(attr)
+	j := strings.IndexByte(live[i:], '"')
+	if j < 0 {
+		return "", "", false
+	}
+	return live[:i], live[i+j:], true
 }

@@ -3,7 +3,6 @@ package web
 import (
 	"bytes"
 	"fmt"
-	"html/template"
 	"strings"
 	"testing"
 
@@ -135,24 +134,43 @@ func TestLivePartsKeepAtMostTheirBytes(t *testing.T) {
 	}
 }
 
-// TestTablePartsKeepAtMostTheirBytes keeps players' tables past
-// maxTableBytes: the bytes kept never exceed it, a table kept again
-// replaces its bytes, and the last kept is there.
-func TestTablePartsKeepAtMostTheirBytes(t *testing.T) {
-	u := &UI{tables: map[tablePartKey]*tablePart{}}
-	big := template.HTML(strings.Repeat("x", maxTableBytes/5))
+// TestPlayersPartsKeepAtMostTheirBytes keeps players' parts past their
+// bound: the bytes kept never exceed it, a part kept again replaces its
+// bytes, the last kept is there, and a part is served only while it shows
+// what it was rendered from.
+func TestPlayersPartsKeepAtMostTheirBytes(t *testing.T) {
+	k := kept[*tableShows]{max: maxTableBytes}
+	big := strings.Repeat("x", maxTableBytes/5)
 	for i := range 12 {
-		key := tablePartKey{t: "raduno", player: fmt.Sprint("p", i%7), lang: "it"}
-		u.keepTable(key, &tablePart{html: big})
+		key := playerKey{t: "raduno", player: fmt.Sprint("p", i%7), lang: "it"}
+		shows := &tableShows{Player: key.player, Round: i}
+		k.keep(key, shows, big)
 		sum := 0
-		for _, p := range u.tables {
+		for _, p := range k.parts {
 			sum += len(p.html)
 		}
-		if sum != u.tableBytes || u.tableBytes > maxTableBytes {
-			t.Fatalf("after %d: %d bytes counted, %d kept, at most %d", i+1, u.tableBytes, sum, maxTableBytes)
+		if sum != k.bytes || k.bytes > maxTableBytes {
+			t.Fatalf("after %d: %d bytes counted, %d kept, at most %d", i+1, k.bytes, sum, maxTableBytes)
 		}
-		if u.tables[key] == nil {
-			t.Fatalf("after %d: the table just kept is gone", i+1)
+		if _, ok := k.get(key, &tableShows{Player: key.player, Round: i}); !ok {
+			t.Fatalf("after %d: the part just kept is not served", i+1)
 		}
+		if _, ok := k.get(key, &tableShows{Player: key.player, Round: i + 1}); ok {
+			t.Fatalf("after %d: a part is served for what it does not show", i+1)
+		}
+	}
+}
+
+// TestAroundSeq splits live parts around their body's seq, and nothing
+// else.
+func TestAroundSeq(t *testing.T) {
+	live := liveOnly([]byte(`<!DOCTYPE html><html><body class="page-me" data-live-stream="/v1/tournaments/t/stream" data-seq="42">` +
+		`<section id="my-scores" data-live><p title="data-seq=&#34;7&#34;">data-seq="7"</p></section></body></html>`))
+	before, after, ok := aroundSeq(string(live))
+	if !ok || before+"42"+after != string(live) || !strings.HasSuffix(before, `data-seq="`) || !strings.Contains(after, `data-seq="7"`) {
+		t.Fatalf("around the seq of\n%s\n%q, %q, %v", live, before, after, ok)
+	}
+	if _, _, ok := aroundSeq("<body class=\"page-me\">"); ok {
+		t.Error("a body without a seq split")
 	}
 }

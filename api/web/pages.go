@@ -242,12 +242,17 @@ func (u *UI) render(w http.ResponseWriter, name string, status int, p *page) err
 		http.Error(w, tr(p.Lang, "render_failed"), http.StatusInternalServerError)
 		return nil
 	}
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.Header().Set("Content-Security-Policy", "default-src 'self'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'")
-	w.Header().Set("X-Content-Type-Options", "nosniff")
+	htmlHeaders(w)
 	w.WriteHeader(status)
 	_, _ = w.Write([]byte(buf.String()))
 	return nil
+}
+
+// htmlHeaders sets the headers of every page.
+func htmlHeaders(w http.ResponseWriter) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Content-Security-Policy", "default-src 'self'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
 }
 
 // handler is a page or a form that returns its failure rather than

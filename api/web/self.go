@@ -449,7 +449,12 @@ func (u *UI) myPage(w http.ResponseWriter, r *http.Request) error {
 	}
 	data := map[string]any{"My": v, "Table": v.Table, "Fields": seatFields}
 	p.Data = data
-	data["MyTable"] = u.myTable(p, v, strings.Contains(r.Header.Get("Cache-Control"), "no-cache"))
+	fresh := strings.Contains(r.Header.Get("Cache-Control"), "no-cache")
+	table := u.myTable(p, v, fresh)
+	data["MyTable"] = table
+	if rec, ok := w.(*recorder); ok && r.Header.Get(LiveHeader) == "1" {
+		return u.myAnswer(rec, r, p, v, table, fresh)
+	}
 	return u.render(w, "me", http.StatusOK, p)
 }
 

@@ -189,10 +189,10 @@ type UI struct {
 	rowsMu sync.Mutex
 	rows   map[string]*standingRows
 	// tables holds the my-table part of each player's page as last
-	// rendered, with what it showed (live.go).
-	tablesMu   sync.Mutex
-	tables     map[tablePartKey]*tablePart
-	tableBytes int // the parts' HTML kept, in all
+	// rendered, and answers the live parts of each player's page as last
+	// read live, each with what it showed (live.go).
+	tables  kept[*tableShows]
+	answers kept[*answerShows]
 }
 
 // Cookie names: the official's token (HttpOnly, SameSite=Strict) and the
@@ -214,7 +214,7 @@ func New(opts Options) (*UI, error) {
 		opts.Renders = max(1, runtime.GOMAXPROCS(0)-1)
 	}
 	u := &UI{opts: opts, pages: map[string]*template.Template{}, renders: make(chan struct{}, opts.Renders),
-		rows: map[string]*standingRows{}, tables: map[tablePartKey]*tablePart{}}
+		rows: map[string]*standingRows{}, tables: kept[*tableShows]{max: maxTableBytes}, answers: kept[*answerShows]{max: maxAnswerBytes}}
 	names, err := fs.Glob(templateFS, "templates/*.html")
 	if err != nil {
 		return nil, err
@@ -322,6 +322,11 @@ type recorder struct {
 	h      http.Header
 	status int
 	buf    bytes.Buffer
+	// For a live read (renderLive): live says the handler wrote the
+	// page's live parts only, and keep, when set, is given the live parts
+	// served.
+	live bool
+	keep func(live []byte)
 }
 
 func (r *recorder) Header() http.Header { return r.h }
