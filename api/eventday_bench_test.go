@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/referto/referto/api/apitest"
 	"github.com/referto/referto/cmd/referto/sim"
 	"github.com/referto/referto/commands"
 	"github.com/referto/referto/projections"
@@ -54,6 +55,10 @@ import (
 //     which the machine's load does not inflate; pages-cpu-s/op and
 //     arbiters-cpu-s/op, the pages' and the arbiters' processes', which
 //     share the machine's cores with it;
+//   - lock_wait-ms, append-ms, record-ms: the server's own means, from
+//     /metrics, of a command's wait for its tournament's lock, its
+//     JetStream append and the record of its head, which the pages must
+//     leave at their 0-page figures;
 //   - peak-heap-MB, peak-rss-MB: the most the server process's live heap
 //     and resident memory held during the run (sampled every 20 ms).
 //
@@ -236,6 +241,23 @@ func (d *eventDay) commands(url string) commandsSpec {
 	return cs
 }
 
+// metrics reads the sums and counts of the server's histograms
+// (apitest.MetricSums).
+func (d *eventDay) metrics() map[string]float64 {
+	req, _ := http.NewRequest("GET", d.s.srv.URL+"/metrics", nil)
+	req.Header.Set("Authorization", "Bearer "+adminToken)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		d.b.Fatal(err)
+	}
+	defer res.Body.Close()
+	text, _ := io.ReadAll(res.Body)
+	if res.StatusCode != http.StatusOK {
+		d.b.Fatalf("GET /metrics: %d %s", res.StatusCode, text)
+	}
+	return apitest.MetricSums(text)
+}
+
 // link is player's personal token.
 func (d *eventDay) link(player string) string {
 	for _, l := range d.players {
@@ -285,7 +307,10 @@ type eventDayFigures struct {
 	cpu, pagesCPU     time.Duration
 	sendersCPU        time.Duration
 	self              bool // the players sent the commands
-	runs              int
+	// phases are the sums and counts of the server's histograms over the
+	// runs (apitest.MetricSums): its split of each command's time.
+	phases map[string]float64
+	runs   int
 }
 
 func (f *eventDayFigures) add(g eventDayFigures) {
@@ -300,6 +325,12 @@ func (f *eventDayFigures) add(g eventDayFigures) {
 	f.pagesCPU += g.pagesCPU
 	f.sendersCPU += g.sendersCPU
 	f.self = g.self
+	if f.phases == nil {
+		f.phases = map[string]float64{}
+	}
+	for name, v := range g.phases {
+		f.phases[name] += v
+	}
 	f.runs++
 }
 
@@ -323,6 +354,11 @@ func (f *eventDayFigures) report(b *testing.B) {
 		senders = "players-cpu-s/op"
 	}
 	b.ReportMetric(f.sendersCPU.Seconds()/float64(f.runs), senders)
+	// The server's own split of a command's time: a command that waits
+	// for a core behind the pages is slower here than at 0 pages.
+	for _, p := range []string{"lock_wait", "append", "record"} {
+		b.ReportMetric(apitest.MeanMillis(nil, f.phases, apitest.PhaseName(p)), p+"-ms")
+	}
 	b.ReportMetric(float64(f.peakHeap)/(1<<20), "peak-heap-MB")
 	b.ReportMetric(float64(f.peakRSS)/(1<<20), "peak-rss-MB")
 	b.ReportMetric(0, "ns/op") // a run's wall time is the commands' pace, not a figure
@@ -385,6 +421,7 @@ func (d *eventDay) run(n int) eventDayFigures {
 	senders := startChild(b, "TestEventDayCommands", commandsEnv, cs, "eventday-commands-ready")
 	defer senders.stop()
 
+	metrics0 := d.metrics()
 	cpu0 := processCPU()
 	sampled := make(chan [2]uint64, 1)
 	stopSampling := make(chan struct{})
@@ -421,6 +458,10 @@ func (d *eventDay) run(n int) eventDayFigures {
 		}
 	}
 	cpu := processCPU() - cpu0
+	f.phases = map[string]float64{}
+	for name, v := range d.metrics() {
+		f.phases[name] = v - metrics0[name]
+	}
 	stop()
 	mem := <-sampled
 

@@ -1,19 +1,17 @@
 package bench
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"fmt"
 	"net/http"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/nats-io/nats.go"
 	natsjs "github.com/nats-io/nats.go/jetstream"
 
+	"github.com/referto/referto/api/apitest"
 	"github.com/referto/referto/api/client"
 	"github.com/referto/referto/commands"
 	"github.com/referto/referto/events"
@@ -52,15 +50,9 @@ func BenchmarkIngestReferto(b *testing.B) {
 	report(b, l)
 	// The server's split of each command's time, from /metrics.
 	after := r.scrape()
-	mean := func(name string) float64 {
-		if c := after[name+"_count"] - before[name+"_count"]; c > 0 {
-			return 1000 * (after[name+"_sum"] - before[name+"_sum"]) / c
-		}
-		return 0
-	}
-	b.ReportMetric(mean("referto_command_duration_seconds"), "command-ms")
-	for _, p := range []string{"lock_wait", "decide", "append", "ack_to_unlock", "record"} {
-		b.ReportMetric(mean(`referto_command_phase_seconds{phase="`+p+`"}`), p+"-ms")
+	b.ReportMetric(apitest.MeanMillis(before, after, "referto_command_duration_seconds"), "command-ms")
+	for _, p := range apitest.Phases {
+		b.ReportMetric(apitest.MeanMillis(before, after, apitest.PhaseName(p)), p+"-ms")
 	}
 }
 
@@ -159,33 +151,12 @@ func newIngest(b *testing.B) *ingest {
 	return r
 }
 
-// scrape reads the sums and counts of the node's histograms from /metrics,
-// summed over their labels, and those of referto_command_phase_seconds by
-// phase as well, under name{phase="…"} (empty when unreadable).
+// scrape reads the sums and counts of the node's histograms from /metrics
+// (apitest.MetricSums; empty when unreadable).
 func (r *ingest) scrape() map[string]float64 {
-	out := map[string]float64{}
 	text, err := r.admin.Metrics(context.Background())
 	if err != nil {
-		return out
+		return map[string]float64{}
 	}
-	sc := bufio.NewScanner(bytes.NewReader(text))
-	for sc.Scan() {
-		name, rest, ok := strings.Cut(sc.Text(), " ")
-		if !ok || strings.HasPrefix(name, "#") {
-			continue
-		}
-		name, labels, _ := strings.Cut(name, "{")
-		if !strings.HasSuffix(name, "_sum") && !strings.HasSuffix(name, "_count") {
-			continue
-		}
-		var v float64
-		if _, err := fmt.Sscan(rest, &v); err != nil {
-			continue
-		}
-		out[name] += v
-		if p, ok := strings.CutPrefix(name, "referto_command_phase_seconds"); ok {
-			out["referto_command_phase_seconds{"+strings.TrimSuffix(labels, "}")+"}"+p] += v
-		}
-	}
-	return out
+	return apitest.MetricSums(text)
 }
