@@ -493,6 +493,9 @@ func (u *UI) myTable(p *page, v *myView, fresh bool) template.HTML {
 	if p.Problem != nil || len(p.Errs) > 0 {
 		return ""
 	}
+	if fresh {
+		return u.renderTable(p)
+	}
 	in := &tableShows{mySeat: v.mySeat, Lang: p.Lang, Closed: p.Closed(), Closings: p.State.Summary.Ruleset.Closings,
 		Player: v.Player.Player, Names: map[string]string{}, Form: p.Form}
 	if v.Round != nil {
@@ -513,18 +516,22 @@ func (u *UI) myTable(p *page, v *myView, fresh bool) template.HTML {
 		}
 	}
 	key := playerKey{t: p.T, player: p.Me.Official, lang: p.Lang}
-	if !fresh {
-		if html, ok := u.tables.get(key, in); ok {
-			return template.HTML(html)
-		}
+	if html, ok := u.tables.get(key, in); ok {
+		return template.HTML(html)
 	}
+	html := u.renderTable(p)
+	if html != "" {
+		u.tables.keep(key, in, string(html))
+	}
+	return html
+}
+
+// renderTable renders the my-table part of p ("" when it cannot).
+func (u *UI) renderTable(p *page) template.HTML {
 	var b strings.Builder
 	if err := u.pages["me"].ExecuteTemplate(&b, "my-table", p); err != nil {
 		u.opts.Logger.Error("web: render", "page", "my-table", "err", err)
 		return ""
-	}
-	if !fresh {
-		u.tables.keep(key, in, b.String())
 	}
 	return template.HTML(b.String())
 }
@@ -557,6 +564,9 @@ type answerShows struct {
 // fresh page; else rendered, and kept. A page that says a problem, whose
 // table is its own (myTable), is rendered and not kept.
 func (u *UI) myAnswer(rec *recorder, r *http.Request, p *page, v *myView, table template.HTML, fresh bool) error {
+	if fresh || table == "" {
+		return u.render(rec, "me", http.StatusOK, p)
+	}
 	in := &answerShows{URI: r.URL.RequestURI(), Title: p.Title, Closed: p.Closed(), Table: table,
 		Row: v.Row, Published: v.Published, ProofPath: v.ProofPath, Classification: p.ClassificationKey(),
 		Sanctions: v.Sanctions, Contestations: v.Contestations}
@@ -567,19 +577,19 @@ func (u *UI) myAnswer(rec *recorder, r *http.Request, p *page, v *myView, table 
 		in.Said = append(in.Said, p.Say(s.Reason))
 	}
 	key := playerKey{t: p.T, player: p.Me.Official, lang: p.Lang}
-	seq := strconv.FormatUint(p.State.Summary.Seq, 10)
-	if fresh || table == "" {
-		return u.render(rec, "me", http.StatusOK, p)
-	}
 	if live, ok := u.answers.get(key, in); ok {
-		if before, after, ok := aroundSeq(live); ok {
-			htmlHeaders(rec)
-			rec.live = true
-			_, _ = rec.Write([]byte(before + seq + after))
-			return nil
+		before, after, _ := aroundSeq(live) // kept only when it has a seq
+		htmlHeaders(rec)
+		rec.live = true
+		_, _ = rec.Write([]byte(before + strconv.FormatUint(p.State.Summary.Seq, 10) + after))
+		return nil
+	}
+	rec.keep = func(live []byte) {
+		// A page as it stood (?at=) carries no seq to stamp: not kept.
+		if _, _, ok := aroundSeq(string(live)); ok {
+			u.answers.keep(key, in, string(live))
 		}
 	}
-	rec.keep = func(live []byte) { u.answers.keep(key, in, string(live)) }
 	return u.render(rec, "me", http.StatusOK, p)
 }
 
