@@ -47,7 +47,9 @@ import (
 //   - cmd-failed: reports not accepted (the ledger answered otherwise);
 //   - shown-p50-ms, shown-p99-ms, shown-max-ms: from a result's answer to
 //     the arbiter until a page's read of itself shows its seq or a later
-//     one, over every result on every page;
+//     one, over every result on every page; sent-shown-p50-ms and
+//     sent-shown-p99-ms count from when the result was sent instead (an
+//     answer that comes sooner does not make a page show it sooner);
 //   - missed: results some page had not shown 30 s after the last answer;
 //   - refused: pages whose stream was refused at least once;
 //   - reads/op: the pages' reads of themselves;
@@ -301,6 +303,7 @@ func (d *eventDay) allRecorded() {
 // eventDayFigures are one or more runs' measurements.
 type eventDayFigures struct {
 	commands, shown   []time.Duration
+	sentShown         []time.Duration // shown, counted from the send
 	missed, refused   int
 	failed, reads     int
 	peakHeap, peakRSS uint64
@@ -316,6 +319,7 @@ type eventDayFigures struct {
 func (f *eventDayFigures) add(g eventDayFigures) {
 	f.commands = append(f.commands, g.commands...)
 	f.shown = append(f.shown, g.shown...)
+	f.sentShown = append(f.sentShown, g.sentShown...)
 	f.missed += g.missed
 	f.refused += g.refused
 	f.failed += g.failed
@@ -342,6 +346,8 @@ func (f *eventDayFigures) report(b *testing.B) {
 		b.ReportMetric(ms(quantile(f.shown, 0.50)), "shown-p50-ms")
 		b.ReportMetric(ms(quantile(f.shown, 0.99)), "shown-p99-ms")
 		b.ReportMetric(ms(quantile(f.shown, 1)), "shown-max-ms")
+		b.ReportMetric(ms(quantile(f.sentShown, 0.50)), "sent-shown-p50-ms")
+		b.ReportMetric(ms(quantile(f.sentShown, 0.99)), "sent-shown-p99-ms")
 	}
 	b.ReportMetric(float64(f.missed)/float64(f.runs), "missed")
 	b.ReportMetric(float64(f.refused)/float64(f.runs), "refused")
@@ -392,8 +398,8 @@ type shownAt struct {
 // acked is a result the ledger answered: its seq and when (unix
 // nanoseconds, which the pages' process reads on the same clock).
 type acked struct {
-	seq uint64
-	at  int64
+	seq      uint64
+	at, sent int64 // answered and sent, in Unix nanoseconds
 }
 
 func (d *eventDay) run(n int) eventDayFigures {
@@ -440,7 +446,7 @@ func (d *eventDay) run(n int) eventDayFigures {
 	for _, a := range answered.Answers {
 		f.commands = append(f.commands, a.Took)
 		if a.Status == http.StatusCreated {
-			results = append(results, acked{seq: a.Seq, at: a.At})
+			results = append(results, acked{seq: a.Seq, at: a.At, sent: a.At - int64(a.Took)})
 			last = max(last, a.Seq)
 		} else {
 			f.failed++
@@ -478,6 +484,7 @@ func (d *eventDay) run(n int) eventDayFigures {
 				continue
 			}
 			f.shown = append(f.shown, max(time.Duration(p.Shown[i][1]-r.at), 0))
+			f.sentShown = append(f.sentShown, max(time.Duration(p.Shown[i][1]-r.sent), 0))
 		}
 	}
 	return f

@@ -1,6 +1,8 @@
 package api_test
 
 import (
+	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -9,7 +11,12 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
+
+	"github.com/referto/referto/api"
+	"github.com/referto/referto/events"
 )
 
 // liveRead reads a page as its live.js does (X-Live: 1), as the holder of
@@ -155,5 +162,95 @@ func TestLiveReadsAreRenderedOncePerSeqAndReader(t *testing.T) {
 	turned := s.liveRead("/ui/t/vivo/me", tokens["p1"])
 	if k := keys.FindAllStringSubmatch(turned, -1); len(k) == 0 || k[0][1] == k1[0][1] {
 		t.Errorf("after the turn order of the player's table the table was not rendered again: keys %v", k)
+	}
+}
+
+// appendHold holds every command whose append the log has acknowledged,
+// while hold is set, until open is closed: the command is in flight.
+type appendHold struct {
+	*api.Metrics
+	hold   atomic.Bool
+	open   chan struct{}
+	stored chan uint64
+}
+
+func (h *appendHold) Appended(d time.Duration, ack events.Appended, err error) {
+	h.Metrics.Appended(d, ack, err)
+	if err == nil && h.hold.Load() {
+		h.stored <- ack.StreamSeq
+		<-h.open
+	}
+}
+
+// TestLivePagesGiveWayToCommands: while a command is in flight (stored,
+// not yet answered), a hall's live work waits for it: a page's live read
+// is not served and its stream sends no new seq, although the projections
+// may already hold the command. Once the command is answered, the read is
+// served and the stream sent, both at the command's seq.
+func TestLivePagesGiveWayToCommands(t *testing.T) {
+	h := &appendHold{Metrics: api.NewMetrics(), open: make(chan struct{}), stored: make(chan uint64, 1)}
+	s := &stack{t: t, dir: t.TempDir(), apiOptions: func(o *api.Options) { o.CommandsFirst = time.Minute }}
+	s.opts.Observer = h
+	s.start()
+	t.Cleanup(s.stop)
+	// The held command is let go however the test ends: the server stops
+	// only once it is answered.
+	var opened sync.Once
+	release := func() { opened.Do(func() { h.hold.Store(false); close(h.open) }) }
+	defer release()
+	arb := s.create("vivo", "rtu")
+	cmds := "/v1/tournaments/vivo/commands"
+	for i := 1; i <= 4; i++ {
+		s.must(201, "POST", cmds, arb, fmt.Sprintf(`{"type":"RegisterPlayer","player":"p%d","name":"Giocatore %d"}`, i, i))
+	}
+	seqOf := regexp.MustCompile(`data-seq="(\d+)"`)
+	before := seqOf.FindStringSubmatch(s.liveRead("/ui/t/vivo/standings", ""))
+	res, closeStream := s.openStream("vivo")
+	defer closeStream()
+	sent := make(chan string, 8)
+	go func() {
+		sc := bufio.NewScanner(res.Body)
+		for sc.Scan() {
+			if seq, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+				sent <- seq
+			}
+		}
+	}()
+	if first := <-sent; before == nil || first != before[1] {
+		t.Fatalf("the stream starts at seq %s, the page at %v", first, before)
+	}
+
+	h.hold.Store(true)
+	answered := make(chan resp, 1)
+	go func() {
+		answered <- s.do("POST", cmds, arb, `{"type":"RegisterPlayer","player":"p5","name":"Giocatore 5"}`)
+	}()
+	stored := <-h.stored
+	if err := s.node.Runner.WaitFor(context.Background(), stored); err != nil {
+		t.Fatal(err)
+	}
+	read := make(chan string, 1)
+	go func() { read <- s.liveRead("/ui/t/vivo/standings", "") }()
+	select {
+	case page := <-read:
+		t.Fatalf("a live read was served while a command was in flight: %v", seqOf.FindStringSubmatch(page))
+	case seq := <-sent:
+		t.Fatalf("the stream sent seq %s while a command was in flight", seq)
+	case r := <-answered:
+		t.Fatalf("the command was answered %d while held", r.status)
+	case <-time.After(200 * time.Millisecond):
+	}
+	release()
+	r := <-answered
+	var a struct{ Seq uint64 }
+	if err := json.Unmarshal(r.body, &a); err != nil || r.status != 201 {
+		t.Fatalf("the command: %d %s", r.status, r.body)
+	}
+	want := fmt.Sprint(a.Seq)
+	if m := seqOf.FindStringSubmatch(<-read); m == nil || m[1] != want {
+		t.Errorf("the live read once the command was answered: seq %v, want %s", m, want)
+	}
+	if seq := <-sent; seq != want {
+		t.Errorf("the stream once the command was answered: seq %s, want %s", seq, want)
 	}
 }

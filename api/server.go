@@ -87,6 +87,12 @@ type Options struct {
 	// Renders bounds the web UI's pages rendered at once; the default is
 	// GOMAXPROCS less one, at least one (web.Options.Renders).
 	Renders int
+	// CommandsFirst is how long, at most, a hall's live work (a live
+	// stream's next event, a page's live read) waits while commands are
+	// in flight, so that an arbiter's command is not queued behind the
+	// pages a result sets reading; the default is DefaultCommandsFirst,
+	// a negative value never waits.
+	CommandsFirst time.Duration
 	// Metrics are served at /metrics; the default is new ones. Pass the
 	// ones the node observes with (node.NodeOptions.Observer) for its
 	// appends, retries and applied commits to be counted.
@@ -112,6 +118,9 @@ func (o *Options) EnsureDefaults() {
 	}
 	if o.MaxStreams == 0 {
 		o.MaxStreams = DefaultMaxStreams
+	}
+	if o.CommandsFirst == 0 {
+		o.CommandsFirst = DefaultCommandsFirst
 	}
 	if o.MaxStreamsPerTournament == 0 {
 		o.MaxStreamsPerTournament = min(DefaultMaxStreamsPerTournament, o.MaxStreams)
@@ -166,6 +175,8 @@ type Server struct {
 	// the web pages'; streams counts the live streams served (stream.go).
 	reader  *projections.Reader
 	streams streamCount
+	// inFlight counts the commands the live pages give way to (inflight.go).
+	inFlight commandsInFlight
 
 	authFailures authLimiter // failed authentications per client address (auth.go)
 
@@ -271,7 +282,7 @@ func (s *Server) routes() error {
 	// this router, behind the same middleware.
 	ui, err := web.New(web.Options{Random: s.opts.Random, Logger: s.opts.Logger, PublicURL: s.opts.PublicURL, Damage: s.damageForUI,
 		Reads: s.reader, Me: s.pageMe, Authorize: s.pageAuthorize, PlayerLinks: s.playerLinks, SeasonPlayer: s.seasonPlayer, Cosigned: s.opts.Cosigned, Hub: s.opts.Hub != nil,
-		Renders: s.opts.Renders, Commands: s.webCommands()})
+		Renders: s.opts.Renders, Commands: s.webCommands(), CommandsFirst: s.giveWay})
 	if err != nil {
 		return err
 	}

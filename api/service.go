@@ -113,7 +113,7 @@ func (s *Server) submit(ctx context.Context, c commandCall, sub ledger.Submissio
 			return ledger.Outcome{}, err
 		}
 	}
-	return s.opts.Ledger.Submit(ctx, sub)
+	return s.submitCounted(ctx, sub)
 }
 
 // submitCommand is POST /v1/tournaments/{t}/commands: a command of the

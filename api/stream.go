@@ -121,6 +121,13 @@ func (s *Server) getStream(w http.ResponseWriter, r *http.Request) error {
 	for {
 		applied := s.opts.Runner.Applied()
 		if cur, ok := s.reader.Seq(t); ok && cur != seq {
+			// Every page of the hall reads itself again on this event:
+			// the commands in flight go first, and the page is sent the
+			// seq they leave.
+			s.giveWay(ctx)
+			if cur, ok = s.reader.Seq(t); !ok {
+				return nil
+			}
 			seq = cur
 			if !send("id: " + strconv.FormatUint(seq, 10) + "\nevent: seq\ndata: " + strconv.FormatUint(seq, 10) + "\n\n") {
 				return nil

@@ -118,7 +118,7 @@ func (s *Server) importWorkbook(ctx context.Context, c commandCall, scope, fileN
 		if err != nil {
 			return err
 		}
-		o, err := s.opts.Ledger.Submit(ctx, sub)
+		o, err := s.submitCounted(ctx, sub)
 		last = o.Seq
 		return err
 	})

@@ -90,6 +90,9 @@ func (u *UI) rendered(h http.HandlerFunc) http.HandlerFunc {
 			return
 		}
 		t := r.PathValue("t")
+		if u.opts.CommandsFirst != nil {
+			u.opts.CommandsFirst(r.Context())
+		}
 		st, err := u.state(r, t)
 		if err != nil {
 			u.renderNow(w, r, h)

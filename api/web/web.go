@@ -96,6 +96,11 @@ type Options struct {
 	// GOMAXPROCS less one, at least one, so that a core stays free for
 	// the commands. The other pages wait their turn; commands never do.
 	Renders int
+	// CommandsFirst, when set, is called before a live read of a page
+	// (LiveHeader) is served, and returns when it may go on: while the
+	// server's commands are in flight, a hall's live reads wait for them
+	// (api.Options.CommandsFirst).
+	CommandsFirst func(ctx context.Context)
 }
 
 // Reads are the reads of the tournaments the pages make: each answers
