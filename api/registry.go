@@ -71,7 +71,9 @@ func (s *Server) postRegistryCommand(w *commandWriter, r *http.Request) error {
 	}
 	var o ledger.Outcome
 	if err == nil {
+		end := s.inFlight.begin()
 		o, err = s.opts.Registry.Submit(r.Context(), sub)
+		end()
 	}
 	if err != nil {
 		return err

@@ -87,11 +87,11 @@ type Options struct {
 	// Renders bounds the web UI's pages rendered at once; the default is
 	// GOMAXPROCS less one, at least one (web.Options.Renders).
 	Renders int
-	// CommandsFirst is how long, at most, a hall's live work (a live
-	// stream's next event, a page's live read) waits while commands are
-	// in flight, so that an arbiter's command is not queued behind the
-	// pages a result sets reading; the default is DefaultCommandsFirst,
-	// a negative value never waits.
+	// CommandsFirst is how long, at most, the live pages' work (a live
+	// stream's next event, a page's live read) waits while any command
+	// of the server is in flight, so that an arbiter's command is not
+	// queued behind the pages a result sets reading; the default is
+	// DefaultCommandsFirst, a negative value never waits.
 	CommandsFirst time.Duration
 	// Metrics are served at /metrics; the default is new ones. Pass the
 	// ones the node observes with (node.NodeOptions.Observer) for its
