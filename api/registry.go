@@ -71,9 +71,10 @@ func (s *Server) postRegistryCommand(w *commandWriter, r *http.Request) error {
 	}
 	var o ledger.Outcome
 	if err == nil {
-		end := s.inFlight.begin()
-		o, err = s.opts.Registry.Submit(r.Context(), sub)
-		end()
+		o, err = func() (ledger.Outcome, error) {
+			defer s.inFlight.begin()()
+			return s.opts.Registry.Submit(r.Context(), sub)
+		}()
 	}
 	if err != nil {
 		return err
