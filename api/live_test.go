@@ -11,12 +11,10 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/referto/referto/api"
-	"github.com/referto/referto/events"
 )
 
 // liveRead reads a page as its live.js does (X-Live: 1), as the holder of
@@ -165,30 +163,13 @@ func TestLiveReadsAreRenderedOncePerSeqAndReader(t *testing.T) {
 	}
 }
 
-// appendHold holds every command whose append the log has acknowledged,
-// while hold is set, until open is closed: the command is in flight.
-type appendHold struct {
-	*api.Metrics
-	hold   atomic.Bool
-	open   chan struct{}
-	stored chan uint64
-}
-
-func (h *appendHold) Appended(d time.Duration, ack events.Appended, err error) {
-	h.Metrics.Appended(d, ack, err)
-	if err == nil && h.hold.Load() {
-		h.stored <- ack.StreamSeq
-		<-h.open
-	}
-}
-
 // TestLivePagesGiveWayToCommands: while a command is in flight (stored,
 // not yet answered), a hall's live work waits for it: a page's live read
 // is not served and its stream sends no new seq, although the projections
 // may already hold the command. Once the command is answered, the read is
 // served and the stream sent, both at the command's seq.
 func TestLivePagesGiveWayToCommands(t *testing.T) {
-	h := &appendHold{Metrics: api.NewMetrics(), open: make(chan struct{}), stored: make(chan uint64, 1)}
+	h := &gate{Metrics: api.NewMetrics(), appends: true, open: make(chan struct{}), stored: make(chan uint64, 1)}
 	s := &stack{t: t, dir: t.TempDir(), apiOptions: func(o *api.Options) { o.CommandsFirst = time.Minute }}
 	s.opts.Observer = h
 	s.start()
@@ -196,7 +177,7 @@ func TestLivePagesGiveWayToCommands(t *testing.T) {
 	// The held command is let go however the test ends: the server stops
 	// only once it is answered.
 	var opened sync.Once
-	release := func() { opened.Do(func() { h.hold.Store(false); close(h.open) }) }
+	release := func() { opened.Do(func() { h.shut.Store(false); close(h.open) }) }
 	defer release()
 	arb := s.create("vivo", "rtu")
 	cmds := "/v1/tournaments/vivo/commands"
@@ -220,7 +201,7 @@ func TestLivePagesGiveWayToCommands(t *testing.T) {
 		t.Fatalf("the stream starts at seq %s, the page at %v", first, before)
 	}
 
-	h.hold.Store(true)
+	h.shut.Store(true)
 	answered := make(chan resp, 1)
 	go func() {
 		answered <- s.do("POST", cmds, arb, `{"type":"RegisterPlayer","player":"p5","name":"Giocatore 5"}`)

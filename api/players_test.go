@@ -392,19 +392,22 @@ func TestAPlayersLinkProposesAFewTimes(t *testing.T) {
 }
 
 // gate holds the projections: while shut, the runner waits once it has
-// applied a commit, before it takes the next.
+// applied a commit, before it takes the next, until open is closed. With
+// appends set it holds the commands instead, once the log has stored
+// them: they stay in flight, unanswered.
 type gate struct {
 	*api.Metrics
-	shut   atomic.Bool
-	open   chan struct{}
-	stored chan uint64 // the stream sequences stored while shut
+	shut    atomic.Bool
+	appends bool
+	open    chan struct{}
+	stored  chan uint64 // the stream sequences stored while shut
 	// holding, when set, hears that the runner stopped after a commit.
 	holding chan struct{}
 }
 
 func (g *gate) Applied(n int, merkle time.Duration) {
 	g.Metrics.Applied(n, merkle)
-	if g.shut.Load() {
+	if g.shut.Load() && !g.appends {
 		select {
 		case g.holding <- struct{}{}:
 		default:
@@ -419,6 +422,9 @@ func (g *gate) Appended(d time.Duration, ack events.Appended, err error) {
 		select {
 		case g.stored <- ack.StreamSeq:
 		default:
+		}
+		if g.appends {
+			<-g.open
 		}
 	}
 }
