@@ -175,6 +175,7 @@ type Server struct {
 	// the web pages'; streams counts the live streams served (stream.go).
 	reader  *projections.Reader
 	streams streamCount
+	bell    streamBell
 	// inFlight counts the commands the live pages give way to (inflight.go).
 	inFlight commandsInFlight
 

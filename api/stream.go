@@ -118,16 +118,13 @@ func (s *Server) getStream(w http.ResponseWriter, r *http.Request) error {
 	if !send(fmt.Sprintf("retry: %d\n\nid: %d\nevent: seq\ndata: %d\n\n", retry.Milliseconds(), seq, seq)) || !open {
 		return nil
 	}
+	// Every page of the hall reads itself again on each seq sent: the bell
+	// rings once the commands in flight are answered, and the read gives
+	// way again if more came meanwhile.
+	defer s.bell.join(s.opts.Runner, s.giveWay)()
 	for {
-		applied := s.opts.Runner.Applied()
+		applied := s.bell.seen()
 		if cur, ok := s.reader.Seq(t); ok && cur != seq {
-			// Every page of the hall reads itself again on this event:
-			// the commands in flight go first, and the page is sent the
-			// seq they leave.
-			s.giveWay(ctx)
-			if cur, ok = s.reader.Seq(t); !ok {
-				return nil
-			}
 			seq = cur
 			if !send("id: " + strconv.FormatUint(seq, 10) + "\nevent: seq\ndata: " + strconv.FormatUint(seq, 10) + "\n\n") {
 				return nil
@@ -135,7 +132,7 @@ func (s *Server) getStream(w http.ResponseWriter, r *http.Request) error {
 			continue
 		}
 		wait, stop := context.WithTimeout(ctx, streamHeartbeat)
-		err := s.opts.Runner.WaitFor(wait, applied+1)
+		err := s.bell.wait(wait, applied)
 		stop()
 		switch {
 		case ctx.Err() != nil:
@@ -146,6 +143,120 @@ func (s *Server) getStream(w http.ResponseWriter, r *http.Request) error {
 			if !send(": still here\n\n") {
 				return nil
 			}
+		}
+	}
+}
+
+// streamBell wakes the live streams once for each burst of commands, once
+// they are answered. The projections apply a command before it is
+// answered (its tournament's lock and its recorded head wait for them): if
+// every stream of a hall followed the projections itself, hundreds of
+// goroutines would wake, find the command in flight and park again in the
+// middle of each command, on the cores its append and its head wait for.
+// So while any stream is open one goroutine follows the projections for
+// all of them, gives way to the commands in flight, and then rings.
+type streamBell struct {
+	mu      sync.Mutex
+	streams int
+	stop    context.CancelFunc // ends the follower; nil while no stream is open
+	applied uint64             // the projections' applied stream sequence, as last rung
+	rung    chan struct{}      // closed when applied moves or err is set
+	err     error              // why the projections stopped
+}
+
+// join counts one more open stream, starting the follower of applied for
+// the first; leave uncounts it, stopping the follower with the last. The
+// follower gives way with giveWay before it rings.
+func (b *streamBell) join(applied appliedSeq, giveWay func(context.Context)) (leave func()) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.rung == nil {
+		b.rung = make(chan struct{})
+	}
+	if b.streams++; b.streams == 1 {
+		b.applied = max(b.applied, applied.Applied())
+		b.err = nil
+		ctx, stop := context.WithCancel(context.Background())
+		b.stop = stop
+		go b.follow(ctx, applied, giveWay, b.applied)
+	}
+	return func() {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		if b.streams--; b.streams == 0 {
+			b.stop()
+			b.stop = nil
+		}
+	}
+}
+
+// appliedSeq is what the bell follows: the projections' applied stream
+// sequence (Runner).
+type appliedSeq interface {
+	Applied() uint64
+	WaitFor(ctx context.Context, seq uint64) error
+}
+
+// follow rings the bell each time the projections have applied more than
+// seq and giveWay has returned, until ctx is done or the projections stop.
+func (b *streamBell) follow(ctx context.Context, applied appliedSeq, giveWay func(context.Context), seq uint64) {
+	for {
+		if err := applied.WaitFor(ctx, seq+1); err != nil {
+			if ctx.Err() == nil {
+				b.ring(seq, err)
+			}
+			return
+		}
+		giveWay(ctx)
+		if ctx.Err() != nil {
+			return
+		}
+		seq = applied.Applied()
+		b.ring(seq, nil)
+	}
+}
+
+// ring tells the streams that the projections applied up to applied, or
+// stopped with err.
+func (b *streamBell) ring(applied uint64, err error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if applied <= b.applied && err == nil {
+		return
+	}
+	b.applied = max(b.applied, applied)
+	if err != nil {
+		b.err = err
+	}
+	close(b.rung)
+	b.rung = make(chan struct{})
+}
+
+// seen is the applied stream sequence the bell last rang for: what a
+// stream waits to move past.
+func (b *streamBell) seen() uint64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.applied
+}
+
+// wait returns once the bell rings past applied, with the projections'
+// error if they stopped, or ctx's when it is done first.
+func (b *streamBell) wait(ctx context.Context, applied uint64) error {
+	for {
+		b.mu.Lock()
+		moved, rung, err := b.applied > applied, b.rung, b.err
+		b.mu.Unlock()
+		switch {
+		case moved:
+			return nil
+		case err != nil:
+			return err
+		}
+		select {
+		case <-rung:
+		case <-ctx.Done():
+			return ctx.Err()
 		}
 	}
 }
