@@ -118,29 +118,24 @@ func (s *Server) getStream(w http.ResponseWriter, r *http.Request) error {
 	if !send(fmt.Sprintf("retry: %d\n\nid: %d\nevent: seq\ndata: %d\n\n", retry.Milliseconds(), seq, seq)) || !open {
 		return nil
 	}
-	// Every page of the hall reads itself again on each seq sent: the bell
-	// rings once the commands in flight are answered, and the read gives
-	// way again if more came meanwhile.
 	defer s.bell.join(s.opts.Runner, s.giveWay)()
+	current := func() (uint64, bool) { return s.reader.Seq(t) }
 	for {
-		applied := s.bell.seen()
-		if cur, ok := s.reader.Seq(t); ok && cur != seq {
-			seq = cur
-			if !send("id: " + strconv.FormatUint(seq, 10) + "\nevent: seq\ndata: " + strconv.FormatUint(seq, 10) + "\n\n") {
-				return nil
-			}
-			continue
-		}
 		wait, stop := context.WithTimeout(ctx, streamHeartbeat)
-		err := s.bell.wait(wait, applied)
+		cur, ok, err := s.bell.next(wait, seq, current, s.giveWay)
 		stop()
 		switch {
-		case ctx.Err() != nil:
+		case ctx.Err() != nil || !ok:
 			return nil
 		case err != nil && wait.Err() == nil:
 			return nil // the runner stopped
 		case err != nil:
 			if !send(": still here\n\n") {
+				return nil
+			}
+		default:
+			seq = cur
+			if !send("id: " + strconv.FormatUint(seq, 10) + "\nevent: seq\ndata: " + strconv.FormatUint(seq, 10) + "\n\n") {
 				return nil
 			}
 		}
@@ -238,6 +233,32 @@ func (b *streamBell) seen() uint64 {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.applied
+}
+
+// next returns a tournament's seq, read with current, once it is no
+// longer seq: every page of the hall reads itself again on it. Between
+// reads it waits for the bell; before it returns it gives way with
+// giveWay, since a command may have come after the bell rang (the
+// projections fold a command before it is answered), and reads the seq
+// again. ok is false when the tournament is gone; err is ctx's, or the
+// projections' when they stopped.
+func (b *streamBell) next(ctx context.Context, seq uint64, current func() (uint64, bool), giveWay func(context.Context)) (cur uint64, ok bool, err error) {
+	for {
+		// What the bell rang for is read before the seq: a ring between
+		// the two ends the wait below at once.
+		seen := b.seen()
+		if cur, ok = current(); !ok {
+			return 0, false, nil
+		}
+		if cur != seq {
+			giveWay(ctx)
+			cur, ok = current()
+			return cur, ok, nil
+		}
+		if err := b.wait(ctx, seen); err != nil {
+			return seq, true, err
+		}
+	}
 }
 
 // wait returns once the bell rings past applied, with the projections'

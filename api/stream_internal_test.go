@@ -79,7 +79,14 @@ func TestStreamBell(t *testing.T) {
 	p := newProjectionsAt()
 	var c commandsInFlight
 	var b streamBell
-	giveWay := func(ctx context.Context) { c.giveWay(ctx, time.Hour) }
+	givingWay := make(chan struct{}, 1)
+	giveWay := func(ctx context.Context) {
+		select {
+		case givingWay <- struct{}{}:
+		default:
+		}
+		c.giveWay(ctx, time.Hour)
+	}
 	const streams = 50
 	var leaves []func()
 	for range streams {
@@ -95,6 +102,14 @@ func TestStreamBell(t *testing.T) {
 		}
 		return all
 	}
+	within := func(ch <-chan struct{}, what string) {
+		t.Helper()
+		select {
+		case <-ch:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s: nothing within 10 s", what)
+		}
+	}
 	rung := func(all []chan error, what string) []error {
 		t.Helper()
 		var errs []error
@@ -109,25 +124,45 @@ func TestStreamBell(t *testing.T) {
 		}
 		return errs
 	}
+	rungNil := func(all []chan error, what string) {
+		t.Helper()
+		for _, err := range rung(all, what) {
+			if err != nil {
+				t.Fatalf("%s: the wait ended with %v", what, err)
+			}
+		}
+	}
 	notRung := func(all []chan error, what string) {
 		t.Helper()
-		select {
-		case <-all[0]:
-			t.Fatalf("%s: the bell rang", what)
-		case <-time.After(50 * time.Millisecond):
+		time.Sleep(50 * time.Millisecond)
+		for _, done := range all {
+			select {
+			case <-done:
+				t.Fatalf("%s: the bell rang", what)
+			default:
+			}
+		}
+	}
+	following := func(want int, what string) {
+		t.Helper()
+		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+			now, _ := p.following()
+			if now == want {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: %d follow the projections, want %d", what, now, want)
+			}
 		}
 	}
 
 	all := waiting()
 	end := c.begin()
 	p.apply(1, nil)
+	within(givingWay, "applied while a command is in flight: the follower giving way")
 	notRung(all, "applied while a command is in flight")
 	end()
-	for _, err := range rung(all, "the command answered") {
-		if err != nil {
-			t.Fatalf("the command answered: %v", err)
-		}
-	}
+	rungNil(all, "the command answered")
 	if b.seen() != 1 {
 		t.Fatalf("the bell rang for %d, want 1", b.seen())
 	}
@@ -136,6 +171,7 @@ func TestStreamBell(t *testing.T) {
 	}
 
 	all = waiting()
+	following(1, "nothing applied")
 	notRung(all, "nothing applied")
 	stopped := errors.New("the runner stopped")
 	p.apply(1, stopped)
@@ -144,24 +180,86 @@ func TestStreamBell(t *testing.T) {
 			t.Fatalf("the projections stopped: the wait ended with %v", err)
 		}
 	}
+	following(0, "the projections stopped")
 
 	p.apply(1, nil)
-	leaves = append(leaves, b.join(p, giveWay)) // the follower ended: the next join does not start one
+	leaves = append(leaves, b.join(p, giveWay))
+	following(0, "a stream joining others after the projections stopped")
 	for _, leave := range leaves {
 		leave()
 	}
 	leave := b.join(p, giveWay) // the first stream again: a follower again
-	all = waiting()[:1]
+	following(1, "a stream after the last left")
+	all = waiting()
+	notRung(all, "a stream after the last left, nothing applied")
 	p.apply(2, nil)
-	rung(all, "a stream after the last left")
+	rungNil(all, "a stream after the last left")
 	leave()
-	for deadline := time.Now().Add(10 * time.Second); ; {
-		if now, _ := p.following(); now == 0 {
-			break
+	following(0, "the last stream left")
+}
+
+// TestStreamBellNext: a stream is told a tournament's seq once it changed,
+// after giving way, and misses no change made between what the bell rang
+// for and the seq it reads.
+func TestStreamBellNext(t *testing.T) {
+	p := newProjectionsAt()
+	var b streamBell
+	gaveWay := 0 // the stream's, not the follower's
+	giveWay := func(context.Context) { gaveWay++ }
+	defer b.join(p, func(context.Context) {})()
+	var mu sync.Mutex
+	seq := uint64(5)
+	var between func() // run inside the next read of the seq, once
+	current := func() (uint64, bool) {
+		mu.Lock()
+		defer mu.Unlock()
+		cur := seq
+		if f := between; f != nil {
+			between = nil
+			f()
 		}
-		if time.Now().After(deadline) {
-			t.Fatal("the last stream left: the projections are still followed")
+		return cur, true
+	}
+	next := func(from uint64, what string) uint64 {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		type result struct {
+			cur uint64
+			err error
 		}
-		time.Sleep(time.Millisecond)
+		done := make(chan result, 1)
+		go func() {
+			cur, _, err := b.next(ctx, from, current, giveWay)
+			done <- result{cur, err}
+		}()
+		select {
+		case r := <-done:
+			if r.err != nil {
+				t.Fatalf("%s: %v", what, r.err)
+			}
+			return r.cur
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s: nothing within 10 s", what)
+		}
+		return 0
+	}
+	if cur := next(4, "a seq already past"); cur != 5 || gaveWay != 1 {
+		t.Fatalf("a seq already past: told %d after giving way %d times, want 5 after 1", cur, gaveWay)
+	}
+	// The projections apply seq 6 and the bell rings for it while the
+	// stream reads the seq, which it still reads as 5.
+	between = func() {
+		seq = 6
+		p.apply(1, nil)
+		for deadline := time.Now().Add(10 * time.Second); b.seen() < 1; time.Sleep(time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Error("the bell did not ring within 10 s")
+				return
+			}
+		}
+	}
+	if cur := next(5, "a change made while the seq was read"); cur != 6 || gaveWay != 2 {
+		t.Fatalf("a change made while the seq was read: told %d after giving way %d times, want 6 after 2", cur, gaveWay)
 	}
 }
