@@ -17,14 +17,6 @@ func TestCommandsInFlight(t *testing.T) {
 		go func() { c.giveWay(ctx, most); close(done) }()
 		return done
 	}
-	waitFor := func(done <-chan struct{}, what string) {
-		t.Helper()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			t.Fatalf("%s: still waiting", what)
-		}
-	}
 	stillWaiting := func(done <-chan struct{}, what string) {
 		t.Helper()
 		select {
@@ -33,7 +25,7 @@ func TestCommandsInFlight(t *testing.T) {
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
-	waitFor(gaveWay(context.Background(), time.Hour), "no command in flight")
+	Within(t, gaveWay(context.Background(), time.Hour), "no command in flight")
 
 	first, second := c.begin(), c.begin()
 	done := gaveWay(context.Background(), time.Hour)
@@ -42,16 +34,16 @@ func TestCommandsInFlight(t *testing.T) {
 	first()
 	stillWaiting(done, "one answered (told twice), one in flight")
 	second()
-	waitFor(done, "both answered")
-	waitFor(gaveWay(context.Background(), time.Hour), "both answered, a new wait")
+	Within(t, done, "both answered")
+	Within(t, gaveWay(context.Background(), time.Hour), "both answered, a new wait")
 
 	end := c.begin()
 	defer end()
-	waitFor(gaveWay(context.Background(), time.Millisecond), "a command in flight past the bound")
-	waitFor(gaveWay(context.Background(), 0), "no bound: no wait")
+	Within(t, gaveWay(context.Background(), time.Millisecond), "a command in flight past the bound")
+	Within(t, gaveWay(context.Background(), 0), "no bound: no wait")
 	ctx, cancel := context.WithCancel(context.Background())
 	done = gaveWay(ctx, time.Hour)
 	stillWaiting(done, "a command in flight, the context alive")
 	cancel()
-	waitFor(done, "the context ended")
+	Within(t, done, "the context ended")
 }

@@ -197,7 +197,7 @@ func TestLivePagesGiveWayToCommands(t *testing.T) {
 			}
 		}
 	}()
-	if first := within(t, sent, "the stream's first event"); before == nil || first != before[1] {
+	if first := api.Within(t, sent, "the stream's first event"); before == nil || first != before[1] {
 		t.Fatalf("the stream starts at seq %s, the page at %v", first, before)
 	}
 
@@ -231,29 +231,16 @@ func TestLivePagesGiveWayToCommands(t *testing.T) {
 	// Once it is answered, the pages go on at once, not after
 	// CommandsFirst (a minute here): the command is no longer counted.
 	release()
-	r := within(t, answered, "the command, let go")
+	r := api.Within(t, answered, "the command, let go")
 	var a struct{ Seq uint64 }
 	if err := json.Unmarshal(r.body, &a); err != nil || r.status != 201 {
 		t.Fatalf("the command: %d %s", r.status, r.body)
 	}
 	want := fmt.Sprint(a.Seq)
-	if m := seqOf.FindStringSubmatch(within(t, read, "the live read, once the command was answered")); m == nil || m[1] != want {
+	if m := seqOf.FindStringSubmatch(api.Within(t, read, "the live read, once the command was answered")); m == nil || m[1] != want {
 		t.Errorf("the live read once the command was answered: seq %v, want %s", m, want)
 	}
-	if seq := within(t, sent, "the stream, once the command was answered"); seq != want {
+	if seq := api.Within(t, sent, "the stream, once the command was answered"); seq != want {
 		t.Errorf("the stream once the command was answered: seq %s, want %s", seq, want)
 	}
-}
-
-// within receives from ch, failing the test when nothing comes within 10 s.
-func within[T any](t *testing.T, ch <-chan T, what string) T {
-	t.Helper()
-	select {
-	case v := <-ch:
-		return v
-	case <-time.After(10 * time.Second):
-	}
-	t.Fatalf("%s: nothing within 10 s", what)
-	var none T
-	return none
 }

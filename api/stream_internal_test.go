@@ -102,14 +102,6 @@ func TestStreamBell(t *testing.T) {
 		}
 		return all
 	}
-	within := func(ch <-chan struct{}, what string) {
-		t.Helper()
-		select {
-		case <-ch:
-		case <-time.After(10 * time.Second):
-			t.Fatalf("%s: nothing within 10 s", what)
-		}
-	}
 	rung := func(all []chan error, what string) []error {
 		t.Helper()
 		var errs []error
@@ -159,7 +151,7 @@ func TestStreamBell(t *testing.T) {
 	all := waiting()
 	end := c.begin()
 	p.apply(1, nil)
-	within(givingWay, "applied while a command is in flight: the follower giving way")
+	Within(t, givingWay, "applied while a command is in flight: the follower giving way")
 	notRung(all, "applied while a command is in flight")
 	end()
 	rungNil(all, "the command answered")
@@ -233,16 +225,11 @@ func TestStreamBellNext(t *testing.T) {
 			cur, _, err := b.next(ctx, from, current, giveWay)
 			done <- result{cur, err}
 		}()
-		select {
-		case r := <-done:
-			if r.err != nil {
-				t.Fatalf("%s: %v", what, r.err)
-			}
-			return r.cur
-		case <-time.After(10 * time.Second):
-			t.Fatalf("%s: nothing within 10 s", what)
+		r := Within(t, done, what)
+		if r.err != nil {
+			t.Fatalf("%s: %v", what, r.err)
 		}
-		return 0
+		return r.cur
 	}
 	if cur := next(4, "a seq already past"); cur != 5 || gaveWay != 1 {
 		t.Fatalf("a seq already past: told %d after giving way %d times, want 5 after 1", cur, gaveWay)
