@@ -295,19 +295,22 @@ func (l *Ledger) Submit(ctx context.Context, sub Submission) (Outcome, error) {
 		return o, err
 	}
 	acked := time.Now()
-	unlocked := make(chan struct{})
-	go func() {
-		l.unlockWhenApplied(stored.StreamSeq, unlock)
-		sp.AckToUnlock = time.Since(acked)
-		close(unlocked)
-	}()
-	err = l.recordApplied(ctx, sub.Tournament, o.Seq, stored.StreamSeq)
-	record := time.Since(acked)
-	go func() {
-		<-unlocked
-		sp.Record = record
-		l.opts.Observer.Split(sp)
-	}()
+	if l.opts.Heads == nil || l.recorded(sub.Tournament, o.Seq) {
+		// Nothing to record: answered now, unlocked once applied.
+		go l.unlockWhenApplied(stored.StreamSeq, unlock, acked, sp)
+		return o, nil
+	}
+	// The head is recorded from the state that holds the commit: the
+	// command waits for it, and unlocks its tournament on the way.
+	if werr := l.waitFor(ctx, sub.Tournament, stored.StreamSeq); werr != nil {
+		go l.unlockWhenApplied(stored.StreamSeq, unlock, acked, sp)
+		return o, fmt.Errorf("%w (the command is stored at seq %d: send it again with the same Idempotency-Key)", werr, o.Seq)
+	}
+	unlock()
+	sp.AckToUnlock = time.Since(acked)
+	err = l.recordHead(sub.Tournament, o.Seq, stored.StreamSeq)
+	sp.Record = time.Since(acked)
+	l.opts.Observer.Split(sp)
 	return o, err
 }
 
@@ -327,19 +330,30 @@ func (l *Ledger) record(head AckedHead, seq uint64) error {
 	return nil
 }
 
-// recordApplied records the head of tournament t as the state holds it once
-// it has applied stream sequence streamSeq, a commit of t ending at seq: a
-// head at least that long. Nothing is waited for when the record has one.
+// recorded reports whether the record holds a head of tournament t at
+// least seq long.
+func (l *Ledger) recorded(t string, seq uint64) bool {
+	h, ok := l.opts.Heads.Get(t)
+	return ok && h.Size >= seq
+}
+
+// recordApplied records the head of tournament t as the state holds it
+// once it has applied stream sequence streamSeq, a commit of t ending at
+// seq: a head at least that long. Nothing is waited for when the record
+// has one.
 func (l *Ledger) recordApplied(ctx context.Context, t string, seq, streamSeq uint64) error {
-	if l.opts.Heads == nil {
-		return nil
-	}
-	if h, ok := l.opts.Heads.Get(t); ok && h.Size >= seq {
+	if l.opts.Heads == nil || l.recorded(t, seq) {
 		return nil
 	}
 	if err := l.waitFor(ctx, t, streamSeq); err != nil {
 		return fmt.Errorf("%w (the command is stored at seq %d: send it again with the same Idempotency-Key)", err, seq)
 	}
+	return l.recordHead(t, seq, streamSeq)
+}
+
+// recordHead records the head of tournament t as the state holds it, which
+// has applied stream sequence streamSeq, a commit of t ending at seq.
+func (l *Ledger) recordHead(t string, seq, streamSeq uint64) error {
 	var head AckedHead
 	l.opts.State.ReadHead(t, func(st *projections.Tournament, h checkpoint.Head) {
 		head = AckedHead{Tournament: t, Size: h.Size, StreamSeq: st.LastStreamSeq, Root: h.Root, Last: h.Last}
@@ -406,12 +420,15 @@ func (l *Ledger) acknowledged(t string, seq uint64) {
 // unlockWhenApplied releases a tournament's lock once the state has
 // applied stream sequence seq, or has stopped, or after CommandTimeout:
 // the next command of the tournament then decides on (or catches up with)
-// a state that holds the last one.
-func (l *Ledger) unlockWhenApplied(seq uint64, unlock func()) {
-	defer unlock()
+// a state that holds the last one. It then reports the command's split,
+// acknowledged at acked.
+func (l *Ledger) unlockWhenApplied(seq uint64, unlock func(), acked time.Time, sp Split) {
 	ctx, cancel := context.WithTimeout(context.Background(), l.opts.CommandTimeout)
-	defer cancel()
 	_ = l.opts.State.WaitFor(ctx, seq)
+	cancel()
+	unlock()
+	sp.AckToUnlock = time.Since(acked)
+	l.opts.Observer.Split(sp)
 }
 
 // AwaitAcked waits until the state holds every command of tournament t
