@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/referto/referto/commands/ledger"
 	"github.com/referto/referto/events"
@@ -103,6 +104,81 @@ func TestEveryAnswerFollowsItsHead(t *testing.T) {
 	}
 	if got, _ := rec.Get("bo"); got.Size != 9 {
 		t.Errorf("after the replay the record holds %d events, want 9", got.Size)
+	}
+}
+
+// TestACommandCutShortUnlocksItsTournamentOnceApplied: a command whose
+// wait for the projections ends with its context is stored but not
+// answered, and its head not recorded; its tournament stays locked until
+// the state holds it, then takes the next command, and each accepted
+// command reports its split once. Sent again, it is answered, replayed.
+func TestACommandCutShortUnlocksItsTournamentOnceApplied(t *testing.T) {
+	w := created(t)
+	rec := &heads{}
+	held := make(chan struct{}) // the projections apply nothing past seq 1 until closed
+	w.state.waitFor = func(ctx context.Context, seq uint64) error {
+		if seq > 1 {
+			select {
+			case <-held:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+		return w.waitFor(ctx, seq)
+	}
+	l := w.ledger(func(o *ledger.Options) { o.Heads = rec })
+	first := register(t, "p1", "k1")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
+	_, err := l.Submit(ctx, first)
+	cancel()
+	if !errors.Is(err, events.ErrUnavailable) {
+		t.Fatalf("a command whose wait is cut short: %v, want ErrUnavailable", err)
+	}
+	if w.size() != 2 {
+		t.Fatalf("%d commits, want 2: the command is stored", w.size())
+	}
+	if h, ok := rec.Get("bo"); ok {
+		t.Fatalf("the record holds %+v before the state holds the command", h)
+	}
+	next := make(chan error, 1)
+	go func() {
+		_, err := l.Submit(context.Background(), register(t, "p2", "k2"))
+		next <- err
+	}()
+	select {
+	case err := <-next:
+		t.Fatalf("the next command was answered (%v) while the tournament was locked", err)
+	case <-time.After(50 * time.Millisecond):
+	}
+	if w.size() != 2 {
+		t.Fatalf("%d commits: the next command was appended while the tournament was locked", w.size())
+	}
+	close(held)
+	select {
+	case err := <-next:
+		if err != nil {
+			t.Fatalf("the next command once the state holds the first: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the tournament stayed locked once the state held its command")
+	}
+	if h, _ := rec.Get("bo"); h.Size != 3 {
+		t.Errorf("the record holds %d events, want 3", h.Size)
+	}
+	o, err := l.Submit(context.Background(), first)
+	if err != nil || !o.Replayed || o.Seq != 2 {
+		t.Fatalf("the first sent again: %+v, %v; want seq 2 replayed", o, err)
+	}
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+		w.obs.mu.Lock()
+		n := len(w.obs.splits)
+		w.obs.mu.Unlock()
+		if n == 2 {
+			break
+		}
+		if n > 2 || time.Now().After(deadline) {
+			t.Fatalf("%d splits reported, want one per accepted command, 2", n)
+		}
 	}
 }
 
