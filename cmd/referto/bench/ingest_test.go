@@ -3,17 +3,25 @@ package bench
 import (
 	"context"
 	"fmt"
+	"io"
+	"net"
 	"net/http"
+	"path/filepath"
 	"strconv"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/gorilla/mux"
 	"github.com/nats-io/nats.go"
 	natsjs "github.com/nats-io/nats.go/jetstream"
 
 	"github.com/referto/referto/api/apitest"
 	"github.com/referto/referto/api/client"
+	"github.com/referto/referto/api/node"
 	"github.com/referto/referto/commands"
+	"github.com/referto/referto/commands/ledger"
 	"github.com/referto/referto/events"
 )
 
@@ -29,7 +37,11 @@ import (
 // publishes it with what the ledger needs of JetStream (a message id per
 // command, the expected last sequence of the tournament's subject, an
 // ordered consumer following the stream as the projections do), without
-// any of referto's own code.
+// any of referto's own code. BenchmarkIngestFloor is the least any
+// implementation of the ledger's guarantees pays: the same HTTP request,
+// answered once the guarded publish is acknowledged and a head is
+// recorded in a record of acknowledged heads (node.Heads, its fdatasync
+// shared as the ledger's is), with nothing decided, folded or indexed.
 
 const ingestClients = 8
 
@@ -86,6 +98,76 @@ func BenchmarkIngestGuarded(b *testing.B) {
 		b.Fatal(err)
 	}
 	report(b, l)
+}
+
+func BenchmarkIngestFloor(b *testing.B) {
+	r := newIngest(b)
+	heads, _, err := node.OpenHeads(filepath.Join(b.TempDir(), "heads.log"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { heads.Close() })
+	var mu sync.Mutex
+	size := make([]uint64, ingestClients) // per client: the events its tournament holds
+	leaf := make([]byte, 32)              // a Merkle root and last leaf stand-in
+	m := mux.NewRouter()
+	m.HandleFunc("/v1/tournaments/{t}/commands", func(w http.ResponseWriter, req *http.Request) {
+		body, err := io.ReadAll(http.MaxBytesReader(w, req.Body, 1<<16))
+		if err == nil {
+			_, err = commands.Parse(body)
+		}
+		c, cerr := strconv.Atoi(strings.TrimPrefix(mux.Vars(req)["t"], "bench-"))
+		if err != nil || cerr != nil || c < 0 || c >= ingestClients {
+			http.Error(w, "bad request", http.StatusBadRequest)
+			return
+		}
+		mu.Lock()
+		expected := r.guardLast[c]
+		id := fmt.Sprintf("%d-%d", c, size[c]+1) // as the ledger makes one when the request has no key
+		mu.Unlock()
+		if k := req.Header.Get("Idempotency-Key"); k != "" {
+			id = k
+		}
+		a, err := r.js.PublishMsg(req.Context(), &nats.Msg{Subject: fmt.Sprintf("rawguard.%d", c), Data: r.msg},
+			natsjs.WithMsgID(id), natsjs.WithExpectLastSequencePerSubject(expected))
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusServiceUnavailable)
+			return
+		}
+		mu.Lock()
+		r.guardLast[c] = a.Sequence
+		size[c]++
+		head := ledger.AckedHead{Tournament: mux.Vars(req)["t"], Size: size[c], StreamSeq: a.Sequence, Root: leaf, Last: leaf}
+		mu.Unlock()
+		if err := heads.Record(head); err != nil {
+			http.Error(w, err.Error(), http.StatusServiceUnavailable)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusCreated)
+		_, _ = fmt.Fprintf(w, `{"seq":%d}`, head.Size)
+	}).Methods(http.MethodPost)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	srv := &http.Server{Handler: m, ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = srv.Serve(l) }()
+	b.Cleanup(func() { _ = srv.Close() })
+	arb := &client.Client{Base: "http://" + l.Addr().String(), Token: benchAdmin,
+		HTTP: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: ingestClients}}}
+	b.ResetTimer()
+	ld, err := runLoad(b.N, ingestClients, func(c, i int) error {
+		reg := &commands.RegisterPlayer{Player: fmt.Sprintf("p%d-%d", c, i), Name: fmt.Sprintf("Mario Rossi %d", i),
+			Club: "Bologna – Asinelli", Region: "Emilia-Romagna"}
+		_, err := arb.Command(context.Background(), fmt.Sprintf("bench-%d", c), "", reg)
+		return err
+	})
+	b.StopTimer()
+	if err != nil {
+		b.Fatal(err)
+	}
+	report(b, ld)
 }
 
 // ingest is a node with its API, a tournament and its arbiter per client,
