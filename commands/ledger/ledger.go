@@ -180,7 +180,9 @@ type Split struct {
 	AckToUnlock time.Duration
 	// Record is from the acknowledgement until the tournament's
 	// acknowledged head is recorded (its fsync, shared with the heads of
-	// commands answered together), the wait for the projections included.
+	// commands answered together), the wait for the projections included;
+	// a command whose wait is cut short counts it until then, one with nothing
+	// to record counts nothing.
 	Record time.Duration
 }
 
@@ -303,6 +305,7 @@ func (l *Ledger) Submit(ctx context.Context, sub Submission) (Outcome, error) {
 	// The head is recorded from the state that holds the commit: the
 	// command waits for it, and unlocks its tournament on the way.
 	if werr := l.waitFor(ctx, sub.Tournament, stored.StreamSeq); werr != nil {
+		sp.Record = time.Since(acked)
 		go l.unlockWhenApplied(stored.StreamSeq, unlock, acked, sp)
 		return o, fmt.Errorf("%w (the command is stored at seq %d: send it again with the same Idempotency-Key)", werr, o.Seq)
 	}
