@@ -43,14 +43,21 @@ func serve(b *testing.B, data string) (*node.Node, string) {
 	if err := n.Runner.WaitReady(ctx); err != nil {
 		b.Fatal(err)
 	}
+	return n, listen(b, a.Handler())
+}
+
+// listen serves h on a loopback port until the benchmark ends, and
+// returns its base URL.
+func listen(b *testing.B, h http.Handler) string {
+	b.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		b.Fatal(err)
 	}
-	srv := &http.Server{Handler: a.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = srv.Serve(l) }()
 	b.Cleanup(func() { _ = srv.Close() })
-	return n, "http://" + l.Addr().String()
+	return "http://" + l.Addr().String()
 }
 
 // generated is a data directory under dir holding a generated tournament

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"path/filepath"
 	"strconv"
@@ -49,12 +48,7 @@ func BenchmarkIngestReferto(b *testing.B) {
 	r := newIngest(b)
 	before := r.scrape()
 	b.ResetTimer()
-	l, err := runLoad(b.N, ingestClients, func(c, i int) error {
-		reg := &commands.RegisterPlayer{Player: fmt.Sprintf("p%d-%d", c, i), Name: fmt.Sprintf("Mario Rossi %d", i),
-			Club: "Bologna – Asinelli", Region: "Emilia-Romagna"}
-		_, err := r.arbs[c].Command(context.Background(), fmt.Sprintf("bench-%d", c), "", reg)
-		return err
-	})
+	l, err := runLoad(b.N, ingestClients, registering(func(c int) *client.Client { return r.arbs[c] }))
 	b.StopTimer()
 	if err != nil {
 		b.Fatal(err)
@@ -147,27 +141,26 @@ func BenchmarkIngestFloor(b *testing.B) {
 		w.WriteHeader(http.StatusCreated)
 		_, _ = fmt.Fprintf(w, `{"seq":%d}`, head.Size)
 	}).Methods(http.MethodPost)
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
-	srv := &http.Server{Handler: m, ReadHeaderTimeout: 10 * time.Second}
-	go func() { _ = srv.Serve(l) }()
-	b.Cleanup(func() { _ = srv.Close() })
-	arb := &client.Client{Base: "http://" + l.Addr().String(), Token: benchAdmin,
+	arb := &client.Client{Base: listen(b, m), Token: benchAdmin,
 		HTTP: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: ingestClients}}}
 	b.ResetTimer()
-	ld, err := runLoad(b.N, ingestClients, func(c, i int) error {
-		reg := &commands.RegisterPlayer{Player: fmt.Sprintf("p%d-%d", c, i), Name: fmt.Sprintf("Mario Rossi %d", i),
-			Club: "Bologna – Asinelli", Region: "Emilia-Romagna"}
-		_, err := arb.Command(context.Background(), fmt.Sprintf("bench-%d", c), "", reg)
-		return err
-	})
+	ld, err := runLoad(b.N, ingestClients, registering(func(int) *client.Client { return arb }))
 	b.StopTimer()
 	if err != nil {
 		b.Fatal(err)
 	}
 	report(b, ld)
+}
+
+// registering is the ingest load: client c's i-th operation registers a
+// player on tournament bench-c, through arb(c).
+func registering(arb func(c int) *client.Client) func(c, i int) error {
+	return func(c, i int) error {
+		reg := &commands.RegisterPlayer{Player: fmt.Sprintf("p%d-%d", c, i), Name: fmt.Sprintf("Mario Rossi %d", i),
+			Club: "Bologna – Asinelli", Region: "Emilia-Romagna"}
+		_, err := arb(c).Command(context.Background(), fmt.Sprintf("bench-%d", c), "", reg)
+		return err
+	}
 }
 
 // ingest is a node with its API, a tournament and its arbiter per client,
