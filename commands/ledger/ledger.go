@@ -304,10 +304,10 @@ func (l *Ledger) Submit(ctx context.Context, sub Submission) (Outcome, error) {
 	}
 	// The head is recorded from the state that holds the commit: the
 	// command waits for it, and unlocks its tournament on the way.
-	if werr := l.waitFor(ctx, sub.Tournament, stored.StreamSeq); werr != nil {
+	if werr := l.waitStored(ctx, sub.Tournament, o.Seq, stored.StreamSeq); werr != nil {
 		sp.Record = time.Since(acked)
 		go l.unlockWhenApplied(stored.StreamSeq, unlock, acked, sp)
-		return o, fmt.Errorf("%w (the command is stored at seq %d: send it again with the same Idempotency-Key)", werr, o.Seq)
+		return o, werr
 	}
 	unlock()
 	sp.AckToUnlock = time.Since(acked)
@@ -348,10 +348,21 @@ func (l *Ledger) recordApplied(ctx context.Context, t string, seq, streamSeq uin
 	if l.opts.Heads == nil || l.recorded(t, seq) {
 		return nil
 	}
+	if err := l.waitStored(ctx, t, seq, streamSeq); err != nil {
+		return err
+	}
+	return l.recordHead(t, seq, streamSeq)
+}
+
+// waitStored waits until the state holds stream sequence streamSeq, a
+// stored commit of tournament t ending at seq; one that cannot get there
+// before ctx ends is events.ErrUnavailable, telling the client to send the
+// command again under its key.
+func (l *Ledger) waitStored(ctx context.Context, t string, seq, streamSeq uint64) error {
 	if err := l.waitFor(ctx, t, streamSeq); err != nil {
 		return fmt.Errorf("%w (the command is stored at seq %d: send it again with the same Idempotency-Key)", err, seq)
 	}
-	return l.recordHead(t, seq, streamSeq)
+	return nil
 }
 
 // recordHead records the head of tournament t as the state holds it, which
